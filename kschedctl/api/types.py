@@ -1,0 +1,609 @@
+"""Typed, light Kubernetes objects built from the raw dicts of a snapshot.
+
+Only what the scheduler reads is typed; the raw dict is kept (``raw``) so a snapshot can be
+written back unchanged except for what the run decides (``--write-snapshot``). The API
+server's defaulting that a hand-written snapshot may lack is applied here, as the API
+server would have done before the scheduler ever saw the object (pkg/apis/core/v1/defaults.go):
+namespace ``default``, schedulerName ``default-scheduler``, container requests defaulted
+from limits, hostPort defaulted from containerPort on hostNetwork pods, protocol ``TCP``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ObjectError
+from .labels import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    NodeSelector,
+    PreferredSchedulingTerm,
+    node_selector_from_dict,
+    preferred_terms_from_list,
+)
+from .quantity import QuantityError, parse_quantity
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DEFAULT_NAMESPACE = "default"
+
+TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
+TAINT_EFFECT_PREFER_NO_SCHEDULE = "PreferNoSchedule"
+TAINT_EFFECT_NO_EXECUTE = "NoExecute"
+
+
+def _dict(value: Any, where: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ObjectError(f"expected an object, got {type(value).__name__}", where)
+    return value
+
+
+def _list(value: Any, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ObjectError(f"expected a list, got {type(value).__name__}", where)
+    return value
+
+
+def _str_map(value: Any, where: str) -> dict[str, str]:
+    out = {}
+    for k, v in _dict(value, where).items():
+        out[str(k)] = "" if v is None else (str(v).lower() if isinstance(v, bool) else str(v))
+    return out
+
+
+def _int(value: Any, where: str, default: int | None = None) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ObjectError(f"expected an integer, got {value!r}", where)
+    try:
+        return int(value)
+    except ValueError:
+        raise ObjectError(f"expected an integer, got {value!r}", where) from None
+
+
+def resource_list(value: Any, where: str) -> dict[str, Any]:
+    """A v1.ResourceList, each quantity checked now so bad input fails at load time."""
+    out: dict[str, Any] = {}
+    for name, qty in _dict(value, where).items():
+        try:
+            out[str(name)] = parse_quantity(qty)
+        except QuantityError as exc:
+            raise ObjectError(str(exc), f"{where}.{name}") from None
+    return out
+
+
+# --- taints and tolerations -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = ""  # Equal (or empty) / Exists
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: Taint) -> bool:
+        """v1.Toleration.ToleratesTaint (staging/src/k8s.io/api/core/v1/toleration.go)."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return False
+
+
+def tolerations_tolerate_taint(tolerations: tuple[Toleration, ...], taint: Taint) -> bool:
+    return any(t.tolerates(taint) for t in tolerations)
+
+
+def find_matching_untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...],
+                                    effects: tuple[str, ...]) -> Taint | None:
+    """v1helper.FindMatchingUntoleratedTaint: the first taint of the given effects not tolerated."""
+    for taint in taints:
+        if taint.effect in effects and not tolerations_tolerate_taint(tolerations, taint):
+            return taint
+    return None
+
+
+# --- containers ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerPort:
+    container_port: int
+    host_port: int
+    protocol: str
+    host_ip: str
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    name: str
+    image: str
+    requests: dict[str, Any]
+    limits: dict[str, Any]
+    ports: tuple[ContainerPort, ...]
+    restart_policy: str | None = None  # "Always" marks a restartable init container (sidecar)
+
+    @property
+    def is_sidecar(self) -> bool:
+        return self.restart_policy == "Always"
+
+
+def _container(raw: Any, where: str, host_network: bool) -> Container:
+    raw = _dict(raw, where)
+    res = _dict(raw.get("resources"), f"{where}.resources")
+    requests = resource_list(res.get("requests"), f"{where}.resources.requests")
+    limits = resource_list(res.get("limits"), f"{where}.resources.limits")
+    for name, qty in limits.items():  # SetDefaults_Pod: requests default to limits
+        requests.setdefault(name, qty)
+    ports = []
+    for i, p in enumerate(_list(raw.get("ports"), f"{where}.ports")):
+        p = _dict(p, f"{where}.ports[{i}]")
+        cport = _int(p.get("containerPort"), f"{where}.ports[{i}].containerPort", 0) or 0
+        hport = _int(p.get("hostPort"), f"{where}.ports[{i}].hostPort", 0) or 0
+        if host_network and hport == 0:
+            hport = cport
+        ports.append(ContainerPort(cport, hport, str(p.get("protocol") or "TCP"), str(p.get("hostIP") or "")))
+    return Container(
+        name=str(raw.get("name", "")),
+        image=str(raw.get("image", "")),
+        requests=requests,
+        limits=limits,
+        ports=tuple(ports),
+        restart_policy=raw.get("restartPolicy"),
+    )
+
+
+# --- affinity -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    label_selector: LabelSelector | None
+    namespaces: tuple[str, ...]
+    topology_key: str
+    namespace_selector: LabelSelector | None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAffinity:
+    required: NodeSelector | None
+    preferred: tuple[PreferredSchedulingTerm, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinity:
+    required: tuple[PodAffinityTerm, ...]
+    preferred: tuple[WeightedPodAffinityTerm, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Affinity:
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
+
+
+def _pod_affinity_term(raw: Any, where: str) -> PodAffinityTerm:
+    raw = _dict(raw, where)
+    return PodAffinityTerm(
+        label_selector=LabelSelector.from_dict(raw.get("labelSelector"), f"{where}.labelSelector"),
+        namespaces=tuple(str(n) for n in _list(raw.get("namespaces"), f"{where}.namespaces")),
+        topology_key=str(raw.get("topologyKey", "")),
+        namespace_selector=LabelSelector.from_dict(raw.get("namespaceSelector"), f"{where}.namespaceSelector"),
+        match_label_keys=tuple(str(k) for k in _list(raw.get("matchLabelKeys"), f"{where}.matchLabelKeys")),
+        mismatch_label_keys=tuple(str(k) for k in _list(raw.get("mismatchLabelKeys"), f"{where}.mismatchLabelKeys")),
+    )
+
+
+def _pod_affinity(raw: Any, where: str) -> PodAffinity | None:
+    if raw is None:
+        return None
+    raw = _dict(raw, where)
+    req_key = "requiredDuringSchedulingIgnoredDuringExecution"
+    pref_key = "preferredDuringSchedulingIgnoredDuringExecution"
+    required = tuple(_pod_affinity_term(t, f"{where}.{req_key}[{i}]") for i, t in enumerate(_list(raw.get(req_key), where)))
+    preferred = []
+    for i, t in enumerate(_list(raw.get(pref_key), where)):
+        t = _dict(t, f"{where}.{pref_key}[{i}]")
+        preferred.append(WeightedPodAffinityTerm(
+            _int(t.get("weight"), f"{where}.{pref_key}[{i}].weight", 0) or 0,
+            _pod_affinity_term(t.get("podAffinityTerm"), f"{where}.{pref_key}[{i}].podAffinityTerm"),
+        ))
+    return PodAffinity(required, tuple(preferred))
+
+
+def _affinity(raw: Any, where: str) -> Affinity | None:
+    if raw is None:
+        return None
+    raw = _dict(raw, where)
+    node_aff = None
+    if raw.get("nodeAffinity") is not None:
+        na = _dict(raw["nodeAffinity"], f"{where}.nodeAffinity")
+        node_aff = NodeAffinity(
+            node_selector_from_dict(na.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                                    f"{where}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
+            preferred_terms_from_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                                      f"{where}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"),
+        )
+    return Affinity(
+        node_aff,
+        _pod_affinity(raw.get("podAffinity"), f"{where}.podAffinity"),
+        _pod_affinity(raw.get("podAntiAffinity"), f"{where}.podAntiAffinity"),
+    )
+
+
+# --- topology spread ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    label_selector: LabelSelector | None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = ()
+
+
+def _spread(raw: Any, where: str) -> TopologySpreadConstraint:
+    raw = _dict(raw, where)
+    return TopologySpreadConstraint(
+        max_skew=_int(raw.get("maxSkew"), f"{where}.maxSkew", 0) or 0,
+        topology_key=str(raw.get("topologyKey", "")),
+        when_unsatisfiable=str(raw.get("whenUnsatisfiable", "")),
+        label_selector=LabelSelector.from_dict(raw.get("labelSelector"), f"{where}.labelSelector"),
+        min_domains=_int(raw.get("minDomains"), f"{where}.minDomains"),
+        node_affinity_policy=raw.get("nodeAffinityPolicy"),
+        node_taints_policy=raw.get("nodeTaintsPolicy"),
+        match_label_keys=tuple(str(k) for k in _list(raw.get("matchLabelKeys"), f"{where}.matchLabelKeys")),
+    )
+
+
+# --- objects ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ObjectMeta:
+    name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    creation_timestamp: str | None
+    deletion_timestamp: str | None
+    owner_references: tuple[dict, ...]
+
+
+def _meta(raw: dict, namespaced: bool) -> ObjectMeta:
+    md = _dict(raw.get("metadata"), "metadata")
+    name = md.get("name")
+    if not name:
+        raise ObjectError("required value", "metadata.name")
+    namespace = str(md.get("namespace") or DEFAULT_NAMESPACE) if namespaced else ""
+    return ObjectMeta(
+        name=str(name),
+        namespace=namespace,
+        uid=str(md.get("uid") or (f"{namespace}/{name}" if namespaced else str(name))),
+        labels=_str_map(md.get("labels"), "metadata.labels"),
+        annotations=_str_map(md.get("annotations"), "metadata.annotations"),
+        creation_timestamp=_ts(md.get("creationTimestamp")),
+        deletion_timestamp=_ts(md.get("deletionTimestamp")),
+        owner_references=tuple(_list(md.get("ownerReferences"), "metadata.ownerReferences")),
+    )
+
+
+def _ts(value: Any) -> str | None:
+    """Timestamps are compared as RFC 3339 strings; YAML may hand us a datetime."""
+    if value is None:
+        return None
+    if hasattr(value, "isoformat"):
+        text = value.isoformat()
+        return text.replace("+00:00", "Z")
+    return str(value)
+
+
+@dataclass(slots=True)
+class Volume:
+    name: str
+    pvc_claim_name: str | None
+    ephemeral: bool
+    raw: dict
+
+
+@dataclass(slots=True, eq=False)
+class Pod:
+    meta: ObjectMeta
+    node_name: str
+    scheduler_name: str
+    priority: int | None
+    priority_class_name: str
+    preemption_policy: str | None
+    containers: tuple[Container, ...]
+    init_containers: tuple[Container, ...]
+    overhead: dict[str, Any]
+    pod_requests: dict[str, Any] | None  # spec.resources.requests (PodLevelResources)
+    tolerations: tuple[Toleration, ...]
+    node_selector: dict[str, str]
+    affinity: Affinity | None
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...]
+    volumes: tuple[Volume, ...]
+    scheduling_gates: tuple[str, ...]
+    resource_claims: tuple[dict, ...]
+    host_network: bool
+    phase: str
+    nominated_node_name: str
+    start_time: str | None
+    conditions: tuple[dict, ...]
+    raw: dict = field(repr=False)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)  # PodInfo and other derived data
+
+    # convenience accessors, named as in kube's code
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace
+
+    @property
+    def uid(self) -> str:
+        return self.meta.uid
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.meta.labels
+
+    @property
+    def key(self) -> str:
+        """namespace/name, as the contract refers to pods."""
+        return f"{self.meta.namespace}/{self.meta.name}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def is_terminating(self) -> bool:
+        return self.meta.deletion_timestamp is not None
+
+    def effective_priority(self) -> int:
+        """corev1helpers.PodPriority: nil priority is 0."""
+        return self.priority if self.priority is not None else 0
+
+    @staticmethod
+    def from_dict(raw: dict) -> "Pod":
+        meta = _meta(raw, namespaced=True)
+        spec = _dict(raw.get("spec"), "spec")
+        status = _dict(raw.get("status"), "status")
+        host_network = bool(spec.get("hostNetwork"))
+        containers = tuple(_container(c, f"spec.containers[{i}]", host_network)
+                           for i, c in enumerate(_list(spec.get("containers"), "spec.containers")))
+        inits = tuple(_container(c, f"spec.initContainers[{i}]", host_network)
+                      for i, c in enumerate(_list(spec.get("initContainers"), "spec.initContainers")))
+        pod_res = spec.get("resources")
+        pod_requests = None
+        if pod_res is not None:
+            pod_res = _dict(pod_res, "spec.resources")
+            pod_requests = resource_list(pod_res.get("requests"), "spec.resources.requests")
+            for name, qty in resource_list(pod_res.get("limits"), "spec.resources.limits").items():
+                pod_requests.setdefault(name, qty)
+            if not pod_requests:
+                pod_requests = None
+        tolerations = []
+        for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")):
+            t = _dict(t, f"spec.tolerations[{i}]")
+            tolerations.append(Toleration(
+                key=str(t.get("key") or ""), operator=str(t.get("operator") or ""),
+                value="" if t.get("value") is None else str(t.get("value")), effect=str(t.get("effect") or ""),
+                toleration_seconds=_int(t.get("tolerationSeconds"), f"spec.tolerations[{i}].tolerationSeconds"),
+            ))
+        volumes = []
+        for i, v in enumerate(_list(spec.get("volumes"), "spec.volumes")):
+            v = _dict(v, f"spec.volumes[{i}]")
+            pvc = v.get("persistentVolumeClaim")
+            volumes.append(Volume(
+                name=str(v.get("name", "")),
+                pvc_claim_name=str(_dict(pvc, f"spec.volumes[{i}].persistentVolumeClaim").get("claimName", "")) if pvc is not None else None,
+                ephemeral=v.get("ephemeral") is not None,
+                raw=v,
+            ))
+        gates = tuple(str(_dict(g, "spec.schedulingGates").get("name", ""))
+                      for g in _list(spec.get("schedulingGates"), "spec.schedulingGates"))
+        priority = _int(spec.get("priority"), "spec.priority")
+        return Pod(
+            meta=meta,
+            node_name=str(spec.get("nodeName") or ""),
+            scheduler_name=str(spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME),
+            priority=priority,
+            priority_class_name=str(spec.get("priorityClassName") or ""),
+            preemption_policy=spec.get("preemptionPolicy"),
+            containers=containers,
+            init_containers=inits,
+            overhead=resource_list(spec.get("overhead"), "spec.overhead"),
+            pod_requests=pod_requests,
+            tolerations=tuple(tolerations),
+            node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+            affinity=_affinity(spec.get("affinity"), "spec.affinity"),
+            topology_spread_constraints=tuple(
+                _spread(c, f"spec.topologySpreadConstraints[{i}]")
+                for i, c in enumerate(_list(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"))
+            ),
+            volumes=tuple(volumes),
+            scheduling_gates=gates,
+            resource_claims=tuple(_list(spec.get("resourceClaims"), "spec.resourceClaims")),
+            host_network=host_network,
+            phase=str(status.get("phase") or ""),
+            nominated_node_name=str(status.get("nominatedNodeName") or ""),
+            start_time=_ts(status.get("startTime")),
+            conditions=tuple(_list(status.get("conditions"), "status.conditions")),
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerImage:
+    names: tuple[str, ...]
+    size_bytes: int
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    meta: ObjectMeta
+    unschedulable: bool
+    taints: tuple[Taint, ...]
+    allocatable: dict[str, Any]
+    capacity: dict[str, Any]
+    images: tuple[ContainerImage, ...]
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.meta.labels
+
+    @staticmethod
+    def from_dict(raw: dict) -> "Node":
+        meta = _meta(raw, namespaced=False)
+        spec = _dict(raw.get("spec"), "spec")
+        status = _dict(raw.get("status"), "status")
+        taints = []
+        for i, t in enumerate(_list(spec.get("taints"), "spec.taints")):
+            t = _dict(t, f"spec.taints[{i}]")
+            effect = str(t.get("effect") or "")
+            if effect not in (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE):
+                raise ObjectError(f"unsupported value {effect!r}: supported values: \"NoExecute\", \"NoSchedule\", \"PreferNoSchedule\"",
+                                  f"spec.taints[{i}].effect")
+            taints.append(Taint(str(t.get("key", "")), "" if t.get("value") is None else str(t.get("value")), effect))
+        capacity = resource_list(status.get("capacity"), "status.capacity")
+        allocatable = resource_list(status.get("allocatable"), "status.allocatable")
+        if not allocatable:  # the node controller defaults allocatable to capacity
+            allocatable = dict(capacity)
+        images = []
+        for i, img in enumerate(_list(status.get("images"), "status.images")):
+            img = _dict(img, f"status.images[{i}]")
+            images.append(ContainerImage(tuple(str(n) for n in _list(img.get("names"), f"status.images[{i}].names")),
+                                         _int(img.get("sizeBytes"), f"status.images[{i}].sizeBytes", 0) or 0))
+        return Node(meta, bool(spec.get("unschedulable")), tuple(taints), allocatable, capacity, tuple(images), raw)
+
+
+@dataclass(slots=True)
+class Namespace:
+    meta: ObjectMeta
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @staticmethod
+    def from_dict(raw: dict) -> "Namespace":
+        return Namespace(_meta(raw, namespaced=False), raw)
+
+
+@dataclass(slots=True)
+class PriorityClass:
+    name: str
+    value: int
+    global_default: bool
+    preemption_policy: str | None
+    raw: dict = field(repr=False)
+
+    @staticmethod
+    def from_dict(raw: dict) -> "PriorityClass":
+        meta = _meta(raw, namespaced=False)
+        value = _int(raw.get("value"), "value")
+        if value is None:
+            raise ObjectError("required value", "value")
+        return PriorityClass(meta.name, value, bool(raw.get("globalDefault")), raw.get("preemptionPolicy"), raw)
+
+
+@dataclass(slots=True)
+class PodDisruptionBudget:
+    meta: ObjectMeta
+    selector: LabelSelector | None
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str]
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace
+
+    @staticmethod
+    def from_dict(raw: dict) -> "PodDisruptionBudget":
+        meta = _meta(raw, namespaced=True)
+        spec = _dict(raw.get("spec"), "spec")
+        status = _dict(raw.get("status"), "status")
+        return PodDisruptionBudget(
+            meta,
+            LabelSelector.from_dict(spec.get("selector"), "spec.selector"),
+            _int(status.get("disruptionsAllowed"), "status.disruptionsAllowed", 0) or 0,
+            frozenset(_dict(status.get("disruptedPods"), "status.disruptedPods").keys()),
+            raw,
+        )
+
+
+@dataclass(slots=True)
+class GenericObject:
+    """An object the scheduler reads through its raw dict (volumes, CSI, pod groups)."""
+
+    kind: str
+    api_version: str
+    meta: ObjectMeta
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace
+
+    @staticmethod
+    def from_dict(raw: dict, namespaced: bool) -> "GenericObject":
+        return GenericObject(str(raw.get("kind")), str(raw.get("apiVersion", "")), _meta(raw, namespaced), raw)
+
+
+__all__ = [
+    "Affinity", "Container", "ContainerImage", "ContainerPort", "GenericObject", "LabelSelectorRequirement",
+    "Namespace", "Node", "NodeAffinity", "ObjectMeta", "Pod", "PodAffinity", "PodAffinityTerm",
+    "PodDisruptionBudget", "PriorityClass", "Taint", "Toleration", "TopologySpreadConstraint", "Volume",
+    "WeightedPodAffinityTerm", "find_matching_untolerated_taint", "tolerations_tolerate_taint",
+]

@@ -1,0 +1,72 @@
+"""KubeSchedulerConfiguration v1, as typed objects (config/v1/types.go, apis/config/types.go).
+
+The versioned file is decoded by ``config.loader``; ``config.defaults`` fills in v1 defaults
+and merges each profile's plugins with the default set; ``config.validation`` checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# The extension point fields of `plugins`, in the order kube lists them.
+PLUGIN_SET_FIELDS = (
+    "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+    "reserve", "permit", "preBind", "bind", "postBind",
+    # pod-group extension points (TopologyAwareWorkloadScheduling)
+    "placementGenerate", "placementScore",
+)
+
+
+@dataclass
+class Plugin:
+    name: str
+    weight: int | None = None
+
+
+@dataclass
+class PluginSet:
+    enabled: list[Plugin] = field(default_factory=list)
+    disabled: list[Plugin] = field(default_factory=list)
+
+
+@dataclass
+class Plugins:
+    multi_point: PluginSet = field(default_factory=PluginSet)
+    sets: dict[str, PluginSet] = field(default_factory=dict)  # extension point field name -> set
+
+    def get(self, point: str) -> PluginSet:
+        return self.sets.setdefault(point, PluginSet())
+
+
+@dataclass
+class PluginConfig:
+    name: str
+    args: dict | None = None
+
+
+@dataclass
+class Profile:
+    scheduler_name: str = ""
+    percentage_of_nodes_to_score: int | None = None
+    plugins: Plugins | None = None
+    plugin_config: list[PluginConfig] = field(default_factory=list)
+
+    def args_for(self, name: str) -> dict | None:
+        for pc in self.plugin_config:
+            if pc.name == name:
+                return pc.args
+        return None
+
+
+@dataclass
+class KubeSchedulerConfiguration:
+    parallelism: int = 16
+    percentage_of_nodes_to_score: int | None = None
+    pod_initial_backoff_seconds: int = 1
+    pod_max_backoff_seconds: int = 10
+    delay_cache_until_active: bool = False
+    profiles: list[Profile] = field(default_factory=list)
+    extenders: list[dict] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+    source: str = "<default>"

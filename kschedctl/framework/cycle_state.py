@@ -1,0 +1,54 @@
+"""CycleState: per-scheduling-cycle scratch data shared by the plugins of one profile.
+
+Upstream: pkg/scheduler/framework/cycle_state.go. Plugins write what PreFilter/PreScore
+computed under their own key and read it back in Filter/Score; preemption and nominated-pod
+filtering clone the state so their AddPod/RemovePod changes never leak into the real cycle.
+Values stored must offer ``clone()`` when they are mutated by PreFilterExtensions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class StateNotFound(KeyError):
+    """ErrNotFound: nothing was written under this key in this cycle."""
+
+
+class CycleState:
+    __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
+                 "record_plugin_metrics")
+
+    def __init__(self) -> None:
+        self._storage: dict[str, Any] = {}
+        self.skip_filter_plugins: set[str] = set()
+        self.skip_score_plugins: set[str] = set()
+        self.skip_pre_bind_plugins: set[str] = set()
+        self.record_plugin_metrics = False
+
+    def read(self, key: str) -> Any:
+        try:
+            return self._storage[key]
+        except KeyError:
+            raise StateNotFound(key) from None
+
+    def write(self, key: str, value: Any) -> None:
+        self._storage[key] = value
+
+    def delete(self, key: str) -> None:
+        self._storage.pop(key, None)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._storage.get(key, default)
+
+    def clone(self) -> "CycleState":
+        """Each stored value is cloned when it knows how (StateData.Clone)."""
+        copy = CycleState()
+        for key, value in self._storage.items():
+            clone = getattr(value, "clone", None)
+            copy._storage[key] = clone() if callable(clone) else value
+        copy.skip_filter_plugins = set(self.skip_filter_plugins)
+        copy.skip_score_plugins = set(self.skip_score_plugins)
+        copy.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
+        copy.record_plugin_metrics = self.record_plugin_metrics
+        return copy

@@ -1,0 +1,306 @@
+"""The plugin interfaces of every extension point, one Protocol each, and Status.
+
+Upstream: staging/src/k8s.io/kube-scheduler/framework/interface.go (older releases:
+pkg/scheduler/framework/interface.go). The runtime calls plugins only through these.
+A plugin method may return ``None`` where upstream returns a nil *Status: it means Success.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence, runtime_checkable
+
+if TYPE_CHECKING:
+    from ..api.types import Node, Pod
+    from .cycle_state import CycleState
+    from .types import NodeInfo, PodInfo, QueuedPodInfo
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = 2**63 - 1
+MAX_CUSTOM_PRIORITY_SCORE = 10
+MAX_WEIGHT = MAX_TOTAL_SCORE // MAX_NODE_SCORE
+# waiting_pods_map.go / framework.go: a Permit plugin may not ask to wait longer than this.
+MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60
+
+
+class Code(IntEnum):
+    """Status codes; the numeric order is upstream's (interface.go)."""
+
+    Success = 0
+    Error = 1
+    Unschedulable = 2
+    UnschedulableAndUnresolvable = 3
+    Wait = 4
+    Skip = 5
+    Pending = 6
+
+
+class Status:
+    """framework.Status: a code, ordered reasons, the plugin that produced it, and an error."""
+
+    __slots__ = ("code", "reasons", "plugin", "err")
+
+    def __init__(self, code: Code = Code.Success, *reasons: str, plugin: str = "", err: BaseException | None = None):
+        self.code = code
+        self.reasons: list[str] = list(reasons)
+        self.plugin = plugin
+        self.err = err
+        if err is not None and not self.reasons:
+            self.reasons = [str(err)]
+
+    # constructors named as upstream's helpers
+    @staticmethod
+    def as_status(err: BaseException) -> "Status":
+        return Status(Code.Error, err=err)
+
+    @staticmethod
+    def error(message: str) -> "Status":
+        return Status(Code.Error, message)
+
+    def message(self) -> str:
+        """Reasons joined by ", " (Status.Message)."""
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> "Status":
+        self.plugin = plugin
+        return self
+
+    def is_success(self) -> bool:
+        return self.code == Code.Success
+
+    def is_wait(self) -> bool:
+        return self.code == Code.Wait
+
+    def is_skip(self) -> bool:
+        return self.code == Code.Skip
+
+    def is_rejected(self) -> bool:
+        """Unschedulable, UnschedulableAndUnresolvable or Pending."""
+        return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+
+    def as_error(self) -> BaseException | None:
+        if self.is_success():
+            return None
+        return self.err if self.err is not None else RuntimeError(self.message())
+
+    def __eq__(self, other: object) -> bool:
+        if other is None:
+            return self.code == Code.Success
+        if not isinstance(other, Status):
+            return NotImplemented
+        return self.code == other.code and self.reasons == other.reasons
+
+    def __repr__(self) -> str:
+        plugin = f", plugin={self.plugin!r}" if self.plugin else ""
+        return f"Status({self.code.name}, {self.reasons!r}{plugin})"
+
+
+def is_success(status: Status | None) -> bool:
+    return status is None or status.code == Code.Success
+
+
+def code_of(status: Status | None) -> Code:
+    return Code.Success if status is None else status.code
+
+
+@dataclass(slots=True)
+class PreFilterResult:
+    """The nodes a PreFilter plugin narrows the search to; ``None`` node_names means all."""
+
+    node_names: set[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
+        if other is None or other.all_nodes():
+            return PreFilterResult(None if self.node_names is None else set(self.node_names))
+        if self.all_nodes():
+            return PreFilterResult(set(other.node_names or ()))
+        return PreFilterResult(self.node_names & (other.node_names or set()))
+
+
+@dataclass(slots=True)
+class NodeScore:
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class PluginScore:
+    name: str
+    score: int  # weighted: normalized score x weight
+    normalized: int = 0
+    weight: int = 1
+
+
+@dataclass(slots=True)
+class NodePluginScores:
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total_score: int = 0
+
+
+@dataclass(slots=True)
+class ClusterEvent:
+    """{Resource, ActionType}, e.g. ("Node", "Add"); see framework/events.go."""
+
+    resource: str
+    action: str
+    label: str = ""
+
+
+@dataclass(slots=True)
+class ClusterEventWithHint:
+    event: ClusterEvent
+    queueing_hint_fn: Any = None  # (pod, old, new) -> QueueingHint
+
+
+class QueueingHint(IntEnum):
+    QueueSkip = 0
+    Queue = 1
+
+
+@dataclass(slots=True)
+class PostFilterResult:
+    nominated_node_name: str = ""
+    mode: str = "Override"  # ModeNoop / ModeOverride
+
+
+# --- plugin protocols ----------------------------------------------------------------------
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    def name(self) -> str: ...
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Plugin, Protocol):
+    def pre_enqueue(self, pod: "Pod") -> Status | None: ...
+
+
+@runtime_checkable
+class QueueSortPlugin(Plugin, Protocol):
+    def less(self, a: "QueuedPodInfo", b: "QueuedPodInfo") -> bool: ...
+
+
+@runtime_checkable
+class EnqueueExtensions(Plugin, Protocol):
+    def events_to_register(self) -> list[ClusterEventWithHint]: ...
+
+
+class PreFilterExtensions(Protocol):
+    def add_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_info_to_add: "PodInfo",
+                node_info: "NodeInfo") -> Status | None: ...
+
+    def remove_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_info_to_remove: "PodInfo",
+                   node_info: "NodeInfo") -> Status | None: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    def pre_filter(self, state: "CycleState", pod: "Pod",
+                   nodes: Sequence["NodeInfo"]) -> tuple[PreFilterResult | None, Status | None]: ...
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None: ...
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    def filter(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status | None: ...
+
+
+@runtime_checkable
+class PostFilterPlugin(Plugin, Protocol):
+    def post_filter(self, state: "CycleState", pod: "Pod",
+                    filtered_node_status_map: Any) -> tuple[PostFilterResult | None, Status | None]: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> Status | None: ...
+
+
+class ScoreExtensions(Protocol):
+    def normalize_score(self, state: "CycleState", pod: "Pod", scores: list[NodeScore]) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> tuple[int, Status | None]: ...
+
+    def score_extensions(self) -> ScoreExtensions | None: ...
+
+
+@runtime_checkable
+class ReservePlugin(Plugin, Protocol):
+    def reserve(self, state: "CycleState", pod: "Pod", node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: "CycleState", pod: "Pod", node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Plugin, Protocol):
+    def permit(self, state: "CycleState", pod: "Pod", node_name: str) -> tuple[Status | None, float]: ...
+
+
+@runtime_checkable
+class PreBindPlugin(Plugin, Protocol):
+    def pre_bind_pre_flight(self, state: "CycleState", pod: "Pod", node_name: str) -> Status | None: ...
+
+    def pre_bind(self, state: "CycleState", pod: "Pod", node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class BindPlugin(Plugin, Protocol):
+    def bind(self, state: "CycleState", pod: "Pod", node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: "CycleState", pod: "Pod", node_name: str) -> None: ...
+
+
+# Extension point names as they appear in KubeSchedulerConfiguration, mapped to method names
+# that identify an implementation (what `plugin %q does not extend %s plugin` checks).
+EXTENSION_POINTS: dict[str, tuple[str, str]] = {
+    "preEnqueue": ("PreEnqueuePlugin", "pre_enqueue"),
+    "queueSort": ("QueueSortPlugin", "less"),
+    "preFilter": ("PreFilterPlugin", "pre_filter"),
+    "filter": ("FilterPlugin", "filter"),
+    "postFilter": ("PostFilterPlugin", "post_filter"),
+    "preScore": ("PreScorePlugin", "pre_score"),
+    "score": ("ScorePlugin", "score"),
+    "reserve": ("ReservePlugin", "reserve"),
+    "permit": ("PermitPlugin", "permit"),
+    "preBind": ("PreBindPlugin", "pre_bind"),
+    "bind": ("BindPlugin", "bind"),
+    "postBind": ("PostBindPlugin", "post_bind"),
+}
+
+
+def implements(plugin_or_class: object, point: str) -> bool:
+    """Does this plugin (instance or class) implement the extension point?"""
+    method = EXTENSION_POINTS[point][1]
+    return callable(getattr(plugin_or_class, method, None))
+
+
+def extension_points_of(plugin_or_class: object) -> list[str]:
+    return [p for p in EXTENSION_POINTS if implements(plugin_or_class, p)]
+
+
+class Handle(Protocol):
+    """What a plugin may ask of the framework that runs it (framework.Handle)."""
+
+    def snapshot_shared_lister(self) -> Any: ...
+
+    def kube_version(self) -> Any: ...
+
+    def objects(self) -> Any: ...
+
+
+def names(plugins: Iterable[Plugin]) -> list[str]:
+    return [p.name() for p in plugins]

@@ -1,0 +1,523 @@
+"""The framework of one profile: builds its plugins and runs every extension point.
+
+Upstream: pkg/scheduler/framework/runtime/framework.go. Plugins are reached only through
+the protocols of ``interface.py``. A plugin that raises is turned into an Error status that
+names it, so one broken plugin fails one pod's attempt and never the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ..config.types import PLUGIN_SET_FIELDS, Plugin, PluginSet, Profile
+from .cycle_state import CycleState
+from .interface import (
+    MAX_NODE_SCORE,
+    MAX_PERMIT_TIMEOUT_SECONDS,
+    MAX_TOTAL_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    NodePluginScores,
+    NodeScore,
+    PluginScore,
+    PostFilterResult,
+    PreFilterResult,
+    Status,
+    implements,
+)
+from .registry import Registry
+from .types import NodeInfo, NodeToStatus, PodInfo
+
+log = logging.getLogger(__name__)
+
+# The config field of each extension point, and its name in upstream's messages.
+POINT_LABELS = {
+    "preEnqueue": "PreEnqueuePlugin", "queueSort": "QueueSortPlugin", "preFilter": "PreFilterPlugin",
+    "filter": "FilterPlugin", "postFilter": "PostFilterPlugin", "preScore": "PreScorePlugin",
+    "score": "ScorePlugin", "reserve": "ReservePlugin", "permit": "PermitPlugin", "preBind": "PreBindPlugin",
+    "bind": "BindPlugin", "postBind": "PostBindPlugin",
+    "placementGenerate": "PlacementGeneratePlugin", "placementScore": "PlacementScorePlugin",
+}
+_RUNTIME_POINTS = tuple(p for p in PLUGIN_SET_FIELDS)
+
+
+class FrameworkError(ValueError):
+    """The profile cannot be built (framework.go NewFramework errors)."""
+
+
+def _guard(plugin: Any, what: str, call: Callable[[], Any]) -> Any:
+    """Run one plugin call; an exception becomes an Error Status naming the plugin."""
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
+        log.debug("plugin %s raised in %s", plugin.name(), what, exc_info=True)
+        return Status(Code.Error, f"plugin {plugin.name()!r} raised in {what}: {type(exc).__name__}: {exc}",
+                      plugin=plugin.name(), err=exc)
+
+
+def _as_status(value: Any) -> Status:
+    return value if isinstance(value, Status) else Status()
+
+
+@dataclass
+class WaitingPod:
+    """A pod held at Permit (waiting_pods_map.go): one pending plugin -> its deadline."""
+
+    pod: Any
+    node_name: str
+    pending_plugins: dict[str, float] = field(default_factory=dict)
+    result: Status | None = None
+
+    def allow(self, plugin: str) -> None:
+        self.pending_plugins.pop(plugin, None)
+        if not self.pending_plugins and self.result is None:
+            self.result = Status()
+
+    def reject(self, plugin: str, message: str) -> None:
+        if self.result is None:
+            self.result = Status(Code.Unschedulable, message, plugin=plugin)
+
+
+def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugin]]:
+    """expandMultiPointPlugins: each MultiPoint plugin joins every point it implements.
+
+    Order per point: overrides (in the point's own order), then MultiPoint-only plugins,
+    then the point's remaining plugins. A point whose `disabled` has "*" takes nothing from
+    MultiPoint.
+    """
+    out: dict[str, list[Plugin]] = {}
+    mp: PluginSet = plugins.multi_point
+    for point in _RUNTIME_POINTS:
+        specific: PluginSet = plugins.get(point)
+        disabled = {p.name for p in specific.disabled}
+        if "*" in disabled:
+            out[point] = list(specific.enabled)
+            continue
+        specific_names = {p.name for p in specific.enabled}
+        overrides: list[Plugin] = []
+        from_mp: list[Plugin] = []
+        seen_mp: set[str] = set()
+        for p in mp.enabled:
+            spec = registry.get(p.name)
+            if spec is None:
+                raise FrameworkError(f"{POINT_LABELS.get(point, point)} {p.name!r} does not exist")
+            if not implements(spec.plugin_class, point):
+                continue
+            if p.name in disabled:
+                continue
+            if p.name in specific_names:
+                continue  # override: the specific entry wins, placed below
+            if p.name in seen_mp:
+                raise FrameworkError(f"plugin {p.name!r} already registered as {POINT_LABELS.get(point, point)!r}")
+            seen_mp.add(p.name)
+            from_mp.append(p)
+        mp_names = {p.name for p in mp.enabled}
+        for p in specific.enabled:
+            if p.name in mp_names and p.name not in disabled:
+                overrides.append(p)
+        rest = [p for p in specific.enabled if p.name not in mp_names or p.name in disabled]
+        out[point] = overrides + from_mp + rest
+    return out
+
+
+class Framework:
+    """frameworkImpl: the plugins of one profile, and the Handle they are given."""
+
+    def __init__(self, profile: Profile, registry: Registry, context: Any) -> None:
+        self.profile_name = profile.scheduler_name
+        self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        self.context = context  # the scheduler-wide state plugins may read (see Handle methods)
+        self.snapshot: Any = None
+        self.waiting_pods: dict[str, WaitingPod] = {}
+        self.points: dict[str, list[Any]] = {p: [] for p in _RUNTIME_POINTS}
+        self.score_weights: dict[str, int] = {}
+        self.instances: dict[str, Any] = {}
+        self._build(profile, registry)
+
+    # --- construction ----------------------------------------------------------------------
+    def _build(self, profile: Profile, registry: Registry) -> None:
+        args_by_name: dict[str, dict | None] = {}
+        for pc in profile.plugin_config:
+            if pc.name in args_by_name:
+                raise FrameworkError(f"repeated config for plugin {pc.name}")
+            args_by_name[pc.name] = pc.args
+        assert profile.plugins is not None, "profile must be defaulted first"
+        expanded = expand_multi_point(profile.plugins, registry)
+        for name in [p.name for plist in expanded.values() for p in plist]:
+            if name in self.instances:
+                continue
+            spec = registry.get(name)
+            if spec is None:
+                raise FrameworkError(f"plugin {name!r} does not exist")
+            self.instances[name] = spec.factory(args_by_name.get(name), self)
+        for point, plist in expanded.items():
+            seen: set[str] = set()
+            for p in plist:
+                plugin = self.instances[p.name]
+                if not implements(plugin, point):
+                    raise FrameworkError(f"plugin {p.name!r} does not extend {POINT_LABELS.get(point, point)} plugin")
+                if p.name in seen:
+                    raise FrameworkError(f"plugin {p.name!r} already registered as {POINT_LABELS.get(point, point)!r}")
+                seen.add(p.name)
+                self.points[point].append(plugin)
+        self._score_weights(profile, expanded)
+        if len(self.points["queueSort"]) != 1:
+            raise FrameworkError(
+                f"only one queue sort plugin required for profile with scheduler name {self.profile_name!r}, "
+                f"but got {len(self.points['queueSort'])}")
+        if not self.points["bind"]:
+            raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name {self.profile_name!r}")
+
+    def _score_weights(self, profile: Profile, expanded: dict[str, list[Plugin]]) -> None:
+        """The weight is the first one found in Score.enabled, then MultiPoint; 0/unset is 1."""
+        assert profile.plugins is not None
+        candidates = list(expanded["score"]) + list(profile.plugins.multi_point.enabled)
+        total = 0
+        for plugin in self.points["score"]:
+            name = plugin.name()
+            weight = next((p.weight for p in candidates if p.name == name and p.weight), None) or 1
+            self.score_weights[name] = int(weight)
+            if total > MAX_TOTAL_SCORE - weight * MAX_NODE_SCORE:
+                raise FrameworkError("total score of Score plugins could overflow")
+            total += weight * MAX_NODE_SCORE
+
+    # --- Handle ----------------------------------------------------------------------------
+    def snapshot_shared_lister(self) -> Any:
+        return self.snapshot
+
+    @property
+    def objects(self) -> Any:
+        return self.context.objects
+
+    @property
+    def version(self) -> Any:
+        return self.context.version
+
+    @property
+    def rng(self) -> Any:
+        return self.context.rng
+
+    @property
+    def clock(self) -> Any:
+        return self.context.clock
+
+    @property
+    def nominator(self) -> Any:
+        return self.context.nominator
+
+    def plugins_at(self, point: str) -> list[Any]:
+        return self.points[point]
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.points["filter"])
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.points["score"])
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.points["postFilter"])
+
+    def list_plugins(self) -> dict[str, list[str]]:
+        return {point: [p.name() for p in plist] for point, plist in self.points.items() if plist}
+
+    # --- PreEnqueue / QueueSort ------------------------------------------------------------
+    def run_pre_enqueue_plugins(self, pod: Any) -> Status:
+        for pl in self.points["preEnqueue"]:
+            st = _as_status(_guard(pl, "PreEnqueue", lambda pl=pl: pl.pre_enqueue(pod)))
+            if not st.is_success():
+                st.plugin = pl.name()
+                if not st.is_rejected():
+                    return Status(Code.Error, f"running PreEnqueue plugin {pl.name()!r}: {st.message()}", plugin=pl.name())
+                return st
+        return Status()
+
+    def queue_sort_less(self, a: Any, b: Any) -> bool:
+        return self.points["queueSort"][0].less(a, b)
+
+    # --- PreFilter -------------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Any,
+                               nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Returns (merged result, status, plugin names): the rejecting plugins on failure,
+        the plugins that narrowed the node set on success (framework.go RunPreFilterPlugins)."""
+        result: PreFilterResult | None = None
+        plugins_with_nodes: list[str] = []
+        rejectors: set[str] = set()
+        returned: Status | None = None
+        skip = state.skip_filter_plugins
+        for pl in self.points["preFilter"]:
+            out = _guard(pl, "PreFilter", lambda pl=pl: pl.pre_filter(state, pod, nodes))
+            if isinstance(out, Status):
+                r, st = None, out
+            else:
+                r, st = out
+                st = _as_status(st)
+            if st.is_skip():
+                skip.add(pl.name())
+                continue
+            if not st.is_success():
+                st.plugin = pl.name()
+                if st.code == Code.UnschedulableAndUnresolvable:
+                    return None, st, {pl.name()}
+                if st.code == Code.Unschedulable:
+                    rejectors.add(pl.name())
+                    returned = st
+                    continue
+                msg = f"running PreFilter plugin {pl.name()!r}: {st.message()}"
+                return None, Status(Code.Error, msg, plugin=pl.name(), err=st.err), set()
+            if r is not None and not r.all_nodes():
+                plugins_with_nodes.append(pl.name())
+            result = r if result is None else result.merge(r)
+            if result is not None and not result.all_nodes() and not result.node_names:
+                names = sorted(set(plugins_with_nodes))
+                if len(names) == 1:
+                    msg = f"node(s) didn't satisfy plugin {names[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                return result, Status(Code.UnschedulableAndUnresolvable, msg, plugin=pl.name()), set(plugins_with_nodes)
+        if returned is not None:
+            return result, returned, rejectors
+        # On success the set names the plugins that narrowed the nodes: it words the
+        # absent-node status "node(s) didn't satisfy plugin(s) [...]".
+        return result, Status(), set(plugins_with_nodes)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
+        for pl in self.points["preFilter"]:
+            if pl.name() in state.skip_filter_plugins:
+                continue
+            ext = pl.pre_filter_extensions()
+            if ext is None:
+                continue
+            st = _as_status(_guard(pl, "AddPod", lambda ext=ext: ext.add_pod(state, pod, info, node_info)))
+            if not st.is_success():
+                return Status(Code.Error, f"running AddPod on PreFilter plugin {pl.name()!r}: {st.message()}",
+                              plugin=pl.name())
+        return Status()
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
+        for pl in self.points["preFilter"]:
+            if pl.name() in state.skip_filter_plugins:
+                continue
+            ext = pl.pre_filter_extensions()
+            if ext is None:
+                continue
+            st = _as_status(_guard(pl, "RemovePod", lambda ext=ext: ext.remove_pod(state, pod, info, node_info)))
+            if not st.is_success():
+                return Status(Code.Error, f"running RemovePod on PreFilter plugin {pl.name()!r}: {st.message()}",
+                              plugin=pl.name())
+        return Status()
+
+    # --- Filter ----------------------------------------------------------------------------
+    def run_filter_plugins(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
+        """The first non-success status, tagged with its plugin (framework.go RunFilterPlugins)."""
+        skip = state.skip_filter_plugins
+        for pl in self.points["filter"]:
+            if pl.name() in skip:
+                continue
+            st = _guard(pl, "Filter", lambda pl=pl: pl.filter(state, pod, node_info))
+            if st is None or st.code == Code.Success:
+                continue
+            st.plugin = pl.name()
+            if not st.is_rejected():
+                return Status(Code.Error, f"running {pl.name()!r} filter plugin: {st.message()}", plugin=pl.name(), err=st.err)
+            return st
+        return Status()
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
+        """Two passes: with the nominated pods of equal or higher priority, then without (5.6)."""
+        nominator = self.context.nominator
+        pods_added = False
+        status = Status()
+        for i in range(2):
+            state_to_use, info_to_use = state, node_info
+            if i == 0:
+                pods_added, state_to_use, info_to_use, st = self._add_nominated_pods(state, pod, node_info, nominator)
+                if not st.is_success():
+                    return st
+            elif not pods_added or not status.is_success():
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo,
+                            nominator: Any) -> tuple[bool, CycleState, NodeInfo, Status]:
+        if nominator is None or node_info.node is None:
+            return False, state, node_info, Status()
+        nominated = nominator.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info, Status()
+        info_out = node_info.clone()
+        state_out = state.clone()
+        added = False
+        priority = pod.effective_priority()
+        for pi in nominated:
+            if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid:
+                info_out.add_pod_info(pi)
+                st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not st.is_success():
+                    return False, state, node_info, st
+                added = True
+        return added, state_out, info_out, Status()
+
+    # --- PostFilter ------------------------------------------------------------------------
+    def run_post_filter_plugins(self, state: CycleState, pod: Any,
+                                node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        reasons: list[str] = []
+        result: PostFilterResult | None = None
+        rejector = ""
+        for pl in self.points["postFilter"]:
+            out = _guard(pl, "PostFilter", lambda pl=pl: pl.post_filter(state, pod, node_to_status))
+            r, st = (None, out) if isinstance(out, Status) else (out[0], _as_status(out[1]))
+            if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:
+                st.plugin = pl.name()
+                return r, st
+            if not st.is_rejected():
+                return None, Status(Code.Error, st.message(), plugin=pl.name(), err=st.err)
+            reasons.extend(st.reasons)
+            rejector = rejector or pl.name()
+            if r is not None and r.mode != "Noop":
+                result = r
+        return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
+
+    # --- PreScore / Score ------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
+        skip = state.skip_score_plugins
+        for pl in self.points["preScore"]:
+            st = _as_status(_guard(pl, "PreScore", lambda pl=pl: pl.pre_score(state, pod, nodes)))
+            if st.is_skip():
+                skip.add(pl.name())
+                continue
+            if not st.is_success():
+                return Status(Code.Error, f"running PreScore plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+        return Status()
+
+    def run_score_plugins(self, state: CycleState, pod: Any,
+                          nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
+        """Score, NormalizeScore, range check, weights (framework.go RunScorePlugins)."""
+        plugins = [pl for pl in self.points["score"] if pl.name() not in state.skip_score_plugins]
+        all_scores = [NodePluginScores(n.name) for n in nodes]
+        for pl in plugins:
+            name = pl.name()
+            scores: list[NodeScore] = []
+            for info in nodes:
+                out = _guard(pl, "Score", lambda info=info: pl.score(state, pod, info))
+                if isinstance(out, Status):
+                    return [], Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
+                value, st = out
+                if st is not None and not st.is_success():
+                    return [], Status(Code.Error, f"plugin {name!r} failed with: {st.message()}", plugin=name, err=st.err)
+                scores.append(NodeScore(info.name, int(value)))
+            ext = pl.score_extensions()
+            if ext is not None:
+                st = _as_status(_guard(pl, "NormalizeScore", lambda ext=ext: ext.normalize_score(state, pod, scores)))
+                if not st.is_success():
+                    return [], Status(Code.Error, f"running Normalize on Score plugins: plugin {name!r} failed with: "
+                                      f"{st.message()}", plugin=name)
+            weight = self.score_weights[name]
+            for i, ns in enumerate(scores):
+                if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
+                    msg = (f"plugin {name!r} returns an invalid score {ns.score}, it should in the range of "
+                           f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                    return [], Status(Code.Error, msg, plugin=name)
+                all_scores[i].scores.append(PluginScore(name, ns.score * weight, ns.score, weight))
+                all_scores[i].total_score += ns.score * weight
+        return all_scores, Status()
+
+    # --- Reserve / Permit ------------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        for pl in self.points["reserve"]:
+            st = _as_status(_guard(pl, "Reserve", lambda pl=pl: pl.reserve(state, pod, node_name)))
+            if not st.is_success():
+                st.plugin = pl.name()
+                if st.is_rejected():
+                    return st
+                return Status(Code.Error, f"running Reserve plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+        return Status()
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+        """Every Unreserve runs, in reverse order; their failures are only logged."""
+        for pl in reversed(self.points["reserve"]):
+            _guard(pl, "Unreserve", lambda pl=pl: pl.unreserve(state, pod, node_name))
+
+    def run_permit_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        waits: dict[str, float] = {}
+        for pl in self.points["permit"]:
+            out = _guard(pl, "Permit", lambda pl=pl: pl.permit(state, pod, node_name))
+            st, timeout = (out, 0.0) if isinstance(out, Status) else (_as_status(out[0]), float(out[1] or 0))
+            if st.is_success():
+                continue
+            st.plugin = pl.name()
+            if st.is_rejected():
+                return st
+            if st.is_wait():
+                waits[pl.name()] = min(timeout, MAX_PERMIT_TIMEOUT_SECONDS)
+                continue
+            return Status(Code.Error, f"running Permit plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+        if waits:
+            now = self.context.clock.now() if self.context is not None else 0.0
+            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()})
+            return Status(Code.Wait, f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}")
+        return Status()
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self.waiting_pods.get(uid)
+
+    def iterate_over_waiting_pods(self) -> list[WaitingPod]:
+        return list(self.waiting_pods.values())
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    # --- binding cycle ---------------------------------------------------------------------
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        """Success if any plugin has work, Skip if none has (skipped ones' PreBind won't run)."""
+        any_success = False
+        for pl in self.points["preBind"]:
+            fn = getattr(pl, "pre_bind_pre_flight", None)
+            st = _as_status(_guard(pl, "PreBindPreFlight", lambda fn=fn: fn(state, pod, node_name))) if fn else Status()
+            if st.is_skip():
+                state.skip_pre_bind_plugins.add(pl.name())
+            elif st.is_success():
+                any_success = True
+            else:
+                return Status(Code.Error, f"running PreBindPreFlight {pl.name()!r}: {st.message()}", plugin=pl.name())
+        return Status() if any_success else Status(Code.Skip)
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        for pl in self.points["preBind"]:
+            if pl.name() in state.skip_pre_bind_plugins:
+                continue
+            st = _as_status(_guard(pl, "PreBind", lambda pl=pl: pl.pre_bind(state, pod, node_name)))
+            if not st.is_success():
+                st.plugin = pl.name()
+                if st.is_rejected():
+                    return st
+                return Status(Code.Error, f"running PreBind plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+        return Status()
+
+    def run_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        if not self.points["bind"]:
+            return Status(Code.Skip)
+        st = Status(Code.Skip)
+        for pl in self.points["bind"]:
+            st = _as_status(_guard(pl, "Bind", lambda pl=pl: pl.bind(state, pod, node_name)))
+            if st.is_skip():
+                continue
+            if not st.is_success():
+                st.plugin = pl.name()
+                if st.is_rejected():
+                    return st
+                return Status(Code.Error, f"running Bind plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+            return st
+        return st
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> None:
+        for pl in self.points["postBind"]:
+            _guard(pl, "PostBind", lambda pl=pl: pl.post_bind(state, pod, node_name))

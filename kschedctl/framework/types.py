@@ -1,0 +1,438 @@
+"""PodInfo, NodeInfo and the bookkeeping types of the scheduling framework.
+
+Upstream: pkg/scheduler/framework/types.go (PodInfo, AffinityTerm, NodeInfo, HostPortInfo,
+ImageStateSummary, QueuedPodInfo, Diagnosis, FitError, NodeToStatus).
+PodInfo is computed once per pod (requests, affinity terms) and shared by every NodeInfo
+that holds the pod; NodeInfo carries an ``index`` into the snapshot's node list so a
+columnar view can address the same node.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..api.labels import LabelSelector, LabelSelectorRequirement
+from ..api.types import Node, Pod, PodAffinityTerm
+from .interface import Code, Status
+from .resource import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    PODS,
+    Resource,
+    compute_non_zero_request,
+    compute_pod_resource_request,
+)
+
+DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+DEFAULT_PROTOCOL = "TCP"
+
+
+# --- affinity terms ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """A PodAffinityTerm resolved against its owning pod (framework.AffinityTerm)."""
+
+    namespaces: frozenset[str]
+    selector: LabelSelector | None  # None: labels.Nothing()
+    topology_key: str
+    namespace_selector: LabelSelector | None  # None: labels.Nothing()
+
+    def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
+        if pod.namespace in self.namespaces or (
+            self.namespace_selector is not None and ns_labels is not None and self.namespace_selector.matches(ns_labels)
+        ):
+            return self.selector is not None and self.selector.matches(pod.labels)
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+def new_affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
+    """newAffinityTerm: namespaces default to the pod's own when none and no namespaceSelector.
+
+    matchLabelKeys / mismatchLabelKeys become `In` / `NotIn` requirements on the owning pod's
+    values (the API server merges them on create; adding an identical requirement again is a
+    no-op for matching, so hand-written snapshots behave the same).
+    """
+    selector = term.label_selector
+    if selector is not None and (term.match_label_keys or term.mismatch_label_keys):
+        extra = [LabelSelectorRequirement(k, "In", (pod.labels[k],)) for k in term.match_label_keys if k in pod.labels]
+        extra += [LabelSelectorRequirement(k, "NotIn", (pod.labels[k],)) for k in term.mismatch_label_keys if k in pod.labels]
+        selector = selector.with_requirements(extra)
+    if not term.namespaces and term.namespace_selector is None:
+        namespaces = frozenset((pod.namespace,))
+    else:
+        namespaces = frozenset(term.namespaces)
+    return AffinityTerm(namespaces, selector, term.topology_key, term.namespace_selector)
+
+
+class PodInfo:
+    """A pod plus what the scheduler precomputes for it (framework.PodInfo)."""
+
+    __slots__ = ("pod", "required_affinity_terms", "required_anti_affinity_terms",
+                 "preferred_affinity_terms", "preferred_anti_affinity_terms",
+                 "requests", "non_zero_cpu", "non_zero_mem")
+
+    def __init__(self, pod: Pod) -> None:
+        self.pod = pod
+        aff = pod.affinity
+        pa = aff.pod_affinity if aff else None
+        paa = aff.pod_anti_affinity if aff else None
+        self.required_affinity_terms = [new_affinity_term(pod, t) for t in (pa.required if pa else ())]
+        self.required_anti_affinity_terms = [new_affinity_term(pod, t) for t in (paa.required if paa else ())]
+        self.preferred_affinity_terms = [WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight)
+                                         for w in (pa.preferred if pa else ())]
+        self.preferred_anti_affinity_terms = [WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight)
+                                              for w in (paa.preferred if paa else ())]
+        self.requests: Resource = compute_pod_resource_request(pod)
+        self.non_zero_cpu, self.non_zero_mem = compute_non_zero_request(pod)
+
+    @staticmethod
+    def of(pod: Pod) -> "PodInfo":
+        """The PodInfo of a pod, computed once and kept on the pod object."""
+        info = pod.cache.get("pod_info")
+        if info is None:
+            info = PodInfo(pod)
+            pod.cache["pod_info"] = info
+        return info
+
+    def with_node_name(self, node_name: str) -> "PodInfo":
+        """The PodInfo of an assumed copy of this pod (spec.nodeName set), sharing the computed parts."""
+        pod = dataclasses.replace(self.pod, node_name=node_name, cache={})
+        info = PodInfo.__new__(PodInfo)
+        for slot in PodInfo.__slots__:
+            setattr(info, slot, getattr(self, slot))
+        info.pod = pod
+        pod.cache["pod_info"] = info
+        return info
+
+    @property
+    def has_affinity(self) -> bool:
+        aff = self.pod.affinity
+        return aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None)
+
+    @property
+    def has_required_anti_affinity(self) -> bool:
+        return bool(self.required_anti_affinity_terms)
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.pod.key})"
+
+
+# --- host ports ----------------------------------------------------------------------------
+
+
+class HostPortInfo:
+    """ip -> {(protocol, port)} (framework.HostPortInfo)."""
+
+    __slots__ = ("ports",)
+
+    def __init__(self) -> None:
+        self.ports: dict[str, set[tuple[str, int]]] = {}
+
+    @staticmethod
+    def _sanitize(ip: str, protocol: str) -> tuple[str, str]:
+        return ip or DEFAULT_BIND_ALL_HOST_IP, protocol or DEFAULT_PROTOCOL
+
+    def add(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._sanitize(ip, protocol)
+        self.ports.setdefault(ip, set()).add((protocol, port))
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._sanitize(ip, protocol)
+        entries = self.ports.get(ip)
+        if entries is not None:
+            entries.discard((protocol, port))
+            if not entries:
+                del self.ports[ip]
+
+    def len(self) -> int:
+        return sum(len(v) for v in self.ports.values())
+
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        """0.0.0.0 conflicts with any IP's use of the pair; another IP with itself and 0.0.0.0."""
+        if port <= 0:
+            return False
+        ip, protocol = self._sanitize(ip, protocol)
+        pp = (protocol, port)
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(pp in entries for entries in self.ports.values())
+        for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
+            entries = self.ports.get(key)
+            if entries is not None and pp in entries:
+                return True
+        return False
+
+    def clone(self) -> "HostPortInfo":
+        copy = HostPortInfo()
+        copy.ports = {ip: set(v) for ip, v in self.ports.items()}
+        return copy
+
+
+def host_ports_of(pod: Pod) -> list[tuple[str, str, int]]:
+    """(hostIP, protocol, hostPort) wanted by containers and restartable init containers."""
+    out = []
+    for c in pod.containers:
+        out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    for c in pod.init_containers:
+        if c.is_sidecar:
+            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    return out
+
+
+# --- NodeInfo ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImageStateSummary:
+    size: int
+    num_nodes: int
+
+
+class NodeInfo:
+    """A node and the pods on it, with the aggregates plugins read (framework.NodeInfo)."""
+
+    __slots__ = ("node", "index", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
+                 "used_ports", "requested", "non_zero_requested", "allocatable", "image_states",
+                 "pvc_ref_counts", "generation")
+
+    _generation_counter = 0
+
+    def __init__(self, node: Node | None = None, pods: Iterable[PodInfo] = ()) -> None:
+        self.node: Node | None = None
+        self.index = -1
+        self.pods: list[PodInfo] = []
+        self.pods_with_affinity: list[PodInfo] = []
+        self.pods_with_required_anti_affinity: list[PodInfo] = []
+        self.used_ports = HostPortInfo()
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.allocatable = Resource()
+        self.image_states: dict[str, ImageStateSummary] = {}
+        self.pvc_ref_counts: dict[str, int] = {}
+        self.generation = 0
+        if node is not None:
+            self.set_node(node)
+        for p in pods:
+            self.add_pod_info(p)
+        self._bump()
+
+    def _bump(self) -> None:
+        NodeInfo._generation_counter += 1
+        self.generation = NodeInfo._generation_counter
+
+    @property
+    def name(self) -> str:
+        return self.node.name if self.node is not None else ""
+
+    def set_node(self, node: Node) -> None:
+        self.node = node
+        self.allocatable = Resource.from_list(node.allocatable)
+        self._bump()
+
+    def add_pod(self, pod: Pod) -> None:
+        self.add_pod_info(PodInfo.of(pod))
+
+    def add_pod_info(self, info: PodInfo) -> None:
+        """NodeInfo.AddPodInfo: the pod's requests, ports and PVC references now count here."""
+        self.pods.append(info)
+        if info.has_affinity:
+            self.pods_with_affinity.append(info)
+        if info.has_required_anti_affinity:
+            self.pods_with_required_anti_affinity.append(info)
+        self._update(info, +1)
+
+    def remove_pod(self, pod: Pod) -> bool:
+        """NodeInfo.RemovePod, matched by uid; False if the pod is not here."""
+        for i, info in enumerate(self.pods):
+            if info.pod.uid == pod.uid:
+                del self.pods[i]
+                _remove_by_uid(self.pods_with_affinity, pod.uid)
+                _remove_by_uid(self.pods_with_required_anti_affinity, pod.uid)
+                self._update(info, -1)
+                return True
+        return False
+
+    def _update(self, info: PodInfo, sign: int) -> None:
+        req = info.requests
+        r = self.requested
+        r.milli_cpu += sign * req.milli_cpu
+        r.memory += sign * req.memory
+        r.ephemeral_storage += sign * req.ephemeral_storage
+        for name, value in req.scalar_resources.items():
+            r.scalar_resources[name] = r.scalar_resources.get(name, 0) + sign * value
+        self.non_zero_requested.milli_cpu += sign * info.non_zero_cpu
+        self.non_zero_requested.memory += sign * info.non_zero_mem
+        for ip, protocol, port in host_ports_of(info.pod):
+            if sign > 0:
+                self.used_ports.add(ip, protocol, port)
+            else:
+                self.used_ports.remove(ip, protocol, port)
+        for vol in info.pod.volumes:
+            if vol.pvc_claim_name is not None or vol.ephemeral:
+                claim = vol.pvc_claim_name if vol.pvc_claim_name is not None else f"{info.pod.name}-{vol.name}"
+                key = f"{info.pod.namespace}/{claim}"
+                count = self.pvc_ref_counts.get(key, 0) + sign
+                if count > 0:
+                    self.pvc_ref_counts[key] = count
+                else:
+                    self.pvc_ref_counts.pop(key, None)
+        self._bump()
+
+    def clone(self) -> "NodeInfo":
+        copy = NodeInfo.__new__(NodeInfo)
+        copy.node = self.node
+        copy.index = self.index
+        copy.pods = list(self.pods)
+        copy.pods_with_affinity = list(self.pods_with_affinity)
+        copy.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        copy.used_ports = self.used_ports.clone()
+        copy.requested = self.requested.clone()
+        copy.non_zero_requested = self.non_zero_requested.clone()
+        copy.allocatable = self.allocatable.clone()
+        copy.image_states = self.image_states
+        copy.pvc_ref_counts = dict(self.pvc_ref_counts)
+        copy.generation = self.generation
+        return copy
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name}, pods={len(self.pods)}, requested={self.requested})"
+
+
+def _remove_by_uid(infos: list[PodInfo], uid: str) -> None:
+    for i, info in enumerate(infos):
+        if info.pod.uid == uid:
+            del infos[i]
+            return
+
+
+# --- queue entity --------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class QueuedPodInfo:
+    """A pod in the scheduling queue with its attempt bookkeeping (framework.QueuedPodInfo)."""
+
+    pod_info: PodInfo
+    timestamp: float = 0.0
+    seq: int = 0  # input order, the last tie-breaker of the queue order
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_count: int = 0
+    consecutive_errors_count: int = 0
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gating_plugin: str = ""
+    gated: bool = False
+    backoff_expiration: float | None = None
+
+    @property
+    def pod(self) -> Pod:
+        return self.pod_info.pod
+
+
+# --- diagnosis and FitError ----------------------------------------------------------------
+
+
+class NodeToStatus:
+    """node name -> Status, plus the status of nodes not in the map (absentNodesStatus)."""
+
+    __slots__ = ("node_to_status", "absent_nodes_status")
+
+    def __init__(self) -> None:
+        self.node_to_status: dict[str, Status] = {}
+        self.absent_nodes_status = Status(Code.UnschedulableAndUnresolvable)
+
+    def get(self, node_name: str) -> Status:
+        return self.node_to_status.get(node_name, self.absent_nodes_status)
+
+    def set(self, node_name: str, status: Status) -> None:
+        self.node_to_status[node_name] = status
+
+    def len(self) -> int:
+        return len(self.node_to_status)
+
+    def set_absent_nodes_status(self, status: Status) -> None:
+        self.absent_nodes_status = status
+
+    def nodes_for_status_code(self, nodes: Iterable["NodeInfo"], code: Code) -> list["NodeInfo"]:
+        """Nodes whose status (explicit or absent) has this code, in the given order."""
+        return [n for n in nodes if self.get(n.name).code == code]
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+    evaluated_nodes: int = 0
+
+
+class FitError(Exception):
+    """The pod fits on no node: carries the Diagnosis that explains why."""
+
+    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        super().__init__()
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+
+    def reason_histogram(self) -> dict[str, int]:
+        """Reason -> number of nodes, explicit statuses plus the absent nodes (types.go)."""
+        histogram: dict[str, int] = {}
+        nts = self.diagnosis.node_to_status
+        for status in nts.node_to_status.values():
+            for reason in status.reasons:
+                histogram[reason] = histogram.get(reason, 0) + 1
+        absent = self.num_all_nodes - nts.len()
+        if absent > 0:
+            for reason in nts.absent_nodes_status.reasons:
+                histogram[reason] = histogram.get(reason, 0) + absent
+        return histogram
+
+    def message(self) -> str:
+        """FitError.Error(): "0/N nodes are available: <sorted histogram>. <PostFilterMsg>"."""
+        msg = f"0/{self.num_all_nodes} nodes are available:"
+        if self.diagnosis.pre_filter_msg:
+            msg += " " + self.diagnosis.pre_filter_msg + "."
+        else:
+            entries = sorted(f"{count} {reason}" for reason, count in self.reason_histogram().items())
+            if entries:
+                msg += " " + ", ".join(entries) + "."
+        if self.diagnosis.post_filter_msg:
+            msg += " " + self.diagnosis.post_filter_msg
+        return msg
+
+    def __str__(self) -> str:
+        return self.message()
+
+
+def fit_error_for_single_node(pod: Pod, node_name: str, status: Status) -> FitError:
+    """Reserve/Permit/binding rejections: a FitError with NumAllNodes 1 (schedule_one.go)."""
+    diagnosis = Diagnosis()
+    diagnosis.node_to_status.set(node_name, status)
+    if status.plugin:
+        diagnosis.unschedulable_plugins.add(status.plugin)
+    return FitError(pod, 1, diagnosis)
+
+
+__all__ = [
+    "AffinityTerm", "CPU", "Diagnosis", "EPHEMERAL_STORAGE", "FitError", "HostPortInfo", "ImageStateSummary",
+    "MEMORY", "NodeInfo", "NodeToStatus", "PODS", "PodInfo", "QueuedPodInfo", "WeightedAffinityTerm",
+    "fit_error_for_single_node", "host_ports_of", "new_affinity_term",
+]

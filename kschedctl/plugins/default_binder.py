@@ -1,0 +1,35 @@
+"""DefaultBinder (Bind): binds the pod to the node through the pods/binding subresource.
+
+Upstream: pkg/scheduler/framework/plugins/defaultbinder/default_binder.go. Here the
+"API call" is the handle's cluster client, which records the binding in the simulation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.types import Pod
+from ..framework.cycle_state import CycleState
+from ..framework.interface import Status
+from ..framework.registry import PluginSpec
+from . import names
+
+NAME = names.DefaultBinder
+
+
+class DefaultBinder:
+    def __init__(self, args: dict | None, handle: Any) -> None:
+        self.handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        client = getattr(self.handle.context, "client", None) if self.handle is not None else None
+        if client is not None:
+            return client.bind(pod, node_name)
+        return None
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, DefaultBinder, DefaultBinder)

@@ -1,0 +1,47 @@
+"""Plugin names, as pkg/scheduler/framework/plugins/names/names.go has them, and their modules."""
+
+PrioritySort = "PrioritySort"
+DefaultBinder = "DefaultBinder"
+DefaultPreemption = "DefaultPreemption"
+DynamicResources = "DynamicResources"
+ImageLocality = "ImageLocality"
+InterPodAffinity = "InterPodAffinity"
+NodeAffinity = "NodeAffinity"
+NodeName = "NodeName"
+NodePorts = "NodePorts"
+NodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation"
+NodeResourcesFit = "NodeResourcesFit"
+NodeUnschedulable = "NodeUnschedulable"
+NodeVolumeLimits = "NodeVolumeLimits"
+PodTopologySpread = "PodTopologySpread"
+SchedulingGates = "SchedulingGates"
+TaintToleration = "TaintToleration"
+VolumeBinding = "VolumeBinding"
+VolumeRestrictions = "VolumeRestrictions"
+VolumeZone = "VolumeZone"
+GangScheduling = "GangScheduling"
+
+# Modules under kschedctl.plugins that each define plugin_spec(), in registration order.
+# A module not written yet is skipped by intree.py (so the list can lead the code).
+IN_TREE_MODULES: list[str] = [
+    "scheduling_gates",
+    "priority_sort",
+    "node_unschedulable",
+    "node_name",
+    "taint_toleration",
+    "node_affinity",
+    "node_ports",
+    "node_resources_fit",
+    "volume_restrictions",
+    "node_volume_limits",
+    "volume_binding",
+    "volume_zone",
+    "pod_topology_spread",
+    "inter_pod_affinity",
+    "dynamic_resources",
+    "default_preemption",
+    "node_resources_balanced_allocation",
+    "image_locality",
+    "default_binder",
+    "gang_scheduling",
+]

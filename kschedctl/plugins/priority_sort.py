@@ -1,0 +1,33 @@
+"""PrioritySort (QueueSort): higher priority first, then earlier queue timestamp.
+
+Upstream: pkg/scheduler/framework/plugins/queuesort/priority_sort.go. kschedctl adds the
+input order as a last tie-breaker so the order is total and runs are deterministic.
+"""
+
+from __future__ import annotations
+
+from ..framework.registry import PluginSpec
+from ..framework.types import QueuedPodInfo
+from . import names
+
+NAME = names.PrioritySort
+
+
+class PrioritySort:
+    def __init__(self, args: dict | None = None, handle: object = None) -> None:
+        pass
+
+    def name(self) -> str:
+        return NAME
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        p1, p2 = a.pod.effective_priority(), b.pod.effective_priority()
+        if p1 != p2:
+            return p1 > p2
+        if a.timestamp != b.timestamp:
+            return a.timestamp < b.timestamp
+        return a.seq < b.seq
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, PrioritySort, PrioritySort)

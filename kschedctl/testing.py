@@ -1,0 +1,324 @@
+"""Builders for test objects, like upstream's pkg/scheduler/testing wrappers.
+
+    make_pod("web").req(cpu="1", memory="1Gi").node("n1").obj()
+    make_node("n1").capacity(cpu="4", memory="8Gi", pods=110).zone("z1").obj()
+
+``.dict()`` gives the raw Kubernetes object (for snapshot files), ``.obj()`` the typed one.
+``FakeContext`` / ``new_framework`` build a real Framework over a Snapshot for plugin tests.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any, Iterable
+
+from .api.types import Node, Pod
+
+_RES_ALIASES = {"ephemeral_storage": "ephemeral-storage"}
+
+
+def _res(values: dict[str, Any]) -> dict[str, Any]:
+    return {_RES_ALIASES.get(k, k): v for k, v in values.items()}
+
+
+class PodBuilder:
+    def __init__(self, name: str, namespace: str = "default") -> None:
+        self.raw: dict[str, Any] = {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"{namespace}-{name}-uid"},
+            "spec": {"containers": []}, "status": {},
+        }
+
+    @property
+    def _spec(self) -> dict:
+        return self.raw["spec"]
+
+    @property
+    def _md(self) -> dict:
+        return self.raw["metadata"]
+
+    def uid(self, uid: str) -> "PodBuilder":
+        self._md["uid"] = uid
+        return self
+
+    def container(self, requests: dict | None = None, *, image: str = "", name: str | None = None,
+                  limits: dict | None = None, ports: list | None = None) -> "PodBuilder":
+        c: dict[str, Any] = {"name": name or f"c{len(self._spec['containers'])}", "image": image or "busybox"}
+        res: dict[str, Any] = {}
+        if requests:
+            res["requests"] = _res(requests)
+        if limits:
+            res["limits"] = _res(limits)
+        if res:
+            c["resources"] = res
+        if ports:
+            c["ports"] = ports
+        self._spec["containers"].append(c)
+        return self
+
+    def req(self, **requests: Any) -> "PodBuilder":
+        """A container requesting these resources (cpu="1", memory="1Gi", ephemeral_storage=...)."""
+        return self.container(requests)
+
+    def res(self, requests: dict[str, Any]) -> "PodBuilder":
+        """A container requesting resources given by full name ({"example.com/gpu": 1})."""
+        return self.container(requests)
+
+    def init_req(self, requests: dict[str, Any], *, sidecar: bool = False, image: str = "") -> "PodBuilder":
+        c: dict[str, Any] = {"name": f"init{len(self._spec.get('initContainers', []))}", "image": image or "busybox",
+                             "resources": {"requests": _res(requests)}}
+        if sidecar:
+            c["restartPolicy"] = "Always"
+        self._spec.setdefault("initContainers", []).append(c)
+        return self
+
+    def image(self, *images: str) -> "PodBuilder":
+        for img in images:
+            self.container(image=img)
+        return self
+
+    def overhead(self, **res: Any) -> "PodBuilder":
+        self._spec["overhead"] = _res(res)
+        return self
+
+    def pod_requests(self, **res: Any) -> "PodBuilder":
+        self._spec["resources"] = {"requests": _res(res)}
+        return self
+
+    def host_port(self, port: int, protocol: str = "TCP", host_ip: str = "") -> "PodBuilder":
+        p: dict[str, Any] = {"containerPort": port, "hostPort": port, "protocol": protocol}
+        if host_ip:
+            p["hostIP"] = host_ip
+        return self.container(ports=[p])
+
+    def node(self, node_name: str) -> "PodBuilder":
+        self._spec["nodeName"] = node_name
+        return self
+
+    def priority(self, value: int) -> "PodBuilder":
+        self._spec["priority"] = value
+        return self
+
+    def priority_class(self, name: str) -> "PodBuilder":
+        self._spec["priorityClassName"] = name
+        return self
+
+    def preemption_policy(self, policy: str) -> "PodBuilder":
+        self._spec["preemptionPolicy"] = policy
+        return self
+
+    def label(self, key: str, value: str) -> "PodBuilder":
+        self._md.setdefault("labels", {})[key] = value
+        return self
+
+    def labels(self, labels: dict[str, str]) -> "PodBuilder":
+        self._md.setdefault("labels", {}).update(labels)
+        return self
+
+    def namespace(self, ns: str) -> "PodBuilder":
+        self._md["namespace"] = ns
+        return self
+
+    def created(self, timestamp: str) -> "PodBuilder":
+        self._md["creationTimestamp"] = timestamp
+        return self
+
+    def start_time(self, timestamp: str) -> "PodBuilder":
+        self.raw["status"]["startTime"] = timestamp
+        return self
+
+    def terminating(self, timestamp: str = "2024-01-01T00:00:00Z") -> "PodBuilder":
+        self._md["deletionTimestamp"] = timestamp
+        return self
+
+    def phase(self, phase: str) -> "PodBuilder":
+        self.raw["status"]["phase"] = phase
+        return self
+
+    def nominated(self, node_name: str) -> "PodBuilder":
+        self.raw["status"]["nominatedNodeName"] = node_name
+        return self
+
+    def scheduler(self, name: str) -> "PodBuilder":
+        self._spec["schedulerName"] = name
+        return self
+
+    def gates(self, *gates: str) -> "PodBuilder":
+        self._spec["schedulingGates"] = [{"name": g} for g in gates]
+        return self
+
+    def toleration(self, key: str = "", value: str = "", effect: str = "", operator: str = "Equal") -> "PodBuilder":
+        t = {"key": key, "operator": operator, "effect": effect}
+        if operator != "Exists":
+            t["value"] = value
+        self._spec.setdefault("tolerations", []).append(t)
+        return self
+
+    def node_selector(self, selector: dict[str, str]) -> "PodBuilder":
+        self._spec["nodeSelector"] = selector
+        return self
+
+    def node_affinity_in(self, key: str, values: list[str]) -> "PodBuilder":
+        """A required node affinity term `key In values` (ANDed into the first term)."""
+        na = self._spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+        req = na.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {"nodeSelectorTerms": [{"matchExpressions": []}]})
+        req["nodeSelectorTerms"][0].setdefault("matchExpressions", []).append(
+            {"key": key, "operator": "In", "values": values})
+        return self
+
+    def affinity(self, affinity: dict) -> "PodBuilder":
+        self._spec["affinity"] = affinity
+        return self
+
+    def spread(self, max_skew: int, topology_key: str, when: str = "DoNotSchedule",
+               selector: dict | None = None, **extra: Any) -> "PodBuilder":
+        c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": topology_key, "whenUnsatisfiable": when}
+        if selector is not None:
+            c["labelSelector"] = selector
+        c.update(extra)
+        self._spec.setdefault("topologySpreadConstraints", []).append(c)
+        return self
+
+    def pvc(self, claim_name: str, volume_name: str | None = None) -> "PodBuilder":
+        self._spec.setdefault("volumes", []).append(
+            {"name": volume_name or claim_name, "persistentVolumeClaim": {"claimName": claim_name}})
+        return self
+
+    def volume(self, volume: dict) -> "PodBuilder":
+        self._spec.setdefault("volumes", []).append(volume)
+        return self
+
+    def set(self, path: str, value: Any) -> "PodBuilder":
+        """Set any field by dotted path, e.g. set("spec.hostNetwork", True)."""
+        _set_path(self.raw, path, value)
+        return self
+
+    def dict(self) -> dict:
+        return copy.deepcopy(self.raw)
+
+    def obj(self) -> Pod:
+        pod = Pod.from_dict(self.dict())
+        if pod.preemption_policy is None:
+            pod.preemption_policy = "PreemptLowerPriority"
+        return pod
+
+
+class NodeBuilder:
+    def __init__(self, name: str) -> None:
+        self.raw: dict[str, Any] = {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {}, "status": {"allocatable": {"pods": "110"}},
+        }
+
+    def capacity(self, **res: Any) -> "NodeBuilder":
+        """Allocatable (and capacity) resources; pods defaults to 110."""
+        alloc = {"pods": "110"}
+        alloc.update({k: str(v) for k, v in _res(res).items()})
+        self.raw["status"]["allocatable"] = alloc
+        self.raw["status"]["capacity"] = dict(alloc)
+        return self
+
+    def res(self, resources: dict[str, Any]) -> "NodeBuilder":
+        self.raw["status"]["allocatable"].update({k: str(v) for k, v in resources.items()})
+        return self
+
+    def label(self, key: str, value: str) -> "NodeBuilder":
+        self.raw["metadata"]["labels"][key] = value
+        return self
+
+    def labels(self, labels: dict[str, str]) -> "NodeBuilder":
+        self.raw["metadata"]["labels"].update(labels)
+        return self
+
+    def zone(self, zone: str, region: str | None = None) -> "NodeBuilder":
+        self.label("topology.kubernetes.io/zone", zone)
+        if region:
+            self.label("topology.kubernetes.io/region", region)
+        return self
+
+    def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> "NodeBuilder":
+        self.raw["spec"].setdefault("taints", []).append({"key": key, "value": value, "effect": effect})
+        return self
+
+    def unschedulable(self, value: bool = True) -> "NodeBuilder":
+        self.raw["spec"]["unschedulable"] = value
+        return self
+
+    def images(self, images: list[tuple[list[str], int]]) -> "NodeBuilder":
+        self.raw["status"]["images"] = [{"names": n, "sizeBytes": s} for n, s in images]
+        return self
+
+    def set(self, path: str, value: Any) -> "NodeBuilder":
+        _set_path(self.raw, path, value)
+        return self
+
+    def dict(self) -> dict:
+        return copy.deepcopy(self.raw)
+
+    def obj(self) -> Node:
+        return Node.from_dict(self.dict())
+
+
+def _set_path(raw: dict, path: str, value: Any) -> None:
+    parts = path.split(".")
+    cur = raw
+    for p in parts[:-1]:
+        cur = cur.setdefault(p, {})
+    cur[parts[-1]] = value
+
+
+def make_pod(name: str, namespace: str = "default") -> PodBuilder:
+    return PodBuilder(name, namespace)
+
+
+def make_node(name: str) -> NodeBuilder:
+    return NodeBuilder(name)
+
+
+# --- a framework over a snapshot, for plugin tests -----------------------------------------
+
+
+class FakeClock:
+    def __init__(self, now: float = 0.0) -> None:
+        self.t = now
+
+    def now(self) -> float:
+        return self.t
+
+
+class FakeContext:
+    """The scheduler-wide state a Framework hands to plugins, without a scheduler."""
+
+    def __init__(self, objects: Any = None, version: Any = None, seed: int = 0) -> None:
+        from .snapshot.objects import ClusterObjects
+        from .versions import KubeVersion
+
+        self.objects = objects if objects is not None else ClusterObjects()
+        self.version = version if version is not None else KubeVersion()
+        self.rng = random.Random(seed)
+        self.clock = FakeClock()
+        self.nominator = None
+        self.client = None
+
+
+def new_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Any:
+    from .backend.cache import Snapshot
+
+    return Snapshot.from_nodes_and_pods(list(nodes), list(pods))
+
+
+def new_framework(config_yaml: str | None = None, *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
+                  objects: Any = None, version: Any = None) -> Any:
+    """A Framework for the (first) profile of a config (default config when None), over a snapshot."""
+    from .config.loader import load_config_text
+    from .framework.runtime import Framework
+    from .plugin_manager import default_registry
+
+    ctx = FakeContext(objects, version)
+    registry = default_registry().registry
+    config = load_config_text(config_yaml or "", "<test>", ctx.version, registry)
+    fwk = Framework(config.profiles[0], registry, ctx)
+    fwk.snapshot = new_snapshot(nodes, pods)
+    return fwk

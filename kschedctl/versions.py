@@ -1,0 +1,101 @@
+"""Every behavioural difference between the emulated kube-scheduler releases, in one place.
+
+Code asks ``version.enabled(FEATURE)`` (or reads a value here) instead of comparing version
+numbers, so each difference is named once, next to the upstream change that made it.
+Feature gates take their default value of the emulated release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SUPPORTED_VERSIONS = ("1.35", "1.36", "1.37")
+DEFAULT_VERSION = "1.37"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A behaviour that starts at release ``since`` (inclusive)."""
+
+    since: str
+    upstream: str  # the upstream change (PR, KEP or file) that introduced it
+
+
+# name -> Change. Keep sorted by name; each entry says where it came from.
+CHANGES: dict[str, Change] = {
+    # NodeResourcesBalancedAllocation scores the change in balance the pod causes
+    # (50 + (50 + withPod - withoutPod) / 2) instead of 1 - std of the result.
+    "BalancedAllocationScoresImprovement": Change("1.36", "kubernetes/kubernetes#135573 balanced_allocation.go"),
+}
+
+# Feature gates (pkg/features/kube_features.go) whose defaults matter to scheduling decisions,
+# as {gate: {release: default}}. Absent releases inherit the previous entry.
+FEATURE_GATES: dict[str, dict[str, bool]] = {
+    "DynamicResourceAllocation": {"1.35": True},
+    "SchedulerQueueingHints": {"1.35": True},
+    "SchedulerPopFromBackoffQ": {"1.35": True},
+    "SchedulerAsyncPreemption": {"1.35": True},
+    "PodLevelResources": {"1.35": True},
+    "SidecarContainers": {"1.35": True},
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge": {"1.35": True},
+    "StorageCapacityScoring": {"1.35": False},
+    "GenericWorkload": {"1.35": False},
+    "GangScheduling": {"1.35": False},
+    "TopologyAwareWorkloadScheduling": {"1.35": False},
+    "TaintTolerationComparisonOperators": {"1.35": False},
+    "NodeDeclaredFeatures": {"1.35": False},
+}
+
+
+def _key(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")
+    return int(major), int(minor)
+
+
+class UnsupportedVersion(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class KubeVersion:
+    """The emulated release, with feature gates at its defaults unless overridden."""
+
+    version: str = DEFAULT_VERSION
+    gate_overrides: dict[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.version not in SUPPORTED_VERSIONS:
+            raise UnsupportedVersion(
+                f"unsupported --kube-version {self.version!r}: supported releases are {', '.join(SUPPORTED_VERSIONS)}"
+            )
+
+    def at_least(self, version: str) -> bool:
+        return _key(self.version) >= _key(version)
+
+    def has(self, change: str) -> bool:
+        """Is this named behaviour change in effect in the emulated release?"""
+        return self.at_least(CHANGES[change].since)
+
+    def feature_enabled(self, gate: str) -> bool:
+        if gate in self.gate_overrides:
+            return self.gate_overrides[gate]
+        history = FEATURE_GATES.get(gate)
+        if history is None:
+            return False
+        value = False
+        for release in sorted(history, key=_key):
+            if _key(release) <= _key(self.version):
+                value = history[release]
+        return value
+
+    def with_gates(self, **gates: bool) -> "KubeVersion":
+        merged = dict(self.gate_overrides)
+        merged.update(gates)
+        return KubeVersion(self.version, merged)
+
+    def __str__(self) -> str:
+        return self.version
+
+
+def parse_version(text: str | None) -> KubeVersion:
+    return KubeVersion(text or DEFAULT_VERSION)
