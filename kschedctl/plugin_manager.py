@@ -62,6 +62,9 @@ def build_registry() -> LoadedRegistry:
                 registry.register(spec)
             except ValueError as exc:
                 errors.append(f"plugin package {impl.plugin_name!r}: {exc}")
+    from .plugins import intree
+
+    errors.extend(intree.LOAD_ERRORS)
     return LoadedRegistry(registry, errors)
 
 

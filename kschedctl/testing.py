@@ -171,6 +171,33 @@ class PodBuilder:
         self._spec["affinity"] = affinity
         return self
 
+    def pod_affinity_term(self, term: dict, *, anti: bool = False, weight: int | None = None) -> "PodBuilder":
+        """Append a raw PodAffinityTerm: required, or preferred when a weight is given."""
+        kind = "podAntiAffinity" if anti else "podAffinity"
+        section = self._spec.setdefault("affinity", {}).setdefault(kind, {})
+        if weight is None:
+            section.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(term)
+        else:
+            section.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append(
+                {"weight": weight, "podAffinityTerm": term})
+        return self
+
+    def pod_affinity_in(self, key: str, topology_key: str, values: list[str], *, anti: bool = False,
+                        weight: int | None = None) -> "PodBuilder":
+        """Like upstream st.MakePod().PodAffinityIn / PodAntiAffinityIn."""
+        return self.pod_affinity_term({"labelSelector": {"matchExpressions": [
+            {"key": key, "operator": "In", "values": values}]}, "topologyKey": topology_key}, anti=anti, weight=weight)
+
+    def pod_affinity_not_in(self, key: str, topology_key: str, values: list[str], *, anti: bool = False,
+                            weight: int | None = None) -> "PodBuilder":
+        return self.pod_affinity_term({"labelSelector": {"matchExpressions": [
+            {"key": key, "operator": "NotIn", "values": values}]}, "topologyKey": topology_key}, anti=anti, weight=weight)
+
+    def pod_affinity_exists(self, key: str, topology_key: str, *, anti: bool = False,
+                            weight: int | None = None) -> "PodBuilder":
+        return self.pod_affinity_term({"labelSelector": {"matchExpressions": [
+            {"key": key, "operator": "Exists"}]}, "topologyKey": topology_key}, anti=anti, weight=weight)
+
     def spread(self, max_skew: int, topology_key: str, when: str = "DoNotSchedule",
                selector: dict | None = None, **extra: Any) -> "PodBuilder":
         c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": topology_key, "whenUnsatisfiable": when}

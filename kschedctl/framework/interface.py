@@ -279,6 +279,9 @@ EXTENSION_POINTS: dict[str, tuple[str, str]] = {
     "preBind": ("PreBindPlugin", "pre_bind"),
     "bind": ("BindPlugin", "bind"),
     "postBind": ("PostBindPlugin", "post_bind"),
+    # pod-group extension points (TopologyAwareWorkloadScheduling), named in config.types.PLUGIN_SET_FIELDS
+    "placementGenerate": ("PlacementGeneratePlugin", "placement_generate"),
+    "placementScore": ("PlacementScorePlugin", "placement_score"),
 }
 
 

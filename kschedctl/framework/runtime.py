@@ -67,7 +67,8 @@ class WaitingPod:
 
     pod: Any
     node_name: str
-    pending_plugins: dict[str, float] = field(default_factory=dict)
+    pending_plugins: dict[str, float] = field(default_factory=dict)  # plugin -> deadline
+    timeouts: dict[str, float] = field(default_factory=dict)  # plugin -> timeout asked for (seconds)
     result: Status | None = None
 
     def allow(self, plugin: str) -> None:
@@ -458,7 +459,7 @@ class Framework:
             return Status(Code.Error, f"running Permit plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
         if waits:
             now = self.context.clock.now() if self.context is not None else 0.0
-            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()})
+            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()}, waits)
             return Status(Code.Wait, f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}")
         return Status()
 

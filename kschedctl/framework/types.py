@@ -336,6 +336,7 @@ class QueuedPodInfo:
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
     gating_plugin: str = ""
+    gating_message: str = ""
     gated: bool = False
     backoff_expiration: float | None = None
 

@@ -1,0 +1,135 @@
+"""What a run produces: plain data that every renderer (table, wide, json, yaml) reads.
+
+The scheduler fills these; it never formats them. Keys of ``to_dict`` are the contract's
+(../shared/contract.md, `schedule -o json` and `explain -o json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Placement:
+    pod: str
+    node: str
+    profile: str
+    attempts: int
+    score: int | None
+    time: float = 0.0
+    preempted_by: str | None = None  # set when a later pod of the run evicted it
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pod": self.pod, "node": self.node, "profile": self.profile,
+                               "attempts": self.attempts, "score": self.score}
+        if self.preempted_by:
+            out["preemptedBy"] = self.preempted_by
+        return out
+
+
+@dataclass
+class Unschedulable:
+    pod: str
+    profile: str
+    attempts: int
+    message: str
+    reasons: dict[str, int] = field(default_factory=dict)
+    nominated_node: str = ""
+    error: bool = False  # the last attempt ended in an Error status rather than a FitError
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "attempts": self.attempts,
+                               "message": self.message, "reasons": dict(sorted(self.reasons.items()))}
+        if self.nominated_node:
+            out["nominatedNode"] = self.nominated_node
+        if self.error:
+            out["error"] = True
+        return out
+
+
+@dataclass
+class Preemption:
+    preemptor: str
+    node: str
+    victims: list[str]
+    time: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"preemptor": self.preemptor, "node": self.node, "victims": list(self.victims)}
+
+
+@dataclass
+class Skipped:
+    pod: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pod": self.pod, "reason": self.reason}
+
+
+@dataclass
+class RunResult:
+    placements: list[Placement] = field(default_factory=list)
+    unschedulable: list[Unschedulable] = field(default_factory=list)
+    preemptions: list[Preemption] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    pending: int = 0
+    kube_version: str = ""
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "pending": self.pending,
+            "scheduled": len(self.placements),
+            "unschedulable": len(self.unschedulable),
+            "skipped": len(self.skipped),
+            "preempted": sum(len(p.victims) for p in self.preemptions),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "placements": [p.to_dict() for p in self.placements],
+            "unschedulable": [u.to_dict() for u in self.unschedulable],
+            "preemptions": [p.to_dict() for p in self.preemptions],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "summary": self.summary(),
+        }
+
+
+@dataclass
+class NodeExplanation:
+    name: str
+    code: str
+    plugin: str = ""
+    reasons: list[str] = field(default_factory=list)
+    scores: dict[str, dict[str, int]] | None = None  # plugin -> {"score", "weight"}
+    total: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        flt: dict[str, Any] = {"code": self.code}
+        if self.code != "Success":
+            if self.plugin:
+                flt["plugin"] = self.plugin
+            flt["reasons"] = list(self.reasons)
+        out: dict[str, Any] = {"filter": flt}
+        if self.scores is not None:
+            out["scores"] = self.scores
+            out["total"] = self.total
+        return out
+
+
+@dataclass
+class ExplainResult:
+    pod: str
+    profile: str
+    node: str | None
+    message: str | None
+    nodes: list[NodeExplanation] = field(default_factory=list)
+    preemption: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "node": self.node,
+                               "message": self.message, "nodes": {n.name: n.to_dict() for n in self.nodes}}
+        if self.node is None:
+            out["preemption"] = self.preemption or {"nominatedNode": None, "victims": []}
+        return out
