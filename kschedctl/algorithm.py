@@ -119,12 +119,7 @@ class SchedulingAlgorithm:
         info = snapshot.get(pod.nominated_node_name)
         if info is None:
             return []
-        saved = self.next_start_node_index
-        self.next_start_node_index = 0
-        try:
-            return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 1)
-        finally:
-            self.next_start_node_index = saved
+        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 1)
 
     def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
                                      nodes: Sequence[NodeInfo], num_to_find: int) -> list[NodeInfo]:

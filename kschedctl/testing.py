@@ -349,3 +349,123 @@ def new_framework(config_yaml: str | None = None, *, nodes: Iterable[Node] = (),
     fwk = Framework(config.profiles[0], registry, ctx)
     fwk.snapshot = new_snapshot(nodes, pods)
     return fwk
+
+
+# --- storage objects (PV, PVC, StorageClass, CSINode, CSIDriver) ------------------------------
+
+
+class StorageObjectBuilder:
+    """A raw storage object; ``.obj()`` gives the GenericObject ClusterObjects holds."""
+
+    def __init__(self, kind: str, api_version: str, name: str, namespace: str | None = None) -> None:
+        md: dict[str, Any] = {"name": name, "uid": f"{namespace or ''}-{name}-uid"}
+        if namespace is not None:
+            md["namespace"] = namespace
+        self.raw: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": md}
+        self.namespaced = namespace is not None
+
+    def set(self, path: str, value: Any) -> "StorageObjectBuilder":
+        _set_path(self.raw, path, value)
+        return self
+
+    def label(self, key: str, value: str) -> "StorageObjectBuilder":
+        self.raw["metadata"].setdefault("labels", {})[key] = value
+        return self
+
+    def annotate(self, key: str, value: str) -> "StorageObjectBuilder":
+        self.raw["metadata"].setdefault("annotations", {})[key] = value
+        return self
+
+    # PVC / PV
+    def storage_class(self, name: str) -> "StorageObjectBuilder":
+        return self.set("spec.storageClassName", name)
+
+    def access_modes(self, *modes: str) -> "StorageObjectBuilder":
+        return self.set("spec.accessModes", list(modes))
+
+    def request(self, storage: str) -> "StorageObjectBuilder":
+        return self.set("spec.resources", {"requests": {"storage": storage}})
+
+    def bound_to(self, pv_name: str, completed: bool = True) -> "StorageObjectBuilder":
+        """PVC bound to a PV (with the bind-completed annotation unless completed=False)."""
+        self.set("spec.volumeName", pv_name)
+        if completed:
+            self.annotate("pv.kubernetes.io/bind-completed", "yes")
+        return self
+
+    def phase(self, phase: str) -> "StorageObjectBuilder":
+        return self.set("status.phase", phase)
+
+    def capacity(self, storage: str) -> "StorageObjectBuilder":
+        return self.set("spec.capacity", {"storage": storage})
+
+    def node_affinity(self, key: str, values: list[str]) -> "StorageObjectBuilder":
+        return self.set("spec.nodeAffinity", {"required": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}})
+
+    def csi(self, driver: str, handle: str) -> "StorageObjectBuilder":
+        return self.set("spec.csi", {"driver": driver, "volumeHandle": handle})
+
+    def claim_ref(self, namespace: str, name: str) -> "StorageObjectBuilder":
+        return self.set("spec.claimRef", {"namespace": namespace, "name": name})
+
+    def owner_pod(self, pod: "Pod") -> "StorageObjectBuilder":
+        self.raw["metadata"]["ownerReferences"] = [
+            {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}]
+        return self
+
+    def dict(self) -> dict:
+        return copy.deepcopy(self.raw)
+
+    def obj(self) -> Any:
+        from .api.types import GenericObject
+
+        return GenericObject.from_dict(self.dict(), namespaced=self.namespaced)
+
+
+def make_pvc(name: str, namespace: str = "default") -> StorageObjectBuilder:
+    return StorageObjectBuilder("PersistentVolumeClaim", "v1", name, namespace)
+
+
+def make_pv(name: str) -> StorageObjectBuilder:
+    return StorageObjectBuilder("PersistentVolume", "v1", name)
+
+
+def make_storage_class(name: str, provisioner: str = "", binding_mode: str = "Immediate",
+                       allowed_topologies: list | None = None) -> StorageObjectBuilder:
+    b = StorageObjectBuilder("StorageClass", "storage.k8s.io/v1", name)
+    b.raw["provisioner"] = provisioner
+    b.raw["volumeBindingMode"] = binding_mode
+    if allowed_topologies is not None:
+        b.raw["allowedTopologies"] = allowed_topologies
+    return b
+
+
+def make_csi_node(name: str, limits: dict[str, int | None]) -> StorageObjectBuilder:
+    """A CSINode with one driver per entry (count None: no allocatable)."""
+    drivers = []
+    for driver, count in limits.items():
+        d: dict[str, Any] = {"name": driver, "nodeID": name}
+        if count is not None:
+            d["allocatable"] = {"count": count}
+        drivers.append(d)
+    return StorageObjectBuilder("CSINode", "storage.k8s.io/v1", name).set("spec.drivers", drivers)
+
+
+def cluster_objects(*objs: Any) -> Any:
+    """ClusterObjects holding these GenericObjects (or builders), indexed by kind."""
+    from .snapshot.objects import ClusterObjects
+
+    out = ClusterObjects()
+    index = {"PersistentVolume": out.persistent_volumes, "StorageClass": out.storage_classes,
+             "CSINode": out.csi_nodes, "CSIDriver": out.csi_drivers}
+    for o in objs:
+        if isinstance(o, StorageObjectBuilder):
+            o = o.obj()
+        if o.kind == "PersistentVolumeClaim":
+            out.persistent_volume_claims[f"{o.namespace}/{o.name}"] = o
+        elif o.kind in index:
+            index[o.kind][o.name] = o
+        else:
+            out.other.setdefault(o.kind, []).append(o)
+    return out

@@ -26,6 +26,12 @@ CHANGES: dict[str, Change] = {
     # NodeResourcesBalancedAllocation scores the change in balance the pod causes
     # (50 + (50 + withPod - withoutPod) / 2) instead of 1 - std of the result.
     "BalancedAllocationScoresImprovement": Change("1.36", "kubernetes/kubernetes#135573 balanced_allocation.go"),
+    # ImageLocality counts image volumes in the image count that sets its max threshold
+    # (1000 MiB per image source), not only in the summed image scores (which 1.35/1.36 already do).
+    "ImageLocalityCountsImageVolumes": Change("1.37", "kubernetes/kubernetes#138951 image_locality.go"),
+    # PodTopologySpread keeps the exact global minimum per constraint (MinMatchNum + DomainsAtCount)
+    # instead of two critical paths, which could overstate it after several AddPod/RemovePod.
+    "PodTopologySpreadExactMinMatchNum": Change("1.37", "podtopologyspread/filtering.go MinMatchNum"),
 }
 
 # Feature gates (pkg/features/kube_features.go) whose defaults matter to scheduling decisions,
@@ -37,6 +43,7 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "SchedulerAsyncPreemption": {"1.35": True},
     "PodLevelResources": {"1.35": True},
     "SidecarContainers": {"1.35": True},
+    "MatchLabelKeysInPodTopologySpread": {"1.35": True},
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": {"1.35": True},
     "StorageCapacityScoring": {"1.35": False},
     "GenericWorkload": {"1.35": False},
@@ -44,6 +51,14 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "TopologyAwareWorkloadScheduling": {"1.35": False},
     "TaintTolerationComparisonOperators": {"1.35": False},
     "NodeDeclaredFeatures": {"1.35": False},
+    # VolumeBinding's FindMatchingVolume compares volumeAttributesClassName (GA in 1.34).
+    "VolumeAttributesClass": {"1.35": True},
+    # DynamicResourcesArgs fields (validation_pluginargs.go ValidateDynamicResourcesArgs):
+    # filterTimeout needs DRASchedulerFilterTimeout (beta, on since 1.34); bindingTimeout needs
+    # DRADeviceBindingConditions (beta, on by default from 1.36) and DRAResourceClaimDeviceStatus.
+    "DRASchedulerFilterTimeout": {"1.35": True},
+    "DRADeviceBindingConditions": {"1.35": False, "1.36": True},
+    "DRAResourceClaimDeviceStatus": {"1.35": True},
 }
 
 

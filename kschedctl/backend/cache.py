@@ -254,9 +254,9 @@ class Cache:
         image_nodes: dict[str, int] = {}
         for n in names:
             node = self.nodes[n].node
-            for image in node.images if node is not None else ():
-                for image_name in image.names:
-                    image_nodes[image_name] = image_nodes.get(image_name, 0) + 1
+            # a name listed twice on one node still counts that node once (imageState.nodes is a set)
+            for image_name in {name for image in (node.images if node is not None else ()) for name in image.names}:
+                image_nodes[image_name] = image_nodes.get(image_name, 0) + 1
         snapshot.node_info_list = []
         for i, n in enumerate(names):
             info = snapshot.node_info_map[n]

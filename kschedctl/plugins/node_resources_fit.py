@@ -1,0 +1,357 @@
+"""NodeResourcesFit (PreFilter, Filter, PreScore, Score): does the pod's request fit the node's
+free allocatable, and how full would the node be (LeastAllocated, MostAllocated or
+RequestedToCapacityRatio).
+
+Upstream: pkg/scheduler/framework/plugins/noderesources/fit.go (plugin, fitsRequest, queueing
+hints), resource_allocation.go and the strategy files (see resource_allocation.py),
+apis/config/v1/defaults.go (SetDefaults_NodeResourcesFitArgs) and
+apis/config/validation/validation_pluginargs.go (ValidateNodeResourcesFitArgs).
+DRA-backed extended resources (DRAExtendedResource) are not modelled.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..api.types import Node, Pod
+from ..framework.cycle_state import CycleState
+from ..framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    PreFilterResult,
+    QueueingHint,
+    Status,
+)
+from ..framework.registry import PluginSpec
+from ..framework.resource import Resource, compute_pod_resource_request
+from ..framework.types import NodeInfo, PodInfo
+from . import names
+from .resource_allocation import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    ResourceAllocationScorer,
+    default_resource_specs,
+    go_value,
+    invalid,
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    least_resource_scorer,
+    most_resource_scorer,
+    requested_to_capacity_ratio_scorer,
+    resources_from_args,
+)
+
+NAME = names.NodeResourcesFit
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+ARGS_KIND = "NodeResourcesFitArgs"
+SUPPORTED_STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)  # sorted, as sets.List
+ERR_SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
+
+
+@dataclass(frozen=True, slots=True)
+class InsufficientResource:
+    """One failed check of fitsRequest; ``unresolvable`` when even an empty node is too small."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+@dataclass(slots=True)
+class _PreScoreState:
+    pod_requests: list[int]
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
+def _has_request(req: Resource) -> bool:
+    return bool(req.milli_cpu or req.memory or req.ephemeral_storage or any(req.scalar_resources.values()))
+
+
+def fits_request(req: Resource, node_info: NodeInfo, ignored_resources: frozenset[str] = frozenset(),
+                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """fitsRequest: every resource the node cannot give, in upstream's order (pods, cpu, memory,
+    ephemeral-storage, then scalar resources sorted by name: upstream ranges over a Go map)."""
+    out: list[InsufficientResource] = []
+    alloc, used = node_info.allocatable, node_info.requested
+    allowed = alloc.allowed_pod_number
+    if len(node_info.pods) + 1 > allowed:
+        out.append(InsufficientResource("pods", "Too many pods", 1, len(node_info.pods), allowed))
+    if not _has_request(req):
+        return out
+    for name, want, have, cap in (
+        ("cpu", req.milli_cpu, used.milli_cpu, alloc.milli_cpu),
+        ("memory", req.memory, used.memory, alloc.memory),
+        ("ephemeral-storage", req.ephemeral_storage, used.ephemeral_storage, alloc.ephemeral_storage),
+    ):
+        if want > 0 and want > cap - have:
+            out.append(InsufficientResource(name, f"Insufficient {name}", want, have, cap, want > cap))
+    for name in sorted(req.scalar_resources):
+        want = req.scalar_resources[name]
+        if want == 0 or not is_scalar_resource_name(name):
+            continue
+        if is_extended_resource_name(name):
+            if name in ignored_resources or (ignored_groups and name.split("/", 1)[0] in ignored_groups):
+                continue
+        cap = alloc.scalar_resources.get(name, 0)
+        have = used.scalar_resources.get(name, 0)
+        if want > cap - have:
+            out.append(InsufficientResource(name, f"Insufficient {name}", want, have, cap, want > cap))
+    return out
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """Fits: the checks with no ignored resources (used by the queueing hint)."""
+    return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+class NodeResourcesFit:
+    """The Fit plugin: filter on free allocatable, score with the configured strategy."""
+
+    def __init__(self, args: dict | None, handle: Any) -> None:
+        version = getattr(handle, "version", None)
+        args = default_args(args, version)
+        errors = validate_args(args, version)
+        if errors:
+            raise ValueError("; ".join(f"{path}: {msg}" for path, msg in errors))
+        self.handle = handle
+        self.ignored_resources = frozenset(args.get("ignoredResources") or ())
+        self.ignored_resource_groups = frozenset(args.get("ignoredResourceGroups") or ())
+        strategy = args["scoringStrategy"]
+        resources = resources_from_args(strategy.get("resources"))
+        kind = strategy["type"]
+        if kind == LEAST_ALLOCATED:
+            scorer = least_resource_scorer(resources)
+        elif kind == MOST_ALLOCATED:
+            scorer = most_resource_scorer(resources)
+        else:
+            shape = [(int(p.get("utilization", 0)), int(p.get("score", 0)))
+                     for p in strategy["requestedToCapacityRatio"].get("shape") or ()]
+            scorer = requested_to_capacity_ratio_scorer(resources, shape)
+        self.scorer = ResourceAllocationScorer(kind, resources, scorer, use_requested=False)
+        self.sidecars_enabled = version is None or version.feature_enabled("SidecarContainers")
+        self.queueing_hints_enabled = version is None or version.feature_enabled("SchedulerQueueingHints")
+
+    def name(self) -> str:
+        return NAME
+
+    # --- events / queueing hints ---------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Pod Delete|UpdatePodScaleDown (InPlacePodVerticalScaling is GA) and Node
+        Add|UpdateNodeAllocatable; without queueing hints also UpdateNodeTaint|UpdateNodeLabel."""
+        node_actions = ["Add", "UpdateNodeAllocatable"]
+        if not self.queueing_hints_enabled:
+            node_actions += ["UpdateNodeTaint", "UpdateNodeLabel"]
+        events = [ClusterEventWithHint(ClusterEvent("Pod", a), self.is_schedulable_after_pod_event)
+                  for a in ("Delete", "UpdatePodScaleDown")]
+        events += [ClusterEventWithHint(ClusterEvent("Node", a), self.is_schedulable_after_node_change)
+                   for a in node_actions]
+        return events
+
+    def is_schedulable_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+        """isSchedulableAfterPodEvent: a deleted bound pod frees room; a scale-down helps only if it
+        shrinks a resource the pending pod requests (or is the pending pod itself)."""
+        if new is None:
+            return QueueingHint.Queue if old is not None and old.node_name else QueueingHint.QueueSkip
+        if old is None:
+            return QueueingHint.Queue
+        if new.uid == pod.uid:
+            return QueueingHint.Queue
+        if not new.node_name:
+            return QueueingHint.QueueSkip
+        before, after = compute_pod_resource_request(old), compute_pod_resource_request(new)
+        wanted = PodInfo.of(pod).requests
+        for name in ("cpu", "memory", "ephemeral-storage", *wanted.scalar_resources):
+            if wanted.get(name) and before.get(name) > after.get(name):
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node | None) -> QueueingHint:
+        """isSchedulableAfterNodeChange: the pod must fit the (empty) new node, and an update must
+        have grown something the pod asks for (or the pod count)."""
+        if new is None or fits(pod, NodeInfo(new)):
+            return QueueingHint.QueueSkip
+        if old is None:
+            return QueueingHint.Queue
+        return QueueingHint.Queue if _requested_resources_increased(pod, old, new) else QueueingHint.QueueSkip
+
+    # --- PreFilter / Filter --------------------------------------------------------------
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        """Stores the pod's effective request (max of init use and containers, plus overhead)."""
+        if not self.sidecars_enabled and any(c.is_sidecar for c in pod.init_containers):
+            return None, Status(Code.UnschedulableAndUnresolvable, ERR_SIDECARS_DISABLED)
+        state.write(PRE_FILTER_STATE_KEY, PodInfo.of(pod).requests)
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        try:
+            req = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError as exc:
+            return Status(Code.Error, f"error reading {PRE_FILTER_STATE_KEY!r} from cycleState: not found", err=exc)
+        insufficient = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups)
+        if not insufficient:
+            return None
+        code = Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in insufficient) else Code.Unschedulable
+        return Status(code, *(r.reason for r in insufficient))
+
+    # --- PreScore / Score ----------------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Never Skip: the non-zero defaults make cpu and memory requests positive."""
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(self.scorer.pod_request_list(pod)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
+        pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
+        return self.scorer.score(node_info, pod_requests)
+
+    def score_extensions(self) -> None:
+        return None
+
+
+def _requested_resources_increased(pod: Pod, old: Node, new: Node) -> bool:
+    """haveAnyRequestedResourcesIncreased."""
+    req = compute_pod_resource_request(pod)
+    before, after = Resource.from_list(old.allocatable), Resource.from_list(new.allocatable)
+    if after.allowed_pod_number > before.allowed_pod_number:
+        return True
+    if not _has_request(req):
+        return False
+    for name in ("cpu", "memory", "ephemeral-storage"):
+        if req.get(name) > 0 and after.get(name) > before.get(name):
+            return True
+    return any(q and after.get(n) > before.get(n) for n, q in req.scalar_resources.items())
+
+
+# --- args ----------------------------------------------------------------------------------
+
+
+def default_args(args: dict | None, version: Any = None) -> dict:
+    """SetDefaults_NodeResourcesFitArgs: LeastAllocated over cpu and memory; weight 0 becomes 1."""
+    out = dict(args or {})
+    strategy = out.get("scoringStrategy")
+    if not isinstance(strategy, dict):
+        strategy = {"type": LEAST_ALLOCATED}
+    strategy = dict(strategy)
+    strategy["resources"] = default_resource_specs(strategy.get("resources"))
+    out["scoringStrategy"] = strategy
+    return out
+
+
+_QNAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+              "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+_DNS1123_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """apimachinery validation.IsQualifiedName messages (what ValidateLabelName reports)."""
+    parts = value.split("/")
+    errs: list[str] = []
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + _DNS1123_MSG)
+    else:
+        return ["a qualified name " + _QNAME_MSG + " with an optional DNS subdomain prefix and '/' "
+                "(e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if not _QNAME_RE.match(name):
+        errs.append("name part " + _QNAME_MSG)
+    return errs
+
+
+def validate_resources(resources: object, path: str) -> list[tuple[str, str]]:
+    """validateResources: each weight in (0, 100]."""
+    errs = []
+    for i, r in enumerate(resources or []):
+        weight = int(r.get("weight", 0) or 0) if isinstance(r, dict) else 0
+        name = r.get("name", "") if isinstance(r, dict) else ""
+        if weight <= 0 or weight > 100:
+            errs.append(invalid(f"{path}[{i}].weight", weight, f"resource weight of {name} not in valid range (0, 100]"))
+    return errs
+
+
+def validate_function_shape(shape: object, path: str) -> list[tuple[str, str]]:
+    """validateFunctionShape: at least one point, utilization increasing in [0, 100], score in [0, 10]."""
+    points = [p if isinstance(p, dict) else {} for p in (shape or [])]
+    if not points:
+        return [(path, "Required value: at least one point must be specified")]
+    errs = []
+    for i in range(1, len(points)):
+        if int(points[i - 1].get("utilization", 0)) >= int(points[i].get("utilization", 0)):
+            errs.append(invalid(f"{path}[{i}].utilization", int(points[i].get("utilization", 0)),
+                                "values must be sorted in increasing order"))
+            break
+    for i, p in enumerate(points):
+        u, s = int(p.get("utilization", 0)), int(p.get("score", 0))
+        if u < 0 or u > 100:
+            errs.append(invalid(f"{path}[{i}].utilization", u, "not in valid range [0, 100]"))
+        if s < 0 or s > 10:
+            errs.append(invalid(f"{path}[{i}].score", s, "not in valid range [0, 10]"))
+    return errs
+
+
+def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
+    """ValidateNodeResourcesFitArgs, as (field path relative to args, field.Error body)."""
+    errs: list[tuple[str, str]] = []
+    for i, res in enumerate(args.get("ignoredResources") or []):
+        errs += [invalid(f"ignoredResources[{i}]", res, m) for m in qualified_name_errors(str(res))]
+    for i, group in enumerate(args.get("ignoredResourceGroups") or []):
+        if "/" in str(group):
+            errs.append(invalid(f"ignoredResourceGroups[{i}]", group, "resource group name can't contain '/'"))
+        errs += [invalid(f"ignoredResourceGroups[{i}]", group, m) for m in qualified_name_errors(str(group))]
+    strategy = args.get("scoringStrategy")
+    if not isinstance(strategy, dict):
+        return errs + [("scoringStrategy", "Required value: ScoringStrategy field is required")]
+    kind = strategy.get("type", "")
+    if kind not in SUPPORTED_STRATEGIES:
+        errs.append(("scoringStrategy.type", f"Unsupported value: {go_value(kind)}: supported values: "
+                     + ", ".join(f'"{s}"' for s in SUPPORTED_STRATEGIES)))
+    errs += validate_resources(strategy.get("resources"), "scoringStrategy.resources")
+    rtcr = strategy.get("requestedToCapacityRatio")
+    if kind == REQUESTED_TO_CAPACITY_RATIO:
+        if not isinstance(rtcr, dict):
+            errs.append(("scoringStrategy.requestedToCapacityRatio",
+                         "Required value: must be specified when type is RequestedToCapacityRatio"))
+        else:
+            errs += validate_function_shape(rtcr.get("shape"), "scoringStrategy.requestedToCapacityRatio.shape")
+    elif rtcr is not None:
+        errs.append(("scoringStrategy.requestedToCapacityRatio",
+                     "Forbidden: must be nil when type is not RequestedToCapacityRatio"))
+    return errs
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, NodeResourcesFit, NodeResourcesFit, args_kind=ARGS_KIND,
+                      default_args=default_args, validate_args=validate_args)

@@ -1,0 +1,50 @@
+"""Shared fixtures: running the CLI in-process and writing snapshot files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kschedctl.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+class CliResult:
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def run_cli() -> Callable[..., CliResult]:
+    def run(*args: str, input: str | None = None) -> CliResult:
+        result = CliRunner().invoke(app, list(args), input=input)
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+    return run
+
+
+@pytest.fixture
+def write_snapshot(tmp_path: Path) -> Callable[..., str]:
+    """Write objects (builders or dicts) as one List document; returns the path."""
+    counter = {"n": 0}
+
+    def write(*objects: Any, name: str | None = None) -> str:
+        counter["n"] += 1
+        items = [o.dict() if hasattr(o, "dict") else o for o in objects]
+        path = tmp_path / (name or f"snapshot-{counter['n']}.yaml")
+        path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False))
+        return str(path)
+    return write

@@ -1,0 +1,82 @@
+"""SchedulingAlgorithm pieces: numFeasibleNodesToFind (algorithm.go; schedule_one_test.go
+TestNumFeasibleNodesToFind), the node tree order (backend/cache/node_tree.go, node_tree_test.go),
+Go integer division, and host selection among ties."""
+
+import random
+
+import pytest
+
+from kschedctl.algorithm import SchedulingAlgorithm, go_div
+from kschedctl.backend.cache import Cache, NodeTree, Snapshot
+from kschedctl.framework.interface import NodePluginScores
+from kschedctl.testing import make_node, make_pod
+
+
+@pytest.mark.parametrize("percentage,num_nodes,expected", [
+    # upstream TestNumFeasibleNodesToFind cases
+    (None, 10, 10),       # "not set percentageOfNodesToScore and nodes number not more than 50"
+    (40, 10, 10),         # "set percentageOfNodesToScore and nodes number not more than 50"
+    (None, 1000, 420),    # "not set ... nodes number more than 50": 50 - 1000/125 = 42%
+    (40, 1000, 400),      # "set percentageOfNodesToScore and nodes number more than 50"
+    (None, 6000, 300),    # "not set ... more than 50*125": adaptive floor of 5%
+    (40, 6000, 2400),
+    (None, 100, 100),     # 50% of 100 is raised to minFeasibleNodesToFind
+    (None, 5000, 500),
+    (None, 99, 99),
+])
+def test_num_feasible_nodes_to_find(percentage, num_nodes, expected):
+    algo = SchedulingAlgorithm(0)
+    assert algo.num_feasible_nodes_to_find(percentage, num_nodes) == expected
+
+
+def test_global_percentage_applies_when_the_profile_has_none():
+    assert SchedulingAlgorithm(20).num_feasible_nodes_to_find(None, 1000) == 200
+    assert SchedulingAlgorithm(20).num_feasible_nodes_to_find(30, 1000) == 300
+
+
+@pytest.mark.parametrize("a,b,q", [(7, 2, 3), (-7, 2, -3), (7, -2, -3), (-7, -2, 3), (0, 5, 0)])
+def test_go_division_truncates_toward_zero(a, b, q):
+    assert go_div(a, b) == q
+
+
+def test_node_tree_interleaves_zones_in_first_seen_order():
+    # node_tree_test.go TestNodeTree_List-like: one node of each zone in turn, zones by first appearance.
+    tree = NodeTree()
+    for name, zone in [("a1", "a"), ("a2", "a"), ("b1", "b"), ("a3", "a"), ("c1", "c"), ("b2", "b")]:
+        tree.add_node(make_node(name).zone(zone, "r").obj())
+    tree.add_node(make_node("nozone").obj())
+    assert tree.list() == ["a1", "b1", "c1", "nozone", "a2", "b2", "a3"]
+
+
+def test_snapshot_follows_node_tree_order_and_counts_bound_pods():
+    nodes = [make_node(f"{z}{i}").zone(z).capacity(cpu="4", memory="8Gi").obj() for z in "ab" for i in range(2)]
+    pods = [make_pod("p").req(cpu="1").node("b0").obj(), make_pod("done").req(cpu="1").node("b0").phase("Succeeded").obj()]
+    snap = Snapshot.from_nodes_and_pods(nodes, pods)
+    assert [n.name for n in snap.list()] == ["a0", "b0", "a1", "b1"]
+    assert snap.get("b0").requested.milli_cpu == 1000  # the Succeeded pod uses nothing
+    assert [n.index for n in snap.list()] == [0, 1, 2, 3]
+
+
+def test_cache_assume_and_forget_update_the_snapshot_incrementally():
+    cache = Cache()
+    cache.add_node(make_node("n1").capacity(cpu="4").obj())
+    cache.add_node(make_node("n2").capacity(cpu="4").obj())
+    snap = Snapshot()
+    cache.update_snapshot(snap)
+    untouched = snap.get("n2")
+    pod = make_pod("p").req(cpu="1").node("n1").obj()
+    cache.assume_pod(pod)
+    cache.update_snapshot(snap)
+    assert snap.get("n1").requested.milli_cpu == 1000
+    assert snap.get("n2") is untouched  # only changed NodeInfos are copied
+    cache.forget_pod(pod)
+    cache.update_snapshot(snap)
+    assert snap.get("n1").requested.milli_cpu == 0
+
+
+def test_select_host_picks_the_best_and_breaks_ties_uniformly():
+    scores = [NodePluginScores("a", [], 10), NodePluginScores("b", [], 30), NodePluginScores("c", [], 30)]
+    picks = {SchedulingAlgorithm(0, random.Random(seed)).select_host(scores) for seed in range(40)}
+    assert picks == {"b", "c"}
+    same = [SchedulingAlgorithm(0, random.Random(7)).select_host(scores) for _ in range(3)]
+    assert len(set(same)) == 1  # the same seed gives the same choice
