@@ -163,14 +163,15 @@ def validate(
     debug: bool = typer.Option(False, "--debug"),
 ) -> None:
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
-    from .validate import render_reports, validate_files
+    from .render import render_validation
+    from .validate import validate_files
 
     def run():
         return validate_files(configs, _version(kube_version), default_registry().registry)
 
     reports = _guarded(debug, run)
-    sys.stdout.write(render_reports(reports, output.value))
-    if any(getattr(r, "unreadable", False) for r in reports):
+    sys.stdout.write(render_validation(reports, output.value))
+    if any(r.unreadable for r in reports):
         raise typer.Exit(2)
     if not all(r.valid for r in reports):
         raise typer.Exit(1)

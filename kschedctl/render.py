@@ -89,3 +89,15 @@ def render_explain(result: ExplainResult, output: str) -> str:
         if pre.get("nominatedNode"):
             out += f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}\n"
     return out
+
+
+def render_validation(reports: list, output: str) -> str:
+    """`validate`: one line per finding (file:line:column: severity: path: message), or JSON for CI."""
+    if output == "json":
+        return to_json({"valid": all(r.valid for r in reports), "files": [r.to_dict() for r in reports]})
+    lines = []
+    for r in reports:
+        for f in r.findings:
+            lines.append(f"{r.file}:{f}")
+        lines.append(f"{r.file}: {'valid' if r.valid else 'invalid'}")
+    return "\n".join(lines) + "\n"

@@ -53,7 +53,7 @@ def _guard(plugin: Any, what: str, call: Callable[[], Any]) -> Any:
         return call()
     except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
         log.debug("plugin %s raised in %s", plugin.name(), what, exc_info=True)
-        return Status(Code.Error, f"plugin {plugin.name()!r} raised in {what}: {type(exc).__name__}: {exc}",
+        return Status(Code.Error, f"plugin \"{plugin.name()}\" raised in {what}: {type(exc).__name__}: {exc}",
                       plugin=plugin.name(), err=exc)
 
 
@@ -103,7 +103,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
         for p in mp.enabled:
             spec = registry.get(p.name)
             if spec is None:
-                raise FrameworkError(f"{POINT_LABELS.get(point, point)} {p.name!r} does not exist")
+                raise FrameworkError(f"{POINT_LABELS.get(point, point)} \"{p.name}\" does not exist")
             if not implements(spec.plugin_class, point):
                 continue
             if p.name in disabled:
@@ -111,7 +111,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
             if p.name in specific_names:
                 continue  # override: the specific entry wins, placed below
             if p.name in seen_mp:
-                raise FrameworkError(f"plugin {p.name!r} already registered as {POINT_LABELS.get(point, point)!r}")
+                raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{POINT_LABELS.get(point, point)}\"")
             seen_mp.add(p.name)
             from_mp.append(p)
         mp_names = {p.name for p in mp.enabled}
@@ -151,25 +151,25 @@ class Framework:
                 continue
             spec = registry.get(name)
             if spec is None:
-                raise FrameworkError(f"plugin {name!r} does not exist")
+                raise FrameworkError(f"plugin \"{name}\" does not exist")
             self.instances[name] = spec.factory(args_by_name.get(name), self)
         for point, plist in expanded.items():
             seen: set[str] = set()
             for p in plist:
                 plugin = self.instances[p.name]
                 if not implements(plugin, point):
-                    raise FrameworkError(f"plugin {p.name!r} does not extend {POINT_LABELS.get(point, point)} plugin")
+                    raise FrameworkError(f"plugin \"{p.name}\" does not extend {POINT_LABELS.get(point, point)} plugin")
                 if p.name in seen:
-                    raise FrameworkError(f"plugin {p.name!r} already registered as {POINT_LABELS.get(point, point)!r}")
+                    raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{POINT_LABELS.get(point, point)}\"")
                 seen.add(p.name)
                 self.points[point].append(plugin)
         self._score_weights(profile, expanded)
         if len(self.points["queueSort"]) != 1:
             raise FrameworkError(
-                f"only one queue sort plugin required for profile with scheduler name {self.profile_name!r}, "
+                f"only one queue sort plugin required for profile with scheduler name \"{self.profile_name}\", "
                 f"but got {len(self.points['queueSort'])}")
         if not self.points["bind"]:
-            raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name {self.profile_name!r}")
+            raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name \"{self.profile_name}\"")
 
     def _score_weights(self, profile: Profile, expanded: dict[str, list[Plugin]]) -> None:
         """The weight is the first one found in Score.enabled, then MultiPoint; 0/unset is 1."""
@@ -230,7 +230,7 @@ class Framework:
             if not st.is_success():
                 st.plugin = pl.name()
                 if not st.is_rejected():
-                    return Status(Code.Error, f"running PreEnqueue plugin {pl.name()!r}: {st.message()}", plugin=pl.name())
+                    return Status(Code.Error, f"running PreEnqueue plugin \"{pl.name()}\": {st.message()}", plugin=pl.name())
                 return st
         return Status()
 
@@ -265,7 +265,7 @@ class Framework:
                     rejectors.add(pl.name())
                     returned = st
                     continue
-                msg = f"running PreFilter plugin {pl.name()!r}: {st.message()}"
+                msg = f"running PreFilter plugin \"{pl.name()}\": {st.message()}"
                 return None, Status(Code.Error, msg, plugin=pl.name(), err=st.err), set()
             if r is not None and not r.all_nodes():
                 plugins_with_nodes.append(pl.name())
@@ -292,7 +292,7 @@ class Framework:
                 continue
             st = _as_status(_guard(pl, "AddPod", lambda ext=ext: ext.add_pod(state, pod, info, node_info)))
             if not st.is_success():
-                return Status(Code.Error, f"running AddPod on PreFilter plugin {pl.name()!r}: {st.message()}",
+                return Status(Code.Error, f"running AddPod on PreFilter plugin \"{pl.name()}\": {st.message()}",
                               plugin=pl.name())
         return Status()
 
@@ -305,7 +305,7 @@ class Framework:
                 continue
             st = _as_status(_guard(pl, "RemovePod", lambda ext=ext: ext.remove_pod(state, pod, info, node_info)))
             if not st.is_success():
-                return Status(Code.Error, f"running RemovePod on PreFilter plugin {pl.name()!r}: {st.message()}",
+                return Status(Code.Error, f"running RemovePod on PreFilter plugin \"{pl.name()}\": {st.message()}",
                               plugin=pl.name())
         return Status()
 
@@ -321,7 +321,7 @@ class Framework:
                 continue
             st.plugin = pl.name()
             if not st.is_rejected():
-                return Status(Code.Error, f"running {pl.name()!r} filter plugin: {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running \"{pl.name()}\" filter plugin: {st.message()}", plugin=pl.name(), err=st.err)
             return st
         return Status()
 
@@ -392,7 +392,7 @@ class Framework:
                 skip.add(pl.name())
                 continue
             if not st.is_success():
-                return Status(Code.Error, f"running PreScore plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running PreScore plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
         return Status()
 
     def run_score_plugins(self, state: CycleState, pod: Any,
@@ -409,18 +409,18 @@ class Framework:
                     return [], Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
                 value, st = out
                 if st is not None and not st.is_success():
-                    return [], Status(Code.Error, f"plugin {name!r} failed with: {st.message()}", plugin=name, err=st.err)
+                    return [], Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
                 scores.append(NodeScore(info.name, int(value)))
             ext = pl.score_extensions()
             if ext is not None:
                 st = _as_status(_guard(pl, "NormalizeScore", lambda ext=ext: ext.normalize_score(state, pod, scores)))
                 if not st.is_success():
-                    return [], Status(Code.Error, f"running Normalize on Score plugins: plugin {name!r} failed with: "
+                    return [], Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
                                       f"{st.message()}", plugin=name)
             weight = self.score_weights[name]
             for i, ns in enumerate(scores):
                 if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
-                    msg = (f"plugin {name!r} returns an invalid score {ns.score}, it should in the range of "
+                    msg = (f"plugin \"{name}\" returns an invalid score {ns.score}, it should in the range of "
                            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
                     return [], Status(Code.Error, msg, plugin=name)
                 all_scores[i].scores.append(PluginScore(name, ns.score * weight, ns.score, weight))
@@ -435,7 +435,7 @@ class Framework:
                 st.plugin = pl.name()
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running Reserve plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running Reserve plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
         return Status()
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
@@ -456,11 +456,11 @@ class Framework:
             if st.is_wait():
                 waits[pl.name()] = min(timeout, MAX_PERMIT_TIMEOUT_SECONDS)
                 continue
-            return Status(Code.Error, f"running Permit plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+            return Status(Code.Error, f"running Permit plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
         if waits:
             now = self.context.clock.now() if self.context is not None else 0.0
             self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()}, waits)
-            return Status(Code.Wait, f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}")
+            return Status(Code.Wait, f"one or more plugins asked to wait and no plugin rejected pod \"{pod.name}\"")
         return Status()
 
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
@@ -488,7 +488,7 @@ class Framework:
             elif st.is_success():
                 any_success = True
             else:
-                return Status(Code.Error, f"running PreBindPreFlight {pl.name()!r}: {st.message()}", plugin=pl.name())
+                return Status(Code.Error, f"running PreBindPreFlight \"{pl.name()}\": {st.message()}", plugin=pl.name())
         return Status() if any_success else Status(Code.Skip)
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
@@ -500,7 +500,7 @@ class Framework:
                 st.plugin = pl.name()
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running PreBind plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running PreBind plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
         return Status()
 
     def run_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
@@ -515,7 +515,7 @@ class Framework:
                 st.plugin = pl.name()
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running Bind plugin {pl.name()!r}: {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running Bind plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
             return st
         return st
 

@@ -146,9 +146,9 @@ def test_unset_or_zero_weight_becomes_one():
 
 @pytest.mark.parametrize("mp_extra,points,message", [
     (", {name: FilterScore}, {name: FilterScore}", "", "already registered as"),
-    (", {name: Nope}", "", "'Nope' does not exist"),
-    ("", "    bind:\n      disabled: [{name: Bind}]\n", "at least one bind plugin is needed for profile with scheduler name 'test'"),
-    ("", "    filter:\n      enabled: [{name: Sort}]\n", "plugin 'Sort' does not extend FilterPlugin plugin"),
+    (", {name: Nope}", "", '"Nope" does not exist'),
+    ("", "    bind:\n      disabled: [{name: Bind}]\n", 'at least one bind plugin is needed for profile with scheduler name "test"'),
+    ("", "    filter:\n      enabled: [{name: Sort}]\n", 'plugin "Sort" does not extend FilterPlugin plugin'),
 ])
 def test_framework_construction_errors(mp_extra, points, message):
     with pytest.raises(FrameworkError, match=message):
@@ -163,5 +163,5 @@ def test_multiple_queue_sort_plugins_are_rejected():
 
     registry.register(PluginSpec("Sort2", Sort2, Sort2))
     cfg = load_config_text(BASE % (", {name: Sort2}", ""), "t.yaml", KubeVersion(), registry)
-    with pytest.raises(FrameworkError, match="only one queue sort plugin required for profile with scheduler name 'test', but got 2"):
+    with pytest.raises(FrameworkError, match='only one queue sort plugin required for profile with scheduler name "test", but got 2'):
         Framework(cfg.profiles[0], registry, FakeContext())

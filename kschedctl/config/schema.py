@@ -1,0 +1,144 @@
+"""JSON Schemas (draft 2020-12) of KubeSchedulerConfiguration v1 and the in-tree args kinds.
+
+The schemas play the part of kube-scheduler's strict decoder: they reject unknown fields,
+wrong types and out-of-range int32/int64 values, exactly the errors Go's decoding of
+``staging/src/k8s.io/kube-scheduler/config/v1/types.go`` and ``types_pluginargs.go`` raises.
+Value rules (ranges, uniqueness, plugin names) are left to ``config.validation`` so that
+they carry kube-scheduler's own messages.
+
+The canonical files live in the repository's ``schemas/``; a byte-identical copy ships in
+the wheel as ``kschedctl/schemas/`` (package data), which is what is loaded here.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry as RefRegistry
+from referencing import Resource
+from referencing.jsonschema import DRAFT202012
+
+CONFIG_SCHEMA = "kubescheduler-config-v1.json"
+
+# plugin name -> schema file of its args kind (upstream decodes pluginConfig[i].args as <name>Args).
+ARGS_SCHEMAS: dict[str, str] = {
+    "NodeResourcesFit": "node-resources-fit-args-v1.json",
+    "NodeResourcesBalancedAllocation": "node-resources-balanced-allocation-args-v1.json",
+    "PodTopologySpread": "pod-topology-spread-args-v1.json",
+    "InterPodAffinity": "inter-pod-affinity-args-v1.json",
+    "NodeAffinity": "node-affinity-args-v1.json",
+    "VolumeBinding": "volume-binding-args-v1.json",
+    "DefaultPreemption": "default-preemption-args-v1.json",
+    "DynamicResources": "dynamic-resources-args-v1.json",
+}
+
+SchemaPath = tuple[Any, ...]  # keys and indexes from the document root
+
+
+def schema_files() -> list[str]:
+    """Names of the shipped schema files."""
+    return sorted(f.name for f in resources.files("kschedctl").joinpath("schemas").iterdir()
+                  if f.name.endswith(".json"))
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    text = resources.files("kschedctl").joinpath("schemas", name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _ref_registry() -> RefRegistry:
+    """Every schema under its file name, so the relative ``$ref``s of the config schema resolve."""
+    pairs = [(name, Resource.from_contents(load_schema(name), default_specification=DRAFT202012))
+             for name in schema_files()]
+    return RefRegistry().with_resources(pairs)
+
+
+@lru_cache(maxsize=None)
+def validator(name: str = CONFIG_SCHEMA) -> Draft202012Validator:
+    return Draft202012Validator(load_schema(name), registry=_ref_registry())
+
+
+def iter_schema_errors(document: Any, schema: dict | None = None) -> list[tuple[SchemaPath, str]]:
+    """Every schema error as (absolute path, message); validate.py orders them by line.
+
+    ``additionalProperties`` errors are split into one error per unexpected key, with the
+    key in the path and kube's strict-decoding wording (``unknown field "x"``).
+    """
+    v = validator() if schema is None else Draft202012Validator(schema, registry=_ref_registry())
+    out: list[tuple[SchemaPath, str]] = []
+    for error in v.iter_errors(document):
+        out.extend(_translate(error))
+    return _dedupe(out)
+
+
+def _dedupe(items: list[tuple[SchemaPath, str]]) -> list[tuple[SchemaPath, str]]:
+    seen: set[tuple[SchemaPath, str]] = set()
+    result = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            result.append(item)
+    return result
+
+
+_TYPE_NAMES = {"integer": "an integer", "string": "a string", "boolean": "a boolean", "object": "an object",
+               "array": "a list", "number": "a number", "null": "null"}
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _translate(error: ValidationError) -> list[tuple[SchemaPath, str]]:
+    path: SchemaPath = tuple(error.absolute_path)
+    kind = error.validator
+    if kind == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set((error.schema.get("properties") or {}).keys())
+        extra = [k for k in error.instance if k not in allowed]
+        return [(path + (k,), f'unknown field "{k}"{_did_you_mean(k, allowed)}') for k in extra]
+    if kind == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        names = " or ".join(_TYPE_NAMES.get(t, t) for t in wanted if t != "null") or "null"
+        return [(path, f"Invalid value: {_describe(error.instance)}: must be {names}")]
+    if kind == "required":
+        missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+        return [(path + (k,), "Required value") for k in missing]
+    if kind == "const":
+        return [(path, f"Invalid value: {_describe(error.instance)}: must be {json.dumps(error.validator_value)}")]
+    if kind == "minimum":
+        return [(path, f"Invalid value: {_describe(error.instance)}: out of range, must be >= {error.validator_value}")]
+    if kind == "maximum":
+        return [(path, f"Invalid value: {_describe(error.instance)}: out of range, must be <= {error.validator_value}")]
+    if kind == "pattern":
+        return [(path, f"Invalid value: {_describe(error.instance)}: not a duration (examples: \"10s\", \"1m30s\")")]
+    return [(path, error.message)]
+
+
+def _did_you_mean(key: str, allowed: set[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.75)
+    if not close:
+        lower = {a.lower(): a for a in allowed}
+        if key.lower() in lower:
+            close = [lower[key.lower()]]
+    return f' (did you mean "{close[0]}"?)' if close else ""

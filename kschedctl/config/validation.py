@@ -1,0 +1,451 @@
+"""Semantic validation of a defaulted KubeSchedulerConfiguration: kube's rules, then kschedctl's.
+
+Upstream: pkg/scheduler/apis/config/validation/validation.go (ValidateKubeSchedulerConfiguration),
+component-base/config/validation (leader election, client connection), the args validators
+(validation_pluginargs.go, reached here through each plugin's ``PluginSpec.validate_args``),
+pkg/scheduler/profile/profile.go (same queue sort for every profile) and the NewFramework
+errors of framework/runtime/framework.go (reused by building each profile's Framework).
+
+Messages follow apimachinery's field.Error: ``<path>: <type>[: <value>][: <detail>]``; an
+Issue keeps the path apart from the rest so the CLI can map it to a line of the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..framework.registry import Registry
+from ..versions import KubeVersion
+from .types import PLUGIN_SET_FIELDS, KubeSchedulerConfiguration, PluginSet
+
+API_VERSION = "kubescheduler.config.k8s.io/v1"
+
+# validation.go invalidPluginsByVersion: names removed from (and rejected by) the v1 API.
+REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+# validatePluginConfig's stagesToPluginSet (multiPoint is not checked upstream).
+_REMOVED_CHECK_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+                         "reserve", "permit", "preBind", "bind", "postBind")
+_WEIGHTED_POINTS = ("multiPoint", "score", "placementScore")
+
+
+@dataclass(frozen=True)
+class Issue:
+    path: str
+    message: str  # field.Error's body: 'Invalid value: 0: should be ...'
+    severity: str = "error"  # or "warning" (kschedctl's own advice; kube-scheduler accepts it)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+# --- field.Error formatting (apimachinery/pkg/util/validation/field/errors.go) --------------------
+def fmt_value(value: Any) -> str:
+    """ErrorBody's rendering: simple values as %v, strings quoted, the rest as JSON."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _with_detail(body: str, detail: str) -> str:
+    return f"{body}: {detail}" if detail else body
+
+
+def invalid(path: str, value: Any, detail: str) -> Issue:
+    return Issue(path, _with_detail(f"Invalid value: {fmt_value(value)}", detail))
+
+
+def required(path: str, detail: str = "") -> Issue:
+    return Issue(path, _with_detail("Required value", detail))
+
+
+def duplicate(path: str, value: Any) -> Issue:
+    return Issue(path, f"Duplicate value: {fmt_value(value)}")
+
+
+def forbidden(path: str, detail: str) -> Issue:
+    return Issue(path, _with_detail("Forbidden", detail))
+
+
+def not_found(path: str, value: Any, detail: str = "") -> Issue:
+    return Issue(path, _with_detail(f"Not found: {fmt_value(value)}", detail))
+
+
+def not_supported(path: str, value: Any, valid: Iterable[str]) -> Issue:
+    listed = ", ".join(json.dumps(v) for v in valid)
+    return Issue(path, f"Unsupported value: {fmt_value(value)}: supported values: {listed}")
+
+
+# --- Go durations (time.ParseDuration) ---------------------------------------------------------
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def parse_go_duration(text: Any) -> float | None:
+    """Seconds of a Go duration string, None when it does not parse."""
+    if not isinstance(text, str) or not text:
+        return None
+    sign = -1.0 if text[0] == "-" else 1.0
+    body = text[1:] if text[0] in "+-" else text
+    if body == "0":
+        return 0.0
+    pos, total = 0, 0.0
+    while pos < len(body):
+        m = _DURATION_PART.match(body, pos)
+        if not m or m.group(1) in ("", "."):
+            return None
+        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
+        pos = m.end()
+    return sign * total if body else None
+
+
+# --- qualified / extended resource names (apimachinery util/validation) ------------------------
+_QNAME_CHARS = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QNAME_RE = re.compile(f"^{_QNAME_CHARS}$")
+_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+              f"'{_QNAME_CHARS}')")
+_DNS1123_SUB = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_DNS1123_RE = re.compile(f"^{_DNS1123_SUB}$")
+_DNS1123_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                f"validation is '{_DNS1123_SUB}')")
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """IsQualifiedName."""
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+        errs: list[str] = []
+    elif len(parts) == 2:
+        prefix, name = parts
+        errs = []
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_RE.match(prefix):
+                errs.append("prefix part " + _DNS1123_MSG)
+    else:
+        return ["a qualified name " + _QNAME_MSG + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if name and not _QNAME_RE.match(name):
+        errs.append("name part " + _QNAME_MSG)
+    return errs
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName: a prefixed name outside kubernetes.io, usable as a quota key."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return not qualified_name_errors("requests." + name)
+
+
+# --- kube's rules (validation.go) --------------------------------------------------------------
+def _validate_top(cfg: KubeSchedulerConfiguration, raw: dict) -> list[Issue]:
+    out: list[Issue] = []
+    cc = raw.get("clientConnection") or {}
+    burst = cc.get("burst")
+    if isinstance(burst, int) and burst < 0:
+        out.append(invalid("clientConnection.burst", burst, "must be non-negative"))
+    out.extend(_validate_leader_election(raw.get("leaderElection") or {}))
+    if cfg.parallelism <= 0:
+        out.append(invalid("parallelism", cfg.parallelism, "should be an integer value greater than zero"))
+    return out
+
+
+def _validate_leader_election(le: dict) -> list[Issue]:
+    """ValidateLeaderElectionConfiguration on the v1 defaults (zero/empty values are defaulted)."""
+    out: list[Issue] = []
+    if le.get("leaderElect") is False:
+        return out
+
+    def duration(key: str, default: float) -> tuple[str, float]:
+        text = le.get(key)
+        seconds = parse_go_duration(text)
+        if seconds is None or seconds == 0:
+            return (str(int(default)) + "s", default)
+        return (text, seconds)
+
+    lease, renew, retry = duration("leaseDuration", 15), duration("renewDeadline", 10), duration("retryPeriod", 2)
+    for key, (text, seconds) in (("leaseDuration", lease), ("renewDeadline", renew), ("retryPeriod", retry)):
+        if seconds <= 0:
+            out.append(Issue(f"leaderElection.{key}", f"Invalid value: {text}: must be greater than zero"))
+    if lease[1] <= renew[1]:
+        out.append(Issue("leaderElection.leaseDuration", f"Invalid value: {renew[0]}: LeaseDuration must be greater than RenewDeadline"))
+    lock = le.get("resourceLock") or "leases"
+    if lock != "leases":
+        out.append(invalid("leaderElection.resourceLock", lock, 'resourceLock value must be "leases"'))
+    return out
+
+
+def _percentage(path: str, value: int | None) -> list[Issue]:
+    if value is not None and (value < 0 or value > 100):
+        return [invalid(path, value, "not in valid range [0-100]")]
+    return []
+
+
+def _removed_message(name: str) -> str:
+    return f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version "{API_VERSION}")'
+
+
+def _raw_profile(raw: dict, i: int) -> dict:
+    profiles = raw.get("profiles") or []
+    return profiles[i] if i < len(profiles) and isinstance(profiles[i], dict) else {}
+
+
+def _raw_enabled(raw_profile: dict, point: str) -> list[str]:
+    plugins = raw_profile.get("plugins") or {}
+    pset = plugins.get(point) or {}
+    return [str(p.get("name", "")) for p in (pset.get("enabled") or []) if isinstance(p, dict)]
+
+
+def _normalize_args_path(base: str, field: str) -> str:
+    field = field or ""
+    if field.startswith("profiles["):
+        return field
+    if field == "args" or field.startswith("args.") or field.startswith("args["):
+        field = field[4:].lstrip(".")
+    if not field:
+        return base
+    return f"{base}{field}" if field.startswith("[") else f"{base}.{field}"
+
+
+def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, version: KubeVersion,
+                      registry: Registry) -> list[Issue]:
+    """validateKubeSchedulerProfile + validatePluginConfig."""
+    profile = cfg.profiles[i]
+    path = f"profiles[{i}]"
+    out: list[Issue] = []
+    if not profile.scheduler_name:
+        out.append(required(f"{path}.schedulerName"))
+    out.extend(_percentage(f"{path}.percentageOfNodesToScore", profile.percentage_of_nodes_to_score))
+    raw_profile = _raw_profile(raw, i)
+    for point in _REMOVED_CHECK_POINTS:
+        for k, name in enumerate(_raw_enabled(raw_profile, point)):
+            if name in REMOVED_PLUGINS:
+                out.append(invalid(f"{path}.plugins.{point}.enabled[{k}]", name, _removed_message(name)))
+    seen: set[str] = set()
+    for j, pc in enumerate(profile.plugin_config):
+        pc_path = f"{path}.pluginConfig[{j}]"
+        if pc.name in seen:
+            out.append(duplicate(pc_path, pc.name))
+        seen.add(pc.name)
+        if pc.name in REMOVED_PLUGINS:
+            out.append(invalid(pc_path, pc.name, _removed_message(pc.name)))
+            continue
+        spec = registry.get(pc.name)
+        if spec is None or spec.validate_args is None or pc.args is None:
+            continue
+        try:
+            problems = spec.validate_args(pc.args, version) or []
+        except Exception as exc:  # noqa: BLE001 - a third-party validator must not crash validation
+            out.append(Issue(f"{pc_path}.args", f"Internal error: validating args of {pc.name} raised "
+                                                f"{type(exc).__name__}: {exc}"))
+            continue
+        for field_path, message in problems:
+            out.append(Issue(_normalize_args_path(f"{pc_path}.args", field_path), message))
+    return out
+
+
+def _plugin_set_value(pset: PluginSet) -> dict:
+    return {"enabled": [{"name": p.name, **({"weight": p.weight} if p.weight else {})} for p in pset.enabled],
+            "disabled": [{"name": p.name} for p in pset.disabled]}
+
+
+def _validate_common_queue_sort(cfg: KubeSchedulerConfiguration) -> list[Issue]:
+    """validateCommonQueueSort, on the merged queueSort sets."""
+    out: list[Issue] = []
+    first = cfg.profiles[0]
+    canon = first.plugins.get("queueSort") if first.plugins else PluginSet()
+    name = canon.enabled[0].name if canon.enabled else ""
+    if len(canon.enabled) > 1:
+        out.append(invalid("profiles[0].plugins.queueSort.Enabled", len(canon.enabled), "only one queue sort plugin can be enabled"))
+    canon_args = first.args_for(name) if name else None
+    for i in range(1, len(cfg.profiles)):
+        prof = cfg.profiles[i]
+        curr = prof.plugins.get("queueSort") if prof.plugins else PluginSet()
+        if _plugin_set_value(curr) != _plugin_set_value(canon):
+            out.append(invalid(f"profiles[{i}].plugins.queueSort", _plugin_set_value(curr), "must be the same for all profiles"))
+        for pc in prof.plugin_config:
+            if pc.name == name and pc.args != canon_args:
+                out.append(invalid(f"profiles[{i}].pluginConfig.args", pc.args, "queueSort must be the same for all profiles"))
+    return out
+
+
+def _validate_extenders(extenders: list) -> list[Issue]:
+    out: list[Issue] = []
+    binders = 0
+    managed: set[str] = set()
+    for i, ext in enumerate(extenders):
+        if not isinstance(ext, dict):
+            continue
+        path = f"extenders[{i}]"
+        weight = ext.get("weight") or 0
+        if ext.get("prioritizeVerb") and weight <= 0:
+            out.append(invalid(f"{path}.weight", weight, "must have a positive weight applied to it"))
+        if ext.get("bindVerb"):
+            binders += 1
+        for j, res in enumerate(ext.get("managedResources") or []):
+            rname = str((res or {}).get("name", ""))
+            rpath = f"{path}.managedResources[{j}].name"
+            errs = qualified_name_errors(rname)
+            out.extend(invalid(rpath, rname, msg) for msg in errs)
+            if not errs and not is_extended_resource_name(rname):
+                out.append(invalid(rpath, rname, "is an invalid extended resource name"))
+            if rname in managed:
+                out.append(invalid(rpath, rname, "duplicate extender managed resource name"))
+            managed.add(rname)
+    if binders > 1:
+        out.append(invalid("extenders", f"found {binders} extenders implementing bind", "only one extender can implement bind"))
+    return out
+
+
+def kube_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[Issue]:
+    """ValidateKubeSchedulerConfiguration, in upstream's order."""
+    raw = cfg.raw or {}
+    out = _validate_top(cfg, raw)
+    if not cfg.profiles:
+        out.append(required("profiles"))
+    else:
+        names: dict[str, int] = {}
+        for i, profile in enumerate(cfg.profiles):
+            out.extend(_validate_profile(i, cfg, raw, version, registry))
+            if profile.scheduler_name in names:
+                out.append(duplicate(f"profiles[{i}].schedulerName", profile.scheduler_name))
+            names[profile.scheduler_name] = i
+        out.extend(_validate_common_queue_sort(cfg))
+    out.extend(_percentage("percentageOfNodesToScore", cfg.percentage_of_nodes_to_score))
+    if cfg.pod_initial_backoff_seconds <= 0:
+        out.append(invalid("podInitialBackoffSeconds", cfg.pod_initial_backoff_seconds, "must be greater than 0"))
+    if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
+        out.append(invalid("podMaxBackoffSeconds", cfg.pod_max_backoff_seconds,
+                           "must be greater than or equal to PodInitialBackoffSeconds"))
+    out.extend(_validate_extenders(cfg.extenders))
+    return out
+
+
+# --- kschedctl's checks: plugin names against the registry, weights, framework construction ----
+def _hint(name: str, registry: Registry) -> str:
+    close = difflib.get_close_matches(name, sorted(registry), n=1, cutoff=0.7)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _enabled_anywhere(profile: Any) -> set[str]:
+    names = {p.name for p in profile.plugins.multi_point.enabled}
+    for point in PLUGIN_SET_FIELDS:
+        names.update(p.name for p in profile.plugins.get(point).enabled)
+    return names
+
+
+def registry_issues(cfg: KubeSchedulerConfiguration, registry: Registry) -> list[Issue]:
+    """Unknown plugin names (enabled anywhere, or in pluginConfig), and weight advice."""
+    raw = cfg.raw or {}
+    out: list[Issue] = []
+    for i, profile in enumerate(cfg.profiles):
+        raw_profile = _raw_profile(raw, i)
+        plugins = raw_profile.get("plugins") or {}
+        for point in ("multiPoint",) + PLUGIN_SET_FIELDS:
+            pset = plugins.get(point) or {}
+            for k, entry in enumerate(pset.get("enabled") or []):
+                if not isinstance(entry, dict):
+                    continue
+                name, weight = str(entry.get("name", "")), entry.get("weight")
+                path = f"profiles[{i}].plugins.{point}.enabled[{k}]"
+                if name not in registry:
+                    if not (name in REMOVED_PLUGINS and point in _REMOVED_CHECK_POINTS):
+                        out.append(not_found(f"{path}.name", name,
+                                             f"no plugin of this name is registered{_hint(name, registry)}"))
+                    continue
+                if isinstance(weight, int) and weight < 0:
+                    out.append(Issue(f"{path}.weight", f"Invalid value: {weight}: a negative weight inverts "
+                                     "this plugin's scores (kube-scheduler accepts it)", "warning"))
+                elif weight and point not in _WEIGHTED_POINTS:
+                    out.append(Issue(f"{path}.weight", f"Invalid value: {weight}: weight is used only at "
+                                     "score and placementScore and is ignored here", "warning"))
+        enabled = _enabled_anywhere(profile) if profile.plugins else set()
+        for j, pc in enumerate(profile.plugin_config):
+            if pc.name in REMOVED_PLUGINS:
+                continue
+            if pc.name not in registry:
+                out.append(not_found(f"profiles[{i}].pluginConfig[{j}].name", pc.name,
+                                     f"no plugin of this name is registered{_hint(pc.name, registry)}"))
+            elif pc.name not in enabled:
+                out.append(Issue(f"profiles[{i}].pluginConfig[{j}].name", f"Invalid value: {fmt_value(pc.name)}: "
+                                 "args given for a plugin this profile does not enable; they are ignored", "warning"))
+    return out
+
+
+def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry,
+                     skip: set[int] | None = None, check_queue_sort: bool = True) -> list[Issue]:
+    """Build each profile's Framework (NewFramework errors), then profile.go's queue sort check."""
+    from ..framework.runtime import Framework
+    from ..testing import FakeContext
+
+    out: list[Issue] = []
+    built: list[tuple[int, Any]] = []
+    for i, profile in enumerate(cfg.profiles):
+        if skip and i in skip:
+            continue
+        path = f"profiles[{i}].plugins" if _raw_profile(cfg.raw or {}, i).get("plugins") else f"profiles[{i}]"
+        try:
+            fwk = Framework(profile, registry, FakeContext(version=version))
+        except Exception as exc:  # noqa: BLE001 - FrameworkError, or a plugin factory refusing its args
+            message = str(exc) if type(exc).__name__ == "FrameworkError" else f"{type(exc).__name__}: {exc}"
+            out.append(Issue(path, message))
+            continue
+        built.append((i, fwk))
+    first: tuple[str, Any] | None = None
+    for i, fwk in built if check_queue_sort else ():
+        profile = cfg.profiles[i]
+        sorter = fwk.points["queueSort"][0].name() if fwk.points["queueSort"] else ""
+        args = profile.args_for(sorter)
+        if first is None:
+            first = (sorter, args)
+        elif sorter != first[0]:
+            out.append(Issue(f"profiles[{i}].plugins", f"different queue sort plugins for profile "
+                             f"{json.dumps(profile.scheduler_name)}: {json.dumps(sorter)}, first: {json.dumps(first[0])}"))
+        elif args != first[1]:
+            out.append(Issue(f"profiles[{i}].pluginConfig",
+                             f"different queue sort plugin args for profile {json.dumps(profile.scheduler_name)}"))
+    return out
+
+
+def _profile_index(path: str) -> int | None:
+    m = re.match(r"profiles\[(\d+)\]", path)
+    return int(m.group(1)) if m else None
+
+
+def semantic_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[Issue]:
+    """Every semantic issue (errors and warnings) of a decoded and defaulted configuration.
+
+    Profiles that already have errors are not built (their Framework errors would only
+    repeat them), and profile.go's queue sort check is skipped once validation.go's fired.
+    """
+    issues = kube_issues(cfg, version, registry)
+    issues += registry_issues(cfg, registry)
+    errors = [x for x in issues if x.severity == "error"]
+    skip = {idx for x in errors if (idx := _profile_index(x.path)) is not None}
+    queue_sort_reported = any(".queueSort" in x.path or "queueSort must be" in x.message for x in errors)
+    issues += framework_issues(cfg, version, registry, skip, check_queue_sort=not queue_sort_reported)
+    return issues
+
+
+def validate_config(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[tuple[str, str]]:
+    """The errors (no warnings) of a defaulted configuration, as (path, message); `schedule`
+    refuses a --config with any."""
+    return [(x.path, x.message) for x in semantic_issues(cfg, version, registry) if x.severity == "error"]

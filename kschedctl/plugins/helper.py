@@ -1,0 +1,42 @@
+"""Helpers shared by in-tree score plugins.
+
+Upstream: pkg/scheduler/framework/plugins/helper/normalize_score.go (DefaultNormalizeScore).
+Kept apart from any one plugin because TaintToleration, NodeAffinity and others normalise the
+same way; the integer arithmetic must match Go's (division truncates toward zero).
+"""
+
+from __future__ import annotations
+
+from ..framework.interface import NodeScore, Status
+
+
+def go_div(a: int, b: int) -> int:
+    """Go's int64 division: the quotient truncated toward zero (Python's // floors)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> Status | None:
+    """DefaultNormalizeScore: scale scores to [0, max_priority] by the highest one, edited in place.
+
+    When every score is 0 they stay 0, or all become max_priority when ``reverse`` is set
+    (so "no bad thing counted anywhere" means "every node is best").
+    """
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for s in scores:
+                s.score = max_priority
+        return None
+    for s in scores:
+        score = go_div(max_priority * s.score, max_count)
+        if reverse:
+            score = max_priority - score
+        s.score = score
+    return None
+
+
+__all__ = ["default_normalize_score", "go_div"]

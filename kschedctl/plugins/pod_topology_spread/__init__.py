@@ -1,0 +1,20 @@
+"""PodTopologySpread: hard and soft spreading of pods over topology domains.
+
+Upstream: pkg/scheduler/framework/plugins/podtopologyspread/. Modules: common.py (constraints,
+default selector, counting), filtering.py (PreFilter/Filter), scoring.py (PreScore/Score),
+args.py (PodTopologySpreadArgs), plugin.py (the plugin, events and queueing hints).
+"""
+
+from __future__ import annotations
+
+from ...framework.registry import PluginSpec
+from .args import default_args, validate_args
+from .plugin import NAME, PodTopologySpread
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, PodTopologySpread, PodTopologySpread, args_kind="PodTopologySpreadArgs",
+                      default_args=default_args, validate_args=validate_args)
+
+
+__all__ = ["NAME", "PodTopologySpread", "plugin_spec"]

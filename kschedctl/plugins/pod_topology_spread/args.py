@@ -1,0 +1,160 @@
+"""PodTopologySpreadArgs: defaulting, validation and the default constraints they carry.
+
+Upstream: pkg/scheduler/apis/config/v1/defaults.go (SetDefaults_PodTopologySpreadArgs),
+pkg/scheduler/apis/config/validation/validation_pluginargs.go (ValidatePodTopologySpreadArgs),
+staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go (IsQualifiedName).
+
+Messages are field.Error bodies ("Invalid value: 0: not in valid range (0, inf)") keyed by the
+field path relative to the args object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ...api.errors import ObjectError
+from ...api.labels import LabelSelector
+from ...api.types import TopologySpreadConstraint
+from .common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
+
+SYSTEM_DEFAULTING = "System"
+LIST_DEFAULTING = "List"
+
+
+def default_args(args: dict | None, version: Any) -> dict:
+    """v1 defaulting: defaultingType System when unset; defaultConstraints stay as given."""
+    out = dict(args or {})
+    if not out.get("defaultingType"):
+        out["defaultingType"] = SYSTEM_DEFAULTING
+    return out
+
+
+def _q(value: Any) -> str:
+    """Go's %q / %v for field.Error values: strings quoted, numbers bare."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if value is None:
+        return "null"
+    return str(value)
+
+
+def _invalid(value: Any, detail: str) -> str:
+    return f"Invalid value: {_q(value)}: {detail}"
+
+
+def _not_supported(value: Any, supported: list[str]) -> str:
+    return f"Unsupported value: {_q(value)}: supported values: " + ", ".join(_q(s) for s in supported)
+
+
+_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QUALIFIED_NAME_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
+_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                       "alphanumeric character")
+_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """validation.RegexError: msg (e.g. 'a', or 'b') regex used for validation is 'fmt'."""
+    if examples:
+        msg += " (e.g. " + ",  or ".join(f"'{e}'" for e in examples) + ", "
+    else:
+        msg += " ("
+    return msg + f"regex used for validation is '{fmt}')"
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """validation.IsQualifiedName (what metav1validation.ValidateLabelName checks)."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + _regex_error(
+                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                    "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    else:
+        return [_regex_error("a qualified name " + _QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT,
+                             "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if not _QUALIFIED_NAME_RE.match(name):
+        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
+    """ValidatePodTopologySpreadArgs, in upstream's order of checks."""
+    errs: list[tuple[str, str]] = []
+    dtype = args.get("defaultingType", "")
+    constraints = args.get("defaultConstraints") or []
+    if dtype not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
+        errs.append(("defaultingType", _not_supported(dtype, [SYSTEM_DEFAULTING, LIST_DEFAULTING])))
+    elif dtype == SYSTEM_DEFAULTING and constraints:
+        errs.append(("defaultingType", _invalid(dtype, "when .defaultConstraints are not empty")))
+    if not isinstance(constraints, list):
+        errs.append(("defaultConstraints", _invalid(str(constraints), "must be a list")))
+        return errs
+    for i, c in enumerate(constraints):
+        p = f"defaultConstraints[{i}]"
+        if not isinstance(c, dict):
+            errs.append((p, _invalid(str(c), "must be an object")))
+            continue
+        skew = c.get("maxSkew", 0)
+        if not isinstance(skew, int) or isinstance(skew, bool) or skew <= 0:
+            errs.append((f"{p}.maxSkew", _invalid(skew, "not in valid range (0, inf)")))
+        key = str(c.get("topologyKey") or "")
+        if not key:
+            errs.append((f"{p}.topologyKey", "Required value: can not be empty"))
+        else:
+            errs.extend((f"{p}.topologyKey", _invalid(key, m)) for m in qualified_name_errors(key))
+        when = str(c.get("whenUnsatisfiable") or "")
+        if not when:
+            errs.append((f"{p}.whenUnsatisfiable", "Required value: can not be empty"))
+        elif when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+            errs.append((f"{p}.whenUnsatisfiable", _not_supported(when, [DO_NOT_SCHEDULE, SCHEDULE_ANYWAY])))
+        if c.get("labelSelector") is not None:
+            errs.append((f"{p}.labelSelector",
+                         "Forbidden: constraint must not define a selector, as they deduced for each pod"))
+        for j in range(i):
+            other = constraints[j]
+            if isinstance(other, dict) and other.get("topologyKey") == c.get("topologyKey") \
+                    and other.get("whenUnsatisfiable") == c.get("whenUnsatisfiable"):
+                errs.append((p, "Duplicate value: " + _q(f"{{{c.get('topologyKey')}, {c.get('whenUnsatisfiable')}}}")))
+                break
+    return errs
+
+
+def constraints_from_args(raw: list | None) -> tuple[TopologySpreadConstraint, ...]:
+    """args.defaultConstraints as v1.TopologySpreadConstraints."""
+    out = []
+    for i, c in enumerate(raw or []):
+        where = f"defaultConstraints[{i}]"
+        try:
+            selector = LabelSelector.from_dict(c.get("labelSelector"), f"{where}.labelSelector")
+        except ObjectError:
+            selector = None
+        out.append(TopologySpreadConstraint(
+            max_skew=int(c.get("maxSkew") or 0),
+            topology_key=str(c.get("topologyKey") or ""),
+            when_unsatisfiable=str(c.get("whenUnsatisfiable") or ""),
+            label_selector=selector,
+            min_domains=c.get("minDomains"),
+            node_affinity_policy=c.get("nodeAffinityPolicy"),
+            node_taints_policy=c.get("nodeTaintsPolicy"),
+            match_label_keys=tuple(str(k) for k in c.get("matchLabelKeys") or ()),
+        ))
+    return tuple(out)

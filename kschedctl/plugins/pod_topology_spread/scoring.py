@@ -1,0 +1,144 @@
+"""PodTopologySpread PreScore / Score / NormalizeScore: soft (ScheduleAnyway) spreading.
+
+Upstream: pkg/scheduler/framework/plugins/podtopologyspread/scoring.go (scoring_memo.go in
+newer releases only memoizes the same counts).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from ...api.types import Pod
+from ...framework.cycle_state import CycleState, StateNotFound
+from ...framework.interface import MAX_NODE_SCORE, NodeScore
+from ...framework.types import NodeInfo
+from .common import (
+    LABEL_HOSTNAME,
+    Constraint,
+    count_pods_match_selector,
+    node_labels_match_spread_constraints,
+)
+
+PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
+_INVALID_SCORE = -1
+_MAX_INT64 = 2**63 - 1
+
+
+class PreScoreState:
+    """preScoreState: constraints, nodes not to score, per-domain counts and per-constraint weights."""
+
+    __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts", "topology_normalizing_weight")
+
+    def __init__(self, constraints: list[Constraint]) -> None:
+        self.constraints = constraints
+        self.ignored_nodes: set[str] = set()
+        self.topology_value_to_pod_counts: list[dict[str, int]] = [{} for _ in constraints]
+        self.topology_normalizing_weight: list[float] = []
+
+    def clone(self) -> "PreScoreState":
+        return self  # never mutated after PreScore (upstream shares it too)
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """ln(size + 2): small topologies' counts are not watered down by big ones."""
+    return math.log(size + 2)
+
+
+def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
+    return float(cnt) * weight + float(max_skew - 1)
+
+
+def go_round(x: float) -> int:
+    """math.Round: halves away from zero."""
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], require_all_topologies: bool) -> None:
+    """initPreScoreState: register the domains of the feasible nodes (not hostname: counted per
+    node at Score) and the nodes to ignore; weights from the number of domains."""
+    topo_size = [0] * len(s.constraints)
+    for info in filtered_nodes:
+        node = info.node
+        if node is None:
+            continue
+        if require_all_topologies and not node_labels_match_spread_constraints(node.labels, s.constraints):
+            s.ignored_nodes.add(node.name)
+            continue
+        for i, c in enumerate(s.constraints):
+            if c.topology_key == LABEL_HOSTNAME:
+                continue
+            value = node.labels.get(c.topology_key, "")  # a missing key registers "" (Go map read)
+            counts = s.topology_value_to_pod_counts[i]
+            if value not in counts:
+                counts[value] = 0
+                topo_size[i] += 1
+    for i, c in enumerate(s.constraints):
+        size = topo_size[i]
+        if c.topology_key == LABEL_HOSTNAME:
+            size = len(filtered_nodes) - len(s.ignored_nodes)
+        s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+
+
+def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], require_all_topologies: bool) -> None:
+    """PreScore's processAllNode: add each node's matching pods to its registered domain."""
+    for info in all_nodes:
+        node = info.node
+        if node is None:
+            continue
+        if require_all_topologies and not node_labels_match_spread_constraints(node.labels, s.constraints):
+            continue
+        for i, c in enumerate(s.constraints):
+            if not c.match_node_inclusion_policies(pod, node):
+                continue
+            value = node.labels.get(c.topology_key, "")
+            counts = s.topology_value_to_pod_counts[i]
+            if value not in counts:
+                continue
+            counts[value] += count_pods_match_selector(info.pods, c.selector, pod.namespace)
+
+
+def get_pre_score_state(state: CycleState) -> PreScoreState:
+    try:
+        value = state.read(PRE_SCORE_STATE_KEY)
+    except StateNotFound:
+        raise RuntimeError(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found') from None
+    if not isinstance(value, PreScoreState):
+        raise RuntimeError(f"{value!r}  convert to podtopologyspread.preScoreState error")
+    return value
+
+
+def score_node(s: PreScoreState, pod: Pod, node_info: NodeInfo) -> int:
+    """Score: the (weighted) matching count of the node's domains; lower is better."""
+    node = node_info.node
+    if node is None or node.name in s.ignored_nodes:
+        return 0
+    score = 0.0
+    for i, c in enumerate(s.constraints):
+        value = node.labels.get(c.topology_key)
+        if value is None:
+            continue
+        if c.topology_key == LABEL_HOSTNAME:
+            cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+        else:
+            cnt = s.topology_value_to_pod_counts[i].get(value, 0)
+        score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i])
+    return go_round(score)
+
+
+def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:
+    """NormalizeScore: MaxNodeScore * (max + min - score) / max over the nodes not ignored."""
+    min_score, max_score = _MAX_INT64, 0
+    for ns in scores:
+        if ns.name in s.ignored_nodes:
+            ns.score = _INVALID_SCORE
+            continue
+        min_score = min(min_score, ns.score)
+        max_score = max(max_score, ns.score)
+    for ns in scores:
+        if ns.score == _INVALID_SCORE:
+            ns.score = 0
+        elif max_score == 0:
+            ns.score = MAX_NODE_SCORE
+        else:
+            ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score

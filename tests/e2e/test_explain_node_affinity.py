@@ -1,0 +1,73 @@
+"""`kschedctl explain -o json` with NodeAffinity: both filter reasons and normalized preferred scores.
+
+Upstream: nodeaffinity/node_affinity.go. The config adds a scheduler-enforced affinity (zone Exists),
+so n4 (no zone) fails with the enforced reason; n3 fails the pod's nodeSelector; n1 and n2 pass and
+score by the preferred terms: n1 matches weight 2, n2 weights 2+4 -> normalized 33 and 100.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer.testing
+
+import kschedctl.cli
+
+SNAPSHOT = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {zone: z1, disk: ssd}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {zone: z2, disk: ssd, gpu: "yes"}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3, labels: {zone: z3, disk: hdd}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n4, labels: {disk: ssd}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default}
+  spec:
+    containers: [{name: c, image: x}]
+    nodeSelector: {disk: ssd}
+    affinity:
+      nodeAffinity:
+        preferredDuringSchedulingIgnoredDuringExecution:
+        - {weight: 2, preference: {matchExpressions: [{key: disk, operator: In, values: [ssd]}]}}
+        - {weight: 4, preference: {matchExpressions: [{key: gpu, operator: Exists}]}}
+"""
+
+CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: NodeAffinity, weight: 2}]
+      disabled: [{name: "*"}]
+  pluginConfig:
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions: [{key: zone, operator: Exists}]
+"""
+
+
+def test_explain_node_affinity(tmp_path: Path) -> None:
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(SNAPSHOT)
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(CONFIG)
+    result = typer.testing.CliRunner().invoke(
+        kschedctl.cli.app, ["explain", "default/web", str(snap), "--config", str(cfg), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    nodes = out["nodes"]
+    assert nodes["n3"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeAffinity",
+                                     "reasons": ["node(s) didn't match Pod's node affinity/selector"]}
+    assert nodes["n4"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeAffinity",
+                                     "reasons": ["node(s) didn't match scheduler-enforced node affinity"]}
+    assert nodes["n1"]["scores"]["NodeAffinity"] == {"score": 33, "weight": 2}
+    assert nodes["n2"]["scores"]["NodeAffinity"] == {"score": 100, "weight": 2}
+    assert out["node"] == "n2"

@@ -1,0 +1,57 @@
+"""`kschedctl explain -o json` with NodePorts: a bound pod's host port blocks its node.
+
+Upstream: nodeports/node_ports.go ("node(s) didn't have free ports for the requested pod ports",
+Unschedulable). The bound pod uses TCP 8080 on 0.0.0.0 on n1, which overlaps the pending pod's
+127.0.0.1:8080; n2 is free.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer.testing
+
+import kschedctl.cli
+
+SNAPSHOT = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: existing, namespace: default}
+  spec: {nodeName: n1, containers: [{name: c, image: x, ports: [{containerPort: 8080, hostPort: 8080}]}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default}
+  spec: {containers: [{name: c, image: x, ports: [{containerPort: 8080, hostPort: 8080, hostIP: 127.0.0.1}]}]}
+"""
+
+CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: NodePorts}]
+      disabled: [{name: "*"}]
+"""
+
+
+def test_explain_node_ports(tmp_path: Path) -> None:
+    snap = tmp_path / "snap.yaml"
+    snap.write_text(SNAPSHOT)
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(CONFIG)
+    result = typer.testing.CliRunner().invoke(
+        kschedctl.cli.app, ["explain", "default/web", str(snap), "--config", str(cfg), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodePorts",
+                                            "reasons": ["node(s) didn't have free ports for the requested pod ports"]}
+    assert out["nodes"]["n2"]["filter"] == {"code": "Success"}
+    assert out["node"] == "n2"
