@@ -1,0 +1,30 @@
+"""DefaultPreemption plugin package: the plugin (plugin.py) and the generic Evaluator (evaluator.py).
+
+Upstream: pkg/scheduler/framework/plugins/defaultpreemption/ and pkg/scheduler/framework/preemption/.
+"""
+
+from __future__ import annotations
+
+from ...framework.registry import PluginSpec
+from .evaluator import (
+    Candidate,
+    Evaluator,
+    earliest_pod_start_time,
+    filter_pods_with_pdb_violation,
+    more_important_pod,
+    pick_one_node_for_preemption,
+    pod_start_time,
+)
+from .plugin import NAME, DefaultPreemption, default_args, pod_terminating_by_preemption, validate_args
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, DefaultPreemption, DefaultPreemption, args_kind="DefaultPreemptionArgs",
+                      default_args=default_args, validate_args=validate_args)
+
+
+__all__ = [
+    "Candidate", "DefaultPreemption", "Evaluator", "NAME", "default_args", "earliest_pod_start_time",
+    "filter_pods_with_pdb_violation", "more_important_pod", "pick_one_node_for_preemption", "plugin_spec",
+    "pod_start_time", "pod_terminating_by_preemption", "validate_args",
+]

@@ -1,0 +1,322 @@
+"""The generic preemption Evaluator: find candidates by dry run, pick one, prepare it.
+
+Upstream: pkg/scheduler/framework/preemption/preemption.go (Evaluator.Preempt, findCandidates,
+DryRunPreemption, SelectCandidate, pickOneNodeForPreemption, prepareCandidate; newest master
+splits these over candidate.go/executor.go in the same package) and pkg/scheduler/util/utils.go
+(MoreImportantPod, GetPodStartTime, GetEarliestPodStartTime).
+
+The plugin-specific decisions (eligibility, the candidate budget, victims on one node, custom
+score functions) come from an ``interface`` object, as upstream's preemption.Interface: the
+DefaultPreemption plugin is that interface. Upstream dry-runs nodes in parallel and stops once it
+has enough candidates; here nodes are visited one by one in the same rotating order, which is
+upstream's behaviour with parallelism 1 (the reading its own unit tests use to be deterministic).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Protocol, Sequence
+
+from ...api.types import Pod, PodDisruptionBudget
+from ...framework.cycle_state import CycleState
+from ...framework.interface import Code, PostFilterResult, Status
+from ...framework.types import Diagnosis, FitError, NodeInfo, NodeToStatus, PodInfo
+
+ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+ERR_NO_CANDIDATE = "no candidate node for preemption"
+MAX_INT32 = 2**31 - 1
+
+ScoreFunc = Callable[[str], float]
+
+
+# --- utils.go ------------------------------------------------------------------------------
+
+
+def pod_start_time(pod: Pod) -> float:
+    """GetPodStartTime: status.startTime in seconds since the epoch.
+
+    A pod without a start time (assumed, or bound but not started) counts as starting "now",
+    which upstream takes from the wall clock and is later than any recorded start: +inf here,
+    so two such pods compare equal and the order stays deterministic.
+    """
+    text = pod.start_time
+    if not text:
+        return math.inf
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return math.inf
+
+
+def more_important_pod(pod1: Pod, pod2: Pod) -> bool:
+    """MoreImportantPod: higher priority first, then the one that started earlier."""
+    p1, p2 = pod1.effective_priority(), pod2.effective_priority()
+    if p1 != p2:
+        return p1 > p2
+    return pod_start_time(pod1) < pod_start_time(pod2)
+
+
+def sort_by_importance(items: list[Any], pod_of: Callable[[Any], Pod],
+                       more_important: Callable[[Pod, Pod], bool] = more_important_pod) -> None:
+    """sort.Slice by MoreImportantPod, in place; equal pods keep their order (stable)."""
+    def cmp(a: Any, b: Any) -> int:
+        pa, pb = pod_of(a), pod_of(b)
+        if more_important(pa, pb):
+            return -1
+        if more_important(pb, pa):
+            return 1
+        return 0
+    items.sort(key=functools.cmp_to_key(cmp))
+
+
+def earliest_pod_start_time(victims: Sequence[Pod]) -> float | None:
+    """GetEarliestPodStartTime: the earliest start among the highest-priority victims."""
+    if not victims:
+        return None
+    earliest = pod_start_time(victims[0])
+    max_priority = victims[0].effective_priority()
+    for pod in victims:
+        priority = pod.effective_priority()
+        if priority == max_priority:
+            earliest = min(earliest, pod_start_time(pod))
+        elif priority > max_priority:
+            max_priority = priority
+            earliest = pod_start_time(pod)
+    return earliest
+
+
+# --- candidates ----------------------------------------------------------------------------
+
+
+@dataclass
+class Candidate:
+    """A node the preemptor could be nominated to, with the victims to evict (extenderv1.Victims)."""
+
+    name: str
+    victims: list[Pod] = field(default_factory=list)
+    num_pdb_violations: int = 0
+
+
+class PreemptionInterface(Protocol):
+    """preemption.Interface: what a preemption plugin decides."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]: ...
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                               pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]: ...
+
+    def ordered_score_funcs(self, nodes_to_victims: dict[str, Candidate]) -> list[ScoreFunc] | None: ...
+
+
+def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+                                   ) -> tuple[list[PodInfo], list[PodInfo]]:
+    """filterPodsWithPDBViolation: split (in order) into PDB-violating and non-violating pods.
+
+    Each PDB's disruptionsAllowed is copied and decremented for every matching pod not already
+    in its disruptedPods; a pod whose matching PDB goes below zero is violating. A pod without
+    labels matches no PDB; a PDB with a nil or empty selector matches nothing.
+    """
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating: list[PodInfo] = []
+    non_violating: list[PodInfo] = []
+    for info in pod_infos:
+        pod = info.pod
+        violated = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                selector = pdb.selector
+                if selector is None or selector.is_empty() or not selector.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue  # already processed by the API server: not a violation
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(info)
+    return violating, non_violating
+
+
+def default_score_funcs(nodes_to_victims: dict[str, Candidate]) -> list[ScoreFunc]:
+    """pickOneNodeForPreemption's default criteria, each "higher is better", in order."""
+    def min_pdb_violations(node: str) -> float:
+        return -nodes_to_victims[node].num_pdb_violations
+
+    def min_highest_priority(node: str) -> float:
+        return -nodes_to_victims[node].victims[0].effective_priority()
+
+    def min_sum_priorities(node: str) -> float:
+        # + MaxInt32 + 1 so that many negative-priority victims never look cheaper than fewer.
+        return -sum(p.effective_priority() + MAX_INT32 + 1 for p in nodes_to_victims[node].victims)
+
+    def min_num_pods(node: str) -> float:
+        return -len(nodes_to_victims[node].victims)
+
+    def latest_start_time(node: str) -> float:
+        earliest = earliest_pod_start_time(nodes_to_victims[node].victims)
+        return -math.inf if earliest is None else earliest
+
+    return [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
+
+
+def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate],
+                                 score_funcs: list[ScoreFunc] | None = None) -> str:
+    """pickOneNodeForPreemption: keep the best-scoring nodes of each criterion in turn.
+
+    When every criterion ties, the first remaining node in candidate order wins (non-violating
+    candidates first, then violating, in dry-run order). Upstream builds the list from a Go map,
+    so its final tie-break is random; candidate order is the deterministic reading.
+    """
+    if not nodes_to_victims:
+        return ""
+    remaining = list(nodes_to_victims)
+    for f in score_funcs or default_score_funcs(nodes_to_victims):
+        best = -math.inf
+        selected: list[str] = []
+        for node in remaining:
+            score = f(node)
+            if score > best:
+                best, selected = score, []
+            if score == best:
+                selected.append(node)
+        if len(selected) == 1:
+            return selected[0]
+        remaining = selected
+    return remaining[0]
+
+
+# --- the Evaluator -------------------------------------------------------------------------
+
+
+class Evaluator:
+    """preemption.Evaluator bound to one plugin (its name, its handle, its Interface)."""
+
+    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface) -> None:
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+
+    def preempt(self, state: CycleState, pod: Pod, m: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        """Preempt: eligibility, candidates, the best one, its victims evicted, the nomination.
+
+        <None, Error>: a transient failure; <None, Unschedulable>: not eligible; <result "",
+        Unschedulable>: preemption cannot help (the nomination is cleared); <result node,
+        Success>: nominate the pod to that node.
+        """
+        # 0) upstream re-reads the pod from the informer; our pod object is the current one.
+        eligible, msg = self.interface.pod_eligible_to_preempt_others(pod, m.get(pod.nominated_node_name))
+        if not eligible:
+            return None, Status(Code.Unschedulable, msg)
+
+        all_nodes = self.handle.snapshot_shared_lister().list()
+        candidates, node_statuses, err = self.find_candidates(state, all_nodes, pod, m)
+        if err is not None and not candidates:
+            return None, Status(Code.Error, err)
+
+        if not candidates:
+            diagnosis = Diagnosis(node_to_status=node_statuses)
+            fit_error = FitError(pod, len(all_nodes), diagnosis)
+            node_statuses.set_absent_nodes_status(Status(Code.UnschedulableAndUnresolvable, ERR_NOT_HELPFUL))
+            return PostFilterResult(""), Status(Code.Unschedulable, fit_error.message())
+
+        # 3) extenders: kschedctl models no scheduler extenders, so candidates pass unchanged.
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, Status(Code.Unschedulable, ERR_NO_CANDIDATE)
+
+        status = self.prepare_candidate(best, pod)
+        if not status.is_success():
+            return None, status
+        return PostFilterResult(best.name), Status()
+
+    def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
+                        m: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """findCandidates: dry-run the nodes whose filter status was exactly Unschedulable."""
+        if not all_nodes:
+            return [], NodeToStatus(), "no nodes available"
+        potential = m.nodes_for_status_code(self.handle.snapshot_shared_lister().list(), Code.Unschedulable)
+        if not potential:
+            # Upstream also clears the pod's nominatedNodeName here; the returned empty
+            # nomination (PostFilterResult "") makes the scheduler do that.
+            return [], NodeToStatus(), None
+        pdbs = list(getattr(self.handle.objects, "pdbs", ()) or ())
+        offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+
+    def dry_run_preemption(self, state: CycleState, pod: Pod, potential_nodes: Sequence[NodeInfo],
+                           pdbs: Sequence[PodDisruptionBudget], offset: int,
+                           num_candidates: int) -> tuple[list[Candidate], NodeToStatus, str | None]:
+        """DryRunPreemption: SelectVictimsOnNode on copies, from the offset, until enough candidates.
+
+        Each candidate list holds at most num_candidates entries (upstream's candidateList drops
+        extra adds); the search stops once there is a non-violating candidate and the two lists
+        together reach num_candidates. Non-violating candidates come first in the result.
+        """
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses = NodeToStatus()
+        errs: list[str] = []
+        n = len(potential_nodes)
+        for i in range(n):
+            node_copy = potential_nodes[(offset + i) % n].clone()
+            state_copy = state.clone()
+            victims, num_violations, status = self.interface.select_victims_on_node(state_copy, pod, node_copy, pdbs)
+            if status.is_success() and victims:
+                c = Candidate(node_copy.name, list(victims), num_violations)
+                target = non_violating if num_violations == 0 else violating
+                if len(target) < num_candidates:
+                    target.append(c)
+                if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                    break
+                continue
+            if status.is_success():
+                status = Status(Code.Error, f'expected at least one victim pod on node "{node_copy.name}"')
+            if status.code == Code.Error:
+                errs.append(status.message())
+            statuses.set(node_copy.name, status)
+        return non_violating + violating, statuses, _aggregate(errs)
+
+    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+        """SelectCandidate: the only one, or pickOneNodeForPreemption among them."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        victims_map: dict[str, Candidate] = {}
+        for c in candidates:
+            victims_map[c.name] = c
+        node = pick_one_node_for_preemption(victims_map, self.interface.ordered_score_funcs(victims_map))
+        return victims_map.get(node, candidates[0])
+
+    def prepare_candidate(self, c: Candidate, pod: Pod) -> Status:
+        """prepareCandidate: evict the victims and clear lower-priority nominations on the node.
+
+        The simulated client does both (scheduler.SimulatedClient.preempt: victims waiting at
+        Permit are dropped from the waiting map, the others deleted; in explain's dry run it
+        only records). Victims already terminating get no second delete upstream; here they are
+        passed too, which models their graceful termination finishing.
+        """
+        context = getattr(self.handle, "context", None)
+        client = getattr(context, "client", None)
+        if client is None:
+            return Status()
+        try:
+            client.preempt(pod, c.name, list(c.victims))
+        except Exception as exc:  # noqa: BLE001 - an API failure fails this attempt only
+            return Status(Code.Error, str(exc), err=exc)
+        return Status()
+
+
+def _aggregate(errs: list[str]) -> str | None:
+    """utilerrors.NewAggregate(...).Error(): one message as is, several as "[a, b]"."""
+    if not errs:
+        return None
+    if len(errs) == 1:
+        return errs[0]
+    return "[" + ", ".join(errs) + "]"
