@@ -39,6 +39,8 @@ SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
                        "PodGroup", "Workload"}
 _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
+# Read by a plugin through ClusterObjects.other[kind] (VolumeBinding's capacity check).
+_OTHER_NAMESPACED = {"CSIStorageCapacity"}
 
 
 @dataclass
@@ -230,6 +232,10 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         obj = GenericObject.from_dict(raw, namespaced=False)
         {"PersistentVolume": objects.persistent_volumes, "StorageClass": objects.storage_classes,
          "CSINode": objects.csi_nodes, "CSIDriver": objects.csi_drivers}[kind][obj.name] = obj
+        return obj
+    if kind in _OTHER_NAMESPACED:
+        obj = GenericObject.from_dict(raw, namespaced=True)
+        objects.other.setdefault(kind, []).append(obj)
         return obj
     if kind in _NAMESPACED_GENERIC:
         obj = GenericObject.from_dict(raw, namespaced=True)

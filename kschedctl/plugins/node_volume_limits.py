@@ -1,0 +1,240 @@
+"""NodeVolumeLimits (PreFilter, Filter): CSI volumes attached to a node stay within each
+driver's limit.
+
+Upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi.go (CSILimits), utils.go,
+pkg/volume/util GetCSIAttachLimitKey.
+A PVC resolves to (driver, volumeHandle): from the bound PV's spec.csi, or, when unbound or
+its PV is missing, from the StorageClass provisioner with a per-claim placeholder handle.
+In-tree PVs and inline volumes (AWS EBS, GCE PD, Azure Disk, Cinder) count against their CSI
+driver when the node has a CSINode (CSI migration is on for those plugins). The limit per
+driver comes from CSINode spec.drivers[].allocatable.count (or a node allocatable
+`attachable-volumes-csi-<driver>`); volumes already used on the node are counted once.
+Over the limit: Unschedulable "node(s) exceed max volume count".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+from ..api.quantity import QuantityError, int_value
+from ..api.types import GenericObject, Pod, Volume
+from ..framework.cycle_state import CycleState
+from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, PreFilterResult, Status
+from ..framework.registry import PluginSpec
+from ..framework.types import NodeInfo
+from . import names
+from .volume_util import claim_class, claim_name_of, get_pvc, labels, spec, volume_is_for_pod, NotFound
+
+NAME = names.NodeVolumeLimits
+ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
+ATTACH_LIMIT_PREFIX = "attachable-volumes-"
+CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
+RESOURCE_NAME_LENGTH_LIMIT = 63
+# Deterministic stand-in for upstream's random 32-character prefix of unbound-claim handles.
+UNBOUND_VOLUME_ID_PREFIX = "kschedctl-unbound"
+
+# In-tree plugin -> (source field in a volume / PV spec, CSI driver). csi-translation-lib.
+_MIGRATABLE = {
+    "kubernetes.io/aws-ebs": ("awsElasticBlockStore", "ebs.csi.aws.com"),
+    "kubernetes.io/gce-pd": ("gcePersistentDisk", "pd.csi.storage.gke.io"),
+    "kubernetes.io/azure-disk": ("azureDisk", "disk.csi.azure.com"),
+    "kubernetes.io/cinder": ("cinder", "cinder.csi.openstack.org"),
+}
+
+
+def csi_attach_limit_key(driver: str) -> str:
+    """GetCSIAttachLimitKey: long names keep 23 characters plus 16 hex digits of their SHA-1."""
+    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
+        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
+        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
+    return CSI_ATTACH_LIMIT_PREFIX + driver
+
+
+def _gce_handle(source: dict, pv_labels: dict | None) -> str:
+    """translateGCEPD: zone from the PV's zone label (regional when several), else UNSPECIFIED."""
+    zones = ""
+    if pv_labels is not None:
+        zones = str(pv_labels.get("topology.kubernetes.io/zone") or pv_labels.get("failure-domain.beta.kubernetes.io/zone") or "")
+    parts = [z for z in zones.split("__") if z]
+    disk = source.get("pdName", "")
+    if len(parts) > 1:
+        region = parts[0].rsplit("-", 1)[0]
+        return f"projects/UNSPECIFIED/regions/{region}/disks/{disk}"
+    zone = parts[0] if parts else "UNSPECIFIED"
+    return f"projects/UNSPECIFIED/zones/{zone}/disks/{disk}"
+
+
+def _ebs_handle(source: dict) -> str:
+    """KubernetesVolumeIDToEBSVolumeID: aws://<zone>/<vol-id> -> vol-id."""
+    vid = str(source.get("volumeID", ""))
+    if vid.startswith("aws://"):
+        return vid.rstrip("/").rsplit("/", 1)[-1]
+    return vid
+
+
+def _translate(source_container: dict, pv_labels: dict | None) -> tuple[str, str, str] | None:
+    """(in-tree plugin, CSI driver, handle) of an in-tree source, or None."""
+    for plugin, (field, driver) in _MIGRATABLE.items():
+        source = source_container.get(field)
+        if source is None:
+            continue
+        if field == "gcePersistentDisk":
+            return plugin, driver, _gce_handle(source, pv_labels)
+        if field == "awsElasticBlockStore":
+            return plugin, driver, _ebs_handle(source)
+        if field == "azureDisk":
+            return plugin, driver, str(source.get("diskURI", ""))
+        return plugin, driver, str(source.get("volumeID", ""))
+    return None
+
+
+class NodeVolumeLimits:
+    def __init__(self, args: dict | None, handle: Any) -> None:
+        self.handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(ClusterEvent("CSINode", "Add")),
+                ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
+                ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add"))]
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        for vol in pod.volumes:
+            if vol.pvc_claim_name is not None or vol.ephemeral or _translate(vol.raw, None) is not None:
+                return None, None
+        return None, Status(Code.Skip)
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # --- resolving volumes ---------------------------------------------------------------
+    def _driver_info_from_sc(self, pvc: GenericObject, csi_node: GenericObject | None) -> tuple[str, str]:
+        sc_name = claim_class(pvc)
+        if not sc_name:
+            return "", ""
+        sc = self.handle.objects.storage_classes.get(sc_name)
+        if sc is None:
+            return "", ""
+        handle = f"{UNBOUND_VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
+        provisioner = str(sc.raw.get("provisioner") or "")
+        if provisioner in _MIGRATABLE:
+            if csi_node is None:
+                return "", ""
+            return _MIGRATABLE[provisioner][1], handle
+        return provisioner, handle
+
+    def _driver_info(self, pvc: GenericObject, csi_node: GenericObject | None) -> tuple[str, str]:
+        """getCSIDriverInfo."""
+        pv_name = str(spec(pvc).get("volumeName") or "")
+        if not pv_name:
+            return self._driver_info_from_sc(pvc, csi_node)
+        pv = self.handle.objects.persistent_volumes.get(pv_name)
+        if pv is None:
+            return self._driver_info_from_sc(pvc, csi_node)
+        csi = spec(pv).get("csi")
+        if csi is None:
+            translated = _translate(spec(pv), labels(pv))
+            if translated is None or csi_node is None:
+                return "", ""
+            return translated[1], translated[2]
+        return str(csi.get("driver", "")), str(csi.get("volumeHandle", ""))
+
+    def _attachable_volumes(self, pod: Pod, csi_node: GenericObject | None, new_pod: bool,
+                            result: dict[str, str]) -> None:
+        """filterAttachableVolumes: unique name "driver/handle" -> limit key. Raises NotFound
+        (new pod's PVC missing) or ValueError (other errors) for the new pod only."""
+        objects = self.handle.objects
+        for vol in pod.volumes:
+            claim = claim_name_of(pod, vol)
+            if claim is None:
+                self._inline(vol, csi_node, result)
+                continue
+            if claim == "":
+                raise ValueError("PersistentVolumeClaim had no name")
+            try:
+                pvc = get_pvc(objects, pod.namespace, claim)
+            except NotFound as err:
+                if new_pod:
+                    raise NotFound(f"looking up PVC {pod.namespace}/{claim}: {err}") from None
+                continue
+            if vol.ephemeral:
+                problem = volume_is_for_pod(pod, pvc)
+                if problem is not None:
+                    raise ValueError(problem)
+            driver, handle = self._driver_info(pvc, csi_node)
+            if not driver or not handle:
+                continue
+            result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
+
+    @staticmethod
+    def _inline(vol: Volume, csi_node: GenericObject | None, result: dict[str, str]) -> None:
+        """checkAttachableInlineVolume: migratable inline volumes count once CSINode exists."""
+        translated = _translate(vol.raw, None)
+        if translated is None or csi_node is None:
+            return
+        _, driver, handle = translated
+        result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
+
+    @staticmethod
+    def _volume_limits(node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
+        """getVolumeLimits: node allocatable attachable-volumes-* then CSINode counts."""
+        limits: dict[str, int] = {}
+        node = node_info.node
+        if node is not None:
+            for key, value in node.allocatable.items():
+                if key.startswith(ATTACH_LIMIT_PREFIX):
+                    try:  # allocatable holds parsed quantities (Fractions); Value() rounds up
+                        limits[key] = math.ceil(value) if isinstance(value, Fraction) else int_value(value)
+                    except QuantityError:
+                        continue
+        if csi_node is not None:
+            for driver in spec(csi_node).get("drivers") or []:
+                count = (driver.get("allocatable") or {}).get("count")
+                if count is not None:
+                    limits[csi_attach_limit_key(str(driver.get("name", "")))] = int(count)
+        return limits
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if not pod.volumes:
+            return None
+        csi_node = self.handle.objects.csi_nodes.get(node_info.name)
+        new_volumes: dict[str, str] = {}
+        try:
+            self._attachable_volumes(pod, csi_node, True, new_volumes)
+        except NotFound as err:
+            return Status(Code.UnschedulableAndUnresolvable, str(err))
+        except ValueError as err:
+            return Status.as_status(err)
+        if not new_volumes:
+            return None
+        limits = self._volume_limits(node_info, csi_node)
+        if not limits:
+            return None
+        attached: dict[str, str] = {}
+        for existing in node_info.pods:
+            try:
+                self._attachable_volumes(existing.pod, csi_node, False, attached)
+            except (NotFound, ValueError) as err:
+                return Status.as_status(err)
+        attached_count: dict[str, int] = {}
+        for unique, key in attached.items():
+            new_volumes.pop(unique, None)
+            attached_count[key] = attached_count.get(key, 0) + 1
+        new_count: dict[str, int] = {}
+        for key in new_volumes.values():
+            new_count[key] = new_count.get(key, 0) + 1
+        for key, count in new_count.items():
+            limit = limits.get(key)
+            if limit is not None and attached_count.get(key, 0) + count > limit:
+                return Status(Code.Unschedulable, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+        return None
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, NodeVolumeLimits, NodeVolumeLimits)

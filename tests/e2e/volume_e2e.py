@@ -1,0 +1,41 @@
+"""Helpers for the volume plugins' `kschedctl explain -o json` tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer.testing
+
+import kschedctl.cli
+
+CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      disabled: [{name: "*"}]
+      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: VolumeRestrictions}, {name: NodeVolumeLimits},
+                {name: VolumeBinding}, {name: VolumeZone}, {name: DynamicResources, weight: 2}]
+"""
+
+NODES = """\
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2, topology.kubernetes.io/zone: b}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+"""
+
+
+def explain(tmp_path: Path, items: str, pod: str = "default/web", extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    snap = tmp_path / "snap.yaml"
+    snap.write_text("apiVersion: v1\nkind: List\nitems:\n" + NODES + items)
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(CONFIG)
+    result = typer.testing.CliRunner().invoke(
+        kschedctl.cli.app, ["explain", pod, str(snap), "--config", str(cfg), "-o", "json", *extra])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)

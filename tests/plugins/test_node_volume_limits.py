@@ -1,0 +1,124 @@
+"""NodeVolumeLimits (CSI): upstream nodevolumelimits/csi_test.go TestCSILimits and utils."""
+
+from __future__ import annotations
+
+import pytest
+from volume_fixtures import volume_framework
+
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code
+from kschedctl.plugins.node_volume_limits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, csi_attach_limit_key
+from kschedctl.testing import cluster_objects, make_csi_node, make_node, make_pod, make_pv, make_pvc, make_storage_class
+
+EBS = "ebs.csi.aws.com"
+GCE = "pd.csi.storage.gke.io"
+
+
+def storage():
+    objs = []
+    for i in range(6):
+        objs.append(make_pv(f"csi-ebs.csi.aws.com-{i}").csi(EBS, f"vol-{i}"))
+        objs.append(make_pvc(f"csi-ebs.csi.aws.com-{i}").bound_to(f"csi-ebs.csi.aws.com-{i}"))
+    objs.append(make_pv("csi-gce-0").csi(GCE, "disk-0"))
+    objs.append(make_pvc("csi-gce-0").bound_to("csi-gce-0"))
+    objs.append(make_storage_class("csi-sc", provisioner=EBS, binding_mode="WaitForFirstConsumer"))
+    objs.append(make_pvc("pending-0").storage_class("csi-sc"))
+    objs.append(make_pvc("pending-1").storage_class("csi-sc"))
+    objs.append(make_pvc("missing-pv").storage_class("csi-sc").bound_to("no-such-pv"))
+    objs.append(make_pvc("no-sc"))
+    objs.append(make_pv("intree-ebs").set("spec.awsElasticBlockStore", {"volumeID": "aws://us-east-1a/vol-abc"}))
+    objs.append(make_pvc("intree-ebs").bound_to("intree-ebs"))
+    return objs
+
+
+def pod_with(*claims, name="new"):
+    b = make_pod(name)
+    for c in claims:
+        b.pvc(c)
+    return b.obj()
+
+
+def run(new_pod, existing_claims, limits, extra_existing=(), allocatable=None):
+    node_b = make_node("n1")
+    if allocatable:
+        node_b.res(allocatable)
+    old = make_pod("old").node("n1")
+    for c in existing_claims:
+        old.pvc(c)
+    existing = [old.obj(), *extra_existing]
+    objs = storage()
+    if limits is not None:
+        objs.append(make_csi_node("n1", limits))
+    fwk = volume_framework(nodes=[node_b.obj()], pods=existing, objects=cluster_objects(*objs))
+    pl = fwk.instances["NodeVolumeLimits"]
+    state = CycleState()
+    _, pre = pl.pre_filter(state, new_pod, fwk.snapshot.list())
+    if pre is not None:
+        return pre
+    return pl.filter(state, new_pod, fwk.snapshot.get("n1"))
+
+
+E = lambda i: f"csi-ebs.csi.aws.com-{i}"  # noqa: E731
+
+
+@pytest.mark.parametrize("new, existing, limits, want", [
+    # upstream: TestCSILimits "fits when node volume limit >= new pods CSI volume"
+    pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: 4}, None, id="fits-when-limit-ge-volumes"),
+    # upstream: TestCSILimits "doesn't when node volume limit <= pods CSI volume"
+    pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: 3}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="doesnt-when-over-limit"),
+    # upstream: TestCSILimits "should when driver does not support volume limits"
+    pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: None}, None, id="driver-without-limit"),
+    # upstream: TestCSILimits "count pending PVCs towards volume limit <= limit"
+    pytest.param(("pending-0",), (E(2), E(3)), {EBS: 2}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="pending-pvc-counts"),
+    pytest.param(("pending-0",), ("pending-1",), {EBS: 2}, None, id="two-pending-pvcs-fit"),
+    # upstream: TestCSILimits "should count PVCs with invalid PV name but valid SC"
+    pytest.param(("missing-pv",), (E(2),), {EBS: 1}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="invalid-pv-name-valid-sc"),
+    # upstream: TestCSILimits "should not count PVCs with no SC"
+    pytest.param(("no-sc",), (E(2),), {EBS: 1}, None, id="pvc-without-sc-not-counted"),
+    # upstream: TestCSILimits "skip Filter when the pod only uses secrets and configmaps"
+    pytest.param((), (E(2),), {EBS: 0}, "skip", id="no-csi-volumes-skip"),
+    # the same volume already on the node counts once
+    pytest.param((E(2),), (E(2),), {EBS: 1}, None, id="same-volume-counted-once"),
+    # limits are per driver
+    pytest.param(("csi-gce-0",), (E(2), E(3)), {EBS: 2, GCE: 1}, None, id="other-driver-has-room"),
+    # upstream: TestCSILimits "should count in-tree volumes if migration is enabled"
+    pytest.param(("intree-ebs",), (E(2),), {EBS: 1}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="migrated-intree-pv-counted"),
+])
+def test_csi_limits(new, existing, limits, want):
+    status = run(pod_with(*new), existing, limits)
+    if want == "skip":
+        assert status.code == Code.Skip
+    elif want is None:
+        assert status is None
+    else:
+        assert status.code == Code.Unschedulable and status.reasons == [want]
+
+
+def test_missing_pvc_is_unresolvable():
+    # upstream: TestCSILimits "missing PVC" (a new pod's PVC must exist)
+    status = run(pod_with("nope"), (E(0),), {EBS: 5})
+    assert status.code == Code.UnschedulableAndUnresolvable
+    assert status.reasons == ['looking up PVC default/nope: persistentvolumeclaim "nope" not found']
+
+
+def test_inline_ebs_counted_only_with_csinode():
+    # upstream: TestCSILimits inline migratable volume cases
+    pod = make_pod("new").volume({"name": "v", "awsElasticBlockStore": {"volumeID": "vol-inline"}}).obj()
+    assert run(pod, (E(1),), {EBS: 1}).reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
+    # without a CSINode there is no limit to read (and migration is not on)
+    assert run(pod, (E(1),), None) is None
+
+
+def test_node_allocatable_limit_without_csinode():
+    # upstream: getVolumeLimits reads attachable-volumes-csi-* from node allocatable
+    key = csi_attach_limit_key(EBS)
+    status = run(pod_with(E(0)), (E(1),), None, allocatable={key: "1"})
+    assert status.code == Code.Unschedulable
+
+
+def test_attach_limit_key():
+    # upstream: pkg/volume/util TestGetCSIAttachLimitKey
+    assert csi_attach_limit_key("ebs.csi.aws.com") == "attachable-volumes-csi-ebs.csi.aws.com"
+    long = "com.example.a-very-long-csi-driver-name.that.goes.on"
+    key = csi_attach_limit_key(long)
+    assert key.startswith("attachable-volumes-csi-" + long[:23]) and len(key) == len("attachable-volumes-csi-") + 23 + 16
