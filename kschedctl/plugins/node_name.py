@@ -1,15 +1,17 @@
-"""NodeName (PreFilter, Filter): a pod with spec.nodeName set fits only that node.
+"""NodeName (Filter): a pod with spec.nodeName set fits only that node.
 
-Upstream: pkg/scheduler/framework/plugins/nodename/node_name.go.
+Upstream: pkg/scheduler/framework/plugins/nodename/node_name.go. Some upstream revisions add a
+PreFilter returning the named node as a PreFilterResult; kube-scheduler 1.35.4, run in-process,
+has no NodeName at PreFilter (reference section 12), so neither do we.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from ..api.types import Pod
 from ..framework.cycle_state import CycleState
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, PreFilterResult, Status
+from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, Status
 from ..framework.registry import PluginSpec
 from ..framework.types import NodeInfo
 from . import names
@@ -26,21 +28,18 @@ class NodeName:
         return NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [ClusterEventWithHint(ClusterEvent("Node", "Add"))]
-
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        if not pod.node_name:
-            return None, Status(Code.Skip)
-        return PreFilterResult({pod.node_name}), None
-
-    def pre_filter_extensions(self) -> None:
-        return None
+        return [ClusterEventWithHint(ClusterEvent("Node", "Add")), ClusterEventWithHint(ClusterEvent("Node", "Update"))]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if pod.node_name and pod.node_name != node_info.name:
             return Status(Code.UnschedulableAndUnresolvable, ERR_REASON)
         return None
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes: a pod without spec.nodeName fits every node."""
+        if not pod.node_name:
+            return [None] * len(node_infos)
+        return [self.filter(state, pod, ni) for ni in node_infos]
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodeName, NodeName)

@@ -16,7 +16,7 @@ _POINTS = {
     "SchedulingGates": ["pre_enqueue"],
     "PrioritySort": ["less"],
     "NodeUnschedulable": ["filter"],
-    "NodeName": ["pre_filter", "filter"],
+    "NodeName": ["filter"],
     "TaintToleration": ["filter", "pre_score", "score"],
     "NodeAffinity": ["pre_filter", "filter", "pre_score", "score"],
     "NodePorts": ["pre_filter", "filter"],
