@@ -122,7 +122,13 @@ def schedule(
     def run():
         version = _version(kube_version)
         cluster, cfg, registry = _load(snapshot, config, version)
-        result = Scheduler(cluster, cfg, registry, version, seed=seed).run()
+        from .progress import attach, progress_bar
+        from .snapshot.loader import is_pending
+
+        sched = Scheduler(cluster, cfg, registry, version, seed=seed)
+        with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
+            attach(sched, callback)
+            result = sched.run()
         if write_snapshot:
             write_snapshot_file(cluster, result, write_snapshot)
         return result
@@ -153,6 +159,27 @@ def explain(
 
     result = _guarded(debug, run)
     sys.stdout.write(render_explain(result, output.value))
+
+
+@app.command()
+def simulate(
+    scenario: str = typer.Argument(..., help="A Scenario file: a snapshot plus a timeline of cluster events."),
+    config: Optional[str] = typer.Option(None, "--config", help="A KubeSchedulerConfiguration (v1) file."),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Run a scenario over virtual time: placements as they happen, and the final state."""
+    from .simulate import load_scenario, render_simulation, run_scenario
+
+    def run():
+        version = _version(kube_version)
+        _, cfg, registry = _load([], config, version)
+        return run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed)
+
+    result = _guarded(debug, run)
+    sys.stdout.write(render_simulation(result, output.value))
 
 
 @app.command()

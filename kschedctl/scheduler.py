@@ -1,38 +1,49 @@
 """The Scheduler: the life of each pod, as pkg/scheduler/schedule_one.go tells it.
 
-    pop -> frameworkForPod -> schedulingCycle (snapshot, filter, score, PostFilter on failure,
-    assume, Reserve, Permit) -> bindingCycle (PreBindPreFlight, WaitOnPermit, PreBind, Bind,
-    PostBind) -> on failure: Unreserve, forget, requeue.
+    ScheduleOne: pop -> frameworkForPod -> schedulingCycle (snapshot, filter, score, PostFilter
+    on failure, assume, Reserve, Permit) -> bindingCycle (PreBindPreFlight, WaitOnPermit, Done,
+    PreBind, Bind, PostBind) -> on failure: Unreserve, forget, FailureHandler (requeue).
 
-Time is virtual: backoff and Permit timeouts advance a clock, nothing sleeps. Binding is
-synchronous here, except for pods waiting at Permit, which resume when allowed, rejected or
-timed out. The scheduler records what happened into a RunResult; it never renders.
+Time is virtual (VirtualClock): nothing sleeps. When no pod can be popped, ``run`` moves the
+clock to the next thing that can happen — a scenario event, a Permit timeout, a backoff or
+unschedulable-pool flush — and stops when nothing can: the pods left in the queue are those no
+event can help. The binding cycle runs at once, except for pods waiting at Permit, which
+resume when allowed, rejected or timed out. The scheduler records into a RunResult (and a
+trace of timed events for `simulate`); it never renders.
 """
 
 from __future__ import annotations
 
 import calendar
+import heapq
+import itertools
 import random
 import time as _time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .algorithm import SchedulingAlgorithm, SchedulingError
 from .api.types import Pod
+from .backend import events as ev
 from .backend.cache import Cache, Snapshot
-from .backend.queue import PriorityQueue
+from .backend.queue import PriorityQueue, build_queueing_hint_map
 from .config.types import KubeSchedulerConfiguration
+from .eventhandlers import EventHandlers
 from .framework.cycle_state import CycleState
-from .framework.interface import ClusterEvent, Code, PostFilterResult, Status
+from .framework.interface import Code, PostFilterResult, Status
 from .framework.registry import Registry
 from .framework.runtime import Framework
-from .framework.types import FitError, PodInfo, QueuedPodInfo, fit_error_for_single_node
+from .framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
 from .result import Placement, Preemption, RunResult, Skipped, Unschedulable
 from .snapshot.loader import ClusterSnapshot, is_pending
 from .versions import KubeVersion
 
-ASSIGNED_POD_ADD = ClusterEvent("AssignedPod", "Add")
-ASSIGNED_POD_DELETE = ClusterEvent("AssignedPod", "Delete")
+# schedule_one.go clearNominatedNode: most failures clear the pod's nomination.
+CLEAR_NOMINATED_NODE = PostFilterResult("", "Override")
+# Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
+# podMaxBackoffSeconds; the simulation stops retrying it after this many consecutive errors
+# once nothing else can happen, and reports it.
+MAX_CONSECUTIVE_ERRORS = 8
 
 
 class VirtualClock:
@@ -66,7 +77,6 @@ class _InFlightBinding:
     qpi: QueuedPodInfo
     assumed: Pod
     host: str
-    cycle: int
     score: int | None
 
 
@@ -89,14 +99,14 @@ class SimulatedClient:
         return Status()
 
     def preempt(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
-        """prepareCandidate: delete the victims (or, in a dry run, only remember them)."""
+        """prepareCandidate: evict the victims (or, in a dry run, only remember them)."""
         record = Preemption(preemptor.key, node_name, [v.key for v in victims], self.scheduler.clock.now())
         self.last_preemption = record
         if not self.dry_run:
             self.scheduler.delete_victims(preemptor, record, victims)
 
 
-class Scheduler:
+class Scheduler(EventHandlers):
     def __init__(self, cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry,
                  version: KubeVersion, seed: int | None = None, dry_run: bool = False) -> None:
         self.cluster = cluster
@@ -105,73 +115,131 @@ class Scheduler:
         self.rng = random.Random(seed)
         self.client = SimulatedClient(self, dry_run)
         self.clock = VirtualClock(self._start_time(cluster))
+        self.start = self.clock.now()
         self.cache = Cache()
         self.snapshot = Snapshot()
+        self.pods_by_uid: dict[str, Pod] = {}
         for node in cluster.nodes:
             self.cache.add_node(node)
         for pod in cluster.bound_pods:
             self.cache.add_pod(pod)
+            self.pods_by_uid[pod.uid] = pod
         self.profiles: dict[str, Framework] = {}
         self.nominator: Any = None
         for profile in config.profiles:
             self.profiles[profile.scheduler_name] = Framework(profile, registry, self)
-        first = next(iter(self.profiles.values()))
-        self.queue = PriorityQueue(first.queue_sort_less, self.clock, self._pre_enqueue, self._plugin_events,
-                                   float(config.pod_initial_backoff_seconds), float(config.pod_max_backoff_seconds))
+        self.queue = self._new_queue(config)
         self.nominator = self.queue.nominator
         self.algorithm = SchedulingAlgorithm(config.percentage_of_nodes_to_score or 0, self.rng)
         self.result = RunResult(kube_version=str(version))
+        self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
         self.outcomes: dict[str, _PodOutcome] = {}
         self.waiting: dict[str, _InFlightBinding] = {}
         self.placements_by_uid: dict[str, Placement] = {}
         self.deleted: set[str] = set()
+        self.timeline: list[tuple[float, int, Callable[[], None]]] = []
+        self._timeline_seq = itertools.count()
+        self._seq = 0
+        self._generation = 0
+        self.attempt_generation: dict[str, int] = {}  # uid -> state generation its last attempt saw
+        self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
+
+    def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
+        hints_on = self.version.feature_enabled("SchedulerQueueingHints")
+        hint_maps = {name: build_queueing_hint_map(f.instances.values(), hints_on) for name, f in self.profiles.items()}
+        first = next(iter(self.profiles.values()))
+        return PriorityQueue(first.queue_sort_less, self.clock, self._pre_enqueue, hint_maps,
+                             float(config.pod_initial_backoff_seconds), float(config.pod_max_backoff_seconds),
+                             queueing_hints=hints_on,
+                             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"))
 
     @staticmethod
     def _start_time(cluster: ClusterSnapshot) -> float:
         stamps = [t for t in (parse_rfc3339(p.meta.creation_timestamp) for p in cluster.pods) if t is not None]
         return max(stamps, default=0.0)
 
-    # --- queue wiring ----------------------------------------------------------------------
     def _pre_enqueue(self, pod: Pod) -> Status:
         return self.profiles[pod.scheduler_name].run_pre_enqueue_plugins(pod)
 
-    def _plugin_events(self, pod: Pod) -> dict[str, list]:
-        fwk = self.profiles[pod.scheduler_name]
-        out: dict[str, list] = {}
-        for name, plugin in fwk.instances.items():
-            fn = getattr(plugin, "events_to_register", None)
-            if callable(fn):
-                out[name] = fn()
-        return out
+    def state_changed(self) -> None:
+        """Something a scheduling attempt reads (cache, nodes) changed."""
+        self._generation += 1
+
+    def state_generation(self) -> int:
+        return self._generation + self.nominator.generation
+
+    def record(self, kind: str, **fields: Any) -> None:
+        """One timed entry of the trace (`simulate -o json` "events")."""
+        self.trace.append({"time": self.clock.now() - self.start, "event": kind, **fields})
 
     def enqueue_pending(self) -> None:
         """Every pending pod: queued if a profile is responsible for it, else reported skipped."""
-        seq = 0
         for pod in self.cluster.pods:
-            if not is_pending(pod):
-                continue
-            self.result.pending += 1
-            if pod.scheduler_name not in self.profiles:
-                self.result.skipped.append(Skipped(pod.key, f"no profile for schedulerName {pod.scheduler_name!r}"))
-                continue
-            seq += 1
-            created = parse_rfc3339(pod.meta.creation_timestamp)
-            qpi = QueuedPodInfo(PodInfo.of(pod), timestamp=created if created is not None else self.clock.now(), seq=seq)
-            self.queue.add(qpi)
+            if is_pending(pod):
+                self.admit_pending_pod(pod, parse_rfc3339(pod.meta.creation_timestamp))
+
+    def admit_pending_pod(self, pod: Pod, created: float | None = None) -> None:
+        self.result.pending += 1
+        if pod.scheduler_name not in self.profiles:
+            self.result.skipped.append(Skipped(pod.key, f"no profile for schedulerName {pod.scheduler_name!r}"))
+            return
+        self.pods_by_uid[pod.uid] = pod
+        self.add_pod_to_scheduling_queue(pod, created)
+
+    def at(self, t: float, action: Callable[[], None]) -> None:
+        """Run ``action`` when the virtual clock reaches ``t`` (seconds since the start)."""
+        heapq.heappush(self.timeline, (self.start + t, next(self._timeline_seq), action))
 
     # --- the run ---------------------------------------------------------------------------
     def run(self) -> RunResult:
         self.enqueue_pending()
         while True:
             qpi = self.queue.pop()
-            if qpi is None:
-                if not self._advance_waiting_pods():
-                    break
-                continue
-            self.schedule_one(qpi)
-            self._resume_resolved_waiting_pods()
+            if qpi is not None:
+                self.schedule_one(qpi)
+                self.resume_resolved_waiting_pods()
+            elif not self.advance_clock():
+                break
         self._finish()
         return self.result
+
+    def advance_clock(self) -> bool:
+        """Move the clock to the next thing that can happen; False when nothing can.
+
+        Scenario events, Permit deadlines, error backoffs (up to MAX_CONSECUTIVE_ERRORS) and
+        pool pods whose last attempt predates a state change drive the run. The periodic
+        flushes in between are simulated as upstream runs them, but a flush that could only
+        retry pods against the state they already failed on never keeps the run going.
+        """
+        generation = self.state_generation()
+        drivers = [t for t in (
+            self.timeline[0][0] if self.timeline else None,
+            self._next_permit_deadline(),
+            self.queue.next_backoff_flush_time(lambda q: q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS
+                                               or q.unschedulable_plugins or q.pending_plugins),
+            self.queue.next_unschedulable_flush_time(lambda q: self._worth_a_flush(q, generation)),
+        ) if t is not None]
+        if not drivers:
+            return False
+        passengers = [t for t in (self.queue.next_backoff_flush_time(), self.queue.next_unschedulable_flush_time())
+                      if t is not None]
+        now = min(drivers + passengers)
+        self.clock.advance_to(now)
+        while self.timeline and self.timeline[0][0] <= now:
+            heapq.heappop(self.timeline)[2]()
+        self._expire_permit_waits(now)
+        self.resume_resolved_waiting_pods()
+        self.queue.flush_backoff_q_completed()
+        if self.queue.is_unschedulable_flush_tick(now):
+            self.queue.flush_unschedulable_pods_left_over()
+        return True
+
+    def _worth_a_flush(self, qpi: QueuedPodInfo, generation: int) -> bool:
+        """A pool pod is worth the 5-minute retry when the state changed since its attempt, or
+        when it was rejected after a host was chosen (Reserve, Permit, binding), which is no
+        verdict on the cluster state (bounded by MAX_CONSECUTIVE_ERRORS)."""
+        late = self.late_failures.get(qpi.pod.uid, 0)
+        return self.attempt_generation.get(qpi.pod.uid, -1) < generation or 0 < late < MAX_CONSECUTIVE_ERRORS
 
     def _finish(self) -> None:
         for qpi in self.queue.pending():
@@ -191,23 +259,22 @@ class Scheduler:
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
         pod = qpi.pod
         fwk = self.framework_for_pod(pod)
+        if pod.uid not in self.pods_by_uid or self.cache.is_assumed_pod(pod):  # skipPodSchedule
+            self.queue.done(pod.uid)
+            return
         state = CycleState()
-        cycle = self.queue.scheduling_cycle
-        outcome = self.scheduling_cycle(fwk, state, qpi, cycle)
+        outcome = self.scheduling_cycle(fwk, state, qpi)
         if outcome is None:
             return
         assumed, host, score = outcome
-        st = fwk.run_permit_plugins(state, assumed, host)
-        if st.is_wait():
-            self.waiting[pod.uid] = _InFlightBinding(fwk, state, qpi, assumed, host, cycle, score)
+        if fwk.get_waiting_pod(pod.uid) is not None:
+            self.waiting[pod.uid] = _InFlightBinding(fwk, state, qpi, assumed, host, score)
             return
-        if not st.is_success():
-            self._fail_after_assume(fwk, state, qpi, assumed, host, st, cycle)
-            return
-        self.binding_cycle(fwk, state, qpi, assumed, host, cycle, score)
+        self.binding_cycle(fwk, state, qpi, assumed, host, score)
 
-    def scheduling_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
-                         cycle: int) -> tuple[Pod, str, int | None] | None:
+    def scheduling_cycle(self, fwk: Framework, state: CycleState,
+                         qpi: QueuedPodInfo) -> tuple[Pod, str, int | None] | None:
+        """SchedulePod, then assume, Reserve and Permit; None when the attempt failed."""
         pod = qpi.pod
         self.cache.update_snapshot(self.snapshot)
         for f in self.profiles.values():
@@ -215,141 +282,212 @@ class Scheduler:
         try:
             result = self.algorithm.schedule_pod(fwk, state, qpi, self.snapshot)
         except FitError as fit_error:
-            nominating = self._run_post_filter(fwk, state, pod, fit_error)
-            self.handle_scheduling_failure(qpi, fit_error=fit_error, nominating=nominating, cycle=cycle)
+            self.late_failures.pop(pod.uid, None)
+            nominating = self._run_post_filter(fwk, state, pod, fit_error) if fwk.has_post_filter_plugins() \
+                else CLEAR_NOMINATED_NODE
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=nominating)
             return None
         except SchedulingError as err:
-            self.handle_scheduling_failure(qpi, status=err.status, cycle=cycle)
+            self.handle_scheduling_failure(fwk, qpi, status=err.status, nominating=CLEAR_NOMINATED_NODE)
             return None
-        assumed_info = qpi.pod_info.with_node_name(result.suggested_host)
-        assumed = assumed_info.pod
+        host = result.suggested_host
+        assumed = qpi.pod_info.with_node_name(host).pod
+        self.assume(assumed)
+        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if st.is_success():
+            st = fwk.run_permit_plugins(state, assumed, host)
+        if not st.is_success() and not st.is_wait():
+            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            self.forget(assumed)
+            self._fail_after_assume(fwk, qpi, host, st)
+            return None
+        return assumed, host, result.total_score_of(host)
+
+    def assume(self, assumed: Pod) -> None:
+        """The pod counts on its node from now on; its nomination is dropped."""
         self.cache.assume_pod(assumed)
-        self.nominator.delete_nominated_pod_if_exists(pod)
-        st = fwk.run_reserve_plugins_reserve(state, assumed, result.suggested_host)
-        if not st.is_success():
-            self._fail_after_assume(fwk, state, qpi, assumed, result.suggested_host, st, cycle)
-            return None
-        return assumed, result.suggested_host, result.total_score_of(result.suggested_host)
+        self.state_changed()
+        self.nominator.delete_nominated_pod_if_exists(assumed)
+
+    def forget(self, assumed: Pod) -> None:
+        self.cache.forget_pod(assumed)
+        self.state_changed()
 
     def _run_post_filter(self, fwk: Framework, state: CycleState, pod: Pod, fit_error: FitError) -> PostFilterResult | None:
-        if not fwk.has_post_filter_plugins():
-            return None
+        """PostFilter (preemption); its message ends the FitError text. None: ModeNoop."""
         result, status = fwk.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
         fit_error.diagnosis.post_filter_msg = status.message()
         return result
 
-    def _fail_after_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: str,
-                           status: Status, cycle: int) -> None:
-        """Unreserve in reverse order, forget the assumed pod, and fail the attempt."""
-        fwk.run_reserve_plugins_unreserve(state, assumed, host)
-        self.cache.forget_pod(assumed)
-        self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, assumed, None, exclude=[assumed.uid])
+    def _fail_after_assume(self, fwk: Framework, qpi: QueuedPodInfo, host: str, status: Status) -> None:
+        """A rejection after the host was chosen is a FitError on that one node."""
+        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
         if status.is_rejected():
-            self.handle_scheduling_failure(qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status), cycle=cycle)
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status),
+                                           nominating=CLEAR_NOMINATED_NODE)
         else:
-            self.handle_scheduling_failure(qpi, status=status, cycle=cycle)
+            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
 
     # --- binding cycle ---------------------------------------------------------------------
     def binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: str,
-                      cycle: int, score: int | None) -> None:
-        pod = qpi.pod
-        fwk.run_pre_bind_pre_flights(state, assumed, host)
-        self.queue.done(pod.uid)
+                      score: int | None) -> None:
+        st = fwk.run_pre_bind_pre_flights(state, assumed, host)
+        if st.code == Code.Error or st.is_rejected():
+            self.handle_binding_cycle_error(fwk, state, qpi, assumed, host, st)
+            return
+        self.queue.done(assumed.uid)
         st = fwk.run_pre_bind_plugins(state, assumed, host)
         if st.is_success():
-            st = fwk.run_bind_plugins(state, assumed, host)
-            if st.is_skip():
-                st = Status(Code.Error, "bind plugins skipped all; no plugin bound the pod")
+            st = self.bind(fwk, state, assumed, host)
         if not st.is_success():
-            self._fail_after_assume(fwk, state, qpi, assumed, host, st, cycle)
+            self.handle_binding_cycle_error(fwk, state, qpi, assumed, host, st)
             return
-        self.cache.finish_binding(assumed)
-        placement = Placement(pod.key, host, fwk.profile_name, qpi.attempts, score, self.clock.now())
+        placement = Placement(assumed.key, host, fwk.profile_name, qpi.attempts, score, self.clock.now())
         self.result.placements.append(placement)
-        self.placements_by_uid[pod.uid] = placement
-        self.outcomes.pop(pod.uid, None)
+        self.placements_by_uid[assumed.uid] = placement
+        self.outcomes.pop(assumed.uid, None)
+        self.record("Scheduled", pod=assumed.key, node=host, attempts=qpi.attempts, score=score)
         fwk.run_post_bind_plugins(state, assumed, host)
-        self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_ADD, None, assumed)
+
+    def bind(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
+        """Bind plugins, then what the informer does when it sees the pod bound."""
+        st = fwk.run_bind_plugins(state, assumed, host)
+        if st.is_skip():
+            st = Status(Code.Error, "bind plugins skipped all; no plugin bound the pod")
+        if not st.is_success():
+            return st
+        self.pods_by_uid[assumed.uid] = assumed
+        self.add_assigned_pod_to_cache(assumed)  # the informer confirms the assumed pod
+        self.queue.delete(assumed)  # deletePodFromSchedulingQueue(inBinding=true)
+        return st
+
+    def handle_binding_cycle_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod,
+                                   host: str, status: Status) -> None:
+        """Unreserve in reverse order, forget, AssignedPodDelete (deferred past the pod's own
+        requeue, and not for itself, when it was a rejection), then the failure handler."""
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
+        forgot = self.cache.is_assumed_pod(assumed)
+        if forgot:
+            self.forget(assumed)
+            if not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None)
+        if status.is_rejected():
+            fit_error = fit_error_for_single_node(qpi.pod, host, status)
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=CLEAR_NOMINATED_NODE)
+        else:
+            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
+        if forgot and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None,
+                                                           lambda p: p.uid != assumed.uid)
 
     # --- Permit waits ----------------------------------------------------------------------
-    def _resume_resolved_waiting_pods(self) -> None:
+    def resume_resolved_waiting_pods(self) -> None:
+        """WaitOnPermit returned for these pods: continue (or fail) their binding cycles."""
         for uid, b in list(self.waiting.items()):
             wp = b.fwk.get_waiting_pod(uid)
-            if wp is None or wp.result is None:
+            if wp is not None and wp.result is None:
                 continue
             del self.waiting[uid]
             b.fwk.waiting_pods.pop(uid, None)
-            if wp.result.is_success():
-                self.binding_cycle(b.fwk, b.state, b.qpi, b.assumed, b.host, b.cycle, b.score)
+            result = wp.result if wp is not None else Status(Code.Unschedulable, "removed")
+            if result.is_success():
+                self.binding_cycle(b.fwk, b.state, b.qpi, b.assumed, b.host, b.score)
             else:
-                self._fail_after_assume(b.fwk, b.state, b.qpi, b.assumed, b.host, wp.result, b.cycle)
+                self.handle_binding_cycle_error(b.fwk, b.state, b.qpi, b.assumed, b.host, result)
 
-    def _advance_waiting_pods(self) -> bool:
-        """Nothing to pop: move the clock to the next Permit deadline or backoff expiry."""
-        deadlines = []
-        for uid, b in self.waiting.items():
+    def _next_permit_deadline(self) -> float | None:
+        deadlines = [d for b in self.waiting.values()
+                     for d in (b.fwk.get_waiting_pod(b.assumed.uid) or _NO_WAIT).pending_plugins.values()]
+        return min(deadlines, default=None)
+
+    def _expire_permit_waits(self, now: float) -> None:
+        """A waiting plugin's timer fired: the pod is rejected (waiting_pods_map.go)."""
+        for uid, b in list(self.waiting.items()):
             wp = b.fwk.get_waiting_pod(uid)
-            if wp is not None and wp.pending_plugins:
-                deadlines.append((min(wp.pending_plugins.values()), uid))
-        if not deadlines:
-            return False
-        deadline, uid = min(deadlines)
-        self.clock.advance_to(deadline)
-        b = self.waiting[uid]
-        wp = b.fwk.get_waiting_pod(uid)
-        assert wp is not None
-        plugin = min(wp.pending_plugins, key=lambda p: wp.pending_plugins[p])
-        timeout = _go_duration(wp.timeouts.get(plugin, 0.0))
-        wp.reject(plugin, f"rejected due to timeout after waiting {timeout} at plugin {plugin}")
-        self._resume_resolved_waiting_pods()
-        return True
+            if wp is None or wp.result is not None:
+                continue
+            for plugin, deadline in sorted(wp.pending_plugins.items(), key=lambda kv: (kv[1], kv[0])):
+                if deadline <= now:
+                    timeout = go_duration(wp.timeouts.get(plugin, 0.0))
+                    wp.reject(plugin, f"rejected due to timeout after waiting {timeout} at plugin {plugin}")
+                    break
 
     # --- failures --------------------------------------------------------------------------
-    def handle_scheduling_failure(self, qpi: QueuedPodInfo, *, fit_error: FitError | None = None,
-                                  status: Status | None = None, nominating: PostFilterResult | None = None,
-                                  cycle: int = 0) -> None:
+    def handle_scheduling_failure(self, fwk: Framework, qpi: QueuedPodInfo, *, fit_error: FitError | None = None,
+                                  status: Status | None = None, nominating: PostFilterResult | None = None) -> None:
+        """handleSchedulingFailure: record why, requeue (unless the pod is gone or bound),
+        then apply the nomination (None keeps status.nominatedNodeName: ModeNoop)."""
         pod = qpi.pod
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
-            self.outcomes[pod.uid] = _PodOutcome(fit_error.message(), fit_error.reason_histogram())
+            outcome = _PodOutcome(fit_error.message(), fit_error.reason_histogram())
         else:
             assert status is not None
-            self.outcomes[pod.uid] = _PodOutcome(status.message(), {}, error=status.code == Code.Error)
-            if status.code != Code.Error and status.plugin:
-                qpi.unschedulable_plugins = {status.plugin}
-        if nominating is not None and nominating.mode != "Noop":
-            pod.nominated_node_name = nominating.nominated_node_name
-            self.nominator.add_nominated_pod(qpi.pod_info, nominating.nominated_node_name)
-        if pod.uid in self.deleted:
+            outcome = _PodOutcome(status.message(), {}, error=status.code == Code.Error)
+        self.outcomes[pod.uid] = outcome
+        self.record("FailedScheduling", pod=pod.key, attempts=qpi.attempts, message=outcome.message)
+        live = self.pods_by_uid.get(pod.uid)
+        if live is None or live.node_name:
+            self.queue.done(pod.uid)
             return
-        self.queue.add_unschedulable_if_not_present(qpi, cycle)
+        self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
+        if nominating is None or nominating.mode == "Noop":
+            self.nominator.add_nominated_pod(qpi.pod_info, None)
+        else:
+            self.nominator.add_nominated_pod(qpi.pod_info, nominating.nominated_node_name)
+            self.patch_nominated_node_name(pod, nominating.nominated_node_name)
+        # What this attempt (its own preemption, assume/forget and nomination included) left
+        # behind; the 5-minute flush is worth simulating only once something else changed.
+        self.attempt_generation[pod.uid] = self.state_generation()
 
     # --- preemption side effects -----------------------------------------------------------
     def delete_victims(self, preemptor: Pod, record: Preemption, victims: list[Pod]) -> None:
+        """prepareCandidate: victims waiting at Permit are rejected, the others deleted; lower
+        priority pods nominated to the node lose their nomination."""
         self.result.preemptions.append(record)
+        self.record("Preempted", preemptor=preemptor.key, node=record.node, victims=list(record.victims))
         for victim in victims:
-            wait = self.waiting.pop(victim.uid, None)
-            if wait is not None:
-                wait.fwk.waiting_pods.pop(victim.uid, None)
-            current = self.cache.get_pod(victim.uid) or victim
-            self.cache.remove_pod(current)
-            self.deleted.add(victim.uid)
+            fwk = self.profiles.get(victim.scheduler_name)
+            wp = fwk.get_waiting_pod(victim.uid) if fwk is not None else None
+            if wp is not None:
+                wp.reject("DefaultPreemption", "preempted")
+                continue
             placement = self.placements_by_uid.get(victim.uid)
             if placement is not None:
                 placement.preempted_by = preemptor.key
-        # Lower-priority pods nominated to the node must look elsewhere (prepareCandidate).
+            self.delete_pod(victim)
         for info in self.nominator.nominated_pods_for_node(record.node):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
-                info.pod.nominated_node_name = ""
-        for victim in victims:
-            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, victim, None)
+                self.patch_nominated_node_name(info.pod, "")
 
 
-def _go_duration(seconds: float) -> str:
-    """time.Duration.String() for whole seconds and minutes (e.g. 5m0s, 10s)."""
-    total = int(seconds)
-    if total >= 60:
-        return f"{total // 60}m{total % 60}s"
-    return f"{total}s"
+class _NoWait:
+    pending_plugins: dict[str, float] = {}
+
+
+_NO_WAIT = _NoWait()
+
+
+def go_duration(seconds: float) -> str:
+    """time.Duration.String(): "10s", "1.5s", "5m0s", "1h0m0s", "500ms", "0s"."""
+    if seconds == 0:
+        return "0s"
+    if abs(seconds) < 1:
+        ms = seconds * 1000
+        return f"{_trim(ms)}ms" if abs(ms) >= 1 else f"{_trim(ms * 1000)}µs"
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    out = f"{int(hours)}h" if hours else ""
+    if hours or minutes:
+        out += f"{int(minutes)}m"
+    return f"{sign}{out}{_trim(secs)}s"
+
+
+def _trim(value: float) -> str:
+    text = f"{value:.9f}".rstrip("0").rstrip(".")
+    return text or "0"
