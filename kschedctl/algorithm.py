@@ -10,13 +10,12 @@ exactly at numNodesToFind feasible nodes, which is the deterministic reading of 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Sequence
 
 from .backend.cache import Snapshot
 from .framework.cycle_state import CycleState
 from .framework.interface import Code, NodePluginScores, Status
-from .framework.runtime import Framework
+from .framework.runtime import Framework, ScoreTable
 from .framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -37,18 +36,35 @@ class NoNodesAvailable(SchedulingError):
         super().__init__(Status(Code.UnschedulableAndUnresolvable, ERR_NO_NODES_AVAILABLE))
 
 
-@dataclass
 class ScheduleResult:
-    suggested_host: str
-    evaluated_nodes: int
-    feasible_nodes: int
-    scores: list[NodePluginScores] = field(default_factory=list)  # empty when only one node was feasible
+    """The chosen host and how many nodes were looked at; ``scores`` (one NodePluginScores per
+    scored node, empty when only one node was feasible) is built on first use from the table."""
+
+    def __init__(self, suggested_host: str, evaluated_nodes: int, feasible_nodes: int,
+                 scores: list[NodePluginScores] | None = None, table: ScoreTable | None = None) -> None:
+        self.suggested_host = suggested_host
+        self.evaluated_nodes = evaluated_nodes
+        self.feasible_nodes = feasible_nodes
+        self._scores = scores
+        self.table = table
+
+    @property
+    def scores(self) -> list[NodePluginScores]:
+        if self._scores is None:
+            self._scores = self.table.node_plugin_scores() if self.table is not None else []
+        return self._scores
 
     def total_score_of(self, node_name: str) -> int | None:
+        if self._scores is None and self.table is not None:
+            return self.table.total_of(node_name)
         for s in self.scores:
             if s.name == node_name:
                 return s.total_score
         return None
+
+    def __repr__(self) -> str:
+        return (f"ScheduleResult({self.suggested_host!r}, evaluated_nodes={self.evaluated_nodes}, "
+                f"feasible_nodes={self.feasible_nodes})")
 
 
 def go_div(a: int, b: int) -> int:
@@ -75,9 +91,13 @@ class SchedulingAlgorithm:
         if len(feasible) == 1:
             # With one feasible node there is nothing to compare: no PreScore, no Score.
             return ScheduleResult(feasible[0].name, 1 + diagnosis.node_to_status.len(), 1)
-        scores = self.prioritize_nodes(fwk, state, pod, feasible)
-        host = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores)
+        if not fwk.has_score_plugins():
+            scores = self.prioritize_nodes(fwk, state, pod, feasible)
+            host = self.select_host(scores)
+            return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores)
+        table = self.prioritize_nodes_table(fwk, state, pod, feasible)
+        host = self.select_host_from_totals(table.names, table.totals)
+        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), table=table)
 
     def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
                                 find_all: bool = False) -> tuple[list[NodeInfo], Diagnosis]:
@@ -131,6 +151,8 @@ class SchedulingAlgorithm:
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(num_to_find)]
         feasible: list[NodeInfo] = []
+        if getattr(fwk, "use_batch", False) and n > 1:
+            return self._pass_filters_batched(fwk, state, pod, diagnosis, nodes, num_to_find, start)
         for i in range(n):
             info = nodes[(start + i) % n]
             status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
@@ -143,6 +165,42 @@ class SchedulingAlgorithm:
             else:
                 diagnosis.node_to_status.set(info.name, status)
                 _add_plugin_status(diagnosis, status)
+        return feasible
+
+    def _pass_filters_batched(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                              nodes: Sequence[NodeInfo], num_to_find: int, start: int) -> list[NodeInfo]:
+        """The same visit as the per-node loop, evaluated in chunks of the rotated order.
+
+        A chunk is filtered at once (Framework.run_filter_plugins_batch), then walked in order
+        with the per-node loop's rules: the first Error raises, rejections are recorded, and
+        the walk stops at the num_to_find-th feasible node, so nodes filtered past that point
+        (wasted work, nothing else) leave no trace.
+        """
+        n = len(nodes)
+        feasible: list[NodeInfo] = []
+        nts = diagnosis.node_to_status.node_to_status
+        pos = 0
+        while pos < n:
+            need = num_to_find - len(feasible)
+            size = min(n - pos, max(need + need // 4, 32))
+            first = (start + pos) % n
+            if first + size <= n:
+                chunk = nodes[first:first + size]
+            else:
+                chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
+            statuses = fwk.run_filter_plugins_batch(state, pod, chunk)
+            for info, status in zip(chunk, statuses):
+                code = status.code if status is not None else Code.Success
+                if code == Code.Success:
+                    feasible.append(info)
+                    if len(feasible) >= num_to_find:
+                        return feasible
+                elif code == Code.Error:
+                    raise SchedulingError(status)
+                else:
+                    nts[info.name] = status
+                    _add_plugin_status(diagnosis, status)
+            pos += size
         return feasible
 
     def num_nodes_to_find(self, fwk: Framework, num_all_nodes: int) -> int:
@@ -172,6 +230,34 @@ class SchedulingAlgorithm:
         if not status.is_success():
             raise SchedulingError(status)
         return scores
+
+    def prioritize_nodes_table(self, fwk: Framework, state: CycleState, pod, nodes: Sequence[NodeInfo]) -> ScoreTable:
+        """prioritize_nodes with the scores kept by plugin (no per-node objects)."""
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        table, status = fwk.run_score_plugins_table(state, pod, nodes)
+        if table is None or not status.is_success():
+            raise SchedulingError(status)
+        return table
+
+    def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
+        """select_host over parallel lists: the same walk and the same random draws."""
+        if not names:
+            raise SchedulingError(Status(Code.Error, "empty priorityList"))
+        best_i, best = 0, totals[0]
+        count = 1
+        # randrange(k) is _randbelow(k) for k > 0: the same draws, without the argument checks
+        randrange = getattr(self.rng, "_randbelow", None) or self.rng.randrange
+        for i in range(1, len(totals)):
+            t = totals[i]
+            if t > best:
+                best_i, best, count = i, t, 1
+            elif t == best:
+                count += 1
+                if randrange(count) == 0:
+                    best_i = i
+        return names[best_i]
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
         """The highest total score; ties broken uniformly at random (seeded), as upstream."""

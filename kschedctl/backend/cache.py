@@ -222,7 +222,12 @@ class Cache:
     def update_snapshot(self, snapshot: Snapshot) -> None:
         """Copy into the snapshot every NodeInfo that changed since its generation."""
         affinity_changed = False
-        for name, info in self.nodes.items():
+        # Without a structural change only nodes whose pods changed can have moved on: visit
+        # those alone, so a cycle costs O(changed nodes), not O(cluster).
+        names = self.nodes if self._structure_changed else [n for n in self._dirty if n in self.nodes]
+        pvc_changed = self._structure_changed
+        for name in names:
+            info = self.nodes[name]
             if info.node is None or info.generation <= snapshot.generation:
                 continue
             old = snapshot.node_info_map.get(name)
@@ -233,6 +238,8 @@ class Cache:
                 if (bool(old.pods_with_affinity) != bool(clone.pods_with_affinity)
                         or bool(old.pods_with_required_anti_affinity) != bool(clone.pods_with_required_anti_affinity)):
                     affinity_changed = True
+            if not pvc_changed and (clone.pvc_ref_counts or (old is not None and old.pvc_ref_counts)):
+                pvc_changed = True
             snapshot.node_info_map[name] = clone
             if old is not None and not self._structure_changed:
                 snapshot.node_info_list[old.index] = clone
@@ -242,7 +249,7 @@ class Cache:
             self._rebuild_lists(snapshot)
         elif affinity_changed:
             self._rebuild_affinity_lists(snapshot)
-        if self._structure_changed or self._dirty:
+        if pvc_changed:
             snapshot.used_pvc_set = {key for info in snapshot.node_info_list for key in info.pvc_ref_counts}
         snapshot.generation = NodeInfo._generation_counter
         self._structure_changed = False

@@ -213,6 +213,29 @@ class FilterPlugin(Plugin, Protocol):
     def filter(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status | None: ...
 
 
+class BatchFilterPlugin(Protocol):
+    """Optional batch form of Filter: the same statuses as ``filter`` for many nodes at once.
+
+    ``node_infos`` is a ``backend.columnar.NodeBatch`` (a list of NodeInfo with ``.rows`` into
+    the snapshot's numpy ``.columns``; ``.rows`` is None when the columnar view cannot serve
+    these nodes). Return one ``Status | None`` per node, each a fresh object, equal (code and
+    reasons) to what ``filter`` returns for that node, with no side effect on the decision:
+    the runtime may call it for nodes past the point where the per-node search would stop.
+    If it raises, the runtime calls ``filter`` per node instead. Plugins without it keep the
+    per-node interface; nothing else changes for them.
+    """
+
+    def filter_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> list[Status | None]: ...
+
+
+class BatchScorePlugin(Protocol):
+    """Optional batch form of Score: ``score_batch`` returns the raw (pre-normalize) score of
+    each node, equal to ``score(...)[0]``; it raises where ``score`` would return an error
+    status, and the runtime then repeats the per-node calls to report it exactly."""
+
+    def score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> list[int]: ...
+
+
 @runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
     def post_filter(self, state: "CycleState", pod: "Pod",

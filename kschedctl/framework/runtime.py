@@ -11,6 +11,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from ..config.types import PLUGIN_SET_FIELDS, Plugin, PluginSet, Profile
 from .cycle_state import CycleState
 from .interface import (
@@ -28,6 +30,7 @@ from .interface import (
     implements,
 )
 from .registry import Registry
+from ..backend.columnar import NodeBatch, columns_of
 from .types import NodeInfo, NodeToStatus, PodInfo
 
 log = logging.getLogger(__name__)
@@ -57,8 +60,38 @@ def _guard(plugin: Any, what: str, call: Callable[[], Any]) -> Any:
                       plugin=plugin.name(), err=exc)
 
 
+def _reraise(exc: BaseException) -> Any:
+    raise exc
+
+
 def _as_status(value: Any) -> Status:
     return value if isinstance(value, Status) else Status()
+
+
+class ScoreTable:
+    """The scores of one Score phase, by plugin: ``plugins`` is [(name, weight, normalized
+    scores in node order)], ``totals`` the weighted sum per node. ``node_plugin_scores()`` gives
+    the per-node NodePluginScores view (framework.NodePluginScores)."""
+
+    __slots__ = ("names", "plugins", "totals")
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.plugins: list[tuple[str, int, list[int]]] = []
+        self.totals: list[int] = [0] * len(names)
+
+    def node_plugin_scores(self) -> list[NodePluginScores]:
+        out = []
+        for i, name in enumerate(self.names):
+            scores = [PluginScore(pname, values[i] * weight, values[i], weight) for pname, weight, values in self.plugins]
+            out.append(NodePluginScores(name, scores, self.totals[i]))
+        return out
+
+    def total_of(self, node_name: str) -> int | None:
+        try:
+            return self.totals[self.names.index(node_name)]
+        except ValueError:
+            return None
 
 
 @dataclass
@@ -135,6 +168,9 @@ class Framework:
         self.points: dict[str, list[Any]] = {p: [] for p in _RUNTIME_POINTS}
         self.score_weights: dict[str, int] = {}
         self.instances: dict[str, Any] = {}
+        # Batch forms of Filter/Score (filter_batch / score_batch) are used when True; the
+        # per-node path is kept for plugins without them and for the equivalence tests.
+        self.use_batch = True
         self._build(profile, registry)
 
     # --- construction ----------------------------------------------------------------------
@@ -314,16 +350,88 @@ class Framework:
         """The first non-success status, tagged with its plugin (framework.go RunFilterPlugins)."""
         skip = state.skip_filter_plugins
         for pl in self.points["filter"]:
-            if pl.name() in skip:
+            name = pl.name()
+            if name in skip:
                 continue
-            st = _guard(pl, "Filter", lambda pl=pl: pl.filter(state, pod, node_info))
+            try:  # inline rather than _guard: this is the hottest loop of a run
+                st = pl.filter(state, pod, node_info)
+            except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
+                st = _guard(pl, "Filter", lambda: _reraise(exc))
             if st is None or st.code == Code.Success:
                 continue
-            st.plugin = pl.name()
+            st.plugin = name
             if not st.is_rejected():
-                return Status(Code.Error, f"running \"{pl.name()}\" filter plugin: {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
             return st
         return Status()
+
+    def run_filter_plugins_batch(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        """run_filter_plugins for many nodes at once: the status each node would get from it
+        (None for Success, so that no object is made for a feasible node).
+
+        Plugins run in order over the nodes still passing; a plugin with ``filter_batch`` sees
+        them all in one call, any other plugin (or a batch call that raises) is called per node.
+        Every node gets exactly the first non-success status, as in the per-node loop. Nodes with
+        nominated pods take the two-pass path of run_filter_plugins_with_nominated_pods.
+        """
+        n = len(nodes)
+        out: list[Status | None] = [None] * n
+        nominated = self._nominated_node_names()
+        if nominated is None:
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]  # type: ignore[misc]
+        alive = list(range(n))
+        if nominated:
+            alive = []
+            for i, ni in enumerate(nodes):
+                if ni.name in nominated:
+                    out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                else:
+                    alive.append(i)
+        full = NodeBatch(nodes, columns_of(self.snapshot))
+        skip = state.skip_filter_plugins
+        for pl in self.points["filter"]:
+            if not alive:
+                break
+            name = pl.name()
+            if name in skip:
+                continue
+            sub = full if len(alive) == n else full.subset(alive)
+            results = None
+            batch_fn = getattr(pl, "filter_batch", None)
+            if batch_fn is not None:
+                try:
+                    results = batch_fn(state, pod, sub)
+                    if len(results) != len(sub):
+                        results = None
+                except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
+                    log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
+                    results = None
+            if results is None:
+                results = []
+                for ni in sub:
+                    try:
+                        results.append(pl.filter(state, pod, ni))
+                    except Exception as exc:  # noqa: BLE001
+                        results.append(_guard(pl, "Filter", lambda: _reraise(exc)))
+            still: list[int] = []
+            for i, st in zip(alive, results):
+                if st is None or st.code == Code.Success:
+                    still.append(i)
+                    continue
+                st.plugin = name
+                if not st.is_rejected():
+                    st = Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
+                out[i] = st
+            alive = still
+        return out
+
+    def _nominated_node_names(self) -> Any:
+        """The names of nodes with nominated pods (a dict or set); None when unknown."""
+        nominator = self.context.nominator if self.context is not None else None
+        if nominator is None:
+            return ()
+        pods = getattr(nominator, "nominated_pods", None)
+        return pods if isinstance(pods, dict) else None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
         """Two passes: with the nominated pods of equal or higher priority, then without (5.6)."""
@@ -398,34 +506,67 @@ class Framework:
     def run_score_plugins(self, state: CycleState, pod: Any,
                           nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
         """Score, NormalizeScore, range check, weights (framework.go RunScorePlugins)."""
-        plugins = [pl for pl in self.points["score"] if pl.name() not in state.skip_score_plugins]
-        all_scores = [NodePluginScores(n.name) for n in nodes]
+        table, status = self.run_score_plugins_table(state, pod, nodes)
+        if table is None:
+            return [], status
+        return table.node_plugin_scores(), status
+
+    def run_score_plugins_table(self, state: CycleState, pod: Any,
+                                nodes: Sequence[NodeInfo]) -> tuple["ScoreTable | None", Status]:
+        """run_score_plugins as columns (one list of scores per plugin): no object per node and
+        plugin, which is what makes scoring thousands of nodes cheap. ``score_batch`` is used
+        when a plugin has it (and ``use_batch`` is on), else one ``score`` call per node."""
+        skip = state.skip_score_plugins
+        plugins = [pl for pl in self.points["score"] if pl.name() not in skip]
+        table = ScoreTable([n.name for n in nodes])
+        totals = np.zeros(len(nodes), np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
+        columns = columns_of(self.snapshot) if self.use_batch else None
+        batch_nodes = NodeBatch(nodes, columns) if columns is not None else None
         for pl in plugins:
             name = pl.name()
-            scores: list[NodeScore] = []
-            for info in nodes:
-                out = _guard(pl, "Score", lambda info=info: pl.score(state, pod, info))
-                if isinstance(out, Status):
-                    return [], Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
-                value, st = out
-                if st is not None and not st.is_success():
-                    return [], Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
-                scores.append(NodeScore(info.name, int(value)))
+            values: list[int] | None = None
+            batch_fn = getattr(pl, "score_batch", None) if batch_nodes is not None else None
+            if batch_fn is not None:
+                try:
+                    values = list(batch_fn(state, pod, batch_nodes))
+                    if len(values) != len(nodes):
+                        values = None
+                except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
+                    log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
+                    values = None
+            if values is None:
+                values = []
+                score = pl.score
+                for info in nodes:
+                    try:
+                        out = score(state, pod, info)
+                    except Exception as exc:  # noqa: BLE001
+                        out = _guard(pl, "Score", lambda: _reraise(exc))
+                    if isinstance(out, Status):
+                        return None, Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
+                    value, st = out
+                    if st is not None and st.code != Code.Success:
+                        return None, Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
+                    values.append(int(value))
             ext = pl.score_extensions()
             if ext is not None:
+                scores = [NodeScore(n, v) for n, v in zip(table.names, values)]
                 st = _as_status(_guard(pl, "NormalizeScore", lambda ext=ext: ext.normalize_score(state, pod, scores)))
                 if not st.is_success():
-                    return [], Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
-                                      f"{st.message()}", plugin=name)
+                    return None, Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
+                                        f"{st.message()}", plugin=name)
+                values = [ns.score for ns in scores]
             weight = self.score_weights[name]
-            for i, ns in enumerate(scores):
-                if ns.score > MAX_NODE_SCORE or ns.score < MIN_NODE_SCORE:
-                    msg = (f"plugin \"{name}\" returns an invalid score {ns.score}, it should in the range of "
-                           f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-                    return [], Status(Code.Error, msg, plugin=name)
-                all_scores[i].scores.append(PluginScore(name, ns.score * weight, ns.score, weight))
-                all_scores[i].total_score += ns.score * weight
-        return all_scores, Status()
+            if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
+                bad = next(v for v in values if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+                msg = (f"plugin \"{name}\" returns an invalid score {bad}, it should in the range of "
+                       f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                return None, Status(Code.Error, msg, plugin=name)
+            table.plugins.append((name, weight, values))
+            if values:
+                totals += np.asarray(values, dtype=np.int64) * weight
+        table.totals = totals.tolist()
+        return table, Status()
 
     # --- Reserve / Permit ------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:

@@ -10,7 +10,7 @@ No NormalizeScore: the score is already in [0, 100].
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..api.types import Pod
 from ..framework.cycle_state import CycleState
@@ -97,6 +97,27 @@ class ImageLocality:
     def score_extensions(self) -> None:
         return None
 
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+        """score() for many nodes: the pod's image names are normalised once."""
+        total_num_nodes = len(self.handle.snapshot_shared_lister().list())
+        images = [normalized_image_name(c.image) for c in pod.init_containers]
+        images += [normalized_image_name(c.image) for c in pod.containers]
+        images += [normalized_image_name(r) for r in image_volume_references(pod)]
+        num_images = self._image_count(pod)
+        out = []
+        memo: dict[tuple, int] = {}  # the score depends only on which image states the node has
+        for ni in node_infos:
+            states = ni.image_states
+            key = tuple(states.get(image) for image in images)
+            value = memo.get(key)
+            if value is None:
+                total = 0
+                for st in key:
+                    if st is not None:
+                        total += scaled_image_score(st, total_num_nodes)
+                value = memo[key] = calculate_priority(total, num_images)
+            out.append(value)
+        return out
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, ImageLocality, ImageLocality)

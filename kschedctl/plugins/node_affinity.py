@@ -393,6 +393,35 @@ class NodeAffinity:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes, with the PreFilter state read once."""
+        required = state.get(PRE_FILTER_STATE_KEY)
+        if required is None or self.added_node_selector is not None:
+            return [self.filter(state, pod, ni) for ni in node_infos]
+        matches = required.matches
+        return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+        """score() for many nodes, with the PreScore state read once."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None or any(ni.node is None for ni in node_infos):
+            return [_checked_score(self.score(state, pod, ni)) for ni in node_infos]
+        preferred, added = s.preferred, self.added_pref_terms
+        out = []
+        for ni in node_infos:
+            count = added.score(ni.node) if added is not None else 0
+            if preferred is not None:
+                count += preferred.score(ni.node)
+            out.append(count)
+        return out
+
+
+def _checked_score(out: tuple[int, Status | None]) -> int:
+    value, st = out
+    if st is not None and not st.is_success():
+        raise RuntimeError(st.message())  # the runtime redoes it per node and reports it
+    return value
+
 
 class _PreScoreState:
     __slots__ = ("preferred",)

@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..api.types import Pod
 from ..framework.cycle_state import CycleState
 from ..framework.interface import MAX_NODE_SCORE, Code, Status
@@ -26,6 +28,7 @@ from . import names
 from .resource_allocation import (
     ResourceAllocationScorer,
     Scorer,
+    allocation_columns,
     default_resource_specs,
     go_div,
     invalid,
@@ -122,8 +125,55 @@ class NodeResourcesBalancedAllocation:
                 return 0, None
         return self.scorer.score(node_info, pod_requests)
 
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+        """score() over a NodeBatch: for up to two resources the fractions and the std are the
+        same IEEE-754 operations as balanced_resource_score, on arrays; otherwise per node."""
+        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
+        if isinstance(s, _PreScoreState):
+            pod_requests = s.pod_requests
+        else:
+            pod_requests = self.scorer.pod_request_list(pod)
+            if self._is_best_effort(pod_requests):
+                return [0] * len(node_infos)
+        columns = None
+        if 0 < len(self.scorer.resources) <= 2:
+            columns = allocation_columns(self.scorer, node_infos, pod_requests)
+        if columns is None:
+            out = []
+            for ni in node_infos:
+                value, st = self.scorer.score(ni, pod_requests)
+                if st is not None and not st.is_success():
+                    raise RuntimeError(st.message())  # the runtime redoes it per node and reports it
+                out.append(value)
+            return out
+        with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
+        if self.scorer.scorer is balanced_resource_scorer_legacy:
+            return with_pod.tolist()
+        without_pod = _balanced_batch([(a, used) for a, _, used in columns])
+        half = MAX_NODE_SCORE // 2
+        diff = half + with_pod - without_pod
+        # Go division truncates toward zero: diff may be negative
+        return (half + np.where(diff < 0, -((-diff) // 2), diff // 2)).tolist()
+
     def score_extensions(self) -> None:
         return None
+
+
+def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """balanced_resource_score over arrays of (allocatable, requested) for one or two resources."""
+    fractions = []
+    offered = []
+    for alloc, req in columns:
+        ok = alloc != 0
+        f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
+        fractions.append(np.where(ok, f, 0.0))
+        offered.append(ok)
+    if len(columns) == 2:
+        both = offered[0] & offered[1]
+        std = np.where(both, np.abs((fractions[0] - fractions[1]) / 2), 0.0)
+    else:
+        std = np.zeros(len(columns[0][0]), np.float64)
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 
 def default_args(args: dict | None, version: Any = None) -> dict:

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..api.types import Node, Pod
 from ..framework.cycle_state import CycleState
 from ..framework.interface import (
@@ -34,6 +36,7 @@ from .resource_allocation import (
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
     ResourceAllocationScorer,
+    allocation_columns,
     default_resource_specs,
     go_value,
     invalid,
@@ -43,6 +46,7 @@ from .resource_allocation import (
     most_resource_scorer,
     requested_to_capacity_ratio_scorer,
     resources_from_args,
+    weighted_score_batch,
 )
 
 NAME = names.NodeResourcesFit
@@ -209,6 +213,44 @@ class NodeResourcesFit:
         code = Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in insufficient) else Code.Unschedulable
         return Status(code, *(r.reason for r in insufficient))
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
+        (same reasons, same order) are built only for the nodes that fail. Pods asking for
+        scalar resources take the per-node code."""
+        try:
+            req = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return [self.filter(state, pod, ni) for ni in node_infos]
+        rows = getattr(node_infos, "rows", None)
+        if rows is None or any(req.scalar_resources.values()):
+            return [self.filter(state, pod, ni) for ni in node_infos]
+        cols = node_infos.columns
+        pods_fail = cols.pod_count[rows] + 1 > cols.alloc_pods[rows]
+        checks = []
+        if _has_request(req):
+            for name, want, alloc_col, used_col in (
+                ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
+                ("memory", req.memory, cols.alloc_mem, cols.req_mem),
+                ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
+            ):
+                if want > 0:
+                    alloc = alloc_col[rows]
+                    checks.append((f"Insufficient {name}", want > alloc - used_col[rows], want > alloc))
+        any_fail = pods_fail.copy()
+        for _, fail, _ in checks:
+            any_fail |= fail
+        out: list[Status | None] = [None] * len(node_infos)
+        for i in np.flatnonzero(any_fail).tolist():
+            reasons = ["Too many pods"] if pods_fail[i] else []
+            unresolvable = False
+            for reason, fail, too_big in checks:
+                if fail[i]:
+                    reasons.append(reason)
+                    unresolvable = unresolvable or bool(too_big[i])
+            code = Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable
+            out[i] = Status(code, *reasons)
+        return out
+
     # --- PreScore / Score ----------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -220,6 +262,22 @@ class NodeResourcesFit:
         s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
         pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
         return self.scorer.score(node_info, pod_requests)
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+        """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node."""
+        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
+        pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
+        columns = allocation_columns(self.scorer, node_infos, pod_requests) if self.scorer.resources else None
+        values = weighted_score_batch(self.scorer.name, self.scorer.resources, columns) if columns else None
+        if values is not None:
+            return values
+        out = []
+        for ni in node_infos:
+            value, st = self.scorer.score(ni, pod_requests)
+            if st is not None and not st.is_success():
+                raise RuntimeError(st.message())  # the runtime redoes it per node and reports it
+            out.append(value)
+        return out
 
     def score_extensions(self) -> None:
         return None

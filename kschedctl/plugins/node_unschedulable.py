@@ -5,9 +5,10 @@ Upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.g
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..api.types import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
+from ..backend.columnar import map_flagged
 from ..framework.cycle_state import CycleState
 from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, Status
 from ..framework.registry import PluginSpec
@@ -43,6 +44,9 @@ class NodeUnschedulable:
             return None
         return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE)
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes: only nodes marked unschedulable in the columnar view are checked."""
+        return map_flagged(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni), None)
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodeUnschedulable, NodeUnschedulable)

@@ -257,3 +257,62 @@ def go_value(value: object) -> str:
 def invalid(path: str, value: object, detail: str) -> tuple[str, str]:
     """field.Invalid as (path, "Invalid value: <v>: <detail>")."""
     return path, f"Invalid value: {go_value(value)}: {detail}"
+
+
+# --- batch form (columnar) -------------------------------------------------------------------
+
+_FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+def allocation_columns(scorer: ResourceAllocationScorer, batch, pod_requests: Sequence[int]):
+    """Per configured resource, the (allocatable, requested-with-pod) arrays of a NodeBatch, as
+    calculateResourceAllocatableRequest gives them; None when a resource is not in the columnar
+    view (scalar resources) or the batch has no rows: the caller uses the per-node code."""
+    import numpy as np
+
+    rows = batch.rows
+    if rows is None or any(name not in _FIXED_RESOURCES for name, _ in scorer.resources):
+        return None
+    cols = batch.columns
+    out = []
+    for (name, _), want in zip(scorer.resources, pod_requests):
+        if name == CPU:
+            alloc = cols.alloc_cpu[rows]
+            used = (cols.req_cpu if scorer.use_requested else cols.nz_cpu)[rows]
+        elif name == MEMORY:
+            alloc = cols.alloc_mem[rows]
+            used = (cols.req_mem if scorer.use_requested else cols.nz_mem)[rows]
+        else:
+            alloc = cols.alloc_eph[rows]
+            used = cols.req_eph[rows]
+        req = used + np.int64(want)
+        # "only fill in resources the node offers": a resource with allocatable 0 is all zeros
+        offered = alloc != 0
+        out.append((alloc, np.where(offered, req, 0), np.where(offered, req - np.int64(want), 0)))
+    return out
+
+
+def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns) -> "list[int] | None":
+    """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
+    per-node scorers (all operands are non-negative, so floor division is Go's truncation)."""
+    import numpy as np
+
+    if kind not in (LEAST_ALLOCATED, MOST_ALLOCATED):
+        return None
+    n = len(columns[0][0]) if columns else 0
+    node_score = np.zeros(n, np.int64)
+    weight_sum = np.zeros(n, np.int64)
+    for (alloc, req, _), (_, weight) in zip(columns, resources):
+        offered = alloc != 0
+        if (req < 0).any():
+            return None
+        safe = np.where(offered, alloc, 1)
+        if kind == LEAST_ALLOCATED:
+            s = np.where(req > alloc, 0, ((safe - req) * MAX_NODE_SCORE) // safe)
+        else:
+            s = (np.minimum(req, safe) * MAX_NODE_SCORE) // safe
+        s = np.where(offered, s, 0)
+        node_score += s * weight
+        weight_sum += np.where(offered, weight, 0)
+    result = np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
+    return result.tolist()

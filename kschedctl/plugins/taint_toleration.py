@@ -22,6 +22,7 @@ from ..api.types import (
     Taint,
     Toleration,
 )
+from ..backend.columnar import map_flagged
 from ..framework.cycle_state import CycleState, StateNotFound
 from ..framework.interface import (
     MAX_NODE_SCORE,
@@ -222,6 +223,19 @@ class TaintToleration:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes: a node without taints tolerates every pod."""
+        return map_flagged(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni), None)
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+        """score() for many nodes: a node without taints counts 0 intolerable taints."""
+        tolerations = state.read(PRE_SCORE_STATE_KEY).tolerations_prefer_no_schedule
+
+        def one(ni: NodeInfo) -> int:
+            if ni.node is None:
+                raise ValueError("invalid nodeInfo")  # the per-node path reports it
+            return self._count_intolerable(ni.node.taints, tolerations)
+        return map_flagged(node_infos, "has_taints", one, 0)
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, TaintToleration, TaintToleration)
