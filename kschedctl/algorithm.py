@@ -242,37 +242,20 @@ class SchedulingAlgorithm:
         return table
 
     def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
-        """select_host over parallel lists: the same walk and the same random draws."""
+        """The highest total score; ties broken uniformly at random, from the seeded source.
+
+        Upstream draws a random tiebreaker per scored node (or, before 1.35, reservoir-samples
+        with probability 1/k); every such rule picks uniformly among the nodes tied at the top,
+        and so does one draw over the tied nodes, which costs one random number per pod.
+        """
         if not names:
             raise SchedulingError(Status(Code.Error, "empty priorityList"))
-        best_i, best = 0, totals[0]
-        count = 1
-        # randrange(k) is _randbelow(k) for k > 0: the same draws, without the argument checks
-        randrange = getattr(self.rng, "_randbelow", None) or self.rng.randrange
-        for i in range(1, len(totals)):
-            t = totals[i]
-            if t > best:
-                best_i, best, count = i, t, 1
-            elif t == best:
-                count += 1
-                if randrange(count) == 0:
-                    best_i = i
-        return names[best_i]
+        best = max(totals)
+        tied = [i for i, t in enumerate(totals) if t == best]
+        return names[tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]]
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
-        """The highest total score; ties broken uniformly at random (seeded), as upstream."""
-        if not scores:
-            raise SchedulingError(Status(Code.Error, "empty priorityList"))
-        best = scores[0]
-        count = 1
-        for s in scores[1:]:
-            if s.total_score > best.total_score:
-                best, count = s, 1
-            elif s.total_score == best.total_score:
-                count += 1
-                if self.rng.randrange(count) == 0:
-                    best = s
-        return best.name
+        return self.select_host_from_totals([s.name for s in scores], [s.total_score for s in scores])
 
 
 def _add_plugin_status(diagnosis: Diagnosis, status: Status) -> None:
