@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .api.types import Node, Pod
 from .backend import events as ev
 from .framework.types import PodInfo, QueuedPodInfo
+from .podgroup import group_key_of
 
 if TYPE_CHECKING:
     from .scheduler import Scheduler
@@ -67,6 +68,10 @@ class EventHandlers:
         self._seq += 1
         when = self.clock.now() if timestamp is None else timestamp
         self.queue.add(QueuedPodInfo(PodInfo.of(pod), timestamp=when, seq=self._seq))
+        if group_key_of(pod, self.version) is not None:
+            # A new pod of a group may complete its quorum (GangScheduling's UnscheduledPod/Add).
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod,
+                                                           lambda p: p.uid != pod.uid)
 
     def update_pod_in_scheduling_queue(self: "Scheduler", old: Pod, new: Pod) -> None:
         """A pending pod changed (e.g. its scheduling gates were removed)."""

@@ -76,6 +76,7 @@ class RunResult:
     skipped: list[Skipped] = field(default_factory=list)
     pending: int = 0
     kube_version: str = ""
+    pod_groups: list[dict[str, Any]] = field(default_factory=list)  # one report per pod group
 
     def summary(self) -> dict[str, int]:
         return {
@@ -93,6 +94,7 @@ class RunResult:
             "preemptions": [p.to_dict() for p in self.preemptions],
             "skipped": [s.to_dict() for s in self.skipped],
             "summary": self.summary(),
+            **({"podGroups": list(self.pod_groups)} if self.pod_groups else {}),
         }
 
 

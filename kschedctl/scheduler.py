@@ -143,6 +143,9 @@ class Scheduler(EventHandlers):
         self._generation = 0
         self.attempt_generation: dict[str, int] = {}  # uid -> state generation its last attempt saw
         self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
+        from .podgroup_cycle import PodGroupCycle
+
+        self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/podgroup_cycle.py)
 
     def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
         hints_on = self.version.feature_enabled("SchedulerQueueingHints")
@@ -215,8 +218,9 @@ class Scheduler(EventHandlers):
         drivers = [t for t in (
             self.timeline[0][0] if self.timeline else None,
             self._next_permit_deadline(),
-            self.queue.next_backoff_flush_time(lambda q: q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS
-                                               or q.unschedulable_plugins or q.pending_plugins),
+            self.queue.next_backoff_flush_time(lambda q: (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS
+                                               or q.unschedulable_plugins or q.pending_plugins)
+                                               and self.late_failures.get(q.pod.uid, 0) < MAX_CONSECUTIVE_ERRORS),
             self.queue.next_unschedulable_flush_time(lambda q: self._worth_a_flush(q, generation)),
         ) if t is not None]
         if not drivers:
@@ -242,6 +246,7 @@ class Scheduler(EventHandlers):
         return self.attempt_generation.get(qpi.pod.uid, -1) < generation or 0 < late < MAX_CONSECUTIVE_ERRORS
 
     def _finish(self) -> None:
+        self.result.pod_groups = [r.to_dict() for r in self.pod_groups.reports.values()]
         for qpi in self.queue.pending():
             pod = qpi.pod
             if qpi.gated:
@@ -261,6 +266,10 @@ class Scheduler(EventHandlers):
         fwk = self.framework_for_pod(pod)
         if pod.uid not in self.pods_by_uid or self.cache.is_assumed_pod(pod):  # skipPodSchedule
             self.queue.done(pod.uid)
+            return
+        group = self.pod_groups.group_of(pod)
+        if group is not None:  # a pod of a group: the whole group's cycle
+            self.pod_groups.schedule_one_pod_group(qpi, group)
             return
         state = CycleState()
         outcome = self.scheduling_cycle(fwk, state, qpi)

@@ -221,6 +221,16 @@ class PodBuilder:
         _set_path(self.raw, path, value)
         return self
 
+    def pod_group(self, name: str) -> "PodBuilder":
+        """spec.schedulingGroup.podGroupName (1.36+ pod groups)."""
+        self._spec["schedulingGroup"] = {"podGroupName": name}
+        return self
+
+    def workload_ref(self, workload: str, pod_group: str) -> "PodBuilder":
+        """spec.workloadRef (1.35 Workload pod groups)."""
+        self._spec["workloadRef"] = {"name": workload, "podGroup": pod_group}
+        return self
+
     def dict(self) -> dict:
         return copy.deepcopy(self.raw)
 
@@ -302,6 +312,17 @@ def make_pod(name: str, namespace: str = "default") -> PodBuilder:
 
 def make_node(name: str) -> NodeBuilder:
     return NodeBuilder(name)
+
+
+def make_pod_group(name: str, namespace: str = "default", min_count: int | None = None,
+                   topology_key: str | None = None, api_version: str = "scheduling.k8s.io/v1beta1") -> dict:
+    """A PodGroup object (raw): gang{minCount} when min_count is given, else basic."""
+    policy: dict[str, Any] = {"gang": {"minCount": min_count}} if min_count is not None else {"basic": {}}
+    spec: dict[str, Any] = {"schedulingPolicy": policy}
+    if topology_key:
+        spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
+    return {"apiVersion": api_version, "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"{namespace}-{name}-pg-uid"}, "spec": spec}
 
 
 # --- a framework over a snapshot, for plugin tests -----------------------------------------

@@ -29,6 +29,15 @@ CHANGES: dict[str, Change] = {
     # ImageLocality counts image volumes in the image count that sets its max threshold
     # (1000 MiB per image source), not only in the summed image scores (which 1.35/1.36 already do).
     "ImageLocalityCountsImageVolumes": Change("1.37", "kubernetes/kubernetes#138951 image_locality.go"),
+    # Gang scheduling: the group cycle asks PlacementFeasible plugins (GangScheduling: "minCount (%d)
+    # cannot be satisfied / is not yet satisfied") instead of Permit; PodGroup is scheduling.k8s.io/v1beta1.
+    "GangPlacementFeasible": Change("1.37", "gangscheduling.go PlacementFeasible; algorithm_podgroup.go"),
+    # Pods name a standalone PodGroup (spec.schedulingGroup.podGroupName, scheduling/v1alpha2)
+    # instead of a Workload's pod group (spec.workloadRef, scheduling/v1alpha1).
+    "PodGroupObject": Change("1.36", "KEP-4671 scheduling/v1alpha2 PodGroup"),
+    # Pods of a group are popped together and placed in one snapshot (scheduleOnePodGroup);
+    # 1.35 schedules them one by one and holds them at Permit.
+    "PodGroupSchedulingCycle": Change("1.36", "pkg/scheduler/schedule_one_podgroup.go"),
     # PodTopologySpread keeps the exact global minimum per constraint (MinMatchNum + DomainsAtCount)
     # instead of two critical paths, which could overstate it after several AddPod/RemovePod.
     "PodTopologySpreadExactMinMatchNum": Change("1.37", "podtopologyspread/filtering.go MinMatchNum"),

@@ -222,6 +222,31 @@ class PriorityQueue:
         qpi.gating_plugin, qpi.gated = "", False
         return qpi
 
+    def pop_specific(self, uid: str) -> QueuedPodInfo | None:
+        """PopSpecificPod: a pod group's sibling taken out of activeQ, backoffQ or the pool
+        (not a gated one) for the group's cycle, with the bookkeeping of pop. None: not queued."""
+        qpi = None
+        for heap in (self.active, self.backoff, self.error_backoff):
+            qpi = heap.get(uid)
+            if qpi is not None:
+                heap.delete(uid)
+                break
+        if qpi is None:
+            qpi = self.unschedulable.get(uid)
+            if qpi is None or qpi.gated:
+                return None
+            del self.unschedulable[uid]
+        qpi.attempts += 1
+        qpi.backoff_expiration = None
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock.now()
+        if self.queueing_hints:
+            self.in_flight[uid] = (qpi, self._event_seq)
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        qpi.gating_plugin, qpi.gated = "", False
+        return qpi
+
     def done(self, uid: str) -> None:
         """Done: the pod is no longer in flight; events nobody in flight can need are dropped."""
         if self.in_flight.pop(uid, None) is None:

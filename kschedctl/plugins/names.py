@@ -20,6 +20,9 @@ VolumeBinding = "VolumeBinding"
 VolumeRestrictions = "VolumeRestrictions"
 VolumeZone = "VolumeZone"
 GangScheduling = "GangScheduling"
+TopologyPlacementGenerator = "TopologyPlacementGenerator"
+PodGroupPodsCount = "PodGroupPodsCount"
+PlacementBinPacking = "PlacementBinPacking"
 
 # Modules under kschedctl.plugins that each define plugin_spec(), in registration order.
 # A module not written yet is skipped by intree.py (so the list can lead the code).
@@ -44,4 +47,7 @@ IN_TREE_MODULES: list[str] = [
     "image_locality",
     "default_binder",
     "gang_scheduling",
+    "topology_placement_generator",
+    "pod_group_pods_count",
+    "placement_bin_packing",
 ]

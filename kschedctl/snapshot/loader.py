@@ -18,6 +18,7 @@ import yaml
 
 from ..api.errors import InputError, ObjectError
 from ..api.types import GenericObject, Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from ..podgroup import storage_kind
 from .objects import ClusterObjects
 
 try:  # libyaml's C loader when present: an order of magnitude faster
@@ -251,7 +252,7 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         elif kind == "ReplicationController":
             objects.replication_controllers.append(obj)
         else:
-            objects.pod_groups[(kind, key)] = obj
+            objects.pod_groups[(storage_kind(kind, obj.api_version), key)] = obj
         return obj
     return None
 

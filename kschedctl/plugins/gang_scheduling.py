@@ -1,0 +1,144 @@
+"""GangScheduling: all-or-nothing placement of a gang pod group.
+
+Upstream: pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go.
+* PreEnqueue keeps a gang pod out of activeQ until its group object exists and at least
+  minCount pods of the group are known (1.35 names a Workload, 1.36+ a PodGroup).
+* 1.35/1.36 Permit: Wait (permitTimeoutDuration, 5 min) while fewer than minCount pods of the
+  group are assumed or assigned; the pod that completes the quorum allows every waiting pod
+  of its group. 1.35 says "…to be waiting on permit", 1.36 "…to be scheduled".
+* 1.37 PlacementFeasible (called by the group cycle, kschedctl/podgroup_cycle.py, with the
+  scheduled/remaining counts): Unschedulable once minCount cannot be reached, Wait while it
+  is not reached yet, Success when it is.
+The plugin only acts when the GenericWorkload gate is on (the API server drops the pod's
+group reference otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.types import Pod
+from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, QueueingHint, Status
+from ..framework.registry import PluginSpec
+from .. import podgroup as pg
+from . import names
+
+NAME = names.GangScheduling
+PERMIT_TIMEOUT_SECONDS = 5 * 60.0  # permitTimeoutDuration
+MSG_MIN_COUNT_TO_APPEAR = "waiting for minCount pods from a gang to appear in scheduling queue"
+
+
+def waiting_for_group_message(name: str) -> str:
+    return f"waiting for pod's pod group \"{name}\" to appear in scheduling queue"
+
+
+def waiting_for_workload_message(name: str) -> str:
+    return f"waiting for pod's workload \"{name}\" to appear in scheduling queue"
+
+
+def permit_wait_message(version: Any) -> str:
+    if version.has("PodGroupObject"):
+        return "waiting for minCount pods from a gang to be scheduled"
+    return "waiting for minCount pods from a gang to be waiting on permit"
+
+
+def feasible_status(min_count: int, scheduled: int, remaining: int) -> Status:
+    """PlacementFeasible for a PodGroup (PlacementProgress{Scheduled, Remaining})."""
+    if remaining + scheduled < min_count:
+        return Status(Code.Unschedulable,
+                      f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining",
+                      plugin=NAME)
+    if scheduled < min_count:
+        return Status(Code.Wait,
+                      f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining",
+                      plugin=NAME)
+    return Status()
+
+
+class GangScheduling:
+    def __init__(self, args: dict | None, handle: Any) -> None:
+        self.handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def _enabled(self) -> bool:
+        return self.handle.version.feature_enabled("GenericWorkload")
+
+    # --- PreEnqueue ------------------------------------------------------------------------
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        if not self._enabled():
+            return None
+        version = self.handle.version
+        if version.has("PodGroupObject"):
+            name = pg.scheduling_group_name(pod)
+            if name is None:
+                return None
+            group = pg.lookup(self.handle.objects, pod.namespace, name)
+            if group is None:
+                return Status(Code.UnschedulableAndUnresolvable, waiting_for_group_message(name))
+        else:
+            ref = pg.workload_ref(pod)
+            if ref is None:
+                return None
+            wl = pg.lookup_workload(self.handle.objects, pod.namespace, ref[0])
+            if wl is None:
+                return Status(Code.UnschedulableAndUnresolvable, waiting_for_workload_message(ref[0]))
+            group = pg.workload_pod_group(wl.raw, ref[1])
+            if group is None:
+                return Status(Code.Error, f"pod group \"{ref[1]}\" doesn't exist for a workload \"{ref[0]}\"")
+        if not group.is_gang:
+            return None
+        state = pg.group_state(self.handle, pg.group_key_of(pod, version) or "")
+        if state.all_pods_count() < group.min_count:
+            return Status(Code.UnschedulableAndUnresolvable, MSG_MIN_COUNT_TO_APPEAR)
+        return None
+
+    # --- Reserve (the group state reads assumed pods from the cache) ------------------------
+    def reserve(self, state: Any, pod: Pod, node_name: str) -> Status | None:
+        return None
+
+    def unreserve(self, state: Any, pod: Pod, node_name: str) -> None:
+        return None
+
+    # --- Permit (1.35/1.36) ----------------------------------------------------------------
+    def permit(self, state: Any, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        version = self.handle.version
+        if not self._enabled() or version.has("GangPlacementFeasible"):
+            return None, 0.0
+        group = pg.group_of(self.handle.objects, pod, version)
+        if group is None or not group.is_gang:
+            return None, 0.0
+        key = pg.group_key_of(pod, version) or ""
+        gstate = pg.group_state(self.handle, key)
+        if gstate.scheduled_pods_count() < group.min_count:
+            return Status(Code.Wait, permit_wait_message(version)), PERMIT_TIMEOUT_SECONDS
+        for wp in self.handle.iterate_over_waiting_pods():
+            if pg.group_key_of(wp.pod, version) == key:
+                wp.allow(NAME)
+        return None, 0.0
+
+    # --- PlacementFeasible (1.37) ----------------------------------------------------------
+    def placement_feasible(self, group: pg.PodGroup, scheduled: int, remaining: int) -> Status:
+        return feasible_status(group.min_count if group.is_gang else 1, scheduled, remaining)
+
+    # --- EnqueueExtensions -----------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(ClusterEvent("UnschedulablePod", "Add"), self.is_schedulable_after_pod_added),
+            ClusterEventWithHint(ClusterEvent("AssignedPod", "Add"), self.is_schedulable_after_pod_added),
+            ClusterEventWithHint(ClusterEvent("PodGroup", "Add"), None),
+            ClusterEventWithHint(ClusterEvent("PodGroup", "Update"), None),
+        ]
+
+    def is_schedulable_after_pod_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """A pod of the same group may complete the quorum (isSchedulableAfterPodAdded)."""
+        if not isinstance(new, Pod):
+            return QueueingHint.Queue
+        version = self.handle.version
+        mine, added = pg.group_key_of(pod, version), pg.group_key_of(new, version)
+        return QueueingHint.Queue if mine is not None and mine == added else QueueingHint.QueueSkip
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, GangScheduling, GangScheduling)

@@ -1,0 +1,64 @@
+"""TopologyPlacementGenerator (PlacementGenerate): one placement per topology domain.
+
+Upstream: pkg/scheduler/framework/plugins/topologyaware/topology_placement.go. With no
+spec.schedulingConstraints.topology on the PodGroup the parent placement is returned as is;
+otherwise the parent's nodes are split by the value of the first topology key (nodes without
+the label are dropped). When some pods of the group are already scheduled, only their domain
+is proposed (more than one domain is an error). Upstream iterates a map; the domains here come
+in the order their first node appears in the snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..framework.interface import Code, Status
+from ..framework.registry import PluginSpec
+from ..placement import Placement
+from .. import podgroup as pg
+
+NAME = "TopologyPlacementGenerator"
+
+
+class TopologyPlacementGenerator:
+    def __init__(self, args: dict | None, handle: Any) -> None:
+        self.handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def placement_generate(self, group: pg.PodGroup, parent: Placement) -> tuple[list[Placement], Status | None]:
+        if not group.topology_keys:
+            return [parent], None
+        key = group.topology_keys[0]
+        snap = self.handle.snapshot_shared_lister()
+        required: str | None = None
+        for pod in pg.group_state(self.handle, group.key).scheduled:
+            info = snap.get(pod.node_name) if pod.node_name else None
+            if info is None:
+                cache = getattr(getattr(self.handle, "context", None), "cache", None)
+                assumed = cache.get_pod(pod.uid) if cache is not None else None
+                info = snap.get(assumed.node_name) if assumed is not None else None
+            if info is None or info.node is None:
+                continue
+            domain = info.node.labels.get(key)
+            if domain is None:
+                return [], Status(Code.Error, f"cannot determine domain for already scheduled pods: "
+                                              f"no topology domain found for pod {pod.key}")
+            if required is not None and required != domain:
+                return [], Status(Code.Error, f"cannot determine domain for already scheduled pods: "
+                                              f"more than 1 domain found for pod group: {required}, {domain}")
+            required = domain
+        domains: dict[str, list[str]] = {}
+        for name in parent.nodes:
+            info = snap.get(name)
+            if info is None or info.node is None or key not in info.node.labels:
+                continue
+            domain = info.node.labels[key]
+            if required is None or required == domain:
+                domains.setdefault(domain, []).append(name)
+        return [Placement(d, nodes) for d, nodes in domains.items() if nodes], None
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, TopologyPlacementGenerator, TopologyPlacementGenerator)

@@ -1,0 +1,198 @@
+"""Coscheduling: gang scheduling the scheduler-plugins way (QueueSort, PreFilter, PostFilter,
+Permit, Reserve).
+
+Upstream: kubernetes-sigs/scheduler-plugins pkg/coscheduling/coscheduling.go and
+core/core.go. PodGroup ``scheduling.x-k8s.io/v1alpha1`` (spec.minMember,
+spec.scheduleTimeoutSeconds); pods join a group with the label
+``scheduling.x-k8s.io/pod-group``. The snapshot loader keeps these PodGroups under the kind
+``PodGroup.scheduling.x-k8s.io`` so they coexist with scheduling.k8s.io PodGroups.
+
+* Less: priority (desc), then the creation time of the pod's PodGroup (or the pod's initial
+  attempt time), then namespace/name: members of a group stay together in activeQ.
+* PreFilter: rejects a pod whose group failed recently, or whose group has fewer pods than
+  minMember ("pre-filter pod %v cannot find enough sibling pods, …").
+* Permit: Wait (scheduleTimeoutSeconds, else permitWaitingTimeSeconds) until minMember pods
+  are assigned or assumed; the pod that completes the group allows every waiting sibling.
+* PostFilter: a failing member rejects its waiting siblings and the whole group (unless the
+  group is already, or almost, complete).
+* Unreserve: a rejected or timed-out member rejects its waiting siblings.
+"""
+
+from __future__ import annotations
+
+import calendar
+import time as _time
+from typing import Any
+
+from kschedctl.framework.interface import Code, PostFilterResult, Status
+from kschedctl.framework.registry import PluginSpec
+
+NAME = "Coscheduling"
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # kschedctl.podgroup.X_K8S_POD_GROUP_KIND
+DEFAULT_PERMIT_WAITING_TIME_SECONDS = 60
+DEFAULT_POD_GROUP_BACKOFF_SECONDS = 0
+
+
+def default_args(args: dict | None, version: Any) -> dict:
+    out = dict(args or {})
+    out.setdefault("permitWaitingTimeSeconds", DEFAULT_PERMIT_WAITING_TIME_SECONDS)
+    out.setdefault("podGroupBackoffSeconds", DEFAULT_POD_GROUP_BACKOFF_SECONDS)
+    return out
+
+
+def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
+    problems = []
+    for key in ("permitWaitingTimeSeconds", "podGroupBackoffSeconds"):
+        value = args.get(key)
+        if not isinstance(value, int) or value < 0:
+            problems.append((key, f"Invalid value: {value!r}: must be a non-negative integer"))
+    return problems
+
+
+def _parse_time(text: Any) -> float | None:
+    if not text:
+        return None
+    try:
+        return float(calendar.timegm(_time.strptime(str(text).replace("Z", "")[:19], "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return None
+
+
+def group_name(pod: Any) -> str:
+    return pod.labels.get(POD_GROUP_LABEL, "")
+
+
+class Coscheduling:
+    def __init__(self, args: dict | None, handle: Any) -> None:
+        self.handle = handle
+        args = default_args(args, None)
+        self.permit_waiting_time = float(args["permitWaitingTimeSeconds"])
+        self.backoff_seconds = float(args["podGroupBackoffSeconds"])
+        self.backed_off: dict[str, float] = {}  # "ns/name" -> until (virtual time)
+
+    def name(self) -> str:
+        return NAME
+
+    # --- PodGroupManager -------------------------------------------------------------------
+    def get_pod_group(self, pod: Any) -> tuple[str, dict | None]:
+        name = group_name(pod)
+        if not name:
+            return "", None
+        full = f"{pod.namespace}/{name}"
+        obj = (getattr(self.handle.objects, "pod_groups", None) or {}).get((POD_GROUP_KIND, full))
+        return full, (obj.raw if obj is not None else None)
+
+    @staticmethod
+    def min_member(pg: dict) -> int:
+        return int((pg.get("spec") or {}).get("minMember") or 0)
+
+    def _all_pods(self) -> list[Any]:
+        known = getattr(getattr(self.handle, "context", None), "pods_by_uid", None)
+        if known is not None:
+            return list(known.values())
+        snap = self.handle.snapshot_shared_lister()
+        return [pi.pod for ni in snap.list() for pi in ni.pods]
+
+    def siblings(self, pod: Any) -> list[Any]:
+        """podLister.List(ns, label=group): the group's non-terminal pods, bound or not."""
+        name = group_name(pod)
+        return [p for p in self._all_pods()
+                if p.namespace == pod.namespace and group_name(p) == name and not p.is_terminal]
+
+    def calculate_assigned_pods(self, name: str, namespace: str) -> int:
+        """Pods of the group on a node in the snapshot (assumed or bound)."""
+        snap = self.handle.snapshot_shared_lister()
+        return sum(1 for ni in snap.list() for pi in ni.pods
+                   if group_name(pi.pod) == name and pi.pod.namespace == namespace and pi.pod.node_name)
+
+    def _now(self) -> float:
+        return self.handle.clock.now()
+
+    # --- QueueSort -------------------------------------------------------------------------
+    def _creation(self, qpi: Any) -> float:
+        _, pg = self.get_pod_group(qpi.pod)
+        if pg is not None:
+            t = _parse_time((pg.get("metadata") or {}).get("creationTimestamp"))
+            if t is not None:
+                return t
+        return qpi.initial_attempt_timestamp if qpi.initial_attempt_timestamp is not None else qpi.timestamp
+
+    def less(self, a: Any, b: Any) -> bool:
+        pa, pb = a.pod.effective_priority(), b.pod.effective_priority()
+        if pa != pb:
+            return pa > pb
+        ta, tb = self._creation(a), self._creation(b)
+        if ta == tb:
+            return f"{a.pod.namespace}/{a.pod.name}" < f"{b.pod.namespace}/{b.pod.name}"
+        return ta < tb
+
+    # --- PreFilter -------------------------------------------------------------------------
+    def pre_filter(self, state: Any, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+        full, pg = self.get_pod_group(pod)
+        if pg is None:
+            return None, None
+        until = self.backed_off.get(full)
+        if until is not None and self._now() < until:
+            return None, Status(Code.UnschedulableAndUnresolvable, f"podGroup {full} failed recently")
+        count = len(self.siblings(pod))
+        minimum = self.min_member(pg)
+        if count < minimum:
+            return None, Status(Code.UnschedulableAndUnresolvable,
+                                f"pre-filter pod {pod.name} cannot find enough sibling pods, "
+                                f"current pods number: {count}, minMember of group: {minimum}")
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+    # --- PostFilter ------------------------------------------------------------------------
+    def post_filter(self, state: Any, pod: Any, node_to_status: Any) -> tuple[PostFilterResult | None, Status]:
+        full, pg = self.get_pod_group(pod)
+        if pg is None:
+            return None, Status(Code.UnschedulableAndUnresolvable, "can not find pod group")
+        minimum = self.min_member(pg)
+        assigned = self.calculate_assigned_pods(group_name(pod), pod.namespace)
+        if assigned >= minimum:
+            return None, Status(Code.Unschedulable)
+        if minimum > 0 and (minimum - assigned) / minimum <= 0.1:
+            return None, Status(Code.Unschedulable)
+        for wp in self.handle.iterate_over_waiting_pods():
+            if wp.pod.namespace == pod.namespace and group_name(wp.pod) == group_name(pod):
+                wp.reject(NAME, "optimistic rejection in PostFilter")
+        if self.backoff_seconds > 0:
+            self.backed_off[full] = self._now() + self.backoff_seconds
+        return None, Status(Code.Unschedulable,
+                            f"PodGroup {full} gets rejected due to Pod {pod.name} is unschedulable even after PostFilter")
+
+    # --- Reserve / Permit ------------------------------------------------------------------
+    def reserve(self, state: Any, pod: Any, node_name: str) -> None:
+        return None
+
+    def unreserve(self, state: Any, pod: Any, node_name: str) -> None:
+        full, pg = self.get_pod_group(pod)
+        if pg is None:
+            return
+        for wp in self.handle.iterate_over_waiting_pods():
+            if wp.pod.namespace == pod.namespace and group_name(wp.pod) == group_name(pod):
+                wp.reject(NAME, "rejection in Unreserve")
+
+    def permit(self, state: Any, pod: Any, node_name: str) -> tuple[Status | None, float]:
+        full, pg = self.get_pod_group(pod)
+        if not full:
+            return None, 0.0
+        if pg is None:
+            return Status(Code.Unschedulable, "PodGroup not found"), 0.0
+        assigned = self.calculate_assigned_pods(group_name(pod), pod.namespace)
+        if assigned + 1 >= self.min_member(pg):
+            for wp in self.handle.iterate_over_waiting_pods():
+                if wp.pod.namespace == pod.namespace and group_name(wp.pod) == group_name(pod):
+                    wp.allow(NAME)
+            return None, 0.0
+        wait = float((pg.get("spec") or {}).get("scheduleTimeoutSeconds") or 0) or self.permit_waiting_time
+        return Status(Code.Wait), wait
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, Coscheduling, Coscheduling, args_kind="CoschedulingArgs",
+                      default_args=default_args, validate_args=validate_args)
