@@ -20,7 +20,7 @@ from .config.loader import load_config_file
 from .framework.runtime import FrameworkError
 from .plugin_manager import default_registry
 from .render import render_explain, render_run, to_json
-from .versions import DEFAULT_VERSION, KubeVersion, UnsupportedVersion
+from .versions import DEFAULT_VERSION, KubeVersion, UnsupportedVersion, parse_version
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not.")
@@ -73,8 +73,8 @@ def _guarded(debug: bool, fn: Callable[[], T]) -> T:
     raise AssertionError("unreachable")
 
 
-def _version(text: str) -> KubeVersion:
-    return KubeVersion(text)
+def _version(text: str, feature_gates: str | None = None) -> KubeVersion:
+    return parse_version(text, feature_gates)
 
 
 def _warn_registry_errors() -> None:
@@ -112,6 +112,7 @@ def schedule(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
     write_snapshot: Optional[str] = typer.Option(None, "--write-snapshot", help="Write the snapshot with placed pods bound."),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
@@ -120,20 +121,21 @@ def schedule(
     from .snapshot.writer import write_snapshot_file
 
     def run():
-        version = _version(kube_version)
+        version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
-        from .progress import attach, progress_bar
+        from .progress import progress_bar
         from .snapshot.loader import is_pending
 
         sched = Scheduler(cluster, cfg, registry, version, seed=seed)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
-            attach(sched, callback)
-            result = sched.run()
+            result = sched.run(progress=callback)
         if write_snapshot:
             write_snapshot_file(cluster, result, write_snapshot)
         return result
 
     result = _guarded(debug, run)
+    for warning in result.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     sys.stdout.write(render_run(result, output.value))
     if fail_on_unschedulable and result.unschedulable:
         raise typer.Exit(3)
@@ -141,20 +143,23 @@ def schedule(
 
 @app.command()
 def explain(
-    pod: str = typer.Argument(..., help="The pod, as namespace/name (namespace defaults to default)."),
+    pod: str = typer.Argument(..., help="The pod, as namespace/name (namespace defaults to default), or podgroup/NAMESPACE/NAME."),
     snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
     config: Optional[str] = typer.Option(None, "--config"),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
     seed: Optional[int] = typer.Option(None, "--seed"),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version"),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     debug: bool = typer.Option(False, "--debug"),
 ) -> None:
     """One pod against the snapshot as given: every node's filter result and every score."""
-    from .explain import explain_pod
+    from .explain import POD_GROUP_PREFIX, explain_pod, explain_pod_group
 
     def run():
-        version = _version(kube_version)
+        version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
+        if pod.startswith(POD_GROUP_PREFIX):
+            return explain_pod_group(cluster, pod, cfg, registry, version, seed=seed)
         return explain_pod(cluster, pod, cfg, registry, version, seed=seed)
 
     result = _guarded(debug, run)
@@ -168,13 +173,14 @@ def simulate(
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
     from .simulate import load_scenario, render_simulation, run_scenario
 
     def run():
-        version = _version(kube_version)
+        version = _version(kube_version, feature_gates)
         _, cfg, registry = _load([], config, version)
         return run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed)
 
@@ -187,6 +193,7 @@ def validate(
     configs: list[str] = typer.Argument(..., help="KubeSchedulerConfiguration files."),
     output: TextOutput = typer.Option(TextOutput.text, "-o", "--output"),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version"),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     debug: bool = typer.Option(False, "--debug"),
 ) -> None:
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
@@ -194,7 +201,7 @@ def validate(
     from .validate import validate_files
 
     def run():
-        return validate_files(configs, _version(kube_version), default_registry().registry)
+        return validate_files(configs, _version(kube_version, feature_gates), default_registry().registry)
 
     reports = _guarded(debug, run)
     sys.stdout.write(render_validation(reports, output.value))

@@ -16,7 +16,9 @@ from .framework.cycle_state import CycleState
 from .framework.interface import Code
 from .framework.registry import Registry
 from .framework.types import FitError, PodInfo, QueuedPodInfo
-from .result import ExplainResult, NodeExplanation
+from typing import Any
+
+from .result import ExplainGroupResult, ExplainResult, GroupMemberExplanation, NodeExplanation
 from .scheduler import Scheduler
 from .snapshot.loader import ClusterSnapshot, is_pending
 from .versions import KubeVersion
@@ -99,4 +101,53 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
                     if s is not None:
                         n.scores = {ps.name: {"score": ps.normalized, "weight": ps.weight} for ps in s.scores}
                         n.total = s.total_score
+    return out
+
+
+# --- pod groups ----------------------------------------------------------------------------
+
+POD_GROUP_PREFIX = "podgroup/"
+
+
+def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerConfiguration, registry: Registry,
+                      version: KubeVersion, seed: int | None = None) -> ExplainGroupResult:
+    """One group attempt (scheduleOnePodGroup) on the snapshot as given, without binding: for each
+    member, the per-node results it saw in the group's simulated state (earlier members assumed)."""
+    from .podgroup import group_of
+
+    ns, _, name = ref[len(POD_GROUP_PREFIX):].rpartition("/")
+    ns = ns or "default"
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    cycle = sched.pod_groups
+    members = [p for p in cluster.pods if is_pending(p) and (g := group_of(sched.objects, p, version)) is not None
+               and g.key == f"{ns}/{name}"]
+    if not members:
+        raise InputError(f"pod group {ns}/{name} has no pending members in the snapshot "
+                         f"(pod groups need --feature-gates GenericWorkload=true,GangScheduling=true)",
+                         obj=f"PodGroup {ns}/{name}")
+    group = group_of(sched.objects, members[0], version)
+    fwk = sched.framework_for_pod(members[0])
+    per_member: dict[str, list[NodeExplanation]] = {}
+
+    def hook(fwk_: Any, pod: Pod) -> None:
+        for f in sched.profiles.values():
+            f.snapshot = sched.snapshot
+        per_member[pod.key] = _explain_nodes(fwk_, pod, sched)
+
+    cycle.explain_hook = hook
+    queued = [QueuedPodInfo(PodInfo.of(p), attempts=1, seq=i) for i, p in enumerate(members)]
+    queued.sort(key=lambda q: (-q.pod.effective_priority(), q.seq))
+    sched.cache.update_snapshot(sched.snapshot)
+    for f in sched.profiles.values():
+        f.snapshot = sched.snapshot
+    if version.feature_enabled("TopologyAwareWorkloadScheduling"):
+        attempt = cycle._placement_algorithm(fwk, group, queued)
+    else:
+        attempt = cycle._default_algorithm(fwk, group, queued)
+    out = ExplainGroupResult(f"{ns}/{name}", fwk.profile_name, attempt.status.code.name,
+                             attempt.status.message() or None, attempt.placement)
+    for mr in attempt.results:
+        out.members.append(GroupMemberExplanation(
+            mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),
+            per_member.get(mr.pod.key, [])))
     return out

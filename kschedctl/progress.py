@@ -1,8 +1,7 @@
 """A progress bar on stderr for long runs (rich), off when stderr is not a terminal.
 
-The scheduler never renders: it is given a callback ``progress(attempts_done, pods_pending)``.
-Until Scheduler.__init__ takes that callback itself (see ``attach``), the CLI wraps the
-scheduler instance's ``schedule_one`` to call it after every attempt.
+The scheduler never renders: ``Scheduler.run(progress=...)`` calls a callback
+``progress(attempts_done, pods_pending)`` after every attempt, and this module draws it.
 """
 
 from __future__ import annotations
@@ -46,18 +45,3 @@ def progress_bar(total: int, stream: Optional[TextIO] = None,
 
     with progress:
         yield update
-
-
-def attach(scheduler: Any, callback: Optional[ProgressCallback]) -> None:
-    """Call ``callback(attempts, pending)`` after every scheduling attempt of ``scheduler``."""
-    if callback is None:
-        return
-    inner = scheduler.schedule_one
-    count = [0]
-
-    def schedule_one(qpi: Any) -> None:
-        inner(qpi)
-        count[0] += 1
-        callback(count[0], scheduler.result.pending)
-
-    scheduler.schedule_one = schedule_one

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from tabulate import tabulate
 
-from .result import ExplainResult, RunResult
+from .result import ExplainGroupResult, ExplainResult, RunResult
 
 
 def to_json(data: Any) -> str:
@@ -59,7 +59,9 @@ def render_run(result: RunResult, output: str) -> str:
     return out
 
 
-def render_explain(result: ExplainResult, output: str) -> str:
+def render_explain(result: ExplainResult | ExplainGroupResult, output: str) -> str:
+    if isinstance(result, ExplainGroupResult):
+        return render_explain_group(result, output)
     data = result.to_dict()
     if output == "json":
         return to_json(data)
@@ -101,3 +103,22 @@ def render_validation(reports: list, output: str) -> str:
             lines.append(f"{r.file}:{f}")
         lines.append(f"{r.file}: {'valid' if r.valid else 'invalid'}")
     return "\n".join(lines) + "\n"
+
+
+def render_explain_group(result: ExplainGroupResult, output: str) -> str:
+    data = result.to_dict()
+    if output == "json":
+        return to_json(data)
+    if output == "yaml":
+        return to_yaml(data)
+    out = f"pod group {data['podGroup']} (profile {data['profile']}): {data['status']}"
+    out += f": {data['message']}\n" if data["message"] else "\n"
+    for m in data["members"]:
+        out += f"\n{m['pod']}: " + (f"-> {m['node']}" if m["node"] else f"unschedulable: {m['message']}") + "\n"
+        rows = []
+        for name, n in m["nodes"].items():
+            f = n["filter"]
+            verdict = "fits" if f["code"] == "Success" else f"{f['code']}: {f.get('plugin') or '-'}: {', '.join(f['reasons'])}"
+            rows.append([name, verdict, "" if n.get("total") is None else n["total"]])
+        out += tabulate(rows, headers=["NODE", "FILTER", "TOTAL"], tablefmt="plain") + "\n"
+    return out

@@ -77,6 +77,7 @@ class RunResult:
     pending: int = 0
     kube_version: str = ""
     pod_groups: list[dict[str, Any]] = field(default_factory=list)  # one report per pod group
+    warnings: list[str] = field(default_factory=list)  # said on stderr by the CLI
 
     def summary(self) -> dict[str, int]:
         return {
@@ -134,4 +135,36 @@ class ExplainResult:
                                "message": self.message, "nodes": {n.name: n.to_dict() for n in self.nodes}}
         if self.node is None:
             out["preemption"] = self.preemption or {"nominatedNode": None, "victims": []}
+        return out
+
+
+@dataclass
+class GroupMemberExplanation:
+    pod: str
+    node: str | None
+    message: str | None
+    nodes: list[NodeExplanation] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pod": self.pod, "node": self.node, "message": self.message,
+                "nodes": {n.name: n.to_dict() for n in self.nodes}}
+
+
+@dataclass
+class ExplainGroupResult:
+    """`explain podgroup/NS/NAME`: the members of one group attempt, each with its per-node view."""
+
+    pod_group: str
+    profile: str
+    status: str
+    message: str | None
+    placement: str | None = None
+    members: list[GroupMemberExplanation] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"podGroup": self.pod_group, "profile": self.profile, "status": self.status,
+                               "message": self.message}
+        if self.placement is not None:
+            out["placement"] = self.placement
+        out["members"] = [m.to_dict() for m in self.members]
         return out

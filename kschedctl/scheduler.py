@@ -44,6 +44,11 @@ CLEAR_NOMINATED_NODE = PostFilterResult("", "Override")
 # podMaxBackoffSeconds; the simulation stops retrying it after this many consecutive errors
 # once nothing else can happen, and reports it.
 MAX_CONSECUTIVE_ERRORS = 8
+# A run also stops when this many attempts in a row neither placed nor preempted a pod nor
+# reached a scenario event (at least LIVELOCK_MIN_ATTEMPTS): only pods that keep failing
+# against each other can do that, and upstream would retry them forever.
+LIVELOCK_ATTEMPTS_PER_POD = 20
+LIVELOCK_MIN_ATTEMPTS = 1000
 
 
 class VirtualClock:
@@ -194,17 +199,48 @@ class Scheduler(EventHandlers):
         heapq.heappush(self.timeline, (self.start + t, next(self._timeline_seq), action))
 
     # --- the run ---------------------------------------------------------------------------
-    def run(self) -> RunResult:
+    def run(self, progress: Callable[[int, int], None] | None = None) -> RunResult:
+        """Schedule until nothing can happen any more; ``progress(attempts, pending)`` is called
+        after every attempt (the CLI draws a bar with it)."""
         self.enqueue_pending()
+        attempts = idle_attempts = 0
+        marker = self._progress_marker()
+        budget = max(LIVELOCK_MIN_ATTEMPTS, LIVELOCK_ATTEMPTS_PER_POD * self.result.pending)
         while True:
             qpi = self.queue.pop()
             if qpi is not None:
                 self.schedule_one(qpi)
                 self.resume_resolved_waiting_pods()
+                attempts += 1
+                if progress is not None:
+                    progress(attempts, self.result.pending)
+                now_marker = self._progress_marker()
+                idle_attempts = 0 if now_marker != marker else idle_attempts + 1
+                marker = now_marker
+                if idle_attempts > budget:
+                    self._stop_livelock(idle_attempts)
+                    break
             elif not self.advance_clock():
                 break
         self._finish()
         return self.result
+
+    def _progress_marker(self) -> tuple[int, int, int]:
+        """What counts as the run moving on: placements, preemptions, scenario events."""
+        return len(self.result.placements), len(self.result.preemptions), len(self.timeline)
+
+    def _stop_livelock(self, idle_attempts: int) -> None:
+        """Pods rejecting each other forever (e.g. pod groups that can never complete retry at
+        once under SchedulerPopFromBackoffQ): a real scheduler would spin; the simulation stops,
+        fails the pods still waiting at Permit, and reports every pod with its last message."""
+        for uid, b in list(self.waiting.items()):
+            wp = b.fwk.get_waiting_pod(uid)
+            if wp is not None and wp.result is None:
+                wp.reject("", "the simulation stopped: pods kept failing without the cluster changing")
+        self.resume_resolved_waiting_pods()
+        self.result.warnings.append(
+            f"stopped after {idle_attempts} scheduling attempts in a row that placed nothing and changed "
+            f"nothing: the pods left keep rejecting each other")
 
     def advance_clock(self) -> bool:
         """Move the clock to the next thing that can happen; False when nothing can.

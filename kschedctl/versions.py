@@ -121,5 +121,22 @@ class KubeVersion:
         return self.version
 
 
-def parse_version(text: str | None) -> KubeVersion:
-    return KubeVersion(text or DEFAULT_VERSION)
+def parse_feature_gates(text: str | None) -> dict[str, bool]:
+    """`--feature-gates A=true,B=false`, as kube-scheduler's flag takes it; unknown gates are errors."""
+    gates: dict[str, bool] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or value.strip().lower() not in ("true", "false"):
+            raise UnsupportedVersion(f"invalid value of {item}, err: expected <gate>=<true|false>")
+        if name not in FEATURE_GATES:
+            raise UnsupportedVersion(f"unrecognized feature gate: {name} (known: {', '.join(sorted(FEATURE_GATES))})")
+        gates[name] = value.strip().lower() == "true"
+    return gates
+
+
+def parse_version(text: str | None, feature_gates: str | None = None) -> KubeVersion:
+    return KubeVersion(text or DEFAULT_VERSION, parse_feature_gates(feature_gates))

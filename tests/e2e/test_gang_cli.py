@@ -1,0 +1,99 @@
+"""Gang scheduling through the CLI: `schedule --feature-gates`, a `simulate` scenario that adds a
+node, and the Coscheduling package (scheduler-plugins PodGroups) when installed."""
+
+import importlib.util
+
+import pytest
+import yaml
+
+from kschedctl.testing import make_node, make_pod, make_pod_group
+
+GATES = "GenericWorkload=true,GangScheduling=true"
+
+
+def _gang(n, group="train", cpu="1500m"):
+    return [make_pod(f"worker-{i}").req(cpu=cpu).pod_group(group) for i in range(n)]
+
+
+def test_gang_where_only_three_of_four_fit_places_nothing(run_cli, write_snapshot):
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
+                          make_pod_group("train", min_count=4), *_gang(4))
+    out = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    assert data["placements"] == []
+    assert sorted(u["pod"] for u in data["unschedulable"]) == [f"default/worker-{i}" for i in range(4)]
+    messages = [u["message"] for u in data["unschedulable"]]
+    # upstream gangscheduling.go PlacementFeasible (1.37) for the three that found a node
+    assert messages.count("minCount (4) cannot be satisfied: 3 scheduled, 0 remaining") == 3
+    [group] = data["podGroups"]
+    assert group["status"] == "Unschedulable"
+
+
+def test_without_the_gates_the_group_is_ignored_and_pods_schedule_alone(run_cli, write_snapshot):
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
+                          make_pod_group("train", min_count=4), *_gang(4))
+    data = run_cli("schedule", path, "-o", "json", "--seed", "1").json()
+    assert len(data["placements"]) == 3 and len(data["unschedulable"]) == 1
+
+
+def test_gang_completes_when_a_node_is_added_in_a_scenario(run_cli, tmp_path):
+    objects = [make_node(f"n{i}").capacity(cpu="2", memory="8Gi").dict() for i in range(3)]
+    objects += [make_pod_group("train", min_count=4)] + [p.dict() for p in _gang(4)]
+    scenario = {
+        "apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "metadata": {"name": "gang-waits-for-a-node"},
+        "objects": objects,
+        "events": [{"at": "30s", "action": "addNode", "object": make_node("n3").capacity(cpu="2", memory="8Gi").dict()}],
+    }
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(scenario, sort_keys=False))
+    out = run_cli("simulate", str(path), "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    placed = {p["pod"]: p for p in data["placements"]}
+    assert sorted(placed) == [f"default/worker-{i}" for i in range(4)]
+    assert len({p["node"] for p in placed.values()}) == 4
+    assert all(p["time"] >= 30 for p in placed.values())  # nobody placed before the node joined
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kschedctl_coscheduling") is None,
+                    reason="pip install ./plugins/kschedctl-coscheduling")
+@pytest.mark.parametrize("workers,placed", [(3, 3), (5, 0)], ids=["fits", "never-fits"])
+def test_coscheduling_pod_group(run_cli, write_snapshot, tmp_path, workers, placed):
+    config = tmp_path / "cosched.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+            "queueSort": {"disabled": [{"name": "*"}], "enabled": [{"name": "Coscheduling"}]}}}]}))
+    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+             "metadata": {"name": "mpi", "namespace": "default"},
+             "spec": {"minMember": workers, "scheduleTimeoutSeconds": 10}}
+    pods = [make_pod(f"mpi-{i}").req(cpu="1500m").label("scheduling.x-k8s.io/pod-group", "mpi") for i in range(workers)]
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(4)], group, *pods)
+    out = run_cli("schedule", path, "--config", str(config), "-o", "json", "--seed", "1")
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    # all or nothing: 3 workers fit on 4 nodes; 5 never can, and the run still ends
+    assert len(data["placements"]) == placed
+    assert len(data["placements"]) + len(data["unschedulable"]) == workers
+
+
+def test_explain_pod_group_shows_each_member_in_the_groups_simulated_state(run_cli, write_snapshot):
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
+                          make_pod_group("train", min_count=4), *_gang(4))
+    out = run_cli("explain", "podgroup/default/train", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    assert data["podGroup"] == "default/train" and data["status"] == "Unschedulable"
+    members = data["members"]
+    assert [m["pod"] for m in members] == [f"default/worker-{i}" for i in range(4)]
+    # each member sees the earlier members assumed: the k-th finds k nodes already full
+    for k, m in enumerate(members[:3]):
+        full = [n for n, v in m["nodes"].items() if v["filter"].get("reasons") == ["Insufficient cpu"]]
+        assert len(full) == k
+        assert m["node"] is not None
+    last = members[3]
+    assert last["node"] is None and last["message"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
+    table = run_cli("explain", "podgroup/default/train", path, "--seed", "1", "--feature-gates", GATES).stdout
+    assert "pod group default/train" in table and "default/worker-3: unschedulable" in table
