@@ -31,7 +31,8 @@ def render_run(result: RunResult, output: str) -> str:
     wide = output == "wide"
     rows = []
     for p in data["placements"]:
-        row = [p["pod"], "Scheduled", p["node"], p["attempts"], "" if p["score"] is None else p["score"]]
+        # no score: the node was the only feasible one, so kube-scheduler did not score
+        row = [p["pod"], "Scheduled", p["node"], p["attempts"], "-" if p["score"] is None else p["score"]]
         if wide:
             row += [p["profile"], f"preempted by {p['preemptedBy']}" if p.get("preemptedBy") else ""]
         rows.append(row)
@@ -47,8 +48,10 @@ def render_run(result: RunResult, output: str) -> str:
         rows.append(row)
     headers = ["POD", "STATUS", "NODE", "ATTEMPTS", "SCORE"] + (["PROFILE", "MESSAGE"] if wide else [])
     out = tabulate(rows, headers=headers, tablefmt="plain") + "\n"
-    if not wide and data["unschedulable"]:
-        out += "\n" + "\n".join(f"{u['pod']}: {u['message']}" for u in data["unschedulable"]) + "\n"
+    if not wide and (data["unschedulable"] or data["skipped"]):
+        lines = [f"{u['pod']}: {u['message']}" for u in data["unschedulable"]]
+        lines += [f"{s['pod']}: skipped: {s['reason']}" for s in data["skipped"]]
+        out += "\n" + "\n".join(lines) + "\n"
     if data["preemptions"]:
         out += "\nPREEMPTIONS\n" + tabulate(
             [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]],

@@ -233,11 +233,15 @@ class Scheduler(EventHandlers):
         """Pods rejecting each other forever (e.g. pod groups that can never complete retry at
         once under SchedulerPopFromBackoffQ): a real scheduler would spin; the simulation stops,
         fails the pods still waiting at Permit, and reports every pod with its last message."""
+        earlier = dict(self.outcomes)
         for uid, b in list(self.waiting.items()):
             wp = b.fwk.get_waiting_pod(uid)
             if wp is not None and wp.result is None:
                 wp.reject("", "the simulation stopped: pods kept failing without the cluster changing")
         self.resume_resolved_waiting_pods()
+        # A pod stopped while waiting keeps the reason of its last real failure, if it had one.
+        for uid, outcome in earlier.items():
+            self.outcomes[uid] = outcome
         self.result.warnings.append(
             f"stopped after {idle_attempts} scheduling attempts in a row that placed nothing and changed "
             f"nothing: the pods left keep rejecting each other")
