@@ -328,6 +328,21 @@ def make_pod_group(name: str, namespace: str = "default", min_count: int | None 
 # --- a framework over a snapshot, for plugin tests -----------------------------------------
 
 
+def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None) -> str:
+    """A KubeSchedulerConfiguration (YAML text) whose one profile runs just these plugins, plus
+    the queue sort and binder every profile needs; pluginConfig args by plugin name."""
+    import yaml
+
+    enabled = [{"name": n} for n in ("PrioritySort", "DefaultBinder", *names)]
+    profile: dict[str, Any] = {"schedulerName": "default-scheduler",
+                               "plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": enabled}}}
+    if plugin_config:
+        profile["pluginConfig"] = [{"name": n, "args": a} for n, a in plugin_config.items()]
+    return yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                           "profiles": [profile]}, sort_keys=False)
+
+
+
 class FakeClock:
     def __init__(self, now: float = 0.0) -> None:
         self.t = now

@@ -4,24 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 
 # A profile with only PodTopologySpread (plus the mandatory queue sort and binder), so the
 # tests do not depend on other plugins being implemented.
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: PrioritySort
-      - name: DefaultBinder
-      - name: PodTopologySpread
-      disabled:
-      - name: '*'
-"""
+CONFIG = only_plugins("PodTopologySpread")
 
 
 def exists(key: str) -> dict:

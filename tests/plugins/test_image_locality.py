@@ -12,18 +12,10 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.plugins.image_locality import ImageLocality, normalized_image_name
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 from kschedctl.versions import KubeVersion
 
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- plugins:
-    multiPoint:
-      disabled: [{name: '*'}]
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: ImageLocality}]
-"""
+CONFIG = only_plugins("ImageLocality")
 MB = 1024 * 1024
 
 NODE_40_300_2000 = [(["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),

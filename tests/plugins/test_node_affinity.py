@@ -7,17 +7,9 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, NodeScore, PreFilterResult, QueueingHint, Status
 from kschedctl.plugins.node_affinity import NodeAffinity, default_args, plugin_spec, validate_args
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- plugins:
-    multiPoint:
-      disabled: [{name: '*'}]
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: NodeAffinity}]
-"""
+CONFIG = only_plugins("NodeAffinity")
 ERR_POD = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector")
 ERR_ENFORCED = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match scheduler-enforced node affinity")
 ERR_CONFLICT = Status(Code.UnschedulableAndUnresolvable, "pod affinity terms conflict")

@@ -7,17 +7,9 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint, Status
 from kschedctl.plugins.node_ports import NodePorts
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- plugins:
-    multiPoint:
-      disabled: [{name: '*'}]
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: NodePorts}]
-"""
+CONFIG = only_plugins("NodePorts")
 ERR = Status(Code.Unschedulable, "node(s) didn't have free ports for the requested pod ports")
 
 

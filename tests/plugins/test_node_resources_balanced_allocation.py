@@ -21,23 +21,10 @@ from kschedctl.plugins.node_resources_balanced_allocation import (
     default_args,
     validate_args,
 )
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 from kschedctl.versions import CHANGES, KubeVersion
 
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: PrioritySort
-      - name: DefaultBinder
-      - name: NodeResourcesBalancedAllocation
-      disabled:
-      - name: "*"
-"""
+CONFIG = only_plugins("NodeResourcesBalancedAllocation")
 
 GPU = "nvidia.com/gpu"
 DEFAULT_SET = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]

@@ -18,23 +18,10 @@ from kschedctl.plugins.resource_allocation import (
     build_broken_linear_function,
     least_resource_scorer,
 )
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 from kschedctl.versions import KubeVersion
 
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: PrioritySort
-      - name: DefaultBinder
-      - name: NodeResourcesFit
-      disabled:
-      - name: "*"
-"""
+CONFIG = only_plugins("NodeResourcesFit")
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"

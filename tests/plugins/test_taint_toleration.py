@@ -7,18 +7,10 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, NodeScore, QueueingHint, Status
 from kschedctl.plugins.taint_toleration import TaintToleration
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 from kschedctl.versions import KubeVersion
 
-CONFIG = """
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- plugins:
-    multiPoint:
-      disabled: [{name: '*'}]
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: TaintToleration}]
-"""
+CONFIG = only_plugins("TaintToleration")
 UNTOLERATED = Status(Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")
 
 
