@@ -48,3 +48,17 @@ def write_snapshot(tmp_path: Path) -> Callable[..., str]:
         path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False))
         return str(path)
     return write
+
+
+@pytest.fixture
+def explain_json(tmp_path: Path, run_cli: Callable[..., CliResult]) -> Callable[..., Any]:
+    """`kschedctl explain POD SNAPSHOT --config CONFIG -o json` on YAML texts; the parsed output."""
+    def explain(snapshot_yaml: str, config_yaml: str, pod: str = "default/web", *extra: str) -> Any:
+        snap = tmp_path / "explain-snapshot.yaml"
+        snap.write_text(snapshot_yaml)
+        cfg = tmp_path / "explain-config.yaml"
+        cfg.write_text(config_yaml)
+        out = run_cli("explain", pod, str(snap), "--config", str(cfg), "-o", "json", *extra)
+        assert out.exit_code == 0, out.stderr
+        return out.json()
+    return explain

@@ -22,7 +22,7 @@ import yaml
 from kschedctl import plugin_manager
 from kschedctl.config.defaults import default_plugins
 from kschedctl.config.loader import load_config_text
-from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.interface import Status
 from kschedctl.framework.registry import PluginSpec, Registry
 from kschedctl.hookspecs import hookimpl
 from kschedctl.scheduler import Scheduler

@@ -7,12 +7,8 @@ gcr.io/40 and gcr.io/250; n1 has 40M (40M/2 < 23M -> 0), n2 has 250M:
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
-import typer.testing
 
-import kschedctl.cli
 
 MB = 1024 * 1024
 SNAPSHOT = f"""\
@@ -49,15 +45,8 @@ profiles:
 """
 
 
-def test_explain_image_locality(tmp_path: Path) -> None:
-    snap = tmp_path / "snap.yaml"
-    snap.write_text(SNAPSHOT)
-    cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(CONFIG)
-    result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["explain", "default/web", str(snap), "--config", str(cfg), "-o", "json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+def test_explain_image_locality(explain_json) -> None:
+    out = explain_json(SNAPSHOT, CONFIG, "default/web")
     assert out["nodes"]["n1"]["scores"]["ImageLocality"] == {"score": 0, "weight": 1}
     assert out["nodes"]["n2"]["scores"]["ImageLocality"] == {"score": 5, "weight": 1}
     assert out["node"] == "n2"

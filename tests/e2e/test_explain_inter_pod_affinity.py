@@ -7,12 +7,8 @@ existing-pods reason; `cache` prefers the zone of `db` (n1), so n1 scores 100 an
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
-import typer.testing
 
-import kschedctl.cli
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -60,15 +56,8 @@ profiles:
 """
 
 
-def test_explain_inter_pod_affinity(tmp_path: Path) -> None:
-    snap = tmp_path / "snap.yaml"
-    snap.write_text(SNAPSHOT)
-    cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(CONFIG)
-    result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["explain", "default/cache", str(snap), "--config", str(cfg), "-o", "json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+def test_explain_inter_pod_affinity(explain_json) -> None:
+    out = explain_json(SNAPSHOT, CONFIG, "default/cache")
     nodes = out["nodes"]
     assert nodes["n2"]["filter"] == {"code": "Unschedulable", "plugin": "InterPodAffinity",
                                      "reasons": ["node(s) didn't satisfy existing pods anti-affinity rules"]}

@@ -7,12 +7,8 @@ score by the preferred terms: n1 matches weight 2, n2 weights 2+4 -> normalized 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
-import typer.testing
 
-import kschedctl.cli
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -54,15 +50,8 @@ profiles:
 """
 
 
-def test_explain_node_affinity(tmp_path: Path) -> None:
-    snap = tmp_path / "snap.yaml"
-    snap.write_text(SNAPSHOT)
-    cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(CONFIG)
-    result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["explain", "default/web", str(snap), "--config", str(cfg), "-o", "json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+def test_explain_node_affinity(explain_json) -> None:
+    out = explain_json(SNAPSHOT, CONFIG, "default/web")
     nodes = out["nodes"]
     assert nodes["n3"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeAffinity",
                                      "reasons": ["node(s) didn't match Pod's node affinity/selector"]}

@@ -7,12 +7,8 @@ Unschedulable). The bound pod uses TCP 8080 on 0.0.0.0 on n1, which overlaps the
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
-import typer.testing
 
-import kschedctl.cli
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -42,15 +38,8 @@ profiles:
 """
 
 
-def test_explain_node_ports(tmp_path: Path) -> None:
-    snap = tmp_path / "snap.yaml"
-    snap.write_text(SNAPSHOT)
-    cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(CONFIG)
-    result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["explain", "default/web", str(snap), "--config", str(cfg), "-o", "json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+def test_explain_node_ports(explain_json) -> None:
+    out = explain_json(SNAPSHOT, CONFIG, "default/web")
     assert out["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodePorts",
                                             "reasons": ["node(s) didn't have free ports for the requested pod ports"]}
     assert out["nodes"]["n2"]["filter"] == {"code": "Success"}

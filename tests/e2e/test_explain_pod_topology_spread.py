@@ -8,12 +8,8 @@ feasible node 100.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
-import typer.testing
 
-import kschedctl.cli
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -54,15 +50,8 @@ profiles:
 """
 
 
-def test_explain_pod_topology_spread(tmp_path: Path) -> None:
-    snap = tmp_path / "snap.yaml"
-    snap.write_text(SNAPSHOT)
-    cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(CONFIG)
-    result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["explain", "default/web", str(snap), "--config", str(cfg), "-o", "json"])
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+def test_explain_pod_topology_spread(explain_json) -> None:
+    out = explain_json(SNAPSHOT, CONFIG, "default/web")
     nodes = out["nodes"]
     for name in ("n1", "n2"):
         assert nodes[name]["filter"] == {"code": "Unschedulable", "plugin": "PodTopologySpread",
