@@ -106,7 +106,7 @@ def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bo
     if prof is not None:
         prof.disable()
         import pstats
-        pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(35)
+        pstats.Stats(prof, stream=sys.stderr).sort_stats(os.environ.get("BENCH_SORT", "tottime")).print_stats(35)
     latencies.sort()
     placed = len(result.placements)
     return {

@@ -189,6 +189,12 @@ class SchedulingAlgorithm:
             else:
                 chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
             statuses = fwk.run_filter_plugins_batch(state, pod, chunk)
+            if statuses.count(None) == len(statuses):  # the whole chunk is feasible
+                feasible.extend(chunk[:need])
+                if len(feasible) >= num_to_find:
+                    return feasible
+                pos += size
+                continue
             for info, status in zip(chunk, statuses):
                 code = status.code if status is not None else Code.Success
                 if code == Code.Success:

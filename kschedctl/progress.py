@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional, TextIO
+from typing import Callable, Iterator, Optional, TextIO
 
 ProgressCallback = Callable[[int, int], None]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from kschedctl.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.backend.cache import Cache, Snapshot
 from kschedctl.backend.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code
+from kschedctl.framework.interface import Code, NodeScore
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.testing import make_node, make_pod, new_framework
 
@@ -61,6 +62,10 @@ def pod_st(draw, name: str, node_names: list[str] | None = None):
     if draw(st.integers(0, 4)) == 0:
         b = b.spread(1, "topology.kubernetes.io/zone", draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
                      {"app": "a"})
+    if draw(st.integers(0, 4)) == 0:
+        b = b.pod_affinity_in("app", draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])),
+                              [draw(st.sampled_from(["a", "b"]))], anti=draw(st.booleans()),
+                              weight=draw(st.integers(1, 100)))
     if node_names is not None:
         b = b.node(draw(st.sampled_from(node_names)))
     if draw(st.integers(0, 9)) == 0 and node_names is None:
@@ -105,14 +110,33 @@ def test_plugin_batch_forms_equal_per_node(cluster):
                 if pl.name() in state.skip_score_plugins or not hasattr(pl, "score_batch"):
                     continue
                 per_node = [pl.score(state, pod, ni)[0] for ni in infos]
-                batch = list(pl.score_batch(state, pod, NodeBatch(infos, columns_of(snap))))
+                batch = [int(v) for v in pl.score_batch(state, pod, NodeBatch(infos, columns_of(snap)))]
                 assert batch == per_node, pl.name()
+            _check_normalize_batch(fwk, state, pod, infos)
         # the whole runtime: statuses of every node and the score table
         fwk.use_batch = False
         seq = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
         fwk.use_batch = True
         bat = [_status_key(s) for s in fwk.run_filter_plugins_batch(state, pod, infos)]
         assert bat == seq
+
+
+def _check_normalize_batch(fwk, state, pod, infos):
+    """normalize_score_batch == normalize_score, on the plugin's own scores and on arbitrary
+    ones (negative, all zero, ties) so that every branch of the normalisation is compared."""
+    rng = random.Random(len(infos))
+    for pl in fwk.points["score"]:
+        ext = pl.score_extensions()
+        if pl.name() in state.skip_score_plugins or ext is None or not hasattr(ext, "normalize_score_batch"):
+            continue
+        own = [pl.score(state, pod, ni)[0] for ni in infos]
+        for values in (own, [0] * len(infos), [rng.randint(-5, 40) for _ in infos], [rng.randint(0, 3) for _ in infos]):
+            scores = [NodeScore(ni.name, v) for ni, v in zip(infos, values)]
+            st = ext.normalize_score(state, pod, scores)
+            assert st is None or st.is_success()
+            batch = ext.normalize_score_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)),
+                                              np.asarray(values, np.int64))
+            assert [int(v) for v in batch] == [s.score for s in scores], (pl.name(), values)
 
 
 def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int = 0):
@@ -161,3 +185,72 @@ def test_chunking_and_start_index_at_scale():
     pending = [make_pod(f"p{i}").req(cpu=rng.choice(["100m", "900m", "2"]), memory="1Gi").obj() for i in range(60)]
     for pct in (0, 10, 100):
         assert _run(nodes, [], pending, True, 5, pct) == _run(nodes, [], pending, False, 5, pct)
+
+
+def test_tracked_columns_follow_snapshot_updates():
+    """A Cache-kept snapshot: the columnar rows follow assume/forget through replaced_rows only,
+    and a clone of a member (preemption's dry run) gets its own row values and gives them back."""
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[i % 3]).obj() for i in range(6)]
+    cache, snap = Cache(), Snapshot()
+    for n in nodes:
+        cache.add_node(n)
+    cache.update_snapshot(snap)
+    cols = columns_of(snap)
+    assert snap.tracks_rows
+    cols.rows(snap.list())
+    pod = make_pod("p").req(cpu="1", memory="1Gi").node("n2").obj()
+    cache.assume_pod(pod)
+    cache.update_snapshot(snap)
+    row = snap.get("n2").index
+    assert snap.replaced_rows == {row}
+    rows = cols.rows(snap.list())
+    assert cols.req_cpu[rows].tolist() == [ni.requested.milli_cpu for ni in snap.list()]
+    clone = snap.get("n2").clone()
+    clone.remove_pod(pod)
+    assert cols.req_cpu[cols.rows([clone])].tolist() == [0]
+    assert cols.req_cpu[cols.rows([snap.get("n2")])].tolist() == [1000]
+    cache.forget_pod(pod)
+    cache.update_snapshot(snap)
+    assert cols.req_cpu[cols.rows(snap.list())].tolist() == [0] * 6
+
+
+def test_standalone_snapshot_sees_in_place_edits():
+    """from_nodes_and_pods snapshots do not track rows: an in-place edit is seen by generation."""
+    fwk = new_framework(nodes=[make_node("n0").capacity(cpu="4", memory="8Gi").obj()])
+    snap = fwk.snapshot
+    assert not snap.tracks_rows
+    cols = columns_of(snap)
+    assert cols.req_cpu[cols.rows(snap.list())].tolist() == [0]
+    snap.get("n0").add_pod(make_pod("p").req(cpu="1").node("n0").obj())
+    assert cols.req_cpu[cols.rows(snap.list())].tolist() == [1000]
+
+
+def test_image_locality_index_matches_per_node():
+    """ImageLocality's batch form reads the snapshot's image index; equal to score() per node,
+    with images on some nodes, repeated images in the pod, and after a node is added."""
+    rng = random.Random(11)
+    nodes = []
+    for i in range(40):
+        b = make_node(f"n{i}").capacity(cpu="4", memory="8Gi").zone(ZONES[i % 3])
+        imgs = [([f"img:{k}"], rng.randint(0, 3000) * 1024 * 1024) for k in range(4) if rng.random() < 0.4]
+        if imgs:
+            b = b.images(imgs)
+        nodes.append(b.obj())
+    cache, snap = Cache(), Snapshot()
+    for n in nodes[:30]:
+        cache.add_node(n)
+    fwk = new_framework(nodes=nodes[:1])
+    for step in range(2):
+        cache.update_snapshot(snap)
+        fwk.snapshot = snap
+        plugin = fwk.instances["ImageLocality"]
+        infos = snap.list()
+        for images in (["img:0"], ["img:1", "img:1", "img:2"], ["none"], ["img:3", "img:0", "img:2", "img:1"]):
+            b = make_pod("p")
+            for im in images:
+                b = b.image(im)
+            pod = b.obj()
+            batch = plugin.score_batch(CycleState(), pod, NodeBatch(infos, columns_of(snap)))
+            assert [int(v) for v in batch] == [plugin.score(CycleState(), pod, ni)[0] for ni in infos], images
+        for n in nodes[30:]:
+            cache.add_node(n)

@@ -86,6 +86,17 @@ class Snapshot:
         self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
         self.used_pvc_set: set[str] = set()
         self.generation = 0
+        # image name -> [(row = NodeInfo.index, that node's ImageStateSummary)], built with
+        # node_info_list (the only place image_states are set); None when not built by a Cache.
+        # Lets ImageLocality's batch form touch only the nodes that hold an image.
+        self.image_index: dict[str, list[tuple[int, ImageStateSummary]]] | None = None
+        # For the columnar view (backend/columnar.py): the rows (NodeInfo.index) whose NodeInfo
+        # update_snapshot replaced since the view last synced; None when unknown (after a
+        # rebuild), and then the view re-checks every row. ``tracks_rows`` is False for a
+        # standalone snapshot (from_nodes_and_pods), whose NodeInfos tests may edit in place:
+        # the view then checks each node's generation on every call.
+        self.replaced_rows: set[int] | None = None
+        self.tracks_rows = True
 
     # NodeInfoLister
     def list(self) -> list[NodeInfo]:
@@ -117,6 +128,7 @@ class Snapshot:
             if pod.node_name and not pod.is_terminal:
                 cache.add_pod(pod)
         snap = Snapshot()
+        snap.tracks_rows = False
         cache.update_snapshot(snap)
         return snap
 
@@ -243,10 +255,13 @@ class Cache:
             snapshot.node_info_map[name] = clone
             if old is not None and not self._structure_changed:
                 snapshot.node_info_list[old.index] = clone
+                if snapshot.replaced_rows is not None:
+                    snapshot.replaced_rows.add(old.index)
             if clone.pods_with_affinity or clone.pods_with_required_anti_affinity:
                 affinity_changed = True
         if self._structure_changed:
             self._rebuild_lists(snapshot)
+            snapshot.replaced_rows = None
         elif affinity_changed:
             self._rebuild_affinity_lists(snapshot)
         if pvc_changed:
@@ -265,6 +280,7 @@ class Cache:
             for image_name in {name for image in (node.images if node is not None else ()) for name in image.names}:
                 image_nodes[image_name] = image_nodes.get(image_name, 0) + 1
         snapshot.node_info_list = []
+        image_index: dict[str, list[tuple[int, ImageStateSummary]]] = {}
         for i, n in enumerate(names):
             info = snapshot.node_info_map[n]
             info.index = i
@@ -274,7 +290,10 @@ class Cache:
                 for image in (info.node.images if info.node is not None else ())
                 for image_name in image.names
             }
+            for image_name, summary in info.image_states.items():
+                image_index.setdefault(image_name, []).append((i, summary))
             snapshot.node_info_list.append(info)
+        snapshot.image_index = image_index
         self._rebuild_affinity_lists(snapshot)
 
     @staticmethod

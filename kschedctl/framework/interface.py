@@ -12,7 +12,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..api.types import Node, Pod
+    from ..api.types import Pod
     from .cycle_state import CycleState
     from .types import NodeInfo, PodInfo, QueuedPodInfo
 
@@ -234,6 +234,17 @@ class BatchScorePlugin(Protocol):
     status, and the runtime then repeats the per-node calls to report it exactly."""
 
     def score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> list[int]: ...
+
+
+class BatchNormalizeScore(Protocol):
+    """Optional batch form of NormalizeScore, on the object ``score_extensions()`` returns:
+    the nodes and their scores (an int64 numpy array, in node order; the plugin may keep it) in,
+    the normalized scores out (list or array), equal to what ``normalize_score`` leaves in the
+    NodeScores; it raises where ``normalize_score`` would fail, and the runtime then runs
+    ``normalize_score`` to report it exactly."""
+
+    def normalize_score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"],
+                              values: Any) -> Sequence[int]: ...
 
 
 @runtime_checkable

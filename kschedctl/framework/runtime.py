@@ -64,6 +64,15 @@ def _reraise(exc: BaseException) -> Any:
     raise exc
 
 
+def _int_array(values: list[int]) -> np.ndarray:
+    """Scores as an int64 array; an object array for values beyond int64 (a plugin's bug that
+    the range check then reports with the value itself)."""
+    try:
+        return np.asarray(values, np.int64) if values else np.zeros(0, np.int64)
+    except OverflowError:
+        return np.asarray(values, dtype=object)
+
+
 def _as_status(value: Any) -> Status:
     return value if isinstance(value, Status) else Status()
 
@@ -355,7 +364,7 @@ class Framework:
                 continue
             try:  # inline rather than _guard: this is the hottest loop of a run
                 st = pl.filter(state, pod, node_info)
-            except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
+            except Exception:  # noqa: BLE001 - third-party plugin code may raise anything
                 st = _guard(pl, "Filter", lambda: _reraise(exc))
             if st is None or st.code == Code.Success:
                 continue
@@ -411,8 +420,12 @@ class Framework:
                 for ni in sub:
                     try:
                         results.append(pl.filter(state, pod, ni))
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception:  # noqa: BLE001
                         results.append(_guard(pl, "Filter", lambda: _reraise(exc)))
+            if not isinstance(results, list):
+                results = list(results)
+            if results.count(None) == len(results):  # every node passed: nothing to record
+                continue
             still: list[int] = []
             for i, st in zip(alive, results):
                 if st is None or st.code == Code.Success:
@@ -518,53 +531,73 @@ class Framework:
         when a plugin has it (and ``use_batch`` is on), else one ``score`` call per node."""
         skip = state.skip_score_plugins
         plugins = [pl for pl in self.points["score"] if pl.name() not in skip]
-        table = ScoreTable([n.name for n in nodes])
-        totals = np.zeros(len(nodes), np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
         columns = columns_of(self.snapshot) if self.use_batch else None
         batch_nodes = NodeBatch(nodes, columns) if columns is not None else None
+        rows = batch_nodes.rows if batch_nodes is not None and plugins else None
+        table = ScoreTable(columns.names_of(rows) if rows is not None else [n.name for n in nodes])
+        n = len(nodes)
+        totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
         for pl in plugins:
             name = pl.name()
-            values: list[int] | None = None
+            values: Any = None
             batch_fn = getattr(pl, "score_batch", None) if batch_nodes is not None else None
             if batch_fn is not None:
                 try:
-                    values = list(batch_fn(state, pod, batch_nodes))
-                    if len(values) != len(nodes):
+                    values = batch_fn(state, pod, batch_nodes)
+                    values = np.asarray(values if isinstance(values, np.ndarray) else list(values), np.int64)
+                    if values.shape != (n,):
                         values = None
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
                     log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
                     values = None
             if values is None:
-                values = []
+                per_node: list[int] = []
                 score = pl.score
                 for info in nodes:
                     try:
                         out = score(state, pod, info)
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception:  # noqa: BLE001
                         out = _guard(pl, "Score", lambda: _reraise(exc))
                     if isinstance(out, Status):
                         return None, Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
                     value, st = out
                     if st is not None and st.code != Code.Success:
                         return None, Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
-                    values.append(int(value))
+                    per_node.append(int(value))
+                values = _int_array(per_node)
             ext = pl.score_extensions()
             if ext is not None:
-                scores = [NodeScore(n, v) for n, v in zip(table.names, values)]
-                st = _as_status(_guard(pl, "NormalizeScore", lambda ext=ext: ext.normalize_score(state, pod, scores)))
-                if not st.is_success():
-                    return None, Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
-                                        f"{st.message()}", plugin=name)
-                values = [ns.score for ns in scores]
+                normalized = None
+                norm_batch = getattr(ext, "normalize_score_batch", None) if batch_nodes is not None else None
+                if norm_batch is not None:
+                    # optional batch NormalizeScore: the nodes and their scores (an int64 array)
+                    # in, the normalized scores out; if it raises, normalize_score reports it
+                    try:
+                        normalized = np.asarray(norm_batch(state, pod, batch_nodes, values.copy()), np.int64)
+                        if normalized.shape != (n,):
+                            normalized = None
+                    except Exception:  # noqa: BLE001
+                        log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
+                        normalized = None
+                if normalized is None:
+                    scores = [NodeScore(nm, v) for nm, v in zip(table.names, values.tolist())]
+                    st = _as_status(_guard(pl, "NormalizeScore", lambda ext=ext: ext.normalize_score(state, pod, scores)))
+                    if not st.is_success():
+                        return None, Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
+                                            f"{st.message()}", plugin=name)
+                    normalized = _int_array([ns.score for ns in scores])
+                values = normalized
             weight = self.score_weights[name]
-            if values and (max(values) > MAX_NODE_SCORE or min(values) < MIN_NODE_SCORE):
-                bad = next(v for v in values if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+            if n and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE):
+                bad = next(v for v in values.tolist() if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
                 msg = (f"plugin \"{name}\" returns an invalid score {bad}, it should in the range of "
                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
                 return None, Status(Code.Error, msg, plugin=name)
-            table.plugins.append((name, weight, values))
-            if values:
-                totals += np.asarray(values, dtype=np.int64) * weight
+            if values.dtype != np.int64:
+                values = values.astype(np.int64)
+            table.plugins.append((name, weight, values.tolist()))
+            if n:
+                totals += values * weight
         table.totals = totals.tolist()
         return table, Status()
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..api.types import Pod
 from ..framework.cycle_state import CycleState, StateNotFound
 from ..framework.interface import (
@@ -127,8 +129,24 @@ class DynamicResources:
             return 0, Status.as_status(err)
         return 0, None  # no claims (or no allocations): 0
 
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+        """score() for many nodes: 0 everywhere (a missing state raises, and the runtime's
+        per-node calls then report it exactly)."""
+        if self.enabled:
+            self._state(state)
+        return [0] * len(node_infos)
+
     def score_extensions(self) -> "DynamicResources":
         return self
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                              values: Sequence[int]) -> Sequence[int]:
+        """normalize_score over a whole batch: DefaultNormalizeScore(MaxNodeScore, false)."""
+        arr = np.asarray(values, np.int64)
+        highest = int(arr.max()) if self.enabled and len(arr) else 0
+        if highest == 0:
+            return arr
+        return (MAX_NODE_SCORE * arr) // highest  # floor division, as normalize_score
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """helper.DefaultNormalizeScore(MaxNodeScore, reverse=false)."""

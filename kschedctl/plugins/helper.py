@@ -7,6 +7,10 @@ same way; the integer arithmetic must match Go's (division truncates toward zero
 
 from __future__ import annotations
 
+from typing import Sequence
+
+import numpy as np
+
 from ..framework.interface import NodeScore, Status
 
 
@@ -39,4 +43,17 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
     return None
 
 
-__all__ = ["default_normalize_score", "go_div"]
+def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequence[int]) -> np.ndarray:
+    """default_normalize_score over an array of scores (the batch NormalizeScore form): the same
+    integers, with Go's truncating division (the divisor, the highest score, is positive)."""
+    arr = np.asarray(values, np.int64)
+    max_count = int(arr.max()) if len(arr) else 0
+    if max_count <= 0:
+        # no score above 0: unchanged, or all max_priority when reversed (as the per-node loop)
+        return np.full(len(arr), max_priority, np.int64) if reverse else arr
+    scaled = arr * max_priority
+    out = np.where(scaled < 0, -((-scaled) // max_count), scaled // max_count)
+    return max_priority - out if reverse else out
+
+
+__all__ = ["default_normalize_score", "default_normalize_score_batch", "go_div"]

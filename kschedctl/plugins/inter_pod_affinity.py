@@ -372,6 +372,24 @@ class InterPodAffinity:
             ns.score = int(f)
         return None
 
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                              values: Sequence[int]) -> Sequence[int]:
+        """normalize_score over a whole batch: the same IEEE-754 operations on an array."""
+        import numpy as np
+
+        s, err = _read_pre_score_state(state)
+        if err is not None:
+            raise RuntimeError(err.message())  # the runtime's per-node call reports it
+        arr = np.asarray(values, np.int64)
+        if not s.topology_score or not len(arr):
+            return arr
+        min_count = int(arr.min())
+        diff = int(arr.max()) - min_count
+        if diff <= 0:
+            return np.zeros(len(arr), np.int64)
+        f = float(MAX_NODE_SCORE) * ((arr - min_count).astype(np.float64) / float(diff))
+        return f.astype(np.int64)  # int64(f): truncation toward zero (f >= 0)
+
 
 def _satisfy_pod_affinity(s: PreFilterState, node: Node) -> bool:
     """Every term's key must be on the node; a count > 0 for each, or the first-pod exception."""

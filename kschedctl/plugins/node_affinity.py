@@ -37,7 +37,7 @@ from ..framework.interface import (
 from ..framework.registry import PluginSpec
 from ..framework.types import NodeInfo
 from . import names
-from .helper import default_normalize_score
+from .helper import default_normalize_score, default_normalize_score_batch
 
 NAME = names.NodeAffinity
 ARGS_KIND = "NodeAffinityArgs"
@@ -392,6 +392,11 @@ class NodeAffinity:
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                              values: Sequence[int]) -> Sequence[int]:
+        """normalize_score over the scores of a whole batch (same integers)."""
+        return default_normalize_score_batch(MAX_NODE_SCORE, False, values)
 
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
         """filter() for many nodes, with the PreFilter state read once."""

@@ -36,7 +36,7 @@ from ..framework.interface import (
 from ..framework.registry import PluginSpec
 from ..framework.types import NodeInfo
 from . import names
-from .helper import default_normalize_score
+from .helper import default_normalize_score, default_normalize_score_batch
 
 NAME = names.TaintToleration
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -222,6 +222,11 @@ class TaintToleration:
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                              values: Sequence[int]) -> Sequence[int]:
+        """normalize_score over the scores of a whole batch (same integers)."""
+        return default_normalize_score_batch(MAX_NODE_SCORE, True, values)
 
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
         """filter() for many nodes: a node without taints tolerates every pod."""

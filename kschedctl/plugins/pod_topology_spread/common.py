@@ -24,7 +24,7 @@ from ...api.types import (
     TopologySpreadConstraint,
     find_matching_untolerated_taint,
 )
-from ...framework.types import PodInfo
+from ...framework.types import NodeInfo, PodInfo
 
 try:  # written in parallel by the NodeAffinity plugin; fall back to the plain match below
     from ..node_affinity import RequiredNodeAffinity as _RequiredNodeAffinity
@@ -88,6 +88,8 @@ def pod_matches_node_selector_and_affinity(pod: Pod, node: Node) -> bool:
         if required is None:
             required = _RequiredNodeAffinity(pod)
             pod.cache[_REQUIRED_CACHE_KEY] = required
+        if not required.node_selector and required.required is None:
+            return True  # nothing required: every node matches (the per-node call would agree)
         return bool(required.matches(node))
     labels = node.labels
     for key, value in pod.node_selector.items():
@@ -247,3 +249,33 @@ def build_default_constraints(pod: Pod, defaults: Sequence[TopologySpreadConstra
         return []
     return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
                        c.node_taints_policy) for c in constraints]
+
+
+# count_pods_match_selector per (selector, namespace) and NodeInfo generation. A generation is
+# drawn from a global counter at every change of a NodeInfo (set_node, add/remove pod) and is
+# copied by clone(), so it names one content of a node's pod list: the nodes a cycle did not
+# change reuse the counts of the previous cycles instead of matching all their pods again.
+_COUNT_MEMO: dict[tuple, dict[int, int]] = {}
+_COUNT_MEMO_SELECTORS = 256
+_COUNT_MEMO_NODES = 1 << 17
+
+
+def count_node_pods_match_selector(node_info: NodeInfo, selector: LabelSelector | None, namespace: str) -> int:
+    """count_pods_match_selector(node_info.pods, selector, namespace), memoised by generation."""
+    if selector is None or selector.is_empty():
+        return 0
+    gen = node_info.generation
+    if not gen:
+        return count_pods_match_selector(node_info.pods, selector, namespace)
+    key = (selector, namespace)
+    memo = _COUNT_MEMO.get(key)
+    if memo is None:
+        if len(_COUNT_MEMO) >= _COUNT_MEMO_SELECTORS:
+            _COUNT_MEMO.clear()
+        memo = _COUNT_MEMO[key] = {}
+    count = memo.get(gen)
+    if count is None:
+        if len(memo) >= _COUNT_MEMO_NODES:
+            memo.clear()
+        count = memo[gen] = count_pods_match_selector(node_info.pods, selector, namespace)
+    return count

@@ -20,7 +20,7 @@ from ...framework.types import NodeInfo
 from .common import (
     MAX_INT32,
     Constraint,
-    count_pods_match_selector,
+    count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
 
@@ -139,7 +139,7 @@ def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Seq
             if not c.match_node_inclusion_policies(pod, node):
                 continue
             value = node.labels[c.topology_key]
-            count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+            count = count_node_pods_match_selector(node_info, c.selector, pod.namespace)
             counts = s.tp_value_to_match_num[i]
             counts[value] = counts.get(value, 0) + count
     s.compute_minimums()
@@ -188,3 +188,36 @@ def filter_node(s: PreFilterState, pod: Pod, node_info: NodeInfo) -> Status | No
         if match_num + self_match - min_match > c.max_skew:
             return Status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH)
     return None
+
+
+def filter_nodes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    """filter_node for many nodes (the batch Filter form): each constraint's minimum and the
+    pod's self-match are computed once, and nodes with the same topology values share the
+    verdict (a fresh Status object each, as the per-node calls give)."""
+    if not s.constraints:
+        return [None] * len(node_infos)
+    per = [(c.topology_key, s.min_match(i), 1 if c.matches(pod.labels) else 0, s.tp_value_to_match_num[i],
+            c.max_skew) for i, c in enumerate(s.constraints)]
+    keys = [p[0] for p in per]
+    memo: dict[tuple, tuple | None] = {}
+    out: list[Status | None] = []
+    for ni in node_infos:
+        node = ni.node
+        if node is None:
+            out.append(filter_node(s, pod, ni))
+            continue
+        labels = node.labels
+        values = tuple(labels.get(k) for k in keys)
+        verdict = memo.get(values, False)
+        if verdict is False:
+            verdict = None
+            for (key, min_match, self_match, counts, max_skew), value in zip(per, values):
+                if value is None:
+                    verdict = (Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
+                    break
+                if counts.get(value, 0) + self_match - min_match > max_skew:
+                    verdict = (Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                    break
+            memo[values] = verdict
+        out.append(None if verdict is None else Status(*verdict))
+    return out

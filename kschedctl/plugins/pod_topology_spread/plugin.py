@@ -105,6 +105,10 @@ class PodTopologySpread:
             return Status.as_status(exc)
         return filtering.filter_node(s, pod, node_info)
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes; a missing state raises and the per-node calls report it."""
+        return filtering.filter_nodes(filtering.get_pre_filter_state(state), pod, node_infos)
+
     # --- PreScore / Score -------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         all_nodes = self._all_nodes()
@@ -138,6 +142,12 @@ class PodTopologySpread:
             return Status.as_status(exc)
         scoring.normalize_scores(s, scores)
         return None
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                              values: Sequence[int]) -> Sequence[int]:
+        """normalize_score over a whole batch (same integers); a missing state raises, and the
+        runtime's per-node normalize_score then reports it."""
+        return scoring.normalize_scores_batch(scoring.get_pre_score_state(state), node_infos, values)
 
     # --- events and queueing hints ----------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

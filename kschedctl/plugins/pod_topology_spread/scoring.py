@@ -16,7 +16,7 @@ from ...framework.types import NodeInfo
 from .common import (
     LABEL_HOSTNAME,
     Constraint,
-    count_pods_match_selector,
+    count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
 
@@ -95,7 +95,7 @@ def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], r
             counts = s.topology_value_to_pod_counts[i]
             if value not in counts:
                 continue
-            counts[value] += count_pods_match_selector(info.pods, c.selector, pod.namespace)
+            counts[value] += count_node_pods_match_selector(info, c.selector, pod.namespace)
 
 
 def get_pre_score_state(state: CycleState) -> PreScoreState:
@@ -119,7 +119,7 @@ def score_node(s: PreScoreState, pod: Pod, node_info: NodeInfo) -> int:
         if value is None:
             continue
         if c.topology_key == LABEL_HOSTNAME:
-            cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+            cnt = count_node_pods_match_selector(node_info, c.selector, pod.namespace)
         else:
             cnt = s.topology_value_to_pod_counts[i].get(value, 0)
         score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i])
@@ -142,3 +142,33 @@ def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:
             ns.score = MAX_NODE_SCORE
         else:
             ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
+
+
+def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], values: Sequence[int]):
+    """normalize_scores over an array of scores (the batch NormalizeScore form), same integers:
+    ignored nodes (and scores equal to the invalid marker) end at 0, the others scaled by
+    MaxNodeScore * (max + min - score) // max over the nodes not ignored."""
+    import numpy as np
+
+    arr = np.asarray(values, np.int64)
+    if s.ignored_nodes:
+        names = _names(node_infos)
+        ignored = np.fromiter((name in s.ignored_nodes for name in names), bool, len(names))
+    else:
+        ignored = np.zeros(len(arr), bool)
+    kept = arr[~ignored]
+    min_score = min(_MAX_INT64, int(kept.min())) if len(kept) else _MAX_INT64
+    max_score = max(0, int(kept.max())) if len(kept) else 0
+    invalid = ignored | (arr == _INVALID_SCORE)
+    if max_score == 0:
+        out = np.full(len(arr), MAX_NODE_SCORE, np.int64)
+    else:
+        out = (MAX_NODE_SCORE * (max_score + min_score - arr)) // max_score
+    return np.where(invalid, 0, out)
+
+
+def _names(node_infos: Sequence[NodeInfo]) -> list[str]:
+    rows = getattr(node_infos, "rows", None)
+    if rows is not None:
+        return node_infos.columns.names_of(rows)  # type: ignore[attr-defined]
+    return [ni.name for ni in node_infos]
