@@ -8,6 +8,7 @@ names it, so one broken plugin fails one pod's attempt and never the run.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -364,8 +365,8 @@ class Framework:
                 continue
             try:  # inline rather than _guard: this is the hottest loop of a run
                 st = pl.filter(state, pod, node_info)
-            except Exception:  # noqa: BLE001 - third-party plugin code may raise anything
-                st = _guard(pl, "Filter", lambda: _reraise(exc))
+            except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
+                st = _guard(pl, "Filter", partial(_reraise, exc))
             if st is None or st.code == Code.Success:
                 continue
             st.plugin = name
@@ -420,8 +421,8 @@ class Framework:
                 for ni in sub:
                     try:
                         results.append(pl.filter(state, pod, ni))
-                    except Exception:  # noqa: BLE001
-                        results.append(_guard(pl, "Filter", lambda: _reraise(exc)))
+                    except Exception as exc:  # noqa: BLE001
+                        results.append(_guard(pl, "Filter", partial(_reraise, exc)))
             if not isinstance(results, list):
                 results = list(results)
             if results.count(None) == len(results):  # every node passed: nothing to record
@@ -556,8 +557,8 @@ class Framework:
                 for info in nodes:
                     try:
                         out = score(state, pod, info)
-                    except Exception:  # noqa: BLE001
-                        out = _guard(pl, "Score", lambda: _reraise(exc))
+                    except Exception as exc:  # noqa: BLE001
+                        out = _guard(pl, "Score", partial(_reraise, exc))
                     if isinstance(out, Status):
                         return None, Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
                     value, st = out
