@@ -7,7 +7,7 @@ has no NodeName at PreFilter (reference section 12), so neither do we.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..api.types import Pod
 from ..framework.cycle_state import CycleState
