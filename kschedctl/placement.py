@@ -104,7 +104,7 @@ def raise_error(plugin: str, status: Status) -> None:
 
 
 def placement_weight(fwk: Any, name: str) -> int:
-    """The plugin's weight at placementScore (profile config); unset is 1."""
+    """The plugin's weight at placementScore (Framework.placement_score_weights); unset is 1."""
     weights = getattr(fwk, "placement_score_weights", None) or {}
     return int(weights.get(name) or 1)
 

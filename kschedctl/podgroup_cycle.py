@@ -281,6 +281,9 @@ class PodGroupCycle:
         for qpi in members:  # members placed by an earlier cycle keep their entry
             report.members.pop(qpi.pod.key, None)
         by_uid = {r.qpi.pod.uid: r for r in attempt.results}
+        if sched.version.has("PodGroupBackoffSqrtSize"):  # the group entity's size scales its max backoff
+            for qpi in members:
+                qpi.entity_size = len(members)
         group_ok = attempt.status.is_success()
         report.status = "Scheduled" if group_ok else ("SchedulerError" if attempt.status.code == Code.Error
                                                         else "Unschedulable")

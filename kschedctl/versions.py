@@ -32,6 +32,10 @@ CHANGES: dict[str, Change] = {
     # Gang scheduling: the group cycle asks PlacementFeasible plugins (GangScheduling: "minCount (%d)
     # cannot be satisfied / is not yet satisfied") instead of Permit; PodGroup is scheduling.k8s.io/v1beta1.
     "GangPlacementFeasible": Change("1.37", "gangscheduling.go PlacementFeasible; algorithm_podgroup.go"),
+    # The max backoff of a pod group's members is multiplied by sqrt(number of pods in the group
+    # entity) (backoff_queue.go calculateBackoffDuration(count, entitySize)). Release taken from
+    # the reference's v1.36 pod-group section (it came with the QueuedPodGroupInfo queue entity).
+    "PodGroupBackoffSqrtSize": Change("1.36", "pkg/scheduler/backend/queue/backoff_queue.go calculateBackoffDuration"),
     # Pods name a standalone PodGroup (spec.schedulingGroup.podGroupName, scheduling/v1alpha2)
     # instead of a Workload's pod group (spec.workloadRef, scheduling/v1alpha1).
     "PodGroupObject": Change("1.36", "KEP-4671 scheduling/v1alpha2 PodGroup"),

@@ -108,17 +108,23 @@ class PriorityQueue:
         self.move_request_cycle = -1
 
     # --- backoff (backoff_queue.go) --------------------------------------------------------
-    def calculate_backoff_duration(self, count: int) -> float:
-        """initial × 2^(count−1), capped at max: 1, 2, 4, 8, 10, 10 s with the defaults."""
+    def calculate_backoff_duration(self, count: int, entity_size: int = 1) -> float:
+        """initial × 2^(count−1), capped at max: 1, 2, 4, 8, 10, 10 s with the defaults. For an
+        entity of several pods (a pod group) the cap is max × sqrt(size), truncated to whole
+        nanoseconds as time.Duration(float64(max) * math.Sqrt(size)) does."""
         if count <= 0:
             return 0.0
+        max_backoff = self.max_backoff
+        if entity_size > 1:
+            max_backoff = int(self.max_backoff * 1e9 * math.sqrt(entity_size)) / 1e9
         shift = count - 1
-        if shift > 62 or self.initial_backoff * (1 << shift) > self.max_backoff:
-            return self.max_backoff
+        if shift > 62 or self.initial_backoff * (1 << shift) > max_backoff:
+            return max_backoff
         return self.initial_backoff * (1 << shift)
 
     def backoff_duration(self, qpi: QueuedPodInfo) -> float:
-        return self.calculate_backoff_duration(self._backoff_count(qpi))
+        """The pod's entity_size is >1 only for pod-group members (PodGroupBackoffSqrtSize)."""
+        return self.calculate_backoff_duration(self._backoff_count(qpi), qpi.entity_size)
 
     @staticmethod
     def _backoff_count(qpi: QueuedPodInfo) -> int:

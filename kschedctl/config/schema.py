@@ -35,6 +35,7 @@ ARGS_SCHEMAS: dict[str, str] = {
     "VolumeBinding": "volume-binding-args-v1.json",
     "DefaultPreemption": "default-preemption-args-v1.json",
     "DynamicResources": "dynamic-resources-args-v1.json",
+    "PlacementBinPacking": "placement-bin-packing-args-v1.json",
 }
 
 SchemaPath = tuple[Any, ...]  # keys and indexes from the document root

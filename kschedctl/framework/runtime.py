@@ -177,6 +177,7 @@ class Framework:
         self.waiting_pods: dict[str, WaitingPod] = {}
         self.points: dict[str, list[Any]] = {p: [] for p in _RUNTIME_POINTS}
         self.score_weights: dict[str, int] = {}
+        self.placement_score_weights: dict[str, int] = {}
         self.instances: dict[str, Any] = {}
         # Batch forms of Filter/Score (filter_batch / score_batch) are used when True; the
         # per-node path is kept for plugins without them and for the equivalence tests.
@@ -209,7 +210,11 @@ class Framework:
                     raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{POINT_LABELS.get(point, point)}\"")
                 seen.add(p.name)
                 self.points[point].append(plugin)
-        self._score_weights(profile, expanded)
+        self.score_weights = self._weights(profile, expanded, "score")
+        self._check_score_overflow()
+        # A weight under `score` applies only to per-pod scoring (upstream docs,
+        # topology-aware-scheduling.md); placement scorers take theirs from placementScore.
+        self.placement_score_weights = self._weights(profile, expanded, "placementScore")
         if len(self.points["queueSort"]) != 1:
             raise FrameworkError(
                 f"only one queue sort plugin required for profile with scheduler name \"{self.profile_name}\", "
@@ -217,15 +222,20 @@ class Framework:
         if not self.points["bind"]:
             raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name \"{self.profile_name}\"")
 
-    def _score_weights(self, profile: Profile, expanded: dict[str, list[Plugin]]) -> None:
-        """The weight is the first one found in Score.enabled, then MultiPoint; 0/unset is 1."""
+    def _weights(self, profile: Profile, expanded: dict[str, list[Plugin]], point: str) -> dict[str, int]:
+        """getScoreWeights: the first weight found at the point's own entries, then MultiPoint;
+        0 or unset is 1."""
         assert profile.plugins is not None
-        candidates = list(expanded["score"]) + list(profile.plugins.multi_point.enabled)
-        total = 0
-        for plugin in self.points["score"]:
+        candidates = list(expanded[point]) + list(profile.plugins.multi_point.enabled)
+        weights: dict[str, int] = {}
+        for plugin in self.points[point]:
             name = plugin.name()
-            weight = next((p.weight for p in candidates if p.name == name and p.weight), None) or 1
-            self.score_weights[name] = int(weight)
+            weights[name] = int(next((p.weight for p in candidates if p.name == name and p.weight), None) or 1)
+        return weights
+
+    def _check_score_overflow(self) -> None:
+        total = 0
+        for weight in self.score_weights.values():
             if total > MAX_TOTAL_SCORE - weight * MAX_NODE_SCORE:
                 raise FrameworkError("total score of Score plugins could overflow")
             total += weight * MAX_NODE_SCORE

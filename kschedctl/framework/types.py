@@ -339,6 +339,9 @@ class QueuedPodInfo:
     gating_message: str = ""
     gated: bool = False
     backoff_expiration: float | None = None
+    # Pods in the queue entity this pod was last tried with (QueuedEntityInfo.Size()): the
+    # group's members for a pod-group cycle, else 1. Scales the max backoff (backend/queue.py).
+    entity_size: int = 1
 
     @property
     def pod(self) -> Pod:

@@ -14,7 +14,7 @@ from ..framework.registry import PluginSpec
 from ..placement import PodGroupAssignment
 from .. import podgroup as pg
 from .resource_allocation import (ResourceAllocationScorer, least_resource_scorer, most_resource_scorer,
-                                  resources_from_args)
+                                  requested_to_capacity_ratio_scorer, resources_from_args)
 
 NAME = "PlacementBinPacking"
 DEFAULT_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
@@ -29,13 +29,33 @@ def default_args(args: dict | None, version: Any) -> dict:
     return out
 
 
+def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
+    """ValidatePlacementBinPackingArgs: the scoring strategy as NodeResourcesFit validates it
+    (type, resources, shape); upstream also refuses the args while TopologyAwareWorkloadScheduling
+    is off (placement_bin_packing_test.go TestPlacementBinPackingArgsValidation "Fails to validate
+    if feature is not enabled"; that message is kschedctl's wording)."""
+    from .node_resources_fit import validate_args as validate_fit_args
+
+    errs = validate_fit_args({"scoringStrategy": args.get("scoringStrategy")}, version)
+    if version is not None and not version.feature_enabled("TopologyAwareWorkloadScheduling"):
+        errs.append(("", "Forbidden: PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate"))
+    return errs
+
+
 class PlacementBinPacking:
     def __init__(self, args: dict | None, handle: Any) -> None:
         self.handle = handle
         strategy = default_args(args, None)["scoringStrategy"]
         resources = resources_from_args(strategy.get("resources"))
-        scorer = least_resource_scorer(resources) if strategy.get("type") == "LeastAllocated" \
-            else most_resource_scorer(resources)
+        kind = strategy.get("type")
+        if kind == "LeastAllocated":
+            scorer = least_resource_scorer(resources)
+        elif kind == "RequestedToCapacityRatio":
+            shape = [(int(p.get("utilization", 0)), int(p.get("score", 0)))
+                     for p in (strategy.get("requestedToCapacityRatio") or {}).get("shape") or ()]
+            scorer = requested_to_capacity_ratio_scorer(resources, shape)
+        else:
+            scorer = most_resource_scorer(resources)
         self.allocation = ResourceAllocationScorer(NAME, resources, scorer)
 
     def name(self) -> str:
@@ -65,4 +85,4 @@ class PlacementBinPacking:
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, PlacementBinPacking, PlacementBinPacking, args_kind="PlacementBinPackingArgs",
-                      default_args=default_args)
+                      default_args=default_args, validate_args=validate_args)

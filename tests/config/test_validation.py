@@ -52,7 +52,7 @@ def test_schemas_are_valid_draft_2020_12_with_one_per_args_kind():
     assert {load_schema(f)["title"] for f in ARGS_SCHEMAS.values()} == {
         "NodeResourcesFitArgs", "NodeResourcesBalancedAllocationArgs", "PodTopologySpreadArgs",
         "InterPodAffinityArgs", "NodeAffinityArgs", "VolumeBindingArgs", "DefaultPreemptionArgs",
-        "DynamicResourcesArgs"}
+        "DynamicResourcesArgs", "PlacementBinPackingArgs"}
     points = load_schema("kubescheduler-config-v1.json")["$defs"]["Plugins"]["properties"]
     assert {"multiPoint", "preEnqueue", "queueSort", "bind", "placementGenerate", "placementScore"} <= set(points)
 
@@ -151,6 +151,48 @@ def test_unreadable_file(registry, tmp_path):
 
 # Each case: (id, yaml body after apiVersion/kind, expected path, expected message, expected line).
 BROKEN = [
+    # upstream: framework.go NewFramework (updatePluginList) for the PlacementScore / PlacementGenerate
+    # extension points: a plugin listed at a point it does not implement
+    ("placement-score-not-implemented", """\
+        profiles:
+          - plugins:
+              placementScore:
+                enabled: [{name: NodeName}]
+        """, "profiles[0].plugins", 'plugin "NodeName" does not extend PlacementScorePlugin plugin', 4),
+    ("placement-generate-not-implemented", """\
+        profiles:
+          - plugins:
+              placementGenerate:
+                enabled: [{name: PodGroupPodsCount}]
+        """, "profiles[0].plugins", 'plugin "PodGroupPodsCount" does not extend PlacementGeneratePlugin plugin', 4),
+    # upstream: strict decoding of Plugin.weight (int32) at placementScore
+    ("placement-score-weight-not-int", """\
+        profiles:
+          - plugins:
+              placementScore:
+                enabled: [{name: PodGroupPodsCount, weight: high}]
+        """, "profiles[0].plugins.placementScore.enabled[0].weight", 'Invalid value: "high": must be an integer', 6),
+    # upstream: strict decoding of PlacementBinPackingArgs (ScoringStrategy has no "shape")
+    ("placement-bin-packing-args-unknown-field", """\
+        profiles:
+          - pluginConfig:
+              - name: PlacementBinPacking
+                args:
+                  scoringStrategy: {type: MostAllocated, shape: []}
+        """, "profiles[0].pluginConfig[0].args.scoringStrategy.shape", 'unknown field "shape"', 7),
+    # upstream: placement_bin_packing_test.go TestPlacementBinPackingArgsValidation
+    # "Fails to validate if feature is not enabled" (the message is kschedctl's)
+    ("placement-bin-packing-without-gate", """\
+        profiles:
+          - plugins:
+              placementScore:
+                enabled: [{name: PlacementBinPacking}]
+            pluginConfig:
+              - name: PlacementBinPacking
+                args:
+                  scoringStrategy: {type: MostAllocated}
+        """, "profiles[0].pluginConfig[0].args",
+     "Forbidden: PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate", 9),
     # upstream: the v1 decoder rejects v1beta3 names; apiVersion must be v1
     ("old-api-version", "", "apiVersion", 'Invalid value: "kubescheduler.config.k8s.io/v1beta3": must be '
      '"kubescheduler.config.k8s.io/v1"', 1),
@@ -420,3 +462,38 @@ def test_validate_text_accepts_loaded_registry_and_default(tmp_path):
 def test_path_round_trip(text, parts):
     assert parse_path(text) == parts
     assert format_path(parts) == text
+
+
+PLACEMENT = """\
+    profiles:
+      - plugins:
+          placementGenerate:
+            enabled: [{name: TopologyPlacementGenerator}]
+          placementScore:
+            enabled: [{name: PlacementBinPacking, weight: 3}, {name: PodGroupPodsCount, weight: 2}]
+        pluginConfig:
+          - name: PlacementBinPacking
+            args:
+              scoringStrategy: {type: %s}
+    """
+
+
+def test_placement_points_are_accepted_with_the_gate(registry, tmp_path):
+    # upstream: topology-aware-scheduling docs, "Customizing plugin weights" (placementScore weights)
+    path = tmp_path / "placement.yaml"
+    path.write_text(HEAD + textwrap.dedent(PLACEMENT % "LeastAllocated"))
+    gated = KubeVersion().with_gates(TopologyAwareWorkloadScheduling=True, GenericWorkload=True, GangScheduling=True)
+    [report] = validate_files([str(path)], gated, registry)
+    assert report.valid, [str(f) for f in report.findings]
+
+
+def test_placement_bin_packing_unknown_strategy(registry, tmp_path):
+    # upstream: placement_bin_packing_test.go TestPlacementBinPackingArgsValidation "Fails to validate if
+    # scoring strategy is unknown"
+    path = tmp_path / "placement.yaml"
+    path.write_text(HEAD + textwrap.dedent(PLACEMENT % "Foo"))
+    [report] = validate_files([str(path)], KubeVersion().with_gates(TopologyAwareWorkloadScheduling=True), registry)
+    assert not report.valid
+    assert [(f.path, f.message) for f in report.findings if f.severity == "error"] == [
+        ("profiles[0].pluginConfig[0].args.scoringStrategy.type",
+         'Unsupported value: "Foo": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"')]
