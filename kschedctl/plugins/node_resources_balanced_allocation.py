@@ -25,6 +25,7 @@ from ..framework.interface import MAX_NODE_SCORE, Code, Status
 from ..framework.registry import PluginSpec
 from ..framework.types import NodeInfo
 from . import names
+from .helper import validated_args
 from .resource_allocation import (
     ResourceAllocationScorer,
     Scorer,
@@ -90,10 +91,7 @@ def balanced_resource_scorer_improvement(requested: Sequence[int], allocated: Se
 class NodeResourcesBalancedAllocation:
     def __init__(self, args: dict | None, handle: Any) -> None:
         version = getattr(handle, "version", None)
-        args = default_args(args, version)
-        errors = validate_args(args, version)
-        if errors:
-            raise ValueError("; ".join(f"{path}: {msg}" for path, msg in errors))
+        args = validated_args(args, handle, default_args, validate_args)
         self.handle = handle
         improved = version is None or version.has(SCORES_IMPROVEMENT)
         scorer: Scorer = balanced_resource_scorer_improvement if improved else balanced_resource_scorer_legacy

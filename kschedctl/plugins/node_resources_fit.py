@@ -31,6 +31,7 @@ from ..framework.registry import PluginSpec
 from ..framework.resource import Resource, compute_pod_resource_request
 from ..framework.types import NodeInfo, PodInfo
 from . import names
+from .helper import validated_args
 from .resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -123,10 +124,7 @@ class NodeResourcesFit:
 
     def __init__(self, args: dict | None, handle: Any) -> None:
         version = getattr(handle, "version", None)
-        args = default_args(args, version)
-        errors = validate_args(args, version)
-        if errors:
-            raise ValueError("; ".join(f"{path}: {msg}" for path, msg in errors))
+        args = validated_args(args, handle, default_args, validate_args)
         self.handle = handle
         self.ignored_resources = frozenset(args.get("ignoredResources") or ())
         self.ignored_resource_groups = frozenset(args.get("ignoredResourceGroups") or ())

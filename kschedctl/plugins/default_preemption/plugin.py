@@ -17,9 +17,17 @@ from typing import Any, Callable, Sequence
 
 from ...api.types import Pod, PodDisruptionBudget
 from ...framework.cycle_state import CycleState
-from ...framework.interface import ClusterEvent, ClusterEventWithHint, Code, PostFilterResult, QueueingHint, Status
+from ...framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    PostFilterResult,
+    QueueingHint,
+    Status,
+)
 from ...framework.types import NodeInfo, NodeToStatus, PodInfo
 from .. import names
+from ..helper import validated_args
 from .evaluator import (
     Candidate,
     Evaluator,
@@ -45,11 +53,7 @@ IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
 
 class DefaultPreemption:
     def __init__(self, args: dict | None, handle: Any) -> None:
-        version = getattr(handle, "version", None)
-        args = default_args(args, version)
-        errors = validate_args(args, version)
-        if errors:
-            raise ValueError("; ".join(f"{f}: {m}" for f, m in errors))
+        args = validated_args(args, handle, default_args, validate_args)
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
         self.handle = handle
