@@ -340,28 +340,24 @@ class Framework:
         return result, Status(), set(plugins_with_nodes)
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
-        for pl in self.points["preFilter"]:
-            if pl.name() in state.skip_filter_plugins:
-                continue
-            ext = pl.pre_filter_extensions()
-            if ext is None:
-                continue
-            st = _as_status(_guard(pl, "AddPod", lambda ext=ext: ext.add_pod(state, pod, info, node_info)))
-            if not st.is_success():
-                return Status(Code.Error, f"running AddPod on PreFilter plugin \"{pl.name()}\": {st.message()}",
-                              plugin=pl.name())
-        return Status()
+        return self._run_pre_filter_extension(state, pod, info, node_info, "AddPod", "add_pod")
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
+        return self._run_pre_filter_extension(state, pod, info, node_info, "RemovePod", "remove_pod")
+
+    def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo,
+                                  what: str, method: str) -> Status:
+        """AddPod / RemovePod of every PreFilter plugin not skipped this cycle (framework.go)."""
         for pl in self.points["preFilter"]:
             if pl.name() in state.skip_filter_plugins:
                 continue
             ext = pl.pre_filter_extensions()
             if ext is None:
                 continue
-            st = _as_status(_guard(pl, "RemovePod", lambda ext=ext: ext.remove_pod(state, pod, info, node_info)))
+            fn = getattr(ext, method)
+            st = _as_status(_guard(pl, what, partial(fn, state, pod, info, node_info)))
             if not st.is_success():
-                return Status(Code.Error, f"running RemovePod on PreFilter plugin \"{pl.name()}\": {st.message()}",
+                return Status(Code.Error, f"running {what} on PreFilter plugin \"{pl.name()}\": {st.message()}",
                               plugin=pl.name())
         return Status()
 
