@@ -66,6 +66,15 @@ def pod_st(draw, name: str, node_names: list[str] | None = None):
         b = b.pod_affinity_in("app", draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])),
                               [draw(st.sampled_from(["a", "b"]))], anti=draw(st.booleans()),
                               weight=draw(st.integers(1, 100)))
+    # required (anti-)affinity, one or two terms, and hostname spreading: the batch forms of
+    # InterPodAffinity and PodTopologySpread (label codes) and their per-snapshot counts
+    for _ in range(draw(st.integers(0, 2)) if draw(st.integers(0, 2)) == 0 else 0):
+        b = b.pod_affinity_in("app", draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname",
+                                                             "disk"])),
+                              [draw(st.sampled_from(["a", "b"]))], anti=draw(st.booleans()))
+    if draw(st.integers(0, 5)) == 0:
+        b = b.spread(draw(st.integers(1, 2)), draw(st.sampled_from(["kubernetes.io/hostname", "disk"])),
+                     draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])), {"app": draw(st.sampled_from(["a", "b"]))})
     if node_names is not None:
         b = b.node(draw(st.sampled_from(node_names)))
     if draw(st.integers(0, 9)) == 0 and node_names is None:
@@ -254,3 +263,38 @@ def test_image_locality_index_matches_per_node():
             assert [int(v) for v in batch] == [plugin.score(CycleState(), pod, ni)[0] for ni in infos], images
         for n in nodes[30:]:
             cache.add_node(n)
+
+
+def _ipa_cases():
+    """upstream: filtering_test.go TestRequiredAffinitySingleNode / TestRequiredAffinityMultipleNodes
+    shapes: the first pod of a self-affine group, a node without the topology key, existing
+    anti-affinity by zone, incoming anti-affinity by host, affinity satisfied in one zone."""
+    zone, host = "topology.kubernetes.io/zone", "kubernetes.io/hostname"
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[i % 3]).obj() for i in range(5)]
+    nodes.append(make_node("nozone").capacity(cpu="4", memory="8Gi", pods="10").obj())
+    first = make_pod("first").label("app", "a").pod_affinity_in("app", zone, ["a"]).obj()
+    return [
+        ("first pod of a self-affine group", nodes, [], first),
+        ("affinity satisfied in one zone", nodes, [make_pod("b0").label("app", "a").node("n1").obj()], first),
+        ("existing anti-affinity by zone", nodes,
+         [make_pod("b0").label("app", "x").pod_affinity_in("app", zone, ["a"], anti=True).node("n0").obj()],
+         make_pod("p").label("app", "a").obj()),
+        ("incoming anti-affinity by host", nodes, [make_pod("b0").label("app", "a").node("n2").obj()],
+         make_pod("p").label("app", "b").pod_affinity_in("app", host, ["a"], anti=True).obj()),
+        ("not self-affine, nothing matches", nodes, [],
+         make_pod("p").label("app", "b").pod_affinity_in("app", zone, ["a"]).obj()),
+    ]
+
+
+def test_inter_pod_affinity_batch_cases():
+    for name, nodes, bound, pod in _ipa_cases():
+        fwk = new_framework(nodes=nodes, pods=bound)
+        infos = fwk.snapshot.list()
+        pl = fwk.instances["InterPodAffinity"]
+        state = CycleState()
+        _, st0 = pl.pre_filter(state, pod, infos)
+        assert st0 is None, name
+        per_node = [_status_key(pl.filter(state, pod, ni)) for ni in infos]
+        batch = [_status_key(s) for s in pl.filter_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)))]
+        assert batch == per_node, name
+        assert len(set(per_node)) > 1 or name.startswith(("first", "not")), name

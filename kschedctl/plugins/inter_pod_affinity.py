@@ -28,7 +28,9 @@ from ..framework.interface import (
 )
 from ..framework.registry import PluginSpec
 from ..framework.types import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm, new_affinity_term
+from . import inter_pod_affinity_counts as ipa_counts
 from . import names
+from .row_aggregate import tracked_rows
 
 NAME = names.InterPodAffinity
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -234,7 +236,22 @@ class InterPodAffinity:
         ns_labels_of = self._ns_labels_fn()
         pod_info = PodInfo.of(pod)
         s = PreFilterState(pod_info, ns_labels_of(pod.namespace), ns_labels_of)
+        aff_terms = pod_info.required_affinity_terms
+        anti_terms = pod_info.required_anti_affinity_terms
+        tracked = tracked_rows(lister)
+        if tracked is not None:
+            ipa_counts.pre_filter_counts(s, tracked)
+        else:
+            self._pre_filter_walk(s, pod, lister)
+        if not s.existing_anti_affinity_counts and not aff_terms and not anti_terms:
+            return None, Status(Code.Skip)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
 
+    @staticmethod
+    def _pre_filter_walk(s: PreFilterState, pod: Pod, lister: Any) -> None:
+        """The counts of PreFilter by walking every node's pods (filtering.go)."""
+        ns_labels_of = s.ns_labels_of
         # Existing pods' required anti-affinity terms that match the incoming pod.
         for ni in lister.have_pods_with_required_anti_affinity_list():
             node = ni.node
@@ -245,8 +262,8 @@ class InterPodAffinity:
                                                  pod, s.namespace_labels, node, 1)
 
         # Existing pods matching the incoming pod's required affinity / anti-affinity terms.
-        aff_terms = pod_info.required_affinity_terms
-        anti_terms = pod_info.required_anti_affinity_terms
+        aff_terms = s.pod_info.required_affinity_terms
+        anti_terms = s.pod_info.required_anti_affinity_terms
         if aff_terms or anti_terms:
             for ni in lister.list():
                 node = ni.node
@@ -257,11 +274,6 @@ class InterPodAffinity:
                     ep_ns = ns_labels_of(ep.namespace)
                     _update_with_affinity_terms(s.affinity_counts, aff_terms, ep, ep_ns, node, 1)
                     _update_with_anti_affinity_terms(s.anti_affinity_counts, anti_terms, ep, ep_ns, node, 1)
-
-        if not s.existing_anti_affinity_counts and not aff_terms and not anti_terms:
-            return None, Status(Code.Skip)
-        state.write(PRE_FILTER_STATE_KEY, s)
-        return None, None
 
     def pre_filter_extensions(self) -> "InterPodAffinity":
         return self
@@ -297,6 +309,30 @@ class InterPodAffinity:
             return Status(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
 
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes: each check becomes a lookup of the nodes' label codes in a
+        table of the topology values with a positive count (inter_pod_affinity_counts.py); a
+        missing state raises, and the runtime's per-node calls report it."""
+        s, err = _read_pre_filter_state(state)
+        if err is not None:
+            raise RuntimeError(err.message())
+        if getattr(node_infos, "rows", None) is None or any(ni.node is None for ni in node_infos):
+            return [self.filter(state, pod, ni) for ni in node_infos]
+        terms = s.pod_info.required_affinity_terms
+        incoming = s.pod_info.pod
+        first_pod = bool(terms) and not s.affinity_counts and _matches_all(
+            terms, incoming, s.ns_labels_of(incoming.namespace))
+        aff_fail, anti_fail, existing_fail = ipa_counts.filter_masks(s, node_infos, first_pod)
+        out: list[Status | None] = [None] * len(node_infos)
+        for i in (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist():
+            if aff_fail[i]:
+                out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+            elif anti_fail[i]:
+                out[i] = Status(Code.Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+            else:
+                out[i] = Status(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return out
+
     # --- PreScore / Score / NormalizeScore (scoring.go) ------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         lister = self.handle.snapshot_shared_lister()
@@ -312,13 +348,17 @@ class InterPodAffinity:
         ns_labels_of = self._ns_labels_fn()
         s = PreScoreState(pod_info, ns_labels_of(pod.namespace))
         scores = s.topology_score
-        for ni in all_nodes:
-            node = ni.node
-            if node is None:
-                continue
-            pods = ni.pods if has_constraints else ni.pods_with_affinity
-            for existing in pods:
-                self._process_existing_pod(s, existing, node, pod, ns_labels_of, scores)
+        tracked = tracked_rows(lister)
+        if tracked is not None:
+            ipa_counts.pre_score_counts(s, tracked, self.hard_pod_affinity_weight, ns_labels_of)
+        else:
+            for ni in all_nodes:
+                node = ni.node
+                if node is None:
+                    continue
+                pods = ni.pods if has_constraints else ni.pods_with_affinity
+                for existing in pods:
+                    self._process_existing_pod(s, existing, node, pod, ns_labels_of, scores)
         if not scores:
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, s)
@@ -351,6 +391,15 @@ class InterPodAffinity:
             if value is not None:
                 total += by_value.get(value, 0)
         return total, None
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+        """score() for many nodes, by label codes (inter_pod_affinity_counts.py)."""
+        s, err = _read_pre_score_state(state)
+        if err is not None:
+            raise RuntimeError(err.message())
+        if getattr(node_infos, "rows", None) is None:
+            return [self.score(state, pod, ni)[0] for ni in node_infos]
+        return ipa_counts.topology_scores(s, node_infos)
 
     def score_extensions(self) -> "InterPodAffinity":
         return self

@@ -11,13 +11,16 @@ The global minimum of each constraint is kept two ways, as the releases differ:
 
 from __future__ import annotations
 
-from typing import Sequence
+from operator import is_
+from typing import Any, Sequence
 
 from ...api.types import Node, Pod
 from ...framework.cycle_state import CycleState, StateNotFound
 from ...framework.interface import Code, Status
 from ...framework.types import NodeInfo
+from ..row_aggregate import aggregate, label_codes, tracked_rows
 from .common import (
+    HONOR,
     MAX_INT32,
     Constraint,
     count_node_pods_match_selector,
@@ -124,10 +127,25 @@ class PreFilterState:
 
 
 def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Sequence[NodeInfo],
-                         exact: bool) -> PreFilterState:
-    """calPreFilterState: count matching pods per domain over every node of the snapshot."""
+                         exact: bool, snapshot: Any = None) -> PreFilterState:
+    """calPreFilterState: count matching pods per domain over every node of the snapshot.
+
+    With a snapshot kept by a Cache, the exact minimum (whose domain order does not matter) and
+    inclusion policies that hold for every node, the counts come from per-snapshot sums kept
+    across cycles (plugins/row_aggregate.py); otherwise every node is walked."""
     s = PreFilterState(constraints, exact)
     if not constraints:
+        return s
+    tracked = tracked_rows(snapshot) if exact and inclusion_policies_trivial(pod, constraints) else None
+    if tracked is not None and (tracked.nodes is all_nodes or (
+            len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))):
+        key = ("PodTopologySpread.filter", tuple((c.topology_key, c.selector) for c in constraints), pod.namespace)
+        total = aggregate(tracked, key, _domain_counts_contribution(constraints, pod.namespace))
+        for i in range(len(constraints)):
+            present = total.get(("domains", i), {})
+            matched = total.get(("matched", i), {})
+            s.tp_value_to_match_num[i] = {value: matched.get(value, 0) for value in present}
+        s.compute_minimums()
         return s
     for node_info in all_nodes:
         node = node_info.node
@@ -144,6 +162,38 @@ def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Seq
             counts[value] = counts.get(value, 0) + count
     s.compute_minimums()
     return s
+
+
+def _domain_counts_contribution(constraints: list[Constraint], namespace: str) -> Any:
+    """One node's part of calPreFilterState: its domain (nodes, per constraint) and its matching pods."""
+    keys = [c.topology_key for c in constraints]
+
+    def contribution(node_info: NodeInfo) -> dict | None:
+        node = node_info.node
+        if node is None or not node_labels_match_spread_constraints(node.labels, constraints):
+            return None
+        out: dict = {}
+        for i, c in enumerate(constraints):
+            value = node.labels[keys[i]]
+            out[("domains", i)] = {value: 1}
+            count = count_node_pods_match_selector(node_info, c.selector, namespace)
+            if count:
+                out[("matched", i)] = {value: count}
+        return out
+
+    return contribution
+
+
+def inclusion_policies_trivial(pod: Pod, constraints: Sequence[Constraint]) -> bool:
+    """Every node passes matchNodeInclusionPolicies for this pod: no constraint honours taints,
+    and those honouring node affinity face a pod that requires none."""
+    requires = bool(pod.node_selector) or (
+        pod.affinity is not None and pod.affinity.node_affinity is not None
+        and pod.affinity.node_affinity.required is not None)
+    for c in constraints:
+        if c.node_taints_policy == HONOR or (c.node_affinity_policy == HONOR and requires):
+            return False
+    return True
 
 
 def get_pre_filter_state(state: CycleState) -> PreFilterState:
@@ -196,6 +246,9 @@ def filter_nodes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) ->
     verdict (a fresh Status object each, as the per-node calls give)."""
     if not s.constraints:
         return [None] * len(node_infos)
+    by_codes = _filter_by_codes(s, pod, node_infos)
+    if by_codes is not None:
+        return by_codes
     per = [(c.topology_key, s.min_match(i), 1 if c.matches(pod.labels) else 0, s.tp_value_to_match_num[i],
             c.max_skew) for i, c in enumerate(s.constraints)]
     keys = [p[0] for p in per]
@@ -220,4 +273,39 @@ def filter_nodes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) ->
                     break
             memo[values] = verdict
         out.append(None if verdict is None else Status(*verdict))
+    return out
+
+
+def _filter_by_codes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
+    """filter_nodes by the nodes' label codes: per constraint, a table over its domain values
+    of "skew exceeded"; the first failing constraint of each node decides, as in filter_node.
+    None without rows or with a NodeInfo that has no node (the per-node form handles those)."""
+    import numpy as np
+
+    if getattr(node_infos, "rows", None) is None or any(ni.node is None for ni in node_infos):
+        return None
+    n = len(node_infos)
+    verdict = np.zeros(n, np.int8)  # 0 pass, 1 missing label, 2 skew exceeded
+    for i, c in enumerate(s.constraints):
+        col, codes = label_codes(node_infos, c.topology_key)  # type: ignore[misc]
+        min_match = s.min_match(i)
+        self_match = 1 if c.matches(pod.labels) else 0
+        counts = s.tp_value_to_match_num[i]
+        # an absent domain counts 0; the last slot (code -1, key missing) is handled below
+        base = 0 + self_match - min_match > c.max_skew
+        lut = np.full(len(col.values) + 1, base, bool)
+        code_of = col.code_of
+        for value, num in counts.items():
+            code = code_of.get(value)
+            if code is not None:
+                lut[code] = num + self_match - min_match > c.max_skew
+        undecided = verdict == 0
+        verdict[undecided & (codes < 0)] = 1
+        verdict[undecided & (codes >= 0) & lut[codes]] = 2
+    out: list[Status | None] = [None] * n
+    for i in np.flatnonzero(verdict).tolist():
+        if verdict[i] == 1:
+            out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
+        else:
+            out[i] = Status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH)
     return out

@@ -74,7 +74,8 @@ class PodTopologySpread:
         if not constraints:
             return None, Status(Code.Skip)
         state.write(filtering.PRE_FILTER_STATE_KEY,
-                    filtering.cal_pre_filter_state(pod, constraints, nodes, self.exact_min_match))
+                    filtering.cal_pre_filter_state(pod, constraints, nodes, self.exact_min_match,
+                                                   self.handle.snapshot_shared_lister()))
         return None, None
 
     def pre_filter_extensions(self) -> "PodTopologySpread":
@@ -120,8 +121,8 @@ class PodTopologySpread:
         s = scoring.PreScoreState(self._constraints(pod, SCHEDULE_ANYWAY))
         if not s.constraints:
             return Status(Code.Skip)
-        scoring.init_pre_score_state(s, nodes, require_all)
-        scoring.count_all_nodes(s, pod, all_nodes, require_all)
+        scoring.init_pre_score_state(s, nodes, require_all, self.handle.snapshot_shared_lister())
+        scoring.count_all_nodes(s, pod, all_nodes, require_all, self.handle.snapshot_shared_lister())
         state.write(scoring.PRE_SCORE_STATE_KEY, s)
         return None
 
@@ -131,6 +132,13 @@ class PodTopologySpread:
         except RuntimeError as exc:
             return 0, Status.as_status(exc)
         return scoring.score_node(s, pod, node_info), None
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+        """score() for many nodes (same integers); a missing state raises and the runtime's
+        per-node calls report it."""
+        s = scoring.get_pre_score_state(state)
+        out = scoring.score_nodes(s, pod, node_infos)
+        return out if out is not None else [scoring.score_node(s, pod, ni) for ni in node_infos]
 
     def score_extensions(self) -> "PodTopologySpread":
         return self

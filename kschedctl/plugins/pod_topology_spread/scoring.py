@@ -7,18 +7,22 @@ newer releases only memoizes the same counts).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from operator import is_
+from typing import Any, Sequence
 
 from ...api.types import Pod
+from ...backend.columnar import as_batch
 from ...framework.cycle_state import CycleState, StateNotFound
 from ...framework.interface import MAX_NODE_SCORE, NodeScore
 from ...framework.types import NodeInfo
+from ..row_aggregate import aggregate, label_codes, tracked_rows
 from .common import (
     LABEL_HOSTNAME,
     Constraint,
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
+from .filtering import inclusion_policies_trivial
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 _INVALID_SCORE = -1
@@ -54,9 +58,12 @@ def go_round(x: float) -> int:
     return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
-def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], require_all_topologies: bool) -> None:
+def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], require_all_topologies: bool,
+                         snapshot: Any = None) -> None:
     """initPreScoreState: register the domains of the feasible nodes (not hostname: counted per
     node at Score) and the nodes to ignore; weights from the number of domains."""
+    if snapshot is not None and _init_by_codes(s, as_batch(filtered_nodes, snapshot), require_all_topologies):
+        return
     topo_size = [0] * len(s.constraints)
     for info in filtered_nodes:
         node = info.node
@@ -80,8 +87,53 @@ def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], r
         s.topology_normalizing_weight.append(topology_normalizing_weight(size))
 
 
-def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], require_all_topologies: bool) -> None:
-    """PreScore's processAllNode: add each node's matching pods to its registered domain."""
+def _init_by_codes(s: PreScoreState, batch: Any, require_all_topologies: bool) -> bool:
+    """init_pre_score_state by the nodes' label codes; False (nothing done) without rows or
+    with a NodeInfo that has no node (the walk handles those)."""
+    import numpy as np
+
+    if batch.rows is None or any(ni.node is None for ni in batch):
+        return False
+    n = len(batch)
+    codes = [label_codes(batch, c.topology_key) for c in s.constraints]
+    kept = np.ones(n, bool)
+    if require_all_topologies:
+        for _, cc in codes:  # type: ignore[misc]
+            kept &= cc >= 0
+        if not kept.all():
+            names = _names(batch)
+            s.ignored_nodes.update(names[i] for i in np.flatnonzero(~kept).tolist())
+    for i, c in enumerate(s.constraints):
+        size = n - len(s.ignored_nodes)
+        if c.topology_key != LABEL_HOSTNAME:
+            col, cc = codes[i]  # type: ignore[misc]
+            values = col.values
+            # a missing key registers "" (Go map read), which a node labelled "" shares
+            counts = dict.fromkeys((values[k] if k >= 0 else "" for k in np.unique(cc[kept]).tolist()), 0)
+            s.topology_value_to_pod_counts[i] = counts
+            size = len(counts)
+        s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+    return True
+
+
+def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], require_all_topologies: bool,
+                    snapshot: Any = None) -> None:
+    """PreScore's processAllNode: add each node's matching pods to its registered domain.
+
+    With a snapshot kept by a Cache and inclusion policies that hold for every node, the
+    per-domain sums come from per-snapshot sums kept across cycles (plugins/row_aggregate.py)."""
+    tracked = tracked_rows(snapshot) if inclusion_policies_trivial(pod, s.constraints) else None
+    if tracked is not None and (tracked.nodes is all_nodes or (
+            len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))):
+        key = ("PodTopologySpread.score", tuple((c.topology_key, c.selector) for c in s.constraints),
+               pod.namespace, require_all_topologies)
+        total = aggregate(tracked, key, _score_counts_contribution(s.constraints, pod.namespace, require_all_topologies))
+        for i, counts in enumerate(s.topology_value_to_pod_counts):
+            matched = total.get(i)
+            if matched:
+                for value in counts:
+                    counts[value] += matched.get(value, 0)
+        return
     for info in all_nodes:
         node = info.node
         if node is None:
@@ -96,6 +148,23 @@ def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], r
             if value not in counts:
                 continue
             counts[value] += count_node_pods_match_selector(info, c.selector, pod.namespace)
+
+
+def _score_counts_contribution(constraints: list[Constraint], namespace: str, require_all: bool) -> Any:
+    """One node's part of processAllNode: constraint index -> {its domain value: matching pods}."""
+
+    def contribution(info: NodeInfo) -> dict | None:
+        node = info.node
+        if node is None or (require_all and not node_labels_match_spread_constraints(node.labels, constraints)):
+            return None
+        out: dict = {}
+        for i, c in enumerate(constraints):
+            count = count_node_pods_match_selector(info, c.selector, namespace)
+            if count:
+                out[i] = {node.labels.get(c.topology_key, ""): count}
+        return out or None
+
+    return contribution
 
 
 def get_pre_score_state(state: CycleState) -> PreScoreState:
@@ -124,6 +193,38 @@ def score_node(s: PreScoreState, pod: Pod, node_info: NodeInfo) -> int:
             cnt = s.topology_value_to_pod_counts[i].get(value, 0)
         score += score_for_count(cnt, c.max_skew, s.topology_normalizing_weight[i])
     return go_round(score)
+
+
+def score_nodes(s: PreScoreState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+    """score_node for a batch with rows (the batch Score form): the same float64 operations in
+    the same order per node, by label codes and a table of counts per domain; None without
+    rows (the caller scores per node)."""
+    import numpy as np
+
+    if getattr(node_infos, "rows", None) is None:
+        return None
+    n = len(node_infos)
+    total = np.zeros(n, np.float64)
+    for i, c in enumerate(s.constraints):
+        col, codes = label_codes(node_infos, c.topology_key)  # type: ignore[misc]
+        present = codes >= 0
+        if c.topology_key == LABEL_HOSTNAME:
+            cnt = np.fromiter((count_node_pods_match_selector(ni, c.selector, pod.namespace) if ok else 0
+                               for ni, ok in zip(node_infos, present.tolist())), np.int64, n)
+        else:
+            lut = col.lut(np.int64)
+            for value, num in s.topology_value_to_pod_counts[i].items():
+                code = col.code_of.get(value)
+                if code is not None:
+                    lut[code] = num
+            cnt = lut[codes]
+        term = cnt.astype(np.float64) * s.topology_normalizing_weight[i] + float(c.max_skew - 1)
+        total = np.where(present, total + term, total)
+    out = np.floor(total + 0.5).astype(np.int64)  # go_round of a non-negative float
+    if s.ignored_nodes:
+        ignored = np.fromiter((name in s.ignored_nodes for name in _names(node_infos)), bool, n)
+        out[ignored] = 0
+    return out
 
 
 def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:

@@ -1,0 +1,195 @@
+"""InterPodAffinity's counts from per-snapshot sums, and its batch Filter/Score by label codes.
+
+Upstream: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go (getExistingAntiAffinityCounts,
+getIncomingAffinityAntiAffinityCounts, satisfy*), scoring.go (PreScore, Score). Upstream walks every
+node's pods in parallel each cycle; here the same counts are sums of per-node contributions kept
+across cycles (row_aggregate.py), recomputed only for nodes whose NodeInfo changed:
+
+* the existing pods' terms, grouped by (kind, term, weight) -> (topology key, value) -> count,
+  which does not depend on the incoming pod: each distinct term is matched against it once;
+* per incoming term (or set of terms, for required affinity: a pod counts only if it matches
+  all of them), the number of existing pods matching it by (topology key, value).
+
+Every count is a number of (pod, term) matches, so an entry exists exactly when the walk would
+have created it, and sums do not depend on the order of nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..framework.types import AffinityTerm, NodeInfo
+from .row_aggregate import Contribution, Tracked, aggregate, label_codes
+
+TopologyPair = tuple[str, str]
+NsLabelsFn = Callable[[str], Mapping[str, str]]
+
+REQ_ANTI, REQ_AFF, PREF_AFF, PREF_ANTI = "requiredAnti", "required", "preferred", "preferredAnti"
+_EXISTING_KEY = ("InterPodAffinity.existing",)
+
+
+def existing_terms_contribution(ni: NodeInfo) -> Contribution | None:
+    """One node's existing pods' terms: (kind, term, weight) -> (key, node's value) -> count."""
+    node = ni.node
+    if node is None or not ni.pods_with_affinity:
+        return None
+    labels = node.labels
+    out: Contribution = {}
+
+    def add(group: tuple, key: str) -> None:
+        value = labels.get(key)
+        if value is not None:
+            pairs = out.setdefault(group, {})
+            pairs[(key, value)] = pairs.get((key, value), 0) + 1
+
+    for info in ni.pods_with_affinity:
+        for t in info.required_anti_affinity_terms:
+            add((REQ_ANTI, t, 0), t.topology_key)
+        for t in info.required_affinity_terms:
+            add((REQ_AFF, t, 0), t.topology_key)
+        for wt in info.preferred_affinity_terms:
+            add((PREF_AFF, wt.term, wt.weight), wt.term.topology_key)
+        for wt in info.preferred_anti_affinity_terms:
+            add((PREF_ANTI, wt.term, wt.weight), wt.term.topology_key)
+    return out or None
+
+
+def existing_terms(tracked: Tracked) -> Contribution:
+    return aggregate(tracked, _EXISTING_KEY, existing_terms_contribution)
+
+
+def matching(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: NsLabelsFn) -> Mapping[TopologyPair, int]:
+    """(topology key, value) -> number of existing pods matching every one of ``terms`` (each
+    term counting under its own key), over all nodes. Namespace labels are those of the
+    snapshot's objects, which do not change during a run."""
+
+    def contribution(ni: NodeInfo) -> Contribution | None:
+        node = ni.node
+        if node is None or not ni.pods:
+            return None
+        labels = node.labels
+        pairs = [(t.topology_key, labels.get(t.topology_key)) for t in terms]
+        if all(v is None for _, v in pairs):
+            return None
+        n = 0
+        for info in ni.pods:
+            p = info.pod
+            ns = ns_labels_of(p.namespace)
+            if all(t.matches(p, ns) for t in terms):
+                n += 1
+        if not n:
+            return None
+        out: dict = {}
+        for pair in pairs:
+            if pair[1] is not None:
+                out[pair] = out.get(pair, 0) + n
+        return {None: out}
+
+    return aggregate(tracked, ("InterPodAffinity.matching", terms), contribution).get(None, {})
+
+
+def merge(counts: dict[TopologyPair, int], pairs: Mapping[TopologyPair, int]) -> None:
+    for pair, c in pairs.items():
+        n = counts.get(pair, 0) + c
+        if n:
+            counts[pair] = n
+        else:
+            counts.pop(pair, None)
+
+
+def add_scores(scores: dict[str, dict[str, int]], pairs: Mapping[TopologyPair, int], weight: int) -> None:
+    for (key, value), c in pairs.items():
+        by_value = scores.setdefault(key, {})
+        by_value[value] = by_value.get(value, 0) + weight * c
+
+
+def pre_filter_counts(s: Any, tracked: Tracked) -> None:
+    """PreFilter's three count maps of ``s`` (a PreFilterState) from the sums."""
+    incoming = s.pod_info.pod
+    counts = s.existing_anti_affinity_counts
+    for (kind, term, _), pairs in existing_terms(tracked).items():
+        if kind == REQ_ANTI and term.matches(incoming, s.namespace_labels):
+            merge(counts, pairs)
+    aff_terms = s.pod_info.required_affinity_terms
+    if aff_terms:
+        merge(s.affinity_counts, matching(tracked, tuple(aff_terms), s.ns_labels_of))
+    for t in s.pod_info.required_anti_affinity_terms:
+        merge(s.anti_affinity_counts, matching(tracked, (t,), s.ns_labels_of))
+
+
+def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: NsLabelsFn) -> None:
+    """PreScore's topology scores of ``s`` (a PreScoreState) from the sums."""
+    incoming = s.pod_info.pod
+    scores = s.topology_score
+    for (kind, term, weight), pairs in existing_terms(tracked).items():
+        if kind == REQ_ANTI:
+            continue
+        if kind == REQ_AFF:
+            if hard_weight <= 0:
+                continue
+            weight = hard_weight
+        elif kind == PREF_ANTI:
+            weight = -weight
+        if term.matches(incoming, s.namespace_labels):
+            add_scores(scores, pairs, weight)
+    for wt in s.pod_info.preferred_affinity_terms:
+        add_scores(scores, matching(tracked, (wt.term,), ns_labels_of), wt.weight)
+    for wt in s.pod_info.preferred_anti_affinity_terms:
+        add_scores(scores, matching(tracked, (wt.term,), ns_labels_of), -wt.weight)
+
+
+def _positive_lut(col: Any, counts: Mapping[TopologyPair, int], key: str) -> np.ndarray:
+    """A boolean table over ``col``'s codes: the value's (key, value) count is positive (the
+    last slot, code -1 = key missing, stays False)."""
+    lut = col.lut(bool)
+    code_of = col.code_of
+    for (k, value), c in counts.items():
+        if k == key and c > 0:
+            code = code_of.get(value)
+            if code is not None:
+                lut[code] = True
+    return lut
+
+
+def filter_masks(s: Any, node_infos: Sequence[NodeInfo], first_pod: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes failing satisfyPodAffinity, satisfyPodAntiAffinity and
+    satisfyExistingPodsAntiAffinity (``node_infos`` has rows and every node a Node).
+    ``first_pod``: no pod matches the affinity terms and the pod matches its own terms."""
+    n = len(node_infos)
+    aff_fail = np.zeros(n, bool)
+    terms = s.pod_info.required_affinity_terms
+    if terms:
+        missing = np.zeros(n, bool)
+        all_exist = np.ones(n, bool)
+        for t in terms:
+            col, codes = label_codes(node_infos, t.topology_key)  # type: ignore[misc]
+            missing |= codes < 0
+            all_exist &= _positive_lut(col, s.affinity_counts, t.topology_key)[codes]
+        aff_fail = missing | (~all_exist & (not first_pod))
+    anti_fail = np.zeros(n, bool)
+    if s.anti_affinity_counts:
+        for t in s.pod_info.required_anti_affinity_terms:
+            col, codes = label_codes(node_infos, t.topology_key)  # type: ignore[misc]
+            anti_fail |= _positive_lut(col, s.anti_affinity_counts, t.topology_key)[codes]
+    existing_fail = np.zeros(n, bool)
+    if s.existing_anti_affinity_counts:
+        for key in {k for (k, _), c in s.existing_anti_affinity_counts.items() if c > 0}:
+            col, codes = label_codes(node_infos, key)  # type: ignore[misc]
+            existing_fail |= _positive_lut(col, s.existing_anti_affinity_counts, key)[codes]
+    return aff_fail, anti_fail, existing_fail
+
+
+def topology_scores(s: Any, node_infos: Sequence[NodeInfo]) -> np.ndarray:
+    """Score for a batch with rows: per topology key, a table of summed weights by label code."""
+    total = np.zeros(len(node_infos), np.int64)
+    for key, by_value in s.topology_score.items():
+        col, codes = label_codes(node_infos, key)  # type: ignore[misc]
+        lut = col.lut(np.int64)
+        for value, w in by_value.items():
+            code = col.code_of.get(value)
+            if code is not None:
+                lut[code] = w
+        total += lut[codes]
+    return total

@@ -1,0 +1,185 @@
+"""Per-snapshot sums of per-node contributions kept across scheduling cycles, and per-topology-key
+label columns, for the PreFilter/PreScore/batch forms of InterPodAffinity.
+
+No upstream counterpart: kube-scheduler walks every node's pods in parallel goroutines each
+cycle (interpodaffinity/filtering.go getExistingAntiAffinityCounts, getIncomingAffinityAntiAffinityCounts,
+scoring.go PreScore). In Python that walk dominated the cycle, so the same counts are kept as
+a sum of per-row contributions: a row's contribution is recomputed only when its NodeInfo
+generation moved (``Columns.generation``, which the columnar view keeps in sync), so a cycle
+costs O(changed nodes) plus a vector comparison of generations instead of O(pods).
+
+Only snapshots that a Cache keeps (``tracks_rows``) use these: their NodeInfos are replaced,
+never edited in place, so a generation names one content of a node.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+from ..backend.columnar import Columns, columns_of
+from ..framework.types import NodeInfo
+
+Contribution = dict[Hashable, dict[Hashable, int]]  # group -> key -> count (counts > 0)
+
+_MAX_AGGREGATES = 128
+
+
+class RowAggregate:
+    """``total[group][key]`` = the sum over rows of ``contrib(node_info)[group][key]``; entries
+    whose sum is 0 are absent (every contribution is a positive count)."""
+
+    __slots__ = ("contrib", "rows", "gens", "parts", "total")
+
+    def __init__(self, contrib: Callable[[NodeInfo], Contribution | None]) -> None:
+        self.contrib = contrib
+        self.rows: np.ndarray | None = None
+        self.gens: np.ndarray | None = None
+        self.parts: dict[int, Contribution] = {}
+        self.total: Contribution = {}
+
+    def _add(self, part: Contribution, sign: int) -> None:
+        total = self.total
+        for group, counts in part.items():
+            tg = total.get(group)
+            if tg is None:
+                tg = total[group] = {}
+            for key, c in counts.items():
+                n = tg.get(key, 0) + sign * c
+                if n:
+                    tg[key] = n
+                else:
+                    del tg[key]
+            if not tg:
+                del total[group]
+
+    def sync(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray) -> Contribution:
+        """Bring the sums up to date with ``nodes`` (at ``rows``, generations ``gens``)."""
+        contrib = self.contrib
+        if self.rows is None or len(self.rows) != len(rows) or not np.array_equal(self.rows, rows):
+            self.parts, self.total = {}, {}
+            for row, ni in zip(rows.tolist(), nodes):
+                part = contrib(ni)
+                if part:
+                    self.parts[row] = part
+                    self._add(part, 1)
+            self.rows, self.gens = rows.copy(), gens.copy()
+            return self.total
+        changed = np.flatnonzero(self.gens != gens)
+        if len(changed):
+            parts = self.parts
+            for pos in changed.tolist():
+                row = int(rows[pos])
+                old = parts.pop(row, None)
+                if old:
+                    self._add(old, -1)
+                part = contrib(nodes[pos])
+                if part:
+                    parts[row] = part
+                    self._add(part, 1)
+            self.gens[changed] = gens[changed]
+        return self.total
+
+
+def _store(snapshot: Any) -> dict | None:
+    store = getattr(snapshot, "_kschedctl_row_aggregates", None)
+    if store is None:
+        store = {}
+        try:
+            snapshot._kschedctl_row_aggregates = store
+        except AttributeError:
+            return None
+    return store
+
+
+class Tracked:
+    """A snapshot's nodes with their rows and generations, computed once per cycle."""
+
+    __slots__ = ("nodes", "rows", "gens", "store")
+
+    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray, store: dict) -> None:
+        self.nodes, self.rows, self.gens, self.store = nodes, rows, gens, store
+
+
+def tracked_rows(snapshot: Any) -> Tracked | None:
+    """The snapshot's nodes as rows; None when it cannot be tracked (not kept by a Cache, or
+    its nodes have no columnar rows): the caller walks the nodes instead."""
+    if snapshot is None or not getattr(snapshot, "tracks_rows", False):
+        return None
+    columns = columns_of(snapshot)
+    store = _store(snapshot)
+    if columns is None or store is None:
+        return None
+    nodes = snapshot.list()
+    rows = columns.rows(nodes)
+    if rows is None:
+        return None
+    return Tracked(nodes, rows, columns.generation[rows], store)
+
+
+def aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInfo], Contribution | None]) -> Contribution:
+    """The up-to-date sums of ``contrib`` over all the tracked nodes (``key`` names ``contrib``,
+    which must depend only on the NodeInfo). Do not mutate the result."""
+    store = tracked.store
+    agg = store.get(key)
+    if agg is None:
+        if len(store) >= _MAX_AGGREGATES:
+            store.clear()
+        agg = store[key] = RowAggregate(contrib)
+    return agg.sync(tracked.nodes, tracked.rows, tracked.gens)
+
+
+class LabelColumn:
+    """One topology key's value per row, as integer codes (-1: the node lacks the key)."""
+
+    __slots__ = ("key", "codes", "gens", "code_of", "values")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.codes = np.zeros(0, np.int64)
+        self.gens = np.zeros(0, np.int64)
+        self.code_of: dict[str, int] = {}
+        self.values: list[str] = []
+
+    def sync(self, columns: Columns, rows: np.ndarray) -> np.ndarray:
+        """The codes of these rows (which ``columns.rows`` has just synced)."""
+        if len(self.codes) < columns.size:
+            grow = columns.size - len(self.codes)
+            self.codes = np.concatenate([self.codes, np.full(grow, -1, np.int64)])
+            self.gens = np.concatenate([self.gens, np.full(grow, -1, np.int64)])
+        stale = np.flatnonzero(self.gens[rows] != columns.generation[rows])
+        if len(stale):
+            key, code_of, values, infos = self.key, self.code_of, self.values, columns.infos
+            for row in rows[stale].tolist():
+                node = infos[row].node
+                value = node.labels.get(key) if node is not None else None
+                if value is None:
+                    code = -1
+                else:
+                    code = code_of.get(value)
+                    if code is None:
+                        code = code_of[value] = len(values)
+                        values.append(value)
+                self.codes[row] = code
+                self.gens[row] = columns.generation[row]
+        return self.codes[rows]
+
+    def lut(self, dtype: Any) -> np.ndarray:
+        """A zeroed lookup table over the codes, with a last slot for -1 (missing)."""
+        return np.zeros(len(self.values) + 1, dtype)
+
+
+def label_codes(node_batch: Any, key: str) -> tuple[LabelColumn, np.ndarray] | None:
+    """The label column of ``key`` and the codes of the batch's nodes; None without rows."""
+    rows = getattr(node_batch, "rows", None)
+    columns = getattr(node_batch, "columns", None)
+    if rows is None or columns is None:
+        return None
+    store = getattr(columns, "_label_columns", None)
+    if store is None:
+        store = columns._label_columns = {}
+    col = store.get(key)
+    if col is None:
+        col = store[key] = LabelColumn(key)
+    return col, col.sync(columns, rows)
