@@ -233,7 +233,7 @@ class Cache:
     # --- snapshot ------------------------------------------------------------------------
     def update_snapshot(self, snapshot: Snapshot) -> None:
         """Copy into the snapshot every NodeInfo that changed since its generation."""
-        affinity_changed = False
+        replaced: list[tuple[NodeInfo, NodeInfo]] = []
         # Without a structural change only nodes whose pods changed can have moved on: visit
         # those alone, so a cycle costs O(changed nodes), not O(cluster).
         names = self.nodes if self._structure_changed else [n for n in self._dirty if n in self.nodes]
@@ -247,9 +247,7 @@ class Cache:
             if old is not None:
                 clone.index = old.index
                 clone.image_states = old.image_states
-                if (bool(old.pods_with_affinity) != bool(clone.pods_with_affinity)
-                        or bool(old.pods_with_required_anti_affinity) != bool(clone.pods_with_required_anti_affinity)):
-                    affinity_changed = True
+                replaced.append((old, clone))
             if not pvc_changed and (clone.pvc_ref_counts or (old is not None and old.pvc_ref_counts)):
                 pvc_changed = True
             snapshot.node_info_map[name] = clone
@@ -257,12 +255,10 @@ class Cache:
                 snapshot.node_info_list[old.index] = clone
                 if snapshot.replaced_rows is not None:
                     snapshot.replaced_rows.add(old.index)
-            if clone.pods_with_affinity or clone.pods_with_required_anti_affinity:
-                affinity_changed = True
         if self._structure_changed:
             self._rebuild_lists(snapshot)
             snapshot.replaced_rows = None
-        elif affinity_changed:
+        elif not self._replace_in_affinity_lists(snapshot, replaced):
             self._rebuild_affinity_lists(snapshot)
         if pvc_changed:
             snapshot.used_pvc_set = {key for info in snapshot.node_info_list for key in info.pvc_ref_counts}
@@ -295,6 +291,26 @@ class Cache:
             snapshot.node_info_list.append(info)
         snapshot.image_index = image_index
         self._rebuild_affinity_lists(snapshot)
+
+    @staticmethod
+    def _replace_in_affinity_lists(snapshot: Snapshot, replaced: list[tuple[NodeInfo, NodeInfo]]) -> bool:
+        """Put each replaced NodeInfo's clone where the old one stood in the have-pods-with-
+        affinity lists (or drop it); False when a node joins a list, which needs the node order."""
+        lists = ((snapshot.have_pods_with_affinity_node_info_list, "pods_with_affinity"),
+                 (snapshot.have_pods_with_required_anti_affinity_node_info_list, "pods_with_required_anti_affinity"))
+        for old, clone in replaced:
+            for infos, attr in lists:
+                was, now = bool(getattr(old, attr)), bool(getattr(clone, attr))
+                try:
+                    if was and now:
+                        infos[infos.index(old)] = clone
+                    elif was:
+                        infos.remove(old)
+                    elif now:
+                        return False
+                except ValueError:  # not where it should be: rebuild from the node list
+                    return False
+        return True
 
     @staticmethod
     def _rebuild_affinity_lists(snapshot: Snapshot) -> None:
