@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from ..api.validation import is_extended_resource_name, qualified_name_errors
 from ..framework.registry import Registry
 from ..versions import KubeVersion
 from .types import PLUGIN_SET_FIELDS, KubeSchedulerConfiguration, PluginSet
@@ -106,53 +107,6 @@ def parse_go_duration(text: Any) -> float | None:
         total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
         pos = m.end()
     return sign * total if body else None
-
-
-# --- qualified / extended resource names (apimachinery util/validation) ------------------------
-_QNAME_CHARS = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(f"^{_QNAME_CHARS}$")
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-              f"'{_QNAME_CHARS}')")
-_DNS1123_SUB = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_DNS1123_RE = re.compile(f"^{_DNS1123_SUB}$")
-_DNS1123_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                f"validation is '{_DNS1123_SUB}')")
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """IsQualifiedName."""
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-        errs: list[str] = []
-    elif len(parts) == 2:
-        prefix, name = parts
-        errs = []
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_RE.match(prefix):
-                errs.append("prefix part " + _DNS1123_MSG)
-    else:
-        return ["a qualified name " + _QNAME_MSG + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if name and not _QNAME_RE.match(name):
-        errs.append("name part " + _QNAME_MSG)
-    return errs
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """v1helper.IsExtendedResourceName: a prefixed name outside kubernetes.io, usable as a quota key."""
-    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not qualified_name_errors("requests." + name)
 
 
 # --- kube's rules (validation.go) --------------------------------------------------------------

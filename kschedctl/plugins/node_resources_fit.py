@@ -11,13 +11,13 @@ DRA-backed extended resources (DRAExtendedResource) are not modelled.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..api.types import Node, Pod
+from ..api.validation import is_extended_resource_name, qualified_name_errors
 from ..framework.cycle_state import CycleState
 from ..framework.interface import (
     ClusterEvent,
@@ -41,7 +41,6 @@ from .resource_allocation import (
     default_resource_specs,
     go_value,
     invalid,
-    is_extended_resource_name,
     is_scalar_resource_name,
     least_resource_scorer,
     most_resource_scorer,
@@ -308,43 +307,6 @@ def default_args(args: dict | None, version: Any = None) -> dict:
     strategy["resources"] = default_resource_specs(strategy.get("resources"))
     out["scoringStrategy"] = strategy
     return out
-
-
-_QNAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-              "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-_DNS1123_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """apimachinery validation.IsQualifiedName messages (what ValidateLabelName reports)."""
-    parts = value.split("/")
-    errs: list[str] = []
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _DNS1123_MSG)
-    else:
-        return ["a qualified name " + _QNAME_MSG + " with an optional DNS subdomain prefix and '/' "
-                "(e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _QNAME_MSG)
-    return errs
 
 
 def validate_resources(resources: object, path: str) -> list[tuple[str, str]]:

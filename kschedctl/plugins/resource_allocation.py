@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..api.types import Pod
-from ..framework.interface import MAX_CUSTOM_PRIORITY_SCORE, MAX_NODE_SCORE, Code, Status
+from ..framework.interface import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MAX_NODE_SCORE,
+    Code,
+    Status,
+)
 from ..framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
 from ..framework.types import NodeInfo, PodInfo
 
@@ -50,14 +55,6 @@ def go_round(x: float) -> int:
 
 
 # --- resource names --------------------------------------------------------------------------
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """v1helper.IsExtendedResourceName: a fully-qualified name outside the kubernetes.io domain."""
-    if "/" not in name or name.startswith("requests."):
-        return False
-    domain = name.split("/", 1)[0]
-    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
 
 
 def is_scalar_resource_name(name: str) -> bool:

@@ -11,12 +11,12 @@ field path relative to the args object.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ...api.errors import ObjectError
 from ...api.labels import LabelSelector
 from ...api.types import TopologySpreadConstraint
+from ...api.validation import qualified_name_errors
 from .common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 
 SYSTEM_DEFAULTING = "System"
@@ -46,54 +46,6 @@ def _invalid(value: Any, detail: str) -> str:
 
 def _not_supported(value: Any, supported: list[str]) -> str:
     return f"Unsupported value: {_q(value)}: supported values: " + ", ".join(_q(s) for s in supported)
-
-
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
-_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                       "alphanumeric character")
-_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError: msg (e.g. 'a', or 'b') regex used for validation is 'fmt'."""
-    if examples:
-        msg += " (e.g. " + ",  or ".join(f"'{e}'" for e in examples) + ", "
-    else:
-        msg += " ("
-    return msg + f"regex used for validation is '{fmt}')"
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """validation.IsQualifiedName (what metav1validation.ValidateLabelName checks)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(
-                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                    "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    else:
-        return [_regex_error("a qualified name " + _QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT,
-                             "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_NAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
 
 
 def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:

@@ -1,0 +1,73 @@
+"""apimachinery's name validation and the resource-name helpers built on it.
+
+Upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go (IsQualifiedName,
+RegexError) and pkg/apis/core/v1/helper/helpers.go (IsExtendedResourceName, IsNativeResource).
+Config validation and the plugins' args validation word their errors with these.
+"""
+
+from __future__ import annotations
+
+import re
+
+QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                      "alphanumeric character")
+QUALIFIED_NAME_MAX_LENGTH = 63
+_QUALIFIED_NAME_RE = re.compile(f"^{QUALIFIED_NAME_FMT}$")
+_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
+DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+                         "or '.', and must start and end with an alphanumeric character")
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{DNS1123_SUBDOMAIN_FMT}$")
+
+RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """validation.RegexError: "<msg> (e.g. 'a',  or 'b', regex used for validation is '<fmt>')"."""
+    if examples:
+        msg += " (e.g. " + ",  or ".join(f"'{e}'" for e in examples) + ", "
+    else:
+        msg += " ("
+    return msg + f"regex used for validation is '{fmt}')"
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """validation.IsQualifiedName: [prefix/]name, prefix a DNS subdomain, name up to 63 characters."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+                errs.append(f"prefix part must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + regex_error(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
+    else:
+        return [regex_error("a qualified name " + QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
+        errs.append(f"name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
+    if not _QUALIFIED_NAME_RE.match(name):
+        errs.append("name part " + regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def is_native_resource(name: str) -> bool:
+    """v1helper.IsNativeResource: no domain, or in the kubernetes.io namespace."""
+    return "/" not in name or RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName: not native, and a valid quota name once "requests." is prefixed."""
+    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
+        return False
+    return not qualified_name_errors(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
