@@ -219,13 +219,31 @@ def _has_node_selector(pod: Pod) -> bool:
 class RequiredNodeAffinity:
     """nodeaffinity.GetRequiredNodeAffinity: spec.nodeSelector AND the required terms."""
 
-    __slots__ = ("node_selector", "required")
+    __slots__ = ("node_selector", "required", "_keys", "_by_name", "_memo")
 
     def __init__(self, pod: Pod) -> None:
         self.node_selector = dict(pod.node_selector)
         self.required = LazyNodeSelector(pod.affinity.node_affinity.required) if _has_required(pod) else None
+        # The verdict depends only on these label values (and the node name when a term has
+        # matchFields): remembered per distinct combination, which is few across a cluster.
+        keys = list(self.node_selector)
+        for term in self.required.terms if self.required is not None else ():
+            keys.extend(req.key for req in term.match_expressions)
+        self._keys = tuple(dict.fromkeys(keys))
+        self._by_name = self.required is not None and any(t.match_fields for t in self.required.terms)
+        self._memo: dict[tuple, bool] = {}
 
     def matches(self, node: Node) -> bool:
+        labels = node.labels
+        key = tuple(labels.get(k) for k in self._keys)
+        if self._by_name:
+            key += (node.name,)
+        verdict = self._memo.get(key)
+        if verdict is None:
+            verdict = self._memo[key] = self._matches(node)
+        return verdict
+
+    def _matches(self, node: Node) -> bool:
         labels = node.labels
         if any(labels.get(k) != v for k, v in self.node_selector.items()):
             return False
