@@ -179,6 +179,8 @@ class Framework:
         self.score_weights: dict[str, int] = {}
         self.placement_score_weights: dict[str, int] = {}
         self.instances: dict[str, Any] = {}
+        # point -> (the plugin list as last seen, [(plugin, name)]): names read once (_named)
+        self._named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]] = {}
         # Batch forms of Filter/Score (filter_batch / score_batch) are used when True; the
         # per-node path is kept for plugins without them and for the equivalence tests.
         self.use_batch = True
@@ -348,8 +350,9 @@ class Framework:
     def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo,
                                   what: str, method: str) -> Status:
         """AddPod / RemovePod of every PreFilter plugin not skipped this cycle (framework.go)."""
-        for pl in self.points["preFilter"]:
-            if pl.name() in state.skip_filter_plugins:
+        skip = state.skip_filter_plugins
+        for pl, name in self._named("preFilter"):
+            if name in skip:
                 continue
             ext = pl.pre_filter_extensions()
             if ext is None:
@@ -357,16 +360,30 @@ class Framework:
             fn = getattr(ext, method)
             st = _as_status(_guard(pl, what, partial(fn, state, pod, info, node_info)))
             if not st.is_success():
-                return Status(Code.Error, f"running {what} on PreFilter plugin \"{pl.name()}\": {st.message()}",
-                              plugin=pl.name())
+                return Status(Code.Error, f"running {what} on PreFilter plugin \"{name}\": {st.message()}",
+                              plugin=name)
         return Status()
+
+    def has_pre_filter_extensions(self, state: CycleState) -> bool:
+        """Whether AddPod / RemovePod would call any plugin for this state: when not, running
+        them is a no-op returning Success, which preemption's dry run uses to skip the calls."""
+        skip = state.skip_filter_plugins
+        return any(name not in skip and pl.pre_filter_extensions() is not None for pl, name in self._named("preFilter"))
+
+    def _named(self, point: str) -> list[tuple[Any, str]]:
+        """[(plugin, name)] of a point, the names read once while the plugin list is unchanged."""
+        plist = self.points[point]
+        cached = self._named_cache.get(point)
+        if cached is None or cached[0] != plist:  # element identity compare: cheap
+            cached = (list(plist), [(pl, pl.name()) for pl in plist])
+            self._named_cache[point] = cached
+        return cached[1]
 
     # --- Filter ----------------------------------------------------------------------------
     def run_filter_plugins(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
         """The first non-success status, tagged with its plugin (framework.go RunFilterPlugins)."""
         skip = state.skip_filter_plugins
-        for pl in self.points["filter"]:
-            name = pl.name()
+        for pl, name in self._named("filter"):
             if name in skip:
                 continue
             try:  # inline rather than _guard: this is the hottest loop of a run
@@ -455,6 +472,9 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
         """Two passes: with the nominated pods of equal or higher priority, then without (5.6)."""
+        nominated = self._nominated_node_names()
+        if nominated is not None and node_info.name not in nominated:
+            return self.run_filter_plugins(state, pod, node_info)  # nothing to add: one pass
         nominator = self.context.nominator
         pods_added = False
         status = Status()
@@ -478,6 +498,9 @@ class Framework:
         nominated = nominator.nominated_pods_for_node(node_info.name)
         if not nominated:
             return False, state, node_info, Status()
+        priority = pod.effective_priority()
+        if not any(pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid for pi in nominated):
+            return False, state, node_info, Status()  # none would be added: no copies needed
         info_out = node_info.clone()
         state_out = state.clone()
         added = False

@@ -45,6 +45,12 @@ def pod_start_time(pod: Pod) -> float:
     text = pod.start_time
     if not text:
         return math.inf
+    return _parse_start_time(text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _parse_start_time(text: str) -> float:
+    """RFC 3339 text -> seconds; memoised, as the dry run compares the same pods on every node."""
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:

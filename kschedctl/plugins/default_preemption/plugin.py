@@ -13,6 +13,7 @@ the gates that enable it are off by default in every emulated release.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ...api.types import Pod, PodDisruptionBudget
@@ -25,15 +26,22 @@ from ...framework.interface import (
     QueueingHint,
     Status,
 )
+from ...framework.resource import Resource
 from ...framework.types import NodeInfo, NodeToStatus, PodInfo
 from .. import names
 from ..helper import validated_args
+from ..node_affinity import NodeAffinity
+from ..node_name import NodeName
+from ..node_resources_fit import NodeResourcesFit
+from ..node_unschedulable import NodeUnschedulable
+from ..taint_toleration import TaintToleration
 from .evaluator import (
     Candidate,
     Evaluator,
     ScoreFunc,
     filter_pods_with_pdb_violation,
     more_important_pod,
+    pod_start_time,
     sort_by_importance,
 )
 
@@ -51,7 +59,97 @@ ERR_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nom
 IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
 
 
+_SUCCESS = Status()  # shared, never mutated: the result of skipped no-op extension calls
+
+
+@dataclass(frozen=True)
+class _DryRunPlan:
+    """Per-dry-run facts: run AddPod/RemovePod at all; the NodeResourcesFit filter to try
+    first in reprieves (None when it is not an active Filter plugin of this cycle)."""
+
+    extensions: bool
+    fit: Any
+    fit_only: bool = False
+
+
+# In-tree Filter plugins whose verdict reads only the Node object (and their own PreFilter
+# state, which has no AddPod/RemovePod): removing or adding pods never changes it.
+_NODE_ONLY_FILTERS = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)
+
+
+def _importance_key(pi: PodInfo) -> tuple[int, float]:
+    return -pi.pod.effective_priority(), pod_start_time(pi.pod)
+
+
+def _add_requests(total: Resource, req: Resource) -> None:
+    """What NodeInfo.add_pod_info adds to ``requested`` (types.NodeInfo._update, sign +1)."""
+    total.milli_cpu += req.milli_cpu
+    total.memory += req.memory
+    total.ephemeral_storage += req.ephemeral_storage
+    for name, value in req.scalar_resources.items():
+        total.scalar_resources[name] = total.scalar_resources.get(name, 0) + value
+
+
+class _Usage:
+    """A NodeInfo's allocatable, requested and pod count, changed as add/remove_pod would."""
+
+    __slots__ = ("allocatable", "requested", "pods")
+
+    def __init__(self, node_info: NodeInfo) -> None:
+        self.allocatable = node_info.allocatable
+        self.requested = node_info.requested.clone()
+        self.pods = _Count(len(node_info.pods))
+
+    def change(self, req: Resource, sign: int) -> None:
+        """types.NodeInfo._update's arithmetic on ``requested``, and the pod count."""
+        r = self.requested
+        r.milli_cpu += sign * req.milli_cpu
+        r.memory += sign * req.memory
+        r.ephemeral_storage += sign * req.ephemeral_storage
+        for name, value in req.scalar_resources.items():
+            r.scalar_resources[name] = r.scalar_resources.get(name, 0) + sign * value
+        self.pods.n += sign
+
+
+class _WithNominated:
+    """A node as the Filter's first pass sees it (its pods plus the nominated ones), for
+    NodeResourcesFit only: allocatable, requested and the pod count, no copy of the NodeInfo."""
+
+    __slots__ = ("allocatable", "requested", "pods")
+
+    def __init__(self, node_info: "NodeInfo | _Usage", extra: Resource, count: int) -> None:
+        self.allocatable = node_info.allocatable
+        requested = node_info.requested.clone()
+        _add_requests(requested, extra)
+        self.requested = requested
+        self.pods = _Count(len(node_info.pods) + count)
+
+
+class _Count:
+    """A stand-in list of which fits_request reads only the length."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+
+def _fits(fit: Any, state: CycleState, pod: Pod, node_info: Any) -> bool | None:
+    """NodeResourcesFit's verdict on this node as it is; None (do not know) if it raises."""
+    try:
+        st = fit.filter(state, pod, node_info)
+    except Exception:  # noqa: BLE001 - the full filter run reports it
+        return None
+    return st is None or st.code == Code.Success
+
+
 class DefaultPreemption:
+    # The dry-run shortcuts of _plan (exactly equivalent; off only to test that equivalence).
+    dry_run_shortcuts = True
+
     def __init__(self, args: dict | None, handle: Any) -> None:
         args = validated_args(args, handle, default_args, validate_args)
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
@@ -63,6 +161,8 @@ class DefaultPreemption:
         self.more_important_pod: Callable[[Pod, Pod], bool] = more_important_pod
         # getOffsetRand: rand.Int31n(n) from the run's seeded random source; tests may replace it.
         self.offset_rand: Callable[[int], int] = self._rand_int31n
+        # (pod, handle, skipped filter plugins, plan) of the last dry run (_plan)
+        self._plan_cache: tuple[Pod, Any, set[str], _DryRunPlan] | None = None
 
     def name(self) -> str:
         return NAME
@@ -137,16 +237,26 @@ class DefaultPreemption:
                                pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:
         """SelectVictimsOnNode: the fewest lower-priority pods whose removal lets the pod fit.
 
-        ``state`` and ``node_info`` are copies (the dry run clones them).
+        ``state`` and ``node_info`` are copies (the dry run clones them). Two shortcuts keep
+        the outcome exactly upstream's (see _DryRunPlan): AddPod/RemovePod are not run when no
+        PreFilter plugin of this cycle has extensions (they would be no-ops returning
+        Success), and a reprieve whose node fails NodeResourcesFit is decided without the
+        other filters (the full run could not succeed: its last pass is on this very node).
         """
         fh = self.handle
+        plan = self._plan(state, pod)
+        run_extensions = plan.extensions
 
         def remove(pi: PodInfo) -> Status:
             node_info.remove_pod(pi.pod)
+            if not run_extensions:
+                return _SUCCESS
             return fh.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
 
         def add(pi: PodInfo) -> Status:
             node_info.add_pod_info(pi)
+            if not run_extensions:
+                return _SUCCESS
             return fh.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
 
         potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
@@ -163,21 +273,59 @@ class DefaultPreemption:
         if not st.is_success():
             return [], 0, st
 
-        sort_by_importance(potential, lambda pi: pi.pod, self.more_important_pod)
+        self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list[PodInfo] = []
+        fit = plan.fit
+        nominated = self._nominated_requests(pod, node_info) if fit is not None else None
+
+        # fit_only: the reprieves need nothing of the node but its requests and pod count, so
+        # they are counted here instead of adding and removing pods on the NodeInfo copy
+        # (which is dropped afterwards); ``done`` can replay them onto it if Fit ever raises.
+        usage = _Usage(node_info) if plan.fit_only and fit is not None else None
+        done: list[tuple[PodInfo, bool]] = []
 
         def reprieve(pi: PodInfo) -> tuple[bool, Status]:
+            nonlocal usage
+            if usage is not None:
+                usage.change(pi.requests, 1)
+                fits = _fits(fit, state, pod, usage)
+                if fits is not False and nominated is not None:
+                    with_nominated = _fits(fit, state, pod, _WithNominated(usage, *nominated))
+                    fits = False if with_nominated is False else (fits and with_nominated)
+                if fits is not None:
+                    if not fits:
+                        usage.change(pi.requests, -1)
+                        victims.append(pi)
+                    done.append((pi, fits))
+                    return fits, _SUCCESS
+                usage = None
+                for qi, kept in done:  # no AddPod/RemovePod in fit_only: the NodeInfo is all
+                    node_info.add_pod_info(qi)
+                    if not kept:
+                        node_info.remove_pod(qi.pod)
             st = add(pi)
             if not st.is_success():
                 return False, st
-            fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+            fits = None
+            if fit is not None:
+                # NodeResourcesFit on the node as each Filter pass sees it: a rejection
+                # decides; with fit_only, so does a pass (the other filters passed above and
+                # read nothing that changes here)
+                fits = _fits(fit, state, pod, node_info)
+                if fits is not False and nominated is not None:
+                    with_nominated = _fits(fit, state, pod, _WithNominated(node_info, *nominated))
+                    fits = False if with_nominated is False else (fits and with_nominated)
+                if fits is True and not plan.fit_only:
+                    fits = None
+            if fits is None:
+                fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
             if not fits:
                 st = remove(pi)
                 if not st.is_success():
                     return False, st
                 victims.append(pi)
-            return fits, Status()
+            return fits, _SUCCESS
 
         num_violating = 0
         for pi in violating:
@@ -192,8 +340,65 @@ class DefaultPreemption:
                 return [], 0, Status(Code.Error, st.message(), err=st.err)
 
         if violating and non_violating:
-            sort_by_importance(victims, lambda pi: pi.pod, self.more_important_pod)
+            self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
+
+    def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
+        """The summed requests and count of the nominated pods the Filter's first pass would add
+        to this node (runtime._add_nominated_pods: priority >= the pod's, not the pod itself);
+        None when that pass would not run. They stay fixed for the whole dry run."""
+        nominator = getattr(self.handle, "nominator", None)
+        if nominator is None or node_info.node is None:
+            return None
+        infos = nominator.nominated_pods_for_node(node_info.name)
+        if not infos:
+            return None
+        priority = pod.effective_priority()
+        total = Resource()
+        count = 0
+        for pi in infos:
+            if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid:
+                _add_requests(total, pi.requests)
+                count += 1
+        return (total, count) if count else None
+
+    def _sort(self, infos: list[PodInfo]) -> None:
+        """sort_by_importance; with the default MoreImportantPod as a key sort (priority
+        descending, start time ascending), which orders exactly as the comparison (both are
+        stable and the comparison is that key's order)."""
+        if self.more_important_pod is more_important_pod:
+            infos.sort(key=_importance_key)
+        else:
+            sort_by_importance(infos, lambda pi: pi.pod, self.more_important_pod)
+
+    def _plan(self, state: CycleState, pod: Pod) -> "_DryRunPlan":
+        """What every node of one dry run shares (same pod, same skipped plugins): computed
+        once per PostFilter call rather than once per candidate node."""
+        fh = self.handle
+        skip = state.skip_filter_plugins
+        cached = self._plan_cache
+        if not self.dry_run_shortcuts:
+            return _DryRunPlan(True, None)
+        if cached is not None and cached[0] is pod and cached[1] is fh and cached[2] == skip:
+            return cached[3]
+        has_ext = getattr(fh, "has_pre_filter_extensions", None)
+        extensions = True if has_ext is None else bool(has_ext(state))
+        fit = None
+        points = getattr(fh, "points", None)
+        instances = getattr(fh, "instances", None)
+        if isinstance(points, dict) and isinstance(instances, dict) and names.NodeResourcesFit not in skip:
+            candidate = instances.get(names.NodeResourcesFit)
+            # the in-tree class only: its Filter reads nothing of a node but allocatable,
+            # requested and the pod count, which _WithNominated relies on
+            if type(candidate) is NodeResourcesFit and any(pl is candidate for pl in points.get("filter", ())):
+                fit = candidate
+        fit_only = False
+        if fit is not None and not extensions:
+            active = [pl for pl in points.get("filter", ()) if pl.name() not in skip]
+            fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS for pl in active)
+        plan = _DryRunPlan(extensions, fit, fit_only)
+        self._plan_cache = (pod, fh, set(skip), plan)
+        return plan
 
 
 def pod_terminating_by_preemption(pod: Pod) -> bool:
