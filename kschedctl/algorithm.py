@@ -9,6 +9,7 @@ exactly at numNodesToFind feasible nodes, which is the deterministic reading of 
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Sequence
 
@@ -189,12 +190,22 @@ class SchedulingAlgorithm:
             else:
                 chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
             statuses = fwk.run_filter_plugins_batch(state, pod, chunk)
-            if statuses.count(None) == len(statuses):  # the whole chunk is feasible
+            # Nodes failing the same way share one Status object: look at each object once.
+            distinct = dict(zip(map(id, statuses), statuses)).values()
+            if len(distinct) == 1 and statuses[0] is None:  # the whole chunk is feasible
                 feasible.extend(chunk[:need])
                 if len(feasible) >= num_to_find:
                     return feasible
                 pos += size
                 continue
+            if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
+                # Every node rejected: the walk below would record them all, in order.
+                nts.update(zip(_names(chunk), statuses))
+                for status in distinct:
+                    _add_plugin_status(diagnosis, status)
+                pos += size
+                continue
+            last = None
             for info, status in zip(chunk, statuses):
                 code = status.code if status is not None else Code.Success
                 if code == Code.Success:
@@ -205,7 +216,9 @@ class SchedulingAlgorithm:
                     raise SchedulingError(status)
                 else:
                     nts[info.name] = status
-                    _add_plugin_status(diagnosis, status)
+                    if status is not last:
+                        _add_plugin_status(diagnosis, status)
+                        last = status
             pos += size
         return feasible
 
@@ -262,6 +275,18 @@ class SchedulingAlgorithm:
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
         return self.select_host_from_totals([s.name for s in scores], [s.total_score for s in scores])
+
+
+_KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not just record
+_NODE_NAME = operator.attrgetter("node.meta.name")
+
+
+def _names(infos: Sequence[NodeInfo]) -> list[str]:
+    """[info.name for info in infos], without two property calls per node."""
+    try:
+        return list(map(_NODE_NAME, infos))
+    except AttributeError:  # a NodeInfo without its Node: the property knows what to say
+        return [info.name for info in infos]
 
 
 def _add_plugin_status(diagnosis: Diagnosis, status: Status) -> None:

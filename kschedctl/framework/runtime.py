@@ -8,7 +8,9 @@ names it, so one broken plugin fails one pod's attempt and never the run.
 from __future__ import annotations
 
 import logging
+import operator
 from functools import partial
+from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -49,6 +51,42 @@ _RUNTIME_POINTS = tuple(p for p in PLUGIN_SET_FIELDS)
 
 class FrameworkError(ValueError):
     """The profile cannot be built (framework.go NewFramework errors)."""
+
+
+def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray) -> list[int]:
+    """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
+    into ``out``; return the positions that passed.
+
+    A plugin may return one Status object for many nodes (filter_batch groups nodes by
+    outcome), so each distinct object is looked at once: its plugin is set, an error becomes
+    the runtime's Error status (one per distinct object), and every node that got it records
+    it as is. Recorded statuses are never mutated afterwards, so the sharing cannot be seen.
+    """
+    distinct = dict(zip(map(id, results), results))
+    if len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
+        return alive
+    verdict: dict[int, Status | None] = {}
+    same = True
+    for key, st in distinct.items():
+        if st is None or st.code == Code.Success:
+            verdict[key] = None
+            same = same and st is None
+            continue
+        st.plugin = name
+        if not st.is_rejected():
+            st = Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
+            same = False
+        verdict[key] = st
+    recorded = results if same else list(map(verdict.__getitem__, map(id, results)))
+    failed = np.fromiter(map(operator.is_not, recorded, repeat(None)), bool, len(recorded))
+    where = np.flatnonzero(failed)
+    if not len(where):
+        return alive
+    values = np.empty(len(recorded), object)
+    values[:] = recorded
+    positions = np.asarray(alive, dtype=np.intp)
+    out[positions[where]] = values[where]
+    return positions[~failed].tolist()
 
 
 def _guard(plugin: Any, what: str, call: Callable[[], Any]) -> Any:
@@ -408,7 +446,7 @@ class Framework:
         nominated pods take the two-pass path of run_filter_plugins_with_nominated_pods.
         """
         n = len(nodes)
-        out: list[Status | None] = [None] * n
+        out = np.full(n, None, object)  # a list at the end
         nominated = self._nominated_node_names()
         if nominated is None:
             return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]  # type: ignore[misc]
@@ -448,19 +486,8 @@ class Framework:
                         results.append(_guard(pl, "Filter", partial(_reraise, exc)))
             if not isinstance(results, list):
                 results = list(results)
-            if results.count(None) == len(results):  # every node passed: nothing to record
-                continue
-            still: list[int] = []
-            for i, st in zip(alive, results):
-                if st is None or st.code == Code.Success:
-                    still.append(i)
-                    continue
-                st.plugin = name
-                if not st.is_rejected():
-                    st = Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
-                out[i] = st
-            alive = still
-        return out
+            alive = _record_filter_results(name, alive, results, out)
+        return out.tolist()
 
     def _nominated_node_names(self) -> Any:
         """The names of nodes with nominated pods (a dict or set); None when unknown."""

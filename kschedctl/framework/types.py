@@ -10,6 +10,9 @@ columnar view can address the same node.
 from __future__ import annotations
 
 import dataclasses
+import operator
+from collections import Counter
+from itertools import compress
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -27,6 +30,7 @@ from .resource import (
 )
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+_NODE_NAME = operator.attrgetter("node.meta.name")  # NodeInfo.name without the two properties
 DEFAULT_PROTOCOL = "TCP"
 
 
@@ -374,7 +378,16 @@ class NodeToStatus:
 
     def nodes_for_status_code(self, nodes: Iterable["NodeInfo"], code: Code) -> list["NodeInfo"]:
         """Nodes whose status (explicit or absent) has this code, in the given order."""
-        return [n for n in nodes if self.get(n.name).code == code]
+        statuses = self.node_to_status.values()
+        distinct = dict(zip(map(id, statuses), statuses)).values()  # shared objects looked at once
+        if all(st.code == code for st in distinct) and self.absent_nodes_status.code != code:
+            try:
+                names = list(map(_NODE_NAME, nodes))
+            except AttributeError:  # a NodeInfo without its Node
+                names = [n.name for n in nodes]
+            return list(compress(nodes, map(self.node_to_status.__contains__, names)))
+        get, absent = self.node_to_status.get, self.absent_nodes_status
+        return [n for n in nodes if get(n.name, absent).code == code]
 
 
 @dataclass(slots=True)
@@ -400,9 +413,14 @@ class FitError(Exception):
         """Reason -> number of nodes, explicit statuses plus the absent nodes (types.go)."""
         histogram: dict[str, int] = {}
         nts = self.diagnosis.node_to_status
-        for status in nts.node_to_status.values():
+        # Nodes that failed the same way share one Status object: count each object once and
+        # weigh it by its nodes. Objects come in order of first use, so reasons do too.
+        statuses = nts.node_to_status.values()
+        uses = Counter(map(id, statuses))
+        for status in dict(zip(map(id, statuses), statuses)).values():
+            count = uses[id(status)]
             for reason in status.reasons:
-                histogram[reason] = histogram.get(reason, 0) + 1
+                histogram[reason] = histogram.get(reason, 0) + count
         absent = self.num_all_nodes - nts.len()
         if absent > 0:
             for reason in nts.absent_nodes_status.reasons:

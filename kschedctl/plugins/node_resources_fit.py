@@ -212,8 +212,8 @@ class NodeResourcesFit:
 
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
         """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
-        (same reasons, same order) are built only for the nodes that fail. Pods asking for
-        scalar resources take the per-node code."""
+        (same reasons, same order) are built once per distinct outcome and shared by the nodes
+        that fail that way. Pods asking for scalar resources take the per-node code."""
         try:
             req = state.read(PRE_FILTER_STATE_KEY)
         except KeyError:
@@ -236,17 +236,28 @@ class NodeResourcesFit:
         any_fail = pods_fail.copy()
         for _, fail, _ in checks:
             any_fail |= fail
-        out: list[Status | None] = [None] * len(node_infos)
-        for i in np.flatnonzero(any_fail).tolist():
-            reasons = ["Too many pods"] if pods_fail[i] else []
-            unresolvable = False
-            for reason, fail, too_big in checks:
-                if fail[i]:
-                    reasons.append(reason)
-                    unresolvable = unresolvable or bool(too_big[i])
-            code = Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable
-            out[i] = Status(code, *reasons)
-        return out
+        failing = np.flatnonzero(any_fail)
+        if not len(failing):
+            return [None] * len(node_infos)
+        # One outcome bit pattern per failing row; one Status per distinct outcome, shared by its
+        # rows (statuses are never mutated once returned, so sharing is invisible).
+        outcome = pods_fail[failing].astype(np.int64)
+        unresolvable = np.zeros(len(failing), bool)
+        for bit, (_, fail, too_big) in enumerate(checks):
+            f = fail[failing]
+            outcome |= f.astype(np.int64) << (bit + 1)
+            unresolvable |= f & too_big[failing]
+        outcome |= unresolvable.astype(np.int64) << (len(checks) + 1)
+        kinds, which = np.unique(outcome, return_inverse=True)
+        shared = np.empty(len(kinds), object)
+        for k, key in enumerate(kinds.tolist()):
+            reasons = ["Too many pods"] if key & 1 else []
+            reasons += [reason for bit, (reason, _, _) in enumerate(checks) if key >> (bit + 1) & 1]
+            code = Code.UnschedulableAndUnresolvable if key >> (len(checks) + 1) & 1 else Code.Unschedulable
+            shared[k] = Status(code, *reasons)
+        out = np.full(len(node_infos), None, object)
+        out[failing] = shared[which.reshape(-1)]
+        return out.tolist()
 
     # --- PreScore / Score ----------------------------------------------------------------
 

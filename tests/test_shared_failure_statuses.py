@@ -1,0 +1,85 @@
+"""Nodes that fail a Filter the same way share one Status object (NodeResourcesFit.filter_batch,
+Framework.run_filter_plugins_batch, the algorithm's chunk walk); the FitError histogram and
+NodeToStatus.nodes_for_status_code count shared objects by their nodes. These tests check that
+the sharing is invisible: same reasons, codes, counts and node order as one Status per node.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.types import Diagnosis, FitError, NodeToStatus
+from kschedctl.testing import make_node, make_pod, new_framework
+
+
+def _cluster():
+    """n0-n2 at their pod cap, n3-n4 short of cpu, n5 free, n6 too small for the pod at all."""
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="1" if i < 3 else "10").obj() for i in range(6)]
+    nodes.append(make_node("n6").capacity(cpu="1", memory="8Gi", pods="10").obj())
+    bound = [make_pod(f"b{i}").req(cpu="100m").node(f"n{i}").obj() for i in range(3)]
+    bound += [make_pod(f"c{i}").req(cpu="3").node(f"n{i}").obj() for i in (3, 4)]
+    return new_framework(nodes=nodes, pods=bound)
+
+
+def test_runtime_batch_shares_one_status_per_outcome():
+    fwk = _cluster()
+    fwk.use_batch = True
+    pod = make_pod("p").req(cpu="2").obj()
+    infos = fwk.snapshot.list()
+    state = CycleState()
+    assert fwk.run_pre_filter_plugins(state, pod, infos)[1].is_success()
+    batch = fwk.run_filter_plugins_batch(state, pod, infos)
+    fwk.use_batch = False
+    per_node = [fwk.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in infos]
+    assert [(s.code, s.reasons, s.plugin) if s is not None else None for s in batch] == [
+        (s.code, s.reasons, s.plugin) if not s.is_success() else None for s in per_node]
+    # n0-n2: "Too many pods" (one object); n3-n4: "Insufficient cpu" (another); n6 unresolvable.
+    assert batch[0] is batch[1] is batch[2] and batch[3] is batch[4]
+    assert batch[0] is not batch[3] and batch[5] is None
+    assert batch[0].reasons == ["Too many pods"] and batch[3].reasons == ["Insufficient cpu"]
+    assert batch[6].code == Code.UnschedulableAndUnresolvable and batch[3].code == Code.Unschedulable
+
+
+@pytest.mark.parametrize("absent", [None, Status(Code.UnschedulableAndUnresolvable, "gone")], ids=["no-absent", "absent"])
+def test_histogram_and_nodes_for_status_code_count_shared_statuses(absent):
+    fwk = _cluster()
+    infos = fwk.snapshot.list()
+    pods_full = Status(Code.Unschedulable, "Too many pods", "Insufficient cpu", plugin="NodeResourcesFit")
+    cpu = Status(Code.UnschedulableAndUnresolvable, "Insufficient cpu", plugin="NodeResourcesFit")
+    shared, copies = NodeToStatus(), NodeToStatus()
+    for ni, st in zip(infos[:5], [pods_full, cpu, pods_full, cpu, pods_full]):
+        shared.set(ni.name, st)
+        copies.set(ni.name, Status(st.code, *st.reasons, plugin=st.plugin))
+    if absent is not None:
+        shared.set_absent_nodes_status(absent)
+        copies.set_absent_nodes_status(absent)
+    a, b = FitError(make_pod("p").obj(), 7, Diagnosis(shared)), FitError(make_pod("p").obj(), 7, Diagnosis(copies))
+    assert a.reason_histogram() == b.reason_histogram()
+    assert list(a.reason_histogram()) == list(b.reason_histogram())  # same key order too
+    assert a.reason_histogram()["Insufficient cpu"] == 5
+    assert a.message() == b.message()
+    for code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
+        want = [n.name for n in infos if copies.get(n.name).code == code]
+        assert [n.name for n in shared.nodes_for_status_code(infos, code)] == want
+    assert [n.name for n in shared.nodes_for_status_code(infos, Code.Unschedulable)] == ["n0", "n2", "n4"]
+
+
+def test_diagnosis_of_unschedulable_pod_same_batched_and_per_node():
+    from kschedctl.algorithm import SchedulingAlgorithm
+    from kschedctl.framework.types import PodInfo, QueuedPodInfo
+
+    out = []
+    for batched in (True, False):
+        fwk = _cluster()
+        fwk.use_batch = batched
+        pod = make_pod("p").req(cpu="5").obj()
+        qpi = QueuedPodInfo(PodInfo.of(pod))
+        feasible, diagnosis = SchedulingAlgorithm().find_nodes_that_fit_pod(fwk, CycleState(), qpi, fwk.snapshot)
+        assert feasible == []
+        fe = FitError(pod, fwk.snapshot.num_nodes(), diagnosis)
+        out.append((fe.message(), sorted(diagnosis.unschedulable_plugins),
+                    {k: (v.code, v.reasons, v.plugin) for k, v in diagnosis.node_to_status.node_to_status.items()}))
+    assert out[0] == out[1]
+    assert out[0][0] == "0/7 nodes are available: 3 Too many pods, 7 Insufficient cpu."
