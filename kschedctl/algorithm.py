@@ -16,7 +16,8 @@ from typing import Sequence
 from .backend.cache import Snapshot
 from .framework.cycle_state import CycleState
 from .framework.interface import Code, NodePluginScores, Status
-from .framework.runtime import Framework, ScoreTable
+from .framework.runtime import Framework
+from .framework.score_table import ScoreTable
 from .framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
 
 MIN_FEASIBLE_NODES_TO_FIND = 100

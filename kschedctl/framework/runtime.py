@@ -2,7 +2,9 @@
 
 Upstream: pkg/scheduler/framework/runtime/framework.go. Plugins are reached only through
 the protocols of ``interface.py``. A plugin that raises is turned into an Error status that
-names it, so one broken plugin fails one pod's attempt and never the run.
+names it, so one broken plugin fails one pod's attempt and never the run. Like framework.go it
+holds one method per extension point, which keeps it long; the pieces with a life of their own
+(MultiPoint expansion, waiting pods, the score table) live beside it.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ import logging
 import operator
 from functools import partial
 from itertools import repeat
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..config.types import PLUGIN_SET_FIELDS, Plugin, PluginSet, Profile
+from ..backend.columnar import NodeBatch, columns_of
+from ..config.types import Plugin, Profile
 from .cycle_state import CycleState
 from .interface import (
     MAX_NODE_SCORE,
@@ -26,32 +28,18 @@ from .interface import (
     Code,
     NodePluginScores,
     NodeScore,
-    PluginScore,
     PostFilterResult,
     PreFilterResult,
     Status,
     implements,
 )
+from .multipoint import POINT_LABELS, RUNTIME_POINTS, FrameworkError, expand_multi_point
 from .registry import Registry
-from ..backend.columnar import NodeBatch, columns_of
+from .score_table import ScoreTable
 from .types import NodeInfo, NodeToStatus, PodInfo
+from .waiting_pods import WaitingPod
 
 log = logging.getLogger(__name__)
-
-# The config field of each extension point, and its name in upstream's messages.
-POINT_LABELS = {
-    "preEnqueue": "PreEnqueuePlugin", "queueSort": "QueueSortPlugin", "preFilter": "PreFilterPlugin",
-    "filter": "FilterPlugin", "postFilter": "PostFilterPlugin", "preScore": "PreScorePlugin",
-    "score": "ScorePlugin", "reserve": "ReservePlugin", "permit": "PermitPlugin", "preBind": "PreBindPlugin",
-    "bind": "BindPlugin", "postBind": "PostBindPlugin",
-    "placementGenerate": "PlacementGeneratePlugin", "placementScore": "PlacementScorePlugin",
-}
-_RUNTIME_POINTS = tuple(p for p in PLUGIN_SET_FIELDS)
-
-
-class FrameworkError(ValueError):
-    """The profile cannot be built (framework.go NewFramework errors)."""
-
 
 def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray) -> list[int]:
     """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
@@ -116,94 +104,6 @@ def _as_status(value: Any) -> Status:
     return value if isinstance(value, Status) else Status()
 
 
-class ScoreTable:
-    """The scores of one Score phase, by plugin: ``plugins`` is [(name, weight, normalized
-    scores in node order)], ``totals`` the weighted sum per node. ``node_plugin_scores()`` gives
-    the per-node NodePluginScores view (framework.NodePluginScores)."""
-
-    __slots__ = ("names", "plugins", "totals")
-
-    def __init__(self, names: list[str]) -> None:
-        self.names = names
-        self.plugins: list[tuple[str, int, list[int]]] = []
-        self.totals: list[int] = [0] * len(names)
-
-    def node_plugin_scores(self) -> list[NodePluginScores]:
-        out = []
-        for i, name in enumerate(self.names):
-            scores = [PluginScore(pname, values[i] * weight, values[i], weight) for pname, weight, values in self.plugins]
-            out.append(NodePluginScores(name, scores, self.totals[i]))
-        return out
-
-    def total_of(self, node_name: str) -> int | None:
-        try:
-            return self.totals[self.names.index(node_name)]
-        except ValueError:
-            return None
-
-
-@dataclass
-class WaitingPod:
-    """A pod held at Permit (waiting_pods_map.go): one pending plugin -> its deadline."""
-
-    pod: Any
-    node_name: str
-    pending_plugins: dict[str, float] = field(default_factory=dict)  # plugin -> deadline
-    timeouts: dict[str, float] = field(default_factory=dict)  # plugin -> timeout asked for (seconds)
-    result: Status | None = None
-
-    def allow(self, plugin: str) -> None:
-        self.pending_plugins.pop(plugin, None)
-        if not self.pending_plugins and self.result is None:
-            self.result = Status()
-
-    def reject(self, plugin: str, message: str) -> None:
-        if self.result is None:
-            self.result = Status(Code.Unschedulable, message, plugin=plugin)
-
-
-def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugin]]:
-    """expandMultiPointPlugins: each MultiPoint plugin joins every point it implements.
-
-    Order per point: overrides (in the point's own order), then MultiPoint-only plugins,
-    then the point's remaining plugins. A point whose `disabled` has "*" takes nothing from
-    MultiPoint.
-    """
-    out: dict[str, list[Plugin]] = {}
-    mp: PluginSet = plugins.multi_point
-    for point in _RUNTIME_POINTS:
-        specific: PluginSet = plugins.get(point)
-        disabled = {p.name for p in specific.disabled}
-        if "*" in disabled:
-            out[point] = list(specific.enabled)
-            continue
-        specific_names = {p.name for p in specific.enabled}
-        overrides: list[Plugin] = []
-        from_mp: list[Plugin] = []
-        seen_mp: set[str] = set()
-        for p in mp.enabled:
-            spec = registry.get(p.name)
-            if spec is None:
-                raise FrameworkError(f"{POINT_LABELS.get(point, point)} \"{p.name}\" does not exist")
-            if not implements(spec.plugin_class, point):
-                continue
-            if p.name in disabled:
-                continue
-            if p.name in specific_names:
-                continue  # override: the specific entry wins, placed below
-            if p.name in seen_mp:
-                raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{POINT_LABELS.get(point, point)}\"")
-            seen_mp.add(p.name)
-            from_mp.append(p)
-        mp_names = {p.name for p in mp.enabled}
-        for p in specific.enabled:
-            if p.name in mp_names and p.name not in disabled:
-                overrides.append(p)
-        rest = [p for p in specific.enabled if p.name not in mp_names or p.name in disabled]
-        out[point] = overrides + from_mp + rest
-    return out
-
-
 class Framework:
     """frameworkImpl: the plugins of one profile, and the Handle they are given."""
 
@@ -213,7 +113,7 @@ class Framework:
         self.context = context  # the scheduler-wide state plugins may read (see Handle methods)
         self.snapshot: Any = None
         self.waiting_pods: dict[str, WaitingPod] = {}
-        self.points: dict[str, list[Any]] = {p: [] for p in _RUNTIME_POINTS}
+        self.points: dict[str, list[Any]] = {p: [] for p in RUNTIME_POINTS}
         self.score_weights: dict[str, int] = {}
         self.placement_score_weights: dict[str, int] = {}
         self.instances: dict[str, Any] = {}

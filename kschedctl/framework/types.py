@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections import Counter
-from itertools import compress
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Iterable, Mapping
 
 from ..api.labels import LabelSelector, LabelSelectorRequirement
