@@ -328,12 +328,15 @@ def make_pod_group(name: str, namespace: str = "default", min_count: int | None 
 # --- a framework over a snapshot, for plugin tests -----------------------------------------
 
 
-def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None) -> str:
+def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None,
+                 weights: dict[str, int] | None = None) -> str:
     """A KubeSchedulerConfiguration (YAML text) whose one profile runs just these plugins, plus
-    the queue sort and binder every profile needs; pluginConfig args by plugin name."""
+    the queue sort and binder every profile needs; pluginConfig args and score weights by name."""
     import yaml
 
-    enabled = [{"name": n} for n in ("PrioritySort", "DefaultBinder", *names)]
+    weights = weights or {}
+    enabled = [{"name": n, **({"weight": weights[n]} if n in weights else {})}
+               for n in ("PrioritySort", "DefaultBinder", *names)]
     profile: dict[str, Any] = {"schedulerName": "default-scheduler",
                                "plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": enabled}}}
     if plugin_config:

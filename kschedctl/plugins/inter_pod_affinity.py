@@ -27,9 +27,16 @@ from ..framework.interface import (
     Status,
 )
 from ..framework.registry import PluginSpec
-from ..framework.types import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm, new_affinity_term
+from ..framework.types import (
+    AffinityTerm,
+    NodeInfo,
+    PodInfo,
+    WeightedAffinityTerm,
+    new_affinity_term,
+)
 from . import inter_pod_affinity_counts as ipa_counts
 from . import names
+from .helper import validated_args
 from .row_aggregate import tracked_rows
 
 NAME = names.InterPodAffinity
@@ -157,10 +164,7 @@ def _process_terms(scores: dict[str, dict[str, int]], terms: Iterable[WeightedAf
 
 class InterPodAffinity:
     def __init__(self, args: dict | None, handle: Any) -> None:
-        args = default_args(args, None)
-        errors = validate_args(args, None)
-        if errors:
-            raise ValueError("; ".join(f"{f}: {m}" for f, m in errors))
+        args = validated_args(args, handle, default_args, validate_args)
         self.hard_pod_affinity_weight: int = int(args["hardPodAffinityWeight"])
         self.ignore_preferred_terms_of_existing_pods: bool = bool(args["ignorePreferredTermsOfExistingPods"])
         self.handle = handle

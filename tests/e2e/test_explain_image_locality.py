@@ -7,8 +7,7 @@ gcr.io/40 and gcr.io/250; n1 has 40M (40M/2 < 23M -> 0), n2 has 250M:
 
 from __future__ import annotations
 
-
-
+from kschedctl.testing import only_plugins
 
 MB = 1024 * 1024
 SNAPSHOT = f"""\
@@ -33,16 +32,7 @@ items:
   spec: {{containers: [{{name: a, image: gcr.io/40}}, {{name: b, image: gcr.io/250}}]}}
 """
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: ImageLocality}]
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("ImageLocality")
 
 
 def test_explain_image_locality(explain_json) -> None:

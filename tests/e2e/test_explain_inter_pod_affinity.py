@@ -7,8 +7,7 @@ existing-pods reason; `cache` prefers the zone of `db` (n1), so n1 scores 100 an
 
 from __future__ import annotations
 
-
-
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -44,16 +43,7 @@ items:
 """
 
 # Only InterPodAffinity (plus the mandatory sort and bind plugins), weight 2 as in the default profile.
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: InterPodAffinity, weight: 2}]
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("InterPodAffinity", weights={"InterPodAffinity": 2})
 
 
 def test_explain_inter_pod_affinity(explain_json) -> None:

@@ -7,8 +7,7 @@ score by the preferred terms: n1 matches weight 2, n2 weights 2+4 -> normalized 
 
 from __future__ import annotations
 
-
-
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -31,23 +30,10 @@ items:
         - {weight: 4, preference: {matchExpressions: [{key: gpu, operator: Exists}]}}
 """
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: NodeAffinity, weight: 2}]
-      disabled: [{name: "*"}]
-  pluginConfig:
-  - name: NodeAffinity
-    args:
-      addedAffinity:
-        requiredDuringSchedulingIgnoredDuringExecution:
-          nodeSelectorTerms:
-          - matchExpressions: [{key: zone, operator: Exists}]
-"""
+ADDED_AFFINITY = {"requiredDuringSchedulingIgnoredDuringExecution": {
+    "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]}}
+CONFIG = only_plugins("NodeAffinity", weights={"NodeAffinity": 2},
+                      plugin_config={"NodeAffinity": {"addedAffinity": ADDED_AFFINITY}})
 
 
 def test_explain_node_affinity(explain_json) -> None:

@@ -7,8 +7,7 @@ Unschedulable). The bound pod uses TCP 8080 on 0.0.0.0 on n1, which overlaps the
 
 from __future__ import annotations
 
-
-
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -26,16 +25,7 @@ items:
   spec: {containers: [{name: c, image: x, ports: [{containerPort: 8080, hostPort: 8080, hostIP: 127.0.0.1}]}]}
 """
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: NodePorts}]
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("NodePorts")
 
 
 def test_explain_node_ports(explain_json) -> None:

@@ -17,6 +17,7 @@ import pytest
 import typer.testing
 
 import kschedctl.cli
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -40,20 +41,7 @@ items:
   spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
 """
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - {name: PrioritySort}
-      - {name: DefaultBinder}
-      - {name: NodeResourcesFit}
-      - {name: NodeResourcesBalancedAllocation}
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("NodeResourcesFit", "NodeResourcesBalancedAllocation")
 
 
 @pytest.mark.parametrize("version,balanced", [("1.35", {"busy": 81, "idle": 93}), ("1.37", {"busy": 72, "idle": 71})])

@@ -8,8 +8,7 @@ feasible node 100.
 
 from __future__ import annotations
 
-
-
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -38,16 +37,7 @@ items:
 """
 
 # Only PodTopologySpread (plus the mandatory sort and bind plugins), weight 2 as in the default profile.
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: PodTopologySpread, weight: 2}]
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("PodTopologySpread", weights={"PodTopologySpread": 2})
 
 
 def test_explain_pod_topology_spread(explain_json) -> None:

@@ -13,6 +13,7 @@ import pytest
 import typer.testing
 
 import kschedctl.cli
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -46,16 +47,7 @@ items:
     tolerations: [{key: foo, operator: Equal, value: bar, effect: PreferNoSchedule}]
 """
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: TaintToleration, weight: 3}]
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("TaintToleration", weights={"TaintToleration": 3})
 
 
 @pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])

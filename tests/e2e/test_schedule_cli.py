@@ -2,10 +2,9 @@
 explain -o json, exit codes)."""
 
 import json
+from pathlib import Path
 
 from kschedctl.testing import make_node, make_pod
-
-from pathlib import Path
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "cluster.yaml")
 

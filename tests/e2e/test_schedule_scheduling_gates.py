@@ -12,6 +12,7 @@ from pathlib import Path
 import typer.testing
 
 import kschedctl.cli
+from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
 apiVersion: v1
@@ -28,16 +29,7 @@ items:
   spec: {containers: [{name: c, image: x}]}
 """
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: SchedulingGates}]
-      disabled: [{name: "*"}]
-"""
+CONFIG = only_plugins("SchedulingGates")
 
 
 def test_schedule_scheduling_gates(tmp_path: Path) -> None:

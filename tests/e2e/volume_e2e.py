@@ -9,18 +9,9 @@ from typing import Any
 import typer.testing
 
 import kschedctl.cli
+from kschedctl.testing import only_plugins
 
-CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      disabled: [{name: "*"}]
-      enabled: [{name: PrioritySort}, {name: DefaultBinder}, {name: VolumeRestrictions}, {name: NodeVolumeLimits},
-                {name: VolumeBinding}, {name: VolumeZone}, {name: DynamicResources, weight: 2}]
-"""
+CONFIG = only_plugins("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DynamicResources", weights={"DynamicResources": 2})
 
 NODES = """\
 - {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}},
