@@ -7,7 +7,7 @@
 
 Each case runs in its own process so that peak RSS belongs to that case. The workload is
 written to a temporary JSON (or, with --yaml, YAML) file and loaded through
-kschedctl.snapshot.loader, so the load time is the one a user sees.
+kschedctl.cluster.loader, so the load time is the one a user sees.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bo
     """Generate, write, load, schedule; returns the figures of one case."""
     import workloads
 
+    from kschedctl.cluster.loader import load_snapshot
     from kschedctl.config.loader import load_config_file
-    from kschedctl.plugin_manager import default_registry
-    from kschedctl.scheduler import Scheduler
-    from kschedctl.snapshot.loader import load_snapshot
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.scheduler.scheduler import Scheduler
     from kschedctl.versions import DEFAULT_VERSION, KubeVersion
 
     if measured is None:

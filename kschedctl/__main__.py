@@ -1,3 +1,3 @@
-from .cli import main
+from kschedctl.cli.app import main
 
 main()

@@ -17,7 +17,7 @@ hookimpl = pluggy.HookimplMarker("kschedctl")
 def kschedctl_register_plugins() -> list:  # type: ignore[empty-body]
     """Called once when the registry is built.
 
-    Return a list of ``kschedctl.framework.registry.PluginSpec``: each names a plugin, its
+    Return a list of ``kschedctl.framework.runtime.registry.PluginSpec``: each names a plugin, its
     factory ``factory(args, handle)`` returning the plugin instance, the plugin class (its
     methods say which extension points it implements), and optionally the kind of its args,
     a defaulting function, a validation function and a JSON Schema for the args.

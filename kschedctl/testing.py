@@ -13,7 +13,7 @@ import copy
 import random
 from typing import Any, Iterable
 
-from .api.types import Node, Pod
+from kschedctl.api.types import Node, Pod
 
 _RES_ALIASES = {"ephemeral_storage": "ephemeral-storage"}
 
@@ -358,8 +358,8 @@ class FakeContext:
     """The scheduler-wide state a Framework hands to plugins, without a scheduler."""
 
     def __init__(self, objects: Any = None, version: Any = None, seed: int = 0) -> None:
-        from .snapshot.objects import ClusterObjects
-        from .versions import KubeVersion
+        from kschedctl.cluster.objects import ClusterObjects
+        from kschedctl.versions import KubeVersion
 
         self.objects = objects if objects is not None else ClusterObjects()
         self.version = version if version is not None else KubeVersion()
@@ -370,7 +370,7 @@ class FakeContext:
 
 
 def new_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Any:
-    from .backend.cache import Snapshot
+    from kschedctl.backend.cache.cache import Snapshot
 
     return Snapshot.from_nodes_and_pods(list(nodes), list(pods))
 
@@ -378,9 +378,9 @@ def new_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Any:
 def new_framework(config_yaml: str | None = None, *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                   objects: Any = None, version: Any = None) -> Any:
     """A Framework for the (first) profile of a config (default config when None), over a snapshot."""
-    from .config.loader import load_config_text
-    from .framework.runtime import Framework
-    from .plugin_manager import default_registry
+    from kschedctl.config.loader import load_config_text
+    from kschedctl.framework.runtime.framework import Framework
+    from kschedctl.framework.runtime.plugin_manager import default_registry
 
     ctx = FakeContext(objects, version)
     registry = default_registry().registry
@@ -457,7 +457,7 @@ class StorageObjectBuilder:
         return copy.deepcopy(self.raw)
 
     def obj(self) -> Any:
-        from .api.types import GenericObject
+        from kschedctl.api.types import GenericObject
 
         return GenericObject.from_dict(self.dict(), namespaced=self.namespaced)
 
@@ -493,7 +493,7 @@ def make_csi_node(name: str, limits: dict[str, int | None]) -> StorageObjectBuil
 
 def cluster_objects(*objs: Any) -> Any:
     """ClusterObjects holding these GenericObjects (or builders), indexed by kind."""
-    from .snapshot.objects import ClusterObjects
+    from kschedctl.cluster.objects import ClusterObjects
 
     out = ClusterObjects()
     index = {"PersistentVolume": out.persistent_volumes, "StorageClass": out.storage_classes,

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from kschedctl.algorithm import SchedulingAlgorithm, go_div
-from kschedctl.backend.cache import Cache, NodeTree, Snapshot
+from kschedctl.backend.cache.cache import Cache, NodeTree, Snapshot
 from kschedctl.framework.interface import NodePluginScores
+from kschedctl.scheduler.algorithm import SchedulingAlgorithm, go_div
 from kschedctl.testing import make_node, make_pod
 
 

@@ -14,12 +14,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kschedctl.algorithm import SchedulingAlgorithm, SchedulingError
-from kschedctl.backend.cache import Cache, Snapshot
-from kschedctl.backend.columnar import NodeBatch, columns_of
+from kschedctl.backend.cache.cache import Cache, Snapshot
+from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, NodeScore
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
+from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.testing import make_node, make_pod, new_framework
 
 ZONES = ["z1", "z2", "z3"]

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_batch_equivalence import ZONES, nodes_st, pod_st
 
-from kschedctl.backend.cache import Cache, Snapshot
+from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.plugins import inter_pod_affinity as ipa
 from kschedctl.plugins.pod_topology_spread import filtering as pts_filtering

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from kschedctl.cluster.loader import ClusterSnapshot, _build, resolve_priorities
 from kschedctl.config.loader import load_config_text
-from kschedctl.plugin_manager import default_registry
-from kschedctl.scheduler import Scheduler
-from kschedctl.snapshot.loader import ClusterSnapshot, _build, resolve_priorities
+from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod, make_pod_group
 from kschedctl.versions import KubeVersion
 

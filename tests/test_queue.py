@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kschedctl.backend import events as ev
-from kschedctl.backend.queue import (
+from kschedctl.backend.queue.scheduling_queue import (
     ACTIVE_Q,
     BACKOFF_Q,
     UNSCHEDULABLE_PODS,
@@ -16,6 +15,7 @@ from kschedctl.backend.queue import (
     QueueingStrategy,
     build_queueing_hint_map,
 )
+from kschedctl.framework import events as ev
 from kschedctl.framework.interface import ClusterEvent, Code, Status
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
 from kschedctl.testing import FakeClock, make_node, make_pod, new_framework

@@ -3,7 +3,10 @@ non-zero defaults (pkg/scheduler/util/pod_resources.go)."""
 
 import pytest
 
-from kschedctl.framework.resource import compute_non_zero_request, compute_pod_resource_request
+from kschedctl.framework.resource import (
+    compute_non_zero_request,
+    compute_pod_resource_request,
+)
 from kschedctl.testing import make_pod
 
 Mi = 1024 * 1024

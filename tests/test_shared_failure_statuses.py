@@ -67,8 +67,8 @@ def test_histogram_and_nodes_for_status_code_count_shared_statuses(absent):
 
 
 def test_diagnosis_of_unschedulable_pod_same_batched_and_per_node():
-    from kschedctl.algorithm import SchedulingAlgorithm
     from kschedctl.framework.types import PodInfo, QueuedPodInfo
+    from kschedctl.scheduler.algorithm import SchedulingAlgorithm
 
     out = []
     for batched in (True, False):

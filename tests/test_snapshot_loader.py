@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from kschedctl.api.errors import InputError
-from kschedctl.snapshot.loader import load_snapshot
+from kschedctl.cluster.loader import load_snapshot
 from kschedctl.testing import make_node, make_pod
 
 

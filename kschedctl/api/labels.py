@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .errors import ObjectError
+from kschedctl.api.errors import ObjectError
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ObjectError
-from .labels import (
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.labels import (
     LabelSelector,
     LabelSelectorRequirement,
     NodeSelector,
@@ -22,7 +22,7 @@ from .labels import (
     node_selector_from_dict,
     preferred_terms_from_list,
 )
-from .quantity import QuantityError, parse_quantity
+from kschedctl.api.quantity import QuantityError, parse_quantity
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_NAMESPACE = "default"

@@ -10,9 +10,17 @@ from __future__ import annotations
 import copy
 import logging
 
-from ..framework.registry import Registry
-from ..versions import KubeVersion
-from .types import PLUGIN_SET_FIELDS, KubeSchedulerConfiguration, Plugin, PluginConfig, Plugins, PluginSet, Profile
+from kschedctl.config.types import (
+    PLUGIN_SET_FIELDS,
+    KubeSchedulerConfiguration,
+    Plugin,
+    PluginConfig,
+    Plugins,
+    PluginSet,
+    Profile,
+)
+from kschedctl.framework.runtime.registry import Registry
+from kschedctl.versions import KubeVersion
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,19 @@ from typing import Any
 
 import yaml
 
-from ..api.errors import InputError
-from ..framework.registry import Registry
-from ..versions import KubeVersion
-from .defaults import set_defaults
-from .types import PLUGIN_SET_FIELDS, KubeSchedulerConfiguration, Plugin, PluginConfig, Plugins, PluginSet, Profile
+from kschedctl.api.errors import InputError
+from kschedctl.config.defaults import set_defaults
+from kschedctl.config.types import (
+    PLUGIN_SET_FIELDS,
+    KubeSchedulerConfiguration,
+    Plugin,
+    PluginConfig,
+    Plugins,
+    PluginSet,
+    Profile,
+)
+from kschedctl.framework.runtime.registry import Registry
+from kschedctl.versions import KubeVersion
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"

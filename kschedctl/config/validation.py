@@ -18,10 +18,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..api.validation import is_extended_resource_name, qualified_name_errors
-from ..framework.registry import Registry
-from ..versions import KubeVersion
-from .types import PLUGIN_SET_FIELDS, KubeSchedulerConfiguration, PluginSet
+from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
+from kschedctl.config.types import (
+    PLUGIN_SET_FIELDS,
+    KubeSchedulerConfiguration,
+    PluginSet,
+)
+from kschedctl.framework.runtime.registry import Registry
+from kschedctl.versions import KubeVersion
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 
@@ -347,8 +351,8 @@ def registry_issues(cfg: KubeSchedulerConfiguration, registry: Registry) -> list
 def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry,
                      skip: set[int] | None = None, check_queue_sort: bool = True) -> list[Issue]:
     """Build each profile's Framework (NewFramework errors), then profile.go's queue sort check."""
-    from ..framework.runtime import Framework
-    from ..testing import FakeContext
+    from kschedctl.framework.runtime.framework import Framework
+    from kschedctl.testing import FakeContext
 
     out: list[Issue] = []
     built: list[tuple[int, Any]] = []

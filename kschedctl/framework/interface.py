@@ -12,9 +12,9 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..api.types import Pod
-    from .cycle_state import CycleState
-    from .types import NodeInfo, PodInfo, QueuedPodInfo
+    from kschedctl.api.types import Pod
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0

@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from ..api.types import Container, Pod
+from kschedctl.api.types import Container, Pod
 
 CPU = "cpu"
 MEMORY = "memory"

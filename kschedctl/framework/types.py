@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import Iterable, Mapping
 
-from ..api.labels import LabelSelector, LabelSelectorRequirement
-from ..api.types import Node, Pod, PodAffinityTerm
-from .interface import Code, Status
-from .resource import (
+from kschedctl.api.labels import LabelSelector, LabelSelectorRequirement
+from kschedctl.api.types import Node, Pod, PodAffinityTerm
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.resource import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState
-from ..framework.interface import Status
-from ..framework.registry import PluginSpec
-from . import names
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Status
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.plugins import names
 
 NAME = names.DefaultBinder
 

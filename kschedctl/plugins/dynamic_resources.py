@@ -20,9 +20,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import (
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
     ClusterEventWithHint,
@@ -32,9 +32,9 @@ from ..framework.interface import (
     PreFilterResult,
     Status,
 )
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
 
 NAME = names.DynamicResources
 STATE_KEY = NAME

@@ -6,7 +6,7 @@ Upstream: pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go.
 * 1.35/1.36 Permit: Wait (permitTimeoutDuration, 5 min) while fewer than minCount pods of the
   group are assumed or assigned; the pod that completes the quorum allows every waiting pod
   of its group. 1.35 says "…to be waiting on permit", 1.36 "…to be scheduled".
-* 1.37 PlacementFeasible (called by the group cycle, kschedctl/podgroup_cycle.py, with the
+* 1.37 PlacementFeasible (called by the group cycle, kschedctl/scheduler/schedule_one_podgroup.py, with the
   scheduled/remaining counts): Unschedulable once minCount cannot be reached, Wait while it
   is not reached yet, Success when it is.
 The plugin only acts when the GenericWorkload gate is on (the API server drops the pod's
@@ -17,11 +17,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api.types import Pod
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, QueueingHint, Status
-from ..framework.registry import PluginSpec
-from .. import podgroup as pg
-from . import names
+from kschedctl.api.types import Pod
+from kschedctl.backend import podgroup as pg
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    QueueingHint,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.plugins import names
 
 NAME = names.GangScheduling
 PERMIT_TIMEOUT_SECONDS = 5 * 60.0  # permitTimeoutDuration

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..framework.interface import NodeScore, Status
+from kschedctl.framework.interface import NodeScore, Status
 
 
 def go_div(a: int, b: int) -> int:

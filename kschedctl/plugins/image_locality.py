@@ -14,13 +14,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState
-from ..framework.interface import MAX_NODE_SCORE, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import ImageStateSummary, NodeInfo
-from . import names
-from .helper import go_div
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import MAX_NODE_SCORE, Status
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import ImageStateSummary, NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import go_div
 
 NAME = names.ImageLocality
 MB = 1024 * 1024

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..api.types import Node, Pod
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import (
+from kschedctl.api.types import Node, Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
     ClusterEventWithHint,
@@ -26,18 +26,18 @@ from ..framework.interface import (
     QueueingHint,
     Status,
 )
-from ..framework.registry import PluginSpec
-from ..framework.types import (
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import (
     AffinityTerm,
     NodeInfo,
     PodInfo,
     WeightedAffinityTerm,
     new_affinity_term,
 )
-from . import inter_pod_affinity_counts as ipa_counts
-from . import names
-from .helper import validated_args
-from .row_aggregate import tracked_rows
+from kschedctl.plugins import inter_pod_affinity_counts as ipa_counts
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import validated_args
+from kschedctl.plugins.row_aggregate import tracked_rows
 
 NAME = names.InterPodAffinity
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

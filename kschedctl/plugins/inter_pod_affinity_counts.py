@@ -20,8 +20,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..framework.types import AffinityTerm, NodeInfo
-from .row_aggregate import Contribution, Tracked, aggregate, label_codes
+from kschedctl.framework.types import AffinityTerm, NodeInfo
+from kschedctl.plugins.row_aggregate import (
+    Contribution,
+    Tracked,
+    aggregate,
+    label_codes,
+)
 
 TopologyPair = tuple[str, str]
 NsLabelsFn = Callable[[str], Mapping[str, str]]

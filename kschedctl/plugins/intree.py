@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 
-from ..framework.registry import PluginSpec
-from ..hookspecs import hookimpl
-from .names import IN_TREE_MODULES
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.hookspecs import hookimpl
+from kschedctl.plugins.names import IN_TREE_MODULES
 
 # Modules that failed to import or register: reported by the plugin manager, never fatal.
 LOAD_ERRORS: list[str] = []

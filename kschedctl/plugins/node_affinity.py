@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
-from ..api.errors import ObjectError
-from ..api.labels import (
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.labels import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
@@ -22,9 +22,9 @@ from ..api.labels import (
     node_selector_from_dict,
     preferred_terms_from_list,
 )
-from ..api.types import Node, Pod
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import (
+from kschedctl.api.types import Node, Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
     ClusterEventWithHint,
@@ -34,10 +34,13 @@ from ..framework.interface import (
     QueueingHint,
     Status,
 )
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
-from .helper import default_normalize_score, default_normalize_score_batch
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import (
+    default_normalize_score,
+    default_normalize_score_batch,
+)
 
 NAME = names.NodeAffinity
 ARGS_KIND = "NodeAffinityArgs"

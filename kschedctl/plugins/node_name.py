@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
 
 NAME = names.NodeName
 ERR_REASON = "node(s) didn't match the requested node name"

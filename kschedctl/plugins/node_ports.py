@@ -9,12 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, PreFilterResult, QueueingHint, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import HostPortInfo, NodeInfo, host_ports_of
-from . import names
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    PreFilterResult,
+    QueueingHint,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import HostPortInfo, NodeInfo, host_ports_of
+from kschedctl.plugins import names
 
 NAME = names.NodePorts
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

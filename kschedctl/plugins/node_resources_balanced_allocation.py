@@ -19,14 +19,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState
-from ..framework.interface import MAX_NODE_SCORE, Code, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
-from .helper import validated_args
-from .resource_allocation import (
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import validated_args
+from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
     Scorer,
     allocation_columns,

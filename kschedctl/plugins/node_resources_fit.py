@@ -16,10 +16,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..api.types import Node, Pod
-from ..api.validation import is_extended_resource_name, qualified_name_errors
-from ..framework.cycle_state import CycleState
-from ..framework.interface import (
+from kschedctl.api.types import Node, Pod
+from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -27,12 +27,12 @@ from ..framework.interface import (
     QueueingHint,
     Status,
 )
-from ..framework.registry import PluginSpec
-from ..framework.resource import Resource, compute_pod_resource_request
-from ..framework.types import NodeInfo, PodInfo
-from . import names
-from .helper import validated_args
-from .resource_allocation import (
+from kschedctl.framework.resource import Resource, compute_pod_resource_request
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import validated_args
+from kschedctl.plugins.resource_allocation import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,

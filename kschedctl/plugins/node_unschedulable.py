@@ -7,13 +7,23 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..api.types import TAINT_EFFECT_NO_SCHEDULE, Pod, Taint, tolerations_tolerate_taint
-from ..backend.columnar import map_flagged
-from ..framework.cycle_state import CycleState
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
+from kschedctl.api.types import (
+    TAINT_EFFECT_NO_SCHEDULE,
+    Pod,
+    Taint,
+    tolerations_tolerate_taint,
+)
+from kschedctl.backend.cache.columnar import map_flagged
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
 
 NAME = names.NodeUnschedulable
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"

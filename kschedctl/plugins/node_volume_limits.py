@@ -19,14 +19,28 @@ import math
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..api.quantity import QuantityError, int_value
-from ..api.types import GenericObject, Pod, Volume
-from ..framework.cycle_state import CycleState
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, PreFilterResult, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
-from .volume_util import claim_class, claim_name_of, get_pvc, labels, spec, volume_is_for_pod, NotFound
+from kschedctl.api.quantity import QuantityError, int_value
+from kschedctl.api.types import GenericObject, Pod, Volume
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    PreFilterResult,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.volume_util import (
+    NotFound,
+    claim_class,
+    claim_name_of,
+    get_pvc,
+    labels,
+    spec,
+    volume_is_for_pod,
+)
 
 NAME = names.NodeVolumeLimits
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framework.registry import PluginSpec
-from ..placement import PodGroupAssignment
-from .. import podgroup as pg
-from .resource_allocation import (ResourceAllocationScorer, least_resource_scorer, most_resource_scorer,
-                                  requested_to_capacity_ratio_scorer, resources_from_args)
+from kschedctl.backend import podgroup as pg
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.plugins.resource_allocation import (
+    ResourceAllocationScorer,
+    least_resource_scorer,
+    most_resource_scorer,
+    requested_to_capacity_ratio_scorer,
+    resources_from_args,
+)
+from kschedctl.scheduler.placement import PodGroupAssignment
 
 NAME = "PlacementBinPacking"
 DEFAULT_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
@@ -34,7 +39,7 @@ def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
     (type, resources, shape); upstream also refuses the args while TopologyAwareWorkloadScheduling
     is off (placement_bin_packing_test.go TestPlacementBinPackingArgsValidation "Fails to validate
     if feature is not enabled"; that message is kschedctl's wording)."""
-    from .node_resources_fit import validate_args as validate_fit_args
+    from kschedctl.plugins.node_resources_fit import validate_args as validate_fit_args
 
     errs = validate_fit_args({"scoringStrategy": args.get("scoringStrategy")}, version)
     if version is not None and not version.feature_enabled("TopologyAwareWorkloadScheduling"):

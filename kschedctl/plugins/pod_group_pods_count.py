@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
-from ..framework.registry import PluginSpec
-from ..placement import PlacementScore, PodGroupAssignment
-from .. import podgroup as pg
+from kschedctl.backend import podgroup as pg
+from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.scheduler.placement import PlacementScore, PodGroupAssignment
 
 NAME = "PodGroupPodsCount"
 

@@ -6,9 +6,9 @@ input order as a last tie-breaker so the order is total and runs are determinist
 
 from __future__ import annotations
 
-from ..framework.registry import PluginSpec
-from ..framework.types import QueuedPodInfo
-from . import names
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import QueuedPodInfo
+from kschedctl.plugins import names
 
 NAME = names.PrioritySort
 

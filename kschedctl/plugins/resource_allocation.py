@@ -16,15 +16,15 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..api.types import Pod
-from ..framework.interface import (
+from kschedctl.api.types import Pod
+from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_NODE_SCORE,
     Code,
     Status,
 )
-from ..framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
-from ..framework.types import NodeInfo, PodInfo
+from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
+from kschedctl.framework.types import NodeInfo, PodInfo
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"

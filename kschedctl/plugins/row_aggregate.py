@@ -18,8 +18,8 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from ..backend.columnar import Columns, columns_of
-from ..framework.types import NodeInfo
+from kschedctl.backend.cache.columnar import Columns, columns_of
+from kschedctl.framework.types import NodeInfo
 
 Contribution = dict[Hashable, dict[Hashable, int]]  # group -> key -> count (counts > 0)
 

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api.types import Pod
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, QueueingHint, Status
-from ..framework.registry import PluginSpec
-from . import names
+from kschedctl.api.types import Pod
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    QueueingHint,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.plugins import names
 
 NAME = names.SchedulingGates
 

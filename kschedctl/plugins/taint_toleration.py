@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..api.types import (
+from kschedctl.api.types import (
     TAINT_EFFECT_NO_EXECUTE,
     TAINT_EFFECT_NO_SCHEDULE,
     TAINT_EFFECT_PREFER_NO_SCHEDULE,
@@ -22,9 +22,9 @@ from ..api.types import (
     Taint,
     Toleration,
 )
-from ..backend.columnar import map_flagged
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import (
+from kschedctl.backend.cache.columnar import map_flagged
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
     ClusterEventWithHint,
@@ -33,10 +33,13 @@ from ..framework.interface import (
     QueueingHint,
     Status,
 )
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
-from .helper import default_normalize_score, default_normalize_score_batch
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.helper import (
+    default_normalize_score,
+    default_normalize_score_batch,
+)
 
 NAME = names.TaintToleration
 PRE_SCORE_STATE_KEY = "PreScore" + NAME

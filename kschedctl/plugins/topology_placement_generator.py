@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framework.interface import Code, Status
-from ..framework.registry import PluginSpec
-from ..placement import Placement
-from .. import podgroup as pg
+from kschedctl.backend import podgroup as pg
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.scheduler.placement import Placement
 
 NAME = "TopologyPlacementGenerator"
 

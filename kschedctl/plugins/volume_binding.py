@@ -24,11 +24,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..api.labels import LabelSelector
-from ..api.quantity import QuantityError, int_value
-from ..api.types import GenericObject, Node, Pod
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import (
+from kschedctl.api.labels import LabelSelector
+from kschedctl.api.quantity import QuantityError, int_value
+from kschedctl.api.types import GenericObject, Node, Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -37,10 +37,10 @@ from ..framework.interface import (
     PreFilterResult,
     Status,
 )
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
-from .volume_util import (
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.volume_util import (
     ANN_SELECTED_NODE,
     CLAIM_LOST,
     NOT_SUPPORTED_PROVISIONER,

@@ -14,13 +14,24 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..api.types import Pod, Volume
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, PreFilterResult, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo, PodInfo
-from . import names
-from .volume_util import READ_WRITE_ONCE_POD, NotFound, access_modes, get_pvc
+from kschedctl.api.types import Pod, Volume
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    PreFilterResult,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.volume_util import (
+    READ_WRITE_ONCE_POD,
+    NotFound,
+    access_modes,
+    get_pvc,
+)
 
 NAME = names.VolumeRestrictions
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from ..api.labels import LabelSelector, node_selector_from_dict
-from ..api.quantity import QuantityError, int_value
-from ..api.types import GenericObject, Pod, Volume
+from kschedctl.api.labels import LabelSelector, node_selector_from_dict
+from kschedctl.api.quantity import QuantityError, int_value
+from kschedctl.api.types import GenericObject, Pod, Volume
 
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"

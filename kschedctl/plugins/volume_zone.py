@@ -14,13 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..api.types import Pod
-from ..framework.cycle_state import CycleState, StateNotFound
-from ..framework.interface import ClusterEvent, ClusterEventWithHint, Code, PreFilterResult, Status
-from ..framework.registry import PluginSpec
-from ..framework.types import NodeInfo
-from . import names
-from .volume_util import (
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    PreFilterResult,
+    Status,
+)
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.volume_util import (
     WAIT_FOR_FIRST_CONSUMER,
     NotFound,
     binding_mode,

@@ -7,8 +7,8 @@ import pytest
 from kschedctl.config.defaults import merge_plugin_set
 from kschedctl.config.loader import load_config_text
 from kschedctl.config.types import Plugin, PluginSet
-from kschedctl.framework.registry import PluginSpec, Registry
-from kschedctl.framework.runtime import Framework, FrameworkError
+from kschedctl.framework.runtime.framework import Framework, FrameworkError
+from kschedctl.framework.runtime.registry import PluginSpec, Registry
 from kschedctl.testing import FakeContext
 from kschedctl.versions import KubeVersion
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-import kschedctl.cli
+import kschedctl.cli.app
 from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
@@ -51,7 +51,7 @@ def test_explain_node_resources(tmp_path: Path, version: str, balanced: dict) ->
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
     result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app,
+        kschedctl.cli.app.app,
         ["explain", "default/pod", str(snap), "--config", str(cfg), "--kube-version", version, "-o", "json"])
     assert result.exit_code == 0, result.output
     nodes = json.loads(result.stdout)["nodes"]

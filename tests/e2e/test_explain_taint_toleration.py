@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-import kschedctl.cli
+import kschedctl.cli.app
 from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
@@ -57,7 +57,7 @@ def test_explain_taint_toleration(tmp_path: Path, version: str) -> None:
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
     result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["explain", "default/pod1", str(snap), "--config", str(cfg), "-o", "json",
+        kschedctl.cli.app.app, ["explain", "default/pod1", str(snap), "--config", str(cfg), "-o", "json",
                             "--kube-version", version])
     assert result.exit_code == 0, result.output
     nodes = json.loads(result.stdout)["nodes"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer.testing
 
-import kschedctl.cli
+import kschedctl.cli.app
 from kschedctl.testing import only_plugins
 
 SNAPSHOT = """\
@@ -38,7 +38,7 @@ def test_schedule_scheduling_gates(tmp_path: Path) -> None:
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
     result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app, ["schedule", str(snap), "--config", str(cfg), "-o", "json"])
+        kschedctl.cli.app.app, ["schedule", str(snap), "--config", str(cfg), "-o", "json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["skipped"] == [{"pod": "default/gated", "reason": "waiting for scheduling gates: [foo bar]"}]

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 from typing import Any, Iterable
 
 from kschedctl.api.types import Namespace, Node, Pod
+from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
-from kschedctl.snapshot.objects import ClusterObjects
 from kschedctl.testing import FakeContext, make_node, make_pod, new_snapshot
 
 # scoring_test.go `namespaces`: two teams, two sub-teams each.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.api.types import PodDisruptionBudget
+from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeToStatus
@@ -22,7 +23,6 @@ from kschedctl.plugins.default_preemption import (
     pick_one_node_for_preemption,
     validate_args,
 )
-from kschedctl.snapshot.objects import ClusterObjects
 from kschedctl.testing import make_node, make_pod, new_framework
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000

@@ -15,11 +15,11 @@ import random
 
 import pytest
 
+from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.loader import load_config_file
-from kschedctl.plugin_manager import default_registry
+from kschedctl.framework.runtime.plugin_manager import default_registry
 from kschedctl.plugins.default_preemption.plugin import DefaultPreemption
-from kschedctl.scheduler import Scheduler
-from kschedctl.snapshot.loader import load_snapshot
+from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
 
 ZONE = "topology.kubernetes.io/zone"

@@ -6,15 +6,29 @@ Upstream's default namespace "" is our "default"; unnamed upstream pods get name
 from __future__ import annotations
 
 import pytest
+from inter_pod_affinity_helpers import (
+    TEAM1_SELECTOR,
+    TEAM_NAMESPACES,
+    multi_term,
+    new_plugin,
+    node,
+    pods_named,
+    term,
+)
 
-from inter_pod_affinity_helpers import TEAM1_SELECTOR, TEAM_NAMESPACES, multi_term, new_plugin, node, pods_named, term
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint, Status
 from kschedctl.framework.types import PodInfo
 from kschedctl.plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFF,
+)
+from kschedctl.plugins.inter_pod_affinity import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH as ANTI,
+)
+from kschedctl.plugins.inter_pod_affinity import (
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING,
+)
+from kschedctl.plugins.inter_pod_affinity import (
     PRE_FILTER_STATE_KEY,
     PreFilterState,
     default_args,

@@ -6,12 +6,19 @@ Upstream's default namespace "" is our "default"; unnamed upstream pods get name
 from __future__ import annotations
 
 import pytest
+from inter_pod_affinity_helpers import (
+    TEAM1_SELECTOR,
+    TEAM_NAMESPACES,
+    new_plugin,
+    node,
+    pods_named,
+    term,
+)
 
-from inter_pod_affinity_helpers import TEAM1_SELECTOR, TEAM_NAMESPACES, new_plugin, node, pods_named, term
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, NodeScore, Status
-from kschedctl.plugins.inter_pod_affinity import PRE_SCORE_STATE_KEY, PreScoreState
 from kschedctl.framework.types import PodInfo
+from kschedctl.plugins.inter_pod_affinity import PRE_SCORE_STATE_KEY, PreScoreState
 from kschedctl.testing import make_pod
 
 SKIP = Status(Code.Skip)

@@ -5,8 +5,19 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, NodeScore, PreFilterResult, QueueingHint, Status
-from kschedctl.plugins.node_affinity import NodeAffinity, default_args, plugin_spec, validate_args
+from kschedctl.framework.interface import (
+    Code,
+    NodeScore,
+    PreFilterResult,
+    QueueingHint,
+    Status,
+)
+from kschedctl.plugins.node_affinity import (
+    NodeAffinity,
+    default_args,
+    plugin_spec,
+    validate_args,
+)
 from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 
 CONFIG = only_plugins("NodeAffinity")

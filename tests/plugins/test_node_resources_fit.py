@@ -12,7 +12,11 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import node_resources_fit as fit
-from kschedctl.plugins.node_resources_fit import NodeResourcesFit, default_args, validate_args
+from kschedctl.plugins.node_resources_fit import (
+    NodeResourcesFit,
+    default_args,
+    validate_args,
+)
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
     build_broken_linear_function,

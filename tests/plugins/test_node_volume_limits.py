@@ -7,8 +7,19 @@ from volume_fixtures import volume_framework
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins.node_volume_limits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, csi_attach_limit_key
-from kschedctl.testing import cluster_objects, make_csi_node, make_node, make_pod, make_pv, make_pvc, make_storage_class
+from kschedctl.plugins.node_volume_limits import (
+    ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
+    csi_attach_limit_key,
+)
+from kschedctl.testing import (
+    cluster_objects,
+    make_csi_node,
+    make_node,
+    make_pod,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
 
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"

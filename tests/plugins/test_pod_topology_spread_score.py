@@ -7,10 +7,10 @@ import pytest
 from pts_helpers import BAR, FOO, TAINTS, node, plugin_for, pod
 
 from kschedctl.api.types import GenericObject
+from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import ClusterEvent, Code, NodeScore, QueueingHint
 from kschedctl.plugins.pod_topology_spread import plugin_spec
-from kschedctl.snapshot.objects import ClusterObjects
 from kschedctl.testing import make_pod
 from kschedctl.versions import KubeVersion
 

@@ -9,7 +9,14 @@ from volume_fixtures import volume_framework
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.plugins import volume_binding as vb
-from kschedctl.testing import cluster_objects, make_node, make_pod, make_pv, make_pvc, make_storage_class
+from kschedctl.testing import (
+    cluster_objects,
+    make_node,
+    make_pod,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
 from kschedctl.versions import KubeVersion
 
 HOST = "kubernetes.io/hostname"

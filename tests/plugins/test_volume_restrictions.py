@@ -8,7 +8,10 @@ from volume_fixtures import volume_framework
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT, ERR_REASON_RWOP_CONFLICT
+from kschedctl.plugins.volume_restrictions import (
+    ERR_REASON_DISK_CONFLICT,
+    ERR_REASON_RWOP_CONFLICT,
+)
 from kschedctl.testing import cluster_objects, make_node, make_pod, make_pvc
 
 GCE = lambda pd, ro=False: {"name": "v", "gcePersistentDisk": {"pdName": pd, "readOnly": ro}}  # noqa: E731

@@ -8,7 +8,14 @@ from volume_fixtures import volume_framework
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.plugins.volume_zone import ERR_REASON_CONFLICT
-from kschedctl.testing import cluster_objects, make_node, make_pod, make_pv, make_pvc, make_storage_class
+from kschedctl.testing import (
+    cluster_objects,
+    make_node,
+    make_pod,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
 
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"

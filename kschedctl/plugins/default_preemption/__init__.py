@@ -5,8 +5,8 @@ Upstream: pkg/scheduler/framework/plugins/defaultpreemption/ and pkg/scheduler/f
 
 from __future__ import annotations
 
-from ...framework.registry import PluginSpec
-from .evaluator import (
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.plugins.default_preemption.evaluator import (
     Candidate,
     Evaluator,
     earliest_pod_start_time,
@@ -15,7 +15,13 @@ from .evaluator import (
     pick_one_node_for_preemption,
     pod_start_time,
 )
-from .plugin import NAME, DefaultPreemption, default_args, pod_terminating_by_preemption, validate_args
+from kschedctl.plugins.default_preemption.plugin import (
+    NAME,
+    DefaultPreemption,
+    default_args,
+    pod_terminating_by_preemption,
+    validate_args,
+)
 
 
 def plugin_spec() -> PluginSpec:

@@ -20,10 +20,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Protocol, Sequence
 
-from ...api.types import Pod, PodDisruptionBudget
-from ...framework.cycle_state import CycleState
-from ...framework.interface import Code, PostFilterResult, Status
-from ...framework.types import Diagnosis, FitError, NodeInfo, NodeToStatus, PodInfo
+from kschedctl.api.types import Pod, PodDisruptionBudget
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, PostFilterResult, Status
+from kschedctl.framework.types import (
+    Diagnosis,
+    FitError,
+    NodeInfo,
+    NodeToStatus,
+    PodInfo,
+)
 
 ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 ERR_NO_CANDIDATE = "no candidate node for preemption"

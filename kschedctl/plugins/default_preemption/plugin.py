@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from ...api.types import Pod, PodDisruptionBudget
-from ...framework.cycle_state import CycleState
-from ...framework.interface import (
+from kschedctl.api.types import Pod, PodDisruptionBudget
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -26,16 +26,10 @@ from ...framework.interface import (
     QueueingHint,
     Status,
 )
-from ...framework.resource import Resource
-from ...framework.types import NodeInfo, NodeToStatus, PodInfo
-from .. import names
-from ..helper import validated_args
-from ..node_affinity import NodeAffinity
-from ..node_name import NodeName
-from ..node_resources_fit import NodeResourcesFit
-from ..node_unschedulable import NodeUnschedulable
-from ..taint_toleration import TaintToleration
-from .evaluator import (
+from kschedctl.framework.resource import Resource
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.default_preemption.evaluator import (
     Candidate,
     Evaluator,
     ScoreFunc,
@@ -44,6 +38,12 @@ from .evaluator import (
     pod_start_time,
     sort_by_importance,
 )
+from kschedctl.plugins.helper import validated_args
+from kschedctl.plugins.node_affinity import NodeAffinity
+from kschedctl.plugins.node_name import NodeName
+from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.node_unschedulable import NodeUnschedulable
+from kschedctl.plugins.taint_toleration import TaintToleration
 
 NAME = names.DefaultPreemption
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10

@@ -7,9 +7,9 @@ args.py (PodTopologySpreadArgs), plugin.py (the plugin, events and queueing hint
 
 from __future__ import annotations
 
-from ...framework.registry import PluginSpec
-from .args import default_args, validate_args
-from .plugin import NAME, PodTopologySpread
+from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.plugins.pod_topology_spread.args import default_args, validate_args
+from kschedctl.plugins.pod_topology_spread.plugin import NAME, PodTopologySpread
 
 
 def plugin_spec() -> PluginSpec:

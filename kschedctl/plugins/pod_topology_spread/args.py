@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...api.errors import ObjectError
-from ...api.labels import LabelSelector
-from ...api.types import TopologySpreadConstraint
-from ...api.validation import qualified_name_errors
-from .common import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.labels import LabelSelector
+from kschedctl.api.types import TopologySpreadConstraint
+from kschedctl.api.validation import qualified_name_errors
+from kschedctl.plugins.pod_topology_spread.common import (
+    DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
+)
 
 SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"

@@ -14,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from ...api.errors import ObjectError
-from ...api.labels import LabelSelector, LabelSelectorRequirement, selector_matches
-from ...api.types import (
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.labels import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    selector_matches,
+)
+from kschedctl.api.types import (
     TAINT_EFFECT_NO_EXECUTE,
     TAINT_EFFECT_NO_SCHEDULE,
     Node,
@@ -24,10 +28,12 @@ from ...api.types import (
     TopologySpreadConstraint,
     find_matching_untolerated_taint,
 )
-from ...framework.types import NodeInfo, PodInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 
 try:  # written in parallel by the NodeAffinity plugin; fall back to the plain match below
-    from ..node_affinity import RequiredNodeAffinity as _RequiredNodeAffinity
+    from kschedctl.plugins.node_affinity import (
+        RequiredNodeAffinity as _RequiredNodeAffinity,
+    )
 except ImportError:  # pragma: no cover
     _RequiredNodeAffinity = None  # type: ignore[assignment,misc]
 _REQUIRED_CACHE_KEY = "PodTopologySpread.required_node_affinity"

@@ -14,18 +14,18 @@ from __future__ import annotations
 from operator import is_
 from typing import Any, Sequence
 
-from ...api.types import Node, Pod
-from ...framework.cycle_state import CycleState, StateNotFound
-from ...framework.interface import Code, Status
-from ...framework.types import NodeInfo
-from ..row_aggregate import aggregate, label_codes, tracked_rows
-from .common import (
+from kschedctl.api.types import Node, Pod
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins.pod_topology_spread.common import (
     HONOR,
     MAX_INT32,
     Constraint,
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
+from kschedctl.plugins.row_aggregate import aggregate, label_codes, tracked_rows
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...api.types import Node, Pod
-from ...framework.cycle_state import CycleState
-from ...framework.interface import (
+from kschedctl.api.types import Node, Pod
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -19,11 +19,16 @@ from ...framework.interface import (
     QueueingHint,
     Status,
 )
-from ...framework.types import NodeInfo, PodInfo
-from .. import names
-from . import filtering, scoring
-from .args import SYSTEM_DEFAULTING, constraints_from_args, default_args, validate_args
-from .common import (
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins import names
+from kschedctl.plugins.pod_topology_spread import filtering, scoring
+from kschedctl.plugins.pod_topology_spread.args import (
+    SYSTEM_DEFAULTING,
+    constraints_from_args,
+    default_args,
+    validate_args,
+)
+from kschedctl.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
     HONOR,
     SCHEDULE_ANYWAY,

@@ -10,19 +10,19 @@ import math
 from operator import is_
 from typing import Any, Sequence
 
-from ...api.types import Pod
-from ...backend.columnar import as_batch
-from ...framework.cycle_state import CycleState, StateNotFound
-from ...framework.interface import MAX_NODE_SCORE, NodeScore
-from ...framework.types import NodeInfo
-from ..row_aggregate import aggregate, label_codes, tracked_rows
-from .common import (
+from kschedctl.api.types import Pod
+from kschedctl.backend.cache.columnar import as_batch
+from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.interface import MAX_NODE_SCORE, NodeScore
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins.pod_topology_spread.common import (
     LABEL_HOSTNAME,
     Constraint,
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from .filtering import inclusion_policies_trivial
+from kschedctl.plugins.pod_topology_spread.filtering import inclusion_policies_trivial
+from kschedctl.plugins.row_aggregate import aggregate, label_codes, tracked_rows
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 _INVALID_SCORE = -1

@@ -25,11 +25,11 @@ import time as _time
 from typing import Any
 
 from kschedctl.framework.interface import Code, PostFilterResult, Status
-from kschedctl.framework.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec
 
 NAME = "Coscheduling"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
-POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # kschedctl.podgroup.X_K8S_POD_GROUP_KIND
+POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # kschedctl.backend.podgroup.X_K8S_POD_GROUP_KIND
 DEFAULT_PERMIT_WAITING_TIME_SECONDS = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS = 0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kschedctl.framework.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.hookspecs import hookimpl
 
 from .coscheduling import plugin_spec

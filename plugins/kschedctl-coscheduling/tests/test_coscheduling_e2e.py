@@ -13,7 +13,7 @@ import json
 import yaml
 from typer.testing import CliRunner
 
-from kschedctl.cli import app
+from kschedctl.cli.app import app
 from kschedctl.testing import make_node, make_pod
 
 CONFIG = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",

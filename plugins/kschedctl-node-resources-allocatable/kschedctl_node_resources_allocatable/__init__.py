@@ -8,7 +8,7 @@ NodeResourcesAllocatable, weight: 5}]``.
 
 from __future__ import annotations
 
-from kschedctl.framework.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec
 
 from .allocatable import NAME, NodeResourcesAllocatable
 from .args import ARGS_KIND, ARGS_SCHEMA, default_args, validate_args

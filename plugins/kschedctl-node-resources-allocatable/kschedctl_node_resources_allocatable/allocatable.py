@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodeScore, Status
+from kschedctl.framework.interface import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    NodeScore,
+    Status,
+)
 
 from .args import LEAST, MOST, parse_args
 

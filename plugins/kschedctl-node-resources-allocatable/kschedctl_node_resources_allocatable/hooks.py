@@ -8,7 +8,7 @@ metadata.
 
 from __future__ import annotations
 
-from kschedctl.framework.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.hookspecs import hookimpl
 
 from . import plugin_spec

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import pytest
 from jsonschema import Draft202012Validator
-
-from kschedctl_node_resources_allocatable import ARGS_SCHEMA, NAME, NodeResourcesAllocatable, plugin_spec
-from kschedctl_node_resources_allocatable.args import default_args, format_errors, validate_args
+from kschedctl_node_resources_allocatable import (
+    ARGS_SCHEMA,
+    NAME,
+    NodeResourcesAllocatable,
+    plugin_spec,
+)
+from kschedctl_node_resources_allocatable.args import (
+    default_args,
+    format_errors,
+    validate_args,
+)
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -104,7 +112,7 @@ def test_registered_through_entry_point():
            if ep.value == "kschedctl_node_resources_allocatable.hooks"]
     if not eps:
         pytest.skip("package not installed: pip install --no-deps -e plugins/kschedctl-node-resources-allocatable")
-    from kschedctl.plugin_manager import build_registry
+    from kschedctl.framework.runtime.plugin_manager import build_registry
 
     loaded = build_registry()
     spec = loaded.registry[NAME]

@@ -7,12 +7,17 @@ TestNodeResourcesAllocatable (each case named by its upstream name).
 from __future__ import annotations
 
 import pytest
-
-from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodeScore
-from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.testing import make_node, make_pod
 from kschedctl_node_resources_allocatable import NodeResourcesAllocatable
 from kschedctl_node_resources_allocatable.allocatable import go_div, int64
+
+from kschedctl.framework.interface import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    NodeScore,
+)
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.testing import make_node, make_pod
 
 MID = (MIN_NODE_SCORE + MAX_NODE_SCORE) // 2
 MiB = 1 << 20

@@ -1,0 +1,320 @@
+"""The scheduler cache, its node tree and the per-cycle Snapshot.
+
+Upstream: pkg/scheduler/backend/cache/{cache.go,node_tree.go,snapshot.go}.
+The cache holds the live NodeInfos (bound and assumed pods); at the start of every
+scheduling cycle ``update_snapshot`` copies only the NodeInfos whose generation moved,
+so a cycle sees a consistent view while the cache keeps changing. The snapshot's node
+list is in node-tree order (zones interleaved), which is the filter search order.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from kschedctl.api.types import Node, Pod
+from kschedctl.framework.types import ImageStateSummary, NodeInfo, PodInfo
+
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+
+
+def zone_key(node: Node) -> str:
+    """utilnode.GetZoneKey: region + ":\\x00:" + zone, or "" when both are empty."""
+    labels = node.labels
+    region = next((labels[k] for k in REGION_LABELS if labels.get(k)), "")
+    zone = next((labels[k] for k in ZONE_LABELS if labels.get(k)), "")
+    if not region and not zone:
+        return ""
+    return region + ":\x00:" + zone
+
+
+class NodeTree:
+    """Nodes grouped by zone; ``list()`` takes one node of each zone in turn (node_tree.go)."""
+
+    def __init__(self) -> None:
+        self.tree: dict[str, list[str]] = {}
+        self.zones: list[str] = []
+        self.num_nodes = 0
+
+    def add_node(self, node: Node) -> None:
+        zone = zone_key(node)
+        names = self.tree.get(zone)
+        if names is None:
+            self.tree[zone] = [node.name]
+            self.zones.append(zone)
+        elif node.name not in names:
+            names.append(node.name)
+        else:
+            return
+        self.num_nodes += 1
+
+    def remove_node(self, node: Node) -> None:
+        zone = zone_key(node)
+        names = self.tree.get(zone)
+        if names and node.name in names:
+            names.remove(node.name)
+            self.num_nodes -= 1
+            if not names:
+                del self.tree[zone]
+                self.zones.remove(zone)
+
+    def update_node(self, old: Node, new: Node) -> None:
+        if zone_key(old) == zone_key(new):
+            return
+        self.remove_node(old)
+        self.add_node(new)
+
+    def list(self) -> list[str]:
+        out: list[str] = []
+        indices = [0] * len(self.zones)
+        while len(out) < self.num_nodes:
+            for zi, zone in enumerate(self.zones):
+                names = self.tree[zone]
+                if indices[zi] < len(names):
+                    out.append(names[indices[zi]])
+                    indices[zi] += 1
+        return out
+
+
+class Snapshot:
+    """The NodeInfos one scheduling cycle works on (cache/snapshot.go), the SharedLister."""
+
+    def __init__(self) -> None:
+        self.node_info_map: dict[str, NodeInfo] = {}
+        self.node_info_list: list[NodeInfo] = []
+        self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
+        self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
+        self.used_pvc_set: set[str] = set()
+        self.generation = 0
+        # image name -> [(row = NodeInfo.index, that node's ImageStateSummary)], built with
+        # node_info_list (the only place image_states are set); None when not built by a Cache.
+        # Lets ImageLocality's batch form touch only the nodes that hold an image.
+        self.image_index: dict[str, list[tuple[int, ImageStateSummary]]] | None = None
+        # For the columnar view (backend/columnar.py): the rows (NodeInfo.index) whose NodeInfo
+        # update_snapshot replaced since the view last synced; None when unknown (after a
+        # rebuild), and then the view re-checks every row. ``tracks_rows`` is False for a
+        # standalone snapshot (from_nodes_and_pods), whose NodeInfos tests may edit in place:
+        # the view then checks each node's generation on every call.
+        self.replaced_rows: set[int] | None = None
+        self.tracks_rows = True
+
+    # NodeInfoLister
+    def list(self) -> list[NodeInfo]:
+        return self.node_info_list
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        return self.node_info_map.get(node_name)
+
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+        return self.have_pods_with_affinity_node_info_list
+
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+        return self.have_pods_with_required_anti_affinity_node_info_list
+
+    def num_nodes(self) -> int:
+        return len(self.node_info_list)
+
+    # StorageInfoLister
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        return key in self.used_pvc_set
+
+    @staticmethod
+    def from_nodes_and_pods(nodes: Iterable[Node], pods: Iterable[Pod]) -> "Snapshot":
+        """NewSnapshot: a standalone snapshot, handy for tests and `explain`."""
+        cache = Cache()
+        for node in nodes:
+            cache.add_node(node)
+        for pod in pods:
+            if pod.node_name and not pod.is_terminal:
+                cache.add_pod(pod)
+        snap = Snapshot()
+        snap.tracks_rows = False
+        cache.update_snapshot(snap)
+        return snap
+
+
+class Cache:
+    """Live cluster state: nodes, bound pods and assumed pods (cache.go)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, NodeInfo] = {}
+        self.node_tree = NodeTree()
+        self.pod_states: dict[str, Pod] = {}  # uid -> pod as it is in the cache (with nodeName)
+        self.assumed_pods: set[str] = set()
+        self._structure_changed = True
+        self._dirty: set[str] = set()
+
+    # --- nodes ---------------------------------------------------------------------------
+    def add_node(self, node: Node) -> NodeInfo:
+        info = self.nodes.get(node.name)
+        if info is None:
+            info = NodeInfo()
+            self.nodes[node.name] = info
+        else:
+            self.node_tree.remove_node(info.node)  # type: ignore[arg-type]
+        info.set_node(node)
+        self.node_tree.add_node(node)
+        self._structure_changed = True
+        return info
+
+    def update_node(self, old: Node, new: Node) -> NodeInfo:
+        info = self.nodes[old.name]
+        self.node_tree.update_node(old, new)
+        info.set_node(new)
+        self._structure_changed = True  # labels, images or zone may have changed
+        return info
+
+    def remove_node(self, node: Node) -> None:
+        """The node goes; its pods stay in pod_states (as upstream, until their deletion)."""
+        info = self.nodes.pop(node.name, None)
+        if info is not None:
+            self.node_tree.remove_node(node)
+            self._structure_changed = True
+
+    # --- pods ----------------------------------------------------------------------------
+    def add_pod(self, pod: Pod) -> None:
+        """A bound pod (or the confirmation of an assumed one)."""
+        if pod.uid in self.assumed_pods:
+            self.assumed_pods.discard(pod.uid)
+            current = self.pod_states[pod.uid]
+            if current.node_name == pod.node_name:
+                self.pod_states[pod.uid] = pod
+                return
+            self._remove_from_node(current)
+        self._add_to_node(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        current = self.pod_states.pop(pod.uid, None)
+        self.assumed_pods.discard(pod.uid)
+        if current is not None:
+            self._remove_from_node(current)
+
+    def assume_pod(self, pod: Pod) -> None:
+        """AssumePod: the pod (with nodeName = the chosen host) counts on its node from now on."""
+        if pod.uid in self.pod_states:
+            raise ValueError(f"pod {pod.key}({pod.uid}) is in the cache, so can't be assumed")
+        self._add_to_node(pod)
+        self.assumed_pods.add(pod.uid)
+
+    def finish_binding(self, pod: Pod) -> None:
+        """The binding succeeded: in this simulation the pod is confirmed at once."""
+        self.assumed_pods.discard(pod.uid)
+
+    def forget_pod(self, pod: Pod) -> None:
+        if pod.uid not in self.assumed_pods:
+            raise ValueError(f"pod {pod.key}({pod.uid}) was not assumed, so can't be forgotten")
+        self.remove_pod(pod)
+
+    def is_assumed_pod(self, pod: Pod) -> bool:
+        return pod.uid in self.assumed_pods
+
+    def get_pod(self, uid: str) -> Pod | None:
+        return self.pod_states.get(uid)
+
+    def _add_to_node(self, pod: Pod) -> None:
+        info = self.nodes.get(pod.node_name)
+        if info is None:
+            # A pod bound to a node the snapshot lacks: kept, as upstream keeps an "imaginary" node.
+            info = NodeInfo()
+            self.nodes[pod.node_name] = info
+        info.add_pod_info(PodInfo.of(pod))
+        self.pod_states[pod.uid] = pod
+        self._dirty.add(pod.node_name)
+
+    def _remove_from_node(self, pod: Pod) -> None:
+        info = self.nodes.get(pod.node_name)
+        if info is not None:
+            info.remove_pod(pod)
+            self._dirty.add(pod.node_name)
+
+    def node_count(self) -> int:
+        return self.node_tree.num_nodes
+
+    # --- snapshot ------------------------------------------------------------------------
+    def update_snapshot(self, snapshot: Snapshot) -> None:
+        """Copy into the snapshot every NodeInfo that changed since its generation."""
+        replaced: list[tuple[NodeInfo, NodeInfo]] = []
+        # Without a structural change only nodes whose pods changed can have moved on: visit
+        # those alone, so a cycle costs O(changed nodes), not O(cluster).
+        names = self.nodes if self._structure_changed else [n for n in self._dirty if n in self.nodes]
+        pvc_changed = self._structure_changed
+        for name in names:
+            info = self.nodes[name]
+            if info.node is None or info.generation <= snapshot.generation:
+                continue
+            old = snapshot.node_info_map.get(name)
+            clone = info.clone()
+            if old is not None:
+                clone.index = old.index
+                clone.image_states = old.image_states
+                replaced.append((old, clone))
+            if not pvc_changed and (clone.pvc_ref_counts or (old is not None and old.pvc_ref_counts)):
+                pvc_changed = True
+            snapshot.node_info_map[name] = clone
+            if old is not None and not self._structure_changed:
+                snapshot.node_info_list[old.index] = clone
+                if snapshot.replaced_rows is not None:
+                    snapshot.replaced_rows.add(old.index)
+        if self._structure_changed:
+            self._rebuild_lists(snapshot)
+            snapshot.replaced_rows = None
+        elif not self._replace_in_affinity_lists(snapshot, replaced):
+            self._rebuild_affinity_lists(snapshot)
+        if pvc_changed:
+            snapshot.used_pvc_set = {key for info in snapshot.node_info_list for key in info.pvc_ref_counts}
+        snapshot.generation = NodeInfo._generation_counter
+        self._structure_changed = False
+        self._dirty.clear()
+
+    def _rebuild_lists(self, snapshot: Snapshot) -> None:
+        names = self.node_tree.list()
+        snapshot.node_info_map = {n: snapshot.node_info_map.get(n) or self.nodes[n].clone() for n in names}
+        image_nodes: dict[str, int] = {}
+        for n in names:
+            node = self.nodes[n].node
+            # a name listed twice on one node still counts that node once (imageState.nodes is a set)
+            for image_name in {name for image in (node.images if node is not None else ()) for name in image.names}:
+                image_nodes[image_name] = image_nodes.get(image_name, 0) + 1
+        snapshot.node_info_list = []
+        image_index: dict[str, list[tuple[int, ImageStateSummary]]] = {}
+        for i, n in enumerate(names):
+            info = snapshot.node_info_map[n]
+            info.index = i
+            self.nodes[n].index = i
+            info.image_states = {
+                image_name: ImageStateSummary(image.size_bytes, image_nodes[image_name])
+                for image in (info.node.images if info.node is not None else ())
+                for image_name in image.names
+            }
+            for image_name, summary in info.image_states.items():
+                image_index.setdefault(image_name, []).append((i, summary))
+            snapshot.node_info_list.append(info)
+        snapshot.image_index = image_index
+        self._rebuild_affinity_lists(snapshot)
+
+    @staticmethod
+    def _replace_in_affinity_lists(snapshot: Snapshot, replaced: list[tuple[NodeInfo, NodeInfo]]) -> bool:
+        """Put each replaced NodeInfo's clone where the old one stood in the have-pods-with-
+        affinity lists (or drop it); False when a node joins a list, which needs the node order."""
+        lists = ((snapshot.have_pods_with_affinity_node_info_list, "pods_with_affinity"),
+                 (snapshot.have_pods_with_required_anti_affinity_node_info_list, "pods_with_required_anti_affinity"))
+        for old, clone in replaced:
+            for infos, attr in lists:
+                was, now = bool(getattr(old, attr)), bool(getattr(clone, attr))
+                try:
+                    if was and now:
+                        infos[infos.index(old)] = clone
+                    elif was:
+                        infos.remove(old)
+                    elif now:
+                        return False
+                except ValueError:  # not where it should be: rebuild from the node list
+                    return False
+        return True
+
+    @staticmethod
+    def _rebuild_affinity_lists(snapshot: Snapshot) -> None:
+        snapshot.have_pods_with_affinity_node_info_list = [n for n in snapshot.node_info_list if n.pods_with_affinity]
+        snapshot.have_pods_with_required_anti_affinity_node_info_list = [
+            n for n in snapshot.node_info_list if n.pods_with_required_anti_affinity
+        ]

@@ -1,0 +1,207 @@
+"""A columnar view of the Snapshot: numpy arrays of per-node numbers, one row per NodeInfo.index.
+
+No upstream counterpart: kube-scheduler is fast because it is Go and filters in parallel; here
+the batch forms of the hot plugins (``filter_batch`` / ``score_batch``, see
+framework/interface.py) evaluate many nodes with a few numpy operations instead of one Python
+call per node. The arrays mirror what the NodeInfos hold (allocatable, requested, non-zero
+requested, pod count, unschedulable, taint presence) and are kept in sync incrementally: a
+row is rebuilt only when its NodeInfo is a different object or has a different generation
+than when the row was written (``NodeInfo.generation`` moves on every change). A snapshot
+kept by a Cache lists the rows update_snapshot replaced (``Snapshot.replaced_rows``), so only
+those are rewritten and a row's own NodeInfo needs no generation check; a standalone snapshot
+(``tracks_rows`` False: tests edit its NodeInfos in place) has every node's generation checked
+on every call. Either way a NodeInfo that is not the row's (a clone) has its row rewritten.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter, is_
+from typing import Any, Sequence
+
+import numpy as np
+
+from kschedctl.framework.types import NodeInfo
+
+_INT_COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
+                "nz_cpu", "nz_mem", "pod_count", "generation")
+
+
+class Columns:
+    """The arrays of one Snapshot. ``rows(nodes)`` syncs and returns the row of each node."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.infos: list[NodeInfo | None] = []
+        self.gen_list: list[int] = []  # generation per row, as a plain list for cheap checks
+        self.names: list[str] = []  # node name per row
+        self.snapshot: Any = None  # the Snapshot these rows mirror (set by columns_of)
+        self.alloc_cpu = self.alloc_mem = self.alloc_eph = self.alloc_pods = np.zeros(0, np.int64)
+        self.req_cpu = self.req_mem = self.req_eph = np.zeros(0, np.int64)
+        self.nz_cpu = self.nz_mem = self.pod_count = self.generation = np.zeros(0, np.int64)
+        self.unschedulable = np.zeros(0, bool)
+        self.has_taints = np.zeros(0, bool)
+        self._grow(0)
+
+    def _grow(self, size: int) -> None:
+        if size <= self.size and self.size:
+            return
+        new = max(size, 2 * self.size, 16)
+        for name in _INT_COLUMNS:
+            old = getattr(self, name)
+            arr = np.zeros(new, np.int64)
+            arr[: len(old)] = old
+            setattr(self, name, arr)
+        for name in ("unschedulable", "has_taints"):
+            old = getattr(self, name)
+            arr = np.zeros(new, bool)
+            arr[: len(old)] = old
+            setattr(self, name, arr)
+        self.infos.extend([None] * (new - len(self.infos)))
+        self.gen_list.extend([-1] * (new - len(self.gen_list)))
+        self.names.extend([""] * (new - len(self.names)))
+        self.size = new
+
+    def _write(self, row: int, info: NodeInfo) -> None:
+        a, r, nz = info.allocatable, info.requested, info.non_zero_requested
+        self.alloc_cpu[row] = a.milli_cpu
+        self.alloc_mem[row] = a.memory
+        self.alloc_eph[row] = a.ephemeral_storage
+        self.alloc_pods[row] = a.allowed_pod_number
+        self.req_cpu[row] = r.milli_cpu
+        self.req_mem[row] = r.memory
+        self.req_eph[row] = r.ephemeral_storage
+        self.nz_cpu[row] = nz.milli_cpu
+        self.nz_mem[row] = nz.memory
+        self.pod_count[row] = len(info.pods)
+        self.generation[row] = info.generation
+        self.gen_list[row] = info.generation
+        self.names[row] = info.name
+        node = info.node
+        # a NodeInfo without a node is flagged so that the per-node code reports it
+        self.unschedulable[row] = bool(node is None or node.unschedulable)
+        self.has_taints[row] = bool(node is None or node.taints)
+        self.infos[row] = info
+
+    def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
+        """The row of each node, after refreshing stale rows; None when a node has no row (a
+        NodeInfo outside the snapshot, e.g. a clone made for preemption): use the per-node path.
+
+        The staleness check (same NodeInfo object, same generation as when the row was written)
+        runs through C-level ``map`` calls over plain lists, so a batch whose rows are all
+        current costs a few list passes rather than a Python loop; only stale rows are written.
+        """
+        if not nodes:
+            return np.zeros(0, np.intp)
+        idx = list(map(_INDEX, nodes))
+        arr = np.array(idx, np.intp)
+        if arr.min() < 0:
+            return None
+        top = int(arr.max()) + 1
+        if top > self.size:
+            self._grow(top)
+        infos = self.infos
+        gens = self.gen_list
+        snapshot = self.snapshot
+        if snapshot is not None and getattr(snapshot, "tracks_rows", False):
+            # The snapshot says which rows it replaced: only those are rewritten, and a node
+            # that is the row's own NodeInfo needs no generation check.
+            self._sync_replaced(snapshot)
+            if all(map(is_, map(infos.__getitem__, idx), nodes)):
+                return arr
+        elif all(map(is_, map(infos.__getitem__, idx), nodes)) and \
+                list(map(gens.__getitem__, idx)) == list(map(_GENERATION, nodes)):
+            # every row is this very NodeInfo at its current generation (so no row is shared
+            # by two different NodeInfos either)
+            return arr
+        for ni, row in zip(nodes, idx):
+            if infos[row] is not ni or gens[row] != ni.generation:
+                self._write(row, ni)
+        # A row shared by two different NodeInfos in one batch cannot be represented.
+        if len(set(idx)) != len(idx):
+            return None
+        return arr
+
+    def _sync_replaced(self, snapshot: Any) -> None:
+        """Rewrite the rows the snapshot replaced since the last sync (all rows after a rebuild)."""
+        replaced = snapshot.replaced_rows
+        if replaced is not None and not replaced:
+            return
+        members = snapshot.node_info_list
+        if len(members) > self.size:
+            self._grow(len(members))
+        rows = range(len(members)) if replaced is None else [r for r in replaced if r < len(members)]
+        infos, gens = self.infos, self.gen_list
+        for row in rows:
+            ni = members[row]
+            if infos[row] is not ni or gens[row] != ni.generation:
+                self._write(row, ni)
+        snapshot.replaced_rows = set()
+
+    def names_of(self, rows: np.ndarray) -> list[str]:
+        """The node names of rows that ``rows()`` has just synced."""
+        return list(map(self.names.__getitem__, rows.tolist()))
+
+
+_INDEX = attrgetter("index")
+_GENERATION = attrgetter("generation")
+
+
+class NodeBatch(list):
+    """The nodes of one batch call, with their rows in the snapshot's Columns (computed once)."""
+
+    __slots__ = ("columns", "_rows", "_rows_done")
+
+    def __init__(self, nodes: Sequence[NodeInfo], columns: Columns | None, rows: np.ndarray | None = None) -> None:
+        super().__init__(nodes)
+        self.columns = columns
+        self._rows: np.ndarray | None = rows
+        self._rows_done = rows is not None
+
+    def subset(self, positions: list[int]) -> "NodeBatch":
+        """The nodes at these positions, reusing the rows already computed."""
+        rows = self.rows
+        return NodeBatch(list(map(self.__getitem__, positions)), self.columns,
+                         rows[positions] if rows is not None else None)
+
+    @property
+    def rows(self) -> np.ndarray | None:
+        """None when the columnar view cannot serve these nodes: fall back to per-node code."""
+        if not self._rows_done:
+            self._rows_done = True
+            self._rows = self.columns.rows(self) if self.columns is not None else None
+        return self._rows
+
+
+def columns_of(snapshot: Any) -> Columns | None:
+    """The Columns kept on a Snapshot (created on first use); None without a snapshot."""
+    if snapshot is None:
+        return None
+    cols = getattr(snapshot, "_kschedctl_columns", None)
+    if cols is None:
+        cols = Columns()
+        cols.snapshot = snapshot
+        try:
+            snapshot._kschedctl_columns = cols
+        except AttributeError:  # a snapshot type that takes no attributes: no columnar view
+            return None
+    return cols
+
+
+def as_batch(nodes: Sequence[NodeInfo], snapshot: Any) -> NodeBatch:
+    """``nodes`` as a NodeBatch over the snapshot's columns (itself when it is one already)."""
+    if isinstance(nodes, NodeBatch):
+        return nodes
+    return NodeBatch(nodes, columns_of(snapshot))
+
+
+def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Any, default: Any) -> list:
+    """``fn(node_info)`` for the nodes whose boolean ``column`` is set, ``default`` for the rest
+    (all nodes go through ``fn`` when the batch has no rows)."""
+    rows = getattr(node_infos, "rows", None)
+    if rows is None:
+        return [fn(ni) for ni in node_infos]
+    flags = getattr(node_infos.columns, column)[rows]
+    out = [default] * len(node_infos)
+    for i in np.flatnonzero(flags).tolist():
+        out[i] = fn(node_infos[i])
+    return out

@@ -1,0 +1,186 @@
+"""Pod groups: the PodGroup object, how pods name their group, and the group's live state.
+
+Upstream: staging/src/k8s.io/api/scheduling/v1beta1 (1.37: PodGroup with
+spec.schedulingPolicy.{basic,gang{minCount}} and spec.schedulingConstraints.topology[].key),
+v1alpha2 (1.36, same shape), v1alpha1 Workload (1.35: spec.podGroups[{name, policy}]); pods
+name their group through spec.schedulingGroup.podGroupName (1.36+) or spec.workloadRef
+{name, podGroup} (1.35). PodGroupState mirrors the scheduler's pod group state
+(pkg/scheduler/backend/cache podgroup state: AllPodsCount, ScheduledPodsCount, UnscheduledPods).
+
+Snapshot objects are kept by ClusterObjects.pod_groups under (kind, "ns/name"); the
+kubernetes-sigs scheduler-plugins PodGroup (scheduling.x-k8s.io) is kept under
+(X_K8S_POD_GROUP_KIND, "ns/name") so that both API groups coexist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from kschedctl.api.types import Pod
+
+POD_GROUP_KIND = "PodGroup"
+WORKLOAD_KIND = "Workload"
+X_K8S_POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # scheduler-plugins' PodGroup, by kind+group
+X_K8S_GROUP = "scheduling.x-k8s.io"
+
+
+def storage_kind(kind: str, api_version: str) -> str:
+    """The key kind a snapshot object is stored under (PodGroups of both API groups coexist)."""
+    if kind == POD_GROUP_KIND and api_version.split("/")[0] == X_K8S_GROUP:
+        return X_K8S_POD_GROUP_KIND
+    return kind
+
+
+@dataclass
+class PodGroup:
+    """A PodGroup (or, for 1.35, one pod group of a Workload): its policy and constraints."""
+
+    namespace: str
+    name: str
+    policy: str = "basic"  # "basic" or "gang"
+    min_count: int = 1
+    topology_keys: list[str] = field(default_factory=list)
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def is_gang(self) -> bool:
+        return self.policy == "gang"
+
+
+def _policy(spec_policy: Any) -> tuple[str, int]:
+    policy = spec_policy if isinstance(spec_policy, dict) else {}
+    gang = policy.get("gang")
+    if isinstance(gang, dict):
+        return "gang", int(gang.get("minCount") or 0)
+    return "basic", 1
+
+
+def pod_group_from_raw(raw: dict) -> PodGroup:
+    md = raw.get("metadata") or {}
+    spec = raw.get("spec") or {}
+    policy, min_count = _policy(spec.get("schedulingPolicy"))
+    constraints = spec.get("schedulingConstraints") or {}
+    keys = [str(t.get("key")) for t in (constraints.get("topology") or []) if isinstance(t, dict) and t.get("key")]
+    return PodGroup(str(md.get("namespace") or "default"), str(md.get("name") or ""), policy, min_count, keys, raw)
+
+
+def workload_pod_group(raw: dict, group_name: str) -> PodGroup | None:
+    """1.35: the named entry of a Workload's spec.podGroups."""
+    md = raw.get("metadata") or {}
+    for entry in (raw.get("spec") or {}).get("podGroups") or []:
+        if isinstance(entry, dict) and entry.get("name") == group_name:
+            policy, min_count = _policy(entry.get("policy"))
+            return PodGroup(str(md.get("namespace") or "default"), f"{md.get('name')}/{group_name}",
+                            policy, min_count, [], raw)
+    return None
+
+
+def _spec(pod: Pod) -> dict:
+    raw = pod.raw if isinstance(pod.raw, dict) else {}
+    return raw.get("spec") or {}
+
+
+def scheduling_group_name(pod: Pod) -> str | None:
+    """spec.schedulingGroup.podGroupName (1.36+)."""
+    ref = _spec(pod).get("schedulingGroup")
+    if isinstance(ref, dict) and ref.get("podGroupName"):
+        return str(ref["podGroupName"])
+    return None
+
+
+def workload_ref(pod: Pod) -> tuple[str, str] | None:
+    """spec.workloadRef (1.35): (workload name, pod group name)."""
+    ref = _spec(pod).get("workloadRef")
+    if isinstance(ref, dict) and ref.get("name"):
+        return str(ref["name"]), str(ref.get("podGroup") or "")
+    return None
+
+
+def uses_pod_group_object(version: Any) -> bool:
+    """1.36+ reads a standalone PodGroup object; 1.35 a Workload's pod groups."""
+    return bool(version.has("PodGroupObject"))
+
+
+def group_key_of(pod: Pod, version: Any) -> str | None:
+    """"ns/name" of the pod's group, by the reference form of the emulated release."""
+    if uses_pod_group_object(version):
+        name = scheduling_group_name(pod)
+        return f"{pod.namespace}/{name}" if name else None
+    ref = workload_ref(pod)
+    return f"{pod.namespace}/{ref[0]}/{ref[1]}" if ref else None
+
+
+def lookup(objects: Any, namespace: str, name: str) -> PodGroup | None:
+    """The scheduling.k8s.io PodGroup ns/name of the snapshot, if any."""
+    obj = (getattr(objects, "pod_groups", None) or {}).get((POD_GROUP_KIND, f"{namespace}/{name}"))
+    return pod_group_from_raw(obj.raw) if obj is not None else None
+
+
+def lookup_workload(objects: Any, namespace: str, name: str) -> Any:
+    return (getattr(objects, "pod_groups", None) or {}).get((WORKLOAD_KIND, f"{namespace}/{name}"))
+
+
+def group_of(objects: Any, pod: Pod, version: Any) -> PodGroup | None:
+    """The pod's group object, or None (no reference, or the object is missing)."""
+    if uses_pod_group_object(version):
+        name = scheduling_group_name(pod)
+        return lookup(objects, pod.namespace, name) if name else None
+    ref = workload_ref(pod)
+    if ref is None:
+        return None
+    wl = lookup_workload(objects, pod.namespace, ref[0])
+    return workload_pod_group(wl.raw, ref[1]) if wl is not None else None
+
+
+@dataclass
+class PodGroupState:
+    """The group's pods as the scheduler knows them (podGroupState)."""
+
+    all_pods: list[Pod] = field(default_factory=list)
+    scheduled: list[Pod] = field(default_factory=list)  # assigned or assumed
+    unscheduled: list[Pod] = field(default_factory=list)
+
+    def all_pods_count(self) -> int:
+        return len(self.all_pods)
+
+    def scheduled_pods_count(self) -> int:
+        return len(self.scheduled)
+
+
+def group_state(handle: Any, pod_group_key: str) -> PodGroupState:
+    """The state of a group: from the scheduler (pods and cache) when there is one, else
+    from the framework's snapshot (assigned pods only: the unit-test case)."""
+    ctx = getattr(handle, "context", None)
+    version = handle.version
+    pods: Iterable[Pod]
+    cache = getattr(ctx, "cache", None)
+    known = getattr(ctx, "pods_by_uid", None)
+    extra = getattr(ctx, "pending_pods", None)
+    if known is not None:
+        pods = list(known.values())
+    else:
+        snap = handle.snapshot_shared_lister()
+        pods = [pi.pod for ni in (snap.list() if snap is not None else []) for pi in ni.pods]
+        pods = list(pods) + list(extra or [])
+    state = PodGroupState()
+    for pod in pods:
+        if pod.is_terminal or group_key_of(pod, version) != pod_group_key:
+            continue
+        state.all_pods.append(pod)
+        if pod.node_name or (cache is not None and cache.is_assumed_pod(pod)):
+            state.scheduled.append(pod)
+        else:
+            state.unscheduled.append(pod)
+    return state
+
+
+__all__ = [
+    "POD_GROUP_KIND", "PodGroup", "PodGroupState", "WORKLOAD_KIND", "X_K8S_POD_GROUP_KIND", "group_key_of",
+    "group_of", "group_state", "lookup", "pod_group_from_raw", "scheduling_group_name", "storage_kind",
+    "workload_ref",
+]

@@ -1,0 +1,76 @@
+"""A heap of QueuedPodInfos keyed by pod UID, with deletion.
+
+Upstream: pkg/scheduler/backend/heap/heap.go. Entries equal under the less function come
+out first in, first out, so runs are deterministic.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Callable
+
+from kschedctl.framework.types import QueuedPodInfo
+
+
+class _Item:
+    __slots__ = ("qpi", "less", "seq", "removed")
+
+    def __init__(self, qpi: QueuedPodInfo, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], seq: int) -> None:
+        self.qpi, self.less, self.seq, self.removed = qpi, less, seq, False
+
+    def __lt__(self, other: "_Item") -> bool:
+        if self.less(self.qpi, other.qpi):
+            return True
+        if self.less(other.qpi, self.qpi):
+            return False
+        return self.seq < other.seq  # equal by the order: first in, first out (deterministic)
+
+
+class Heap:
+    """A heap of QueuedPodInfos keyed by pod UID, with deletion (backend/heap/heap.go)."""
+
+    _counter = itertools.count()
+
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+        self.less = less
+        self._heap: list[_Item] = []
+        self._items: dict[str, _Item] = {}
+
+    def add(self, qpi: QueuedPodInfo) -> None:
+        self.delete(qpi.pod.uid)
+        item = _Item(qpi, self.less, next(self._counter))
+        self._items[qpi.pod.uid] = item
+        heapq.heappush(self._heap, item)
+
+    def delete(self, uid: str) -> bool:
+        item = self._items.pop(uid, None)
+        if item is None:
+            return False
+        item.removed = True
+        return True
+
+    def peek(self) -> QueuedPodInfo | None:
+        while self._heap and self._heap[0].removed:
+            heapq.heappop(self._heap)
+        return self._heap[0].qpi if self._heap else None
+
+    def pop(self) -> QueuedPodInfo | None:
+        qpi = self.peek()
+        if qpi is not None:
+            heapq.heappop(self._heap)
+            del self._items[qpi.pod.uid]
+        return qpi
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        item = self._items.get(uid)
+        return item.qpi if item is not None else None
+
+    def __contains__(self, uid: str) -> bool:
+        return uid in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def list(self) -> list[QueuedPodInfo]:
+        return [i.qpi for i in sorted(self._items.values())]

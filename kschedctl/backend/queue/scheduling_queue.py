@@ -1,0 +1,483 @@
+"""The scheduling queue: activeQ, backoffQ, the unschedulable pods pool, in-flight events, the nominator.
+
+Upstream: pkg/scheduler/backend/queue/{scheduling_queue.go,active_queue.go,backoff_queue.go,
+unschedulable_pods.go,nominator.go}. Time is the scheduler's virtual clock (seconds); the
+two background loops (backoffQ flush every whole second, unschedulable-pool flush every 30 s)
+are driven by the scheduler, which asks here when they would next move a pod.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Callable, Iterable
+
+from kschedctl.api.types import Pod
+from kschedctl.backend.queue.heap import Heap
+from kschedctl.backend.queue.nominator import Nominator
+from kschedctl.framework import events as ev
+from kschedctl.framework.interface import ClusterEvent, QueueingHint
+from kschedctl.framework.types import PodInfo, QueuedPodInfo
+
+DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 5 * 60.0
+UNSCHEDULABLE_FLUSH_INTERVAL = 30.0  # flushUnschedulablePodsLeftover runs every 30 s
+BACKOFF_ORDERING_WINDOW = 1.0  # backoffQOrderingWindowDuration (KEP-5142)
+# Kept for callers of the first version of this module.
+UNSCHEDULABLE_TIMEOUT = ev.EVENT_UNSCHEDULABLE_TIMEOUT
+WILDCARD_EVENT = ev.EVENT_WILDCARD
+
+ACTIVE_Q, BACKOFF_Q, UNSCHEDULABLE_PODS = "activeQ", "backoffQ", "unschedulablePods"
+
+
+class QueueingStrategy(IntEnum):
+    """queueingStrategy: what an event (or an in-flight history) means for a rejected pod."""
+
+    QUEUE_SKIP = 0
+    QUEUE_AFTER_BACKOFF = 1
+    QUEUE_IMMEDIATELY = 2
+
+
+@dataclass(frozen=True, slots=True)
+class QueueingHintFunction:
+    """One registration of the QueueingHintMap: the plugin, its event and its hint function."""
+
+    plugin_name: str
+    event: ClusterEvent
+    fn: Callable[[Pod, Any, Any], QueueingHint] | None
+
+
+def _default_hint(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    return QueueingHint.Queue
+
+
+def build_queueing_hint_map(plugins: Iterable[Any], hints_enabled: bool = True) -> list[QueueingHintFunction]:
+    """buildQueueingHintMap (scheduler.go) for one profile.
+
+    A plugin without EventsToRegister is interested in every event (defaultEnqueueExtension);
+    one that registers nothing is skipped (only its pod's own updates can move the pod). A
+    plugin that registers Node/Add without Node/UpdateNodeTaint also gets the latter (#109437).
+    """
+    out: list[QueueingHintFunction] = []
+    for pl in plugins:
+        fn_events = getattr(pl, "events_to_register", None)
+        if not callable(fn_events):
+            out.append(QueueingHintFunction(pl.name(), ev.EVENT_WILDCARD, None))
+            continue
+        registered = fn_events() or []
+        node_add = node_taint = False
+        for h in registered:
+            fn = h.queueing_hint_fn if hints_enabled else None
+            if h.event.resource == "Node":
+                node_add = node_add or ev.action_bits(h.event.action) & ev.action_bits("Add") != 0
+                node_taint = node_taint or ev.action_bits(h.event.action) & ev.action_bits("UpdateNodeTaint") != 0
+            out.append(QueueingHintFunction(pl.name(), h.event, fn))
+        if node_add and not node_taint:
+            out.append(QueueingHintFunction(pl.name(), ClusterEvent("Node", "UpdateNodeTaint"), None))
+    return out
+
+
+class PriorityQueue:
+    """activeQ ordered by the QueueSort plugin; backoffQ (rejected pods) and errorBackoffQ by
+    backoff expiry; the unschedulable pool; in-flight pods and the events seen meanwhile."""
+
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], clock: Any,
+                 pre_enqueue: Callable[[Pod], Any], hint_maps: dict[str, list[QueueingHintFunction]] | None = None,
+                 initial_backoff: float = 1.0, max_backoff: float = 10.0,
+                 max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+                 queueing_hints: bool = True, pop_from_backoff_q: bool = True) -> None:
+        self.less = less
+        self.clock = clock
+        self.pre_enqueue = pre_enqueue  # pod -> Status of its profile's PreEnqueue plugins
+        self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self.max_in_unschedulable = max_in_unschedulable
+        self.queueing_hints = queueing_hints
+        self.pop_from_backoff_q = pop_from_backoff_q
+        self.start_time = clock.now()
+        self.active = Heap(less)
+        self.backoff = Heap(self._less_backoff_with_priority if pop_from_backoff_q else self._less_backoff)
+        self.error_backoff = Heap(self._less_backoff)
+        self.unschedulable: dict[str, QueuedPodInfo] = {}
+        self.in_flight: dict[str, tuple[QueuedPodInfo, int]] = {}  # uid -> (pod, events seen before its pop)
+        self.in_flight_events: list[tuple[int, ClusterEvent, Any, Any]] = []
+        self._event_seq = 0
+        self.nominator = Nominator()
+        self.scheduling_cycle = 0
+        self.move_request_cycle = -1
+
+    # --- backoff (backoff_queue.go) --------------------------------------------------------
+    def calculate_backoff_duration(self, count: int, entity_size: int = 1) -> float:
+        """initial × 2^(count−1), capped at max: 1, 2, 4, 8, 10, 10 s with the defaults. For an
+        entity of several pods (a pod group) the cap is max × sqrt(size), truncated to whole
+        nanoseconds as time.Duration(float64(max) * math.Sqrt(size)) does."""
+        if count <= 0:
+            return 0.0
+        max_backoff = self.max_backoff
+        if entity_size > 1:
+            max_backoff = int(self.max_backoff * 1e9 * math.sqrt(entity_size)) / 1e9
+        shift = count - 1
+        if shift > 62 or self.initial_backoff * (1 << shift) > max_backoff:
+            return max_backoff
+        return self.initial_backoff * (1 << shift)
+
+    def backoff_duration(self, qpi: QueuedPodInfo) -> float:
+        """The pod's entity_size is >1 only for pod-group members (PodGroupBackoffSqrtSize)."""
+        return self.calculate_backoff_duration(self._backoff_count(qpi), qpi.entity_size)
+
+    @staticmethod
+    def _backoff_count(qpi: QueuedPodInfo) -> int:
+        """Consecutive errors when the last attempt erred, else rejections (getBackoffTime)."""
+        return qpi.consecutive_errors_count if qpi.consecutive_errors_count > 0 else qpi.unschedulable_count
+
+    def align_to_window(self, t: float) -> float:
+        return math.floor(t / BACKOFF_ORDERING_WINDOW) * BACKOFF_ORDERING_WINDOW if self.pop_from_backoff_q else t
+
+    def get_backoff_time(self, qpi: QueuedPodInfo) -> float | None:
+        """Backoff expiry, cached until the next pop; None (zero time) when there is no backoff."""
+        if self.max_backoff == 0 or self._backoff_count(qpi) == 0:
+            return None
+        if qpi.backoff_expiration is None:
+            qpi.backoff_expiration = self.align_to_window(qpi.timestamp + self.backoff_duration(qpi))
+        return qpi.backoff_expiration
+
+    backoff_expiry = get_backoff_time
+
+    def is_pod_backing_off(self, qpi: QueuedPodInfo) -> bool:
+        """Still backing off while its expiry is not before the current window's start."""
+        expiry = self.get_backoff_time(qpi)
+        return expiry is not None and not expiry < self.align_to_window(self.clock.now())
+
+    is_backing_off = is_pod_backing_off
+
+    def _less_backoff(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return (self.get_backoff_time(a) or 0.0) < (self.get_backoff_time(b) or 0.0)
+
+    def _less_backoff_with_priority(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        ea, eb = self.get_backoff_time(a) or 0.0, self.get_backoff_time(b) or 0.0
+        return ea < eb if ea != eb else self.less(a, b)
+
+    # --- adding ----------------------------------------------------------------------------
+    def add(self, qpi: QueuedPodInfo) -> None:
+        """Add: a new pending pod; PreEnqueue sends it to activeQ or (gated) to the pool."""
+        self.move_to_active_q(qpi, ev.label(ev.EVENT_UNSCHEDULED_POD_ADD))
+
+    def run_pre_enqueue_plugins(self, qpi: QueuedPodInfo) -> None:
+        status = self.pre_enqueue(qpi.pod)
+        if status.is_success():
+            qpi.gated, qpi.gating_plugin, qpi.gating_message = False, "", ""
+            return
+        qpi.unschedulable_plugins.add(status.plugin)
+        qpi.gated, qpi.gating_plugin, qpi.gating_message = True, status.plugin, status.message()
+
+    def move_to_active_q(self, qpi: QueuedPodInfo, event: str, moves_from_backoff: bool = False) -> bool:
+        """moveToActiveQ: PreEnqueue (skipped straight from backoffQ), then activeQ or the pool."""
+        uid = qpi.pod.uid
+        if not (self.pop_from_backoff_q and moves_from_backoff):
+            self.run_pre_enqueue_plugins(qpi)
+        if qpi.gated:
+            if uid not in self.active and uid not in self.backoff and uid not in self.error_backoff:
+                self.unschedulable.setdefault(uid, qpi)
+            return False
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock.now()
+        self.unschedulable.pop(uid, None)
+        self.backoff.delete(uid)
+        self.error_backoff.delete(uid)
+        self.active.add(qpi)
+        if event in (ev.label(ev.EVENT_UNSCHEDULED_POD_ADD), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE)):
+            self.nominator.add_nominated_pod(qpi.pod_info, None)
+        return True
+
+    def move_to_backoff_q(self, qpi: QueuedPodInfo, event: str) -> bool:
+        """moveToBackoffQ: with PopFromBackoffQ PreEnqueue runs here; errors go to errorBackoffQ."""
+        uid = qpi.pod.uid
+        if self.pop_from_backoff_q:
+            self.run_pre_enqueue_plugins(qpi)
+            if qpi.gated:
+                self.unschedulable.setdefault(uid, qpi)
+                return False
+        self.unschedulable.pop(uid, None)
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            self.backoff.delete(uid)
+            self.error_backoff.add(qpi)
+        else:
+            self.error_backoff.delete(uid)
+            self.backoff.add(qpi)
+        return True
+
+    # --- popping ---------------------------------------------------------------------------
+    def pop(self) -> QueuedPodInfo | None:
+        """activeQ's head; with SchedulerPopFromBackoffQ, else the head of backoffQ (never of
+        errorBackoffQ) even though it is still backing off. None when neither has a pod."""
+        qpi = self.active.pop()
+        if qpi is None and self.pop_from_backoff_q:
+            qpi = self.backoff.pop()
+        if qpi is None:
+            return None
+        qpi.attempts += 1
+        qpi.backoff_expiration = None
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock.now()
+        if self.queueing_hints:
+            self.in_flight[qpi.pod.uid] = (qpi, self._event_seq)
+        self.scheduling_cycle += 1
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        qpi.gating_plugin, qpi.gated = "", False
+        return qpi
+
+    def pop_specific(self, uid: str) -> QueuedPodInfo | None:
+        """PopSpecificPod: a pod group's sibling taken out of activeQ, backoffQ or the pool
+        (not a gated one) for the group's cycle, with the bookkeeping of pop. None: not queued."""
+        qpi = None
+        for heap in (self.active, self.backoff, self.error_backoff):
+            qpi = heap.get(uid)
+            if qpi is not None:
+                heap.delete(uid)
+                break
+        if qpi is None:
+            qpi = self.unschedulable.get(uid)
+            if qpi is None or qpi.gated:
+                return None
+            del self.unschedulable[uid]
+        qpi.attempts += 1
+        qpi.backoff_expiration = None
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock.now()
+        if self.queueing_hints:
+            self.in_flight[uid] = (qpi, self._event_seq)
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        qpi.gating_plugin, qpi.gated = "", False
+        return qpi
+
+    def done(self, uid: str) -> None:
+        """Done: the pod is no longer in flight; events nobody in flight can need are dropped."""
+        if self.in_flight.pop(uid, None) is None:
+            return
+        if not self.in_flight:
+            self.in_flight_events.clear()
+            return
+        oldest = min(marker for _, marker in self.in_flight.values())
+        self.in_flight_events = [e for e in self.in_flight_events if e[0] > oldest]
+
+    def _add_event_if_any_in_flight(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        if self.in_flight:
+            self._event_seq += 1
+            self.in_flight_events.append((self._event_seq, event, old, new))
+
+    def cluster_events_for_pod(self, uid: str) -> list[tuple[int, ClusterEvent, Any, Any]]:
+        entry = self.in_flight.get(uid)
+        if entry is None:
+            return []
+        return [e for e in self.in_flight_events if e[0] > entry[1]]
+
+    # --- failures --------------------------------------------------------------------------
+    def add_unschedulable_if_not_present(self, qpi: QueuedPodInfo, pod_scheduling_cycle: int) -> None:
+        """AddUnschedulableIfNotPresent: count the failure, then replay the in-flight events
+        through the hints (or, without hints, honour a move request) to pick the queue."""
+        uid = qpi.pod.uid
+        try:
+            if uid in self.unschedulable or uid in self.active or uid in self.backoff or uid in self.error_backoff:
+                return
+            if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+                qpi.consecutive_errors_count += 1
+            else:
+                qpi.unschedulable_count += 1
+                qpi.consecutive_errors_count = 0
+            qpi.timestamp = self.clock.now()
+            qpi.backoff_expiration = None
+            if not self.queueing_hints:
+                rejected = bool(qpi.unschedulable_plugins or qpi.pending_plugins)
+                if self.move_request_cycle >= pod_scheduling_cycle or not rejected:
+                    self.move_to_backoff_q(qpi, ev.SCHEDULE_ATTEMPT_FAILURE)
+                else:
+                    self.unschedulable[uid] = qpi
+                return
+            hint = self.determine_scheduling_hint_for_in_flight_pod(qpi)
+            self.requeue_pod_with_queueing_strategy(qpi, hint, ev.SCHEDULE_ATTEMPT_FAILURE)
+        finally:
+            self.done(uid)
+
+    def determine_scheduling_hint_for_in_flight_pod(self, qpi: QueuedPodInfo) -> QueueingStrategy:
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        strategy = QueueingStrategy.QUEUE_SKIP
+        for _, event, old, new in self.cluster_events_for_pod(qpi.pod.uid):
+            hint = self.is_pod_worth_requeuing(qpi, event, old, new)
+            if hint == QueueingStrategy.QUEUE_IMMEDIATELY:
+                return hint
+            if hint == QueueingStrategy.QUEUE_AFTER_BACKOFF:
+                strategy = hint
+                if not qpi.pending_plugins:
+                    return strategy
+        return strategy
+
+    def requeue_pod_with_queueing_strategy(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, event: str) -> str:
+        """The queue the pod goes to: the pool (skip), backoffQ (still backing off) or activeQ."""
+        if strategy == QueueingStrategy.QUEUE_SKIP:
+            self.unschedulable[qpi.pod.uid] = qpi
+            return UNSCHEDULABLE_PODS
+        if strategy == QueueingStrategy.QUEUE_AFTER_BACKOFF and self.is_pod_backing_off(qpi):
+            return BACKOFF_Q if self.move_to_backoff_q(qpi, event) else UNSCHEDULABLE_PODS
+        return ACTIVE_Q if self.move_to_active_q(qpi, event) else UNSCHEDULABLE_PODS
+
+    # --- events ----------------------------------------------------------------------------
+    def is_event_of_interest(self, event: ClusterEvent) -> bool:
+        if ev.is_wildcard(event) or self.hint_maps is None:
+            return True
+        return any(ev.match_cluster_events(h.event, event) for hints in self.hint_maps.values() for h in hints)
+
+    def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> QueueingStrategy:
+        """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod."""
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if not rejectors:
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        if ev.is_wildcard(event):
+            if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
+                return QueueingStrategy.QUEUE_SKIP  # a wildcard aimed at another pod
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        hints = None if self.hint_maps is None else self.hint_maps.get(qpi.pod.scheduler_name)
+        if hints is None:
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        strategy = QueueingStrategy.QUEUE_SKIP
+        for h in hints:
+            if h.plugin_name not in rejectors or not ev.match_cluster_events(h.event, event):
+                continue
+            try:
+                hint = (h.fn or _default_hint)(qpi.pod, old, new)
+            except Exception:  # noqa: BLE001 - an erroring hint counts as Queue (never stuck)
+                hint = QueueingHint.Queue
+            if hint == QueueingHint.QueueSkip:
+                continue
+            if h.plugin_name in qpi.pending_plugins:
+                return QueueingStrategy.QUEUE_IMMEDIATELY
+            if not qpi.pending_plugins:
+                return QueueingStrategy.QUEUE_AFTER_BACKOFF
+            strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
+        return strategy
+
+    def gating_plugin_events(self, qpi: QueuedPodInfo) -> list[ClusterEvent]:
+        hints = (self.hint_maps or {}).get(qpi.pod.scheduler_name, [])
+        return [h.event for h in hints if h.plugin_name == qpi.gating_plugin]
+
+    def move_all_to_active_or_backoff_queue(self, event: ClusterEvent, old: Any = None, new: Any = None,
+                                            pre_check: Callable[[Pod], bool] | None = None) -> int:
+        """MoveAllToActiveOrBackoffQueue over the pool (optionally pre-filtered); returns moved."""
+        if not self.is_event_of_interest(event):
+            return 0
+        pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q.pod)]
+        return self.move_pods_to_active_or_backoff_queue(pods, event, old, new)
+
+    def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent,
+                                             old: Any = None, new: Any = None) -> int:
+        if not self.is_event_of_interest(event):
+            return 0
+        moved = 0
+        for qpi in pods:
+            if qpi.gated and not ev.match_any_cluster_event(event, self.gating_plugin_events(qpi)):
+                continue  # only the gating plugin's events can let a gated pod in
+            hint = self.is_pod_worth_requeuing(qpi, event, old, new)
+            if hint == QueueingStrategy.QUEUE_SKIP:
+                continue
+            self.unschedulable.pop(qpi.pod.uid, None)
+            if self.requeue_pod_with_queueing_strategy(qpi, hint, ev.label(event)) != UNSCHEDULABLE_PODS:
+                moved += 1
+        self.move_request_cycle = self.scheduling_cycle
+        if self.queueing_hints:
+            self._add_event_if_any_in_flight(event, old, new)
+        return moved
+
+    def update(self, old: Pod, new: Pod) -> None:
+        """Update: a pending pod changed; an update may make a pool pod schedulable (hints)."""
+        uid = new.uid
+        events = ev.pod_scheduling_properties_change(new, old)
+        if uid in self.in_flight:
+            for e in events:
+                self._add_event_if_any_in_flight(e, old, new)
+            return
+        for heap in (self.active, self.backoff, self.error_backoff):
+            qpi = heap.get(uid)
+            if qpi is not None:
+                qpi.pod_info = PodInfo.of(new)
+                heap.add(qpi)
+                self.nominator.update_nominated_pod(qpi.pod_info)
+                return
+        qpi = self.unschedulable.get(uid)
+        if qpi is None:
+            self.move_to_active_q(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()),
+                                  ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
+            return
+        qpi.pod_info = PodInfo.of(new)
+        self.nominator.update_nominated_pod(qpi.pod_info)
+        for e in events:
+            hint = self.is_pod_worth_requeuing(qpi, e, old, new)
+            if self.requeue_pod_with_queueing_strategy(qpi, hint, ev.label(e)) != UNSCHEDULABLE_PODS:
+                break
+
+    def delete(self, pod: Pod) -> None:
+        """Delete: the pod left the queue (deleted, or bound); its nomination goes too."""
+        self.nominator.delete_nominated_pod_if_exists(pod)
+        uid = pod.uid
+        if not self.active.delete(uid) and not self.backoff.delete(uid) and not self.error_backoff.delete(uid):
+            self.unschedulable.pop(uid, None)
+
+    # --- background flushes ----------------------------------------------------------------
+    def flush_backoff_q_completed(self) -> int:
+        """Pods whose backoff window has passed move to activeQ (PreEnqueue not re-run)."""
+        moved = 0
+        for heap in (self.backoff, self.error_backoff):
+            while True:
+                qpi = heap.peek()
+                if qpi is None or self.is_pod_backing_off(qpi):
+                    break
+                heap.pop()
+                moved += self.move_to_active_q(qpi, ev.BACKOFF_COMPLETE, moves_from_backoff=True)
+        return moved
+
+    def flush_unschedulable_pods_left_over(self) -> int:
+        """Pods in the pool longer than podMaxInUnschedulablePodsDuration move on UnschedulableTimeout."""
+        now = self.clock.now()
+        pods = [q for q in self.unschedulable.values() if now - q.timestamp > self.max_in_unschedulable]
+        if not pods:
+            return 0
+        return self.move_pods_to_active_or_backoff_queue(pods, ev.EVENT_UNSCHEDULABLE_TIMEOUT)
+
+    def next_backoff_flush_time(self, wanted: Callable[[QueuedPodInfo], bool] | None = None) -> float | None:
+        """The first flush tick (a whole second) at which a backoff pod (passing ``wanted``) completes."""
+        times = []
+        for qpi in self.backoff.list() + self.error_backoff.list():
+            if wanted is not None and not wanted(qpi):
+                continue
+            expiry = self.get_backoff_time(qpi) or 0.0
+            times.append(math.floor(expiry / BACKOFF_ORDERING_WINDOW + 1) * BACKOFF_ORDERING_WINDOW)
+        return min(times, default=None)
+
+    def next_unschedulable_flush_time(self, wanted: Callable[[QueuedPodInfo], bool] | None = None) -> float | None:
+        """The first 30-second tick at which a non-gated pool pod (passing ``wanted``) times out."""
+        times = []
+        for qpi in self.unschedulable.values():
+            if qpi.gated or (wanted is not None and not wanted(qpi)):
+                continue
+            k = math.floor((qpi.timestamp + self.max_in_unschedulable - self.start_time) / UNSCHEDULABLE_FLUSH_INTERVAL) + 1
+            times.append(self.start_time + k * UNSCHEDULABLE_FLUSH_INTERVAL)
+        return min(times, default=None)
+
+    def is_unschedulable_flush_tick(self, t: float) -> bool:
+        elapsed = t - self.start_time
+        return elapsed > 0 and math.isclose(elapsed / UNSCHEDULABLE_FLUSH_INTERVAL,
+                                            round(elapsed / UNSCHEDULABLE_FLUSH_INTERVAL))
+
+    # --- listing ---------------------------------------------------------------------------
+    def pending(self) -> list[QueuedPodInfo]:
+        """Every pod the queue holds (not the in-flight ones), activeQ order first."""
+        return self.active.list() + self.backoff.list() + self.error_backoff.list() + list(self.unschedulable.values())
+
+    def is_empty_of_work(self) -> bool:
+        return not len(self.active) and not len(self.backoff) and not len(self.error_backoff)
+
+    def next_backoff_expiry(self) -> float | None:
+        return min((self.get_backoff_time(q) or 0.0 for q in self.backoff.list() + self.error_backoff.list()),
+                   default=None)

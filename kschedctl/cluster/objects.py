@@ -1,0 +1,58 @@
+"""ClusterObjects: the non-node, non-pod objects of a snapshot, indexed the way plugins look them up.
+
+These play the part of kube-scheduler's informer listers (namespaces, PVCs, PVs, storage
+classes, CSINodes, PDBs, priority classes, and the owners whose selectors feed
+PodTopologySpread's default constraints).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kschedctl.api.types import (
+    GenericObject,
+    Namespace,
+    PodDisruptionBudget,
+    PriorityClass,
+)
+
+
+@dataclass
+class ClusterObjects:
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    persistent_volumes: dict[str, GenericObject] = field(default_factory=dict)
+    persistent_volume_claims: dict[str, GenericObject] = field(default_factory=dict)  # "ns/name"
+    storage_classes: dict[str, GenericObject] = field(default_factory=dict)
+    csi_nodes: dict[str, GenericObject] = field(default_factory=dict)
+    csi_drivers: dict[str, GenericObject] = field(default_factory=dict)
+    # owners whose selectors make up the default spreading selector (helper.DefaultSelector)
+    services: list[GenericObject] = field(default_factory=list)
+    replication_controllers: list[GenericObject] = field(default_factory=list)
+    replica_sets: list[GenericObject] = field(default_factory=list)
+    stateful_sets: list[GenericObject] = field(default_factory=list)
+    # pod groups: (kind, "ns/name") -> object; kinds as given in the snapshot
+    pod_groups: dict[tuple[str, str], GenericObject] = field(default_factory=dict)
+    # anything else the loader accepted but no plugin reads yet, by kind
+    other: dict[str, list[GenericObject]] = field(default_factory=dict)
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        """Labels of a Namespace object; a namespace absent from the snapshot has the
+        `kubernetes.io/metadata.name` label the API server always sets."""
+        ns = self.namespaces.get(namespace)
+        if ns is not None:
+            labels = dict(ns.meta.labels)
+            labels.setdefault("kubernetes.io/metadata.name", namespace)
+            return labels
+        return {"kubernetes.io/metadata.name": namespace}
+
+    def pvc(self, namespace: str, name: str) -> GenericObject | None:
+        return self.persistent_volume_claims.get(f"{namespace}/{name}")
+
+    def global_default_priority_class(self) -> PriorityClass | None:
+        """The global default class; with several, the one with the lowest value (admission plugin)."""
+        defaults = [pc for pc in self.priority_classes.values() if pc.global_default]
+        if not defaults:
+            return None
+        return min(defaults, key=lambda pc: pc.value)

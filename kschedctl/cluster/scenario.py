@@ -1,0 +1,129 @@
+"""The scenario format of `kschedctl simulate`: a snapshot plus a timeline of cluster events.
+
+A scenario (schema: schemas/scenario-v1.json) names the initial cluster (snapshot files and/or
+inline objects) and events at simulated times. This module reads and validates it; running it is
+kschedctl.scheduler.simulate's job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from kschedctl.api.errors import InputError, ObjectError
+from kschedctl.api.types import Node, Pod
+from kschedctl.cluster.loader import (
+    ClusterSnapshot,
+    _build,
+    load_snapshot,
+    locate_line,
+    resolve_priorities,
+)
+from kschedctl.config.schema import iter_schema_errors, load_schema
+
+SCENARIO_SCHEMA = "scenario-v1.json"
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from a number or a Go duration string ("90s", "1m30s", "500ms")."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    return sum(float(n) * _UNIT_SECONDS[u] for n, u in _DURATION_PART.findall(str(value)))
+
+
+@dataclass
+class ScenarioEvent:
+    index: int
+    at: float
+    action: str
+    spec: dict[str, Any]
+
+
+@dataclass
+class Scenario:
+    path: str
+    cluster: ClusterSnapshot
+    events: list[ScenarioEvent] = field(default_factory=list)
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+def load_scenario(path: str) -> Scenario:
+    """Read, validate against the schema (errors name the field and line) and build."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        doc = yaml.safe_load(text)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc}", file=path) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", file=path,
+                         line=mark.line + 1 if mark is not None else None) from None
+    problems = iter_schema_errors(doc, _schema())
+    if problems:
+        where, message = problems[0]
+        dotted = _dotted(where)
+        raise InputError(message, file=path, obj="Scenario", field=dotted or None,
+                         line=locate_line(path, 0, None, dotted or None))
+    return Scenario(path, _initial_cluster(path, doc), _events(path, doc))
+
+
+def _schema() -> dict:
+    schema = load_schema(SCENARIO_SCHEMA)
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def _dotted(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
+    base = Path(path).parent
+    files = doc.get("snapshot") or []
+    files = [files] if isinstance(files, str) else files
+    cluster = load_snapshot([str(base / f) for f in files]) if files else ClusterSnapshot()
+    for i, raw in enumerate(doc.get("objects") or []):
+        try:
+            obj = _build(str(raw["kind"]), raw, cluster.objects)
+        except ObjectError as exc:
+            raise _object_error(path, f"objects[{i}]", exc) from None
+        if isinstance(obj, Node):
+            cluster.nodes.append(obj)
+        elif isinstance(obj, Pod):
+            cluster.pods.append(obj)
+    resolve_priorities(cluster)
+    return cluster
+
+
+def _events(path: str, doc: dict) -> list[ScenarioEvent]:
+    out = []
+    for i, spec in enumerate(doc.get("events") or []):
+        event = ScenarioEvent(i, parse_duration(spec["at"]), spec["action"], spec)
+        if "object" in spec:
+            want = "Node" if event.action == "addNode" else "Pod"
+            if spec["object"].get("kind") != want:
+                raise InputError(f"must be a {want} for {event.action}", file=path, field=f"events[{i}].object.kind",
+                                 line=locate_line(path, 0, None, f"events[{i}].object.kind"))
+            try:
+                (Node if want == "Node" else Pod).from_dict(spec["object"])
+            except ObjectError as exc:
+                raise _object_error(path, f"events[{i}].object", exc) from None
+        out.append(event)
+    return sorted(out, key=lambda e: (e.at, e.index))
+
+
+def _object_error(path: str, where: str, exc: ObjectError) -> InputError:
+    dotted = f"{where}.{exc.field}" if exc.field else where
+    return InputError(exc.message, file=path, field=dotted, line=locate_line(path, 0, None, dotted))

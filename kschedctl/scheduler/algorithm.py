@@ -1,0 +1,300 @@
+"""SchedulingAlgorithm: the filter-and-score part of one scheduling attempt.
+
+Upstream: pkg/scheduler/algorithm.go (older releases: schedule_one.go schedulePod,
+findNodesThatFitPod, findNodesThatPassFilters, numFeasibleNodesToFind, prioritizeNodes,
+selectHost). Upstream filters nodes in parallel and stops once enough feasible nodes are
+found; here nodes are visited sequentially in the same rotating order and the search stops
+exactly at numNodesToFind feasible nodes, which is the deterministic reading of that rule.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from typing import Sequence
+
+from kschedctl.backend.cache.cache import Snapshot
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, NodePluginScores, Status
+from kschedctl.framework.runtime.framework import Framework
+from kschedctl.framework.runtime.score_table import ScoreTable
+from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+class SchedulingError(Exception):
+    """An Error status during the attempt (not a FitError): the pod goes to the error backoff."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status
+
+
+class NoNodesAvailable(SchedulingError):
+    def __init__(self) -> None:
+        super().__init__(Status(Code.UnschedulableAndUnresolvable, ERR_NO_NODES_AVAILABLE))
+
+
+class ScheduleResult:
+    """The chosen host and how many nodes were looked at; ``scores`` (one NodePluginScores per
+    scored node, empty when only one node was feasible) is built on first use from the table."""
+
+    def __init__(self, suggested_host: str, evaluated_nodes: int, feasible_nodes: int,
+                 scores: list[NodePluginScores] | None = None, table: ScoreTable | None = None) -> None:
+        self.suggested_host = suggested_host
+        self.evaluated_nodes = evaluated_nodes
+        self.feasible_nodes = feasible_nodes
+        self._scores = scores
+        self.table = table
+
+    @property
+    def scores(self) -> list[NodePluginScores]:
+        if self._scores is None:
+            self._scores = self.table.node_plugin_scores() if self.table is not None else []
+        return self._scores
+
+    def total_score_of(self, node_name: str) -> int | None:
+        if self._scores is None and self.table is not None:
+            return self.table.total_of(node_name)
+        for s in self.scores:
+            if s.name == node_name:
+                return s.total_score
+        return None
+
+    def __repr__(self) -> str:
+        return (f"ScheduleResult({self.suggested_host!r}, evaluated_nodes={self.evaluated_nodes}, "
+                f"feasible_nodes={self.feasible_nodes})")
+
+
+def go_div(a: int, b: int) -> int:
+    """Go integer division: truncates toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+class SchedulingAlgorithm:
+    def __init__(self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None) -> None:
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.next_start_node_index = 0
+        self.rng = rng or random.Random()
+
+    # --- schedulePod -----------------------------------------------------------------------
+    def schedule_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                     snapshot: Snapshot) -> ScheduleResult:
+        pod = qpi.pod
+        if snapshot.num_nodes() == 0:
+            raise NoNodesAvailable()
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, qpi, snapshot)
+        if not feasible:
+            raise FitError(pod, snapshot.num_nodes(), diagnosis)
+        if len(feasible) == 1:
+            # With one feasible node there is nothing to compare: no PreScore, no Score.
+            return ScheduleResult(feasible[0].name, 1 + diagnosis.node_to_status.len(), 1)
+        if not fwk.has_score_plugins():
+            scores = self.prioritize_nodes(fwk, state, pod, feasible)
+            host = self.select_host(scores)
+            return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores)
+        table = self.prioritize_nodes_table(fwk, state, pod, feasible)
+        host = self.select_host_from_totals(table.names, table.totals)
+        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), table=table)
+
+    def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
+                                find_all: bool = False) -> tuple[list[NodeInfo], Diagnosis]:
+        diagnosis = Diagnosis()
+        all_nodes = snapshot.list()
+        pod = qpi.pod
+        pre_res, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        diagnosis.unschedulable_plugins = set(plugins) if not status.is_success() else set()
+        if not status.is_success():
+            if not status.is_rejected():
+                raise SchedulingError(status)
+            # Every node gets the same status, so that preemption sees it too.
+            diagnosis.node_to_status.set_absent_nodes_status(status)
+            diagnosis.pre_filter_msg = status.message()
+            _add_plugin_status(diagnosis, status)
+            return [], diagnosis
+
+        if not find_all and pod.nominated_node_name:
+            feasible = self._evaluate_nominated_node(fwk, state, pod, snapshot, diagnosis)
+            if feasible:
+                return feasible, diagnosis
+
+        nodes: Sequence[NodeInfo] = all_nodes
+        if pre_res is not None and not pre_res.all_nodes():
+            wanted = pre_res.node_names or set()
+            # Upstream iterates a hash set; the snapshot's node order is our deterministic choice.
+            nodes = [n for n in all_nodes if n.name in wanted]
+            diagnosis.node_to_status.set_absent_nodes_status(Status(
+                Code.UnschedulableAndUnresolvable, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"))
+        num_to_find = len(nodes) if find_all else self.num_nodes_to_find(fwk, len(nodes))
+        feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find)
+        if not find_all and all_nodes:
+            processed = len(feasible) + diagnosis.node_to_status.len()
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis
+
+    def _evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod, snapshot: Snapshot,
+                                 diagnosis: Diagnosis) -> list[NodeInfo]:
+        info = snapshot.get(pod.nominated_node_name)
+        if info is None:
+            return []
+        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 1)
+
+    def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                                     nodes: Sequence[NodeInfo], num_to_find: int) -> list[NodeInfo]:
+        n = len(nodes)
+        num_to_find = min(num_to_find, n)
+        if n == 0:
+            return []
+        start = self.next_start_node_index
+        if not fwk.has_filter_plugins():
+            return [nodes[(start + i) % n] for i in range(num_to_find)]
+        feasible: list[NodeInfo] = []
+        if getattr(fwk, "use_batch", False) and n > 1:
+            return self._pass_filters_batched(fwk, state, pod, diagnosis, nodes, num_to_find, start)
+        for i in range(n):
+            info = nodes[(start + i) % n]
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
+            if status.code == Code.Error:
+                raise SchedulingError(status)
+            if status.is_success():
+                feasible.append(info)
+                if len(feasible) >= num_to_find:
+                    break
+            else:
+                diagnosis.node_to_status.set(info.name, status)
+                _add_plugin_status(diagnosis, status)
+        return feasible
+
+    def _pass_filters_batched(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                              nodes: Sequence[NodeInfo], num_to_find: int, start: int) -> list[NodeInfo]:
+        """The same visit as the per-node loop, evaluated in chunks of the rotated order.
+
+        A chunk is filtered at once (Framework.run_filter_plugins_batch), then walked in order
+        with the per-node loop's rules: the first Error raises, rejections are recorded, and
+        the walk stops at the num_to_find-th feasible node, so nodes filtered past that point
+        (wasted work, nothing else) leave no trace.
+        """
+        n = len(nodes)
+        feasible: list[NodeInfo] = []
+        nts = diagnosis.node_to_status.node_to_status
+        pos = 0
+        while pos < n:
+            need = num_to_find - len(feasible)
+            size = min(n - pos, max(need + need // 4, 32))
+            first = (start + pos) % n
+            if first + size <= n:
+                chunk = nodes[first:first + size]
+            else:
+                chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
+            statuses = fwk.run_filter_plugins_batch(state, pod, chunk)
+            # Nodes failing the same way share one Status object: look at each object once.
+            distinct = dict(zip(map(id, statuses), statuses)).values()
+            if len(distinct) == 1 and statuses[0] is None:  # the whole chunk is feasible
+                feasible.extend(chunk[:need])
+                if len(feasible) >= num_to_find:
+                    return feasible
+                pos += size
+                continue
+            if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
+                # Every node rejected: the walk below would record them all, in order.
+                nts.update(zip(_names(chunk), statuses))
+                for status in distinct:
+                    _add_plugin_status(diagnosis, status)
+                pos += size
+                continue
+            last = None
+            for info, status in zip(chunk, statuses):
+                code = status.code if status is not None else Code.Success
+                if code == Code.Success:
+                    feasible.append(info)
+                    if len(feasible) >= num_to_find:
+                        return feasible
+                elif code == Code.Error:
+                    raise SchedulingError(status)
+                else:
+                    nts[info.name] = status
+                    if status is not last:
+                        _add_plugin_status(diagnosis, status)
+                        last = status
+            pos += size
+        return feasible
+
+    def num_nodes_to_find(self, fwk: Framework, num_all_nodes: int) -> int:
+        """One node is enough for a profile that neither scores nor has extender filters."""
+        if not fwk.has_score_plugins():
+            return 1
+        return self.num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, num_all_nodes)
+
+    def num_feasible_nodes_to_find(self, profile_percentage: int | None, num_all_nodes: int) -> int:
+        if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+            return num_all_nodes
+        percentage = profile_percentage if profile_percentage is not None else self.percentage_of_nodes_to_score
+        if percentage == 0:
+            percentage = max(50 - go_div(num_all_nodes, 125), MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+        num = go_div(num_all_nodes * percentage, 100)
+        return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+    # --- scoring ---------------------------------------------------------------------------
+    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod, nodes: Sequence[NodeInfo]) -> list[NodePluginScores]:
+        if not fwk.has_score_plugins():
+            # Every node gets the same score, so the choice is random among them (prioritizeNodes).
+            return [NodePluginScores(n.name, [], 1) for n in nodes]
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        scores, status = fwk.run_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        return scores
+
+    def prioritize_nodes_table(self, fwk: Framework, state: CycleState, pod, nodes: Sequence[NodeInfo]) -> ScoreTable:
+        """prioritize_nodes with the scores kept by plugin (no per-node objects)."""
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        table, status = fwk.run_score_plugins_table(state, pod, nodes)
+        if table is None or not status.is_success():
+            raise SchedulingError(status)
+        return table
+
+    def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
+        """The highest total score; ties broken uniformly at random, from the seeded source.
+
+        Upstream draws a random tiebreaker per scored node (or, before 1.35, reservoir-samples
+        with probability 1/k); every such rule picks uniformly among the nodes tied at the top,
+        and so does one draw over the tied nodes, which costs one random number per pod.
+        """
+        if not names:
+            raise SchedulingError(Status(Code.Error, "empty priorityList"))
+        best = max(totals)
+        tied = [i for i, t in enumerate(totals) if t == best]
+        return names[tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]]
+
+    def select_host(self, scores: list[NodePluginScores]) -> str:
+        return self.select_host_from_totals([s.name for s in scores], [s.total_score for s in scores])
+
+
+_KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not just record
+_NODE_NAME = operator.attrgetter("node.meta.name")
+
+
+def _names(infos: Sequence[NodeInfo]) -> list[str]:
+    """[info.name for info in infos], without two property calls per node."""
+    try:
+        return list(map(_NODE_NAME, infos))
+    except AttributeError:  # a NodeInfo without its Node: the property knows what to say
+        return [info.name for info in infos]
+
+
+def _add_plugin_status(diagnosis: Diagnosis, status: Status) -> None:
+    """Diagnosis.AddPluginStatus: remember which plugin rejected (or is pending)."""
+    if not status.plugin:
+        return
+    if status.code == Code.Pending:
+        diagnosis.pending_plugins.add(status.plugin)
+    elif status.is_rejected():
+        diagnosis.unschedulable_plugins.add(status.plugin)

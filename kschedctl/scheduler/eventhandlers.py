@@ -1,0 +1,132 @@
+"""What the scheduler does when the cluster changes: the informer handlers of kube-scheduler.
+
+Upstream: pkg/scheduler/eventhandlers.go (with QueueingHints on, as in every emulated
+release, so preCheckForNode is not applied and AssignedPodAdd moves through the hints).
+Each handler updates the cache or the queue and raises the ClusterEvent that lets the
+unschedulable pods the change may help go back to activeQ/backoffQ. The scenario timeline
+(kschedctl/scheduler/simulate.py) and the scheduler itself (binding, preemption) call these.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable
+
+from kschedctl.api.types import Node, Pod
+from kschedctl.backend.podgroup import group_key_of
+from kschedctl.framework import events as ev
+from kschedctl.framework.types import PodInfo, QueuedPodInfo
+
+if TYPE_CHECKING:
+    from kschedctl.scheduler.scheduler import Scheduler
+
+
+def le_priority_pre_check(priority: int) -> Callable[[Pod], bool]:
+    """getLEPriorityPreCheck: only pods of lower or equal priority."""
+    return lambda pod: pod.effective_priority() <= priority
+
+
+class EventHandlers:
+    """Mixed into Scheduler; ``self`` is the Scheduler."""
+
+    # --- nodes -----------------------------------------------------------------------------
+    def add_node_to_cache(self: "Scheduler", node: Node) -> None:
+        self.cache.add_node(node)
+        self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_NODE_ADD, None, node)
+
+    def update_node_in_cache(self: "Scheduler", old: Node, new: Node) -> None:
+        self.cache.update_node(old, new)
+        self.state_changed()
+        for event in ev.node_scheduling_properties_change(new, old):
+            self.queue.move_all_to_active_or_backoff_queue(event, old, new)
+
+    def delete_node_from_cache(self: "Scheduler", node: Node) -> None:
+        self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_NODE_DELETE, node, None)
+        self.cache.remove_node(node)
+        self.state_changed()
+
+    # --- pods ------------------------------------------------------------------------------
+    def add_pod(self: "Scheduler", pod: Pod) -> bool:
+        """A pod appears: bound pods join the cache, pending ones the queue of their profile.
+        Returns False for a pending pod no profile is responsible for."""
+        self.pods_by_uid[pod.uid] = pod
+        if pod.node_name:
+            self.add_assigned_pod_to_cache(pod)
+            return True
+        if pod.scheduler_name not in self.profiles:
+            return False
+        self.add_pod_to_scheduling_queue(pod)
+        return True
+
+    def add_assigned_pod_to_cache(self: "Scheduler", pod: Pod) -> None:
+        self.cache.add_pod(pod)
+        self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_ADD, None, pod)
+
+    def add_pod_to_scheduling_queue(self: "Scheduler", pod: Pod, timestamp: float | None = None) -> None:
+        self._seq += 1
+        when = self.clock.now() if timestamp is None else timestamp
+        self.queue.add(QueuedPodInfo(PodInfo.of(pod), timestamp=when, seq=self._seq))
+        if group_key_of(pod, self.version) is not None:
+            # A new pod of a group may complete its quorum (GangScheduling's UnscheduledPod/Add).
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod,
+                                                           lambda p: p.uid != pod.uid)
+
+    def update_pod_in_scheduling_queue(self: "Scheduler", old: Pod, new: Pod) -> None:
+        """A pending pod changed (e.g. its scheduling gates were removed)."""
+        self.pods_by_uid[new.uid] = new
+        if self.cache.is_assumed_pod(new):
+            return
+        self.queue.update(old, new)
+        if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, old, None,
+                                                           le_priority_pre_check(old.effective_priority()))
+
+    def delete_pod(self: "Scheduler", pod: Pod) -> Pod | None:
+        """The pod is deleted from the cluster; returns the live object that was removed."""
+        live = self.pods_by_uid.pop(pod.uid, None)
+        if live is None:
+            return None
+        self.deleted.add(pod.uid)
+        if live.node_name:
+            self.delete_assigned_pod_from_cache(live)
+        else:
+            self.delete_pod_from_scheduling_queue(live)
+        return live
+
+    def delete_assigned_pod_from_cache(self: "Scheduler", pod: Pod) -> None:
+        current = self.cache.get_pod(pod.uid) or pod
+        self.cache.remove_pod(current)
+        self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, current, None)
+
+    def delete_pod_from_scheduling_queue(self: "Scheduler", pod: Pod) -> None:
+        self.queue.delete(pod)
+        if self.cache.is_assumed_pod(pod):
+            self.handle_assumed_pod_deletion(pod)
+        elif pod.nominated_node_name:
+            # Lower or equal priority pods treated this nominated pod as if it were there.
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                           le_priority_pre_check(pod.effective_priority()))
+
+    def handle_assumed_pod_deletion(self: "Scheduler", pod: Pod) -> None:
+        """A pod waiting at Permit is deleted: reject it (its binding cycle then cleans up)."""
+        assumed = self.cache.get_pod(pod.uid) or pod
+        fwk = self.profiles.get(pod.scheduler_name)
+        if fwk is None or not fwk.reject_waiting_pod(pod.uid):
+            self.cache.forget_pod(assumed)
+            self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None)
+
+    # --- status.nominatedNodeName ----------------------------------------------------------
+    def patch_nominated_node_name(self: "Scheduler", pod: Pod, node_name: str) -> None:
+        """updatePod's status patch, and what the informer does when it sees it: a pod whose
+        nomination moved away frees room for lower or equal priority pods."""
+        if pod.nominated_node_name == node_name:
+            return
+        old: Any = dataclasses.replace(pod, cache={})
+        pod.nominated_node_name = node_name
+        if old.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, old, None,
+                                                           le_priority_pre_check(old.effective_priority()))

@@ -1,0 +1,158 @@
+"""explain: one pod against the snapshot as given, every node, every score plugin.
+
+Bound pods count, other pending pods do not. Every node is filtered (no percentageOfNodesToScore
+sampling) and every feasible node scored, so the user sees the whole picture; the chosen node
+is what `schedule` would pick in this state (with sampling and upstream's tie rule), and when
+there is none, what preemption would do, without doing it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kschedctl.api.errors import InputError
+from kschedctl.api.types import Pod
+from kschedctl.cluster.loader import ClusterSnapshot, is_pending
+from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code
+from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
+from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
+from kschedctl.scheduler.result import (
+    ExplainGroupResult,
+    ExplainResult,
+    GroupMemberExplanation,
+    NodeExplanation,
+)
+from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.versions import KubeVersion
+
+
+def find_pod(cluster: ClusterSnapshot, key: str) -> Pod:
+    ns, _, name = key.rpartition("/")
+    ns = ns or "default"
+    for pod in cluster.pods:
+        if pod.namespace == ns and pod.name == name:
+            return pod
+    raise InputError(f"pod {ns}/{name} not found in the snapshot", obj=f"Pod {ns}/{name}")
+
+
+def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,
+                version: KubeVersion, seed: int | None = None) -> ExplainResult:
+    pod = find_pod(cluster, pod_key)
+    if not is_pending(pod):
+        # Explaining a bound pod means asking where it would go now: evaluate an unbound copy.
+        pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
+        pod.priority = pod.priority if pod.priority is not None else 0
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    if pod.scheduler_name not in sched.profiles:
+        raise InputError(f"no profile for schedulerName {pod.scheduler_name!r}", obj=f"Pod {pod.key}",
+                         field="spec.schedulerName")
+    fwk = sched.profiles[pod.scheduler_name]
+    sched.cache.update_snapshot(sched.snapshot)
+    for f in sched.profiles.values():
+        f.snapshot = sched.snapshot
+    qpi = QueuedPodInfo(PodInfo.of(pod), attempts=1)
+    nodes = _explain_nodes(fwk, pod, sched)
+    result = ExplainResult(pod.key, fwk.profile_name, None, None, nodes)
+    algo = SchedulingAlgorithm(0, sched.rng)
+    algo.percentage_of_nodes_to_score = sched.algorithm.percentage_of_nodes_to_score
+    state = CycleState()
+    try:
+        chosen = algo.schedule_pod(fwk, state, qpi, sched.snapshot)
+        result.node = chosen.suggested_host
+    except FitError as fit_error:
+        nominating = sched._run_post_filter(fwk, state, pod, fit_error)
+        result.message = fit_error.message()
+        pre = sched.client.last_preemption
+        result.preemption = {
+            "nominatedNode": nominating.nominated_node_name if nominating and nominating.nominated_node_name else None,
+            "victims": list(pre.victims) if pre is not None else [],
+        }
+    except SchedulingError as err:
+        result.message = err.status.message()
+        result.preemption = {"nominatedNode": None, "victims": []}
+    return result
+
+
+def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
+    state = CycleState()
+    all_nodes = sched.snapshot.list()
+    pre_res, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+    out: list[NodeExplanation] = []
+    if not status.is_success():
+        for info in all_nodes:
+            out.append(NodeExplanation(info.name, status.code.name, status.plugin, list(status.reasons)))
+        return out
+    feasible = []
+    for info in all_nodes:
+        if pre_res is not None and not pre_res.all_nodes() and info.name not in (pre_res.node_names or set()):
+            reason = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"
+            out.append(NodeExplanation(info.name, Code.UnschedulableAndUnresolvable.name, "", [reason]))
+            continue
+        st = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
+        out.append(NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons)))
+        if st.is_success():
+            feasible.append(info)
+    if feasible:
+        st = fwk.run_pre_score_plugins(state, pod, feasible)
+        if st.is_success():
+            scores, st = fwk.run_score_plugins(state, pod, feasible)
+            if st.is_success():
+                by_name = {s.name: s for s in scores}
+                for n in out:
+                    s = by_name.get(n.name)
+                    if s is not None:
+                        n.scores = {ps.name: {"score": ps.normalized, "weight": ps.weight} for ps in s.scores}
+                        n.total = s.total_score
+    return out
+
+
+# --- pod groups ----------------------------------------------------------------------------
+
+POD_GROUP_PREFIX = "podgroup/"
+
+
+def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerConfiguration, registry: Registry,
+                      version: KubeVersion, seed: int | None = None) -> ExplainGroupResult:
+    """One group attempt (scheduleOnePodGroup) on the snapshot as given, without binding: for each
+    member, the per-node results it saw in the group's simulated state (earlier members assumed)."""
+    from kschedctl.backend.podgroup import group_of
+
+    ns, _, name = ref[len(POD_GROUP_PREFIX):].rpartition("/")
+    ns = ns or "default"
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    cycle = sched.pod_groups
+    members = [p for p in cluster.pods if is_pending(p) and (g := group_of(sched.objects, p, version)) is not None
+               and g.key == f"{ns}/{name}"]
+    if not members:
+        raise InputError(f"pod group {ns}/{name} has no pending members in the snapshot "
+                         f"(pod groups need --feature-gates GenericWorkload=true,GangScheduling=true)",
+                         obj=f"PodGroup {ns}/{name}")
+    group = group_of(sched.objects, members[0], version)
+    fwk = sched.framework_for_pod(members[0])
+    per_member: dict[str, list[NodeExplanation]] = {}
+
+    def hook(fwk_: Any, pod: Pod) -> None:
+        for f in sched.profiles.values():
+            f.snapshot = sched.snapshot
+        per_member[pod.key] = _explain_nodes(fwk_, pod, sched)
+
+    cycle.explain_hook = hook
+    queued = [QueuedPodInfo(PodInfo.of(p), attempts=1, seq=i) for i, p in enumerate(members)]
+    queued.sort(key=lambda q: (-q.pod.effective_priority(), q.seq))
+    sched.cache.update_snapshot(sched.snapshot)
+    for f in sched.profiles.values():
+        f.snapshot = sched.snapshot
+    if version.feature_enabled("TopologyAwareWorkloadScheduling"):
+        attempt = cycle._placement_algorithm(fwk, group, queued)
+    else:
+        attempt = cycle._default_algorithm(fwk, group, queued)
+    out = ExplainGroupResult(f"{ns}/{name}", fwk.profile_name, attempt.status.code.name,
+                             attempt.status.message() or None, attempt.placement)
+    for mr in attempt.results:
+        out.members.append(GroupMemberExplanation(
+            mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),
+            per_member.get(mr.pod.key, [])))
+    return out

@@ -1,0 +1,374 @@
+"""scheduleOnePodGroup: the pods of a group placed together, within one snapshot.
+
+Upstream: pkg/scheduler/schedule_one_podgroup.go (podGroupInfoForPod, podGroupCycle,
+submitPodGroupAlgorithmResult, podGroupSchedulingPlacementAlgorithm, findBestPlacement) and
+algorithm_podgroup.go (podGroupSchedulingDefaultAlgorithm, podGroupPotentiallyFeasible,
+podGroupFitError). Differences by release (kschedctl/versions.py):
+* 1.36: each feasible member runs Permit after its simulated Reserve; the group is feasible
+  as soon as one member's Permit returns Success (GangScheduling: minCount reached).
+* 1.37 (GangPlacementFeasible): PlacementFeasible plugins are asked before the first member
+  and after every member with {scheduled, remaining}; Unschedulable ends the cycle, Wait
+  goes on but would end Unschedulable, Success makes the group feasible.
+Each member is assumed (and reserved) in the cache so the next member sees it; every such
+simulated assumption is reverted before the accepted members go through the real assume,
+Reserve, Permit and binding cycle. With TopologyAwareWorkloadScheduling the group is tried in
+each placement (node subset) the PlacementGenerate plugins propose and the PlacementScore
+plugins pick the best feasible one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from kschedctl.backend import podgroup as pg
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
+from kschedctl.scheduler.algorithm import SchedulingError
+from kschedctl.scheduler.placement import (
+    Placement,
+    PlacementView,
+    best_placement,
+    generate_placements,
+)
+
+if TYPE_CHECKING:
+    from kschedctl.framework.runtime.framework import Framework
+    from kschedctl.scheduler.scheduler import Scheduler
+
+GANG = "GangScheduling"
+ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+
+
+@dataclass
+class MemberResult:
+    """algorithmResult: one member's attempt inside the group cycle."""
+
+    qpi: QueuedPodInfo
+    host: str | None = None
+    score: int | None = None
+    status: Status = field(default_factory=Status)
+    fit_error: FitError | None = None
+    permit: Status | None = None
+    state: CycleState | None = None  # the member's cycle state, reused by its binding cycle
+
+    @property
+    def pod(self) -> Any:
+        return self.qpi.pod
+
+
+@dataclass
+class GroupAttempt:
+    """podGroupAlgorithmResult: the members' results and the group's status."""
+
+    results: list[MemberResult] = field(default_factory=list)
+    status: Status = field(default_factory=lambda: Status(Code.Unschedulable, ERR_POD_GROUP_UNSCHEDULABLE))
+    placement: str | None = None
+
+
+@dataclass
+class PodGroupReport:
+    """What `schedule` says about a group: the outcome of its last cycle."""
+
+    group: str
+    policy: str
+    min_count: int
+    attempts: int = 0
+    status: str = ""
+    message: str = ""
+    placement: str | None = None
+    members: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"podGroup": self.group, "policy": self.policy, "minCount": self.min_count,
+                               "attempts": self.attempts, "status": self.status, "message": self.message,
+                               "members": [{"pod": k, **v} for k, v in self.members.items()]}
+        if self.placement is not None:
+            out["placement"] = self.placement
+        return out
+
+
+class PodGroupCycle:
+    """The group side of the Scheduler (one per Scheduler)."""
+
+    def __init__(self, sched: "Scheduler") -> None:
+        self.sched = sched
+        self.reports: dict[str, PodGroupReport] = {}
+        # explain: called with (fwk, member pod) in the group's simulated state, before each member
+        self.explain_hook: Callable[[Any, Any], None] | None = None
+
+    # --- dispatch --------------------------------------------------------------------------
+    def group_of(self, pod: Any) -> pg.PodGroup | None:
+        """The pod's group when it is scheduled as a group (1.36+, GenericWorkload on)."""
+        version = self.sched.version
+        if not version.feature_enabled("GenericWorkload") or not version.has("PodGroupSchedulingCycle"):
+            return None
+        return pg.group_of(self.sched.objects, pod, version)
+
+    def schedule_one_pod_group(self, first: QueuedPodInfo, group: pg.PodGroup) -> None:
+        sched = self.sched
+        members = self._collect(first, group)
+        if not members:
+            return
+        fwk = sched.framework_for_pod(members[0].pod)
+        names = {m.pod.scheduler_name for m in members}
+        if len(names) > 1:
+            a, b = sorted(names)[:2]
+            st = Status(Code.Error, "all pods in a single pod group should have the same .spec.schedulerName set, "
+                                    f"got: \"{a}\" and \"{b}\"")
+            for m in members:
+                sched.handle_scheduling_failure(sched.framework_for_pod(m.pod), m, status=st)
+            return
+        sched.cache.update_snapshot(sched.snapshot)
+        for f in sched.profiles.values():
+            f.snapshot = sched.snapshot
+        if sched.version.feature_enabled("TopologyAwareWorkloadScheduling"):
+            attempt = self._placement_algorithm(fwk, group, members)
+        else:
+            attempt = self._default_algorithm(fwk, group, members)
+        sched.cache.update_snapshot(sched.snapshot)
+        self._submit(fwk, group, members, attempt)
+
+    def _collect(self, first: QueuedPodInfo, group: pg.PodGroup) -> list[QueuedPodInfo]:
+        """podGroupInfoForPod + skipPodGroupPodSchedule: the popped pod and its unscheduled
+        siblings popped from the queue, by priority (desc) then InitialAttemptTimestamp."""
+        sched = self.sched
+        members = [first]
+        state = pg.group_state(sched.profiles[first.pod.scheduler_name] if first.pod.scheduler_name in sched.profiles
+                               else next(iter(sched.profiles.values())), group.key)
+        for pod in state.unscheduled:
+            if pod.uid == first.pod.uid:
+                continue
+            qpi = sched.queue.pop_specific(pod.uid)
+            if qpi is not None:
+                members.append(qpi)
+        kept = []
+        for qpi in members:
+            if qpi.pod.uid not in sched.pods_by_uid or sched.cache.is_assumed_pod(qpi.pod):
+                sched.queue.done(qpi.pod.uid)
+                continue
+            kept.append(qpi)
+        kept.sort(key=lambda q: (-q.pod.effective_priority(), q.initial_attempt_timestamp or 0.0, q.seq))
+        return kept
+
+    # --- the algorithm ---------------------------------------------------------------------
+    def _feasible(self, fwk: "Framework", group: pg.PodGroup, scheduled: int, remaining: int) -> Status:
+        """RunPlacementFeasiblePlugins (1.37); without such a plugin the group is feasible."""
+        for name, pl in fwk.instances.items():
+            fn = getattr(pl, "placement_feasible", None)
+            if callable(fn):
+                st = fn(group, scheduled, remaining) or Status()
+                if not st.is_success():
+                    st.plugin = st.plugin or name
+                    return st
+        return Status()
+
+    def _default_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
+        sched = self.sched
+        attempt = GroupAttempt()
+        reverts: list[Callable[[], None]] = []
+        newest = sched.version.has("GangPlacementFeasible")
+        try:
+            if newest:
+                scheduled = pg.group_state(fwk, group.key).scheduled_pods_count()
+                remaining = len(members)
+                st = self._feasible(fwk, group, scheduled, remaining)
+                attempt.status = _group_status(st)
+                if st.code == Code.Unschedulable:
+                    return attempt
+            for qpi in members:
+                mr, revert = self._member(fwk, qpi, run_permit=not newest)
+                attempt.results.append(mr)
+                if revert is not None:
+                    reverts.append(revert)
+                if not mr.status.is_success() and not mr.status.is_rejected():
+                    attempt.status = Status(Code.Error, f"failed to schedule other pod from a pod group: "
+                                                        f"{mr.status.message()}")
+                    break
+                if newest:
+                    remaining -= 1
+                    scheduled += 1 if mr.status.is_success() else 0
+                    st = self._feasible(fwk, group, scheduled, remaining)
+                    attempt.status = _group_status(st)
+                    if st.code == Code.Unschedulable:
+                        break
+                elif mr.permit is not None and mr.permit.is_success():
+                    attempt.status = Status()
+            if attempt.status.is_success() and not any(r.status.is_success() for r in attempt.results):
+                attempt.status = Status(Code.Unschedulable, "no pods were schedulable")
+        finally:
+            for revert in reversed(reverts):
+                revert()
+        return attempt
+
+    def _member(self, fwk: "Framework", qpi: QueuedPodInfo,
+                run_permit: bool) -> tuple[MemberResult, Callable[[], None] | None]:
+        """podGroupPodSchedulingAlgorithm: filter/score (no PostFilter), then assume and
+        Reserve in the group's simulated state; 1.36 also runs Permit."""
+        sched = self.sched
+        sched.cache.update_snapshot(sched.snapshot)
+        if self.explain_hook is not None:
+            self.explain_hook(fwk, qpi.pod)
+        state = CycleState()
+        snapshot = fwk.snapshot if fwk.snapshot is not None else sched.snapshot
+        try:
+            result = sched.algorithm.schedule_pod(fwk, state, qpi, snapshot)
+        except FitError as fit_error:
+            return MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error), None
+        except SchedulingError as err:
+            return MemberResult(qpi, status=err.status), None
+        host = result.suggested_host
+        assumed = qpi.pod_info.with_node_name(host).pod
+        sched.cache.assume_pod(assumed)
+        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if not st.is_success():
+            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            sched.cache.forget_pod(assumed)
+            fe = fit_error_for_single_node(qpi.pod, host, st) if st.is_rejected() else None
+            return MemberResult(qpi, status=st, fit_error=fe), None
+
+        def revert() -> None:
+            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            sched.cache.forget_pod(assumed)
+
+        mr = MemberResult(qpi, host, result.total_score_of(host), state=state)
+        if run_permit:
+            permit = fwk.run_permit_plugins(state, assumed, host)
+            fwk.waiting_pods.pop(assumed.uid, None)
+            if not permit.is_success() and not permit.is_wait():
+                revert()
+                fe = fit_error_for_single_node(qpi.pod, host, permit) if permit.is_rejected() else None
+                return MemberResult(qpi, status=permit, fit_error=fe), None
+            if permit.is_wait():
+                plugin_msgs = [m for m in _wait_messages(fwk, state, assumed, host)]
+                permit = Status(Code.Wait, *(plugin_msgs or permit.reasons))
+            mr.permit = permit
+        return mr, revert
+
+    def _placement_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
+        """podGroupSchedulingPlacementAlgorithm: the group in each proposed placement."""
+        sched = self.sched
+        placements = generate_placements(fwk, group, sched.snapshot)
+        first: GroupAttempt | None = None
+        feasible: list[tuple[Placement, GroupAttempt]] = []
+        for placement in placements:
+            view = PlacementView(sched.snapshot, placement.nodes)
+            for f in sched.profiles.values():
+                f.snapshot = view
+            try:
+                attempt = self._default_algorithm(fwk, group, members)
+            finally:
+                for f in sched.profiles.values():
+                    f.snapshot = sched.snapshot
+            attempt.placement = placement.name
+            if attempt.status.code == Code.Error:
+                return attempt
+            first = first or attempt
+            if attempt.status.is_success():
+                feasible.append((placement, attempt))
+        if not feasible:
+            attempt = first or GroupAttempt()
+            attempt.status = Status(Code.Unschedulable, f"0/{len(placements)} placements are available, "
+                                                        f"first placement status: {attempt.status.message()}")
+            return attempt
+        if len(feasible) == 1:
+            return feasible[0][1]
+        scheduled = pg.group_state(fwk, group.key).scheduled_pods_count()
+        return best_placement(fwk, group, feasible, scheduled, sched.rng)
+
+    # --- submitting the result -------------------------------------------------------------
+    def _submit(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo], attempt: GroupAttempt) -> None:
+        sched = self.sched
+        report = self.reports.setdefault(group.key, PodGroupReport(group.key, group.policy, group.min_count))
+        report.attempts += 1
+        report.placement = attempt.placement
+        for qpi in members:  # members placed by an earlier cycle keep their entry
+            report.members.pop(qpi.pod.key, None)
+        by_uid = {r.qpi.pod.uid: r for r in attempt.results}
+        if sched.version.has("PodGroupBackoffSqrtSize"):  # the group entity's size scales its max backoff
+            for qpi in members:
+                qpi.entity_size = len(members)
+        group_ok = attempt.status.is_success()
+        report.status = "Scheduled" if group_ok else ("SchedulerError" if attempt.status.code == Code.Error
+                                                        else "Unschedulable")
+        report.message = attempt.status.message()
+        sched.record("PodGroupScheduled" if group_ok else "PodGroupUnschedulable", podGroup=group.key,
+                     message=report.message)
+        for qpi in members:
+            mr = by_uid.get(qpi.pod.uid)
+            entry: dict[str, Any] = {}
+            report.members[qpi.pod.key] = entry
+            if attempt.status.code == Code.Error:
+                st = mr.status if mr is not None and mr.status.code == Code.Error else attempt.status
+                entry.update(node=None, message=st.message())
+                sched.handle_scheduling_failure(fwk, qpi, status=st)
+            elif mr is not None and mr.status.is_success() and mr.host:
+                if group_ok:
+                    entry.update(node=mr.host)
+                    self._bind_member(fwk, qpi, mr, entry)
+                else:
+                    msg = attempt.status.message() if mr.permit is None else mr.permit.message()
+                    entry.update(node=None, feasibleNode=mr.host, message=msg)
+                    self._reject(fwk, qpi, msg)
+            elif mr is not None and mr.fit_error is not None:
+                entry.update(node=None, message=mr.fit_error.message(), reasons=mr.fit_error.reason_histogram())
+                sched.handle_scheduling_failure(fwk, qpi, fit_error=mr.fit_error)
+            elif mr is not None:
+                entry.update(node=None, message=mr.status.message())
+                sched.handle_scheduling_failure(fwk, qpi, status=mr.status)
+            else:  # not evaluated: the group's status
+                entry.update(node=None, message=attempt.status.message())
+                self._reject(fwk, qpi, attempt.status.message())
+
+    def _reject(self, fwk: "Framework", qpi: QueuedPodInfo, message: str) -> None:
+        """An Unschedulable status for a member because of its group (errPodGroupUnschedulable)."""
+        qpi.unschedulable_plugins = {GANG} if GANG in fwk.instances else {"PodGroup"}
+        status = Status(Code.Unschedulable, message)
+        pending = set(qpi.unschedulable_plugins)
+        self.sched.handle_scheduling_failure(fwk, qpi, status=status)
+        qpi.unschedulable_plugins = pending
+        self.sched.outcomes[qpi.pod.uid].error = False
+
+    def _bind_member(self, fwk: "Framework", qpi: QueuedPodInfo, mr: MemberResult, entry: dict[str, Any]) -> None:
+        """prepareForBindingCycle (assume, Reserve, Permit) then the binding cycle."""
+        sched = self.sched
+        from kschedctl.scheduler.scheduler import _InFlightBinding
+
+        state = mr.state or CycleState()
+        host = mr.host or ""
+        assumed = qpi.pod_info.with_node_name(host).pod
+        sched.assume(assumed)
+        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if st.is_success():
+            st = fwk.run_permit_plugins(state, assumed, host)
+        if not st.is_success() and not st.is_wait():
+            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            sched.forget(assumed)
+            entry.update(node=None, message=st.message())
+            sched._fail_after_assume(fwk, qpi, host, st)
+            return
+        if fwk.get_waiting_pod(assumed.uid) is not None:
+            sched.waiting[assumed.uid] = _InFlightBinding(fwk, state, qpi, assumed, host, mr.score)
+            return
+        sched.binding_cycle(fwk, state, qpi, assumed, host, mr.score)
+
+
+def _group_status(st: Status) -> Status:
+    """podGroupPotentiallyFeasible: Wait and Unschedulable both end Unschedulable."""
+    if st.code in (Code.Wait, Code.Unschedulable, Code.UnschedulableAndUnresolvable):
+        return Status(Code.Unschedulable, *st.reasons, plugin=st.plugin)
+    if st.code == Code.Error:
+        return Status(Code.Error, f"failed to evaluate placement feasibility: {st.message()}")
+    return Status()
+
+
+def _wait_messages(fwk: "Framework", state: CycleState, pod: Any, host: str) -> list[str]:
+    """The waiting plugins' own messages (the framework's Wait status names none)."""
+    out: list[str] = []
+    for pl in fwk.plugins_at("permit"):
+        res = pl.permit(state, pod, host)
+        st = res[0] if isinstance(res, tuple) else res
+        if st is not None and st.is_wait():
+            out.append(st.message())
+    return out

@@ -1,0 +1,551 @@
+"""The Scheduler: the life of each pod, as pkg/scheduler/schedule_one.go tells it.
+
+    ScheduleOne: pop -> frameworkForPod -> schedulingCycle (snapshot, filter, score, PostFilter
+    on failure, assume, Reserve, Permit) -> bindingCycle (PreBindPreFlight, WaitOnPermit, Done,
+    PreBind, Bind, PostBind) -> on failure: Unreserve, forget, FailureHandler (requeue).
+
+Time is virtual (VirtualClock): nothing sleeps. When no pod can be popped, ``run`` moves the
+clock to the next thing that can happen — a scenario event, a Permit timeout, a backoff or
+unschedulable-pool flush — and stops when nothing can: the pods left in the queue are those no
+event can help. The binding cycle runs at once, except for pods waiting at Permit, which
+resume when allowed, rejected or timed out. The scheduler records into a RunResult (and a
+trace of timed events for `simulate`); it never renders.
+"""
+
+from __future__ import annotations
+
+import calendar
+import heapq
+import itertools
+import random
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kschedctl.api.types import Pod
+from kschedctl.backend.cache.cache import Cache, Snapshot
+from kschedctl.backend.queue.scheduling_queue import (
+    PriorityQueue,
+    build_queueing_hint_map,
+)
+from kschedctl.cluster.loader import ClusterSnapshot, is_pending
+from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework import events as ev
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, PostFilterResult, Status
+from kschedctl.framework.runtime.framework import Framework
+from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
+from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
+from kschedctl.scheduler.eventhandlers import EventHandlers
+from kschedctl.scheduler.result import (
+    Placement,
+    Preemption,
+    RunResult,
+    Skipped,
+    Unschedulable,
+)
+from kschedctl.versions import KubeVersion
+
+# schedule_one.go clearNominatedNode: most failures clear the pod's nomination.
+CLEAR_NOMINATED_NODE = PostFilterResult("", "Override")
+# Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
+# podMaxBackoffSeconds; the simulation stops retrying it after this many consecutive errors
+# once nothing else can happen, and reports it.
+MAX_CONSECUTIVE_ERRORS = 8
+# A run also stops when this many attempts in a row neither placed nor preempted a pod nor
+# reached a scenario event (at least LIVELOCK_MIN_ATTEMPTS): only pods that keep failing
+# against each other can do that, and upstream would retry them forever.
+LIVELOCK_ATTEMPTS_PER_POD = 20
+LIVELOCK_MIN_ATTEMPTS = 1000
+
+
+class VirtualClock:
+    """Seconds since the epoch, advanced only by the simulation."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def advance_to(self, t: float) -> None:
+        self.t = max(self.t, t)
+
+
+def parse_rfc3339(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        return float(calendar.timegm(_time.strptime(text.replace("Z", "")[:19], "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return None
+
+
+@dataclass
+class _InFlightBinding:
+    """A pod past Permit with Wait: its binding cycle resumes when the waiting pod is resolved."""
+
+    fwk: Framework
+    state: CycleState
+    qpi: QueuedPodInfo
+    assumed: Pod
+    host: str
+    score: int | None
+
+
+@dataclass
+class _PodOutcome:
+    message: str = ""
+    reasons: dict[str, int] = field(default_factory=dict)
+    error: bool = False
+
+
+class SimulatedClient:
+    """The API calls plugins make (bind, preempt), applied to the simulated cluster."""
+
+    def __init__(self, scheduler: "Scheduler", dry_run: bool = False) -> None:
+        self.scheduler = scheduler
+        self.dry_run = dry_run
+        self.last_preemption: Preemption | None = None
+
+    def bind(self, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    def preempt(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
+        """prepareCandidate: evict the victims (or, in a dry run, only remember them)."""
+        record = Preemption(preemptor.key, node_name, [v.key for v in victims], self.scheduler.clock.now())
+        self.last_preemption = record
+        if not self.dry_run:
+            self.scheduler.delete_victims(preemptor, record, victims)
+
+
+class Scheduler(EventHandlers):
+    def __init__(self, cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry,
+                 version: KubeVersion, seed: int | None = None, dry_run: bool = False) -> None:
+        self.cluster = cluster
+        self.objects = cluster.objects
+        self.version = version
+        self.rng = random.Random(seed)
+        self.client = SimulatedClient(self, dry_run)
+        self.clock = VirtualClock(self._start_time(cluster))
+        self.start = self.clock.now()
+        self.cache = Cache()
+        self.snapshot = Snapshot()
+        self.pods_by_uid: dict[str, Pod] = {}
+        for node in cluster.nodes:
+            self.cache.add_node(node)
+        for pod in cluster.bound_pods:
+            self.cache.add_pod(pod)
+            self.pods_by_uid[pod.uid] = pod
+        self.profiles: dict[str, Framework] = {}
+        self.nominator: Any = None
+        for profile in config.profiles:
+            self.profiles[profile.scheduler_name] = Framework(profile, registry, self)
+        self.queue = self._new_queue(config)
+        self.nominator = self.queue.nominator
+        self.algorithm = SchedulingAlgorithm(config.percentage_of_nodes_to_score or 0, self.rng)
+        self.result = RunResult(kube_version=str(version))
+        self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
+        self.outcomes: dict[str, _PodOutcome] = {}
+        self.waiting: dict[str, _InFlightBinding] = {}
+        self.placements_by_uid: dict[str, Placement] = {}
+        self.deleted: set[str] = set()
+        self.timeline: list[tuple[float, int, Callable[[], None]]] = []
+        self._timeline_seq = itertools.count()
+        self._seq = 0
+        self._generation = 0
+        self.attempt_generation: dict[str, int] = {}  # uid -> state generation its last attempt saw
+        self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
+        from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
+
+        self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/scheduler/schedule_one_podgroup.py)
+
+    def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
+        hints_on = self.version.feature_enabled("SchedulerQueueingHints")
+        hint_maps = {name: build_queueing_hint_map(f.instances.values(), hints_on) for name, f in self.profiles.items()}
+        first = next(iter(self.profiles.values()))
+        return PriorityQueue(first.queue_sort_less, self.clock, self._pre_enqueue, hint_maps,
+                             float(config.pod_initial_backoff_seconds), float(config.pod_max_backoff_seconds),
+                             queueing_hints=hints_on,
+                             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"))
+
+    @staticmethod
+    def _start_time(cluster: ClusterSnapshot) -> float:
+        stamps = [t for t in (parse_rfc3339(p.meta.creation_timestamp) for p in cluster.pods) if t is not None]
+        return max(stamps, default=0.0)
+
+    def _pre_enqueue(self, pod: Pod) -> Status:
+        return self.profiles[pod.scheduler_name].run_pre_enqueue_plugins(pod)
+
+    def state_changed(self) -> None:
+        """Something a scheduling attempt reads (cache, nodes) changed."""
+        self._generation += 1
+
+    def state_generation(self) -> int:
+        return self._generation + self.nominator.generation
+
+    def record(self, kind: str, **fields: Any) -> None:
+        """One timed entry of the trace (`simulate -o json` "events")."""
+        self.trace.append({"time": self.clock.now() - self.start, "event": kind, **fields})
+
+    def enqueue_pending(self) -> None:
+        """Every pending pod: queued if a profile is responsible for it, else reported skipped."""
+        for pod in self.cluster.pods:
+            if is_pending(pod):
+                self.admit_pending_pod(pod, parse_rfc3339(pod.meta.creation_timestamp))
+
+    def admit_pending_pod(self, pod: Pod, created: float | None = None) -> None:
+        self.result.pending += 1
+        if pod.scheduler_name not in self.profiles:
+            self.result.skipped.append(Skipped(pod.key, f"no profile for schedulerName {pod.scheduler_name!r}"))
+            return
+        self.pods_by_uid[pod.uid] = pod
+        self.add_pod_to_scheduling_queue(pod, created)
+
+    def at(self, t: float, action: Callable[[], None]) -> None:
+        """Run ``action`` when the virtual clock reaches ``t`` (seconds since the start)."""
+        heapq.heappush(self.timeline, (self.start + t, next(self._timeline_seq), action))
+
+    # --- the run ---------------------------------------------------------------------------
+    def run(self, progress: Callable[[int, int], None] | None = None) -> RunResult:
+        """Schedule until nothing can happen any more; ``progress(attempts, pending)`` is called
+        after every attempt (the CLI draws a bar with it)."""
+        self.enqueue_pending()
+        attempts = idle_attempts = 0
+        marker = self._progress_marker()
+        budget = max(LIVELOCK_MIN_ATTEMPTS, LIVELOCK_ATTEMPTS_PER_POD * self.result.pending)
+        while True:
+            qpi = self.queue.pop()
+            if qpi is not None:
+                self.schedule_one(qpi)
+                self.resume_resolved_waiting_pods()
+                attempts += 1
+                if progress is not None:
+                    progress(attempts, self.result.pending)
+                now_marker = self._progress_marker()
+                idle_attempts = 0 if now_marker != marker else idle_attempts + 1
+                marker = now_marker
+                if idle_attempts > budget:
+                    self._stop_livelock(idle_attempts)
+                    break
+            elif not self.advance_clock():
+                break
+        self._finish()
+        return self.result
+
+    def _progress_marker(self) -> tuple[int, int, int]:
+        """What counts as the run moving on: placements, preemptions, scenario events."""
+        return len(self.result.placements), len(self.result.preemptions), len(self.timeline)
+
+    def _stop_livelock(self, idle_attempts: int) -> None:
+        """Pods rejecting each other forever (e.g. pod groups that can never complete retry at
+        once under SchedulerPopFromBackoffQ): a real scheduler would spin; the simulation stops,
+        fails the pods still waiting at Permit, and reports every pod with its last message."""
+        earlier = dict(self.outcomes)
+        for uid, b in list(self.waiting.items()):
+            wp = b.fwk.get_waiting_pod(uid)
+            if wp is not None and wp.result is None:
+                wp.reject("", "the simulation stopped: pods kept failing without the cluster changing")
+        self.resume_resolved_waiting_pods()
+        # A pod stopped while waiting keeps the reason of its last real failure, if it had one.
+        for uid, outcome in earlier.items():
+            self.outcomes[uid] = outcome
+        self.result.warnings.append(
+            f"stopped after {idle_attempts} scheduling attempts in a row that placed nothing and changed "
+            f"nothing: the pods left keep rejecting each other")
+
+    def advance_clock(self) -> bool:
+        """Move the clock to the next thing that can happen; False when nothing can.
+
+        Scenario events, Permit deadlines, error backoffs (up to MAX_CONSECUTIVE_ERRORS) and
+        pool pods whose last attempt predates a state change drive the run. The periodic
+        flushes in between are simulated as upstream runs them, but a flush that could only
+        retry pods against the state they already failed on never keeps the run going.
+        """
+        generation = self.state_generation()
+        drivers = [t for t in (
+            self.timeline[0][0] if self.timeline else None,
+            self._next_permit_deadline(),
+            self.queue.next_backoff_flush_time(lambda q: (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS
+                                               or q.unschedulable_plugins or q.pending_plugins)
+                                               and self.late_failures.get(q.pod.uid, 0) < MAX_CONSECUTIVE_ERRORS),
+            self.queue.next_unschedulable_flush_time(lambda q: self._worth_a_flush(q, generation)),
+        ) if t is not None]
+        if not drivers:
+            return False
+        passengers = [t for t in (self.queue.next_backoff_flush_time(), self.queue.next_unschedulable_flush_time())
+                      if t is not None]
+        now = min(drivers + passengers)
+        self.clock.advance_to(now)
+        while self.timeline and self.timeline[0][0] <= now:
+            heapq.heappop(self.timeline)[2]()
+        self._expire_permit_waits(now)
+        self.resume_resolved_waiting_pods()
+        self.queue.flush_backoff_q_completed()
+        if self.queue.is_unschedulable_flush_tick(now):
+            self.queue.flush_unschedulable_pods_left_over()
+        return True
+
+    def _worth_a_flush(self, qpi: QueuedPodInfo, generation: int) -> bool:
+        """A pool pod is worth the 5-minute retry when the state changed since its attempt, or
+        when it was rejected after a host was chosen (Reserve, Permit, binding), which is no
+        verdict on the cluster state (bounded by MAX_CONSECUTIVE_ERRORS)."""
+        late = self.late_failures.get(qpi.pod.uid, 0)
+        return self.attempt_generation.get(qpi.pod.uid, -1) < generation or 0 < late < MAX_CONSECUTIVE_ERRORS
+
+    def _finish(self) -> None:
+        self.result.pod_groups = [r.to_dict() for r in self.pod_groups.reports.values()]
+        for qpi in self.queue.pending():
+            pod = qpi.pod
+            if qpi.gated:
+                self.result.skipped.append(Skipped(pod.key, qpi.gating_message or f"gated by {qpi.gating_plugin}"))
+                continue
+            outcome = self.outcomes.get(pod.uid, _PodOutcome())
+            self.result.unschedulable.append(Unschedulable(
+                pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
+                self.nominator.nominated_node_of(pod), outcome.error))
+
+    # --- ScheduleOne -----------------------------------------------------------------------
+    def framework_for_pod(self, pod: Pod) -> Framework:
+        return self.profiles[pod.scheduler_name]
+
+    def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        pod = qpi.pod
+        fwk = self.framework_for_pod(pod)
+        if pod.uid not in self.pods_by_uid or self.cache.is_assumed_pod(pod):  # skipPodSchedule
+            self.queue.done(pod.uid)
+            return
+        group = self.pod_groups.group_of(pod)
+        if group is not None:  # a pod of a group: the whole group's cycle
+            self.pod_groups.schedule_one_pod_group(qpi, group)
+            return
+        state = CycleState()
+        outcome = self.scheduling_cycle(fwk, state, qpi)
+        if outcome is None:
+            return
+        assumed, host, score = outcome
+        if fwk.get_waiting_pod(pod.uid) is not None:
+            self.waiting[pod.uid] = _InFlightBinding(fwk, state, qpi, assumed, host, score)
+            return
+        self.binding_cycle(fwk, state, qpi, assumed, host, score)
+
+    def scheduling_cycle(self, fwk: Framework, state: CycleState,
+                         qpi: QueuedPodInfo) -> tuple[Pod, str, int | None] | None:
+        """SchedulePod, then assume, Reserve and Permit; None when the attempt failed."""
+        pod = qpi.pod
+        self.cache.update_snapshot(self.snapshot)
+        for f in self.profiles.values():
+            f.snapshot = self.snapshot
+        try:
+            result = self.algorithm.schedule_pod(fwk, state, qpi, self.snapshot)
+        except FitError as fit_error:
+            self.late_failures.pop(pod.uid, None)
+            nominating = self._run_post_filter(fwk, state, pod, fit_error) if fwk.has_post_filter_plugins() \
+                else CLEAR_NOMINATED_NODE
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=nominating)
+            return None
+        except SchedulingError as err:
+            self.handle_scheduling_failure(fwk, qpi, status=err.status, nominating=CLEAR_NOMINATED_NODE)
+            return None
+        host = result.suggested_host
+        assumed = qpi.pod_info.with_node_name(host).pod
+        self.assume(assumed)
+        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if st.is_success():
+            st = fwk.run_permit_plugins(state, assumed, host)
+        if not st.is_success() and not st.is_wait():
+            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            self.forget(assumed)
+            self._fail_after_assume(fwk, qpi, host, st)
+            return None
+        return assumed, host, result.total_score_of(host)
+
+    def assume(self, assumed: Pod) -> None:
+        """The pod counts on its node from now on; its nomination is dropped."""
+        self.cache.assume_pod(assumed)
+        self.state_changed()
+        self.nominator.delete_nominated_pod_if_exists(assumed)
+
+    def forget(self, assumed: Pod) -> None:
+        self.cache.forget_pod(assumed)
+        self.state_changed()
+
+    def _run_post_filter(self, fwk: Framework, state: CycleState, pod: Pod, fit_error: FitError) -> PostFilterResult | None:
+        """PostFilter (preemption); its message ends the FitError text. None: ModeNoop."""
+        result, status = fwk.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
+        fit_error.diagnosis.post_filter_msg = status.message()
+        return result
+
+    def _fail_after_assume(self, fwk: Framework, qpi: QueuedPodInfo, host: str, status: Status) -> None:
+        """A rejection after the host was chosen is a FitError on that one node."""
+        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
+        if status.is_rejected():
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status),
+                                           nominating=CLEAR_NOMINATED_NODE)
+        else:
+            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
+
+    # --- binding cycle ---------------------------------------------------------------------
+    def binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: str,
+                      score: int | None) -> None:
+        st = fwk.run_pre_bind_pre_flights(state, assumed, host)
+        if st.code == Code.Error or st.is_rejected():
+            self.handle_binding_cycle_error(fwk, state, qpi, assumed, host, st)
+            return
+        self.queue.done(assumed.uid)
+        st = fwk.run_pre_bind_plugins(state, assumed, host)
+        if st.is_success():
+            st = self.bind(fwk, state, assumed, host)
+        if not st.is_success():
+            self.handle_binding_cycle_error(fwk, state, qpi, assumed, host, st)
+            return
+        placement = Placement(assumed.key, host, fwk.profile_name, qpi.attempts, score, self.clock.now())
+        self.result.placements.append(placement)
+        self.placements_by_uid[assumed.uid] = placement
+        self.outcomes.pop(assumed.uid, None)
+        self.record("Scheduled", pod=assumed.key, node=host, attempts=qpi.attempts, score=score)
+        fwk.run_post_bind_plugins(state, assumed, host)
+
+    def bind(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
+        """Bind plugins, then what the informer does when it sees the pod bound."""
+        st = fwk.run_bind_plugins(state, assumed, host)
+        if st.is_skip():
+            st = Status(Code.Error, "bind plugins skipped all; no plugin bound the pod")
+        if not st.is_success():
+            return st
+        self.pods_by_uid[assumed.uid] = assumed
+        self.add_assigned_pod_to_cache(assumed)  # the informer confirms the assumed pod
+        self.queue.delete(assumed)  # deletePodFromSchedulingQueue(inBinding=true)
+        return st
+
+    def handle_binding_cycle_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod,
+                                   host: str, status: Status) -> None:
+        """Unreserve in reverse order, forget, AssignedPodDelete (deferred past the pod's own
+        requeue, and not for itself, when it was a rejection), then the failure handler."""
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
+        forgot = self.cache.is_assumed_pod(assumed)
+        if forgot:
+            self.forget(assumed)
+            if not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None)
+        if status.is_rejected():
+            fit_error = fit_error_for_single_node(qpi.pod, host, status)
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=CLEAR_NOMINATED_NODE)
+        else:
+            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
+        if forgot and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None,
+                                                           lambda p: p.uid != assumed.uid)
+
+    # --- Permit waits ----------------------------------------------------------------------
+    def resume_resolved_waiting_pods(self) -> None:
+        """WaitOnPermit returned for these pods: continue (or fail) their binding cycles."""
+        for uid, b in list(self.waiting.items()):
+            wp = b.fwk.get_waiting_pod(uid)
+            if wp is not None and wp.result is None:
+                continue
+            del self.waiting[uid]
+            b.fwk.waiting_pods.pop(uid, None)
+            result = wp.result if wp is not None else Status(Code.Unschedulable, "removed")
+            if result.is_success():
+                self.binding_cycle(b.fwk, b.state, b.qpi, b.assumed, b.host, b.score)
+            else:
+                self.handle_binding_cycle_error(b.fwk, b.state, b.qpi, b.assumed, b.host, result)
+
+    def _next_permit_deadline(self) -> float | None:
+        deadlines = [d for b in self.waiting.values()
+                     for d in (b.fwk.get_waiting_pod(b.assumed.uid) or _NO_WAIT).pending_plugins.values()]
+        return min(deadlines, default=None)
+
+    def _expire_permit_waits(self, now: float) -> None:
+        """A waiting plugin's timer fired: the pod is rejected (waiting_pods_map.go)."""
+        for uid, b in list(self.waiting.items()):
+            wp = b.fwk.get_waiting_pod(uid)
+            if wp is None or wp.result is not None:
+                continue
+            for plugin, deadline in sorted(wp.pending_plugins.items(), key=lambda kv: (kv[1], kv[0])):
+                if deadline <= now:
+                    timeout = go_duration(wp.timeouts.get(plugin, 0.0))
+                    wp.reject(plugin, f"rejected due to timeout after waiting {timeout} at plugin {plugin}")
+                    break
+
+    # --- failures --------------------------------------------------------------------------
+    def handle_scheduling_failure(self, fwk: Framework, qpi: QueuedPodInfo, *, fit_error: FitError | None = None,
+                                  status: Status | None = None, nominating: PostFilterResult | None = None) -> None:
+        """handleSchedulingFailure: record why, requeue (unless the pod is gone or bound),
+        then apply the nomination (None keeps status.nominatedNodeName: ModeNoop)."""
+        pod = qpi.pod
+        if fit_error is not None:
+            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
+            outcome = _PodOutcome(fit_error.message(), fit_error.reason_histogram())
+        else:
+            assert status is not None
+            outcome = _PodOutcome(status.message(), {}, error=status.code == Code.Error)
+        self.outcomes[pod.uid] = outcome
+        self.record("FailedScheduling", pod=pod.key, attempts=qpi.attempts, message=outcome.message)
+        live = self.pods_by_uid.get(pod.uid)
+        if live is None or live.node_name:
+            self.queue.done(pod.uid)
+            return
+        self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
+        if nominating is None or nominating.mode == "Noop":
+            self.nominator.add_nominated_pod(qpi.pod_info, None)
+        else:
+            self.nominator.add_nominated_pod(qpi.pod_info, nominating.nominated_node_name)
+            self.patch_nominated_node_name(pod, nominating.nominated_node_name)
+        # What this attempt (its own preemption, assume/forget and nomination included) left
+        # behind; the 5-minute flush is worth simulating only once something else changed.
+        self.attempt_generation[pod.uid] = self.state_generation()
+
+    # --- preemption side effects -----------------------------------------------------------
+    def delete_victims(self, preemptor: Pod, record: Preemption, victims: list[Pod]) -> None:
+        """prepareCandidate: victims waiting at Permit are rejected, the others deleted; lower
+        priority pods nominated to the node lose their nomination."""
+        self.result.preemptions.append(record)
+        self.record("Preempted", preemptor=preemptor.key, node=record.node, victims=list(record.victims))
+        for victim in victims:
+            fwk = self.profiles.get(victim.scheduler_name)
+            wp = fwk.get_waiting_pod(victim.uid) if fwk is not None else None
+            if wp is not None:
+                wp.reject("DefaultPreemption", "preempted")
+                continue
+            placement = self.placements_by_uid.get(victim.uid)
+            if placement is not None:
+                placement.preempted_by = preemptor.key
+            self.delete_pod(victim)
+        for info in self.nominator.nominated_pods_for_node(record.node):
+            if info.pod.effective_priority() < preemptor.effective_priority():
+                self.nominator.delete_nominated_pod_if_exists(info.pod)
+                self.patch_nominated_node_name(info.pod, "")
+
+
+class _NoWait:
+    pending_plugins: dict[str, float] = {}
+
+
+_NO_WAIT = _NoWait()
+
+
+def go_duration(seconds: float) -> str:
+    """time.Duration.String(): "10s", "1.5s", "5m0s", "1h0m0s", "500ms", "0s"."""
+    if seconds == 0:
+        return "0s"
+    if abs(seconds) < 1:
+        ms = seconds * 1000
+        return f"{_trim(ms)}ms" if abs(ms) >= 1 else f"{_trim(ms * 1000)}µs"
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    out = f"{int(hours)}h" if hours else ""
+    if hours or minutes:
+        out += f"{int(minutes)}m"
+    return f"{sign}{out}{_trim(secs)}s"
+
+
+def _trim(value: float) -> str:
+    text = f"{value:.9f}".rstrip("0").rstrip(".")
+    return text or "0"
