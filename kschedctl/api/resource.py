@@ -1,0 +1,334 @@
+"""Dynamic Resource Allocation objects of resource.k8s.io/v1: DeviceClass and ResourceSlice.
+
+Built from the raw dicts of a snapshot like the objects of ``types.py``: only what the
+scheduler's allocator reads is typed, the raw dict is kept for writing back. The API server's
+defaulting and the limits its validation enforces (staging/src/k8s.io/api/resource/v1/types.go,
+pkg/apis/resource/validation) are applied where the allocator depends on them. Claims and
+templates are in ``resourceclaim.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .errors import ObjectError
+from .labels import NodeSelector, node_selector_from_dict
+from .quantity import QuantityError, parse_quantity
+from .types import ObjectMeta, _dict, _int, _list, _meta
+
+# Limits from staging/src/k8s.io/api/resource/v1/types.go.
+ALLOCATION_RESULTS_MAX_SIZE = 32  # AllocationResultsMaxSize
+RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32
+DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH = 64
+DEVICE_MAX_DOMAIN_LENGTH = 63
+DEVICE_MAX_ID_LENGTH = 32
+DRIVER_NAME_MAX_LENGTH = 63
+CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000  # CELSelectorExpressionMaxCost
+
+DEVICE_TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
+DEVICE_TAINT_EFFECT_NO_EXECUTE = "NoExecute"
+DEVICE_TAINT_EFFECT_NONE = "None"
+
+
+def _quantity(value: Any, where: str) -> Fraction:
+    try:
+        return parse_quantity(value)
+    except QuantityError as exc:
+        raise ObjectError(str(exc), where) from None
+
+
+def _opt_bool(value: Any, where: str) -> bool | None:
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise ObjectError(f"expected a boolean, got {value!r}", where)
+    return value
+
+
+def _strs(value: Any, where: str) -> tuple[str, ...]:
+    return tuple(str(v) for v in _list(value, where))
+
+
+# --- devices ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAttribute:
+    """One typed attribute value. ``kind`` is int, bool, string or version; any other form
+    (a future list-typed attribute, or none set) is ``unsupported``, which CEL reports as
+    "unsupported attribute value" when an expression touches the device (cel/compile.go)."""
+
+    kind: str
+    value: Any
+
+    @staticmethod
+    def from_dict(raw: Any, where: str) -> "DeviceAttribute":
+        raw = _dict(raw, where)
+        if "int" in raw and raw["int"] is not None:
+            value = raw["int"]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ObjectError(f"expected an integer, got {value!r}", f"{where}.int")
+            return DeviceAttribute("int", value)
+        if "bool" in raw and raw["bool"] is not None:
+            return DeviceAttribute("bool", _opt_bool(raw["bool"], f"{where}.bool"))
+        if "string" in raw and raw["string"] is not None:
+            return DeviceAttribute("string", str(raw["string"]))
+        if "version" in raw and raw["version"] is not None:
+            return DeviceAttribute("version", str(raw["version"]))
+        return DeviceAttribute("unsupported", None)
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRequestPolicy:
+    """DeviceCapacity.requestPolicy: how a consumable capacity may be requested."""
+
+    default: Fraction | None = None
+    valid_values: tuple[Fraction, ...] = ()
+    valid_range_min: Fraction | None = None
+    valid_range_max: Fraction | None = None
+    valid_range_step: Fraction | None = None
+    has_valid_range: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCapacity:
+    value: Fraction
+    request_policy: CapacityRequestPolicy | None = None
+    raw_value: Any = None  # the quantity as written, for CEL's quantity and write-back
+
+
+def _request_policy(raw: Any, where: str) -> CapacityRequestPolicy | None:
+    if raw is None:
+        return None
+    raw = _dict(raw, where)
+    rng = raw.get("validRange")
+    default = raw.get("default")
+    policy = CapacityRequestPolicy(
+        default=None if default is None else _quantity(default, f"{where}.default"),
+        valid_values=tuple(_quantity(v, f"{where}.validValues[{i}]")
+                           for i, v in enumerate(_list(raw.get("validValues"), f"{where}.validValues"))),
+    )
+    if rng is not None:
+        rng = _dict(rng, f"{where}.validRange")
+        lo, hi, step = rng.get("min"), rng.get("max"), rng.get("step")
+        policy = CapacityRequestPolicy(
+            policy.default, policy.valid_values,
+            None if lo is None else _quantity(lo, f"{where}.validRange.min"),
+            None if hi is None else _quantity(hi, f"{where}.validRange.max"),
+            None if step is None else _quantity(step, f"{where}.validRange.step"),
+            True,
+        )
+    return policy
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceTaint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCounterConsumption:
+    counter_set: str
+    counters: dict[str, Fraction]
+
+
+def _counters(raw: Any, where: str) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for name, counter in _dict(raw, where).items():
+        counter = _dict(counter, f"{where}.{name}")
+        out[str(name)] = _quantity(counter.get("value"), f"{where}.{name}.value")
+    return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Device:
+    """One device of a ResourceSlice (resourceapi.Device)."""
+
+    name: str
+    attributes: dict[str, DeviceAttribute]
+    capacity: dict[str, DeviceCapacity]
+    consumes_counters: tuple[DeviceCounterConsumption, ...] = ()
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    node_selector_raw: dict | None = None
+    all_nodes: bool | None = None
+    taints: tuple[DeviceTaint, ...] = ()
+    binds_to_node: bool | None = None
+    binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
+    allow_multiple_allocations: bool | None = None
+
+    @staticmethod
+    def from_dict(raw: Any, where: str) -> "Device":
+        raw = _dict(raw, where)
+        name = raw.get("name")
+        if not name:
+            raise ObjectError("required value", f"{where}.name")
+        attributes = {str(k): DeviceAttribute.from_dict(v, f"{where}.attributes.{k}")
+                      for k, v in _dict(raw.get("attributes"), f"{where}.attributes").items()}
+        capacity = {}
+        for k, v in _dict(raw.get("capacity"), f"{where}.capacity").items():
+            v = _dict(v, f"{where}.capacity.{k}")
+            capacity[str(k)] = DeviceCapacity(_quantity(v.get("value"), f"{where}.capacity.{k}.value"),
+                                              _request_policy(v.get("requestPolicy"), f"{where}.capacity.{k}.requestPolicy"),
+                                              v.get("value"))
+        if len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
+            raise ObjectError(f"must have at most {RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE} attributes and capacities",
+                              f"{where}")
+        consumes = []
+        for i, c in enumerate(_list(raw.get("consumesCounters"), f"{where}.consumesCounters")):
+            c = _dict(c, f"{where}.consumesCounters[{i}]")
+            consumes.append(DeviceCounterConsumption(str(c.get("counterSet", "")),
+                                                     _counters(c.get("counters"), f"{where}.consumesCounters[{i}].counters")))
+        taints = []
+        for i, t in enumerate(_list(raw.get("taints"), f"{where}.taints")):
+            t = _dict(t, f"{where}.taints[{i}]")
+            taints.append(DeviceTaint(str(t.get("key", "")), "" if t.get("value") is None else str(t.get("value")),
+                                      str(t.get("effect") or "")))
+        return Device(
+            name=str(name),
+            attributes=attributes,
+            capacity=capacity,
+            consumes_counters=tuple(consumes),
+            node_name=None if raw.get("nodeName") in (None, "") else str(raw["nodeName"]),
+            node_selector=node_selector_from_dict(raw.get("nodeSelector"), f"{where}.nodeSelector"),
+            node_selector_raw=raw.get("nodeSelector"),
+            all_nodes=_opt_bool(raw.get("allNodes"), f"{where}.allNodes"),
+            taints=tuple(taints),
+            binds_to_node=_opt_bool(raw.get("bindsToNode"), f"{where}.bindsToNode"),
+            binding_conditions=_strs(raw.get("bindingConditions"), f"{where}.bindingConditions"),
+            binding_failure_conditions=_strs(raw.get("bindingFailureConditions"), f"{where}.bindingFailureConditions"),
+            allow_multiple_allocations=_opt_bool(raw.get("allowMultipleAllocations"), f"{where}.allowMultipleAllocations"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CounterSet:
+    name: str
+    counters: dict[str, Fraction]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourcePool:
+    name: str
+    generation: int
+    resource_slice_count: int
+
+
+@dataclass(slots=True, eq=False)
+class ResourceSlice:
+    """A ResourceSlice: one part of a driver's pool. Exactly one of ``node_name``,
+    ``node_selector``, ``all_nodes``, ``per_device_node_selection`` says where its devices are
+    usable, except for slices that only publish ``shared_counters``."""
+
+    meta: ObjectMeta
+    driver: str
+    pool: ResourcePool
+    node_name: str | None
+    node_selector: NodeSelector | None
+    node_selector_raw: dict | None
+    all_nodes: bool
+    per_device_node_selection: bool | None
+    devices: tuple[Device, ...]
+    shared_counters: tuple[CounterSet, ...]
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @staticmethod
+    def from_dict(raw: dict) -> "ResourceSlice":
+        meta = _meta(raw, namespaced=False)
+        spec = _dict(raw.get("spec"), "spec")
+        driver = spec.get("driver")
+        if not driver:
+            raise ObjectError("required value", "spec.driver")
+        pool = _dict(spec.get("pool"), "spec.pool")
+        if not pool.get("name"):
+            raise ObjectError("required value", "spec.pool.name")
+        count = _int(pool.get("resourceSliceCount"), "spec.pool.resourceSliceCount", 0) or 0
+        if count <= 0:
+            raise ObjectError(f"must be greater than zero, got {count}", "spec.pool.resourceSliceCount")
+        node_name = spec.get("nodeName")
+        counter_sets = []
+        for i, cs in enumerate(_list(spec.get("sharedCounters"), "spec.sharedCounters")):
+            cs = _dict(cs, f"spec.sharedCounters[{i}]")
+            counter_sets.append(CounterSet(str(cs.get("name", "")), _counters(cs.get("counters"), f"spec.sharedCounters[{i}].counters")))
+        return ResourceSlice(
+            meta=meta,
+            driver=str(driver),
+            pool=ResourcePool(str(pool["name"]), _int(pool.get("generation"), "spec.pool.generation", 0) or 0, count),
+            node_name=None if node_name in (None, "") else str(node_name),
+            node_selector=node_selector_from_dict(spec.get("nodeSelector"), "spec.nodeSelector"),
+            node_selector_raw=spec.get("nodeSelector"),
+            all_nodes=bool(_opt_bool(spec.get("allNodes"), "spec.allNodes")),
+            per_device_node_selection=_opt_bool(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection"),
+            devices=tuple(Device.from_dict(d, f"spec.devices[{i}]")
+                          for i, d in enumerate(_list(spec.get("devices"), "spec.devices"))),
+            shared_counters=tuple(counter_sets),
+            raw=raw,
+        )
+
+
+# --- device classes ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSelector:
+    """A selector; ``cel`` is None for a selector of a kind this release does not know."""
+
+    cel: str | None
+
+
+def selectors_from_list(raw: Any, where: str) -> tuple[DeviceSelector, ...]:
+    out = []
+    for i, s in enumerate(_list(raw, where)):
+        s = _dict(s, f"{where}[{i}]")
+        cel = s.get("cel")
+        if cel is None:
+            out.append(DeviceSelector(None))
+            continue
+        cel = _dict(cel, f"{where}[{i}].cel")
+        expression = cel.get("expression")
+        if not isinstance(expression, str) or not expression:
+            raise ObjectError("required value", f"{where}[{i}].cel.expression")
+        out.append(DeviceSelector(expression))
+    return tuple(out)
+
+
+@dataclass(slots=True, eq=False)
+class DeviceClass:
+    meta: ObjectMeta
+    selectors: tuple[DeviceSelector, ...]
+    config: tuple[dict, ...]  # DeviceClassConfiguration, copied into allocation results as is
+    extended_resource_name: str | None
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @staticmethod
+    def from_dict(raw: dict) -> "DeviceClass":
+        meta = _meta(raw, namespaced=False)
+        spec = _dict(raw.get("spec"), "spec")
+        ext = spec.get("extendedResourceName")
+        return DeviceClass(
+            meta=meta,
+            selectors=selectors_from_list(spec.get("selectors"), "spec.selectors"),
+            config=tuple(_dict(c, f"spec.config[{i}]") for i, c in enumerate(_list(spec.get("config"), "spec.config"))),
+            extended_resource_name=None if ext in (None, "") else str(ext),
+            raw=raw,
+        )
+
+
+__all__ = [
+    "ALLOCATION_RESULTS_MAX_SIZE", "CEL_SELECTOR_EXPRESSION_MAX_COST", "CapacityRequestPolicy", "CounterSet",
+    "Device", "DeviceAttribute", "DeviceCapacity", "DeviceClass", "DeviceCounterConsumption", "DeviceSelector",
+    "DeviceTaint", "ResourcePool", "ResourceSlice", "selectors_from_list",
+]

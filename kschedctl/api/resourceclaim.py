@@ -1,0 +1,385 @@
+"""ResourceClaim and ResourceClaimTemplate (resource.k8s.io/v1), and which claims a pod uses.
+
+Defaulting follows pkg/apis/resource/v1/defaults.go: an ``exactly`` request (and each
+``firstAvailable`` subrequest) without ``allocationMode`` is ExactCount, ExactCount without
+``count`` is 1; a toleration without operator is Equal. Which claim a pod entry names follows
+k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go (Name): a ``resourceClaimName``
+directly, a ``resourceClaimTemplateName`` only through ``status.resourceClaimStatuses``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .errors import ObjectError
+from .resource import DeviceSelector, _quantity, selectors_from_list
+from .types import ObjectMeta, Pod, _dict, _int, _list, _meta
+
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+ALLOCATION_MODE_ALL = "All"
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceToleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+    raw: dict | None = field(default=None, compare=False)
+
+    def tolerates(self, taint: Any) -> bool:
+        """resourceclaim.ToleratesTaint (devicetoleration.go); unknown operators match nothing."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return self.operator == "Exists"
+
+
+def _tolerations(raw: Any, where: str) -> tuple[DeviceToleration, ...]:
+    out = []
+    for i, t in enumerate(_list(raw, where)):
+        t = _dict(t, f"{where}[{i}]")
+        out.append(DeviceToleration(
+            key=str(t.get("key") or ""), operator=str(t.get("operator") or "Equal"),
+            value="" if t.get("value") is None else str(t.get("value")), effect=str(t.get("effect") or ""),
+            toleration_seconds=_int(t.get("tolerationSeconds"), f"{where}[{i}].tolerationSeconds"), raw=t,
+        ))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityRequirements:
+    requests: dict[str, Fraction]
+
+
+def _capacity(raw: Any, where: str) -> CapacityRequirements | None:
+    if raw is None:
+        return None
+    raw = _dict(raw, where)
+    return CapacityRequirements({str(k): _quantity(v, f"{where}.requests.{k}")
+                                 for k, v in _dict(raw.get("requests"), f"{where}.requests").items()})
+
+
+@dataclass(frozen=True, slots=True)
+class ExactDeviceRequest:
+    """DeviceRequest.exactly, and a DeviceSubRequest (which has the same fields except adminAccess)."""
+
+    device_class_name: str
+    selectors: tuple[DeviceSelector, ...] = ()
+    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
+    count: int = 1
+    admin_access: bool | None = None
+    tolerations: tuple[DeviceToleration, ...] = ()
+    capacity: CapacityRequirements | None = None
+    name: str = ""  # set for subrequests only
+
+
+def _exact(raw: Any, where: str, name: str = "") -> ExactDeviceRequest:
+    raw = _dict(raw, where)
+    mode = str(raw.get("allocationMode") or ALLOCATION_MODE_EXACT_COUNT)
+    count = _int(raw.get("count"), f"{where}.count")
+    if count is None:
+        count = 1 if mode == ALLOCATION_MODE_EXACT_COUNT else 0
+    admin = raw.get("adminAccess")
+    if admin is not None and not isinstance(admin, bool):
+        raise ObjectError(f"expected a boolean, got {admin!r}", f"{where}.adminAccess")
+    return ExactDeviceRequest(
+        device_class_name=str(raw.get("deviceClassName") or ""),
+        selectors=selectors_from_list(raw.get("selectors"), f"{where}.selectors"),
+        allocation_mode=mode,
+        count=count,
+        admin_access=admin,
+        tolerations=_tolerations(raw.get("tolerations"), f"{where}.tolerations"),
+        capacity=_capacity(raw.get("capacity"), f"{where}.capacity"),
+        name=name,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRequest:
+    name: str
+    exactly: ExactDeviceRequest | None = None
+    first_available: tuple[ExactDeviceRequest, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceConstraint:
+    requests: tuple[str, ...] = ()
+    match_attribute: str | None = None
+    distinct_attribute: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceClaimSpec:
+    requests: tuple[DeviceRequest, ...]
+    constraints: tuple[DeviceConstraint, ...]
+    config: tuple[dict, ...]  # DeviceClaimConfiguration (requests + opaque), copied into results
+
+
+def claim_spec_from_dict(raw: Any, where: str = "spec") -> ResourceClaimSpec:
+    spec = _dict(raw, where)
+    devices = _dict(spec.get("devices"), f"{where}.devices")
+    requests = []
+    for i, r in enumerate(_list(devices.get("requests"), f"{where}.devices.requests")):
+        rw = f"{where}.devices.requests[{i}]"
+        r = _dict(r, rw)
+        name = str(r.get("name") or "")
+        if not name:
+            raise ObjectError("required value", f"{rw}.name")
+        exactly = None if r.get("exactly") is None else _exact(r["exactly"], f"{rw}.exactly")
+        subs = tuple(_exact(s, f"{rw}.firstAvailable[{j}]", str(_dict(s, f"{rw}.firstAvailable[{j}]").get("name") or ""))
+                     for j, s in enumerate(_list(r.get("firstAvailable"), f"{rw}.firstAvailable")))
+        requests.append(DeviceRequest(name, exactly, subs))
+    constraints = []
+    for i, c in enumerate(_list(devices.get("constraints"), f"{where}.devices.constraints")):
+        c = _dict(c, f"{where}.devices.constraints[{i}]")
+        constraints.append(DeviceConstraint(
+            tuple(str(x) for x in _list(c.get("requests"), f"{where}.devices.constraints[{i}].requests")),
+            None if c.get("matchAttribute") in (None, "") else str(c["matchAttribute"]),
+            None if c.get("distinctAttribute") in (None, "") else str(c["distinctAttribute"]),
+        ))
+    config = tuple(_dict(c, f"{where}.devices.config[{i}]")
+                   for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config")))
+    return ResourceClaimSpec(tuple(requests), tuple(constraints), config)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRequestAllocationResult:
+    """One entry of status.allocation.devices.results, as the allocator writes it."""
+
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool | None = None
+    tolerations: tuple[DeviceToleration, ...] = ()
+    binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
+    share_id: str | None = None
+    consumed_capacity: dict[str, Fraction] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationResult:
+    results: tuple[DeviceRequestAllocationResult, ...]
+    config: tuple[dict, ...] = ()
+    node_selector: dict | None = None  # v1.NodeSelector as a raw dict (what kube writes)
+
+
+def _allocation(raw: Any, where: str) -> AllocationResult | None:
+    if raw is None:
+        return None
+    raw = _dict(raw, where)
+    devices = _dict(raw.get("devices"), f"{where}.devices")
+    results = []
+    for i, r in enumerate(_list(devices.get("results"), f"{where}.devices.results")):
+        rw = f"{where}.devices.results[{i}]"
+        r = _dict(r, rw)
+        consumed = r.get("consumedCapacity")
+        results.append(DeviceRequestAllocationResult(
+            request=str(r.get("request") or ""), driver=str(r.get("driver") or ""),
+            pool=str(r.get("pool") or ""), device=str(r.get("device") or ""),
+            admin_access=r.get("adminAccess"),
+            tolerations=_tolerations(r.get("tolerations"), f"{rw}.tolerations"),
+            binding_conditions=tuple(str(x) for x in _list(r.get("bindingConditions"), f"{rw}.bindingConditions")),
+            binding_failure_conditions=tuple(str(x) for x in _list(r.get("bindingFailureConditions"), f"{rw}.bindingFailureConditions")),
+            share_id=None if r.get("shareID") is None else str(r["shareID"]),
+            consumed_capacity=None if consumed is None else {
+                str(k): _quantity(v, f"{rw}.consumedCapacity.{k}") for k, v in _dict(consumed, f"{rw}.consumedCapacity").items()},
+        ))
+    return AllocationResult(tuple(results),
+                            tuple(_dict(c, f"{where}.devices.config[{i}]")
+                                  for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config"))),
+                            raw.get("nodeSelector"))
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceClaimConsumerReference:
+    resource: str
+    name: str
+    uid: str
+    api_group: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class ResourceClaim:
+    meta: ObjectMeta
+    spec: ResourceClaimSpec
+    allocation: AllocationResult | None
+    reserved_for: tuple[ResourceClaimConsumerReference, ...]
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace
+
+    @property
+    def key(self) -> str:
+        return f"{self.meta.namespace}/{self.meta.name}"
+
+    def is_controlled_by(self, pod: Pod) -> bool:
+        """metav1.IsControlledBy: the controller owner reference has the pod's UID."""
+        for ref in self.meta.owner_references:
+            if isinstance(ref, dict) and ref.get("controller") is True:
+                return str(ref.get("uid", "")) == pod.uid
+        return False
+
+    def is_reserved_for(self, pod: Pod) -> bool:
+        return any(r.uid == pod.uid for r in self.reserved_for)
+
+    @staticmethod
+    def from_dict(raw: dict) -> "ResourceClaim":
+        meta = _meta(raw, namespaced=True)
+        status = _dict(raw.get("status"), "status")
+        reserved = []
+        for i, r in enumerate(_list(status.get("reservedFor"), "status.reservedFor")):
+            r = _dict(r, f"status.reservedFor[{i}]")
+            reserved.append(ResourceClaimConsumerReference(str(r.get("resource") or ""), str(r.get("name") or ""),
+                                                           str(r.get("uid") or ""), str(r.get("apiGroup") or "")))
+        return ResourceClaim(meta, claim_spec_from_dict(raw.get("spec")),
+                             _allocation(status.get("allocation"), "status.allocation"), tuple(reserved), raw)
+
+
+@dataclass(slots=True, eq=False)
+class ResourceClaimTemplate:
+    meta: ObjectMeta
+    claim_metadata: dict  # spec.metadata: labels and annotations copied into generated claims
+    spec: ResourceClaimSpec
+    raw: dict = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @staticmethod
+    def from_dict(raw: dict) -> "ResourceClaimTemplate":
+        meta = _meta(raw, namespaced=True)
+        spec = _dict(raw.get("spec"), "spec")
+        return ResourceClaimTemplate(meta, _dict(spec.get("metadata"), "spec.metadata"),
+                                     claim_spec_from_dict(spec.get("spec"), "spec.spec"), raw)
+
+
+# --- the claims of a pod --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PodClaimRef:
+    """One entry of pod.spec.resourceClaims and the ResourceClaim it stands for.
+
+    ``claim_name`` is None when the pod uses a template and its status names no claim yet
+    (kube's PreEnqueue then says "ResourceClaim not created yet"); ``generated`` is True when
+    the name was derived here the way kube's resourceclaim controller would name the claim.
+    ``must_check_owner`` is True for claims from templates: they must be controlled by the pod.
+    """
+
+    pod_claim_name: str
+    claim_name: str | None
+    template_name: str | None
+    must_check_owner: bool
+    generated: bool = False
+
+
+# utilrand.String's alphabet (staging/src/k8s.io/apimachinery/pkg/util/rand/rand.go).
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def generated_claim_name(pod: Pod, pod_claim_name: str) -> str:
+    """The name kube's resourceclaim controller gives a claim it creates from a template.
+
+    pkg/controller/resourceclaim/controller.go uses GenerateName ``<pod>-<claim>-``, shortened
+    proportionally when longer than 57 characters; the API server appends 5 random characters
+    (names.SimpleNameGenerator). The random part is derived here from the pod's UID and the
+    claim entry, so the same input always gets the same name.
+    """
+    base = f"{pod.name}-{pod_claim_name}-"
+    max_base = 57
+    if len(base) > max_base:
+        total = len(base)
+        base = pod.name[: len(pod.name) * max_base // total] + "-" + pod_claim_name[: len(pod_claim_name) * max_base // total]
+    base = base[:58]
+    digest = hashlib.sha256(f"{pod.uid}/{pod_claim_name}".encode()).digest()
+    suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
+    return base + suffix
+
+
+def pod_claim_refs(pod: Pod, *, generate_missing: bool = False) -> tuple[PodClaimRef, ...]:
+    """The claims a pod uses, in spec order (resourceclaim.Name for each entry).
+
+    With ``generate_missing``, a template entry without a status entry gets the name the
+    resourceclaim controller would generate (see ``generated_claim_name``); otherwise its
+    ``claim_name`` stays None. Entries naming neither field raise ObjectError, as kube
+    reports "none of the supported fields are set".
+    """
+    statuses: dict[str, str | None] = {}
+    raw_status = pod.raw.get("status") if isinstance(pod.raw, dict) else None
+    for i, st in enumerate(_list((raw_status or {}).get("resourceClaimStatuses"), "status.resourceClaimStatuses")):
+        st = _dict(st, f"status.resourceClaimStatuses[{i}]")
+        name = st.get("name")
+        if name is not None and name not in statuses:
+            statuses[str(name)] = None if st.get("resourceClaimName") in (None, "") else str(st["resourceClaimName"])
+    out = []
+    for i, entry in enumerate(pod.resource_claims):
+        entry = _dict(entry, f"spec.resourceClaims[{i}]")
+        name = str(entry.get("name") or "")
+        direct, template = entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName")
+        if direct is not None:
+            out.append(PodClaimRef(name, str(direct), None, False))
+        elif template is not None:
+            if name in statuses:
+                # A status entry with a nil claim name means "no claim needed" (kube skips it).
+                out.append(PodClaimRef(name, statuses[name], str(template), True))
+            elif generate_missing:
+                out.append(PodClaimRef(name, generated_claim_name(pod, name), str(template), True, generated=True))
+            else:
+                out.append(PodClaimRef(name, None, str(template), True))
+        else:
+            raise ObjectError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{name}": '
+                              "none of the supported fields are set", f"spec.resourceClaims[{i}]")
+    return tuple(out)
+
+
+def claim_from_template(pod: Pod, ref: PodClaimRef, template: ResourceClaimTemplate) -> ResourceClaim:
+    """The ResourceClaim kube's resourceclaim controller creates for ``ref`` from ``template``:
+    the template's spec, its labels and annotations plus the pod-claim-name annotation, owned
+    and controlled by the pod, in the pod's namespace."""
+    if ref.claim_name is None:
+        raise ValueError("claim_from_template needs a claim name")
+    md = template.claim_metadata
+    annotations = dict(_dict(md.get("annotations"), "spec.metadata.annotations"))
+    annotations[POD_CLAIM_NAME_ANNOTATION] = ref.pod_claim_name
+    raw = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": ref.claim_name,
+            "namespace": pod.namespace,
+            "labels": dict(_dict(md.get("labels"), "spec.metadata.labels")),
+            "annotations": annotations,
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                                 "controller": True, "blockOwnerDeletion": True}],
+        },
+        "spec": template.raw.get("spec", {}).get("spec", {}),
+    }
+    if not raw["metadata"]["labels"]:
+        del raw["metadata"]["labels"]
+    return ResourceClaim.from_dict(raw)
+
+
+__all__ = [
+    "ALLOCATION_MODE_ALL", "ALLOCATION_MODE_EXACT_COUNT", "AllocationResult", "CapacityRequirements",
+    "DeviceConstraint", "DeviceRequest", "DeviceRequestAllocationResult", "DeviceToleration", "ExactDeviceRequest",
+    "PodClaimRef", "ResourceClaim", "ResourceClaimConsumerReference", "ResourceClaimSpec", "ResourceClaimTemplate",
+    "claim_from_template", "claim_spec_from_dict", "generated_claim_name", "pod_claim_refs",
+]
