@@ -26,6 +26,14 @@ CHANGES: dict[str, Change] = {
     # NodeResourcesBalancedAllocation scores the change in balance the pod causes
     # (50 + (50 + withPod - withoutPod) / 2) instead of 1 - std of the result.
     "BalancedAllocationScoresImprovement": Change("1.36", "kubernetes/kubernetes#135573 balanced_allocation.go"),
+    # The DRA structured allocator rolls back what it reserved for a rejected or backtracked
+    # candidate (counters, constraints, capacity), counts shared devices when rebuilding counters
+    # and keys counter caches by pool ID (kubernetes/kubernetes#140431, #140437, #140435, #139040;
+    # 1.36.3 and 1.37). 1.35.4 keeps the leaks (structured/internal/*/allocator_*.go).
+    "DRAAllocatorAccountingFixes": Change("1.36", "kubernetes/kubernetes#140431 allocator_experimental.go allocateDevice"),
+    # The DRA allocator tries pools in (driver, pool) order and slices in name order
+    # (kubernetes/kubernetes#136641 pools_experimental.go sortPoolsByID); 1.35 uses Go map order.
+    "DRASortedPoolsAndSlices": Change("1.36", "kubernetes/kubernetes#136641 pools_experimental.go"),
     # ImageLocality counts image volumes in the image count that sets its max threshold
     # (1000 MiB per image source), not only in the summed image scores (which 1.35/1.36 already do).
     "ImageLocalityCountsImageVolumes": Change("1.37", "kubernetes/kubernetes#138951 image_locality.go"),
@@ -72,6 +80,15 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "DRASchedulerFilterTimeout": {"1.35": True},
     "DRADeviceBindingConditions": {"1.35": False, "1.36": True},
     "DRAResourceClaimDeviceStatus": {"1.35": True},
+    # The structured allocator's features (AllocatorFeatures in dynamicresources.go), defaults from
+    # pkg/features/kube_features.go of each release.
+    "DRAAdminAccess": {"1.35": True},
+    "DRAPrioritizedList": {"1.35": True},
+    "DRAPartitionableDevices": {"1.35": False, "1.36": True},
+    "DRADeviceTaints": {"1.35": False, "1.36": True},
+    "DRAConsumableCapacity": {"1.35": False, "1.36": True},
+    "DRAExtendedResource": {"1.35": False, "1.36": True},
+    "DRADeviceTaintRules": {"1.35": False, "1.37": True},
 }
 
 
