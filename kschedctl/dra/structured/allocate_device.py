@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedctl.api.resource import DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE, Device
 
 from . import capacity as cap
-from .types import AllocationError, DeviceID
+from .types import AllocationError, DeviceID, kobj
 
 if TYPE_CHECKING:
     from .allocator import _Candidate, _Request, _Run
@@ -77,8 +77,7 @@ def allocate_device(run: "_Run", ci: int, data: "_Request", c: "_Candidate", mus
                     for prev in constraints[:i]:
                         prev.remove(base, sub, c.device, c.id)
                     release_counters()
-                claim = run.claims[ci]
-                raise AllocationError(f"claim {claim.namespace}/{claim.name}, request {data.name}: cannot add device "
+                raise AllocationError(f"claim {kobj(run.claims[ci])}, request {data.name}: cannot add device "
                                       f"{c.id} because a claim constraint would not be satisfied")
             for prev in constraints[:i]:
                 prev.remove(base, sub, c.device, c.id)

@@ -32,16 +32,12 @@ from .constraints import Constraint, make_constraints
 from .nodeselector import create_node_selector
 from .pools import Pool, gather_pools, node_matches
 from .types import (
-    AllocatedState, AllocationCancelled, AllocationError, AllocationFailedOnNode, DeviceID, Features,
+    AllocatedState, AllocationCancelled, AllocationError, AllocationFailedOnNode, DeviceID, Features, kobj,
 )
 
 
 class _MaxSizeExceeded(Exception):
     """errAllocationResultMaxSizeExceeded: backtrack further, maybe a shorter subrequest fits."""
-
-
-def _kobj(claim: ResourceClaim) -> str:
-    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
 
 
 @dataclass(slots=True)
@@ -132,13 +128,13 @@ class _Run:
             min_devices = 0
             for ri, req in enumerate(claim.spec.requests):
                 if req.first_available and not self.f.prioritized_list:
-                    raise AllocationError(f"claim {_kobj(claim)}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled")
+                    raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled")
                 if not self.f.consumable_capacity:
                     if req.exactly is not None and req.exactly.capacity is not None:
-                        raise AllocationError(f"claim {_kobj(claim)}, request {req.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                        raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
                     for sub in req.first_available:
                         if sub.capacity is not None:
-                            raise AllocationError(f"claim {_kobj(claim)}, subrequest {sub.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                            raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
                 if req.first_available:
                     fewest = None
                     key = (ci, ri, 0)
@@ -155,9 +151,9 @@ class _Run:
                     self.request_data[(ci, ri, 0)] = data
                     min_devices += data.num_devices
                 else:
-                    raise AllocationError(f"resource claim {_kobj(claim)}, request {req.name}: unknown request type")
+                    raise AllocationError(f"resource claim {kobj(claim)}, request {req.name}: unknown request type")
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
-                raise AllocationError(f"claim {_kobj(claim)}: number of requested devices {min_devices} exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+                raise AllocationError(f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
             self.constraints.append(make_constraints(claim, self.f))
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
@@ -174,14 +170,14 @@ class _Run:
         request = data.request
         for i, sel in enumerate(request.selectors):
             if sel.cel is None:
-                raise AllocationError(f"claim {_kobj(claim)}, request {data.name}, selector #{i}: CEL expression empty (unsupported selector type?)")
+                raise AllocationError(f"claim {kobj(claim)}, request {data.name}, selector #{i}: CEL expression empty (unsupported selector type?)")
         if not self.f.admin_access and data.parent is None and request.admin_access is not None:
-            raise AllocationError(f"claim {_kobj(claim)}, request {data.name}: admin access is requested, but the feature is disabled")
+            raise AllocationError(f"claim {kobj(claim)}, request {data.name}: admin access is requested, but the feature is disabled")
         if not request.device_class_name:
-            raise AllocationError(f"claim {_kobj(claim)}, request {data.name}: missing device class name (unsupported request type?)")
+            raise AllocationError(f"claim {kobj(claim)}, request {data.name}: missing device class name (unsupported request type?)")
         cls = self.a.classes.get(request.device_class_name)
         if cls is None:
-            raise AllocationError(f'claim {_kobj(claim)}, request {data.name}: could not retrieve device class {request.device_class_name}: '
+            raise AllocationError(f'claim {kobj(claim)}, request {data.name}: could not retrieve device class {request.device_class_name}: '
                                   f'deviceclass.resource.k8s.io "{request.device_class_name}" not found')
         data.class_ = cls
         if request.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
@@ -189,9 +185,9 @@ class _Run:
         elif request.allocation_mode == ALLOCATION_MODE_ALL:
             for pool in self.pools:
                 if pool.is_incomplete:
-                    raise AllocationError(f"claim {_kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently being updated")
+                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently being updated")
                 if pool.is_invalid:
-                    raise AllocationError(f"claim {_kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently invalid")
+                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently invalid")
                 for s in pool.slices:
                     for d in s.devices:
                         device_id = DeviceID(s.driver, s.pool.name, d.name)
@@ -202,7 +198,7 @@ class _Run:
                         data.all_devices.append(_Candidate(device_id, d, s, pool))
             data.num_devices = len(data.all_devices)
         else:
-            raise AllocationError(f"claim {_kobj(claim)}, request {data.name}: unsupported count mode {request.allocation_mode}")
+            raise AllocationError(f"claim {kobj(claim)}, request {data.name}: unsupported count mode {request.allocation_mode}")
         return data
 
     # --- the search (allocateOne) ----------------------------------------------------------------
@@ -315,7 +311,7 @@ class _Run:
 
     def _selectors_match(self, key: tuple[int, int, int], d: Device, device_id: DeviceID,
                          cls: DeviceClass | None, expressions: list[str | None]) -> bool:
-        owner = f"class {cls.name}" if cls is not None else f"claim {_kobj(self.claims[key[0]])}"
+        owner = f"class {cls.name}" if cls is not None else f"claim {kobj(self.claims[key[0]])}"
         for i, expression in enumerate(expressions):
             compiled = self.a.cel.get_or_compile(expression or "")
             if compiled.error is not None:

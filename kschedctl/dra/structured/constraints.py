@@ -12,7 +12,7 @@ from typing import Protocol
 from kschedctl.api.resource import Device, DeviceAttribute
 from kschedctl.api.resourceclaim import ResourceClaim
 
-from .types import AllocationError, DeviceID, Features
+from .types import AllocationError, DeviceID, Features, kobj
 
 
 def lookup_attribute(device: Device, device_id: DeviceID, name: str) -> DeviceAttribute | None:
@@ -120,6 +120,5 @@ def make_constraints(claim: ResourceClaim, features: Features) -> list[Constrain
         elif c.distinct_attribute is not None and experimental:
             out.append(DistinctAttributeConstraint(c.requests, c.distinct_attribute))
         else:
-            ns = f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
-            raise AllocationError(f"claim {ns}, constraint #{i}: empty constraint (unsupported constraint type?)")
+            raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
     return out

@@ -10,6 +10,11 @@ from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.versions import KubeVersion
 
 
+def kobj(claim: ResourceClaim) -> str:
+    """klog.KObj: namespace/name, or just the name without a namespace."""
+    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+
+
 class DeviceID(NamedTuple):
     driver: str
     pool: str
