@@ -11,9 +11,11 @@ import pytest
 from .allocator_cases_1 import CASES as CASES_1
 from .allocator_cases_2 import CASES as CASES_2
 from .allocator_cases_3 import CASES as CASES_3
+from .allocator_cases_4 import CASES as CASES_4
+from .allocator_cases_5 import CASES as CASES_5
 from .allocator_harness import RELEASES, run_case
 
-CASES = [*CASES_1, *CASES_2, *CASES_3]
+CASES = [*CASES_1, *CASES_2, *CASES_3, *CASES_4, *CASES_5]
 
 
 @pytest.mark.parametrize("release", list(RELEASES))
