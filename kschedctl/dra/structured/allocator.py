@@ -94,6 +94,25 @@ class Allocator:
         self.cel = cel_cache
         self.available_counters: dict[Any, dict[str, dict[str, Fraction]]] = {}
         self.num_allocate_one = 0
+        # Slices with a nodeName only matter for that node (upstream's SlicesForNode index);
+        # the pools of a node do not depend on the claims, so they are gathered once per node.
+        self._by_node: dict[str, list[ResourceSlice]] = {}
+        self._elsewhere: list[ResourceSlice] = []
+        for s in self.slices:
+            if s.node_name and not s.shared_counters:
+                self._by_node.setdefault(s.node_name, []).append(s)
+            else:
+                self._elsewhere.append(s)
+        self._pools: dict[str, list[Pool]] = {}
+
+    def pools_for(self, node: Node) -> list[Pool]:
+        key = node.name if node is not None else ""
+        pools = self._pools.get(key)
+        if pools is None:
+            candidates = self._by_node.get(key, []) + self._elsewhere if self._by_node.get(key) else self._elsewhere
+            pools = gather_pools(candidates, node, self.features, self.slices)
+            self._pools[key] = pools
+        return pools
 
     def allocate(self, node: Node, claims: Sequence[ResourceClaim],
                  cancelled: Callable[[], bool] | None = None) -> list[AllocationResult] | None:
@@ -123,7 +142,7 @@ class _Run:
     # --- setup (Allocate before the search) -------------------------------------------------
 
     def run(self) -> list[AllocationResult] | None:
-        self.pools = gather_pools(self.a.slices, self.node, self.f)
+        self.pools = self.a.pools_for(self.node)
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, req in enumerate(claim.spec.requests):

@@ -60,8 +60,12 @@ def _has_binding_conditions(devices: Sequence[Device]) -> bool:
     return any(d.binding_conditions for d in devices)
 
 
-def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: Features) -> list[Pool]:
-    """GatherPools for one node."""
+def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: Features,
+                 all_slices: Sequence[ResourceSlice] | None = None) -> list[Pool]:
+    """GatherPools for one node. ``slices`` may be narrowed to those that can matter for the
+    node (SlicesForNode); ``all_slices`` then holds every slice, for the incomplete-pool check."""
+    if all_slices is None:
+        all_slices = slices
     pools: dict[PoolID, list[ResourceSlice]] = {}
     deferred: list[ResourceSlice] = []  # 1.35: slices with binding conditions go last
     for s in slices:
@@ -91,7 +95,7 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: Features
         if len(pool_slices) == first.pool.resource_slice_count:
             pool = _build_pool(pool_id, pool_slices, features, None)
         else:
-            obsolete, all_for_pool = _check_slices_in_pool(slices, pool_id, first.pool.generation)
+            obsolete, all_for_pool = _check_slices_in_pool(all_slices, pool_id, first.pool.generation)
             if obsolete:
                 continue
             if len(all_for_pool) != first.pool.resource_slice_count:
