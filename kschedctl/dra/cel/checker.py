@@ -95,10 +95,7 @@ def _unify(param: T, arg: T, binding: dict[str, T]) -> bool:
         if bound is None or bound == DYN:
             binding[param[1]] = arg
             return True
-        if bound == arg:
-            return True
-        # null is assignable to nothing but itself here; keep cel-go's strictness
-        return False
+        return _unify(bound, arg, {})
     if param[0] != arg[0] or len(param) != len(arg):
         return False
     return all(_unify(p, a, binding) for p, a in zip(param[1:], arg[1:]))
