@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .errors import ObjectError
-from .labels import NodeSelector, node_selector_from_dict
-from .quantity import QuantityError, parse_quantity
-from .types import ObjectMeta, _dict, _int, _list, _meta
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.labels import NodeSelector, node_selector_from_dict
+from kschedctl.api.quantity import QuantityError, parse_quantity
+from kschedctl.api.types import ObjectMeta, _dict, _int, _list, _meta
 
 # Limits from staging/src/k8s.io/api/resource/v1/types.go.
 ALLOCATION_RESULTS_MAX_SIZE = 32  # AllocationResultsMaxSize

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .errors import ObjectError
-from .resource import DeviceSelector, _quantity, selectors_from_list
-from .types import ObjectMeta, Pod, _dict, _int, _list, _meta
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.resource import DeviceSelector, _quantity, selectors_from_list
+from kschedctl.api.types import ObjectMeta, Pod, _dict, _int, _list, _meta
 
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 ALLOCATION_MODE_ALL = "All"

@@ -20,11 +20,11 @@ from typing import Any, Callable
 
 from kschedctl.api.resource import CEL_SELECTOR_EXPRESSION_MAX_COST, DeviceAttribute, DeviceCapacity
 
-from .checker import DYN, CelCheckError, check, type_str
-from .interp import Ctx, plan
-from .k8slib import parse_semver
-from .parser import CelSyntaxError, parse
-from .values import CelError, DefaultMap, Quantity
+from kschedctl.dra.cel.checker import DYN, CelCheckError, check, type_str
+from kschedctl.dra.cel.interp import Ctx, plan
+from kschedctl.dra.cel.k8slib import parse_semver
+from kschedctl.dra.cel.parser import CelSyntaxError, parse
+from kschedctl.dra.cel.values import CelError, DefaultMap, Quantity
 
 __all__ = ["Cache", "CelDevice", "CelRuntimeError", "CompilationResult", "compile_expression"]
 
@@ -74,7 +74,7 @@ class CompilationResult:
 
 
 def _result_type(v: Any) -> str:
-    from .values import type_name
+    from kschedctl.dra.cel.values import type_name
     return type_name(v)
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
-from .functions import FUNCTIONS, NOT_MODELLED
-from .values import Bytes, UInt
+from kschedctl.dra.cel.ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
+from kschedctl.dra.cel.functions import FUNCTIONS, NOT_MODELLED
+from kschedctl.dra.cel.values import Bytes, UInt
 
 T = tuple
 DYN: T = ("dyn",)

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import k8slib
-from .values import (
+from kschedctl.dra.cel import k8slib
+from kschedctl.dra.cel.values import (
     OPTIONAL_NONE, Bytes, CelError, CelType, Optional, Quantity, Semver, UInt, cel_compare, cel_equal,
     check_int, check_uint, map_find, type_name,
 )
@@ -144,7 +144,7 @@ def _index(c: Any, i: Any) -> Any:
 
 
 def _default_map_type() -> type:
-    from .values import DefaultMap
+    from kschedctl.dra.cel.values import DefaultMap
     return DefaultMap
 
 

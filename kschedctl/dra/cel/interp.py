@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
-from .functions import FUNCTIONS, call_cost, dispatch
-from .values import OPTIONAL_NONE, CelError, CostLimitExceeded, DefaultMap, Optional, cel_equal, go_type_name, map_find
+from kschedctl.dra.cel.ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
+from kschedctl.dra.cel.functions import FUNCTIONS, call_cost, dispatch
+from kschedctl.dra.cel.values import OPTIONAL_NONE, CelError, CostLimitExceeded, DefaultMap, Optional, cel_equal, go_type_name, map_find
 
 LIST_CREATE_COST = 10
 MAP_CREATE_COST = 30
@@ -218,7 +218,7 @@ class Planner:
         if len(candidates) == 1:
             impl = candidates[0].impl
             params = candidates[0].params
-            from .functions import _is
+            from kschedctl.dra.cel.functions import _is
 
             def call_one(ctx: Ctx) -> Any:
                 vals = [a(ctx) for a in args]
@@ -437,7 +437,7 @@ def _fold_transform_map_entry(ctx, pairs, var, var2, body, extra):
 
 def _fold_sort_by(ctx, pairs, var, var2, body, extra):
     import functools
-    from .values import cel_compare
+    from kschedctl.dra.cel.values import cel_compare
     keyed = []
     for a, _ in pairs:
         ctx.cost += 12

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
-from .values import CelError, UInt, bytes_value
+from kschedctl.dra.cel.ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
+from kschedctl.dra.cel.values import CelError, UInt, bytes_value
 
 RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if", "import",
                       "let", "loop", "package", "namespace", "return", "var", "void", "while"})

@@ -9,9 +9,9 @@ all claims"); AllocationError, AllocationFailedOnNode and AllocationCancelled ca
 outcomes kube distinguishes.
 """
 
-from .allocator import Allocator
-from .pools import Pool, PoolID, gather_pools, node_matches
-from .types import (
+from kschedctl.dra.structured.allocator import Allocator
+from kschedctl.dra.structured.pools import Pool, PoolID, gather_pools, node_matches
+from kschedctl.dra.structured.types import (
     AllocatedState, AllocationCancelled, AllocationError, AllocationFailedOnNode, DeviceID, Features,
 )
 

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kschedctl.api.resource import DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE, Device
 
-from . import capacity as cap
-from .types import AllocationError, DeviceID, kobj
+from kschedctl.dra.structured import capacity as cap
+from kschedctl.dra.structured.types import AllocationError, DeviceID, kobj
 
 if TYPE_CHECKING:
-    from .allocator import _Candidate, _Request, _Run
+    from kschedctl.dra.structured.allocator import _Candidate, _Request, _Run
 
 _NOOP: Callable[[], None] = lambda: None  # noqa: E731
 _SHARE_NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
@@ -105,7 +105,7 @@ def allocate_device(run: "_Run", ci: int, data: "_Request", c: "_Candidate", mus
             share_id = _share_id(run, ci, data, c)
             cap.add_capacity(run.allocating_capacity.setdefault(c.id, {}), consumed)
 
-    from .allocator import _Result
+    from kschedctl.dra.structured.allocator import _Result
     results = run.results[ci]
     previous = len(results)
     results.append(_Result(data.name, data.parent, c.id, c.device, c.slice, admin, share_id, consumed or None))

@@ -27,11 +27,11 @@ from kschedctl.api.resourceclaim import (
 from kschedctl.api.types import Node
 from kschedctl.dra.cel import Cache, CelDevice, CelRuntimeError
 
-from . import capacity as cap
-from .constraints import Constraint, make_constraints
-from .nodeselector import create_node_selector
-from .pools import Pool, gather_pools, node_matches
-from .types import (
+from kschedctl.dra.structured import capacity as cap
+from kschedctl.dra.structured.constraints import Constraint, make_constraints
+from kschedctl.dra.structured.nodeselector import create_node_selector
+from kschedctl.dra.structured.pools import Pool, gather_pools, node_matches
+from kschedctl.dra.structured.types import (
     AllocatedState, AllocationCancelled, AllocationError, AllocationFailedOnNode, DeviceID, Features, kobj,
 )
 
@@ -354,13 +354,13 @@ class _Run:
     # --- allocateDevice --------------------------------------------------------------------------
 
     def _allocate_device(self, ci: int, data: _Request, c: _Candidate, must: bool) -> tuple[bool, Callable[[], None]]:
-        from .allocate_device import allocate_device
+        from kschedctl.dra.structured.allocate_device import allocate_device
         return allocate_device(self, ci, data, c, must)
 
     # --- results ---------------------------------------------------------------------------------
 
     def _result(self, ci: int, claim: ResourceClaim) -> AllocationResult:
-        from .results import build_result
+        from kschedctl.dra.structured.results import build_result
         return build_result(self, ci, claim, create_node_selector)
 
 

@@ -12,7 +12,7 @@ from typing import Protocol
 from kschedctl.api.resource import Device, DeviceAttribute
 from kschedctl.api.resourceclaim import ResourceClaim
 
-from .types import AllocationError, DeviceID, Features, kobj
+from kschedctl.dra.structured.types import AllocationError, DeviceID, Features, kobj
 
 
 def lookup_attribute(device: Device, device_id: DeviceID, name: str) -> DeviceAttribute | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .types import AllocationError
+from kschedctl.dra.structured.types import AllocationError
 
 
 def _requirement_key(req: dict) -> tuple[str, str, frozenset]:

@@ -22,7 +22,7 @@ from typing import Sequence
 from kschedctl.api.resource import CounterSet, Device, ResourceSlice
 from kschedctl.api.types import Node
 
-from .types import Features
+from kschedctl.dra.structured.types import Features
 
 
 @dataclass(frozen=True, slots=True)

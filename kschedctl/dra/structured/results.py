@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Callable
 
 from kschedctl.api.resourceclaim import AllocationResult, DeviceRequestAllocationResult, ResourceClaim
 
-from .types import AllocationError
+from kschedctl.dra.structured.types import AllocationError
 
 if TYPE_CHECKING:
-    from .allocator import _Run
+    from kschedctl.dra.structured.allocator import _Run
 
 
 def _tolerations(claim: ResourceClaim, request: str, parent: str | None) -> tuple:
