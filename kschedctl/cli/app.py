@@ -16,6 +16,7 @@ import typer
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
+from kschedctl.cli.live import capture_command, live_options
 from kschedctl.cli.render import render_explain, render_run, to_json
 from kschedctl.config.loader import load_config_file
 from kschedctl.framework.runtime.framework import FrameworkError
@@ -110,6 +111,7 @@ def _load(snapshot: list[str], config: Optional[str], version: KubeVersion):
 
 
 @app.command()
+@live_options
 def schedule(
     snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
     config: Optional[str] = typer.Option(None, "--config", help="A KubeSchedulerConfiguration (v1) file."),
@@ -119,6 +121,7 @@ def schedule(
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
     feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
+    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Show only this namespace's pods (every pending pod is still scheduled)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
@@ -141,12 +144,15 @@ def schedule(
     result = _guarded(debug, run)
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    if namespace:
+        result = result.in_namespace(namespace)
     sys.stdout.write(render_run(result, output.value))
     if fail_on_unschedulable and result.unschedulable:
         raise typer.Exit(3)
 
 
 @app.command()
+@live_options
 def explain(
     pod: str = typer.Argument(..., help="The pod, as namespace/name (namespace defaults to default), or podgroup/NAMESPACE/NAME."),
     snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
@@ -220,6 +226,9 @@ def validate(
         raise typer.Exit(2)
     if not all(r.valid for r in reports):
         raise typer.Exit(1)
+
+
+app.command("capture")(capture_command)
 
 
 @app.command()

@@ -88,6 +88,26 @@ class RunResult:
             "preempted": sum(len(p.victims) for p in self.preemptions),
         }
 
+    def in_namespace(self, namespace: str) -> "RunResult":
+        """The same run seen from one namespace (kubectl's -n): its pods' outcomes only.
+
+        Every pending pod was still scheduled, in the cluster's order; only the view is narrowed.
+        """
+        def mine(key: str) -> bool:
+            return key.split("/", 1)[0] == namespace
+
+        view = RunResult(
+            placements=[p for p in self.placements if mine(p.pod)],
+            unschedulable=[u for u in self.unschedulable if mine(u.pod)],
+            preemptions=[p for p in self.preemptions if mine(p.preemptor)],
+            skipped=[s for s in self.skipped if mine(s.pod)],
+            kube_version=self.kube_version,
+            pod_groups=[g for g in self.pod_groups if mine(str(g.get("podGroup", "")))],
+            warnings=list(self.warnings),
+        )
+        view.pending = len(view.placements) + len(view.unschedulable) + len(view.skipped)
+        return view
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "placements": [p.to_dict() for p in self.placements],

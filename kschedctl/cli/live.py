@@ -1,0 +1,232 @@
+"""Live clusters on the command line: `kschedctl capture`, and --live/--context/--kubeconfig on commands.
+
+``@live_options`` attaches the live flags to any command that takes ``snapshot`` files (and a
+``config`` file): with --live the cluster is captured in memory, written to a private temporary
+snapshot and the command runs on it unchanged, so `explain POD --live` and `explain POD` on a
+captured file take the very same path. No scheduling here: capture is cluster/capture.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import os
+import re
+import sys
+import tempfile
+import traceback
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional, TextIO
+
+import typer
+
+from kschedctl.api.errors import InputError
+from kschedctl.cluster.capture import (
+    DEFAULT_CHUNK_SIZE,
+    Capture,
+    ConfigMapRef,
+    Progress,
+    capture_cluster,
+    format_for,
+    read_scheduler_config,
+    render_capture,
+    write_atomically,
+)
+from kschedctl.cluster.kubeclient import Connection, connect
+
+LIVE_HELP = "Read the cluster of the current kubectl context instead of snapshot files."
+CONTEXT_HELP = "The kubeconfig context to read (implies --live)."
+KUBECONFIG_HELP = "The kubeconfig file to use (implies --live); default: $KUBECONFIG, then ~/.kube/config."
+SCHEDULER_CONFIG_HELP = ("Read the KubeSchedulerConfiguration from a ConfigMap of the cluster: "
+                         "configmap/NAMESPACE/NAME, or configmap/NAMESPACE/NAME/KEY.")
+
+
+def _fail(exc: BaseException, debug: bool) -> None:
+    """The CLI's one-line error: exit 2, a traceback only with --debug."""
+    if debug:
+        traceback.print_exc()
+    if isinstance(exc, InputError):
+        typer.echo(f"error: {exc if exc.file else exc.message}", err=True)
+    else:
+        typer.echo(f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", err=True)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def capture_progress(stream: Optional[TextIO] = None) -> Iterator[Optional[Progress]]:
+    """A transient 'capturing Pods: 12000 objects' line on stderr; nothing when not a terminal."""
+    stream = stream if stream is not None else sys.stderr
+    if not getattr(stream, "isatty", lambda: False)():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress as RichProgress
+    from rich.progress import SpinnerColumn, TextColumn
+
+    bar = RichProgress(SpinnerColumn(), TextColumn("capturing {task.description}: {task.completed} objects"),
+                       console=Console(file=stream), transient=True)
+    task = bar.add_task("", total=None)
+    with bar:
+        yield lambda kind, listed: bar.update(task, description=kind, completed=listed)
+
+
+def capture_live(conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Capture:
+    """Capture the connection's cluster, warnings said on stderr."""
+    with capture_progress() as progress:
+        capture = capture_cluster(conn, context=conn.context, server=conn.server, chunk_size=chunk_size,
+                                  progress=progress)
+    for warning in capture.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return capture
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "cluster"
+
+
+# --- `kschedctl capture` --------------------------------------------------------------------
+
+
+def capture_command(
+    output: str = typer.Option("-", "-o", "--output", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."),
+    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."),
+    context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context; default: its current-context."),
+    scheduler_config: Optional[str] = typer.Option(None, "--scheduler-config", help=SCHEDULER_CONFIG_HELP),
+    config_output: Optional[str] = typer.Option(None, "--config-output", help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot)."),
+    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, help="Objects per list request (0: all at once), as kubectl's --chunk-size."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Capture the current cluster into one snapshot file: every kind kschedctl reads, never Secrets."""
+    try:
+        ref = ConfigMapRef.parse(scheduler_config) if scheduler_config else None
+        config_path = config_output or (_config_path_beside(output) if ref else None)
+        if ref and config_path is None:
+            raise InputError("--scheduler-config with -o -: give --config-output FILE for the configuration")
+        conn = connect(kubeconfig, context)
+        try:
+            config = read_scheduler_config(conn, ref) if ref is not None else None  # fail before the long part
+            capture = capture_live(conn, chunk_size)
+            if config is not None and config_path is not None:
+                capture.notes.append(f"scheduler configuration: {config[1]} -> {config_path}")
+                write_atomically(config_path, config[0])
+        finally:
+            conn.close()
+        if output == "-":
+            sys.stdout.write(render_capture(capture, "yaml"))
+        else:
+            write_atomically(output, render_capture(capture, format_for(output)))
+            typer.echo(f"captured {len(capture.items)} objects from {conn.where} into {output}", err=True)
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except OSError as exc:
+        _fail(InputError(f"cannot write: {exc.strerror or exc}", file=exc.filename or output), debug)
+    except Exception as exc:  # noqa: BLE001 - one line, never a bare traceback
+        _fail(exc, debug)
+
+
+def _config_path_beside(output: str) -> Optional[str]:
+    if output == "-":
+        return None
+    stem, _ = os.path.splitext(output)
+    return f"{stem}-scheduler-config.yaml"
+
+
+# --- --live on other commands ---------------------------------------------------------------
+
+
+@dataclass
+class LiveRequest:
+    live: bool
+    context: Optional[str]
+    kubeconfig: Optional[str]
+    scheduler_config: Optional[str]
+
+    @property
+    def needs_cluster(self) -> bool:
+        return self.live or bool(self.scheduler_config)
+
+
+def _prepare(request: LiveRequest, snapshot: list[str], config: Optional[str],
+             stack: ExitStack) -> tuple[list[str], Optional[str]]:
+    """The snapshot paths and config path the command will run on (temporary files when live)."""
+    if request.live and snapshot:
+        raise InputError("give snapshot files or --live/--context/--kubeconfig, not both")
+    if not request.live and not snapshot:
+        raise InputError("no snapshot: give snapshot files, or --live to read the cluster of the current kubectl context")
+    if request.scheduler_config and config:
+        raise InputError("give --config or --scheduler-config, not both")
+    if not request.needs_cluster:
+        return snapshot, config
+    ref = ConfigMapRef.parse(request.scheduler_config) if request.scheduler_config else None
+    conn = connect(request.kubeconfig, request.context)
+    stack.callback(conn.close)
+    workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="kschedctl-live-"))
+    if request.live:
+        capture = capture_live(conn)
+        path = os.path.join(workdir, f"{_safe_name(conn.context)}.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(render_capture(capture, "json"))
+        snapshot = [path]
+    if ref is not None:
+        text, source = read_scheduler_config(conn, ref)
+        config = os.path.join(workdir, f"{_safe_name(source.replace('/', '.'))}.yaml")
+        with open(config, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return snapshot, config
+
+
+def _live_parameters() -> list[inspect.Parameter]:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    return [
+        inspect.Parameter("live", kw, annotation=bool, default=typer.Option(False, "--live", help=LIVE_HELP)),
+        inspect.Parameter("context", kw, annotation=Optional[str], default=typer.Option(None, "--context", help=CONTEXT_HELP)),
+        inspect.Parameter("kubeconfig", kw, annotation=Optional[str],
+                          default=typer.Option(None, "--kubeconfig", help=KUBECONFIG_HELP)),
+        inspect.Parameter("scheduler_config", kw, annotation=Optional[str],
+                          default=typer.Option(None, "--scheduler-config", help=SCHEDULER_CONFIG_HELP)),
+    ]
+
+
+def live_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command --live, --context, --kubeconfig and --scheduler-config (one decorator line).
+
+    The command must take ``snapshot`` (a list of paths; it becomes optional) and may take
+    ``config`` and ``debug``. Put it under ``@app.command()``.
+    """
+    signature = inspect.signature(command, eval_str=True)
+    if "snapshot" not in signature.parameters:
+        raise TypeError(f"{command.__name__}: @live_options needs a 'snapshot' parameter")
+    params = []
+    for param in signature.parameters.values():
+        if param.name == "snapshot":
+            info = copy.copy(param.default)
+            info.default = None
+            info.help = (info.help or "") + " Not with --live."
+            param = param.replace(default=info)
+        params.append(param)
+    params += _live_parameters()
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, live: bool = False, context: Optional[str] = None, kubeconfig: Optional[str] = None,
+                scheduler_config: Optional[str] = None, **kwargs: Any) -> Any:
+        request = LiveRequest(live or bool(context) or bool(kubeconfig), context, kubeconfig, scheduler_config)
+        with ExitStack() as stack:
+            try:
+                snapshot, config = _prepare(request, list(kwargs.get("snapshot") or []), kwargs.get("config"), stack)
+            except (typer.Exit, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # noqa: BLE001 - one line, never a bare traceback
+                _fail(exc, bool(kwargs.get("debug")))
+            kwargs["snapshot"] = snapshot
+            if "config" in signature.parameters:
+                kwargs["config"] = config
+            return command(*args, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper
+
+
+__all__ = ["capture_command", "capture_live", "live_options"]

@@ -1,0 +1,332 @@
+"""Capture a live cluster as one snapshot: every kind kschedctl reads, as `kubectl get -o yaml` prints it.
+
+The kinds are the scheduler's informers (pkg/scheduler/scheduler.go and the plugins' listers):
+nodes, pods, namespaces, priority classes, PDBs, the volume objects, the DRA objects, pod groups,
+and the workload owners whose selectors make up PodTopologySpread's default constraints. Served
+groups and versions are discovered first; each kind is listed in pages (``limit`` and
+``continue``, kubectl's ``--chunk-size``). Like kubectl, each item gets its ``kind`` and
+``apiVersion`` (list responses leave them out) and loses its ``managedFields``. Secrets and
+ConfigMaps are never read, except the one ConfigMap named by ``--scheduler-config``.
+
+A kind the user may not list (403) or that the server does not serve (404) becomes a warning
+naming the kind; the rest of the capture goes on. Alpha and optional APIs (DRA before v1, pod
+groups) that are not served are simply absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable
+
+import yaml
+
+from kschedctl import __version__
+from kschedctl.api.errors import InputError
+from kschedctl.cluster.kubeclient import ApiReader, ApiStatusError, LiveClusterError
+
+DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
+# kube-scheduler's pod informer skips finished pods (pkg/scheduler/scheduler.go, newPodInformer)
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+
+Progress = Callable[[str, int], None]  # (kind, objects listed so far)
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One kind to capture: where it is served and whether its absence deserves a warning."""
+
+    kind: str
+    resource: str
+    group: str  # "" for the core group
+    versions: tuple[str, ...]  # in preference order
+    optional: bool = False  # alpha or feature-gated: not served is normal, no warning
+    query: tuple[tuple[str, str], ...] = ()
+
+    def api_version(self, version: str) -> str:
+        return f"{self.group}/{version}" if self.group else version
+
+    def path(self, version: str) -> str:
+        base = f"/apis/{self.group}/{version}" if self.group else f"/api/{version}"
+        return f"{base}/{self.resource}"
+
+
+CAPTURED_KINDS: tuple[KindSpec, ...] = (
+    KindSpec("Namespace", "namespaces", "", ("v1",)),
+    KindSpec("PriorityClass", "priorityclasses", "scheduling.k8s.io", ("v1",)),
+    KindSpec("Node", "nodes", "", ("v1",)),
+    KindSpec("Pod", "pods", "", ("v1",), query=(("fieldSelector", POD_FIELD_SELECTOR),)),
+    KindSpec("PodDisruptionBudget", "poddisruptionbudgets", "policy", ("v1",)),
+    KindSpec("PersistentVolumeClaim", "persistentvolumeclaims", "", ("v1",)),
+    KindSpec("PersistentVolume", "persistentvolumes", "", ("v1",)),
+    KindSpec("StorageClass", "storageclasses", "storage.k8s.io", ("v1",)),
+    KindSpec("CSINode", "csinodes", "storage.k8s.io", ("v1",)),
+    KindSpec("CSIDriver", "csidrivers", "storage.k8s.io", ("v1",)),
+    KindSpec("CSIStorageCapacity", "csistoragecapacities", "storage.k8s.io", ("v1",)),
+    # owners whose selectors feed the default spreading selector (plugins/helper DefaultSelector)
+    KindSpec("Service", "services", "", ("v1",)),
+    KindSpec("ReplicationController", "replicationcontrollers", "", ("v1",)),
+    KindSpec("ReplicaSet", "replicasets", "apps", ("v1",)),
+    KindSpec("StatefulSet", "statefulsets", "apps", ("v1",)),
+    KindSpec("DeviceClass", "deviceclasses", "resource.k8s.io", ("v1",), optional=True),
+    KindSpec("ResourceSlice", "resourceslices", "resource.k8s.io", ("v1",), optional=True),
+    KindSpec("ResourceClaim", "resourceclaims", "resource.k8s.io", ("v1",), optional=True),
+    KindSpec("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", ("v1",), optional=True),
+    KindSpec("PodGroup", "podgroups", "scheduling.k8s.io", ("v1beta1", "v1alpha2"), optional=True),
+    KindSpec("Workload", "workloads", "scheduling.k8s.io", ("v1alpha1",), optional=True),
+    KindSpec("PodGroup", "podgroups", "scheduling.x-k8s.io", ("v1alpha1",), optional=True),  # scheduler-plugins
+)
+
+
+@dataclass
+class KindResult:
+    spec: KindSpec
+    api_version: str | None  # None: not served
+    count: int = 0
+    problem: str | None = None  # why it is missing from the snapshot
+
+
+@dataclass
+class Capture:
+    """What capture read: the items in snapshot order, and what it could not read."""
+
+    context: str
+    server: str
+    taken_at: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+    kinds: list[KindResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # extra header lines (e.g. where the config went)
+
+    def document(self) -> dict[str, Any]:
+        """The snapshot: one List, as `kubectl get ... -o yaml` prints several kinds."""
+        return {"apiVersion": "v1", "items": self.items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+# --- discovery ------------------------------------------------------------------------------
+
+
+def discover(reader: ApiReader, specs: Iterable[KindSpec]) -> tuple[dict[KindSpec, str | None], list[str]]:
+    """The version to list each kind at (None: not served), from /api, /apis and the resource lists."""
+    warnings: list[str] = []
+    served: dict[str, list[str]] | None
+    try:
+        served = {"": [str(v) for v in reader.get_json("/api").get("versions") or []]}
+        for group in reader.get_json("/apis").get("groups") or []:
+            served[str(group.get("name"))] = [str(v.get("version")) for v in group.get("versions") or []]
+    except ApiStatusError as exc:
+        if exc.status not in (403, 404):
+            raise
+        warnings.append(f"cannot discover the served APIs ({exc.detail}); trying every kind at its preferred version")
+        served = None
+    resource_lists: dict[str, set[str] | None] = {}
+    chosen: dict[KindSpec, str | None] = {}
+    for spec in specs:
+        candidates = spec.versions if served is None else [v for v in spec.versions if v in served.get(spec.group, [])]
+        chosen[spec] = None
+        for version in candidates:
+            names = _resource_names(reader, spec.api_version(version), resource_lists)
+            if names is None or spec.resource in names:  # unknown: try it and let the list answer
+                chosen[spec] = version
+                break
+    return chosen, warnings
+
+
+def _resource_names(reader: ApiReader, group_version: str, cache: dict[str, set[str] | None]) -> set[str] | None:
+    if group_version not in cache:
+        path = f"/apis/{group_version}" if "/" in group_version else f"/api/{group_version}"
+        try:
+            resources = reader.get_json(path).get("resources") or []
+            cache[group_version] = {str(r.get("name")) for r in resources if isinstance(r, dict)}
+        except ApiStatusError as exc:
+            if exc.status not in (403, 404):
+                raise
+            cache[group_version] = None
+    return cache[group_version]
+
+
+# --- listing --------------------------------------------------------------------------------
+
+
+def list_kind(reader: ApiReader, spec: KindSpec, version: str, chunk_size: int = DEFAULT_CHUNK_SIZE,
+              progress: Progress | None = None) -> list[dict[str, Any]]:
+    """Every object of one kind, page by page, shaped as kubectl prints it."""
+    path, api_version = spec.path(version), spec.api_version(version)
+    items: list[dict[str, Any]] = []
+    token: str | None = None
+    seen_tokens: set[str] = set()
+    while True:
+        query = list(spec.query)
+        if chunk_size > 0:
+            query.append(("limit", str(chunk_size)))
+        if token:
+            query.append(("continue", token))
+        page = reader.get_json(path, query)
+        for raw in page.get("items") or []:
+            if isinstance(raw, dict):
+                items.append(as_listed_object(raw, spec.kind, api_version))
+        if progress is not None:
+            progress(spec.kind, len(items))
+        token = (page.get("metadata") or {}).get("continue") or None
+        if token is None:
+            return items
+        if token in seen_tokens:  # a server that never ends the list must not hang us
+            raise LiveClusterError(f"GET {path}: the server repeated continue token {token!r}")
+        seen_tokens.add(token)
+
+
+def as_listed_object(raw: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
+    """kubectl's printer: kind and apiVersion set on each item, managedFields left out."""
+    obj: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    for key, value in raw.items():
+        if key not in ("apiVersion", "kind"):
+            obj[key] = value
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict) and "managedFields" in metadata:
+        obj["metadata"] = {k: v for k, v in metadata.items() if k != "managedFields"}
+    return obj
+
+
+def capture_cluster(reader: ApiReader, *, context: str, server: str, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                    progress: Progress | None = None, now: datetime | None = None,
+                    specs: Iterable[KindSpec] = CAPTURED_KINDS) -> Capture:
+    """Discover, then list every kind; 403 and 404 on a kind are warnings, anything else fails."""
+    taken = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out = Capture(context=context, server=server, taken_at=taken)
+    versions, out.warnings = discover(reader, specs)
+    for spec, version in versions.items():
+        result = KindResult(spec, spec.api_version(version) if version else None)
+        out.kinds.append(result)
+        if version is None:
+            if not spec.optional:
+                result.problem = "not served"
+                out.warnings.append(f"{spec.kind} not captured: {spec.group or 'core'} {'/'.join(spec.versions)} "
+                                    f"{spec.resource} is not served by this API server")
+            continue
+        try:
+            items = list_kind(reader, spec, version, chunk_size, progress)
+        except ApiStatusError as exc:
+            if exc.status not in (403, 404):
+                raise
+            result.problem = "Forbidden (403)" if exc.status == 403 else "NotFound (404)"
+            out.warnings.append(f"{spec.kind} not captured ({spec.api_version(version)} {spec.resource}): "
+                                f"{exc.detail}; the snapshot has none")
+            continue
+        result.count = len(items)
+        out.items.extend(items)
+    out.warnings.extend(_unmodelled_warnings(out))
+    return out
+
+
+def _unmodelled_warnings(capture: Capture) -> list[str]:
+    """Pods that need objects the cluster did not give us: say so rather than misjudge quietly."""
+    captured = {r.spec.kind for r in capture.kinds if r.api_version and r.problem is None}
+    uses_claims = any(o["kind"] == "Pod" and (o.get("spec") or {}).get("resourceClaims") for o in capture.items)
+    if uses_claims and "ResourceClaim" not in captured:
+        return ["pods use resource claims but resource.k8s.io/v1 ResourceClaims were not captured"]
+    return []
+
+
+# --- the scheduler configuration from a ConfigMap -------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigMapRef:
+    """``configmap/NAMESPACE/NAME[/KEY]``: where a live kube-scheduler's configuration lives."""
+
+    namespace: str
+    name: str
+    key: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "ConfigMapRef":
+        parts = text.split("/")
+        if len(parts) not in (3, 4) or parts[0].lower() not in ("configmap", "configmaps", "cm") or not all(parts[1:]):
+            raise InputError(f"--scheduler-config: expected configmap/NAMESPACE/NAME[/KEY], got {text!r}")
+        return cls(parts[1], parts[2], parts[3] if len(parts) == 4 else None)
+
+    def __str__(self) -> str:
+        return f"configmap/{self.namespace}/{self.name}" + (f"/{self.key}" if self.key else "")
+
+
+def read_scheduler_config(reader: ApiReader, ref: ConfigMapRef) -> tuple[str, str]:
+    """(the KubeSchedulerConfiguration text, a source name for messages) from one ConfigMap key."""
+    try:
+        cm = reader.get_json(f"/api/v1/namespaces/{ref.namespace}/configmaps/{ref.name}")
+    except ApiStatusError as exc:
+        raise LiveClusterError(f"--scheduler-config {ref}: {exc.detail}") from None
+    data = {str(k): v for k, v in (cm.get("data") or {}).items() if isinstance(v, str)}
+    key = ref.key or _config_key(data, ref)
+    if key not in data:
+        raise LiveClusterError(f"--scheduler-config {ref}: no key {key!r} (keys: {', '.join(sorted(data)) or 'none'})")
+    return data[key], f"configmap/{ref.namespace}/{ref.name}/{key}"
+
+
+def _config_key(data: dict[str, str], ref: ConfigMapRef) -> str:
+    if len(data) == 1:
+        return next(iter(data))
+    candidates = [k for k, v in sorted(data.items()) if "KubeSchedulerConfiguration" in v]
+    if len(candidates) == 1:
+        return candidates[0]
+    raise LiveClusterError(f"--scheduler-config {ref}: say which key holds the configuration: "
+                           f"configmap/{ref.namespace}/{ref.name}/KEY (keys: {', '.join(sorted(data)) or 'none'})")
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def header_lines(capture: Capture) -> list[str]:
+    """The YAML header: when, from where, what is in the file and what is not."""
+    lines = [f"kschedctl {__version__} capture at {capture.taken_at}",
+             f"context: {capture.context}", f"server: {capture.server}"]
+    counts = [f"{r.spec.kind} {r.count}" for r in capture.kinds if r.api_version and r.problem is None]
+    lines.append("objects: " + ", ".join(counts))
+    missing = [f"{r.spec.kind} ({r.problem})" for r in capture.kinds if r.problem]
+    if missing:
+        lines.append("not captured: " + ", ".join(missing))
+    absent = [r.spec.kind for r in capture.kinds if r.api_version is None and r.spec.optional]
+    if absent:
+        lines.append("not served (optional APIs): " + ", ".join(dict.fromkeys(absent)))
+    lines.extend(capture.notes)
+    return lines
+
+
+def render_capture(capture: Capture, fmt: str) -> str:
+    """The snapshot text: YAML (with the header comment) or JSON (as kubectl -o json indents)."""
+    doc = capture.document()
+    if fmt == "json":
+        return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
+    header = "".join(f"# {line}\n" for line in header_lines(capture))
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return header + yaml.dump(doc, Dumper=dumper, sort_keys=True, default_flow_style=False, allow_unicode=True)
+
+
+def format_for(path: str) -> str:
+    return "json" if path.lower().endswith(".json") else "yaml"
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write to a temporary file beside ``path``, then rename: readers never see half a snapshot."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a plain `>` redirect would create it
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+__all__ = ["CAPTURED_KINDS", "Capture", "ConfigMapRef", "KindSpec", "as_listed_object", "capture_cluster",
+           "discover", "format_for", "list_kind", "read_scheduler_config", "render_capture", "write_atomically"]
