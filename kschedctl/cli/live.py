@@ -67,7 +67,7 @@ def capture_progress(stream: Optional[TextIO] = None) -> Iterator[Optional[Progr
 
     bar = RichProgress(SpinnerColumn(), TextColumn("capturing {task.description}: {task.completed} objects"),
                        console=Console(file=stream), transient=True)
-    task = bar.add_task("", total=None)
+    task = bar.add_task("API discovery", total=None)
     with bar:
         yield lambda kind, listed: bar.update(task, description=kind, completed=listed)
 
@@ -167,7 +167,7 @@ def _prepare(request: LiveRequest, snapshot: list[str], config: Optional[str],
         capture = capture_live(conn)
         path = os.path.join(workdir, f"{_safe_name(conn.context)}.json")
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(render_capture(capture, "json"))
+            fh.write(render_capture(capture, "compact-json"))
         snapshot = [path]
     if ref is not None:
         text, source = read_scheduler_config(conn, ref)

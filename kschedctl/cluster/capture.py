@@ -296,8 +296,11 @@ def header_lines(capture: Capture) -> list[str]:
 
 
 def render_capture(capture: Capture, fmt: str) -> str:
-    """The snapshot text: YAML (with the header comment) or JSON (as kubectl -o json indents)."""
+    """The snapshot text: YAML (with the header comment), JSON (as kubectl -o json indents it) or
+    compact JSON (for a machine: Python's C encoder only runs without indentation, ~10x faster)."""
     doc = capture.document()
+    if fmt == "compact-json":
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
     if fmt == "json":
         return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
     header = "".join(f"# {line}\n" for line in header_lines(capture))

@@ -258,3 +258,78 @@ def test_capture_equals_real_kubectl_get(tmp_path, run_cli):
         return o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]
 
     assert sorted(captured, key=key) == sorted(got, key=key)
+
+
+# --- the paging and discovery logic, on the fake server's answers without HTTP ---------------
+
+
+class DirectReader:
+    """An ApiReader answering from the fake server's logic in-process, with a hook to alter it."""
+
+    def __init__(self, api: FakeApiServer, alter=None) -> None:
+        self.api, self.alter = api, alter
+
+    def get_json(self, path, query=()):
+        from kschedctl.cluster.kubeclient import ApiStatusError
+
+        query = dict(query)
+
+        def real():
+            return self.api.answer(path, query, f"Bearer {self.api.token}")
+
+        status, body = self.alter(path, query, real) if self.alter else real()
+        if status >= 400:
+            raise ApiStatusError(status, f"GET {path}: {body['reason']} ({status})", detail=f"{body['reason']} ({status})")
+        return body
+
+
+def _capture(api: FakeApiServer, alter=None, chunk_size: int = 500):
+    from kschedctl.cluster.capture import capture_cluster
+
+    return capture_cluster(DirectReader(api, alter), context="c", server="s", chunk_size=chunk_size)
+
+
+def test_forbidden_discovery_falls_back_to_listing_every_kind():
+    from conftest import demo_objects
+
+    api = FakeApiServer(demo_objects())
+
+    def forbid_discovery(path, query, real):
+        if path == "/apis" or path.count("/") == 3 and path.startswith("/apis/") or path == "/api/v1":
+            return 403, {"reason": "Forbidden"}
+        return real()
+
+    capture = _capture(api, forbid_discovery)
+    assert capture.warnings[0] == ("cannot discover the served APIs (Forbidden (403)); trying every kind at its "
+                                   "preferred version")
+    assert len(capture.items) == 35  # everything readable is still read
+    # the unserved DRA and pod-group APIs were tried and answered 404: warnings, not failures
+    assert any(w.startswith("DeviceClass not captured (resource.k8s.io/v1 deviceclasses): NotFound (404)")
+               for w in capture.warnings)
+
+
+def test_a_server_repeating_its_continue_token_is_an_error_not_a_hang():
+    from conftest import demo_objects
+    from kschedctl.cluster.kubeclient import LiveClusterError
+
+    def stuck(path, query, real):
+        status, body = real() if not query.get("continue") else (200, {"items": []})
+        if path == "/api/v1/nodes":
+            body = {**body, "metadata": {"continue": "same"}}
+        return status, body
+
+    with pytest.raises(LiveClusterError, match="repeated continue token 'same'"):
+        _capture(FakeApiServer(demo_objects()), stuck, chunk_size=2)
+
+
+def test_an_expired_continue_token_fails_the_capture():
+    """410 Gone (the list changed too much between pages) is not a kind the user may skip."""
+    from conftest import demo_objects
+    from kschedctl.cluster.kubeclient import ApiStatusError
+
+    def expired(path, query, real):
+        return (410, {"reason": "Expired"}) if query.get("continue") else real()
+
+    with pytest.raises(ApiStatusError) as err:
+        _capture(FakeApiServer(demo_objects()), expired, chunk_size=2)
+    assert err.value.status == 410
