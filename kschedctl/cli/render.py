@@ -131,7 +131,7 @@ def render_explain_group(result: ExplainGroupResult, output: str) -> str:
 
 
 def render_simulation(result: "SimulationResult", output: str) -> str:
-    from kschedctl.scheduler.scheduler import go_duration
+    from kschedctl.framework.gosemantics import go_duration
 
     data = result.to_dict()
     if output == "json":

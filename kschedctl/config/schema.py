@@ -23,6 +23,8 @@ from referencing import Registry as RefRegistry
 from referencing import Resource
 from referencing.jsonschema import DRAFT202012
 
+from kschedctl.framework.gosemantics import go_value
+
 CONFIG_SCHEMA = "kubescheduler-config-v1.json"
 
 # plugin name -> schema file of its args kind (upstream decodes pluginConfig[i].args as <name>Args).
@@ -98,10 +100,8 @@ def _describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
+    if isinstance(value, (int, float, str)):
+        return go_value(value)
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):

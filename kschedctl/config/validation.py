@@ -13,7 +13,6 @@ Issue keeps the path apart from the rest so the CLI can map it to a line of the 
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -24,6 +23,8 @@ from kschedctl.config.types import (
     KubeSchedulerConfiguration,
     PluginSet,
 )
+from kschedctl.framework import gosemantics as field
+from kschedctl.framework.gosemantics import go_quote, go_value, parse_go_duration
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.versions import KubeVersion
 
@@ -47,70 +48,29 @@ class Issue:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-# --- field.Error formatting (apimachinery/pkg/util/validation/field/errors.go) --------------------
-def fmt_value(value: Any) -> str:
-    """ErrorBody's rendering: simple values as %v, strings quoted, the rest as JSON."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def _with_detail(body: str, detail: str) -> str:
-    return f"{body}: {detail}" if detail else body
-
-
+# --- field.Error (apimachinery/pkg/util/validation/field/errors.go, via gosemantics) -----------
 def invalid(path: str, value: Any, detail: str) -> Issue:
-    return Issue(path, _with_detail(f"Invalid value: {fmt_value(value)}", detail))
+    return Issue(*field.invalid(path, value, detail))
 
 
 def required(path: str, detail: str = "") -> Issue:
-    return Issue(path, _with_detail("Required value", detail))
+    return Issue(*field.required(path, detail))
 
 
 def duplicate(path: str, value: Any) -> Issue:
-    return Issue(path, f"Duplicate value: {fmt_value(value)}")
+    return Issue(*field.duplicate(path, value))
 
 
 def forbidden(path: str, detail: str) -> Issue:
-    return Issue(path, _with_detail("Forbidden", detail))
+    return Issue(*field.forbidden(path, detail))
 
 
 def not_found(path: str, value: Any, detail: str = "") -> Issue:
-    return Issue(path, _with_detail(f"Not found: {fmt_value(value)}", detail))
+    return Issue(*field.not_found(path, value, detail))
 
 
 def not_supported(path: str, value: Any, valid: Iterable[str]) -> Issue:
-    listed = ", ".join(json.dumps(v) for v in valid)
-    return Issue(path, f"Unsupported value: {fmt_value(value)}: supported values: {listed}")
-
-
-# --- Go durations (time.ParseDuration) ---------------------------------------------------------
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)")
-
-
-def parse_go_duration(text: Any) -> float | None:
-    """Seconds of a Go duration string, None when it does not parse."""
-    if not isinstance(text, str) or not text:
-        return None
-    sign = -1.0 if text[0] == "-" else 1.0
-    body = text[1:] if text[0] in "+-" else text
-    if body == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    while pos < len(body):
-        m = _DURATION_PART.match(body, pos)
-        if not m or m.group(1) in ("", "."):
-            return None
-        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
-        pos = m.end()
-    return sign * total if body else None
+    return Issue(*field.not_supported(path, value, valid))
 
 
 # --- kube's rules (validation.go) --------------------------------------------------------------
@@ -343,7 +303,7 @@ def registry_issues(cfg: KubeSchedulerConfiguration, registry: Registry) -> list
                 out.append(not_found(f"profiles[{i}].pluginConfig[{j}].name", pc.name,
                                      f"no plugin of this name is registered{_hint(pc.name, registry)}"))
             elif pc.name not in enabled:
-                out.append(Issue(f"profiles[{i}].pluginConfig[{j}].name", f"Invalid value: {fmt_value(pc.name)}: "
+                out.append(Issue(f"profiles[{i}].pluginConfig[{j}].name", f"Invalid value: {go_value(pc.name)}: "
                                  "args given for a plugin this profile does not enable; they are ignored", "warning"))
     return out
 
@@ -376,10 +336,10 @@ def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, regi
             first = (sorter, args)
         elif sorter != first[0]:
             out.append(Issue(f"profiles[{i}].plugins", f"different queue sort plugins for profile "
-                             f"{json.dumps(profile.scheduler_name)}: {json.dumps(sorter)}, first: {json.dumps(first[0])}"))
+                             f"{go_quote(profile.scheduler_name)}: {go_quote(sorter)}, first: {go_quote(first[0])}"))
         elif args != first[1]:
             out.append(Issue(f"profiles[{i}].pluginConfig",
-                             f"different queue sort plugin args for profile {json.dumps(profile.scheduler_name)}"))
+                             f"different queue sort plugin args for profile {go_quote(profile.scheduler_name)}"))
     return out
 
 

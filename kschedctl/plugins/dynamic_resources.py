@@ -22,6 +22,7 @@ import numpy as np
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.gosemantics import go_value
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -234,9 +235,9 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
         if ft is not None:
             try:
                 if parse_duration(str(ft)) < 0:
-                    errs.append(("filterTimeout", f"Invalid value: {ft!r}: must be zero or positive"))
+                    errs.append(("filterTimeout", f"Invalid value: {go_value(ft)}: must be zero or positive"))
             except ValueError as err:
-                errs.append(("filterTimeout", f"Invalid value: {ft!r}: {err}"))
+                errs.append(("filterTimeout", f"Invalid value: {go_value(ft)}: {err}"))
     elif ft is not None:
         errs.append(("filterTimeout", "Forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
     bt = args.get("bindingTimeout")
@@ -244,9 +245,9 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
         if bt is not None:
             try:
                 if parse_duration(str(bt)) < 1:
-                    errs.append(("bindingTimeout", f"Invalid value: {bt!r}: must be at least 1 second"))
+                    errs.append(("bindingTimeout", f"Invalid value: {go_value(bt)}: must be at least 1 second"))
             except ValueError as err:
-                errs.append(("bindingTimeout", f"Invalid value: {bt!r}: {err}"))
+                errs.append(("bindingTimeout", f"Invalid value: {go_value(bt)}: {err}"))
     elif bt is not None:
         errs.append(("bindingTimeout",
                      "Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))

@@ -11,13 +11,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import NodeScore, Status
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's int64 division: the quotient truncated toward zero (Python's // floors)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> Status | None:
@@ -56,7 +51,7 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequ
     return max_priority - out if reverse else out
 
 
-__all__ = ["default_normalize_score", "default_normalize_score_batch", "go_div"]
+__all__ = ["default_normalize_score", "default_normalize_score_batch"]
 
 
 def validated_args(args: dict | None, handle: Any, default_args: Callable[[dict | None, Any], dict],

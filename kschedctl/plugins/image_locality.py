@@ -16,11 +16,11 @@ import numpy as np
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import MAX_NODE_SCORE, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import ImageStateSummary, NodeInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.helper import go_div
 
 NAME = names.ImageLocality
 MB = 1024 * 1024

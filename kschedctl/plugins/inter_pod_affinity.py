@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.gosemantics import go_value
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -518,7 +519,7 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
     """ValidateInterPodAffinityArgs: hardPodAffinityWeight in [0, 100] (field.Invalid body)."""
     w = args.get("hardPodAffinityWeight", DEFAULT_HARD_POD_AFFINITY_WEIGHT)
     if isinstance(w, bool) or not isinstance(w, int):
-        return [("hardPodAffinityWeight", f"Invalid value: {w!r}: must be an integer")]
+        return [("hardPodAffinityWeight", f"Invalid value: {go_value(w)}: must be an integer")]
     if w < MIN_HARD_POD_AFFINITY_WEIGHT or w > MAX_HARD_POD_AFFINITY_WEIGHT:
         return [("hardPodAffinityWeight",
                  f"Invalid value: {w}: not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]

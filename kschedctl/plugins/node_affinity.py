@@ -24,6 +24,7 @@ from kschedctl.api.labels import (
 )
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.gosemantics import go_value
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -112,7 +113,7 @@ def _expression_errors(req: NodeSelectorRequirement, path: str) -> list[tuple[st
             if not _is_int64(v):
                 errs.append((f"{path}.values[{i}]", "for 'Gt', 'Lt' operators, the value must be an integer"))
     else:
-        errs.append((f"{path}.operator", f"Unsupported value: {op!r}"))
+        errs.append((f"{path}.operator", f"Unsupported value: {go_value(op)}"))
     for i, v in enumerate(vals):
         if len(v) > 63:
             errs.append((f"{path}.values[{i}]", "must be no more than 63 characters"))
@@ -131,7 +132,7 @@ def term_errors(term: NodeSelectorTerm, path: str = "") -> list[tuple[str, str]]
         if len(req.values) != 1:
             errs.append((f"{where}.values", "must have one element"))
         elif req.operator not in ("In", "NotIn"):
-            errs.append((f"{where}.operator", f"Unsupported value: {req.operator!r}: supported values: \"In\", \"NotIn\""))
+            errs.append((f"{where}.operator", f"Unsupported value: {go_value(req.operator)}: supported values: \"In\", \"NotIn\""))
     return errs
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_div, invalid
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
@@ -31,8 +32,6 @@ from kschedctl.plugins.resource_allocation import (
     Scorer,
     allocation_columns,
     default_resource_specs,
-    go_div,
-    invalid,
     resources_from_args,
 )
 

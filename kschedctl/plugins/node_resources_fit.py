@@ -19,6 +19,7 @@ import numpy as np
 from kschedctl.api.types import Node, Pod
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_value, invalid
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -39,8 +40,6 @@ from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
     allocation_columns,
     default_resource_specs,
-    go_value,
-    invalid,
     is_scalar_resource_name,
     least_resource_scorer,
     most_resource_scorer,

@@ -12,11 +12,11 @@ request, reaches the scorer as all zeros and is skipped by every strategy.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from kschedctl.api.types import Pod
+from kschedctl.framework.gosemantics import go_div, go_round
 from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_NODE_SCORE,
@@ -35,23 +35,6 @@ DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
 
 # (requested, allocated, allocatable) -> score, each list in the order of the configured resources
 Scorer = Callable[[Sequence[int], Sequence[int], Sequence[int]], int]
-
-
-# --- Go arithmetic ---------------------------------------------------------------------------
-
-
-def go_div(a: int, b: int) -> int:
-    """Go integer division: truncates toward zero (Python's // floors)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def go_round(x: float) -> int:
-    """Go math.Round: halves away from zero."""
-    if x < 0:
-        return -go_round(-x)
-    f = math.floor(x)
-    return int(f) + 1 if x - f >= 0.5 else int(f)
 
 
 # --- resource names --------------------------------------------------------------------------
@@ -238,22 +221,6 @@ def default_resource_specs(raw: object) -> list[dict]:
         if not r.get("weight"):
             r["weight"] = 1
     return items
-
-
-def go_value(value: object) -> str:
-    """How field.Error prints a bad value: strings quoted, numbers plain."""
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def invalid(path: str, value: object, detail: str) -> tuple[str, str]:
-    """field.Invalid as (path, "Invalid value: <v>: <detail>")."""
-    return path, f"Invalid value: {go_value(value)}: {detail}"
 
 
 # --- batch form (columnar) -------------------------------------------------------------------

@@ -24,6 +24,7 @@ from kschedctl.api.types import (
 )
 from kschedctl.backend.cache.columnar import map_flagged
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_quote
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -46,7 +47,6 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
 COMPARISON_GATE = "TaintTolerationComparisonOperators"
 _DO_NOT_SCHEDULE = (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE)
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 class TolerationValueError(ValueError):
@@ -67,19 +67,14 @@ def _parse_int64(value: str, what: str) -> int:
     if not value:  # content.EmptyError()
         raise TolerationValueError(f"failed to parse {what} value \"\" as int64: must be non-empty")
     if not _is_decimal_integer(value):
-        raise TolerationValueError(f"failed to parse {what} value {_go_quote(value)} as int64: "
+        raise TolerationValueError(f"failed to parse {what} value {go_quote(value)} as int64: "
                                    "must be a valid decimal integer in canonical form")
     number = int(value)
-    if not _INT64_MIN <= number <= _INT64_MAX:
+    if not INT64_MIN <= number <= INT64_MAX:
         raise TolerationValueError(
-            f"failed to parse {what} value {_go_quote(value)} as int64: "
-            f"strconv.ParseInt: parsing {_go_quote(value)}: value out of range")
+            f"failed to parse {what} value {go_quote(value)} as int64: "
+            f"strconv.ParseInt: parsing {go_quote(value)}: value out of range")
     return number
-
-
-def _go_quote(text: str) -> str:
-    """%q for the plain strings taint values are (label-value-like, no escapes needed)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def toleration_tolerates(toleration: Toleration, taint: Taint, comparison_ops: bool) -> bool:
@@ -214,7 +209,7 @@ class TaintToleration:
         try:
             s = state.read(PRE_SCORE_STATE_KEY)
         except StateNotFound:
-            return 0, Status(Code.Error, f"failed to read {_go_quote(PRE_SCORE_STATE_KEY)} from cycleState: not found")
+            return 0, Status(Code.Error, f"failed to read {go_quote(PRE_SCORE_STATE_KEY)} from cycleState: not found")
         node = node_info.node
         if node is None:
             return 0, Status(Code.Error, "invalid nodeInfo")

@@ -20,7 +20,6 @@ k8s.io/component-helpers/storage/volume (FindMatchingVolume, CheckNodeAffinity).
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -28,6 +27,7 @@ from kschedctl.api.labels import LabelSelector
 from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.types import GenericObject, Node, Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.gosemantics import go_div, go_round, go_value
 from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_NODE_SCORE,
@@ -108,11 +108,6 @@ class _State:
 # --- scorer (scorer.go, helper/shape_score.go) ---------------------------------------------
 
 
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
 def broken_linear(shape: list[tuple[int, int]], p: int) -> int:
     """helper.BuildBrokenLinearFunction with Go's truncating division."""
     for i, (util, score) in enumerate(shape):
@@ -120,7 +115,7 @@ def broken_linear(shape: list[tuple[int, int]], p: int) -> int:
             if i == 0:
                 return shape[0][1]
             pu, ps = shape[i - 1]
-            return ps + _trunc_div((score - ps) * (p - pu), util - pu)
+            return ps + go_div((score - ps) * (p - pu), util - pu)
     return shape[-1][1]
 
 
@@ -139,7 +134,7 @@ def build_scorer(shape_args: list[dict]):
         if not class_resources:
             return 0
         total = sum(class_score(req, cap) for req, cap in class_resources.values())
-        return int(math.floor(total / len(class_resources) + 0.5))
+        return go_round(total / len(class_resources))
 
     return scorer
 
@@ -543,7 +538,7 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
     if version.feature_enabled("StorageCapacityScoring"):
         errs.extend(validate_function_shape(shape or [], "shape"))
     elif shape is not None:
-        errs.append(("shape", f"Invalid value: {shape!r}: unexpected field `shape`, remove it or turn on the "
+        errs.append(("shape", f"Invalid value: {go_value(shape)}: unexpected field `shape`, remove it or turn on the "
                               "feature gate StorageCapacityScoring"))
     return errs
 

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import Code, NodePluginScores, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.score_table import ScoreTable
@@ -67,12 +68,6 @@ class ScheduleResult:
     def __repr__(self) -> str:
         return (f"ScheduleResult({self.suggested_host!r}, evaluated_nodes={self.evaluated_nodes}, "
                 f"feasible_nodes={self.feasible_nodes})")
-
-
-def go_div(a: int, b: int) -> int:
-    """Go integer division: truncates toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 class SchedulingAlgorithm:

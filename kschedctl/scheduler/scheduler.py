@@ -32,6 +32,7 @@ from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework import events as ev
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.registry import Registry
@@ -527,25 +528,3 @@ class _NoWait:
 
 
 _NO_WAIT = _NoWait()
-
-
-def go_duration(seconds: float) -> str:
-    """time.Duration.String(): "10s", "1.5s", "5m0s", "1h0m0s", "500ms", "0s"."""
-    if seconds == 0:
-        return "0s"
-    if abs(seconds) < 1:
-        ms = seconds * 1000
-        return f"{_trim(ms)}ms" if abs(ms) >= 1 else f"{_trim(ms * 1000)}µs"
-    sign = "-" if seconds < 0 else ""
-    seconds = abs(seconds)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    out = f"{int(hours)}h" if hours else ""
-    if hours or minutes:
-        out += f"{int(minutes)}m"
-    return f"{sign}{out}{_trim(secs)}s"
-
-
-def _trim(value: float) -> str:
-    text = f"{value:.9f}".rstrip("0").rstrip(".")
-    return text or "0"

@@ -20,9 +20,10 @@ from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, locate_line, resolve_priorities
 from kschedctl.cluster.scenario import Scenario, ScenarioEvent
 from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.scheduler.result import RunResult
-from kschedctl.scheduler.scheduler import Scheduler, go_duration
+from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
 
 # --- running -------------------------------------------------------------------------------

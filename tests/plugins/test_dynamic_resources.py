@@ -96,16 +96,17 @@ def test_default_args(version, want):
 
 @pytest.mark.parametrize("version, args, want", [
     pytest.param("1.37", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, [], id="valid"),
-    pytest.param("1.37", {"filterTimeout": "-1s"}, [("filterTimeout", "Invalid value: '-1s': must be zero or positive")],
+    pytest.param("1.37", {"filterTimeout": "-1s"}, [("filterTimeout", 'Invalid value: "-1s": must be zero or positive')],
                  id="negative-filter-timeout"),
-    pytest.param("1.37", {"bindingTimeout": "500ms"}, [("bindingTimeout", "Invalid value: '500ms': must be at least 1 second")],
+    pytest.param("1.37", {"bindingTimeout": "500ms"}, [("bindingTimeout", 'Invalid value: "500ms": must be at least 1 second')],
                  id="binding-timeout-too-short"),
     pytest.param("1.35", {"bindingTimeout": "1m"}, [("bindingTimeout", "Forbidden: DRADeviceBindingConditions or "
                                                      "DRAResourceClaimDeviceStatus feature gate is disabled")],
                  id="binding-timeout-forbidden-in-1.35"),
 ])
 def test_validate_args(version, args, want):
-    # upstream: validation_pluginargs.go ValidateDynamicResourcesArgs
+    # upstream: validation_pluginargs.go ValidateDynamicResourcesArgs (the bad *metav1.Duration is printed
+    # as JSON: its String() quoted, as field.Error prints values that are not simple types)
     assert dra.validate_args(args, KubeVersion(version)) == want
 
 

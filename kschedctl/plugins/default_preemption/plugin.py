@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_value
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -431,7 +432,7 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
     absolute = args.get("minCandidateNodesAbsolute", DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE)
     for field_name, value in (("minCandidateNodesPercentage", pct), ("minCandidateNodesAbsolute", absolute)):
         if isinstance(value, bool) or not isinstance(value, int):
-            errors.append((field_name, f"Invalid value: {value!r}: must be an integer"))
+            errors.append((field_name, f"Invalid value: {go_value(value)}: must be an integer"))
     if errors:
         return errors
     if pct < 0 or pct > 100:

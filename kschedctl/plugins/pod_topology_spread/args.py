@@ -10,13 +10,13 @@ field path relative to the args object.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import TopologySpreadConstraint
 from kschedctl.api.validation import qualified_name_errors
+from kschedctl.framework import gosemantics as field
 from kschedctl.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -34,21 +34,12 @@ def default_args(args: dict | None, version: Any) -> dict:
     return out
 
 
-def _q(value: Any) -> str:
-    """Go's %q / %v for field.Error values: strings quoted, numbers bare."""
-    if isinstance(value, str):
-        return json.dumps(value)
-    if value is None:
-        return "null"
-    return str(value)
-
-
 def _invalid(value: Any, detail: str) -> str:
-    return f"Invalid value: {_q(value)}: {detail}"
+    return field.invalid("", value, detail).body
 
 
 def _not_supported(value: Any, supported: list[str]) -> str:
-    return f"Unsupported value: {_q(value)}: supported values: " + ", ".join(_q(s) for s in supported)
+    return field.not_supported("", value, supported).body
 
 
 def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
@@ -88,7 +79,7 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
             other = constraints[j]
             if isinstance(other, dict) and other.get("topologyKey") == c.get("topologyKey") \
                     and other.get("whenUnsatisfiable") == c.get("whenUnsatisfiable"):
-                errs.append((p, "Duplicate value: " + _q(f"{{{c.get('topologyKey')}, {c.get('whenUnsatisfiable')}}}")))
+                errs.append(field.duplicate(p, f"{{{c.get('topologyKey')}, {c.get('whenUnsatisfiable')}}}"))
                 break
     return errs
 

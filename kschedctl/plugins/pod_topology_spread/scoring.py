@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import as_batch
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.gosemantics import INT64_MAX, go_round
 from kschedctl.framework.interface import MAX_NODE_SCORE, NodeScore
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins.pod_topology_spread.common import (
@@ -26,7 +27,6 @@ from kschedctl.plugins.row_aggregate import aggregate, label_codes, tracked_rows
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 _INVALID_SCORE = -1
-_MAX_INT64 = 2**63 - 1
 
 
 class PreScoreState:
@@ -51,11 +51,6 @@ def topology_normalizing_weight(size: int) -> float:
 
 def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
     return float(cnt) * weight + float(max_skew - 1)
-
-
-def go_round(x: float) -> int:
-    """math.Round: halves away from zero."""
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
 def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], require_all_topologies: bool,
@@ -229,7 +224,7 @@ def score_nodes(s: PreScoreState, pod: Pod, node_infos: Sequence[NodeInfo]) -> A
 
 def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:
     """NormalizeScore: MaxNodeScore * (max + min - score) / max over the nodes not ignored."""
-    min_score, max_score = _MAX_INT64, 0
+    min_score, max_score = INT64_MAX, 0
     for ns in scores:
         if ns.name in s.ignored_nodes:
             ns.score = _INVALID_SCORE
@@ -258,7 +253,7 @@ def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], val
     else:
         ignored = np.zeros(len(arr), bool)
     kept = arr[~ignored]
-    min_score = min(_MAX_INT64, int(kept.min())) if len(kept) else _MAX_INT64
+    min_score = min(INT64_MAX, int(kept.min())) if len(kept) else INT64_MAX
     max_score = max(0, int(kept.max())) if len(kept) else 0
     invalid = ignored | (arr == _INVALID_SCORE)
     if max_score == 0:

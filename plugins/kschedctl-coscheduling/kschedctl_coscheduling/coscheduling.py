@@ -24,6 +24,7 @@ import calendar
 import time as _time
 from typing import Any
 
+from kschedctl.framework.gosemantics import go_value
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 
@@ -46,7 +47,7 @@ def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
     for key in ("permitWaitingTimeSeconds", "podGroupBackoffSeconds"):
         value = args.get(key)
         if not isinstance(value, int) or value < 0:
-            problems.append((key, f"Invalid value: {value!r}: must be a non-negative integer"))
+            problems.append((key, f"Invalid value: {go_value(value)}: must be a non-negative integer"))
     return problems
 
 

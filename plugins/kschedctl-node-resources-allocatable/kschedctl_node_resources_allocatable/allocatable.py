@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kschedctl.framework.gosemantics import INT64_MAX, int64, int64_div
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -26,21 +27,6 @@ from kschedctl.framework.interface import (
 from .args import LEAST, MOST, parse_args
 
 NAME = "NodeResourcesAllocatable"
-
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
-
-
-def int64(value: int) -> int:
-    """Wrap to Go's int64 (two's complement overflow)."""
-    return ((value - _INT64_MIN) % (1 << 64)) + _INT64_MIN
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division: truncates toward zero (and wraps MinInt64 / -1 as Go does)."""
-    q = abs(a) // abs(b)
-    return int64(q if (a >= 0) == (b > 0) else -q)
-
 
 def is_scalar_resource_name(name: str) -> bool:
     """schedutil.IsScalarResourceName: extended (domain-prefixed), kubernetes.io/-prefixed native,
@@ -99,15 +85,15 @@ class NodeResourcesAllocatable:
         if weight_sum == 0:
             # Go would panic on this integer division; the framework turns it into an Error.
             return 0, Status(Code.Error, "integer divide by zero: resource weights sum to 0")
-        return go_div(node_score, weight_sum), None
+        return int64_div(node_score, weight_sum), None
 
     def score_extensions(self) -> "NodeResourcesAllocatable":
         return self
 
     def normalize_score(self, state: Any, pod: Any, scores: list[NodeScore]) -> Status | None:
         """NormalizeScore: (score - lowest) * 100 / (highest - lowest); every node 0 when all equal."""
-        highest = -_INT64_MAX
-        lowest = _INT64_MAX
+        highest = -INT64_MAX
+        lowest = INT64_MAX
         for ns in scores:
             highest = max(highest, ns.score)
             lowest = min(lowest, ns.score)
@@ -117,5 +103,5 @@ class NodeResourcesAllocatable:
             if old_range == 0:
                 ns.score = MIN_NODE_SCORE
             else:
-                ns.score = int64(go_div(int64(int64(ns.score - lowest) * new_range), old_range) + MIN_NODE_SCORE)
+                ns.score = int64(int64_div(int64(int64(ns.score - lowest) * new_range), old_range) + MIN_NODE_SCORE)
         return None

@@ -14,8 +14,9 @@ defaults the configuration, then :func:`validate_args` when it validates it.
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
+
+from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_value
 
 ARGS_KIND = "NodeResourcesAllocatableArgs"
 LEAST = "Least"
@@ -25,9 +26,6 @@ SUPPORTED_MODES = (LEAST, MOST)
 # defaultNodeResourcesAllocatableResourcesToWeightMap: a millicore weighs as much as 1 MiB.
 DEFAULT_RESOURCES: list[dict[str, Any]] = [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}]
 DEFAULT_MODE = LEAST
-
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
 
 ARGS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -59,7 +57,7 @@ ARGS_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 "name": {"type": "string", "description": "Resource name, e.g. cpu, memory, nvidia.com/gpu."},
-                "weight": {"type": "integer", "minimum": _INT64_MIN, "maximum": _INT64_MAX,
+                "weight": {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX,
                            "description": "Resource weight (int64); must be positive."},
             },
         },
@@ -75,17 +73,6 @@ def default_args(args: dict | None, version: Any = None) -> dict:
     if not out.get("mode"):
         out["mode"] = DEFAULT_MODE
     return out
-
-
-def _go_value(value: object) -> str:
-    """How field.Invalid prints a bad value: strings quoted, numbers plain."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return json.dumps(value)
 
 
 def _weight(resource: object) -> int:
@@ -110,7 +97,7 @@ def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
                              f"value, got :{weight}"))
     mode = args.get("mode") or ""
     if mode not in SUPPORTED_MODES:
-        errs.append(("mode", f"Invalid value: {_go_value(mode)}: invalid support ModeType"))
+        errs.append(("mode", f"Invalid value: {go_value(mode)}: invalid support ModeType"))
     return errs
 
 

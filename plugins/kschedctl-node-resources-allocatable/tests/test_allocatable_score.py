@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 from kschedctl_node_resources_allocatable import NodeResourcesAllocatable
-from kschedctl_node_resources_allocatable.allocatable import go_div, int64
 
+from kschedctl.framework.gosemantics import int64, int64_div
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -148,7 +148,7 @@ def test_raw_scores_are_weighted_means_in_go_int64():
     info = node_info("n", 4000, 10000)
     value, status = plugin.score(None, no_resources(), info)
     assert status is None
-    assert value == go_div(-(4000 * (1 << 20) + 10000), (1 << 20) + 1) == -4000
+    assert value == int64_div(-(4000 * (1 << 20) + 10000), (1 << 20) + 1) == -4000
     most = NodeResourcesAllocatable({"mode": "Most", "resources": [{"name": "cpu", "weight": 3},
                                                                    {"name": "memory", "weight": 2}]}, handle=None)
     assert most.score(None, no_resources(), info)[0] == (4000 * 3 + 10000 * 2) // 5
@@ -182,6 +182,6 @@ def test_normalize_score_truncates_and_handles_empty():
 
 
 def test_go_int64_helpers():
-    assert go_div(-7, 2) == -3 and go_div(7, -2) == -3 and go_div(-7, -2) == 3
+    assert int64_div(-7, 2) == -3 and int64_div(7, -2) == -3 and int64_div(-7, -2) == 3
     assert int64((1 << 63)) == -(1 << 63)
     assert int64(-(1 << 63) - 1) == (1 << 63) - 1
