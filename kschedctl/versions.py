@@ -101,6 +101,13 @@ class UnsupportedVersion(ValueError):
     pass
 
 
+class UnknownFeatureGate(KeyError):
+    """A gate name kschedctl does not know: a typo, never read as off."""
+
+    def __str__(self) -> str:
+        return f"unknown feature gate {self.args[0]!r} (known: {', '.join(sorted(FEATURE_GATES))})"
+
+
 @dataclass(frozen=True)
 class KubeVersion:
     """The emulated release, with feature gates at its defaults unless overridden."""
@@ -113,6 +120,9 @@ class KubeVersion:
             raise UnsupportedVersion(
                 f"unsupported --kube-version {self.version!r}: supported releases are {', '.join(SUPPORTED_VERSIONS)}"
             )
+        for gate in self.gate_overrides:
+            if gate not in FEATURE_GATES:
+                raise UnknownFeatureGate(gate)
 
     def at_least(self, version: str) -> bool:
         return _key(self.version) >= _key(version)
@@ -122,11 +132,12 @@ class KubeVersion:
         return self.at_least(CHANGES[change].since)
 
     def feature_enabled(self, gate: str) -> bool:
-        if gate in self.gate_overrides:
-            return self.gate_overrides[gate]
+        """The gate's value in the emulated release; an unknown name raises UnknownFeatureGate."""
         history = FEATURE_GATES.get(gate)
         if history is None:
-            return False
+            raise UnknownFeatureGate(gate)
+        if gate in self.gate_overrides:
+            return self.gate_overrides[gate]
         value = False
         for release in sorted(history, key=_key):
             if _key(release) <= _key(self.version):

@@ -332,3 +332,12 @@ def test_package_whose_hook_raises_is_reported_and_skipped(run_cli, monkeypatch)
     [error] = [e for e in data["errors"] if "raising-example" in e]
     assert "RuntimeError: cannot read my data file" in error
     assert "NodeName" in {r["name"] for r in data["plugins"]}
+
+
+def test_misspelled_in_tree_module_raises(monkeypatch):
+    """A typo in IN_TREE_MODULES is kschedctl's bug: it raises, it never drops a plugin silently."""
+    from kschedctl.plugins import intree
+
+    monkeypatch.setattr(intree, "IN_TREE_MODULES", ["node_name", "node_nmae"])
+    with pytest.raises(ModuleNotFoundError, match="kschedctl.plugins.node_nmae"):
+        plugin_manager.build_registry()

@@ -90,12 +90,7 @@ def _warn_registry_errors() -> None:
 
 def _load(snapshot: list[str], config: Optional[str], version: KubeVersion):
     from kschedctl.cluster.loader import load_snapshot
-
-    try:
-        from kschedctl.config.validation import validate_config
-    except ModuleNotFoundError:  # validation lands separately
-        def validate_config(*_a):  # type: ignore[misc]
-            return []
+    from kschedctl.config.validation import validate_config
 
     _warn_registry_errors()
     registry = default_registry().registry

@@ -6,8 +6,8 @@ wrong types and out-of-range int32/int64 values, exactly the errors Go's decodin
 Value rules (ranges, uniqueness, plugin names) are left to ``config.validation`` so that
 they carry kube-scheduler's own messages.
 
-The canonical files live in the repository's ``schemas/``; a byte-identical copy ships in
-the wheel as ``kschedctl/schemas/`` (package data), which is what is loaded here.
+The files live once, in ``kschedctl/schemas/`` (package data, shipped in the wheel); the
+repository's ``schemas/`` is a symbolic link to it.
 """
 
 from __future__ import annotations

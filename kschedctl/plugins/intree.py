@@ -1,4 +1,9 @@
-"""Registers kube-scheduler's in-tree plugins through the same hook installed packages use."""
+"""Registers kube-scheduler's in-tree plugins through the same hook installed packages use.
+
+Upstream: pkg/scheduler/framework/plugins/registry.go lists the in-tree factories by explicit
+import. An in-tree module that cannot be imported is a bug in kschedctl, not a broken
+package: it raises (a misspelled name in IN_TREE_MODULES must never drop a plugin silently).
+"""
 
 from __future__ import annotations
 
@@ -8,23 +13,8 @@ from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.hookspecs import hookimpl
 from kschedctl.plugins.names import IN_TREE_MODULES
 
-# Modules that failed to import or register: reported by the plugin manager, never fatal.
-LOAD_ERRORS: list[str] = []
-
 
 @hookimpl
 def kschedctl_register_plugins() -> list[PluginSpec]:
-    specs = []
-    LOAD_ERRORS.clear()
-    for module_name in IN_TREE_MODULES:
-        full_name = f"kschedctl.plugins.{module_name}"
-        try:
-            module = importlib.import_module(full_name)
-            specs.append(module.plugin_spec())
-        except ModuleNotFoundError as exc:
-            if exc.name != full_name:
-                LOAD_ERRORS.append(f"in-tree plugin module {module_name!r} failed: {exc}")
-            # else: listed ahead of its implementation
-        except Exception as exc:  # noqa: BLE001
-            LOAD_ERRORS.append(f"in-tree plugin module {module_name!r} failed: {type(exc).__name__}: {exc}")
-    return specs
+    return [importlib.import_module(f"kschedctl.plugins.{module_name}").plugin_spec()
+            for module_name in IN_TREE_MODULES]

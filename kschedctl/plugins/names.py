@@ -25,7 +25,6 @@ PodGroupPodsCount = "PodGroupPodsCount"
 PlacementBinPacking = "PlacementBinPacking"
 
 # Modules under kschedctl.plugins that each define plugin_spec(), in registration order.
-# A module not written yet is skipped by intree.py (so the list can lead the code).
 IN_TREE_MODULES: list[str] = [
     "scheduling_gates",
     "priority_sort",

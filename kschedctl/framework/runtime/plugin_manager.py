@@ -15,6 +15,7 @@ from kschedctl import hookspecs
 from kschedctl.framework.runtime.registry import PluginSpec, Registry
 
 ENTRY_POINT_GROUP = "kschedctl"
+INTREE = "kschedctl.plugins.intree"
 
 
 @dataclass
@@ -29,7 +30,7 @@ def get_plugin_manager() -> tuple[pluggy.PluginManager, dict[object, tuple[str, 
 
     pm = pluggy.PluginManager("kschedctl")
     pm.add_hookspecs(hookspecs)
-    pm.register(intree, name="kschedctl.plugins.intree")
+    pm.register(intree, name=INTREE)
     errors: list[str] = []
     packages: dict[object, tuple[str, str]] = {}
     for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -50,6 +51,10 @@ def build_registry() -> LoadedRegistry:
     registry = Registry()
     for impl in pm.hook.kschedctl_register_plugins.get_hookimpls():
         module = impl.plugin
+        if impl.plugin_name == INTREE:  # kschedctl's own plugins: a failure is a bug, never skipped
+            for spec in impl.function():
+                registry.register(spec)
+            continue
         try:
             specs: list[PluginSpec] = impl.function() or []
         except Exception as exc:  # noqa: BLE001
@@ -62,9 +67,6 @@ def build_registry() -> LoadedRegistry:
                 registry.register(spec)
             except ValueError as exc:
                 errors.append(f"plugin package {impl.plugin_name!r}: {exc}")
-    from kschedctl.plugins import intree
-
-    errors.extend(intree.LOAD_ERRORS)
     return LoadedRegistry(registry, errors)
 
 
