@@ -4,13 +4,13 @@
     make_node("n1").capacity(cpu="4", memory="8Gi", pods=110).zone("z1").obj()
 
 ``.dict()`` gives the raw Kubernetes object (for snapshot files), ``.obj()`` the typed one.
-``FakeContext`` / ``new_framework`` build a real Framework over a Snapshot for plugin tests.
+``new_framework`` builds a real Framework (with ``Services.minimal``, no scheduler) over a
+Snapshot for plugin tests; ``fwk.handle`` is what its plugins were given.
 """
 
 from __future__ import annotations
 
 import copy
-import random
 from typing import Any, Iterable
 
 from kschedctl.api.types import Node, Pod
@@ -346,27 +346,10 @@ def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None,
 
 
 
-class FakeClock:
-    def __init__(self, now: float = 0.0) -> None:
-        self.t = now
+def FakeClock(now: float = 0.0) -> Any:  # noqa: N802 - kept for tests: a clock only tests move
+    from kschedctl.framework.runtime.services import FixedClock
 
-    def now(self) -> float:
-        return self.t
-
-
-class FakeContext:
-    """The scheduler-wide state a Framework hands to plugins, without a scheduler."""
-
-    def __init__(self, objects: Any = None, version: Any = None, seed: int = 0) -> None:
-        from kschedctl.cluster.objects import ClusterObjects
-        from kschedctl.versions import KubeVersion
-
-        self.objects = objects if objects is not None else ClusterObjects()
-        self.version = version if version is not None else KubeVersion()
-        self.rng = random.Random(seed)
-        self.clock = FakeClock()
-        self.nominator = None
-        self.client = None
+    return FixedClock(now)
 
 
 def new_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Any:
@@ -381,11 +364,12 @@ def new_framework(config_yaml: str | None = None, *, nodes: Iterable[Node] = (),
     from kschedctl.config.loader import load_config_text
     from kschedctl.framework.runtime.framework import Framework
     from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.framework.runtime.services import Services
 
-    ctx = FakeContext(objects, version)
+    services = Services.minimal(version, objects)
     registry = default_registry().registry
-    config = load_config_text(config_yaml or "", "<test>", ctx.version, registry)
-    fwk = Framework(config.profiles[0], registry, ctx)
+    config = load_config_text(config_yaml or "", "<test>", services.version, registry)
+    fwk = Framework(config.profiles[0], registry, services)
     fwk.snapshot = new_snapshot(nodes, pods)
     return fwk
 

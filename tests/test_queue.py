@@ -38,7 +38,7 @@ def fwk():
 
 
 def new_queue(fwk=None, clock=None, **kw) -> PriorityQueue:
-    hints = None if fwk is None else {"default-scheduler": build_queueing_hint_map(fwk.instances.values())}
+    hints = None if fwk is None else {"default-scheduler": build_queueing_hint_map(fwk.enqueue_extensions())}
     return PriorityQueue(_less, clock or FakeClock(0.0), _admit, hints, **kw)
 
 

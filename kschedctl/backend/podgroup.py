@@ -15,7 +15,7 @@ kubernetes-sigs scheduler-plugins PodGroup (scheduling.x-k8s.io) is kept under
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from kschedctl.api.types import Pod
 
@@ -152,35 +152,56 @@ class PodGroupState:
         return len(self.scheduled)
 
 
-def group_state(handle: Any, pod_group_key: str) -> PodGroupState:
-    """The state of a group: from the scheduler (pods and cache) when there is one, else
-    from the framework's snapshot (assigned pods only: the unit-test case)."""
-    ctx = getattr(handle, "context", None)
-    version = handle.version
-    pods: Iterable[Pod]
-    cache = getattr(ctx, "cache", None)
-    known = getattr(ctx, "pods_by_uid", None)
-    extra = getattr(ctx, "pending_pods", None)
-    if known is not None:
-        pods = list(known.values())
-    else:
-        snap = handle.snapshot_shared_lister()
-        pods = [pi.pod for ni in (snap.list() if snap is not None else []) for pi in ni.pods]
-        pods = list(pods) + list(extra or [])
-    state = PodGroupState()
-    for pod in pods:
-        if pod.is_terminal or group_key_of(pod, version) != pod_group_key:
-            continue
-        state.all_pods.append(pod)
-        if pod.node_name or (cache is not None and cache.is_assumed_pod(pod)):
-            state.scheduled.append(pod)
-        else:
-            state.unscheduled.append(pod)
-    return state
+class PodGroupManager:
+    """The scheduler's view of pod groups (the Handle's WorkloadManager upstream): which group
+    a pod belongs to in the emulated release, the group objects, and each group's pods.
+
+    ``pods`` lists every pod the scheduler knows (bound, assumed and pending);
+    ``assumed_pod(uid)`` gives the assumed copy (with its node) of a pod assumed in the cache,
+    or None. Without a scheduler (plugin tests) the pods are those bound in the snapshot.
+    """
+
+    def __init__(self, objects: Any, version: Any, pods: Callable[[], Iterable[Pod]],
+                 assumed_pod: Callable[[str], Pod | None] | None = None) -> None:
+        self._objects = objects
+        self._version = version
+        self._pods = pods
+        self._assumed_pod = assumed_pod
+
+    def group_key_of(self, pod: Pod) -> str | None:
+        """"ns/name" of the pod's group (by the reference form of the emulated release)."""
+        return group_key_of(pod, self._version)
+
+    def group_of(self, pod: Pod) -> PodGroup | None:
+        """The pod's group object, or None (no reference, or the object is missing)."""
+        return group_of(self._objects, pod, self._version)
+
+    def lookup(self, namespace: str, name: str) -> PodGroup | None:
+        return lookup(self._objects, namespace, name)
+
+    def lookup_workload(self, namespace: str, name: str) -> Any:
+        return lookup_workload(self._objects, namespace, name)
+
+    def state(self, pod_group_key: str) -> PodGroupState:
+        """podGroupState: the group's non-terminal pods; scheduled = bound or assumed (an
+        assumed pod is listed as its assumed copy, which carries the node)."""
+        state = PodGroupState()
+        for pod in self._pods():
+            if pod.is_terminal or group_key_of(pod, self._version) != pod_group_key:
+                continue
+            state.all_pods.append(pod)
+            assumed = self._assumed_pod(pod.uid) if self._assumed_pod is not None and not pod.node_name else None
+            if pod.node_name:
+                state.scheduled.append(pod)
+            elif assumed is not None:
+                state.scheduled.append(assumed)
+            else:
+                state.unscheduled.append(pod)
+        return state
 
 
 __all__ = [
-    "POD_GROUP_KIND", "PodGroup", "PodGroupState", "WORKLOAD_KIND", "X_K8S_POD_GROUP_KIND", "group_key_of",
-    "group_of", "group_state", "lookup", "pod_group_from_raw", "scheduling_group_name", "storage_kind",
+    "POD_GROUP_KIND", "PodGroup", "PodGroupManager", "PodGroupState", "WORKLOAD_KIND", "X_K8S_POD_GROUP_KIND",
+    "group_key_of", "group_of", "lookup", "pod_group_from_raw", "scheduling_group_name", "storage_kind",
     "workload_ref",
 ]

@@ -21,6 +21,7 @@ from kschedctl.cli.render import render_explain, render_run, to_json
 from kschedctl.config.loader import load_config_file
 from kschedctl.framework.runtime.framework import FrameworkError
 from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
     DEFAULT_VERSION,
     KubeVersion,
@@ -55,6 +56,10 @@ class TextOutput(str, Enum):
 class TableOutput(str, Enum):
     table = "table"
     json = "json"
+
+
+PLUGIN_TIMEOUT_HELP = ("Seconds a call into an installed plugin may take before it fails that pod's attempt "
+                       "(the plugin is not called again in the run); 0: no limit.")
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -117,6 +122,7 @@ def schedule(
     feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
     namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Show only this namespace's pods (every pending pod is still scheduled)."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
@@ -129,7 +135,7 @@ def schedule(
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
 
-        sched = Scheduler(cluster, cfg, registry, version, seed=seed)
+        sched = Scheduler(cluster, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
             result = sched.run(progress=callback)
         if write_snapshot:
@@ -156,6 +162,7 @@ def explain(
     seed: Optional[int] = typer.Option(None, "--seed"),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version"),
     feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
     debug: bool = typer.Option(False, "--debug"),
 ) -> None:
     """One pod against the snapshot as given: every node's filter result and every score."""
@@ -169,10 +176,12 @@ def explain(
         version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
         if pod.startswith(POD_GROUP_PREFIX):
-            return explain_pod_group(cluster, pod, cfg, registry, version, seed=seed)
-        return explain_pod(cluster, pod, cfg, registry, version, seed=seed)
+            return explain_pod_group(cluster, pod, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        return explain_pod(cluster, pod, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
 
     result = _guarded(debug, run)
+    for warning in result.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     sys.stdout.write(render_explain(result, output.value))
 
 
@@ -184,6 +193,7 @@ def simulate(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
     feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
@@ -194,9 +204,11 @@ def simulate(
     def run():
         version = _version(kube_version, feature_gates)
         _, cfg, registry = _load([], config, version)
-        return run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed)
+        return run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
 
     result = _guarded(debug, run)
+    for warning in result.run.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     sys.stdout.write(render_simulation(result, output.value))
 
 

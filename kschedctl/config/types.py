@@ -9,13 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# The extension point fields of `plugins`, in the order kube lists them.
-PLUGIN_SET_FIELDS = (
-    "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-    "reserve", "permit", "preBind", "bind", "postBind",
-    # pod-group extension points (TopologyAwareWorkloadScheduling)
-    "placementGenerate", "placementScore",
-)
+from kschedctl.framework.extension_points import CONFIG_FIELDS
+
+# The extension point fields of `plugins`, in the order kube lists them (the one table:
+# kschedctl/framework/extension_points.py).
+PLUGIN_SET_FIELDS = CONFIG_FIELDS
 
 
 @dataclass

@@ -24,6 +24,7 @@ from kschedctl.config.types import (
     PluginSet,
 )
 from kschedctl.framework import gosemantics as field
+from kschedctl.framework.extension_points import WEIGHTED_FIELDS
 from kschedctl.framework.gosemantics import go_quote, go_value, parse_go_duration
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.versions import KubeVersion
@@ -35,7 +36,7 @@ REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"
 # validatePluginConfig's stagesToPluginSet (multiPoint is not checked upstream).
 _REMOVED_CHECK_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
                          "reserve", "permit", "preBind", "bind", "postBind")
-_WEIGHTED_POINTS = ("multiPoint", "score", "placementScore")
+_WEIGHTED_POINTS = ("multiPoint",) + WEIGHTED_FIELDS
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,7 @@ def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, regi
                      skip: set[int] | None = None, check_queue_sort: bool = True) -> list[Issue]:
     """Build each profile's Framework (NewFramework errors), then profile.go's queue sort check."""
     from kschedctl.framework.runtime.framework import Framework
-    from kschedctl.testing import FakeContext
+    from kschedctl.framework.runtime.services import Services
 
     out: list[Issue] = []
     built: list[tuple[int, Any]] = []
@@ -321,7 +322,7 @@ def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, regi
             continue
         path = f"profiles[{i}].plugins" if _raw_profile(cfg.raw or {}, i).get("plugins") else f"profiles[{i}]"
         try:
-            fwk = Framework(profile, registry, FakeContext(version=version))
+            fwk = Framework(profile, registry, Services.minimal(version))
         except Exception as exc:  # noqa: BLE001 - FrameworkError, or a plugin factory refusing its args
             message = str(exc) if type(exc).__name__ == "FrameworkError" else f"{type(exc).__name__}: {exc}"
             out.append(Issue(path, message))
@@ -330,7 +331,7 @@ def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, regi
     first: tuple[str, Any] | None = None
     for i, fwk in built if check_queue_sort else ():
         profile = cfg.profiles[i]
-        sorter = fwk.points["queueSort"][0].name() if fwk.points["queueSort"] else ""
+        sorter = fwk.name_of(fwk.points["queueSort"][0]) if fwk.points["queueSort"] else ""
         args = profile.args_for(sorter)
         if first is None:
             first = (sorter, args)

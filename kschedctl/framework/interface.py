@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence, runtime_che
 
 if TYPE_CHECKING:
     from kschedctl.api.types import Pod
+    from kschedctl.backend.podgroup import PodGroup
     from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.placement import (
+        Placement,
+        PlacementScore,
+        PodGroupAssignment,
+    )
     from kschedctl.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 
 MAX_NODE_SCORE = 100
@@ -298,45 +304,36 @@ class PostBindPlugin(Plugin, Protocol):
     def post_bind(self, state: "CycleState", pod: "Pod", node_name: str) -> None: ...
 
 
-# Extension point names as they appear in KubeSchedulerConfiguration, mapped to method names
-# that identify an implementation (what `plugin %q does not extend %s plugin` checks).
-EXTENSION_POINTS: dict[str, tuple[str, str]] = {
-    "preEnqueue": ("PreEnqueuePlugin", "pre_enqueue"),
-    "queueSort": ("QueueSortPlugin", "less"),
-    "preFilter": ("PreFilterPlugin", "pre_filter"),
-    "filter": ("FilterPlugin", "filter"),
-    "postFilter": ("PostFilterPlugin", "post_filter"),
-    "preScore": ("PreScorePlugin", "pre_score"),
-    "score": ("ScorePlugin", "score"),
-    "reserve": ("ReservePlugin", "reserve"),
-    "permit": ("PermitPlugin", "permit"),
-    "preBind": ("PreBindPlugin", "pre_bind"),
-    "bind": ("BindPlugin", "bind"),
-    "postBind": ("PostBindPlugin", "post_bind"),
-    # pod-group extension points (TopologyAwareWorkloadScheduling), named in config.types.PLUGIN_SET_FIELDS
-    "placementGenerate": ("PlacementGeneratePlugin", "placement_generate"),
-    "placementScore": ("PlacementScorePlugin", "placement_score"),
-}
+@runtime_checkable
+class PlacementGeneratePlugin(Plugin, Protocol):
+    """Proposes placements (node subsets) for a pod group, refining the parent placement
+    (TopologyAwareWorkloadScheduling). A bare list means Success."""
+
+    def placement_generate(self, group: "PodGroup", parent: "Placement"
+                           ) -> "tuple[list[Placement], Status | None] | list[Placement]": ...
 
 
-def implements(plugin_or_class: object, point: str) -> bool:
-    """Does this plugin (instance or class) implement the extension point?"""
-    method = EXTENSION_POINTS[point][1]
-    return callable(getattr(plugin_or_class, method, None))
+@runtime_checkable
+class PlacementScorePlugin(Plugin, Protocol):
+    """Scores a feasible placement of a pod group (with the hosts its members got). A bare
+    int means Success. ``normalize_placement_score(group, scores)`` is optional."""
+
+    def placement_score(self, group: "PodGroup", assignment: "PodGroupAssignment"
+                        ) -> "tuple[int, Status | None] | int": ...
 
 
-def extension_points_of(plugin_or_class: object) -> list[str]:
-    return [p for p in EXTENSION_POINTS if implements(plugin_or_class, p)]
+class PlacementScoreExtensions(Protocol):
+    def normalize_placement_score(self, group: "PodGroup", scores: "list[PlacementScore]") -> Status | None: ...
 
 
-class Handle(Protocol):
-    """What a plugin may ask of the framework that runs it (framework.Handle)."""
+@runtime_checkable
+class PlacementFeasiblePlugin(Plugin, Protocol):
+    """Is a pod group, with ``scheduled`` members placed and ``remaining`` to try, (still)
+    feasible? Unschedulable ends the group cycle, Wait lets it go on (1.37 gang scheduling).
+    Every plugin of the profile that has the method takes part (the point has no
+    configuration field)."""
 
-    def snapshot_shared_lister(self) -> Any: ...
-
-    def kube_version(self) -> Any: ...
-
-    def objects(self) -> Any: ...
+    def placement_feasible(self, group: "PodGroup", scheduled: int, remaining: int) -> Status | None: ...
 
 
 def names(plugins: Iterable[Plugin]) -> list[str]:

@@ -25,7 +25,7 @@ class DefaultBinder:
         return NAME
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        client = getattr(self.handle.context, "client", None) if self.handle is not None else None
+        client = self.handle.client
         if client is not None:
             return client.bind(pod, node_name)
         return None

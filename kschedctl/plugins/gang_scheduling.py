@@ -95,7 +95,7 @@ class GangScheduling:
                 return Status(Code.Error, f"pod group \"{ref[1]}\" doesn't exist for a workload \"{ref[0]}\"")
         if not group.is_gang:
             return None
-        state = pg.group_state(self.handle, pg.group_key_of(pod, version) or "")
+        state = self.handle.pod_group_manager().state(pg.group_key_of(pod, version) or "")
         if state.all_pods_count() < group.min_count:
             return Status(Code.UnschedulableAndUnresolvable, MSG_MIN_COUNT_TO_APPEAR)
         return None
@@ -116,7 +116,7 @@ class GangScheduling:
         if group is None or not group.is_gang:
             return None, 0.0
         key = pg.group_key_of(pod, version) or ""
-        gstate = pg.group_state(self.handle, key)
+        gstate = self.handle.pod_group_manager().state(key)
         if gstate.scheduled_pods_count() < group.min_count:
             return Status(Code.Wait, permit_wait_message(version)), PERMIT_TIMEOUT_SECONDS
         for wp in self.handle.iterate_over_waiting_pods():

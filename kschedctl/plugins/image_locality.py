@@ -97,8 +97,7 @@ class ImageLocality:
 
     def _image_count(self, pod: Pod) -> int:
         count = len(pod.init_containers) + len(pod.containers)
-        version = getattr(self.handle, "version", None)
-        if version is not None and version.has("ImageLocalityCountsImageVolumes"):
+        if self.handle.version.has("ImageLocalityCountsImageVolumes"):
             count += len(image_volume_references(pod))
         return count
 

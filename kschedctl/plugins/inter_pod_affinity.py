@@ -176,7 +176,7 @@ class InterPodAffinity:
     # --- helpers ---------------------------------------------------------------------------
     def _ns_labels_fn(self) -> NsLabelsFn:
         """namespace -> labels, looked up once per namespace per cycle (the namespace lister)."""
-        objects = getattr(self.handle, "objects", None)
+        objects = self.handle.objects
         cache: dict[str, Mapping[str, str]] = {}
 
         def lookup(ns: str) -> Mapping[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.backend import podgroup as pg
+from kschedctl.framework.placement import PodGroupAssignment
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
@@ -19,7 +20,6 @@ from kschedctl.plugins.resource_allocation import (
     requested_to_capacity_ratio_scorer,
     resources_from_args,
 )
-from kschedctl.scheduler.placement import PodGroupAssignment
 
 NAME = "PlacementBinPacking"
 DEFAULT_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]

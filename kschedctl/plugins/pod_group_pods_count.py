@@ -11,8 +11,8 @@ from typing import Any
 
 from kschedctl.backend import podgroup as pg
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from kschedctl.framework.placement import PlacementScore, PodGroupAssignment
 from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.scheduler.placement import PlacementScore, PodGroupAssignment
 
 NAME = "PodGroupPodsCount"
 
@@ -25,7 +25,7 @@ class PodGroupPodsCount:
         return NAME
 
     def placement_score(self, group: pg.PodGroup, assignment: PodGroupAssignment) -> tuple[int, Status | None]:
-        scheduled = pg.group_state(self.handle, group.key).scheduled_pods_count()
+        scheduled = self.handle.pod_group_manager().state(group.key).scheduled_pods_count()
         return scheduled + len(assignment.assignments), None
 
     def normalize_placement_score(self, group: pg.PodGroup, scores: list[PlacementScore]) -> Status | None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from kschedctl.backend import podgroup as pg
 from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.placement import Placement
 from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.scheduler.placement import Placement
 
 NAME = "TopologyPlacementGenerator"
 
@@ -33,12 +33,8 @@ class TopologyPlacementGenerator:
         key = group.topology_keys[0]
         snap = self.handle.snapshot_shared_lister()
         required: str | None = None
-        for pod in pg.group_state(self.handle, group.key).scheduled:
+        for pod in self.handle.pod_group_manager().state(group.key).scheduled:  # assumed ones with their node
             info = snap.get(pod.node_name) if pod.node_name else None
-            if info is None:
-                cache = getattr(getattr(self.handle, "context", None), "cache", None)
-                assumed = cache.get_pod(pod.uid) if cache is not None else None
-                info = snap.get(assumed.node_name) if assumed is not None else None
             if info is None or info.node is None:
                 continue
             domain = info.node.labels.get(key)

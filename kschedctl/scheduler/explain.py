@@ -17,6 +17,7 @@ from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.result import (
@@ -39,13 +40,14 @@ def find_pod(cluster: ClusterSnapshot, key: str) -> Pod:
 
 
 def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,
-                version: KubeVersion, seed: int | None = None) -> ExplainResult:
+                version: KubeVersion, seed: int | None = None,
+                plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> ExplainResult:
     pod = find_pod(cluster, pod_key)
     if not is_pending(pod):
         # Explaining a bound pod means asking where it would go now: evaluate an unbound copy.
         pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
         pod.priority = pod.priority if pod.priority is not None else 0
-    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     if pod.scheduler_name not in sched.profiles:
         raise InputError(f"no profile for schedulerName {pod.scheduler_name!r}", obj=f"Pod {pod.key}",
                          field="spec.schedulerName")
@@ -73,6 +75,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
     except SchedulingError as err:
         result.message = err.status.message()
         result.preemption = {"nominatedNode": None, "victims": []}
+    result.warnings = list(sched.services.warnings)
     return result
 
 
@@ -115,14 +118,15 @@ POD_GROUP_PREFIX = "podgroup/"
 
 
 def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerConfiguration, registry: Registry,
-                      version: KubeVersion, seed: int | None = None) -> ExplainGroupResult:
+                      version: KubeVersion, seed: int | None = None,
+                      plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> ExplainGroupResult:
     """One group attempt (scheduleOnePodGroup) on the snapshot as given, without binding: for each
     member, the per-node results it saw in the group's simulated state (earlier members assumed)."""
     from kschedctl.backend.podgroup import group_of
 
     ns, _, name = ref[len(POD_GROUP_PREFIX):].rpartition("/")
     ns = ns or "default"
-    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     cycle = sched.pod_groups
     members = [p for p in cluster.pods if is_pending(p) and (g := group_of(sched.objects, p, version)) is not None
                and g.key == f"{ns}/{name}"]
@@ -155,4 +159,5 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
         out.members.append(GroupMemberExplanation(
             mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),
             per_member.get(mr.pod.key, [])))
+    out.warnings = list(sched.services.warnings)
     return out

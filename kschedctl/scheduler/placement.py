@@ -6,43 +6,20 @@ makePodGroupAssignments), the framework's RunPlacementGeneratePlugins /
 RunPlacementScorePlugins, and Snapshot.AssumePlacement (the snapshot lists only the
 placement's nodes while the group is tried in it).
 
-Plugin methods (kschedctl forms):
-  placement_generate(group, parent: Placement) -> list[Placement] | (list, Status)
-  placement_score(group, assignment: PodGroupAssignment) -> int | (int, Status)
-  normalize_placement_score(group, scores: list[PlacementScore]) -> Status | None  (optional)
+The plugins are called by the runtime (Framework.run_placement_*_plugins); their
+protocols are in framework/interface.py and the types they exchange in framework/placement.py.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
+from kschedctl.framework.interface import MAX_NODE_SCORE, Status
+from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
 
 if TYPE_CHECKING:
     from kschedctl.backend.podgroup import PodGroup
-
-
-@dataclass
-class Placement:
-    name: str
-    nodes: list[str]  # node names, in snapshot order
-
-
-@dataclass
-class PodGroupAssignment:
-    """PodGroupAssignments: a placement and the hosts its feasible members got."""
-
-    placement: Placement
-    assignments: list[tuple[Any, str]]  # (pod, node name)
-
-
-@dataclass
-class PlacementScore:
-    placement: Placement
-    score: int = 0
-    scores: dict[str, int] = field(default_factory=dict)
 
 
 class PlacementView:
@@ -73,63 +50,31 @@ class PlacementView:
         return getattr(self._base, name)
 
 
-def _plugins(fwk: Any, point: str) -> list[Any]:
-    try:
-        return list(fwk.plugins_at(point))
-    except KeyError:
-        return []
-
-
 def generate_placements(fwk: Any, group: "PodGroup", snapshot: Any) -> list[Placement]:
     """RunPlacementGeneratePlugins: each plugin refines every placement of the previous one;
-    with none, the whole cluster is the one placement."""
-    placements = [Placement("", [n.name for n in snapshot.list()])]
-    for pl in _plugins(fwk, "placementGenerate"):
-        out: list[Placement] = []
-        for parent in placements:
-            res = pl.placement_generate(group, parent)
-            if isinstance(res, tuple):
-                res, st = res
-                if st is not None and not st.is_success():
-                    raise_error(pl.name(), st)
-            out.extend(res or [])
-        placements = out
+    with none, the whole cluster is the one placement. A plugin's failure is the group's
+    SchedulingError."""
+    placements, status = fwk.run_placement_generate_plugins(group, [Placement("", [n.name for n in snapshot.list()])])
+    if not status.is_success():
+        from kschedctl.scheduler.algorithm import SchedulingError
+
+        raise SchedulingError(status)
     return placements
 
 
-def raise_error(plugin: str, status: Status) -> None:
-    from kschedctl.scheduler.algorithm import SchedulingError
-
-    raise SchedulingError(Status(Code.Error, f"running PlacementGenerate plugin \"{plugin}\": {status.message()}"))
-
-
-def placement_weight(fwk: Any, name: str) -> int:
-    """The plugin's weight at placementScore (Framework.placement_score_weights); unset is 1."""
-    weights = getattr(fwk, "placement_score_weights", None) or {}
-    return int(weights.get(name) or 1)
-
-
 def best_placement(fwk: Any, group: "PodGroup", feasible: list[tuple[Placement, Any]], scheduled: int,
-                   rng: random.Random) -> Any:
+                   rng: random.Random) -> tuple[Any, Status]:
     """findBestPlacement: weighted sum of the PlacementScore plugins (normalized where the
-    plugin normalizes), highest wins, ties broken at random."""
+    plugin normalizes), highest wins, ties broken at random. (attempt, Status): the Status of
+    a PlacementScore plugin that failed."""
     assignments = [PodGroupAssignment(p, [(r.pod, r.host) for r in attempt.results if r.host and r.status.is_success()])
                    for p, attempt in feasible]
-    totals = [0] * len(feasible)
-    for pl in _plugins(fwk, "placementScore"):
-        scores = []
-        for a in assignments:
-            res = pl.placement_score(group, a)
-            scores.append(PlacementScore(a.placement, int(res[0] if isinstance(res, tuple) else res)))
-        normalize = getattr(pl, "normalize_placement_score", None)
-        if callable(normalize):
-            normalize(group, scores)
-        w = placement_weight(fwk, pl.name())
-        for i, s in enumerate(scores):
-            totals[i] += s.score * w
+    totals, status = fwk.run_placement_score_plugins(group, assignments)
+    if not status.is_success():
+        return None, status
     best = max(totals) if totals else 0
     ties = [i for i, t in enumerate(totals) if t == best]
-    return feasible[ties[rng.randrange(len(ties))] if len(ties) > 1 else ties[0]][1]
+    return feasible[ties[rng.randrange(len(ties))] if len(ties) > 1 else ties[0]][1], status
 
 
 __all__ = ["MAX_NODE_SCORE", "Placement", "PlacementScore", "PlacementView", "PodGroupAssignment",

@@ -149,6 +149,7 @@ class ExplainResult:
     message: str | None
     nodes: list[NodeExplanation] = field(default_factory=list)
     preemption: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the result
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "node": self.node,
@@ -180,6 +181,7 @@ class ExplainGroupResult:
     message: str | None
     placement: str | None = None
     members: list[GroupMemberExplanation] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the result
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"podGroup": self.pod_group, "profile": self.profile, "status": self.status,

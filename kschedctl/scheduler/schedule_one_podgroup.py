@@ -135,8 +135,8 @@ class PodGroupCycle:
         siblings popped from the queue, by priority (desc) then InitialAttemptTimestamp."""
         sched = self.sched
         members = [first]
-        state = pg.group_state(sched.profiles[first.pod.scheduler_name] if first.pod.scheduler_name in sched.profiles
-                               else next(iter(sched.profiles.values())), group.key)
+        fwk = sched.profiles.get(first.pod.scheduler_name) or next(iter(sched.profiles.values()))
+        state = fwk.handle.pod_group_manager().state(group.key)
         for pod in state.unscheduled:
             if pod.uid == first.pod.uid:
                 continue
@@ -155,14 +155,7 @@ class PodGroupCycle:
     # --- the algorithm ---------------------------------------------------------------------
     def _feasible(self, fwk: "Framework", group: pg.PodGroup, scheduled: int, remaining: int) -> Status:
         """RunPlacementFeasiblePlugins (1.37); without such a plugin the group is feasible."""
-        for name, pl in fwk.instances.items():
-            fn = getattr(pl, "placement_feasible", None)
-            if callable(fn):
-                st = fn(group, scheduled, remaining) or Status()
-                if not st.is_success():
-                    st.plugin = st.plugin or name
-                    return st
-        return Status()
+        return fwk.run_placement_feasible_plugins(group, scheduled, remaining)
 
     def _default_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
         sched = self.sched
@@ -171,7 +164,7 @@ class PodGroupCycle:
         newest = sched.version.has("GangPlacementFeasible")
         try:
             if newest:
-                scheduled = pg.group_state(fwk, group.key).scheduled_pods_count()
+                scheduled = fwk.handle.pod_group_manager().state(group.key).scheduled_pods_count()
                 remaining = len(members)
                 st = self._feasible(fwk, group, scheduled, remaining)
                 attempt.status = _group_status(st)
@@ -235,13 +228,14 @@ class PodGroupCycle:
         mr = MemberResult(qpi, host, result.total_score_of(host), state=state)
         if run_permit:
             permit = fwk.run_permit_plugins(state, assumed, host)
-            fwk.waiting_pods.pop(assumed.uid, None)
+            waiting = fwk.waiting_pods.pop(assumed.uid, None)
             if not permit.is_success() and not permit.is_wait():
                 revert()
                 fe = fit_error_for_single_node(qpi.pod, host, permit) if permit.is_rejected() else None
                 return MemberResult(qpi, status=permit, fit_error=fe), None
             if permit.is_wait():
-                plugin_msgs = [m for m in _wait_messages(fwk, state, assumed, host)]
+                # the waiting plugins' own messages (the framework's Wait status names none)
+                plugin_msgs = list(waiting.messages) if waiting is not None else []
                 permit = Status(Code.Wait, *(plugin_msgs or permit.reasons))
             mr.permit = permit
         return mr, revert
@@ -249,7 +243,10 @@ class PodGroupCycle:
     def _placement_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
         """podGroupSchedulingPlacementAlgorithm: the group in each proposed placement."""
         sched = self.sched
-        placements = generate_placements(fwk, group, sched.snapshot)
+        try:
+            placements = generate_placements(fwk, group, sched.snapshot)
+        except SchedulingError as err:  # a PlacementGenerate plugin failed: the group's attempt does
+            return GroupAttempt(status=err.status)
         first: GroupAttempt | None = None
         feasible: list[tuple[Placement, GroupAttempt]] = []
         for placement in placements:
@@ -274,8 +271,11 @@ class PodGroupCycle:
             return attempt
         if len(feasible) == 1:
             return feasible[0][1]
-        scheduled = pg.group_state(fwk, group.key).scheduled_pods_count()
-        return best_placement(fwk, group, feasible, scheduled, sched.rng)
+        scheduled = fwk.handle.pod_group_manager().state(group.key).scheduled_pods_count()
+        best, status = best_placement(fwk, group, feasible, scheduled, sched.rng)
+        if not status.is_success():
+            return GroupAttempt(status=status)
+        return best
 
     # --- submitting the result -------------------------------------------------------------
     def _submit(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo], attempt: GroupAttempt) -> None:
@@ -361,14 +361,3 @@ def _group_status(st: Status) -> Status:
     if st.code == Code.Error:
         return Status(Code.Error, f"failed to evaluate placement feasibility: {st.message()}")
     return Status()
-
-
-def _wait_messages(fwk: "Framework", state: CycleState, pod: Any, host: str) -> list[str]:
-    """The waiting plugins' own messages (the framework's Wait status names none)."""
-    out: list[str] = []
-    for pl in fwk.plugins_at("permit"):
-        res = pl.permit(state, pod, host)
-        st = res[0] if isinstance(res, tuple) else res
-        if st is not None and st.is_wait():
-            out.append(st.message())
-    return out

@@ -36,6 +36,8 @@ from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.framework.runtime.services import Services
 from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.eventhandlers import EventHandlers
@@ -121,9 +123,20 @@ class SimulatedClient:
             self.scheduler.delete_victims(preemptor, record, victims)
 
 
+class _KnownPods:
+    """The pod lister the Handle offers: every pod the scheduler knows (pods_by_uid)."""
+
+    def __init__(self, sched: "Scheduler") -> None:
+        self._sched = sched
+
+    def list(self) -> list[Pod]:
+        return list(self._sched.pods_by_uid.values())
+
+
 class Scheduler(EventHandlers):
     def __init__(self, cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry,
-                 version: KubeVersion, seed: int | None = None, dry_run: bool = False) -> None:
+                 version: KubeVersion, seed: int | None = None, dry_run: bool = False,
+                 plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> None:
         self.cluster = cluster
         self.objects = cluster.objects
         self.version = version
@@ -141,10 +154,14 @@ class Scheduler(EventHandlers):
             self.pods_by_uid[pod.uid] = pod
         self.profiles: dict[str, Framework] = {}
         self.nominator: Any = None
+        # what the frameworks (and, through each Handle, the plugins) may use of the scheduler
+        self.services = Services(self.objects, version, self.rng, self.clock, client=self.client,
+                                 pods=_KnownPods(self), assumed_pod=self._assumed_pod, plugin_timeout=plugin_timeout)
         for profile in config.profiles:
-            self.profiles[profile.scheduler_name] = Framework(profile, registry, self)
+            self.profiles[profile.scheduler_name] = Framework(profile, registry, self.services)
         self.queue = self._new_queue(config)
         self.nominator = self.queue.nominator
+        self.services.nominator = self.nominator
         self.algorithm = SchedulingAlgorithm(config.percentage_of_nodes_to_score or 0, self.rng)
         self.result = RunResult(kube_version=str(version))
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
@@ -164,7 +181,7 @@ class Scheduler(EventHandlers):
 
     def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
         hints_on = self.version.feature_enabled("SchedulerQueueingHints")
-        hint_maps = {name: build_queueing_hint_map(f.instances.values(), hints_on) for name, f in self.profiles.items()}
+        hint_maps = {name: build_queueing_hint_map(f.enqueue_extensions(), hints_on) for name, f in self.profiles.items()}
         first = next(iter(self.profiles.values()))
         return PriorityQueue(first.queue_sort_less, self.clock, self._pre_enqueue, hint_maps,
                              float(config.pod_initial_backoff_seconds), float(config.pod_max_backoff_seconds),
@@ -175,6 +192,10 @@ class Scheduler(EventHandlers):
     def _start_time(cluster: ClusterSnapshot) -> float:
         stamps = [t for t in (parse_rfc3339(p.meta.creation_timestamp) for p in cluster.pods) if t is not None]
         return max(stamps, default=0.0)
+
+    def _assumed_pod(self, uid: str) -> Pod | None:
+        """The assumed copy (with its node) of a pod assumed in the cache, else None."""
+        return self.cache.get_pod(uid) if uid in self.cache.assumed_pods else None
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         return self.profiles[pod.scheduler_name].run_pre_enqueue_plugins(pod)
@@ -297,6 +318,7 @@ class Scheduler(EventHandlers):
 
     def _finish(self) -> None:
         self.result.pod_groups = [r.to_dict() for r in self.pod_groups.reports.values()]
+        self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
         for qpi in self.queue.pending():
             pod = qpi.pod
             if qpi.gated:

@@ -22,6 +22,7 @@ from kschedctl.cluster.scenario import Scenario, ScenarioEvent
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
@@ -52,8 +53,8 @@ def _num(t: float) -> float | int:
 
 
 def run_scenario(scenario: Scenario, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-                 seed: int | None = None) -> SimulationResult:
-    sched = Scheduler(scenario.cluster, config, registry, version, seed=seed)
+                 seed: int | None = None, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SimulationResult:
+    sched = Scheduler(scenario.cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
     for event in scenario.events:
         sched.at(event.at, lambda event=event: _Applier(sched, scenario.path).apply(event))
     result = sched.run()

@@ -9,7 +9,7 @@ from kschedctl.config.loader import load_config_text
 from kschedctl.config.types import Plugin, PluginSet
 from kschedctl.framework.runtime.framework import Framework, FrameworkError
 from kschedctl.framework.runtime.registry import PluginSpec, Registry
-from kschedctl.testing import FakeContext
+from kschedctl.framework.runtime.services import Services
 from kschedctl.versions import KubeVersion
 
 
@@ -106,7 +106,7 @@ profiles:
 def _framework(mp_extra="", points=""):
     registry = _registry()
     cfg = load_config_text(BASE % (mp_extra, points), "t.yaml", KubeVersion(), registry)
-    return Framework(cfg.profiles[0], registry, FakeContext())
+    return Framework(cfg.profiles[0], registry, Services.minimal())
 
 
 def test_multipoint_expands_to_every_point_a_plugin_implements():
@@ -164,4 +164,4 @@ def test_multiple_queue_sort_plugins_are_rejected():
     registry.register(PluginSpec("Sort2", Sort2, Sort2))
     cfg = load_config_text(BASE % (", {name: Sort2}", ""), "t.yaml", KubeVersion(), registry)
     with pytest.raises(FrameworkError, match='only one queue sort plugin required for profile with scheduler name "test", but got 2'):
-        Framework(cfg.profiles[0], registry, FakeContext())
+        Framework(cfg.profiles[0], registry, Services.minimal())

@@ -80,12 +80,12 @@ def test_profiles_present():
 def test_default_profile_file_is_the_builtin_default(registry):
     """profiles/default.yaml builds the same framework as no configuration at all."""
     from kschedctl.framework.runtime.framework import Framework
-    from kschedctl.testing import FakeContext
+    from kschedctl.framework.runtime.services import Services
 
     written = load_config_text((REPO / "profiles" / "default.yaml").read_text(), "default.yaml", V, registry)
     builtin = load_config_text("", "<default>", V, registry)
-    fw = Framework(written.profiles[0], registry, FakeContext())
-    fb = Framework(builtin.profiles[0], registry, FakeContext())
+    fw = Framework(written.profiles[0], registry, Services.minimal())
+    fb = Framework(builtin.profiles[0], registry, Services.minimal())
     assert {k: [p.name() for p in v] for k, v in fw.points.items()} == {k: [p.name() for p in v] for k, v in fb.points.items()}
     assert fw.score_weights == fb.score_weights
     builtin_args = {pc.name: pc.args for pc in builtin.profiles[0].plugin_config}

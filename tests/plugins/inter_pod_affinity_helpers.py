@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any, Iterable
 
 from kschedctl.api.types import Namespace, Node, Pod
 from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
-from kschedctl.testing import FakeContext, make_node, make_pod, new_snapshot
+from kschedctl.testing import make_node, make_pod, new_framework
 
 # scoring_test.go `namespaces`: two teams, two sub-teams each.
 TEAM_NAMESPACES = {
@@ -65,10 +64,8 @@ def objects_with(namespaces: dict[str, dict[str, str]] | None) -> ClusterObjects
 def new_plugin(nodes: list[Node], pods: list[Pod], args: dict | None = None,
                namespaces: dict[str, dict[str, str]] | None = None) -> tuple[InterPodAffinity, Any]:
     """The plugin over a real Snapshot and ClusterObjects (what a Framework hands it)."""
-    snapshot = new_snapshot(nodes, pods)
-    ctx = FakeContext(objects_with(namespaces))
-    handle = SimpleNamespace(snapshot_shared_lister=lambda: snapshot, objects=ctx.objects, version=ctx.version)
-    return InterPodAffinity(args, handle), snapshot
+    fwk = new_framework(nodes=nodes, pods=pods, objects=objects_with(namespaces))
+    return InterPodAffinity(args, fwk.handle), fwk.snapshot
 
 
 __all__ = ["TEAM1_SELECTOR", "TEAM_NAMESPACES", "make_pod", "multi_term", "new_plugin", "node", "pods_named", "term"]

@@ -105,7 +105,7 @@ class RecordingClient:
 def setup(preemptor, nodes, pods, plugins=FIT, pdbs=(), args=None, offsets=None):
     objects = ClusterObjects(pdbs=list(pdbs))
     fwk = new_framework(_config(*plugins, args=args), nodes=nodes, pods=[p.obj() for p in pods], objects=objects)
-    fwk.context.client = RecordingClient()
+    fwk.services.client = RecordingClient()
     pl = fwk.instances["DefaultPreemption"]
     if offsets is not None:
         it = iter(offsets)
@@ -189,7 +189,7 @@ def test_post_filter(preemptor, pods, nodes, node_status, pdbs, want_node, want_
         assert result is None
     else:
         assert result is not None and result.nominated_node_name == want_node and result.mode == "Override"
-    client = fwk.context.client
+    client = fwk.services.client
     if want_code == Code.Success:
         assert [c[1] for c in client.calls] == [want_node]
     else:
@@ -454,7 +454,7 @@ def test_pdb_steers_node_choice(pdbs, expected_node, expected_victims):
     result, status = pl.post_filter(state, preemptor, statuses({"node1": U, "node2": U}))
     assert status.is_success(), status
     assert result.nominated_node_name == expected_node
-    assert fwk.context.client.calls == [("critical", expected_node, expected_victims)]
+    assert fwk.services.client.calls == [("critical", expected_node, expected_victims)]
 
 
 # --- TestPreempt ------------------------------------------------------------------------------
@@ -478,7 +478,7 @@ def test_preempt_evicts_victims(preemptor, pods, expected_node, expected_victims
     result, status = pl.post_filter(state, p, statuses({"node1": U, "node2": U, "node3": U}))
     assert status.is_success()
     assert result.nominated_node_name == expected_node
-    assert fwk.context.client.calls == [("p", expected_node, expected_victims)]
+    assert fwk.services.client.calls == [("p", expected_node, expected_victims)]
 
 
 def test_preempt_for_topology_spread_constraints():
@@ -497,7 +497,7 @@ def test_preempt_for_topology_spread_constraints():
     result, status = pl.post_filter(state, p, m)
     assert status.is_success(), status
     assert result.nominated_node_name == "node-b"
-    assert fwk.context.client.calls == [("p", "node-b", ["p-b1"])]
+    assert fwk.services.client.calls == [("p", "node-b", ["p-b1"])]
 
 
 # --- PodEligibleToPreemptOthers -------------------------------------------------------------

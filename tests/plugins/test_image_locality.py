@@ -41,7 +41,7 @@ def pod_with(*images, init=()):
 
 def scores(pod, nodes, version="1.37"):
     fwk = new_framework(CONFIG, nodes=nodes, version=KubeVersion(version))
-    pl = ImageLocality(None, fwk)
+    pl = ImageLocality(None, fwk.handle)
     assert pl.score_extensions() is None
     out = []
     for info in fwk.snapshot.list():

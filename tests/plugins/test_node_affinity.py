@@ -154,7 +154,7 @@ FILTER_CASES = [
 def test_node_affinity_filter(name, pod_, labels, node_name, want, want_pf_status, want_pf_result, args, run_pf):
     n = node(node_name, labels)
     fwk = new_framework(CONFIG, nodes=[n])
-    pl = NodeAffinity(args, fwk)
+    pl = NodeAffinity(args, fwk.handle)
     state = CycleState()
     info = fwk.snapshot.get(n.name)
     if run_pf:
@@ -206,7 +206,7 @@ SCORE_CASES = [
 @pytest.mark.parametrize("name, pod_, nodes, want, args, run_pre_score", SCORE_CASES, ids=[c[0] for c in SCORE_CASES])
 def test_node_affinity_score(name, pod_, nodes, want, args, run_pre_score):
     fwk = new_framework(CONFIG, nodes=[node(n, labels) for n, labels in nodes])
-    pl = NodeAffinity(args, fwk)
+    pl = NodeAffinity(args, fwk.handle)
     state = CycleState()
     if run_pre_score:
         status = pl.pre_score(state, pod_, fwk.snapshot.list())
@@ -228,7 +228,7 @@ def test_raw_preferred_score_sums_matching_weights():
     aff = {"preferredDuringSchedulingIgnoredDuringExecution": AFFINITY2["preferredDuringSchedulingIgnoredDuringExecution"]
            + [{"weight": 0, "preference": term([expr("foo", "Exists")])}, {"weight": 7, "preference": {}}]}
     fwk = new_framework(CONFIG, nodes=[node("node5", LABEL5)])
-    pl = NodeAffinity(None, fwk)
+    pl = NodeAffinity(None, fwk.handle)
     state = CycleState()
     p = pod(aff)
     assert pl.pre_score(state, p, fwk.snapshot.list()) is None
@@ -240,7 +240,7 @@ def test_pre_score_error_on_invalid_preferred_term():
     aff = {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 1, "preference": term([expr("foo", "In", [])])}]}
     fwk = new_framework(CONFIG, nodes=[node("n1", LABEL1)])
-    status = NodeAffinity(None, fwk).pre_score(CycleState(), pod(aff), fwk.snapshot.list())
+    status = NodeAffinity(None, fwk.handle).pre_score(CycleState(), pod(aff), fwk.snapshot.list())
     assert status is not None and status.code == Code.Error
     assert "values set can't be empty" in status.message()
 
@@ -270,13 +270,13 @@ ADDED_FOO_BAR = {"addedAffinity": required(term([expr("foo", "In", ["bar"])]))}
     ],
 )
 def test_is_schedulable_after_node_change(args, old, new, want):
-    pl = NodeAffinity(args, new_framework(CONFIG))
+    pl = NodeAffinity(args, new_framework(CONFIG).handle)
     assert pl.is_schedulable_after_node_change(POD_WITH_AFFINITY, old, new) == want
 
 
 def test_is_schedulable_after_node_change_wrong_objects():
     # upstream: Test_isSchedulableAfterNodeChange 'backoff-wrong-new-object' / 'backoff-wrong-old-object'
-    pl = NodeAffinity(None, new_framework(CONFIG))
+    pl = NodeAffinity(None, new_framework(CONFIG).handle)
     with pytest.raises(TypeError):
         pl.is_schedulable_after_node_change(POD_WITH_AFFINITY, None, "not-a-node")
     with pytest.raises(TypeError):
@@ -284,7 +284,7 @@ def test_is_schedulable_after_node_change_wrong_objects():
 
 
 def test_events_to_register():
-    pl = NodeAffinity(None, new_framework(CONFIG))
+    pl = NodeAffinity(None, new_framework(CONFIG).handle)
     assert [(e.event.resource, e.event.action) for e in pl.events_to_register()] == [
         ("Node", "Add"), ("Node", "UpdateNodeLabel")]
 
@@ -308,4 +308,4 @@ def test_empty_node_selector_map_runs_prefilter():
     # upstream: PreFilter skips only when pod.Spec.NodeSelector is nil; an empty map is not nil
     p = make_pod("p").set("spec.nodeSelector", {}).obj()
     fwk = new_framework(CONFIG, nodes=[node("n1")])
-    assert NodeAffinity(None, fwk).pre_filter(CycleState(), p, fwk.snapshot.list()) == (None, None)
+    assert NodeAffinity(None, fwk.handle).pre_filter(CycleState(), p, fwk.snapshot.list()) == (None, None)

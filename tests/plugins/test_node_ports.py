@@ -50,7 +50,7 @@ def test_node_ports(name, wanted, existing, want, want_pf):
     n = make_node("n1").obj()
     existing_pod = new_pod("existing", *existing, node_name="n1")
     fwk = new_framework(CONFIG, nodes=[n], pods=[existing_pod])
-    pl = NodePorts(None, fwk)
+    pl = NodePorts(None, fwk.handle)
     pod = new_pod("pod", *wanted)
     state = CycleState()
     result, status = pl.pre_filter(state, pod, fwk.snapshot.list())
@@ -68,7 +68,7 @@ def test_node_ports(name, wanted, existing, want, want_pf):
 def test_pre_filter_disabled():
     # upstream: node_ports_test.go TestPreFilterDisabled
     fwk = new_framework(CONFIG, nodes=[make_node("n1").obj()])
-    got = NodePorts(None, fwk).filter(CycleState(), new_pod("pod", "TCP/127.0.0.1/8080"), fwk.snapshot.get("n1"))
+    got = NodePorts(None, fwk.handle).filter(CycleState(), new_pod("pod", "TCP/127.0.0.1/8080"), fwk.snapshot.get("n1"))
     assert got.code == Code.Error
     assert got.message() == 'reading "PreFilterNodePorts" from cycleState: not found'
 
@@ -80,7 +80,7 @@ def test_sidecar_ports_count_plain_init_ports_do_not():
         "spec.initContainers", [{"name": "s", "image": "x", "restartPolicy": "Always",
                                  "ports": [{"containerPort": 9000, "hostPort": 9000}]}]).obj()
     fwk = new_framework(CONFIG, nodes=[n], pods=[sidecar])
-    pl = NodePorts(None, fwk)
+    pl = NodePorts(None, fwk.handle)
     state = CycleState()
     pod = new_pod("pod", "TCP//9000")
     assert pl.pre_filter(state, pod, fwk.snapshot.list()) == (None, None)
@@ -103,10 +103,10 @@ def test_sidecar_ports_count_plain_init_ports_do_not():
     ],
 )
 def test_is_schedulable_after_pod_deleted(deleted, want):
-    pl = NodePorts(None, new_framework(CONFIG))
+    pl = NodePorts(None, new_framework(CONFIG).handle)
     assert pl.is_schedulable_after_pod_deleted(new_pod("pod", "TCP/0.0.0.0/8080"), deleted, None) == want
 
 
 def test_events_to_register():
-    pl = NodePorts(None, new_framework(CONFIG))
+    pl = NodePorts(None, new_framework(CONFIG).handle)
     assert [(e.event.resource, e.event.action) for e in pl.events_to_register()] == [("Pod", "Delete"), ("Node", "Add")]

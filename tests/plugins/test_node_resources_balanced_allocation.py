@@ -31,7 +31,7 @@ DEFAULT_SET = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 GPU_SET = DEFAULT_SET + [{"name": GPU, "weight": 1}]
 
 
-def handle(version: str, nodes=(), pods=()) -> Any:
+def framework(version: str, nodes=(), pods=()) -> Any:
     return new_framework(CONFIG, nodes=nodes, pods=pods, version=KubeVersion(version))
 
 
@@ -96,8 +96,8 @@ CASES = [
 @pytest.mark.parametrize("pod,nodes,existing,resources,pre,legacy,improved", [c[1:] for c in CASES],
                          ids=[c[0] for c in CASES])
 def test_balanced_allocation(version, pod, nodes, existing, resources, pre, legacy, improved):
-    fwk = handle(version, nodes, existing)
-    plugin = NodeResourcesBalancedAllocation({"resources": resources}, fwk)
+    fwk = framework(version, nodes, existing)
+    plugin = NodeResourcesBalancedAllocation({"resources": resources}, fwk.handle)
     state = CycleState()
     if pre:
         assert plugin.pre_score(state, pod, fwk.snapshot.list()) is None
@@ -112,8 +112,8 @@ def test_balanced_allocation(version, pod, nodes, existing, resources, pre, lega
 def test_best_effort_pod_skipped_in_pre_score():
     # upstream: balanced_allocation_test.go 'nothing scheduled, nothing requested, skip in PreScore'
     nodes = [node("node1", 4000, 10000), node("node2", 4000, 10000)]
-    fwk = handle("1.37", nodes)
-    plugin = NodeResourcesBalancedAllocation(None, fwk)
+    fwk = framework("1.37", nodes)
+    plugin = NodeResourcesBalancedAllocation(None, fwk.handle)
     status = plugin.pre_score(CycleState(), make_pod("p").obj(), fwk.snapshot.list())
     assert status.code == Code.Skip
     # without PreScore, Score gives 0 for a best-effort pod (balanced_allocation.go Score)
@@ -123,8 +123,8 @@ def test_best_effort_pod_skipped_in_pre_score():
 def test_real_requests_not_non_zero_defaults():
     # balanced_allocation.go uses useRequested: a container without requests counts as 0, so a
     # pod asking only for memory is not best-effort and cpu stays at 0.
-    fwk = handle("1.35", [node("node1", 4000, 10000)])
-    plugin = NodeResourcesBalancedAllocation(None, fwk)
+    fwk = framework("1.35", [node("node1", 4000, 10000)])
+    plugin = NodeResourcesBalancedAllocation(None, fwk.handle)
     pod = make_pod("p").req(memory="5000").obj()
     state = CycleState()
     assert plugin.pre_score(state, pod, fwk.snapshot.list()) is None
@@ -176,4 +176,4 @@ def test_validate_args(args, want):
 
 def test_invalid_args_reject_the_plugin():
     with pytest.raises(ValueError, match="must be 1"):
-        NodeResourcesBalancedAllocation({"resources": [{"name": "cpu", "weight": 3}]}, handle("1.37"))
+        NodeResourcesBalancedAllocation({"resources": [{"name": "cpu", "weight": 3}]}, framework("1.37").handle)

@@ -34,7 +34,7 @@ K8S_IO_B = "subdomain.kubernetes.io/something"
 HUGE_A = "hugepages-2Mi"
 
 
-def handle(version: str = "1.37", nodes=(), pods=(), **gates: bool) -> Any:
+def framework(version: str = "1.37", nodes=(), pods=(), **gates: bool) -> Any:
     return new_framework(CONFIG, nodes=nodes, pods=pods, version=KubeVersion(version).with_gates(**gates))
 
 
@@ -182,7 +182,7 @@ ENOUGH = [
 
 @pytest.mark.parametrize("pod,existing,args,want", [c[1:] for c in ENOUGH], ids=[c[0] for c in ENOUGH])
 def test_enough_requests(pod, existing, args, want):
-    plugin = NodeResourcesFit(args, handle())
+    plugin = NodeResourcesFit(args, framework().handle)
     status = run_filter(plugin, pod, node_info(DEFAULT_ALLOC, *existing))
     if want is None:
         assert status is None
@@ -201,13 +201,13 @@ def test_insufficient_resource_details():
 def test_scalar_reasons_sorted_by_name():
     # upstream ranges over a Go map here; kschedctl sorts the scalar reasons (reference 2.7)
     pod = rpod({"cpu": 1, "mem": 1, "scalar": {EXT_B: 1, K8S_IO_A: 1, EXT_A: 9}})
-    status = run_filter(NodeResourcesFit(None, handle()), pod, node_info(DEFAULT_ALLOC))
+    status = run_filter(NodeResourcesFit(None, framework().handle), pod, node_info(DEFAULT_ALLOC))
     assert status.reasons == [ins(EXT_A), ins(EXT_B), ins(K8S_IO_A)]
 
 
 def test_pre_filter_disabled():
     # upstream: fit_test.go TestPreFilterDisabled
-    plugin = NodeResourcesFit(None, handle())
+    plugin = NodeResourcesFit(None, framework().handle)
     status = plugin.filter(CycleState(), make_pod("p").obj(), node_info(DEFAULT_ALLOC))
     assert status.code == Code.Error
 
@@ -227,7 +227,7 @@ NOT_ENOUGH = [
 
 @pytest.mark.parametrize("pod,existing", [c[1:] for c in NOT_ENOUGH], ids=[c[0] for c in NOT_ENOUGH])
 def test_not_enough_requests(pod, existing):
-    status = run_filter(NodeResourcesFit(None, handle()), pod, node_info((10, 20, 1, 0, 0, 0), existing))
+    status = run_filter(NodeResourcesFit(None, framework().handle), pod, node_info((10, 20, 1, 0, 0, 0), existing))
     assert (status.code, status.reasons) == (Code.Unschedulable, ["Too many pods"])
 
 
@@ -243,7 +243,7 @@ STORAGE = [
 
 @pytest.mark.parametrize("pod,existing,want", [c[1:] for c in STORAGE], ids=[c[0] for c in STORAGE])
 def test_storage_requests(pod, existing, want):
-    status = run_filter(NodeResourcesFit(None, handle()), pod, node_info(DEFAULT_ALLOC, existing))
+    status = run_filter(NodeResourcesFit(None, framework().handle), pod, node_info(DEFAULT_ALLOC, existing))
     assert (None if status is None else (status.code, status.reasons)) == want
 
 
@@ -271,7 +271,7 @@ RESTARTABLE = [
 @pytest.mark.parametrize("sidecars,pod,want_pre,want_filter", [c[1:] for c in RESTARTABLE],
                          ids=[c[0] for c in RESTARTABLE])
 def test_restartable_init_containers(sidecars, pod, want_pre, want_filter):
-    plugin = NodeResourcesFit(None, handle(SidecarContainers=sidecars))
+    plugin = NodeResourcesFit(None, framework(SidecarContainers=sidecars).handle)
     ni = NodeInfo(make_node("n").capacity(cpu="2m", memory="0", pods=1).obj())
     state = CycleState()
     _, pre = plugin.pre_filter(state, pod, [ni])
@@ -285,8 +285,8 @@ def test_restartable_init_containers(sidecars, pod, want_pre, want_filter):
 
 
 def score_nodes(args: dict | None, pod, nodes, existing, run_pre_score: bool = True, version: str = "1.37"):
-    fwk = handle(version, nodes=nodes, pods=existing)
-    plugin = NodeResourcesFit(args, fwk)
+    fwk = framework(version, nodes=nodes, pods=existing)
+    plugin = NodeResourcesFit(args, fwk.handle)
     state = CycleState()
     out = []
     for n in nodes:
@@ -400,7 +400,7 @@ def test_least_allocated(pod, nodes, existing, resources, want):
 
 def test_resources_not_set_is_an_error():
     # upstream: least_allocated_test.go 'Resources not set, pods scheduled with error'
-    fwk = handle(nodes=[node("node1", "4000", "10000")])
+    fwk = framework(nodes=[node("node1", "4000", "10000")])
     scorer = ResourceAllocationScorer("LeastAllocated", [], least_resource_scorer([]))
     score, status = scorer.score(fwk.snapshot.get("node1"), [])
     assert (score, status.code) == (0, Code.Error)
@@ -550,7 +550,7 @@ def test_validate_args(args, want):
 def test_invalid_args_reject_the_plugin():
     with pytest.raises(ValueError, match=r"scoringStrategy.resources\[0\].weight"):
         NodeResourcesFit({"scoringStrategy": {"type": "LeastAllocated", "resources": [
-            {"name": "cpu", "weight": 200}]}}, handle())
+            {"name": "cpu", "weight": 200}]}}, framework().handle)
 
 
 # --- events and queueing hints ---------------------------------------------------------------
@@ -558,15 +558,15 @@ def test_invalid_args_reject_the_plugin():
 
 def test_events_to_register():
     # upstream: fit.go EventsToRegister with queueing hints and InPlacePodVerticalScaling on
-    got = [(e.event.resource, e.event.action) for e in NodeResourcesFit(None, handle()).events_to_register()]
+    got = [(e.event.resource, e.event.action) for e in NodeResourcesFit(None, framework().handle).events_to_register()]
     assert got == [("Pod", "Delete"), ("Pod", "UpdatePodScaleDown"), ("Node", "Add"), ("Node", "UpdateNodeAllocatable")]
     got = [(e.event.resource, e.event.action)
-           for e in NodeResourcesFit(None, handle(SchedulerQueueingHints=False)).events_to_register()]
+           for e in NodeResourcesFit(None, framework(SchedulerQueueingHints=False).handle).events_to_register()]
     assert ("Node", "UpdateNodeTaint") in got and ("Node", "UpdateNodeLabel") in got
 
 
 def test_queueing_hints():
-    plugin = NodeResourcesFit(None, handle())
+    plugin = NodeResourcesFit(None, framework().handle)
     pod = make_pod("p").req(cpu="2").obj()
     small, big = node("n", "1", "1Gi"), node("n", "4", "1Gi")
     assert plugin.is_schedulable_after_node_change(pod, None, big) == QueueingHint.Queue

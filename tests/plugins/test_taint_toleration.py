@@ -17,7 +17,7 @@ UNTOLERATED = Status(Code.UnschedulableAndUnresolvable, "node(s) had untolerated
 def _plugin(nodes=(), comparison_ops=False, version="1.37"):
     v = KubeVersion(version).with_gates(TaintTolerationComparisonOperators=comparison_ops)
     fwk = new_framework(CONFIG, nodes=list(nodes), version=v)
-    return fwk, TaintToleration(None, fwk)
+    return fwk, TaintToleration(None, fwk.handle)
 
 
 def _pod(*tols):

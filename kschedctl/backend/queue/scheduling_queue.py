@@ -17,7 +17,11 @@ from kschedctl.api.types import Pod
 from kschedctl.backend.queue.heap import Heap
 from kschedctl.backend.queue.nominator import Nominator
 from kschedctl.framework import events as ev
-from kschedctl.framework.interface import ClusterEvent, QueueingHint
+from kschedctl.framework.interface import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
 
 DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 5 * 60.0
@@ -51,29 +55,30 @@ def _default_hint(pod: Pod, old: Any, new: Any) -> QueueingHint:
     return QueueingHint.Queue
 
 
-def build_queueing_hint_map(plugins: Iterable[Any], hints_enabled: bool = True) -> list[QueueingHintFunction]:
-    """buildQueueingHintMap (scheduler.go) for one profile.
+def build_queueing_hint_map(extensions: Iterable[tuple[str, list[ClusterEventWithHint] | None]],
+                            hints_enabled: bool = True) -> list[QueueingHintFunction]:
+    """buildQueueingHintMap (scheduler.go) for one profile, from its Framework's
+    ``enqueue_extensions()``: (plugin name, EventsToRegister's registrations).
 
-    A plugin without EventsToRegister is interested in every event (defaultEnqueueExtension);
-    one that registers nothing is skipped (only its pod's own updates can move the pod). A
-    plugin that registers Node/Add without Node/UpdateNodeTaint also gets the latter (#109437).
+    A plugin without EventsToRegister (None) is interested in every event
+    (defaultEnqueueExtension); one that registers nothing is skipped (only its pod's own
+    updates can move the pod). A plugin that registers Node/Add without Node/UpdateNodeTaint
+    also gets the latter (#109437).
     """
     out: list[QueueingHintFunction] = []
-    for pl in plugins:
-        fn_events = getattr(pl, "events_to_register", None)
-        if not callable(fn_events):
-            out.append(QueueingHintFunction(pl.name(), ev.EVENT_WILDCARD, None))
+    for name, registered in extensions:
+        if registered is None:
+            out.append(QueueingHintFunction(name, ev.EVENT_WILDCARD, None))
             continue
-        registered = fn_events() or []
         node_add = node_taint = False
         for h in registered:
             fn = h.queueing_hint_fn if hints_enabled else None
             if h.event.resource == "Node":
                 node_add = node_add or ev.action_bits(h.event.action) & ev.action_bits("Add") != 0
                 node_taint = node_taint or ev.action_bits(h.event.action) & ev.action_bits("UpdateNodeTaint") != 0
-            out.append(QueueingHintFunction(pl.name(), h.event, fn))
+            out.append(QueueingHintFunction(name, h.event, fn))
         if node_add and not node_taint:
-            out.append(QueueingHintFunction(pl.name(), ClusterEvent("Node", "UpdateNodeTaint"), None))
+            out.append(QueueingHintFunction(name, ClusterEvent("Node", "UpdateNodeTaint"), None))
     return out
 
 
@@ -348,7 +353,8 @@ class PriorityQueue:
                 continue
             try:
                 hint = (h.fn or _default_hint)(qpi.pod, old, new)
-            except Exception:  # noqa: BLE001 - an erroring hint counts as Queue (never stuck)
+            except Exception:  # noqa: BLE001 - an erroring hint counts as Queue (never stuck; sandboxed
+                # plugins' hints raise nothing else)
                 hint = QueueingHint.Queue
             if hint == QueueingHint.QueueSkip:
                 continue

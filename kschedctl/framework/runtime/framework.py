@@ -1,17 +1,29 @@
 """The framework of one profile: builds its plugins and runs every extension point.
 
-Upstream: pkg/scheduler/framework/runtime/framework.go. Plugins are reached only through
-the protocols of ``interface.py``. A plugin that raises is turned into an Error status that
-names it, so one broken plugin fails one pod's attempt and never the run. Like framework.go it
-holds one method per extension point, which keeps it long; the pieces with a life of their own
-(MultiPoint expansion, waiting pods, the score table) live beside it.
+Upstream: pkg/scheduler/framework/runtime/framework.go. The runtime is the one caller of
+plugin code: every extension point in the table of ``framework/extension_points.py`` (the
+pod-group placement points, QueueSort's ``less``, EventsToRegister and the optional helpers
+such as ``score_extensions`` included) is called here, and each call is guarded the same way:
+
+* an exception becomes an Error Status naming the plugin ("plugin "X" raised in Filter:
+  RuntimeError: ..."), so one broken plugin fails one pod's (or pod group's) attempt and
+  never the run;
+* what the plugin returns is checked: a value of the wrong type is an Error Status naming
+  the plugin and what it returned, and every Status is honoured;
+* methods a point lists as optional may be missing;
+* plugins that are not kschedctl's own run in a Sandbox (runtime/sandbox.py): bounded in
+  time, stdout sent to stderr, BaseExceptions contained.
+
+Plugins are named by their registered name (what the configuration says), which is read once
+at construction: ``name()`` is plugin code too. Like framework.go it holds one method per
+extension point, which keeps it long; MultiPoint expansion, waiting pods, the score table and
+the sandbox live beside it.
 """
 
 from __future__ import annotations
 
 import logging
 import operator
-from functools import partial
 from itertools import repeat
 from typing import Any, Callable, Sequence
 
@@ -20,33 +32,112 @@ import numpy as np
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.config.types import Plugin, Profile
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.extension_points import (
+    BY_FIELD,
+    EXTENSION_POINTS,
+    implements,
+    label,
+)
+from kschedctl.framework.features import Features
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     MAX_PERMIT_TIMEOUT_SECONDS,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
+    ClusterEventWithHint,
     Code,
     NodePluginScores,
     NodeScore,
     PostFilterResult,
     PreFilterResult,
     Status,
-    implements,
 )
-from kschedctl.framework.runtime.multipoint import (
-    POINT_LABELS,
-    RUNTIME_POINTS,
-    FrameworkError,
-    expand_multi_point,
+from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
+from kschedctl.framework.runtime.multipoint import FrameworkError, expand_multi_point
+from kschedctl.framework.runtime.registry import PluginSpec, Registry
+from kschedctl.framework.runtime.sandbox import (
+    PluginFailure,
+    Sandbox,
+    SandboxedPlugin,
+    describe,
+    sandbox_hint,
 )
-from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.score_table import ScoreTable
+from kschedctl.framework.runtime.services import Services
 from kschedctl.framework.runtime.waiting_pods import WaitingPod
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
 
 log = logging.getLogger(__name__)
 
-def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray) -> list[int]:
+_NUMBER = (int, float, np.integer, np.floating)
+
+
+def _is_int(value: Any) -> bool:
+    """An integer score (Python or numpy int; a bool is not a score)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, np.integer)
+
+
+def _raised(name: str, what: str, exc: BaseException) -> Status:
+    """The Error Status of a plugin call that raised (or timed out in its sandbox)."""
+    log.debug("plugin %s raised in %s", name, what, exc_info=True)
+    if isinstance(exc, PluginFailure) and exc.timed_out:
+        return Status(Code.Error, f"plugin \"{name}\" {exc}", plugin=name, err=exc)
+    return Status(Code.Error, f"plugin \"{name}\" raised in {what}: {describe(exc)}", plugin=name, err=exc)
+
+
+def _wrong(name: str, what: str, value: Any, expected: str) -> Status:
+    """The Error Status of a plugin call that returned something of the wrong type."""
+    return Status(Code.Error, f"plugin \"{name}\" returned {type(value).__name__} from {what}, expected {expected}",
+                  plugin=name)
+
+
+def _status_of(name: str, what: str, out: Any) -> Status:
+    """A plugin's ``Status | None`` result as a Status (None is Success)."""
+    if out is None:
+        return Status()
+    if isinstance(out, Status):
+        return out
+    return _wrong(name, what, out, "a Status or None")
+
+
+def _pair(name: str, what: str, out: Any, first_ok: Callable[[Any], bool],
+          expected: str) -> tuple[Any, Status] | Status:
+    """A plugin's ``(result, Status | None)`` result (a bare Status is a failure with no
+    result); a Status of the runtime's when the shape is wrong."""
+    if isinstance(out, Status):
+        return None, out
+    if isinstance(out, tuple) and len(out) == 2 and first_ok(out[0]) and (out[1] is None or isinstance(out[1], Status)):
+        return out[0], out[1] if out[1] is not None else Status()
+    return _wrong(name, what, out, expected)
+
+
+def _permit_result(name: str, out: Any) -> tuple[Status, float]:
+    """A Permit plugin's ``(Status | None, timeout seconds)`` (a bare Status: no timeout)."""
+    if out is None:
+        return Status(), 0.0
+    if isinstance(out, Status):
+        return out, 0.0
+    if isinstance(out, tuple) and len(out) == 2:
+        st, timeout = out
+        if (st is None or isinstance(st, Status)) and \
+                (timeout is None or (isinstance(timeout, _NUMBER) and not isinstance(timeout, bool))):
+            return (st if st is not None else Status()), float(timeout or 0)
+    return _wrong(name, "Permit", out, "a (Status | None, timeout seconds) pair"), 0.0
+
+
+def _priority_less(a: Any, b: Any) -> bool:
+    """The order the queue falls back to when the QueueSort plugin fails (PrioritySort's)."""
+    p1, p2 = a.pod.effective_priority(), b.pod.effective_priority()
+    if p1 != p2:
+        return p1 > p2
+    if a.timestamp != b.timestamp:
+        return a.timestamp < b.timestamp
+    return a.seq < b.seq
+
+
+def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray,
+                           distinct: dict[int, Status | None]) -> list[int]:
     """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
     into ``out``; return the positions that passed.
 
@@ -54,8 +145,8 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     outcome), so each distinct object is looked at once: its plugin is set, an error becomes
     the runtime's Error status (one per distinct object), and every node that got it records
     it as is. Recorded statuses are never mutated afterwards, so the sharing cannot be seen.
+    ``distinct`` is {id: status} of ``results`` (the caller checked their types).
     """
-    distinct = dict(zip(map(id, results), results))
     if len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
         return alive
     verdict: dict[int, Status | None] = {}
@@ -82,20 +173,6 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     return positions[~failed].tolist()
 
 
-def _guard(plugin: Any, what: str, call: Callable[[], Any]) -> Any:
-    """Run one plugin call; an exception becomes an Error Status naming the plugin."""
-    try:
-        return call()
-    except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
-        log.debug("plugin %s raised in %s", plugin.name(), what, exc_info=True)
-        return Status(Code.Error, f"plugin \"{plugin.name()}\" raised in {what}: {type(exc).__name__}: {exc}",
-                      plugin=plugin.name(), err=exc)
-
-
-def _reraise(exc: BaseException) -> Any:
-    raise exc
-
-
 def _int_array(values: list[int]) -> np.ndarray:
     """Scores as an int64 array; an object array for values beyond int64 (a plugin's bug that
     the range check then reports with the value itself)."""
@@ -105,25 +182,25 @@ def _int_array(values: list[int]) -> np.ndarray:
         return np.asarray(values, dtype=object)
 
 
-def _as_status(value: Any) -> Status:
-    return value if isinstance(value, Status) else Status()
-
-
 class Framework:
     """frameworkImpl: the plugins of one profile, and the Handle they are given."""
 
-    def __init__(self, profile: Profile, registry: Registry, context: Any) -> None:
+    def __init__(self, profile: Profile, registry: Registry, services: Services) -> None:
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
-        self.context = context  # the scheduler-wide state plugins may read (see Handle methods)
+        self.services = services
+        self.features = Features.of(services.version)
+        self.handle = Handle(self, services)
         self.snapshot: Any = None
         self.waiting_pods: dict[str, WaitingPod] = {}
-        self.points: dict[str, list[Any]] = {p: [] for p in RUNTIME_POINTS}
+        self.points: dict[str, list[Any]] = {p.field: [] for p in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
         self.placement_score_weights: dict[str, int] = {}
         self.instances: dict[str, Any] = {}
-        # point -> (the plugin list as last seen, [(plugin, name)]): names read once (_named)
+        self.plugin_names: dict[int, str] = {}  # id(plugin) -> its registered name
+        # point -> (the plugin list as last seen, [(plugin, name)]) (_named)
         self._named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]] = {}
+        self._queue_sort_failed = False
         # Batch forms of Filter/Score (filter_batch / score_batch) are used when True; the
         # per-node path is kept for plugins without them and for the equivalence tests.
         self.use_batch = True
@@ -144,17 +221,20 @@ class Framework:
             spec = registry.get(name)
             if spec is None:
                 raise FrameworkError(f"plugin \"{name}\" does not exist")
-            self.instances[name] = spec.factory(args_by_name.get(name), self)
+            self.instances[name] = self._new_plugin(spec, args_by_name.get(name))
         for point, plist in expanded.items():
             seen: set[str] = set()
             for p in plist:
                 plugin = self.instances[p.name]
                 if not implements(plugin, point):
-                    raise FrameworkError(f"plugin \"{p.name}\" does not extend {POINT_LABELS.get(point, point)} plugin")
+                    raise FrameworkError(f"plugin \"{p.name}\" does not extend {label(point)} plugin")
                 if p.name in seen:
-                    raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{POINT_LABELS.get(point, point)}\"")
+                    raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{label(point)}\"")
                 seen.add(p.name)
                 self.points[point].append(plugin)
+        for ep in EXTENSION_POINTS:
+            if not ep.configurable:  # every plugin of the profile with the method takes part
+                self.points[ep.field] = [pl for pl in self.instances.values() if implements(pl, ep.field)]
         self.score_weights = self._weights(profile, expanded, "score")
         self._check_score_overflow()
         # A weight under `score` applies only to per-pod scoring (upstream docs,
@@ -166,6 +246,37 @@ class Framework:
                 f"but got {len(self.points['queueSort'])}")
         if not self.points["bind"]:
             raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name \"{self.profile_name}\"")
+        self._less = self.points["queueSort"][0].less
+
+    def _new_plugin(self, spec: PluginSpec, args: Any) -> Any:
+        """The plugin from its factory; anything not kschedctl's own is sandboxed. A factory
+        that raises makes the profile impossible to build (NewFramework's error)."""
+        sandbox = None if spec.trusted else Sandbox(spec.name, self.services.plugin_timeout)
+        try:
+            if sandbox is None:
+                plugin = spec.factory(args, self.handle)
+            else:
+                plugin = SandboxedPlugin(sandbox.call(spec.factory, args, self.handle), sandbox)
+        except PluginFailure as exc:
+            raise FrameworkError(f"plugin \"{spec.name}\": {exc}") from exc
+        self.plugin_names[id(plugin)] = spec.name
+        if sandbox is not None:
+            self._check_name(plugin, spec.name)
+        return plugin
+
+    def _check_name(self, plugin: Any, name: str) -> None:
+        """``name()`` is called once, guarded; the registered name is used either way."""
+        try:
+            said = plugin.name()
+        except Exception as exc:  # noqa: BLE001 - plugin code
+            self.services.warn(f"plugin \"{name}\": name() failed ({describe(exc)}); using its registered name")
+            return
+        if said != name:
+            self.services.warn(f"plugin \"{name}\": name() returned {said!r}, not its registered name; "
+                               f"using {name!r}")
+
+    def name_of(self, plugin: Any) -> str:
+        return self.plugin_names[id(plugin)]
 
     def _weights(self, profile: Profile, expanded: dict[str, list[Plugin]], point: str) -> dict[str, int]:
         """getScoreWeights: the first weight found at the point's own entries, then MultiPoint;
@@ -174,7 +285,7 @@ class Framework:
         candidates = list(expanded[point]) + list(profile.plugins.multi_point.enabled)
         weights: dict[str, int] = {}
         for plugin in self.points[point]:
-            name = plugin.name()
+            name = self.name_of(plugin)
             weights[name] = int(next((p.weight for p in candidates if p.name == name and p.weight), None) or 1)
         return weights
 
@@ -185,30 +296,7 @@ class Framework:
                 raise FrameworkError("total score of Score plugins could overflow")
             total += weight * MAX_NODE_SCORE
 
-    # --- Handle ----------------------------------------------------------------------------
-    def snapshot_shared_lister(self) -> Any:
-        return self.snapshot
-
-    @property
-    def objects(self) -> Any:
-        return self.context.objects
-
-    @property
-    def version(self) -> Any:
-        return self.context.version
-
-    @property
-    def rng(self) -> Any:
-        return self.context.rng
-
-    @property
-    def clock(self) -> Any:
-        return self.context.clock
-
-    @property
-    def nominator(self) -> Any:
-        return self.context.nominator
-
+    # --- what the scheduler asks -----------------------------------------------------------
     def plugins_at(self, point: str) -> list[Any]:
         return self.points[point]
 
@@ -222,21 +310,94 @@ class Framework:
         return bool(self.points["postFilter"])
 
     def list_plugins(self) -> dict[str, list[str]]:
-        return {point: [p.name() for p in plist] for point, plist in self.points.items() if plist}
+        return {point: [self.name_of(p) for p in plist] for point, plist in self.points.items()
+                if plist and BY_FIELD[point].configurable}
+
+    def _named(self, point: str) -> list[tuple[Any, str]]:
+        """[(plugin, name)] of a point, while the plugin list is unchanged."""
+        plist = self.points[point]
+        cached = self._named_cache.get(point)
+        if cached is None or cached[0] != plist:  # element identity compare: cheap
+            cached = (list(plist), [(pl, self.plugin_names[id(pl)]) for pl in plist])
+            self._named_cache[point] = cached
+        return cached[1]
+
+    def _call(self, name: str, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """One guarded plugin call: its result, or the Error Status of the exception."""
+        try:
+            return fn(*args)
+        except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
+            return _raised(name, what, exc)
+
+    # --- EnqueueExtensions -----------------------------------------------------------------
+    def enqueue_extensions(self) -> list[tuple[str, list[ClusterEventWithHint] | None]]:
+        """EventsToRegister of every plugin: (name, registrations), None for a plugin without
+        the method, interested in every event (defaultEnqueueExtension). A plugin whose
+        EventsToRegister fails is treated as interested in every event (its pods are never
+        stuck), and a warning says so."""
+        out: list[tuple[str, list[ClusterEventWithHint] | None]] = []
+        for name, pl in self.instances.items():
+            fn = getattr(pl, "events_to_register", None) if self._has(pl, "events_to_register") else None
+            if fn is None:
+                out.append((name, None))
+                continue
+            got = self._call(name, "EventsToRegister", fn)
+            if got is None:
+                got = []
+            if isinstance(got, Status) or not isinstance(got, (list, tuple)) or \
+                    not all(isinstance(h, ClusterEventWithHint) for h in got):
+                why = got.message() if isinstance(got, Status) else \
+                    f"returned {type(got).__name__}, expected a list of ClusterEventWithHint"
+                self.services.warn(f"plugin \"{name}\": EventsToRegister failed ({why}); its pods are retried on "
+                                   "every cluster event")
+                out.append((name, None))
+                continue
+            if isinstance(pl, SandboxedPlugin):
+                got = [ClusterEventWithHint(h.event, sandbox_hint(h.queueing_hint_fn, pl._sandbox)) for h in got]
+            out.append((name, list(got)))
+        return out
+
+    def _has(self, pl: Any, method: str) -> bool:
+        """Does the plugin have this (optional) method? Looking is guarded too."""
+        try:
+            return callable(getattr(pl, method, None))
+        except Exception:  # noqa: BLE001 - a plugin's __getattr__ or property may raise
+            return False
 
     # --- PreEnqueue / QueueSort ------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Any) -> Status:
-        for pl in self.points["preEnqueue"]:
-            st = _as_status(_guard(pl, "PreEnqueue", lambda pl=pl: pl.pre_enqueue(pod)))
+        for pl, name in self._named("preEnqueue"):
+            st = _status_of(name, "PreEnqueue", self._call(name, "PreEnqueue", pl.pre_enqueue, pod))
             if not st.is_success():
-                st.plugin = pl.name()
+                st.plugin = name
                 if not st.is_rejected():
-                    return Status(Code.Error, f"running PreEnqueue plugin \"{pl.name()}\": {st.message()}", plugin=pl.name())
+                    return Status(Code.Error, f"running PreEnqueue plugin \"{name}\": {st.message()}", plugin=name)
                 return st
         return Status()
 
     def queue_sort_less(self, a: Any, b: Any) -> bool:
-        return self.points["queueSort"][0].less(a, b)
+        """QueueSort's less. A QueueSort plugin cannot fail one pod (it orders them all): when
+        it raises, times out or does not return a bool, the queue warns once and orders by
+        PrioritySort's rule (priority, then queue time) from then on, so that the run goes on
+        in a sane order and a hung plugin costs one time limit."""
+        if self._queue_sort_failed:
+            return _priority_less(a, b)
+        try:
+            out = self._less(a, b)
+        except Exception as exc:  # noqa: BLE001 - plugin code
+            return self._queue_sort_failure(a, b, f"raised {describe(exc)}")
+        if out is True or out is False:
+            return out
+        if isinstance(out, (bool, np.bool_)):
+            return bool(out)
+        return self._queue_sort_failure(a, b, f"returned {type(out).__name__}, expected a bool")
+
+    def _queue_sort_failure(self, a: Any, b: Any, why: str) -> bool:
+        name = self.name_of(self.points["queueSort"][0])
+        self._queue_sort_failed = True
+        self.services.warn(f"QueueSort plugin \"{name}\" {why} in Less; pods are ordered by priority, then "
+                           "queue time, for the rest of the run")
+        return _priority_less(a, b)
 
     # --- PreFilter -------------------------------------------------------------------------
     def run_pre_filter_plugins(self, state: CycleState, pod: Any,
@@ -248,28 +409,29 @@ class Framework:
         rejectors: set[str] = set()
         returned: Status | None = None
         skip = state.skip_filter_plugins
-        for pl in self.points["preFilter"]:
-            out = _guard(pl, "PreFilter", lambda pl=pl: pl.pre_filter(state, pod, nodes))
+        for pl, name in self._named("preFilter"):
+            out = _pair(name, "PreFilter", self._call(name, "PreFilter", pl.pre_filter, state, pod, nodes),
+                        lambda r: r is None or isinstance(r, PreFilterResult),
+                        "a (PreFilterResult | None, Status | None) pair")
             if isinstance(out, Status):
                 r, st = None, out
             else:
                 r, st = out
-                st = _as_status(st)
             if st.is_skip():
-                skip.add(pl.name())
+                skip.add(name)
                 continue
             if not st.is_success():
-                st.plugin = pl.name()
+                st.plugin = name
                 if st.code == Code.UnschedulableAndUnresolvable:
-                    return None, st, {pl.name()}
+                    return None, st, {name}
                 if st.code == Code.Unschedulable:
-                    rejectors.add(pl.name())
+                    rejectors.add(name)
                     returned = st
                     continue
-                msg = f"running PreFilter plugin \"{pl.name()}\": {st.message()}"
-                return None, Status(Code.Error, msg, plugin=pl.name(), err=st.err), set()
+                msg = f"running PreFilter plugin \"{name}\": {st.message()}"
+                return None, Status(Code.Error, msg, plugin=name, err=st.err), set()
             if r is not None and not r.all_nodes():
-                plugins_with_nodes.append(pl.name())
+                plugins_with_nodes.append(name)
             result = r if result is None else result.merge(r)
             if result is not None and not result.all_nodes() and not result.node_names:
                 names = sorted(set(plugins_with_nodes))
@@ -277,7 +439,7 @@ class Framework:
                     msg = f"node(s) didn't satisfy plugin {names[0]}"
                 else:
                     msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
-                return result, Status(Code.UnschedulableAndUnresolvable, msg, plugin=pl.name()), set(plugins_with_nodes)
+                return result, Status(Code.UnschedulableAndUnresolvable, msg, plugin=name), set(plugins_with_nodes)
         if returned is not None:
             return result, returned, rejectors
         # On success the set names the plugins that narrowed the nodes: it words the
@@ -290,6 +452,17 @@ class Framework:
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
         return self._run_pre_filter_extension(state, pod, info, node_info, "RemovePod", "remove_pod")
 
+    def _pre_filter_extensions(self, pl: Any, name: str) -> Any:
+        """The plugin's PreFilterExtensions (None: it has none); a Status when asking failed."""
+        if not self._has(pl, "pre_filter_extensions"):
+            return None
+        ext = self._call(name, "PreFilterExtensions", pl.pre_filter_extensions)
+        if ext is None or isinstance(ext, Status):
+            return ext
+        if not (self._has(ext, "add_pod") and self._has(ext, "remove_pod")):
+            return _wrong(name, "PreFilterExtensions", ext, "None or an object with add_pod and remove_pod")
+        return ext
+
     def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo,
                                   what: str, method: str) -> Status:
         """AddPod / RemovePod of every PreFilter plugin not skipped this cycle (framework.go)."""
@@ -297,11 +470,13 @@ class Framework:
         for pl, name in self._named("preFilter"):
             if name in skip:
                 continue
-            ext = pl.pre_filter_extensions()
+            ext = self._pre_filter_extensions(pl, name)
             if ext is None:
                 continue
-            fn = getattr(ext, method)
-            st = _as_status(_guard(pl, what, partial(fn, state, pod, info, node_info)))
+            if isinstance(ext, Status):
+                st = ext
+            else:
+                st = _status_of(name, what, self._call(name, what, getattr(ext, method), state, pod, info, node_info))
             if not st.is_success():
                 return Status(Code.Error, f"running {what} on PreFilter plugin \"{name}\": {st.message()}",
                               plugin=name)
@@ -311,16 +486,8 @@ class Framework:
         """Whether AddPod / RemovePod would call any plugin for this state: when not, running
         them is a no-op returning Success, which preemption's dry run uses to skip the calls."""
         skip = state.skip_filter_plugins
-        return any(name not in skip and pl.pre_filter_extensions() is not None for pl, name in self._named("preFilter"))
-
-    def _named(self, point: str) -> list[tuple[Any, str]]:
-        """[(plugin, name)] of a point, the names read once while the plugin list is unchanged."""
-        plist = self.points[point]
-        cached = self._named_cache.get(point)
-        if cached is None or cached[0] != plist:  # element identity compare: cheap
-            cached = (list(plist), [(pl, pl.name()) for pl in plist])
-            self._named_cache[point] = cached
-        return cached[1]
+        return any(name not in skip and self._pre_filter_extensions(pl, name) is not None
+                   for pl, name in self._named("preFilter"))
 
     # --- Filter ----------------------------------------------------------------------------
     def run_filter_plugins(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
@@ -329,11 +496,15 @@ class Framework:
         for pl, name in self._named("filter"):
             if name in skip:
                 continue
-            try:  # inline rather than _guard: this is the hottest loop of a run
+            try:  # inline rather than _call: this is the hottest loop of a run
                 st = pl.filter(state, pod, node_info)
-            except Exception as exc:  # noqa: BLE001 - third-party plugin code may raise anything
-                st = _guard(pl, "Filter", partial(_reraise, exc))
-            if st is None or st.code == Code.Success:
+            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
+                st = _raised(name, "Filter", exc)
+            if st is None:
+                continue
+            if st.__class__ is not Status:
+                st = _status_of(name, "Filter", st)
+            if st.code == Code.Success:
                 continue
             st.plugin = name
             if not st.is_rejected():
@@ -341,14 +512,36 @@ class Framework:
             return st
         return Status()
 
+    def _filter_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
+                         nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        """One plugin's Filter over nodes, one call each. After the first Error the remaining
+        nodes get that same Error without a call: the search stops at the first Error in node
+        order, so they are never looked at, and a failing (or hung) plugin is not called
+        once per node."""
+        results: list[Status | None] = []
+        fn = pl.filter
+        for ni in nodes:
+            try:
+                st = fn(state, pod, ni)
+            except Exception as exc:  # noqa: BLE001
+                st = _raised(name, "Filter", exc)
+            if st is not None and st.__class__ is not Status:
+                st = _status_of(name, "Filter", st)
+            results.append(st)
+            if st is not None and st.code == Code.Error:
+                results.extend(repeat(st, len(nodes) - len(results)))
+                break
+        return results
+
     def run_filter_plugins_batch(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> list[Status | None]:
         """run_filter_plugins for many nodes at once: the status each node would get from it
         (None for Success, so that no object is made for a feasible node).
 
         Plugins run in order over the nodes still passing; a plugin with ``filter_batch`` sees
-        them all in one call, any other plugin (or a batch call that raises) is called per node.
-        Every node gets exactly the first non-success status, as in the per-node loop. Nodes with
-        nominated pods take the two-pass path of run_filter_plugins_with_nominated_pods.
+        them all in one call, any other plugin (or a batch call that raises or returns
+        something else than one Status or None per node) is called per node. Every node gets
+        exactly the first non-success status, as in the per-node loop. Nodes with nominated
+        pods take the two-pass path of run_filter_plugins_with_nominated_pods.
         """
         n = len(nodes)
         out = np.full(n, None, object)  # a list at the end
@@ -365,38 +558,36 @@ class Framework:
                     alive.append(i)
         full = NodeBatch(nodes, columns_of(self.snapshot))
         skip = state.skip_filter_plugins
-        for pl in self.points["filter"]:
+        for pl, name in self._named("filter"):
             if not alive:
                 break
-            name = pl.name()
             if name in skip:
                 continue
             sub = full if len(alive) == n else full.subset(alive)
-            results = None
+            results: Any = None
+            distinct: dict[int, Any] = {}
             batch_fn = getattr(pl, "filter_batch", None)
             if batch_fn is not None:
                 try:
                     results = batch_fn(state, pod, sub)
-                    if len(results) != len(sub):
-                        results = None
+                    if not isinstance(results, list):
+                        results = list(results)
+                    distinct = dict(zip(map(id, results), results))
+                    if len(results) != len(sub) or \
+                            any(st is not None and st.__class__ is not Status for st in distinct.values()):
+                        results = None  # not one Status or None per node: the per-node calls say what is wrong
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is None:
-                results = []
-                for ni in sub:
-                    try:
-                        results.append(pl.filter(state, pod, ni))
-                    except Exception as exc:  # noqa: BLE001
-                        results.append(_guard(pl, "Filter", partial(_reraise, exc)))
-            if not isinstance(results, list):
-                results = list(results)
-            alive = _record_filter_results(name, alive, results, out)
+                results = self._filter_per_node(pl, name, state, pod, sub)
+                distinct = dict(zip(map(id, results), results))
+            alive = _record_filter_results(name, alive, results, out, distinct)
         return out.tolist()
 
     def _nominated_node_names(self) -> Any:
         """The names of nodes with nominated pods (a dict or set); None when unknown."""
-        nominator = self.context.nominator if self.context is not None else None
+        nominator = self.services.nominator
         if nominator is None:
             return ()
         pods = getattr(nominator, "nominated_pods", None)
@@ -407,7 +598,7 @@ class Framework:
         nominated = self._nominated_node_names()
         if nominated is not None and node_info.name not in nominated:
             return self.run_filter_plugins(state, pod, node_info)  # nothing to add: one pass
-        nominator = self.context.nominator
+        nominator = self.services.nominator
         pods_added = False
         status = Status()
         for i in range(2):
@@ -434,9 +625,11 @@ class Framework:
         if not any(pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid for pi in nominated):
             return False, state, node_info, Status()  # none would be added: no copies needed
         info_out = node_info.clone()
-        state_out = state.clone()
+        try:
+            state_out = state.clone()  # plugins' state data clone themselves
+        except Exception as exc:  # noqa: BLE001
+            return False, state, node_info, Status(Code.Error, f"cloning the cycle state: {describe(exc)}", err=exc)
         added = False
-        priority = pod.effective_priority()
         for pi in nominated:
             if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid:
                 info_out.add_pod_info(pi)
@@ -452,16 +645,18 @@ class Framework:
         reasons: list[str] = []
         result: PostFilterResult | None = None
         rejector = ""
-        for pl in self.points["postFilter"]:
-            out = _guard(pl, "PostFilter", lambda pl=pl: pl.post_filter(state, pod, node_to_status))
-            r, st = (None, out) if isinstance(out, Status) else (out[0], _as_status(out[1]))
+        for pl, name in self._named("postFilter"):
+            out = _pair(name, "PostFilter", self._call(name, "PostFilter", pl.post_filter, state, pod, node_to_status),
+                        lambda r: r is None or isinstance(r, PostFilterResult),
+                        "a (PostFilterResult | None, Status | None) pair")
+            r, st = (None, out) if isinstance(out, Status) else out
             if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:
-                st.plugin = pl.name()
+                st.plugin = name
                 return r, st
             if not st.is_rejected():
-                return None, Status(Code.Error, st.message(), plugin=pl.name(), err=st.err)
+                return None, Status(Code.Error, st.message(), plugin=name, err=st.err)
             reasons.extend(st.reasons)
-            rejector = rejector or pl.name()
+            rejector = rejector or name
             if r is not None and r.mode != "Noop":
                 result = r
         return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
@@ -469,13 +664,13 @@ class Framework:
     # --- PreScore / Score ------------------------------------------------------------------
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
-        for pl in self.points["preScore"]:
-            st = _as_status(_guard(pl, "PreScore", lambda pl=pl: pl.pre_score(state, pod, nodes)))
+        for pl, name in self._named("preScore"):
+            st = _status_of(name, "PreScore", self._call(name, "PreScore", pl.pre_score, state, pod, nodes))
             if st.is_skip():
-                skip.add(pl.name())
+                skip.add(name)
                 continue
             if not st.is_success():
-                return Status(Code.Error, f"running PreScore plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running PreScore plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
         return Status()
 
     def run_score_plugins(self, state: CycleState, pod: Any,
@@ -486,21 +681,80 @@ class Framework:
             return [], status
         return table.node_plugin_scores(), status
 
+    def _score_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
+                        nodes: Sequence[NodeInfo]) -> np.ndarray | Status:
+        """One Score call per node: the raw scores, or the Status that ends the phase."""
+        per_node: list[int] = []
+        score = pl.score
+        for info in nodes:
+            try:
+                out = score(state, pod, info)
+            except Exception as exc:  # noqa: BLE001
+                out = _raised(name, "Score", exc)
+            if isinstance(out, Status):
+                return Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
+            checked = _pair(name, "Score", out, _is_int, "an (int, Status | None) pair")
+            if isinstance(checked, Status):
+                return Status(Code.Error, f"running Score plugins: {checked.message()}", plugin=name)
+            value, st = checked
+            if st.code != Code.Success:
+                return Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
+            per_node.append(int(value))
+        return _int_array(per_node)
+
+    def _normalize(self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None,
+                   names: list[str], values: np.ndarray) -> np.ndarray | Status:
+        """NormalizeScore through the plugin's ScoreExtensions, when it has them."""
+        n = len(names)
+        if not self._has(pl, "score_extensions"):
+            return values
+        ext = self._call(name, "ScoreExtensions", pl.score_extensions)
+        if ext is None:
+            return values
+        if isinstance(ext, Status) or not self._has(ext, "normalize_score"):
+            why = ext.message() if isinstance(ext, Status) else \
+                _wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
+            return Status(Code.Error, f"running Normalize on Score plugins: {why}", plugin=name)
+        normalized = None
+        norm_batch = getattr(ext, "normalize_score_batch", None) if batch_nodes is not None else None
+        if norm_batch is not None:
+            # optional batch NormalizeScore: the nodes and their scores (an int64 array) in,
+            # the normalized scores out; if it raises, normalize_score reports it
+            try:
+                normalized = np.asarray(norm_batch(state, pod, batch_nodes, values.copy()), np.int64)
+                if normalized.shape != (n,):
+                    normalized = None
+            except Exception:  # noqa: BLE001
+                log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
+                normalized = None
+        if normalized is None:
+            scores = [NodeScore(nm, v) for nm, v in zip(names, values.tolist())]
+            st = _status_of(name, "NormalizeScore", self._call(name, "NormalizeScore", ext.normalize_score,
+                                                               state, pod, scores))
+            if st.is_success() and (len(scores) != n or not all(isinstance(ns, NodeScore) and _is_int(ns.score)
+                                                                 for ns in scores)):
+                st = Status(Code.Error, f"plugin \"{name}\" left scores that are not one integer NodeScore per node "
+                                        "in NormalizeScore", plugin=name)
+            if not st.is_success():
+                return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
+                                          f"{st.message()}", plugin=name)
+            normalized = _int_array([ns.score for ns in scores])
+        return normalized
+
     def run_score_plugins_table(self, state: CycleState, pod: Any,
                                 nodes: Sequence[NodeInfo]) -> tuple["ScoreTable | None", Status]:
         """run_score_plugins as columns (one list of scores per plugin): no object per node and
         plugin, which is what makes scoring thousands of nodes cheap. ``score_batch`` is used
         when a plugin has it (and ``use_batch`` is on), else one ``score`` call per node."""
         skip = state.skip_score_plugins
-        plugins = [pl for pl in self.points["score"] if pl.name() not in skip]
+        plugins = [(pl, name) for pl, name in self._named("score") if name not in skip]
         columns = columns_of(self.snapshot) if self.use_batch else None
         batch_nodes = NodeBatch(nodes, columns) if columns is not None else None
         rows = batch_nodes.rows if batch_nodes is not None and plugins else None
         table = ScoreTable(columns.names_of(rows) if rows is not None else [n.name for n in nodes])
         n = len(nodes)
         totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
-        for pl in plugins:
-            name = pl.name()
+        for pl, name in plugins:
             values: Any = None
             batch_fn = getattr(pl, "score_batch", None) if batch_nodes is not None else None
             if batch_fn is not None:
@@ -513,42 +767,12 @@ class Framework:
                     log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
                     values = None
             if values is None:
-                per_node: list[int] = []
-                score = pl.score
-                for info in nodes:
-                    try:
-                        out = score(state, pod, info)
-                    except Exception as exc:  # noqa: BLE001
-                        out = _guard(pl, "Score", partial(_reraise, exc))
-                    if isinstance(out, Status):
-                        return None, Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
-                    value, st = out
-                    if st is not None and st.code != Code.Success:
-                        return None, Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
-                    per_node.append(int(value))
-                values = _int_array(per_node)
-            ext = pl.score_extensions()
-            if ext is not None:
-                normalized = None
-                norm_batch = getattr(ext, "normalize_score_batch", None) if batch_nodes is not None else None
-                if norm_batch is not None:
-                    # optional batch NormalizeScore: the nodes and their scores (an int64 array)
-                    # in, the normalized scores out; if it raises, normalize_score reports it
-                    try:
-                        normalized = np.asarray(norm_batch(state, pod, batch_nodes, values.copy()), np.int64)
-                        if normalized.shape != (n,):
-                            normalized = None
-                    except Exception:  # noqa: BLE001
-                        log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
-                        normalized = None
-                if normalized is None:
-                    scores = [NodeScore(nm, v) for nm, v in zip(table.names, values.tolist())]
-                    st = _as_status(_guard(pl, "NormalizeScore", lambda ext=ext: ext.normalize_score(state, pod, scores)))
-                    if not st.is_success():
-                        return None, Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
-                                            f"{st.message()}", plugin=name)
-                    normalized = _int_array([ns.score for ns in scores])
-                values = normalized
+                values = self._score_per_node(pl, name, state, pod, nodes)
+                if isinstance(values, Status):
+                    return None, values
+            values = self._normalize(pl, name, state, pod, batch_nodes, table.names, values)
+            if isinstance(values, Status):
+                return None, values
             weight = self.score_weights[name]
             if n and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE):
                 bad = next(v for v in values.tolist() if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
@@ -565,37 +789,40 @@ class Framework:
 
     # --- Reserve / Permit ------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
-        for pl in self.points["reserve"]:
-            st = _as_status(_guard(pl, "Reserve", lambda pl=pl: pl.reserve(state, pod, node_name)))
+        for pl, name in self._named("reserve"):
+            st = _status_of(name, "Reserve", self._call(name, "Reserve", pl.reserve, state, pod, node_name))
             if not st.is_success():
-                st.plugin = pl.name()
+                st.plugin = name
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running Reserve plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running Reserve plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
         return Status()
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
         """Every Unreserve runs, in reverse order; their failures are only logged."""
-        for pl in reversed(self.points["reserve"]):
-            _guard(pl, "Unreserve", lambda pl=pl: pl.unreserve(state, pod, node_name))
+        for pl, name in reversed(self._named("reserve")):
+            if self._has(pl, "unreserve"):
+                self._call(name, "Unreserve", pl.unreserve, state, pod, node_name)
 
     def run_permit_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
         waits: dict[str, float] = {}
-        for pl in self.points["permit"]:
-            out = _guard(pl, "Permit", lambda pl=pl: pl.permit(state, pod, node_name))
-            st, timeout = (out, 0.0) if isinstance(out, Status) else (_as_status(out[0]), float(out[1] or 0))
+        messages: list[str] = []
+        for pl, name in self._named("permit"):
+            st, timeout = _permit_result(name, self._call(name, "Permit", pl.permit, state, pod, node_name))
             if st.is_success():
                 continue
-            st.plugin = pl.name()
+            st.plugin = name
             if st.is_rejected():
                 return st
             if st.is_wait():
-                waits[pl.name()] = min(timeout, MAX_PERMIT_TIMEOUT_SECONDS)
+                waits[name] = min(timeout, MAX_PERMIT_TIMEOUT_SECONDS)
+                messages.append(st.message())
                 continue
-            return Status(Code.Error, f"running Permit plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
+            return Status(Code.Error, f"running Permit plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
         if waits:
-            now = self.context.clock.now() if self.context is not None else 0.0
-            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()}, waits)
+            now = self.services.clock.now()
+            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()}, waits,
+                                                    messages=messages)
             return Status(Code.Wait, f"one or more plugins asked to wait and no plugin rejected pod \"{pod.name}\"")
         return Status()
 
@@ -616,45 +843,115 @@ class Framework:
     def run_pre_bind_pre_flights(self, state: CycleState, pod: Any, node_name: str) -> Status:
         """Success if any plugin has work, Skip if none has (skipped ones' PreBind won't run)."""
         any_success = False
-        for pl in self.points["preBind"]:
-            fn = getattr(pl, "pre_bind_pre_flight", None)
-            st = _as_status(_guard(pl, "PreBindPreFlight", lambda fn=fn: fn(state, pod, node_name))) if fn else Status()
+        for pl, name in self._named("preBind"):
+            if self._has(pl, "pre_bind_pre_flight"):
+                st = _status_of(name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl.pre_bind_pre_flight,
+                                                                     state, pod, node_name))
+            else:
+                st = Status()
             if st.is_skip():
-                state.skip_pre_bind_plugins.add(pl.name())
+                state.skip_pre_bind_plugins.add(name)
             elif st.is_success():
                 any_success = True
             else:
-                return Status(Code.Error, f"running PreBindPreFlight \"{pl.name()}\": {st.message()}", plugin=pl.name())
+                return Status(Code.Error, f"running PreBindPreFlight \"{name}\": {st.message()}", plugin=name)
         return Status() if any_success else Status(Code.Skip)
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
-        for pl in self.points["preBind"]:
-            if pl.name() in state.skip_pre_bind_plugins:
+        for pl, name in self._named("preBind"):
+            if name in state.skip_pre_bind_plugins:
                 continue
-            st = _as_status(_guard(pl, "PreBind", lambda pl=pl: pl.pre_bind(state, pod, node_name)))
+            st = _status_of(name, "PreBind", self._call(name, "PreBind", pl.pre_bind, state, pod, node_name))
             if not st.is_success():
-                st.plugin = pl.name()
+                st.plugin = name
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running PreBind plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running PreBind plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
         return Status()
 
     def run_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
         if not self.points["bind"]:
             return Status(Code.Skip)
         st = Status(Code.Skip)
-        for pl in self.points["bind"]:
-            st = _as_status(_guard(pl, "Bind", lambda pl=pl: pl.bind(state, pod, node_name)))
+        for pl, name in self._named("bind"):
+            st = _status_of(name, "Bind", self._call(name, "Bind", pl.bind, state, pod, node_name))
             if st.is_skip():
                 continue
             if not st.is_success():
-                st.plugin = pl.name()
+                st.plugin = name
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running Bind plugin \"{pl.name()}\": {st.message()}", plugin=pl.name(), err=st.err)
+                return Status(Code.Error, f"running Bind plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
             return st
         return st
 
     def run_post_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> None:
-        for pl in self.points["postBind"]:
-            _guard(pl, "PostBind", lambda pl=pl: pl.post_bind(state, pod, node_name))
+        for pl, name in self._named("postBind"):
+            self._call(name, "PostBind", pl.post_bind, state, pod, node_name)
+
+    # --- pod-group placement points --------------------------------------------------------
+    def run_placement_generate_plugins(self, group: Any, placements: list[Placement]) -> tuple[list[Placement], Status]:
+        """RunPlacementGeneratePlugins: each plugin refines every placement of the previous one."""
+        for pl, name in self._named("placementGenerate"):
+            out: list[Placement] = []
+            for parent in placements:
+                got = self._call(name, "PlacementGenerate", pl.placement_generate, group, parent)
+                if isinstance(got, list):
+                    got = (got, None)
+                checked = _pair(name, "PlacementGenerate", got,
+                                lambda r: r is None or (isinstance(r, list) and all(isinstance(p, Placement) for p in r)),
+                                "a list of Placement (or a (list, Status | None) pair)")
+                if isinstance(checked, Status):
+                    res, st = None, checked
+                else:
+                    res, st = checked
+                if not st.is_success():
+                    return [], Status(Code.Error, f"running PlacementGenerate plugin \"{name}\": {st.message()}",
+                                      plugin=name)
+                out.extend(res or [])
+            placements = out
+        return placements, Status()
+
+    def run_placement_score_plugins(self, group: Any,
+                                    assignments: list[PodGroupAssignment]) -> tuple[list[int], Status]:
+        """RunPlacementScorePlugins: each plugin's scores (normalized where it normalizes) times
+        its placementScore weight, summed per placement."""
+        totals = [0] * len(assignments)
+        for pl, name in self._named("placementScore"):
+            scores = []
+            for a in assignments:
+                got = self._call(name, "PlacementScore", pl.placement_score, group, a)
+                if _is_int(got):
+                    got = (got, None)
+                checked = _pair(name, "PlacementScore", got, _is_int, "an int (or an (int, Status | None) pair)")
+                if isinstance(checked, Status) or not checked[1].is_success():
+                    st = checked if isinstance(checked, Status) else checked[1]
+                    return [], Status(Code.Error, f"running PlacementScore plugin \"{name}\": {st.message()}",
+                                      plugin=name)
+                scores.append(PlacementScore(a.placement, int(checked[0])))
+            if self._has(pl, "normalize_placement_score"):
+                st = _status_of(name, "NormalizePlacementScore",
+                                self._call(name, "NormalizePlacementScore", pl.normalize_placement_score, group, scores))
+                if st.is_success() and not all(isinstance(s, PlacementScore) and _is_int(s.score) for s in scores):
+                    st = Status(Code.Error, f"plugin \"{name}\" left scores that are not integers", plugin=name)
+                if not st.is_success():
+                    return [], Status(Code.Error, f"running NormalizePlacementScore plugin \"{name}\": "
+                                                  f"{st.message()}", plugin=name)
+            w = int(self.placement_score_weights.get(name) or 1)
+            for i, s in enumerate(scores):
+                totals[i] += int(s.score) * w
+        return totals, Status()
+
+    def run_placement_feasible_plugins(self, group: Any, scheduled: int, remaining: int) -> Status:
+        """RunPlacementFeasiblePlugins (1.37): the first non-success status; without such a
+        plugin the group is feasible."""
+        for pl, name in self._named("placementFeasible"):
+            st = _status_of(name, "PlacementFeasible",
+                            self._call(name, "PlacementFeasible", pl.placement_feasible, group, scheduled, remaining))
+            if not st.is_success():
+                st.plugin = st.plugin or name
+                return st
+        return Status()
+
+
+__all__ = ["Framework", "FrameworkError"]

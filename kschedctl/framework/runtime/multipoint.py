@@ -8,24 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.config.types import PLUGIN_SET_FIELDS, Plugin, PluginSet
-from kschedctl.framework.interface import implements
+from kschedctl.config.types import Plugin, PluginSet
+from kschedctl.framework.extension_points import CONFIG_FIELDS, implements, label
 from kschedctl.framework.runtime.registry import Registry
 
 
 class FrameworkError(ValueError):
     """The profile cannot be built (framework.go NewFramework errors)."""
 
-
-# The config field of each extension point, and its name in upstream's messages.
-POINT_LABELS = {
-    "preEnqueue": "PreEnqueuePlugin", "queueSort": "QueueSortPlugin", "preFilter": "PreFilterPlugin",
-    "filter": "FilterPlugin", "postFilter": "PostFilterPlugin", "preScore": "PreScorePlugin",
-    "score": "ScorePlugin", "reserve": "ReservePlugin", "permit": "PermitPlugin", "preBind": "PreBindPlugin",
-    "bind": "BindPlugin", "postBind": "PostBindPlugin",
-    "placementGenerate": "PlacementGeneratePlugin", "placementScore": "PlacementScorePlugin",
-}
-RUNTIME_POINTS = tuple(p for p in PLUGIN_SET_FIELDS)
 
 
 def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugin]]:
@@ -37,7 +27,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
     """
     out: dict[str, list[Plugin]] = {}
     mp: PluginSet = plugins.multi_point
-    for point in RUNTIME_POINTS:
+    for point in CONFIG_FIELDS:
         specific: PluginSet = plugins.get(point)
         disabled = {p.name for p in specific.disabled}
         if "*" in disabled:
@@ -50,7 +40,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
         for p in mp.enabled:
             spec = registry.get(p.name)
             if spec is None:
-                raise FrameworkError(f"{POINT_LABELS.get(point, point)} \"{p.name}\" does not exist")
+                raise FrameworkError(f"{label(point)} \"{p.name}\" does not exist")
             if not implements(spec.plugin_class, point):
                 continue
             if p.name in disabled:
@@ -58,7 +48,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
             if p.name in specific_names:
                 continue  # override: the specific entry wins, placed below
             if p.name in seen_mp:
-                raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{POINT_LABELS.get(point, point)}\"")
+                raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{label(point)}\"")
             seen_mp.add(p.name)
             from_mp.append(p)
         mp_names = {p.name for p in mp.enabled}

@@ -53,6 +53,7 @@ def build_registry() -> LoadedRegistry:
         module = impl.plugin
         if impl.plugin_name == INTREE:  # kschedctl's own plugins: a failure is a bug, never skipped
             for spec in impl.function():
+                spec.trusted = True
                 registry.register(spec)
             continue
         try:
@@ -61,6 +62,7 @@ def build_registry() -> LoadedRegistry:
             errors.append(f"plugin package {impl.plugin_name!r} failed to register its plugins: {type(exc).__name__}: {exc}")
             continue
         for spec in specs:
+            spec.trusted = False
             if module in packages and spec.source == "in-tree":
                 spec.source, spec.version = packages[module]
             try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from kschedctl.framework.interface import extension_points_of
+from kschedctl.framework.extension_points import extension_points_of
 
 ArgsDefaulter = Callable[[dict | None, Any], dict | None]  # (args given or None, KubeVersion) -> defaulted args
 ArgsValidator = Callable[[dict, Any], list[tuple[str, str]]]  # (args, KubeVersion) -> [(field path, message)]
@@ -28,6 +28,9 @@ class PluginSpec:
     source: str = "in-tree"  # distribution name of the package that provides it
     version: str = ""
     extension_points: list[str] = field(default_factory=list)
+    # kschedctl's own plugins (registered by kschedctl.plugins.intree) are called directly;
+    # every other plugin runs sandboxed (framework/runtime/sandbox.py). Set by the registry.
+    trusted: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.extension_points:

@@ -21,6 +21,13 @@ class WaitingPod:
     pending_plugins: dict[str, float] = field(default_factory=dict)  # plugin -> deadline
     timeouts: dict[str, float] = field(default_factory=dict)  # plugin -> timeout asked for (seconds)
     result: Status | None = None
+    messages: list[str] = field(default_factory=list)  # the waiting plugins' own Wait messages
+
+    def get_pod(self) -> Any:
+        return self.pod
+
+    def get_pending_plugins(self) -> list[str]:
+        return list(self.pending_plugins)
 
     def allow(self, plugin: str) -> None:
         self.pending_plugins.pop(plugin, None)

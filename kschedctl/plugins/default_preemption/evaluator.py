@@ -314,8 +314,7 @@ class Evaluator:
         only records). Victims already terminating get no second delete upstream; here they are
         passed too, which models their graceful termination finishing.
         """
-        context = getattr(self.handle, "context", None)
-        client = getattr(context, "client", None)
+        client = self.handle.client
         if client is None:
             return Status()
         try:

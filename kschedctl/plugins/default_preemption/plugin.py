@@ -169,8 +169,7 @@ class DefaultPreemption:
         return NAME
 
     def _rand_int31n(self, n: int) -> int:
-        rng = getattr(self.handle, "rng", None)
-        return rng.randrange(n) if rng is not None and n > 0 else 0
+        return self.handle.rng.randrange(n) if n > 0 else 0
 
     # --- PostFilter ------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod,
@@ -348,7 +347,7 @@ class DefaultPreemption:
         """The summed requests and count of the nominated pods the Filter's first pass would add
         to this node (runtime._add_nominated_pods: priority >= the pod's, not the pod itself);
         None when that pass would not run. They stay fixed for the whole dry run."""
-        nominator = getattr(self.handle, "nominator", None)
+        nominator = self.handle.nominator
         if nominator is None or node_info.node is None:
             return None
         infos = nominator.nominated_pods_for_node(node_info.name)
@@ -382,20 +381,17 @@ class DefaultPreemption:
             return _DryRunPlan(True, None)
         if cached is not None and cached[0] is pod and cached[1] is fh and cached[2] == skip:
             return cached[3]
-        has_ext = getattr(fh, "has_pre_filter_extensions", None)
-        extensions = True if has_ext is None else bool(has_ext(state))
+        extensions = fh.has_pre_filter_extensions(state)
         fit = None
-        points = getattr(fh, "points", None)
-        instances = getattr(fh, "instances", None)
-        if isinstance(points, dict) and isinstance(instances, dict) and names.NodeResourcesFit not in skip:
-            candidate = instances.get(names.NodeResourcesFit)
+        filters = fh.plugins("filter")
+        if names.NodeResourcesFit not in skip:
             # the in-tree class only: its Filter reads nothing of a node but allocatable,
             # requested and the pod count, which _WithNominated relies on
-            if type(candidate) is NodeResourcesFit and any(pl is candidate for pl in points.get("filter", ())):
-                fit = candidate
+            fit = next((pl for name, pl in filters if name == names.NodeResourcesFit and type(pl) is NodeResourcesFit),
+                       None)
         fit_only = False
         if fit is not None and not extensions:
-            active = [pl for pl in points.get("filter", ()) if pl.name() not in skip]
+            active = [pl for name, pl in filters if name not in skip]
             fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS for pl in active)
         plan = _DryRunPlan(extensions, fit, fit_only)
         self._plan_cache = (pod, fh, set(skip), plan)

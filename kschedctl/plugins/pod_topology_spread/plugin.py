@@ -65,7 +65,7 @@ class PodTopologySpread:
         """The pod's own constraints of this action; the defaults only when it has none at all."""
         if pod.topology_spread_constraints:
             return filter_constraints(pod.topology_spread_constraints, pod.labels, action, self.enable_match_label_keys)
-        objects = getattr(self.handle, "objects", None)
+        objects = self.handle.objects
         return build_default_constraints(pod, self.default_constraints, objects, action, self.enable_match_label_keys)
 
     def _all_nodes(self) -> list[NodeInfo]:

@@ -81,7 +81,7 @@ class Coscheduling:
         if not name:
             return "", None
         full = f"{pod.namespace}/{name}"
-        obj = (getattr(self.handle.objects, "pod_groups", None) or {}).get((POD_GROUP_KIND, full))
+        obj = self.handle.objects.pod_groups.get((POD_GROUP_KIND, full))
         return full, (obj.raw if obj is not None else None)
 
     @staticmethod
@@ -89,11 +89,7 @@ class Coscheduling:
         return int((pg.get("spec") or {}).get("minMember") or 0)
 
     def _all_pods(self) -> list[Any]:
-        known = getattr(getattr(self.handle, "context", None), "pods_by_uid", None)
-        if known is not None:
-            return list(known.values())
-        snap = self.handle.snapshot_shared_lister()
-        return [pi.pod for ni in snap.list() for pi in ni.pods]
+        return self.handle.pod_lister().list()
 
     def siblings(self, pod: Any) -> list[Any]:
         """podLister.List(ns, label=group): the group's non-terminal pods, bound or not."""

@@ -1,0 +1,63 @@
+"""Services: what the scheduler lends the frameworks of its profiles (and, through each
+profile's Handle, their plugins).
+
+The Scheduler fills one Services for the run (kschedctl/scheduler/scheduler.py); config
+validation, ``explain`` tooling and tests use ``Services.minimal`` (no scheduler: nothing is
+nominated, no client, the pods are the snapshot's).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+
+if TYPE_CHECKING:
+    from kschedctl.api.types import Pod
+    from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.framework.handle import Client, Clock, PodLister, PodNominator
+    from kschedctl.versions import KubeVersion
+
+
+class FixedClock:
+    """A clock that only moves when told to (no scheduler: validation, tests)."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.t = now
+
+    def now(self) -> float:
+        return self.t
+
+
+@dataclass
+class Services:
+    objects: "ClusterObjects"
+    version: "KubeVersion"
+    rng: random.Random
+    clock: "Clock"
+    nominator: "PodNominator | None" = None
+    client: "Client | None" = None
+    pods: "PodLister | None" = None  # None: the pods bound in the snapshot
+    assumed_pod: "Callable[[str], Pod | None] | None" = None  # uid -> its assumed copy in the cache
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT  # per sandboxed plugin call, seconds
+    warnings: list[str] = field(default_factory=list)  # said once each, on stderr by the CLI
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    @classmethod
+    def minimal(cls, version: "KubeVersion | None" = None, objects: "ClusterObjects | None" = None,
+                seed: int = 0, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> "Services":
+        """Services without a scheduler: config validation builds its frameworks with these."""
+        from kschedctl.cluster.objects import ClusterObjects
+        from kschedctl.versions import KubeVersion
+
+        return cls(objects if objects is not None else ClusterObjects(),
+                   version if version is not None else KubeVersion(), random.Random(seed), FixedClock(),
+                   plugin_timeout=plugin_timeout)
+
+
+__all__ = ["FixedClock", "Services"]
