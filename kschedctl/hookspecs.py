@@ -17,8 +17,9 @@ hookimpl = pluggy.HookimplMarker("kschedctl")
 def kschedctl_register_plugins() -> list:  # type: ignore[empty-body]
     """Called once when the registry is built.
 
-    Return a list of ``kschedctl.framework.runtime.registry.PluginSpec``: each names a plugin, its
-    factory ``factory(args, handle)`` returning the plugin instance, the plugin class (its
-    methods say which extension points it implements), and optionally the kind of its args,
-    a defaulting function, a validation function and a JSON Schema for the args.
+    Return a list of ``kschedctl.framework.PluginSpec``: each names a plugin, its factory
+    ``factory(args, handle)`` returning the plugin instance, the plugin class (its methods say
+    which extension points it implements), and optionally its typed args
+    (``args_type``, a ``kschedctl.framework.PluginArgs`` dataclass) and a JSON Schema for them.
+    The module holding the hook declares ``KSCHEDCTL_PLUGIN_API`` (kschedctl.framework.PLUGIN_API_VERSION).
     """

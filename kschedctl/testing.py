@@ -492,3 +492,28 @@ def cluster_objects(*objs: Any) -> Any:
         else:
             out.other.setdefault(o.kind, []).append(o)
     return out
+
+
+# --- typed plugin args ------------------------------------------------------------------------
+
+
+def args_defaults(args_type: Any, args: dict | None = None, version: Any = None) -> dict:
+    """The args a plugin gets for this pluginConfig ``args`` (decoded, v1-defaulted), as JSON."""
+    from kschedctl.framework.features import Features
+    from kschedctl.versions import KubeVersion
+
+    return args_type.from_dict(args, Features.of(version or KubeVersion())).to_dict()
+
+
+def args_errors(args_type: Any, args: dict, version: Any = None) -> list:
+    """What validation says of these args as given (no defaulting): the decoding errors, or the
+    args kind's validation errors, as (path relative to the args, message) pairs."""
+    from kschedctl.framework.args import ArgsError
+    from kschedctl.framework.features import Features
+    from kschedctl.versions import KubeVersion
+
+    try:
+        decoded = args_type.decode(args)
+    except ArgsError as exc:
+        return list(exc.errors)
+    return list(decoded.validate(Features.of(version or KubeVersion())))

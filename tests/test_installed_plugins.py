@@ -317,6 +317,8 @@ def test_package_whose_import_fails_is_reported_and_skipped(run_cli, broken_pack
 
 def test_package_whose_hook_raises_is_reported_and_skipped(run_cli, monkeypatch):
     class RaisingHooks:
+        KSCHEDCTL_PLUGIN_API = 1
+
         @hookimpl
         def kschedctl_register_plugins(self) -> list[PluginSpec]:
             raise RuntimeError("cannot read my data file")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import logging
 
+from kschedctl.api.errors import InputError
 from kschedctl.config.types import (
     PLUGIN_SET_FIELDS,
     KubeSchedulerConfiguration,
@@ -19,12 +20,18 @@ from kschedctl.config.types import (
     PluginSet,
     Profile,
 )
+from kschedctl.framework.args import ArgsError, PluginArgs
+from kschedctl.framework.features import Features
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.versions import KubeVersion
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+
+class ConfigError(InputError):
+    """An unreadable or undecodable configuration file."""
 
 
 def default_plugins(version: KubeVersion) -> Plugins:
@@ -107,19 +114,28 @@ def enabled_plugin_names(plugins: Plugins) -> list[str]:
     return list(seen)
 
 
-def set_defaults_profile(profile: Profile, version: KubeVersion, registry: Registry) -> None:
-    """Merge plugins with the defaults and give every enabled plugin with args its default args."""
+def set_defaults_profile(profile: Profile, version: KubeVersion, registry: Registry, index: int = 0,
+                         source: str = "<default>") -> None:
+    """Merge plugins with the defaults and give every enabled plugin with typed args its
+    decoded, defaulted args (pluginConfig args become instances of the plugin's args kind;
+    an args decoding error is a ConfigError naming the field)."""
     profile.plugins = merge_plugins(default_plugins(version), profile.plugins)
+    features = Features.of(version)
     given = {pc.name: pc for pc in profile.plugin_config}
     for name in enabled_plugin_names(profile.plugins):
         spec = registry.get(name)
-        if spec is None or spec.default_args is None or name in given:
+        if spec is None or spec.args_type is None or name in given:
             continue
-        profile.plugin_config.append(PluginConfig(name, spec.default_args(None, version)))
-    for pc in profile.plugin_config:
+        profile.plugin_config.append(PluginConfig(name, spec.new_args(None, features)))
+    for j, pc in enumerate(profile.plugin_config):
         spec = registry.get(pc.name)
-        if pc.name in given and spec is not None and spec.default_args is not None:
-            pc.args = spec.default_args(pc.args, version)
+        if pc.name in given and spec is not None and spec.args_type is not None and not isinstance(pc.args, PluginArgs):
+            try:
+                pc.args = spec.new_args(pc.args, features)
+            except ArgsError as exc:
+                base = f"profiles[{index}].pluginConfig[{j}].args"
+                raise ConfigError(exc.message, file=source, obj="KubeSchedulerConfiguration",
+                                  field=f"{base}.{exc.field}" if exc.field else base) from None
 
 
 def set_defaults(config: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> KubeSchedulerConfiguration:
@@ -128,8 +144,8 @@ def set_defaults(config: KubeSchedulerConfiguration, version: KubeVersion, regis
         config.profiles.append(Profile())
     if len(config.profiles) == 1 and not config.profiles[0].scheduler_name:
         config.profiles[0].scheduler_name = DEFAULT_SCHEDULER_NAME
-    for profile in config.profiles:
-        set_defaults_profile(profile, version, registry)
+    for i, profile in enumerate(config.profiles):
+        set_defaults_profile(profile, version, registry, i, config.source)
     if config.percentage_of_nodes_to_score is None:
         config.percentage_of_nodes_to_score = 0
     return config

@@ -10,8 +10,7 @@ from typing import Any
 
 import yaml
 
-from kschedctl.api.errors import InputError
-from kschedctl.config.defaults import set_defaults
+from kschedctl.config.defaults import ConfigError, set_defaults
 from kschedctl.config.types import (
     PLUGIN_SET_FIELDS,
     KubeSchedulerConfiguration,
@@ -32,10 +31,6 @@ _TOP_FIELDS = {
     "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles", "extenders", "delayCacheUntilActive",
 }
 _PROFILE_FIELDS = {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}
-
-
-class ConfigError(InputError):
-    """An unreadable or undecodable configuration file."""
 
 
 def _err(msg: str, source: str, field: str | None = None) -> ConfigError:

@@ -2,7 +2,7 @@
 
 Upstream: pkg/scheduler/apis/config/validation/validation.go (ValidateKubeSchedulerConfiguration),
 component-base/config/validation (leader election, client connection), the args validators
-(validation_pluginargs.go, reached here through each plugin's ``PluginSpec.validate_args``),
+(validation_pluginargs.go: each plugin's typed args, ``PluginArgs.validate``),
 pkg/scheduler/profile/profile.go (same queue sort for every profile) and the NewFramework
 errors of framework/runtime/framework.go (reused by building each profile's Framework).
 
@@ -25,8 +25,15 @@ from kschedctl.config.types import (
 )
 from kschedctl.framework import gosemantics as field
 from kschedctl.framework.extension_points import WEIGHTED_FIELDS
-from kschedctl.framework.gosemantics import go_quote, go_value, parse_go_duration
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import (
+    FieldError,
+    go_quote,
+    go_value,
+    parse_go_duration,
+)
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.sandbox import Sandbox, describe
 from kschedctl.versions import KubeVersion
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -149,6 +156,7 @@ def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, versio
     """validateKubeSchedulerProfile + validatePluginConfig."""
     profile = cfg.profiles[i]
     path = f"profiles[{i}]"
+    features = Features.of(version)
     out: list[Issue] = []
     if not profile.scheduler_name:
         out.append(required(f"{path}.schedulerName"))
@@ -168,13 +176,14 @@ def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, versio
             out.append(invalid(pc_path, pc.name, _removed_message(pc.name)))
             continue
         spec = registry.get(pc.name)
-        if spec is None or spec.validate_args is None or pc.args is None:
+        if spec is None or spec.args_type is None or not isinstance(pc.args, spec.args_type):
             continue
-        try:
-            problems = spec.validate_args(pc.args, version) or []
-        except Exception as exc:  # noqa: BLE001 - a third-party validator must not crash validation
-            out.append(Issue(f"{pc_path}.args", f"Internal error: validating args of {pc.name} raised "
-                                                f"{type(exc).__name__}: {exc}"))
+        try:  # a package's validator runs sandboxed: whatever it does is one issue, never a crash
+            validate = pc.args.validate
+            problems = validate(features) if spec.trusted else Sandbox(spec.name).call(validate, features)
+            problems = [FieldError(*p) for p in problems or ()]
+        except Exception as exc:  # noqa: BLE001
+            out.append(Issue(f"{pc_path}.args", f"Internal error: validating args of {pc.name} raised {describe(exc)}"))
             continue
         for field_path, message in problems:
             out.append(Issue(_normalize_args_path(f"{pc_path}.args", field_path), message))

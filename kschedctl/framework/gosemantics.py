@@ -140,24 +140,32 @@ def go_duration(seconds: float) -> str:
     return go_duration_ns(int(round(seconds * 1e9)))
 
 
-def parse_go_duration(text: Any) -> float | None:
-    """Seconds of a Go duration string (time.ParseDuration); None when it does not parse."""
-    if not isinstance(text, str) or not text:
-        return None
-    sign = -1.0 if text[0] == "-" else 1.0
-    body = text[1:] if text[0] in "+-" else text
+def parse_duration(text: str) -> float:
+    """time.ParseDuration, in seconds; raises ValueError with Go's message."""
+    sign = -1.0 if text[:1] == "-" else 1.0
+    body = text[1:] if text[:1] in ("+", "-") else text
     if body == "0":
         return 0.0
     if not body:
-        return None
+        raise ValueError(f"time: invalid duration {go_quote(text)}")
     pos, total = 0, 0.0
     while pos < len(body):
         m = _DURATION_PART.match(body, pos)
         if not m or m.group(1) in ("", "."):
-            return None
+            raise ValueError(f"time: invalid duration {go_quote(text)}")
         total += float(m.group(1)) * _NS[m.group(2)] / 1e9
         pos = m.end()
     return sign * total
+
+
+def parse_go_duration(text: Any) -> float | None:
+    """parse_duration, None when it does not parse (or is not a string)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_duration(text)
+    except ValueError:
+        return None
 
 
 # --- %q and field.Error values ------------------------------------------------------------------
@@ -280,5 +288,5 @@ __all__ = [
     "FieldError", "INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN", "aggregate", "clamp_int64", "duplicate",
     "forbidden", "go_div", "go_duration", "go_duration_ns", "go_format_float", "go_json", "go_mod", "go_quote",
     "go_round", "go_value", "int64", "int64_div", "internal", "invalid", "is_int64", "not_found", "not_supported",
-    "parse_go_duration", "required",
+    "parse_duration", "parse_go_duration", "required",
 ]

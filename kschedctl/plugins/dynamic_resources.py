@@ -15,14 +15,22 @@ UnschedulableAndUnresolvable with a message saying so, instead of guessing.
 
 from __future__ import annotations
 
-import re
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
 from kschedctl.api.types import Pod
+from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.gosemantics import go_value
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import (
+    FieldError,
+    forbidden,
+    invalid,
+    parse_duration,
+)
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -33,7 +41,7 @@ from kschedctl.framework.interface import (
     PreFilterResult,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 
@@ -62,10 +70,12 @@ class _State:
 
 
 class DynamicResources:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: DynamicResourcesArgs | dict | None, handle: Handle,
+                 features: Features | None = None) -> None:
         self.handle = handle
-        self.enabled = handle.version.feature_enabled("DynamicResourceAllocation")
-        self.args = default_args(args, handle.version)
+        features = features if features is not None else handle.features
+        self.enabled = features.dynamic_resource_allocation
+        self.args = DynamicResourcesArgs.of(args, features)
 
     def name(self) -> str:
         return NAME
@@ -187,73 +197,56 @@ class DynamicResources:
 
 # --- args (DynamicResourcesArgs) -----------------------------------------------------------
 
-_DURATION_RE = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+@dataclass(frozen=True)
+class DynamicResourcesArgs(PluginArgs):
+    """DynamicResourcesArgs (types_pluginargs.go): metav1.Durations, kept as their text."""
+
+    KIND: ClassVar[str] = "DynamicResourcesArgs"
+    filter_timeout: str | None = None
+    binding_timeout: str | None = None
+
+    def defaulted(self, features: Features | None) -> "DynamicResourcesArgs":
+        """SetDefaults_DynamicResourcesArgs: filterTimeout 10s and bindingTimeout 10m, each only
+        when its feature gates are on."""
+        features = features or Features.default()
+        ft, bt = self.filter_timeout, self.binding_timeout
+        if ft is None and features.dra_scheduler_filter_timeout:
+            ft = DEFAULT_FILTER_TIMEOUT
+        if bt is None and _binding_conditions(features):
+            bt = DEFAULT_BINDING_TIMEOUT
+        return replace(self, filter_timeout=ft, binding_timeout=bt)
+
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateDynamicResourcesArgs: setting a field whose feature is off is an error."""
+        features = features or Features.default()
+        errs: list[FieldError] = []
+        ft, bt = self.filter_timeout, self.binding_timeout
+        if features.dra_scheduler_filter_timeout:
+            if ft is not None:
+                errs += _duration_errors("filterTimeout", ft, 0.0, "must be zero or positive")
+        elif ft is not None:
+            errs.append(forbidden("filterTimeout", "DRASchedulingFilterTimeout feature gate is disabled"))
+        if _binding_conditions(features):
+            if bt is not None:
+                errs += _duration_errors("bindingTimeout", bt, 1.0, "must be at least 1 second")
+        elif bt is not None:
+            errs.append(forbidden("bindingTimeout",
+                                  "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
+        return errs
 
 
-def parse_duration(text: str) -> float:
-    """time.ParseDuration (seconds); raises ValueError."""
-    s = text.strip()
-    sign = 1.0
-    if s[:1] in "+-":
-        sign, s = (-1.0 if s[0] == "-" else 1.0), s[1:]
-    if s == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    while pos < len(s):
-        m = _DURATION_RE.match(s, pos)
-        if m is None:
-            raise ValueError(f'time: invalid duration "{text}"')
-        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
-        pos = m.end()
-    if not s:
-        raise ValueError(f'time: invalid duration "{text}"')
-    return sign * total
+def _duration_errors(path: str, text: str, minimum: float, detail: str) -> list[FieldError]:
+    try:
+        if parse_duration(text) < minimum:
+            return [invalid(path, text, detail)]
+    except ValueError as err:
+        return [invalid(path, text, str(err))]
+    return []
 
 
-def _binding_conditions(version: Any) -> bool:
-    return (version.feature_enabled("DRADeviceBindingConditions")
-            and version.feature_enabled("DRAResourceClaimDeviceStatus"))
-
-
-def default_args(args: dict | None, version: Any) -> dict:
-    """SetDefaults_DynamicResourcesArgs: filterTimeout 10s and bindingTimeout 10m, each only
-    when its feature gates are on."""
-    out = dict(args or {})
-    if out.get("filterTimeout") is None and version.feature_enabled("DRASchedulerFilterTimeout"):
-        out["filterTimeout"] = DEFAULT_FILTER_TIMEOUT
-    if out.get("bindingTimeout") is None and _binding_conditions(version):
-        out["bindingTimeout"] = DEFAULT_BINDING_TIMEOUT
-    return out
-
-
-def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
-    """ValidateDynamicResourcesArgs: setting a field whose feature is off is an error."""
-    errs: list[tuple[str, str]] = []
-    ft = args.get("filterTimeout")
-    if version.feature_enabled("DRASchedulerFilterTimeout"):
-        if ft is not None:
-            try:
-                if parse_duration(str(ft)) < 0:
-                    errs.append(("filterTimeout", f"Invalid value: {go_value(ft)}: must be zero or positive"))
-            except ValueError as err:
-                errs.append(("filterTimeout", f"Invalid value: {go_value(ft)}: {err}"))
-    elif ft is not None:
-        errs.append(("filterTimeout", "Forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
-    bt = args.get("bindingTimeout")
-    if _binding_conditions(version):
-        if bt is not None:
-            try:
-                if parse_duration(str(bt)) < 1:
-                    errs.append(("bindingTimeout", f"Invalid value: {go_value(bt)}: must be at least 1 second"))
-            except ValueError as err:
-                errs.append(("bindingTimeout", f"Invalid value: {go_value(bt)}: {err}"))
-    elif bt is not None:
-        errs.append(("bindingTimeout",
-                     "Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
-    return errs
+def _binding_conditions(features: Features) -> bool:
+    return features.dra_device_binding_conditions and features.dra_resource_claim_device_status
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, DynamicResources, DynamicResources, args_kind="DynamicResourcesArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, with_features(DynamicResources), DynamicResources, args_type=DynamicResourcesArgs)

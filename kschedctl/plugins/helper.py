@@ -7,7 +7,7 @@ same way; the integer arithmetic must match Go's (division truncates toward zero
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -52,15 +52,3 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequ
 
 
 __all__ = ["default_normalize_score", "default_normalize_score_batch"]
-
-
-def validated_args(args: dict | None, handle: Any, default_args: Callable[[dict | None, Any], dict],
-                   validate_args: Callable[[dict, Any], list[tuple[str, str]]]) -> dict:
-    """A plugin's New(args): its args defaulted for the handle's release, and refused when invalid,
-    as upstream's constructors refuse them (config validation reports the same errors earlier)."""
-    version = getattr(handle, "version", None)
-    args = default_args(args, version)
-    errors = validate_args(args, version)
-    if errors:
-        raise ValueError("; ".join(f"{path}: {msg}" for path, msg in errors))
-    return args

@@ -12,11 +12,15 @@ terms with the incoming pod's: the same outcome without rewriting the terms.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 from kschedctl.api.types import Node, Pod
+from kschedctl.framework.args import Int32, PluginArgs
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.gosemantics import go_value
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import FieldError, invalid
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -37,7 +41,6 @@ from kschedctl.framework.types import (
 )
 from kschedctl.plugins import inter_pod_affinity_counts as ipa_counts
 from kschedctl.plugins import names
-from kschedctl.plugins.helper import validated_args
 from kschedctl.plugins.row_aggregate import tracked_rows
 
 NAME = names.InterPodAffinity
@@ -164,10 +167,10 @@ def _process_terms(scores: dict[str, dict[str, int]], terms: Iterable[WeightedAf
 
 
 class InterPodAffinity:
-    def __init__(self, args: dict | None, handle: Any) -> None:
-        args = validated_args(args, handle, default_args, validate_args)
-        self.hard_pod_affinity_weight: int = int(args["hardPodAffinityWeight"])
-        self.ignore_preferred_terms_of_existing_pods: bool = bool(args["ignorePreferredTermsOfExistingPods"])
+    def __init__(self, args: InterPodAffinityArgs | dict | None, handle: Handle) -> None:
+        ipa_args = InterPodAffinityArgs.of(args, handle.features)
+        self.hard_pod_affinity_weight: int = int(ipa_args.hard_pod_affinity_weight or 0)
+        self.ignore_preferred_terms_of_existing_pods: bool = bool(ipa_args.ignore_preferred_terms_of_existing_pods)
         self.handle = handle
 
     def name(self) -> str:
@@ -505,27 +508,28 @@ def _read_pre_score_state(state: CycleState) -> tuple[PreScoreState, Status | No
 # --- args (apis/config/v1/defaults.go, validation_pluginargs.go) ---------------------------
 
 
-def default_args(args: dict | None, version: Any) -> dict:
-    """SetDefaults_InterPodAffinityArgs: hardPodAffinityWeight 1 when unset (an explicit 0 stays)."""
-    out = dict(args or {})
-    if out.get("hardPodAffinityWeight") is None:
-        out["hardPodAffinityWeight"] = DEFAULT_HARD_POD_AFFINITY_WEIGHT
-    if out.get("ignorePreferredTermsOfExistingPods") is None:
-        out["ignorePreferredTermsOfExistingPods"] = False
-    return out
+@dataclass(frozen=True)
+class InterPodAffinityArgs(PluginArgs):
+    """InterPodAffinityArgs (types_pluginargs.go)."""
 
+    KIND: ClassVar[str] = "InterPodAffinityArgs"
+    hard_pod_affinity_weight: Int32 | None = None
+    ignore_preferred_terms_of_existing_pods: bool | None = None
 
-def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
-    """ValidateInterPodAffinityArgs: hardPodAffinityWeight in [0, 100] (field.Invalid body)."""
-    w = args.get("hardPodAffinityWeight", DEFAULT_HARD_POD_AFFINITY_WEIGHT)
-    if isinstance(w, bool) or not isinstance(w, int):
-        return [("hardPodAffinityWeight", f"Invalid value: {go_value(w)}: must be an integer")]
-    if w < MIN_HARD_POD_AFFINITY_WEIGHT or w > MAX_HARD_POD_AFFINITY_WEIGHT:
-        return [("hardPodAffinityWeight",
-                 f"Invalid value: {w}: not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]
-    return []
+    def defaulted(self, features: Features | None) -> "InterPodAffinityArgs":
+        """SetDefaults_InterPodAffinityArgs: hardPodAffinityWeight 1 when unset (an explicit 0 stays)."""
+        return replace(self, hard_pod_affinity_weight=DEFAULT_HARD_POD_AFFINITY_WEIGHT
+                       if self.hard_pod_affinity_weight is None else self.hard_pod_affinity_weight,
+                       ignore_preferred_terms_of_existing_pods=bool(self.ignore_preferred_terms_of_existing_pods))
+
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateInterPodAffinityArgs: hardPodAffinityWeight in [0, 100]."""
+        w = DEFAULT_HARD_POD_AFFINITY_WEIGHT if self.hard_pod_affinity_weight is None else self.hard_pod_affinity_weight
+        if w < MIN_HARD_POD_AFFINITY_WEIGHT or w > MAX_HARD_POD_AFFINITY_WEIGHT:
+            return [invalid("hardPodAffinityWeight", w,
+                            f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]
+        return []
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, InterPodAffinity, InterPodAffinity, args_kind="InterPodAffinityArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, InterPodAffinity, InterPodAffinity, args_type=InterPodAffinityArgs)

@@ -11,7 +11,8 @@ still count. Preferred terms that do not parse make PreScore fail, as NewPreferr
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import (
@@ -23,8 +24,11 @@ from kschedctl.api.labels import (
     preferred_terms_from_list,
 )
 from kschedctl.api.types import Node, Pod
+from kschedctl.framework.args import PluginArgs, Raw
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.gosemantics import go_value
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import FieldError, go_value
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -269,44 +273,47 @@ def pod_preferred_terms(pod: Pod) -> PreferredTerms | None:
 # --- args ------------------------------------------------------------------------------------
 
 
-def default_args(args: dict | None, version: Any) -> dict:
-    """NodeAffinityArgs has no defaults: addedAffinity stays unset."""
-    return dict(args) if args else {}
+@dataclass(frozen=True)
+class NodeAffinityArgs(PluginArgs):
+    """NodeAffinityArgs (types_pluginargs.go): no defaults, addedAffinity stays unset."""
 
+    KIND: ClassVar[str] = ARGS_KIND
+    added_affinity: Raw = None  # a v1.NodeAffinity
 
-def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
-    """ValidateNodeAffinityArgs: every addedAffinity term must parse (non-lazy NewNodeSelector)."""
-    added = (args or {}).get("addedAffinity")
-    if added is None:
-        return []
-    if not isinstance(added, dict):
-        return [("addedAffinity", "expected an object")]
-    errs: list[tuple[str, str]] = []
-    base = "addedAffinity"
-    try:
-        required = node_selector_from_dict(added.get(_REQ), f"{base}.{_REQ}")
-        preferred = preferred_terms_from_list(added.get(_PREF), f"{base}.{_PREF}")
-    except ObjectError as exc:
-        return [(base, str(exc))]
-    if required is not None:
-        for i, term in enumerate(required.terms):
-            errs += term_errors(term, f"{base}.{_REQ}.nodeSelectorTerms[{i}]")
-    for i, t in enumerate(preferred):
-        errs += term_errors(t.preference, f"{base}.{_PREF}[{i}].preference")
-    return errs
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateNodeAffinityArgs: every addedAffinity term must parse (non-lazy NewNodeSelector)."""
+        added = self.added_affinity
+        if added is None:
+            return []
+        if not isinstance(added, dict):
+            return [FieldError("addedAffinity", "expected an object")]
+        errs: list[FieldError] = []
+        base = "addedAffinity"
+        try:
+            required = node_selector_from_dict(added.get(_REQ), f"{base}.{_REQ}")
+            preferred = preferred_terms_from_list(added.get(_PREF), f"{base}.{_PREF}")
+        except ObjectError as exc:
+            return [FieldError(base, str(exc))]
+        if required is not None:
+            for i, term in enumerate(required.terms):
+                errs += [FieldError(*e) for e in term_errors(term, f"{base}.{_REQ}.nodeSelectorTerms[{i}]")]
+        for i, t in enumerate(preferred):
+            errs += [FieldError(*e) for e in term_errors(t.preference, f"{base}.{_PREF}[{i}].preference")]
+        return errs
 
 
 # --- the plugin ------------------------------------------------------------------------------
 
 
 class NodeAffinity:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: NodeAffinityArgs | dict | None, handle: Handle) -> None:
         self.handle = handle
         self.added_node_selector: LazyNodeSelector | None = None
         self.added_pref_terms: PreferredTerms | None = None
-        added = (args or {}).get("addedAffinity")
+        na_args = args if isinstance(args, NodeAffinityArgs) else NodeAffinityArgs.from_dict(args, handle.features)
+        added = na_args.added_affinity
         if added:
-            problems = validate_args(args or {}, None)
+            problems = na_args.validate(handle.features)
             if problems:
                 raise ValueError(_aggregate(problems))
             required = node_selector_from_dict(added.get(_REQ), f"addedAffinity.{_REQ}")
@@ -461,5 +468,4 @@ class _PreScoreState:
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeAffinity, NodeAffinity, args_kind=ARGS_KIND,
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, NodeAffinity, NodeAffinity, args_type=NodeAffinityArgs)

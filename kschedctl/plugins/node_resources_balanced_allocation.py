@@ -14,21 +14,24 @@ in balance the pod causes, mapped to [50, 100] with 75 meaning "no change".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar, Sequence
 
 import numpy as np
 
 from kschedctl.api.types import Pod
+from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.gosemantics import go_div, invalid
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import FieldError, duplicate, go_div, invalid
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.helper import validated_args
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
+    ResourceSpec,
     Scorer,
     allocation_columns,
     default_resource_specs,
@@ -88,13 +91,12 @@ def balanced_resource_scorer_improvement(requested: Sequence[int], allocated: Se
 
 
 class NodeResourcesBalancedAllocation:
-    def __init__(self, args: dict | None, handle: Any) -> None:
-        version = getattr(handle, "version", None)
-        args = validated_args(args, handle, default_args, validate_args)
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | dict | None, handle: Handle) -> None:
+        ba_args = NodeResourcesBalancedAllocationArgs.of(args, handle.features)
         self.handle = handle
-        improved = version is None or version.has(SCORES_IMPROVEMENT)
+        improved = handle.version.has(SCORES_IMPROVEMENT)
         scorer: Scorer = balanced_resource_scorer_improvement if improved else balanced_resource_scorer_legacy
-        self.scorer = ResourceAllocationScorer(NAME, resources_from_args(args["resources"]), scorer,
+        self.scorer = ResourceAllocationScorer(NAME, resources_from_args(ba_args.resources), scorer,
                                                use_requested=True)
 
     def name(self) -> str:
@@ -173,30 +175,31 @@ def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 
-def default_args(args: dict | None, version: Any = None) -> dict:
-    """SetDefaults_NodeResourcesBalancedAllocationArgs: cpu and memory when empty; weight 0 becomes 1."""
-    out = dict(args or {})
-    out["resources"] = default_resource_specs(out.get("resources"))
-    return out
+@dataclass(frozen=True)
+class NodeResourcesBalancedAllocationArgs(PluginArgs):
+    """NodeResourcesBalancedAllocationArgs (types_pluginargs.go)."""
 
+    KIND: ClassVar[str] = ARGS_KIND
+    resources: tuple[ResourceSpec, ...] | None = None
 
-def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
-    """ValidateNodeResourcesBalancedAllocationArgs: names unique, every weight exactly 1."""
-    errs: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for i, r in enumerate(args.get("resources") or []):
-        r = r if isinstance(r, dict) else {}
-        name = str(r.get("name", ""))
-        if name in seen:
-            errs.append((f"resources[{i}].name", f'Duplicate value: "{name}"'))
-        else:
-            seen.add(name)
-        weight = int(r.get("weight", 0) or 0)
-        if weight != 1:
-            errs.append(invalid(f"resources[{i}].weight", weight, "must be 1"))
-    return errs
+    def defaulted(self, features: Features | None) -> "NodeResourcesBalancedAllocationArgs":
+        """SetDefaults_NodeResourcesBalancedAllocationArgs: cpu and memory when empty; weight 0 becomes 1."""
+        return replace(self, resources=default_resource_specs(self.resources))
+
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateNodeResourcesBalancedAllocationArgs: names unique, every weight exactly 1."""
+        errs: list[FieldError] = []
+        seen: set[str] = set()
+        for i, r in enumerate(self.resources or ()):
+            if r.name in seen:
+                errs.append(duplicate(f"resources[{i}].name", r.name))
+            else:
+                seen.add(r.name)
+            if r.weight != 1:
+                errs.append(invalid(f"resources[{i}].weight", r.weight, "must be 1"))
+        return errs
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeResourcesBalancedAllocation, NodeResourcesBalancedAllocation, args_kind=ARGS_KIND,
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, NodeResourcesBalancedAllocation, NodeResourcesBalancedAllocation,
+                      args_type=NodeResourcesBalancedAllocationArgs)

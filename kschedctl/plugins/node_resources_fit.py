@@ -11,15 +11,18 @@ DRA-backed extended resources (DRAExtendedResource) are not modelled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar, Sequence
 
 import numpy as np
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
+from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.gosemantics import go_value, invalid
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import FieldError, invalid
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -29,22 +32,19 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.resource import Resource, compute_pod_resource_request
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.helper import validated_args
 from kschedctl.plugins.resource_allocation import (
     LEAST_ALLOCATED,
-    MOST_ALLOCATED,
-    REQUESTED_TO_CAPACITY_RATIO,
     ResourceAllocationScorer,
+    ScoringStrategy,
     allocation_columns,
     default_resource_specs,
     is_scalar_resource_name,
-    least_resource_scorer,
-    most_resource_scorer,
-    requested_to_capacity_ratio_scorer,
     resources_from_args,
+    scorer_for,
+    validate_scoring_strategy,
     weighted_score_batch,
 )
 
@@ -52,7 +52,6 @@ NAME = names.NodeResourcesFit
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ARGS_KIND = "NodeResourcesFitArgs"
-SUPPORTED_STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)  # sorted, as sets.List
 ERR_SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
 
 
@@ -120,26 +119,20 @@ def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 class NodeResourcesFit:
     """The Fit plugin: filter on free allocatable, score with the configured strategy."""
 
-    def __init__(self, args: dict | None, handle: Any) -> None:
-        version = getattr(handle, "version", None)
-        args = validated_args(args, handle, default_args, validate_args)
+    def __init__(self, args: NodeResourcesFitArgs | dict | None, handle: Handle,
+                 features: Features | None = None) -> None:
+        features = features if features is not None else handle.features
+        fit_args = NodeResourcesFitArgs.of(args, features)
         self.handle = handle
-        self.ignored_resources = frozenset(args.get("ignoredResources") or ())
-        self.ignored_resource_groups = frozenset(args.get("ignoredResourceGroups") or ())
-        strategy = args["scoringStrategy"]
-        resources = resources_from_args(strategy.get("resources"))
-        kind = strategy["type"]
-        if kind == LEAST_ALLOCATED:
-            scorer = least_resource_scorer(resources)
-        elif kind == MOST_ALLOCATED:
-            scorer = most_resource_scorer(resources)
-        else:
-            shape = [(int(p.get("utilization", 0)), int(p.get("score", 0)))
-                     for p in strategy["requestedToCapacityRatio"].get("shape") or ()]
-            scorer = requested_to_capacity_ratio_scorer(resources, shape)
-        self.scorer = ResourceAllocationScorer(kind, resources, scorer, use_requested=False)
-        self.sidecars_enabled = version is None or version.feature_enabled("SidecarContainers")
-        self.queueing_hints_enabled = version is None or version.feature_enabled("SchedulerQueueingHints")
+        self.ignored_resources = frozenset(fit_args.ignored_resources or ())
+        self.ignored_resource_groups = frozenset(fit_args.ignored_resource_groups or ())
+        strategy = fit_args.scoring_strategy
+        assert strategy is not None  # defaulted
+        resources = resources_from_args(strategy.resources)
+        self.scorer = ResourceAllocationScorer(strategy.type, resources, scorer_for(strategy, resources),
+                                               use_requested=False)
+        self.sidecars_enabled = features.sidecar_containers
+        self.queueing_hints_enabled = features.scheduler_queueing_hints
 
     def name(self) -> str:
         return NAME
@@ -307,79 +300,31 @@ def _requested_resources_increased(pod: Pod, old: Node, new: Node) -> bool:
 # --- args ----------------------------------------------------------------------------------
 
 
-def default_args(args: dict | None, version: Any = None) -> dict:
-    """SetDefaults_NodeResourcesFitArgs: LeastAllocated over cpu and memory; weight 0 becomes 1."""
-    out = dict(args or {})
-    strategy = out.get("scoringStrategy")
-    if not isinstance(strategy, dict):
-        strategy = {"type": LEAST_ALLOCATED}
-    strategy = dict(strategy)
-    strategy["resources"] = default_resource_specs(strategy.get("resources"))
-    out["scoringStrategy"] = strategy
-    return out
+@dataclass(frozen=True)
+class NodeResourcesFitArgs(PluginArgs):
+    """NodeResourcesFitArgs (types_pluginargs.go)."""
 
+    KIND: ClassVar[str] = ARGS_KIND
+    ignored_resources: tuple[str, ...] | None = None
+    ignored_resource_groups: tuple[str, ...] | None = None
+    scoring_strategy: ScoringStrategy | None = None
 
-def validate_resources(resources: object, path: str) -> list[tuple[str, str]]:
-    """validateResources: each weight in (0, 100]."""
-    errs = []
-    for i, r in enumerate(resources or []):
-        weight = int(r.get("weight", 0) or 0) if isinstance(r, dict) else 0
-        name = r.get("name", "") if isinstance(r, dict) else ""
-        if weight <= 0 or weight > 100:
-            errs.append(invalid(f"{path}[{i}].weight", weight, f"resource weight of {name} not in valid range (0, 100]"))
-    return errs
+    def defaulted(self, features: Features | None) -> "NodeResourcesFitArgs":
+        """SetDefaults_NodeResourcesFitArgs: LeastAllocated over cpu and memory; weight 0 becomes 1."""
+        strategy = self.scoring_strategy or ScoringStrategy(type=LEAST_ALLOCATED)
+        return replace(self, scoring_strategy=replace(strategy, resources=default_resource_specs(strategy.resources)))
 
-
-def validate_function_shape(shape: object, path: str) -> list[tuple[str, str]]:
-    """validateFunctionShape: at least one point, utilization increasing in [0, 100], score in [0, 10]."""
-    points = [p if isinstance(p, dict) else {} for p in (shape or [])]
-    if not points:
-        return [(path, "Required value: at least one point must be specified")]
-    errs = []
-    for i in range(1, len(points)):
-        if int(points[i - 1].get("utilization", 0)) >= int(points[i].get("utilization", 0)):
-            errs.append(invalid(f"{path}[{i}].utilization", int(points[i].get("utilization", 0)),
-                                "values must be sorted in increasing order"))
-            break
-    for i, p in enumerate(points):
-        u, s = int(p.get("utilization", 0)), int(p.get("score", 0))
-        if u < 0 or u > 100:
-            errs.append(invalid(f"{path}[{i}].utilization", u, "not in valid range [0, 100]"))
-        if s < 0 or s > 10:
-            errs.append(invalid(f"{path}[{i}].score", s, "not in valid range [0, 10]"))
-    return errs
-
-
-def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
-    """ValidateNodeResourcesFitArgs, as (field path relative to args, field.Error body)."""
-    errs: list[tuple[str, str]] = []
-    for i, res in enumerate(args.get("ignoredResources") or []):
-        errs += [invalid(f"ignoredResources[{i}]", res, m) for m in qualified_name_errors(str(res))]
-    for i, group in enumerate(args.get("ignoredResourceGroups") or []):
-        if "/" in str(group):
-            errs.append(invalid(f"ignoredResourceGroups[{i}]", group, "resource group name can't contain '/'"))
-        errs += [invalid(f"ignoredResourceGroups[{i}]", group, m) for m in qualified_name_errors(str(group))]
-    strategy = args.get("scoringStrategy")
-    if not isinstance(strategy, dict):
-        return errs + [("scoringStrategy", "Required value: ScoringStrategy field is required")]
-    kind = strategy.get("type", "")
-    if kind not in SUPPORTED_STRATEGIES:
-        errs.append(("scoringStrategy.type", f"Unsupported value: {go_value(kind)}: supported values: "
-                     + ", ".join(f'"{s}"' for s in SUPPORTED_STRATEGIES)))
-    errs += validate_resources(strategy.get("resources"), "scoringStrategy.resources")
-    rtcr = strategy.get("requestedToCapacityRatio")
-    if kind == REQUESTED_TO_CAPACITY_RATIO:
-        if not isinstance(rtcr, dict):
-            errs.append(("scoringStrategy.requestedToCapacityRatio",
-                         "Required value: must be specified when type is RequestedToCapacityRatio"))
-        else:
-            errs += validate_function_shape(rtcr.get("shape"), "scoringStrategy.requestedToCapacityRatio.shape")
-    elif rtcr is not None:
-        errs.append(("scoringStrategy.requestedToCapacityRatio",
-                     "Forbidden: must be nil when type is not RequestedToCapacityRatio"))
-    return errs
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateNodeResourcesFitArgs (field paths relative to the args)."""
+        errs: list[FieldError] = []
+        for i, res in enumerate(self.ignored_resources or ()):
+            errs += [invalid(f"ignoredResources[{i}]", res, m) for m in qualified_name_errors(res)]
+        for i, group in enumerate(self.ignored_resource_groups or ()):
+            if "/" in group:
+                errs.append(invalid(f"ignoredResourceGroups[{i}]", group, "resource group name can't contain '/'"))
+            errs += [invalid(f"ignoredResourceGroups[{i}]", group, m) for m in qualified_name_errors(group)]
+        return errs + validate_scoring_strategy(self.scoring_strategy)
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeResourcesFit, NodeResourcesFit, args_kind=ARGS_KIND,
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, with_features(NodeResourcesFit), NodeResourcesFit, args_type=NodeResourcesFitArgs)

@@ -8,60 +8,65 @@ strategy (MostAllocated over cpu and memory, weight 1 each, unless configured).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from kschedctl.backend import podgroup as pg
+from kschedctl.framework.args import PluginArgs
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import FieldError, forbidden
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.placement import PodGroupAssignment
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.plugins.resource_allocation import (
+    MOST_ALLOCATED,
     ResourceAllocationScorer,
-    least_resource_scorer,
-    most_resource_scorer,
-    requested_to_capacity_ratio_scorer,
+    ResourceSpec,
+    ScoringStrategy,
     resources_from_args,
+    scorer_for,
+    validate_scoring_strategy,
 )
 
 NAME = "PlacementBinPacking"
-DEFAULT_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 
 
-def default_args(args: dict | None, version: Any) -> dict:
-    out = dict(args or {})
-    strategy = dict(out.get("scoringStrategy") or {})
-    strategy.setdefault("type", "MostAllocated")
-    strategy.setdefault("resources", DEFAULT_RESOURCES)
-    out["scoringStrategy"] = strategy
-    return out
+@dataclass(frozen=True)
+class PlacementBinPackingArgs(PluginArgs):
+    """PlacementBinPackingArgs: the scoring strategy of the placement scorer."""
 
+    KIND: ClassVar[str] = "PlacementBinPackingArgs"
+    scoring_strategy: ScoringStrategy | None = None
 
-def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
-    """ValidatePlacementBinPackingArgs: the scoring strategy as NodeResourcesFit validates it
-    (type, resources, shape); upstream also refuses the args while TopologyAwareWorkloadScheduling
-    is off (placement_bin_packing_test.go TestPlacementBinPackingArgsValidation "Fails to validate
-    if feature is not enabled"; that message is kschedctl's wording)."""
-    from kschedctl.plugins.node_resources_fit import validate_args as validate_fit_args
+    def defaulted(self, features: Features | None) -> "PlacementBinPackingArgs":
+        """MostAllocated over cpu and memory (weight 1 each) for what is unset."""
+        strategy = self.scoring_strategy or ScoringStrategy()
+        return replace(self, scoring_strategy=replace(
+            strategy, type=strategy.type or MOST_ALLOCATED,
+            resources=DEFAULT_RESOURCES if strategy.resources is None else strategy.resources))
 
-    errs = validate_fit_args({"scoringStrategy": args.get("scoringStrategy")}, version)
-    if version is not None and not version.feature_enabled("TopologyAwareWorkloadScheduling"):
-        errs.append(("", "Forbidden: PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate"))
-    return errs
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidatePlacementBinPackingArgs: the scoring strategy as NodeResourcesFit validates it
+        (type, resources, shape); upstream also refuses the args while TopologyAwareWorkloadScheduling
+        is off (placement_bin_packing_test.go TestPlacementBinPackingArgsValidation "Fails to validate
+        if feature is not enabled"; that message is kschedctl's wording)."""
+        features = features or Features.default()
+        errs = validate_scoring_strategy(self.scoring_strategy)
+        if not features.topology_aware_workload_scheduling:
+            errs.append(forbidden("", "PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate"))
+        return errs
 
 
 class PlacementBinPacking:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: PlacementBinPackingArgs | dict | None, handle: Handle) -> None:
         self.handle = handle
-        strategy = default_args(args, None)["scoringStrategy"]
-        resources = resources_from_args(strategy.get("resources"))
-        kind = strategy.get("type")
-        if kind == "LeastAllocated":
-            scorer = least_resource_scorer(resources)
-        elif kind == "RequestedToCapacityRatio":
-            shape = [(int(p.get("utilization", 0)), int(p.get("score", 0)))
-                     for p in (strategy.get("requestedToCapacityRatio") or {}).get("shape") or ()]
-            scorer = requested_to_capacity_ratio_scorer(resources, shape)
-        else:
-            scorer = most_resource_scorer(resources)
-        self.allocation = ResourceAllocationScorer(NAME, resources, scorer)
+        pbp_args = args if isinstance(args, PlacementBinPackingArgs) else \
+            PlacementBinPackingArgs.from_dict(args, handle.features)
+        strategy = pbp_args.scoring_strategy
+        assert strategy is not None  # defaulted
+        resources = resources_from_args(strategy.resources)
+        self.allocation = ResourceAllocationScorer(NAME, resources, scorer_for(strategy, resources))
 
     def name(self) -> str:
         return NAME
@@ -89,5 +94,4 @@ class PlacementBinPacking:
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, PlacementBinPacking, PlacementBinPacking, args_kind="PlacementBinPackingArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, PlacementBinPacking, PlacementBinPacking, args_type=PlacementBinPackingArgs)

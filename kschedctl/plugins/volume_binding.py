@@ -20,14 +20,22 @@ k8s.io/component-helpers/storage/volume (FindMatchingVolume, CheckNodeAffinity).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Sequence
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.types import GenericObject, Node, Pod
+from kschedctl.framework.args import Int64, PluginArgs
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.gosemantics import go_div, go_round, go_value
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import (
+    FieldError,
+    go_div,
+    go_round,
+    invalid,
+)
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_NODE_SCORE,
@@ -37,9 +45,13 @@ from kschedctl.framework.interface import (
     PreFilterResult,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
+from kschedctl.plugins.resource_allocation import (
+    UtilizationShapePoint,
+    validate_function_shape,
+)
 from kschedctl.plugins.volume_util import (
     ANN_SELECTED_NODE,
     CLAIM_LOST,
@@ -119,11 +131,10 @@ def broken_linear(shape: list[tuple[int, int]], p: int) -> int:
     return shape[-1][1]
 
 
-def build_scorer(shape_args: list[dict]):
+def build_scorer(shape_args: Sequence[UtilizationShapePoint]):
     """buildScorerFunction: per storage class requested/capacity through the shape,
     averaged with math.Round."""
-    shape = [(int(p.get("utilization", 0)), int(p.get("score", 0)) * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
-             for p in shape_args]
+    shape = [(p.utilization, p.score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for p in shape_args]
 
     def class_score(requested: int, capacity: int) -> int:
         if capacity == 0 or requested > capacity:
@@ -143,13 +154,13 @@ def build_scorer(shape_args: list[dict]):
 
 
 class VolumeBinding:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: VolumeBindingArgs | dict | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
-        version = handle.version
-        self.args = default_args(args, version)
-        self.capacity_scoring = version.feature_enabled("StorageCapacityScoring")
-        self.vac_enabled = version.feature_enabled("VolumeAttributesClass")
-        self.scorer = build_scorer(self.args.get("shape") or []) if self.capacity_scoring else None
+        features = features if features is not None else handle.features
+        self.args = VolumeBindingArgs.of(args, features)
+        self.capacity_scoring = features.storage_capacity_scoring
+        self.vac_enabled = features.volume_attributes_class
+        self.scorer = build_scorer(self.args.shape or ()) if self.capacity_scoring else None
         # The binder's assume caches: PV name -> assumed PV dict, "ns/name" -> assumed PVC.
         self.assumed_pvs: dict[str, dict] = {}
         self.assumed_pvcs: dict[str, GenericObject] = {}
@@ -514,56 +525,40 @@ class VolumeBinding:
 
 # --- args (VolumeBindingArgs) --------------------------------------------------------------
 
-DEFAULT_SHAPE = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE}, {"utilization": 100, "score": 0}]
+DEFAULT_SHAPE = (UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE), UtilizationShapePoint(100, 0))
 
 
-def default_args(args: dict | None, version: Any) -> dict:
-    """SetDefaults_VolumeBindingArgs."""
-    out = dict(args or {})
-    if out.get("bindTimeoutSeconds") is None:
-        out["bindTimeoutSeconds"] = DEFAULT_BIND_TIMEOUT_SECONDS
-    if not out.get("shape") and version.feature_enabled("StorageCapacityScoring"):
-        out["shape"] = copy.deepcopy(DEFAULT_SHAPE)
-    return out
+@dataclass(frozen=True)
+class VolumeBindingArgs(PluginArgs):
+    """VolumeBindingArgs (types_pluginargs.go)."""
 
+    KIND: ClassVar[str] = "VolumeBindingArgs"
+    bind_timeout_seconds: Int64 | None = None
+    shape: tuple[UtilizationShapePoint, ...] | None = None
 
-def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
-    """ValidateVolumeBindingArgsWithOptions (field.Error bodies)."""
-    errs: list[tuple[str, str]] = []
-    timeout = args.get("bindTimeoutSeconds", 0)
-    if isinstance(timeout, int) and timeout < 0:
-        errs.append(("bindTimeoutSeconds",
-                     f"Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value"))
-    shape = args.get("shape")
-    if version.feature_enabled("StorageCapacityScoring"):
-        errs.extend(validate_function_shape(shape or [], "shape"))
-    elif shape is not None:
-        errs.append(("shape", f"Invalid value: {go_value(shape)}: unexpected field `shape`, remove it or turn on the "
-                              "feature gate StorageCapacityScoring"))
-    return errs
+    def defaulted(self, features: Features | None) -> "VolumeBindingArgs":
+        """SetDefaults_VolumeBindingArgs: 600 s; the default shape with StorageCapacityScoring."""
+        features = features or Features.default()
+        timeout = DEFAULT_BIND_TIMEOUT_SECONDS if self.bind_timeout_seconds is None else self.bind_timeout_seconds
+        shape = self.shape
+        if not shape and features.storage_capacity_scoring:
+            shape = DEFAULT_SHAPE
+        return replace(self, bind_timeout_seconds=timeout, shape=shape)
 
-
-def validate_function_shape(shape: list[dict], path: str) -> list[tuple[str, str]]:
-    """validateFunctionShape: non-empty, utilization strictly increasing in [0, 100],
-    score in [0, 10]."""
-    if not shape:
-        return [(path, "Required value: at least one point must be specified")]
-    errs = []
-    for i in range(1, len(shape)):
-        if int(shape[i - 1].get("utilization", 0)) >= int(shape[i].get("utilization", 0)):
-            errs.append((f"{path}[{i}].utilization",
-                         f"Invalid value: {shape[i].get('utilization', 0)}: values must be sorted in increasing order"))
-            break
-    for i, point in enumerate(shape):
-        util, score = int(point.get("utilization", 0)), int(point.get("score", 0))
-        if not 0 <= util <= 100:
-            errs.append((f"{path}[{i}].utilization", f"Invalid value: {util}: not in valid range [0, 100]"))
-        if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
-            errs.append((f"{path}[{i}].score",
-                         f"Invalid value: {score}: not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
-    return errs
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateVolumeBindingArgsWithOptions (field.Error bodies)."""
+        features = features or Features.default()
+        errs: list[FieldError] = []
+        timeout = self.bind_timeout_seconds or 0
+        if timeout < 0:
+            errs.append(invalid("bindTimeoutSeconds", timeout, "invalid BindTimeoutSeconds, should not be a negative value"))
+        if features.storage_capacity_scoring:
+            errs.extend(validate_function_shape(self.shape, "shape"))
+        elif self.shape is not None:
+            errs.append(invalid("shape", self.shape, "unexpected field `shape`, remove it or turn on the feature gate "
+                                                     "StorageCapacityScoring"))
+        return errs
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, VolumeBinding, VolumeBinding, args_kind="VolumeBindingArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, with_features(VolumeBinding), VolumeBinding, args_type=VolumeBindingArgs)

@@ -45,7 +45,7 @@ def test_default_plugin_args():
     from kschedctl.framework.runtime.plugin_manager import default_registry
 
     cfg = load_config_text("", "<default>", KubeVersion(), default_registry().registry)
-    args = {pc.name: pc.args for pc in cfg.profiles[0].plugin_config}
+    args = {pc.name: pc.args.to_dict() for pc in cfg.profiles[0].plugin_config}  # typed args, as JSON
     assert args["DefaultPreemption"] == {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100}
     assert args["InterPodAffinity"]["hardPodAffinityWeight"] == 1
     assert args["NodeResourcesFit"]["scoringStrategy"]["type"] == "LeastAllocated"

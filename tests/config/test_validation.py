@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -24,6 +26,7 @@ from kschedctl.config.checker import (
 from kschedctl.config.loader import load_config_text
 from kschedctl.config.schema import ARGS_SCHEMAS, load_schema, schema_files
 from kschedctl.config.validation import validate_config
+from kschedctl.framework.args import PluginArgs, Raw
 from kschedctl.framework.runtime.registry import PluginSpec, Registry
 from kschedctl.versions import KubeVersion
 
@@ -324,7 +327,7 @@ BROKEN = [
     # kschedctl: pluginConfig for a plugin that is not registered
     ("plugin-config-for-unknown-plugin", "profiles:\n- pluginConfig:\n  - name: MyPlugin\n    args: {a: 1}\n",
      "profiles[0].pluginConfig[0].name", 'Not found: "MyPlugin": no plugin of this name is registered', 5),
-    # upstream: validation_pluginargs.go via PluginSpec.validate_args (a fake plugin, see registry below)
+    # upstream: validation_pluginargs.go via the plugin's typed args (a fake plugin, see registry below)
     ("plugin-args-rule", """\
         profiles:
           - plugins:
@@ -362,11 +365,17 @@ class FakeScore:
         return 0, None
 
 
-def fake_validate_args(args, version):
-    kind = (args.get("scoringStrategy") or {}).get("type")
-    if kind not in ("LeastAllocated", "MostAllocated"):
-        return [("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: "LeastAllocated", "MostAllocated"')]
-    return []
+@dataclass(frozen=True)
+class FakeScoreArgs(PluginArgs):
+    KIND: ClassVar[str] = "FakeScoreArgs"
+    scoring_strategy: Raw = None
+
+    def validate(self, features):
+        kind = (self.scoring_strategy or {}).get("type")
+        if kind not in ("LeastAllocated", "MostAllocated"):
+            return [("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: "LeastAllocated", '
+                                             '"MostAllocated"')]
+        return []
 
 
 @pytest.fixture(scope="module")
@@ -374,8 +383,7 @@ def extended_registry(registry):
     extended = Registry()
     extended.merge(registry)
     extended.register(PluginSpec("FancySort", FancySort, FancySort, source="fancy-sort"))
-    extended.register(PluginSpec("FakeScore", FakeScore, FakeScore, args_kind="FakeScoreArgs",
-                                 validate_args=fake_validate_args, source="fake-score",
+    extended.register(PluginSpec("FakeScore", FakeScore, FakeScore, args_type=FakeScoreArgs, source="fake-score",
                                  args_schema={"type": "object", "additionalProperties": False,
                                               "properties": {"scoringStrategy": {"type": "object"}}}))
     return extended
@@ -424,9 +432,6 @@ def test_args_for_plugin_not_enabled_is_a_warning(extended_registry, tmp_path):
 
 def test_real_node_resources_fit_args_rules(registry, tmp_path):
     # upstream: validation_pluginargs_test.go TestValidateFitArgs 'ScoringStrategy: type is unsupported'
-    spec = registry.get("NodeResourcesFit")
-    if spec is None or spec.validate_args is None:
-        pytest.skip("NodeResourcesFit has no validate_args yet")
     report = check(HEAD + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
                           "      scoringStrategy:\n        type: Invalid\n", registry, tmp_path)
     assert not report.valid

@@ -9,6 +9,8 @@ replaced by a profile with the same Filter/PreFilter plugins.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kschedctl.api.types import PodDisruptionBudget
@@ -18,12 +20,26 @@ from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeToStatus
 from kschedctl.plugins.default_preemption import (
     Candidate,
-    default_args,
+    DefaultPreemptionArgs,
     earliest_pod_start_time,
     pick_one_node_for_preemption,
-    validate_args,
 )
-from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.testing import (
+    args_defaults,
+    args_errors,
+    make_node,
+    make_pod,
+    new_framework,
+)
+
+
+def default_args(args: dict | None, version: Any = None) -> dict:
+    return args_defaults(DefaultPreemptionArgs, args, version)
+
+
+def validate_args(args: dict, version: Any = None) -> list:
+    return args_errors(DefaultPreemptionArgs, args, version)
+
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 SMALL = {"cpu": "100m", "memory": "100"}

@@ -8,9 +8,10 @@ import pytest
 from volume_fixtures import volume_framework
 
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import parse_duration
 from kschedctl.framework.interface import Code, NodeScore
 from kschedctl.plugins import dynamic_resources as dra
-from kschedctl.testing import make_node, make_pod
+from kschedctl.testing import args_defaults, args_errors, make_node, make_pod
 from kschedctl.versions import KubeVersion
 
 
@@ -91,7 +92,7 @@ def test_plugin_disabled_without_feature_gate():
 ])
 def test_default_args(version, want):
     # upstream: apis/config/v1 defaults.go SetDefaults_DynamicResourcesArgs
-    assert dra.default_args(None, KubeVersion(version)) == want
+    assert args_defaults(dra.DynamicResourcesArgs, None, KubeVersion(version)) == want
 
 
 @pytest.mark.parametrize("version, args, want", [
@@ -107,10 +108,11 @@ def test_default_args(version, want):
 def test_validate_args(version, args, want):
     # upstream: validation_pluginargs.go ValidateDynamicResourcesArgs (the bad *metav1.Duration is printed
     # as JSON: its String() quoted, as field.Error prints values that are not simple types)
-    assert dra.validate_args(args, KubeVersion(version)) == want
+    assert args_errors(dra.DynamicResourcesArgs, args, KubeVersion(version)) == want
 
 
 def test_parse_duration():
-    assert dra.parse_duration("1m30s") == 90 and dra.parse_duration("-1s") == -1 and dra.parse_duration("0") == 0
-    with pytest.raises(ValueError):
-        dra.parse_duration("10")
+    # time.ParseDuration, now in gosemantics (its own tests: tests/test_gosemantics.py)
+    assert parse_duration("1m30s") == 90 and parse_duration("-1s") == -1 and parse_duration("0") == 0
+    with pytest.raises(ValueError, match='time: invalid duration "10"'):
+        parse_duration("10")

@@ -5,6 +5,8 @@ Upstream's default namespace "" is our "default"; unnamed upstream pods get name
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from inter_pod_affinity_helpers import (
     TEAM1_SELECTOR,
@@ -30,12 +32,20 @@ from kschedctl.plugins.inter_pod_affinity import (
 )
 from kschedctl.plugins.inter_pod_affinity import (
     PRE_FILTER_STATE_KEY,
+    InterPodAffinityArgs,
     PreFilterState,
-    default_args,
     plugin_spec,
-    validate_args,
 )
-from kschedctl.testing import make_pod
+from kschedctl.testing import args_defaults, args_errors, make_pod
+
+
+def default_args(args: dict | None, version: Any = None) -> dict:
+    return args_defaults(InterPodAffinityArgs, args, version)
+
+
+def validate_args(args: dict, version: Any = None) -> list:
+    return args_errors(InterPodAffinityArgs, args, version)
+
 
 UAU = lambda reason: Status(Code.UnschedulableAndUnresolvable, reason)  # noqa: E731
 UNS = lambda reason: Status(Code.Unschedulable, reason)  # noqa: E731

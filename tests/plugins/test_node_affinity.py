@@ -14,11 +14,17 @@ from kschedctl.framework.interface import (
 )
 from kschedctl.plugins.node_affinity import (
     NodeAffinity,
-    default_args,
+    NodeAffinityArgs,
     plugin_spec,
-    validate_args,
 )
-from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
+from kschedctl.testing import (
+    args_defaults,
+    args_errors,
+    make_node,
+    make_pod,
+    new_framework,
+    only_plugins,
+)
 
 CONFIG = only_plugins("NodeAffinity")
 ERR_POD = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector")
@@ -293,13 +299,13 @@ def test_args_defaults_and_validation():
     # upstream: NodeAffinityArgs has no defaults; ValidateNodeAffinityArgs rejects terms that do not parse
     spec = plugin_spec()
     assert spec.args_kind == "NodeAffinityArgs"
-    assert default_args(None, None) == {}
-    assert validate_args({}, None) == []
-    assert validate_args(ADDED_FOO_BAR, None) == []
-    errs = validate_args({"addedAffinity": required(term([expr("foo", "In", [])]))}, None)
+    assert args_defaults(NodeAffinityArgs, None) == {}
+    assert args_errors(NodeAffinityArgs, {}) == []
+    assert args_errors(NodeAffinityArgs, ADDED_FOO_BAR) == []
+    errs = args_errors(NodeAffinityArgs, {"addedAffinity": required(term([expr("foo", "In", [])]))})
     assert errs == [("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
                      ".matchExpressions[0].values", "for 'in', 'notin' operators, values set can't be empty")]
-    errs = validate_args({"addedAffinity": required(term(fields=[expr(NAME, "In", ["a", "b"])]))}, None)
+    errs = args_errors(NodeAffinityArgs, {"addedAffinity": required(term(fields=[expr(NAME, "In", ["a", "b"])]))})
     assert errs == [("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
                      ".matchFields[0].values", "must have one element")]
 

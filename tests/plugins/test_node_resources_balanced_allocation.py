@@ -16,15 +16,29 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.plugins.node_resources_balanced_allocation import (
     NodeResourcesBalancedAllocation,
+    NodeResourcesBalancedAllocationArgs,
     balanced_resource_score,
     balanced_resource_scorer_improvement,
-    default_args,
-    validate_args,
 )
-from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
+from kschedctl.testing import (
+    args_defaults,
+    args_errors,
+    make_node,
+    make_pod,
+    new_framework,
+    only_plugins,
+)
 from kschedctl.versions import CHANGES, KubeVersion
 
 CONFIG = only_plugins("NodeResourcesBalancedAllocation")
+
+
+def default_args(args: dict | None, version: Any = None) -> dict:
+    return args_defaults(NodeResourcesBalancedAllocationArgs, args, version)
+
+
+def validate_args(args: dict, version: Any = None) -> list:
+    return args_errors(NodeResourcesBalancedAllocationArgs, args, version)
 
 GPU = "nvidia.com/gpu"
 DEFAULT_SET = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]

@@ -14,18 +14,32 @@ from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import node_resources_fit as fit
 from kschedctl.plugins.node_resources_fit import (
     NodeResourcesFit,
-    default_args,
-    validate_args,
+    NodeResourcesFitArgs,
 )
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,
     build_broken_linear_function,
     least_resource_scorer,
 )
-from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
+from kschedctl.testing import (
+    args_defaults,
+    args_errors,
+    make_node,
+    make_pod,
+    new_framework,
+    only_plugins,
+)
 from kschedctl.versions import KubeVersion
 
 CONFIG = only_plugins("NodeResourcesFit")
+
+
+def default_args(args: dict | None, version: Any = None) -> dict:
+    return args_defaults(NodeResourcesFitArgs, args, version)
+
+
+def validate_args(args: dict, version: Any = None) -> list:
+    return args_errors(NodeResourcesFitArgs, args, version)
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"

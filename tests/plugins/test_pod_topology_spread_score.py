@@ -11,7 +11,7 @@ from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import ClusterEvent, Code, NodeScore, QueueingHint
 from kschedctl.plugins.pod_topology_spread import plugin_spec
-from kschedctl.testing import make_pod
+from kschedctl.testing import args_defaults, args_errors, make_pod
 from kschedctl.versions import KubeVersion
 
 H = "kubernetes.io/hostname"
@@ -296,14 +296,14 @@ VALIDATION = [
 def test_validate_args(args, want):
     spec = plugin_spec()
     assert spec.args_kind == "PodTopologySpreadArgs"
-    assert spec.validate_args(args, KubeVersion()) == want
+    assert args_errors(spec.args_type, args, KubeVersion()) == want
 
 
 def test_default_args():
     # v1 defaults.go SetDefaults_PodTopologySpreadArgs: defaultingType System when unset
     spec = plugin_spec()
-    assert spec.default_args(None, KubeVersion()) == {"defaultingType": "System"}
-    assert spec.default_args({"defaultingType": "List"}, KubeVersion()) == {"defaultingType": "List"}
+    assert args_defaults(spec.args_type, None, KubeVersion()) == {"defaultingType": "System"}
+    assert args_defaults(spec.args_type, {"defaultingType": "List"}, KubeVersion()) == {"defaultingType": "List"}
 
 
 def test_events_to_register():

@@ -10,6 +10,8 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.plugins import volume_binding as vb
 from kschedctl.testing import (
+    args_defaults,
+    args_errors,
     cluster_objects,
     make_node,
     make_pod,
@@ -297,11 +299,13 @@ def test_broken_linear_truncates_toward_zero():
 @pytest.mark.parametrize("version, args, want", [
     pytest.param(KubeVersion(), None, {"bindTimeoutSeconds": 600}, id="defaults"),
     pytest.param(KubeVersion(), {"bindTimeoutSeconds": 300}, {"bindTimeoutSeconds": 300}, id="keeps-given"),
-    pytest.param(SCORING, None, {"bindTimeoutSeconds": 600, "shape": vb.DEFAULT_SHAPE}, id="capacity-scoring-shape"),
+    pytest.param(SCORING, None, {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 10},
+                                                                       {"utilization": 100, "score": 0}]},
+                 id="capacity-scoring-shape"),
 ])
 def test_default_args(version, args, want):
     # upstream: apis/config/v1 defaults_test.go SetDefaults_VolumeBindingArgs
-    assert vb.default_args(args, version) == want
+    assert args_defaults(vb.VolumeBindingArgs, args, version) == want
 
 
 @pytest.mark.parametrize("version, args, want_fields", [
@@ -316,7 +320,7 @@ def test_default_args(version, args, want):
 ])
 def test_validate_args(version, args, want_fields):
     # upstream: validation_pluginargs_test.go TestValidateVolumeBindingArgs
-    errs = vb.validate_args(args, version)
+    errs = args_errors(vb.VolumeBindingArgs, args, version)
     assert [f for f, _ in errs] == want_fields
     if want_fields == ["bindTimeoutSeconds"]:
         assert errs[0][1] == "Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative value"

@@ -31,6 +31,7 @@ import numpy as np
 
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.config.types import Plugin, Profile
+from kschedctl.framework.args import ArgsError
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extension_points import (
     BY_FIELD,
@@ -252,6 +253,11 @@ class Framework:
         """The plugin from its factory; anything not kschedctl's own is sandboxed. A factory
         that raises makes the profile impossible to build (NewFramework's error)."""
         sandbox = None if spec.trusted else Sandbox(spec.name, self.services.plugin_timeout)
+        if spec.args_type is not None and not isinstance(args, spec.args_type):
+            try:  # a profile built without config defaulting (tests, tools): decode and default here
+                args = spec.new_args(args, self.features)
+            except ArgsError as exc:
+                raise FrameworkError(f"plugin \"{spec.name}\": {exc}") from exc
         try:
             if sandbox is None:
                 plugin = spec.factory(args, self.handle)

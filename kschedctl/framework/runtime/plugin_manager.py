@@ -1,27 +1,54 @@
 """The one PluginManager: in-tree plugins plus every installed package of the `kschedctl` group.
 
-A package whose import fails (or whose hook raises) is reported by name and skipped; it never
-takes the CLI down.
+An installed package declares the plugin API it was written for, ``KSCHEDCTL_PLUGIN_API =
+<int>`` in its entry-point module; a package that declares none, or another version than
+this kschedctl's ``PLUGIN_API_VERSION``, is reported and skipped. A package whose import
+fails, or whose hook fails or returns anything but a list of PluginSpec, is reported by name
+and skipped too: importing and registering run in a Sandbox (any BaseException contained,
+``sys.exit()`` included; time-limited; its prints go to stderr), so a broken package never
+takes the CLI down, nor changes what ``validate`` says or exits with.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 from dataclasses import dataclass, field
+from typing import Any
 
 import pluggy
 
 from kschedctl import hookspecs
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
+from kschedctl.framework.runtime.registry import (
+    PLUGIN_API_VERSION,
+    PluginSpec,
+    Registry,
+)
+from kschedctl.framework.runtime.sandbox import (
+    DEFAULT_PLUGIN_TIMEOUT,
+    Sandbox,
+    describe,
+)
 
 ENTRY_POINT_GROUP = "kschedctl"
 INTREE = "kschedctl.plugins.intree"
+API_ATTRIBUTE = "KSCHEDCTL_PLUGIN_API"
 
 
 @dataclass
 class LoadedRegistry:
     registry: Registry
     errors: list[str] = field(default_factory=list)
+
+
+def _api_problem(module: Any) -> str | None:
+    """Why a package's declared plugin API does not fit this kschedctl (None: it fits)."""
+    declared = getattr(module, API_ATTRIBUTE, None)
+    if declared is None:
+        return (f"declares no plugin API version ({API_ATTRIBUTE} in its entry-point module); "
+                f"this kschedctl provides plugin API {PLUGIN_API_VERSION}")
+    if declared != PLUGIN_API_VERSION:
+        return f"was written for plugin API {declared!r}; this kschedctl provides plugin API {PLUGIN_API_VERSION}"
+    return None
 
 
 def get_plugin_manager() -> tuple[pluggy.PluginManager, dict[object, tuple[str, str]], list[str]]:
@@ -36,13 +63,40 @@ def get_plugin_manager() -> tuple[pluggy.PluginManager, dict[object, tuple[str, 
     for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = getattr(ep, "dist", None)
         label = f"{dist.name if dist else ep.name}"
+        sandbox = Sandbox(f"package {label}", DEFAULT_PLUGIN_TIMEOUT)
         try:
-            module = ep.load()
-            pm.register(module, name=f"{ENTRY_POINT_GROUP}:{ep.name}")
-            packages[module] = (dist.name, dist.version) if dist else (ep.name, "")
+            module = sandbox.call(ep.load)
         except Exception as exc:  # noqa: BLE001 - a broken package must not break the CLI
-            errors.append(f"plugin package {label!r} failed to load and was skipped: {type(exc).__name__}: {exc}")
+            errors.append(f"plugin package {label!r} failed to load and was skipped: {describe(exc)}")
+            continue
+        problem = _api_problem(module)
+        if problem is not None:
+            errors.append(f"plugin package {label!r} {problem}: skipped")
+            continue
+        try:
+            pm.register(module, name=f"{ENTRY_POINT_GROUP}:{ep.name}")
+        except Exception as exc:  # noqa: BLE001 - e.g. a hook with the wrong signature
+            errors.append(f"plugin package {label!r} failed to register and was skipped: {describe(exc)}")
+            continue
+        packages[module] = (dist.name, dist.version) if dist else (ep.name, "")
     return pm, packages, errors
+
+
+def _specs_of(impl: Any) -> list[PluginSpec] | str:
+    """A package's PluginSpecs from its hook, or why there are none."""
+    sandbox = Sandbox(f"package {impl.plugin_name}", DEFAULT_PLUGIN_TIMEOUT)
+    try:
+        specs = sandbox.call(impl.function)
+    except Exception as exc:  # noqa: BLE001
+        return f"failed to register its plugins: {describe(exc)}"
+    if specs is None:
+        return []
+    if not isinstance(specs, (list, tuple)):
+        return f"returned {type(specs).__name__} from kschedctl_register_plugins, expected a list of PluginSpec"
+    bad = [type(s).__name__ for s in specs if not isinstance(s, PluginSpec)]
+    if bad:
+        return f"returned {bad[0]} in its list of plugins, expected PluginSpec"
+    return list(specs)
 
 
 def build_registry() -> LoadedRegistry:
@@ -56,10 +110,9 @@ def build_registry() -> LoadedRegistry:
                 spec.trusted = True
                 registry.register(spec)
             continue
-        try:
-            specs: list[PluginSpec] = impl.function() or []
-        except Exception as exc:  # noqa: BLE001
-            errors.append(f"plugin package {impl.plugin_name!r} failed to register its plugins: {type(exc).__name__}: {exc}")
+        specs = _specs_of(impl)
+        if isinstance(specs, str):
+            errors.append(f"plugin package {impl.plugin_name!r} {specs}; skipped")
             continue
         for spec in specs:
             spec.trusted = False

@@ -2,28 +2,54 @@
 
 In-tree plugins and installed packages register the very same way: a PluginSpec with the
 plugin's name, its factory ``factory(args, handle)``, its class (so configuration can tell
-which extension points it implements without building it), and its args handling.
+which extension points it implements without building it), and its typed args.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kschedctl.framework.extension_points import extension_points_of
 
-ArgsDefaulter = Callable[[dict | None, Any], dict | None]  # (args given or None, KubeVersion) -> defaulted args
-ArgsValidator = Callable[[dict, Any], list[tuple[str, str]]]  # (args, KubeVersion) -> [(field path, message)]
+if TYPE_CHECKING:
+    from kschedctl.framework.args import PluginArgs
+    from kschedctl.framework.features import Features
+    from kschedctl.framework.handle import Handle
+
+# The plugin API this kschedctl provides. A package declares the one it was written for
+# (KSCHEDCTL_PLUGIN_API in its entry-point module); the host skips a package that differs.
+PLUGIN_API_VERSION = 1
+
+PluginFactory = Callable[[Any, "Handle"], Any]  # (args, handle) -> plugin
+PluginFactoryWithFeatures = Callable[[Any, "Handle", "Features"], Any]  # (args, handle, features) -> plugin
+
+
+def with_features(factory: PluginFactoryWithFeatures) -> PluginFactory:
+    """FactoryAdapter (runtime/registry.go): a factory that also takes the profile's Features."""
+    def adapted(args: Any, handle: "Handle") -> Any:
+        return factory(args, handle, handle.features)
+
+    adapted.__name__ = getattr(factory, "__name__", "factory")
+    adapted.__qualname__ = adapted.__name__
+    return adapted
 
 
 @dataclass
 class PluginSpec:
+    """One plugin as a package registers it.
+
+    ``factory(args, handle)`` builds the plugin; ``args`` gets an instance of ``args_type``
+    (decoded, defaulted) when the plugin has typed args, else its pluginConfig args as given
+    (a dict or None). ``plugin_class`` tells which extension points it implements (its
+    methods) without building it. ``args_schema`` (a JSON Schema) lets ``validate`` report
+    args problems with lines; without it one is generated from ``args_type``.
+    """
+
     name: str
-    factory: Callable[[dict | None, Any], Any]
+    factory: PluginFactory
     plugin_class: type
-    args_kind: str | None = None  # e.g. "NodeResourcesFitArgs"; None: the plugin takes no args
-    default_args: ArgsDefaulter | None = None
-    validate_args: ArgsValidator | None = None
+    args_type: "type[PluginArgs] | None" = None
     args_schema: dict | None = None
     source: str = "in-tree"  # distribution name of the package that provides it
     version: str = ""
@@ -35,6 +61,29 @@ class PluginSpec:
     def __post_init__(self) -> None:
         if not self.extension_points:
             self.extension_points = extension_points_of(self.plugin_class)
+
+    def new_args(self, raw: Any, features: "Features") -> "PluginArgs":
+        """Strict decoding and v1 defaulting of this plugin's pluginConfig args (None: none
+        given). A package's own code runs sandboxed: whatever it does is an ArgsError naming
+        the plugin, never a crash."""
+        from kschedctl.framework.args import ArgsError
+        from kschedctl.framework.gosemantics import FieldError
+        from kschedctl.framework.runtime.sandbox import Sandbox, describe
+
+        assert self.args_type is not None
+        if self.trusted:
+            return self.args_type.from_dict(raw, features)
+        try:
+            return Sandbox(self.name).call(self.args_type.from_dict, raw, features)
+        except ArgsError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - third-party defaulting code
+            raise ArgsError([FieldError("", f"Internal error: decoding args of {self.name}: {describe(exc)}")]) from exc
+
+    @property
+    def args_kind(self) -> str | None:
+        """The args kind, e.g. "NodeResourcesFitArgs"; None: the plugin takes no typed args."""
+        return self.args_type.KIND if self.args_type is not None else None
 
 
 class DuplicatePlugin(ValueError):

@@ -5,7 +5,7 @@ Upstream: pkg/scheduler/framework/plugins/defaultpreemption/ and pkg/scheduler/f
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.plugins.default_preemption.evaluator import (
     Candidate,
     Evaluator,
@@ -18,19 +18,17 @@ from kschedctl.plugins.default_preemption.evaluator import (
 from kschedctl.plugins.default_preemption.plugin import (
     NAME,
     DefaultPreemption,
-    default_args,
+    DefaultPreemptionArgs,
     pod_terminating_by_preemption,
-    validate_args,
 )
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, DefaultPreemption, DefaultPreemption, args_kind="DefaultPreemptionArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, with_features(DefaultPreemption), DefaultPreemption, args_type=DefaultPreemptionArgs)
 
 
 __all__ = [
-    "Candidate", "DefaultPreemption", "Evaluator", "NAME", "default_args", "earliest_pod_start_time",
+    "Candidate", "DefaultPreemption", "DefaultPreemptionArgs", "Evaluator", "NAME", "earliest_pod_start_time",
     "filter_pods_with_pdb_violation", "more_important_pod", "pick_one_node_for_preemption", "plugin_spec",
-    "pod_start_time", "pod_terminating_by_preemption", "validate_args",
+    "pod_start_time", "pod_terminating_by_preemption",
 ]

@@ -13,12 +13,15 @@ the gates that enable it are off by default in every emulated release.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, ClassVar, Sequence
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
+from kschedctl.framework.args import Int32, PluginArgs
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.gosemantics import go_value
+from kschedctl.framework.features import Features
+from kschedctl.framework.gosemantics import FieldError, invalid
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -39,7 +42,6 @@ from kschedctl.plugins.default_preemption.evaluator import (
     pod_start_time,
     sort_by_importance,
 )
-from kschedctl.plugins.helper import validated_args
 from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_name import NodeName
 from kschedctl.plugins.node_resources_fit import NodeResourcesFit
@@ -151,10 +153,13 @@ class DefaultPreemption:
     # The dry-run shortcuts of _plan (exactly equivalent; off only to test that equivalence).
     dry_run_shortcuts = True
 
-    def __init__(self, args: dict | None, handle: Any) -> None:
-        args = validated_args(args, handle, default_args, validate_args)
-        self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
-        self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
+    def __init__(self, args: DefaultPreemptionArgs | dict | None, handle: Handle,
+                 features: Features | None = None) -> None:
+        features = features if features is not None else handle.features
+        dp_args = DefaultPreemptionArgs.of(args, features)
+        self.min_candidate_nodes_percentage = int(dp_args.min_candidate_nodes_percentage or 0)
+        self.min_candidate_nodes_absolute = int(dp_args.min_candidate_nodes_absolute or 0)
+        self.async_preemption = features.scheduler_async_preemption
         self.handle = handle
         self.evaluator = Evaluator(NAME, handle, self)
         # Extension hooks, as the exported fields of upstream's plugin struct.
@@ -193,8 +198,7 @@ class DefaultPreemption:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """With async preemption: AssignedPod/Delete, whose hint always skips (upstream)."""
-        version = getattr(self.handle, "version", None)
-        if version is not None and version.feature_enabled("SchedulerAsyncPreemption"):
+        if self.async_preemption:
             return [ClusterEventWithHint(ClusterEvent("AssignedPod", "Delete"),
                                          lambda pod, old, new: QueueingHint.QueueSkip)]
         return []
@@ -411,33 +415,32 @@ def pod_terminating_by_preemption(pod: Pod) -> bool:
 # --- args (apis/config/v1/defaults.go, validation/validation_pluginargs.go) ----------------
 
 
-def default_args(args: dict | None, version: Any) -> dict:
-    """SetDefaults_DefaultPreemptionArgs: 10 % and 100 nodes when unset (explicit 0 stays)."""
-    out = dict(args or {})
-    if out.get("minCandidateNodesPercentage") is None:
-        out["minCandidateNodesPercentage"] = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE
-    if out.get("minCandidateNodesAbsolute") is None:
-        out["minCandidateNodesAbsolute"] = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE
-    return out
+@dataclass(frozen=True)
+class DefaultPreemptionArgs(PluginArgs):
+    """DefaultPreemptionArgs (types_pluginargs.go)."""
 
+    KIND: ClassVar[str] = "DefaultPreemptionArgs"
+    min_candidate_nodes_percentage: Int32 | None = None
+    min_candidate_nodes_absolute: Int32 | None = None
 
-def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
-    """ValidateDefaultPreemptionArgs: percentage in [0, 100], absolute ≥ 0, not both 0."""
-    errors: list[tuple[str, str]] = []
-    pct = args.get("minCandidateNodesPercentage", DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE)
-    absolute = args.get("minCandidateNodesAbsolute", DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE)
-    for field_name, value in (("minCandidateNodesPercentage", pct), ("minCandidateNodesAbsolute", absolute)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            errors.append((field_name, f"Invalid value: {go_value(value)}: must be an integer"))
-    if errors:
+    def defaulted(self, features: Features | None) -> "DefaultPreemptionArgs":
+        """SetDefaults_DefaultPreemptionArgs: 10 % and 100 nodes when unset (explicit 0 stays)."""
+        pct, absolute = self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute
+        return replace(self, min_candidate_nodes_percentage=DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE if pct is None else pct,
+                       min_candidate_nodes_absolute=DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE if absolute is None else absolute)
+
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateDefaultPreemptionArgs: percentage in [0, 100], absolute >= 0, not both 0."""
+        d = self.defaulted(features)
+        pct, absolute = int(d.min_candidate_nodes_percentage or 0), int(d.min_candidate_nodes_absolute or 0)
+        errors: list[FieldError] = []
+        if pct < 0 or pct > 100:
+            errors.append(invalid("minCandidateNodesPercentage", pct, "not in valid range [0, 100]"))
+        if absolute < 0:
+            errors.append(invalid("minCandidateNodesAbsolute", absolute, "not in valid range [0, inf)"))
+        if pct == 0 and absolute == 0:
+            errors.append(invalid("minCandidateNodesPercentage", 0,
+                                  "cannot be zero at the same time as minCandidateNodesAbsolute"))
+            errors.append(invalid("minCandidateNodesAbsolute", 0,
+                                  "cannot be zero at the same time as minCandidateNodesPercentage"))
         return errors
-    if pct < 0 or pct > 100:
-        errors.append(("minCandidateNodesPercentage", f"Invalid value: {pct}: not in valid range [0, 100]"))
-    if absolute < 0:
-        errors.append(("minCandidateNodesAbsolute", f"Invalid value: {absolute}: not in valid range [0, inf)"))
-    if pct == 0 and absolute == 0:
-        errors.append(("minCandidateNodesPercentage",
-                       "Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute"))
-        errors.append(("minCandidateNodesAbsolute",
-                       "Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage"))
-    return errors

@@ -7,14 +7,13 @@ args.py (PodTopologySpreadArgs), plugin.py (the plugin, events and queueing hint
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.plugins.pod_topology_spread.args import default_args, validate_args
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from kschedctl.plugins.pod_topology_spread.plugin import NAME, PodTopologySpread
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, PodTopologySpread, PodTopologySpread, args_kind="PodTopologySpreadArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, with_features(PodTopologySpread), PodTopologySpread, args_type=PodTopologySpreadArgs)
 
 
 __all__ = ["NAME", "PodTopologySpread", "plugin_spec"]

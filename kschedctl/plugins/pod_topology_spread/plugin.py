@@ -10,6 +10,8 @@ from typing import Any, Sequence
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.features import Features
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -24,9 +26,8 @@ from kschedctl.plugins import names
 from kschedctl.plugins.pod_topology_spread import filtering, scoring
 from kschedctl.plugins.pod_topology_spread.args import (
     SYSTEM_DEFAULTING,
+    PodTopologySpreadArgs,
     constraints_from_args,
-    default_args,
-    validate_args,
 )
 from kschedctl.plugins.pod_topology_spread.common import (
     DO_NOT_SCHEDULE,
@@ -43,19 +44,17 @@ NAME = names.PodTopologySpread
 
 
 class PodTopologySpread:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: PodTopologySpreadArgs | dict | None, handle: Handle,
+                 features: Features | None = None) -> None:
         self.handle = handle
-        version = getattr(handle, "version", None)
-        args = default_args(args, version)
-        errs = validate_args(args, version)
-        if errs:
-            raise ValueError("; ".join(f"{field}: {msg}" for field, msg in errs))
-        self.system_defaulted = args["defaultingType"] == SYSTEM_DEFAULTING
+        features = features if features is not None else handle.features
+        pts_args = PodTopologySpreadArgs.of(args, features)
+        self.system_defaulted = pts_args.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints = (SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted
-                                    else constraints_from_args(args.get("defaultConstraints")))
-        self.enable_match_label_keys = version is None or version.feature_enabled("MatchLabelKeysInPodTopologySpread")
-        self.enable_queueing_hints = version is None or version.feature_enabled("SchedulerQueueingHints")
-        self.exact_min_match = version is None or version.has("PodTopologySpreadExactMinMatchNum")
+                                    else constraints_from_args(pts_args.default_constraints))
+        self.enable_match_label_keys = features.match_label_keys_in_pod_topology_spread
+        self.enable_queueing_hints = features.scheduler_queueing_hints
+        self.exact_min_match = handle.version.has("PodTopologySpreadExactMinMatchNum")
 
     def name(self) -> str:
         return NAME

@@ -22,11 +22,26 @@ from __future__ import annotations
 
 import calendar
 import time as _time
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
-from kschedctl.framework.gosemantics import go_value
-from kschedctl.framework.interface import Code, PostFilterResult, Status
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework import (
+    Code,
+    CycleState,
+    Features,
+    FieldError,
+    Handle,
+    Int64,
+    NodeInfo,
+    NodeToStatus,
+    PluginArgs,
+    PluginSpec,
+    Pod,
+    PostFilterResult,
+    QueuedPodInfo,
+    Status,
+)
+from kschedctl.framework.gosemantics import invalid
 
 NAME = "Coscheduling"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
@@ -35,20 +50,28 @@ DEFAULT_PERMIT_WAITING_TIME_SECONDS = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS = 0
 
 
-def default_args(args: dict | None, version: Any) -> dict:
-    out = dict(args or {})
-    out.setdefault("permitWaitingTimeSeconds", DEFAULT_PERMIT_WAITING_TIME_SECONDS)
-    out.setdefault("podGroupBackoffSeconds", DEFAULT_POD_GROUP_BACKOFF_SECONDS)
-    return out
+@dataclass(frozen=True)
+class CoschedulingArgs(PluginArgs):
+    """CoschedulingArgs (scheduler-plugins apis/config): permitWaitingTimeSeconds, podGroupBackoffSeconds."""
 
+    KIND: ClassVar[str] = "CoschedulingArgs"
+    permit_waiting_time_seconds: Int64 | None = None
+    pod_group_backoff_seconds: Int64 | None = None
 
-def validate_args(args: dict, version: Any) -> list[tuple[str, str]]:
-    problems = []
-    for key in ("permitWaitingTimeSeconds", "podGroupBackoffSeconds"):
-        value = args.get(key)
-        if not isinstance(value, int) or value < 0:
-            problems.append((key, f"Invalid value: {go_value(value)}: must be a non-negative integer"))
-    return problems
+    def defaulted(self, features: Features | None) -> "CoschedulingArgs":
+        """SetDefaults_CoschedulingArgs: 60 s of Permit wait, no group backoff."""
+        return replace(
+            self,
+            permit_waiting_time_seconds=DEFAULT_PERMIT_WAITING_TIME_SECONDS
+            if self.permit_waiting_time_seconds is None else self.permit_waiting_time_seconds,
+            pod_group_backoff_seconds=DEFAULT_POD_GROUP_BACKOFF_SECONDS
+            if self.pod_group_backoff_seconds is None else self.pod_group_backoff_seconds)
+
+    def validate(self, features: Features | None) -> list[FieldError]:
+        return [invalid(key, value, "must be a non-negative integer")
+                for key, value in (("permitWaitingTimeSeconds", self.permit_waiting_time_seconds),
+                                   ("podGroupBackoffSeconds", self.pod_group_backoff_seconds))
+                if value is not None and value < 0]
 
 
 def _parse_time(text: Any) -> float | None:
@@ -60,23 +83,23 @@ def _parse_time(text: Any) -> float | None:
         return None
 
 
-def group_name(pod: Any) -> str:
+def group_name(pod: Pod) -> str:
     return pod.labels.get(POD_GROUP_LABEL, "")
 
 
 class Coscheduling:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: CoschedulingArgs | dict | None, handle: Handle) -> None:
         self.handle = handle
-        args = default_args(args, None)
-        self.permit_waiting_time = float(args["permitWaitingTimeSeconds"])
-        self.backoff_seconds = float(args["podGroupBackoffSeconds"])
+        cs_args = CoschedulingArgs.of(args, handle.features)
+        self.permit_waiting_time = float(cs_args.permit_waiting_time_seconds or 0)
+        self.backoff_seconds = float(cs_args.pod_group_backoff_seconds or 0)
         self.backed_off: dict[str, float] = {}  # "ns/name" -> until (virtual time)
 
     def name(self) -> str:
         return NAME
 
     # --- PodGroupManager -------------------------------------------------------------------
-    def get_pod_group(self, pod: Any) -> tuple[str, dict | None]:
+    def get_pod_group(self, pod: Pod) -> tuple[str, dict | None]:
         name = group_name(pod)
         if not name:
             return "", None
@@ -88,10 +111,10 @@ class Coscheduling:
     def min_member(pg: dict) -> int:
         return int((pg.get("spec") or {}).get("minMember") or 0)
 
-    def _all_pods(self) -> list[Any]:
+    def _all_pods(self) -> list[Pod]:
         return self.handle.pod_lister().list()
 
-    def siblings(self, pod: Any) -> list[Any]:
+    def siblings(self, pod: Pod) -> list[Pod]:
         """podLister.List(ns, label=group): the group's non-terminal pods, bound or not."""
         name = group_name(pod)
         return [p for p in self._all_pods()
@@ -107,7 +130,7 @@ class Coscheduling:
         return self.handle.clock.now()
 
     # --- QueueSort -------------------------------------------------------------------------
-    def _creation(self, qpi: Any) -> float:
+    def _creation(self, qpi: QueuedPodInfo) -> float:
         _, pg = self.get_pod_group(qpi.pod)
         if pg is not None:
             t = _parse_time((pg.get("metadata") or {}).get("creationTimestamp"))
@@ -115,7 +138,7 @@ class Coscheduling:
                 return t
         return qpi.initial_attempt_timestamp if qpi.initial_attempt_timestamp is not None else qpi.timestamp
 
-    def less(self, a: Any, b: Any) -> bool:
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         pa, pb = a.pod.effective_priority(), b.pod.effective_priority()
         if pa != pb:
             return pa > pb
@@ -125,7 +148,7 @@ class Coscheduling:
         return ta < tb
 
     # --- PreFilter -------------------------------------------------------------------------
-    def pre_filter(self, state: Any, pod: Any, nodes: Any) -> tuple[None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> tuple[None, Status | None]:
         full, pg = self.get_pod_group(pod)
         if pg is None:
             return None, None
@@ -144,7 +167,8 @@ class Coscheduling:
         return None
 
     # --- PostFilter ------------------------------------------------------------------------
-    def post_filter(self, state: Any, pod: Any, node_to_status: Any) -> tuple[PostFilterResult | None, Status]:
+    def post_filter(self, state: CycleState, pod: Pod,
+                    node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
         full, pg = self.get_pod_group(pod)
         if pg is None:
             return None, Status(Code.UnschedulableAndUnresolvable, "can not find pod group")
@@ -163,10 +187,10 @@ class Coscheduling:
                             f"PodGroup {full} gets rejected due to Pod {pod.name} is unschedulable even after PostFilter")
 
     # --- Reserve / Permit ------------------------------------------------------------------
-    def reserve(self, state: Any, pod: Any, node_name: str) -> None:
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         return None
 
-    def unreserve(self, state: Any, pod: Any, node_name: str) -> None:
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         full, pg = self.get_pod_group(pod)
         if pg is None:
             return
@@ -174,7 +198,7 @@ class Coscheduling:
             if wp.pod.namespace == pod.namespace and group_name(wp.pod) == group_name(pod):
                 wp.reject(NAME, "rejection in Unreserve")
 
-    def permit(self, state: Any, pod: Any, node_name: str) -> tuple[Status | None, float]:
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
         full, pg = self.get_pod_group(pod)
         if not full:
             return None, 0.0
@@ -191,5 +215,4 @@ class Coscheduling:
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, Coscheduling, Coscheduling, args_kind="CoschedulingArgs",
-                      default_args=default_args, validate_args=validate_args)
+    return PluginSpec(NAME, Coscheduling, Coscheduling, args_type=CoschedulingArgs)

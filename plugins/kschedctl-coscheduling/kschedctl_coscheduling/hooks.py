@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.hookspecs import hookimpl
+from kschedctl.framework import PluginSpec, hookimpl
 
 from .coscheduling import plugin_spec
+
+# The kschedctl plugin API this package is written against (kschedctl.framework.PLUGIN_API_VERSION).
+KSCHEDCTL_PLUGIN_API = 1
 
 
 @hookimpl

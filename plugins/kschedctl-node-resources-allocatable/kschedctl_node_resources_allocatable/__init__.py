@@ -8,16 +8,16 @@ NodeResourcesAllocatable, weight: 5}]``.
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework import PluginSpec
 
 from .allocatable import NAME, NodeResourcesAllocatable
-from .args import ARGS_KIND, ARGS_SCHEMA, default_args, validate_args
+from .args import ARGS_SCHEMA, NodeResourcesAllocatableArgs
 
 __version__ = "0.1.0"
-__all__ = ["NAME", "NodeResourcesAllocatable", "plugin_spec", "default_args", "validate_args", "ARGS_SCHEMA"]
+__all__ = ["ARGS_SCHEMA", "NAME", "NodeResourcesAllocatable", "NodeResourcesAllocatableArgs", "plugin_spec"]
 
 
 def plugin_spec() -> PluginSpec:
     """The PluginSpec kschedctl registers (see hooks.py)."""
-    return PluginSpec(NAME, NodeResourcesAllocatable, NodeResourcesAllocatable, args_kind=ARGS_KIND,
-                      default_args=default_args, validate_args=validate_args, args_schema=ARGS_SCHEMA)
+    return PluginSpec(NAME, NodeResourcesAllocatable, NodeResourcesAllocatable,
+                      args_type=NodeResourcesAllocatableArgs, args_schema=ARGS_SCHEMA)

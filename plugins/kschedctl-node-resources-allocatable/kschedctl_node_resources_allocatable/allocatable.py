@@ -15,16 +15,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.framework.gosemantics import INT64_MAX, int64, int64_div
-from kschedctl.framework.interface import (
+from kschedctl.framework import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     Code,
+    CycleState,
+    Handle,
+    NodeInfo,
     NodeScore,
+    Pod,
     Status,
 )
+from kschedctl.framework.gosemantics import INT64_MAX, int64, int64_div
 
-from .args import LEAST, MOST, parse_args
+from .args import LEAST, MOST, NodeResourcesAllocatableArgs, parse_args
 
 NAME = "NodeResourcesAllocatable"
 
@@ -61,7 +65,7 @@ def resource_score(capacity: int, mode: str) -> int:
 class NodeResourcesAllocatable:
     """The plugin: Score plus its own NormalizeScore (ScoreExtensions)."""
 
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: NodeResourcesAllocatableArgs | dict | None, handle: Handle | None) -> None:
         # NewAllocatable: defaults for what is missing, ValueError for a bad mode or weight.
         self.handle = handle
         self.mode, self.resource_to_weight = parse_args(args)
@@ -69,7 +73,7 @@ class NodeResourcesAllocatable:
     def name(self) -> str:
         return NAME
 
-    def score(self, state: Any, pod: Any, node_info: Any) -> tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """resourceAllocationScorer.score with resourceScorer: the weighted mean of the node's
         allocatable resources, negated in mode Least."""
         if node_info.node is None:
@@ -90,7 +94,7 @@ class NodeResourcesAllocatable:
     def score_extensions(self) -> "NodeResourcesAllocatable":
         return self
 
-    def normalize_score(self, state: Any, pod: Any, scores: list[NodeScore]) -> Status | None:
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """NormalizeScore: (score - lowest) * 100 / (highest - lowest); every node 0 when all equal."""
         highest = -INT64_MAX
         lowest = INT64_MAX

@@ -1,4 +1,4 @@
-"""NodeResourcesAllocatableArgs: defaults, validation and the JSON Schema of the args.
+"""NodeResourcesAllocatableArgs: typed (defaulting and validation in one place) and its JSON Schema.
 
 Upstream (kubernetes-sigs/scheduler-plugins):
 - apis/config/types.go            NodeResourcesAllocatableArgs{Resources []ResourceSpec, Mode ModeType}
@@ -7,24 +7,24 @@ Upstream (kubernetes-sigs/scheduler-plugins):
 
 The args arrive in a KubeSchedulerConfiguration under
 ``profiles[].pluginConfig[{name: NodeResourcesAllocatable, args: {...}}]``, already stripped of
-``apiVersion``/``kind`` by kschedctl's loader. kschedctl applies :func:`default_args` when it
-defaults the configuration, then :func:`validate_args` when it validates it.
+``apiVersion``/``kind`` by kschedctl's loader. kschedctl decodes them strictly into
+:class:`NodeResourcesAllocatableArgs` and defaults them (``from_dict``) when it defaults the
+configuration, then calls ``validate`` when it validates it.
 """
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Mapping
 
-from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_value
+from kschedctl.framework import ArgsStruct, Features, FieldError, Int64, PluginArgs
+from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, invalid
 
 ARGS_KIND = "NodeResourcesAllocatableArgs"
 LEAST = "Least"
 MOST = "Most"
 SUPPORTED_MODES = (LEAST, MOST)
 
-# defaultNodeResourcesAllocatableResourcesToWeightMap: a millicore weighs as much as 1 MiB.
-DEFAULT_RESOURCES: list[dict[str, Any]] = [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}]
 DEFAULT_MODE = LEAST
 
 ARGS_SCHEMA: dict[str, Any] = {
@@ -65,68 +65,56 @@ ARGS_SCHEMA: dict[str, Any] = {
 }
 
 
-def default_args(args: dict | None, version: Any = None) -> dict:
-    """SetDefaults_NodeResourcesAllocatableArgs: empty resources -> cpu/memory, empty mode -> Least."""
-    out = copy.deepcopy(args) if args else {}
-    if not out.get("resources"):
-        out["resources"] = copy.deepcopy(DEFAULT_RESOURCES)
-    if not out.get("mode"):
-        out["mode"] = DEFAULT_MODE
-    return out
+@dataclass(frozen=True)
+class ResourceSpec(ArgsStruct):
+    """ResourceSpec: one resource and its weight."""
+
+    name: str = ""
+    weight: Int64 = 0
 
 
-def _weight(resource: object) -> int:
-    weight = resource.get("weight", 0) if isinstance(resource, dict) else 0
-    return weight if isinstance(weight, int) and not isinstance(weight, bool) else 0
+# defaultNodeResourcesAllocatableResourcesToWeightMap: a millicore weighs as much as 1 MiB.
+DEFAULT_RESOURCES = (ResourceSpec("cpu", 1 << 20), ResourceSpec("memory", 1))
 
 
-def _name(resource: object) -> str:
-    return str(resource.get("name", "")) if isinstance(resource, dict) else ""
+@dataclass(frozen=True)
+class NodeResourcesAllocatableArgs(PluginArgs):
+    """NodeResourcesAllocatableArgs{Resources []ResourceSpec, Mode ModeType}."""
+
+    KIND: ClassVar[str] = ARGS_KIND
+    resources: tuple[ResourceSpec, ...] | None = None
+    mode: str | None = None
+
+    def defaulted(self, features: Features | None) -> "NodeResourcesAllocatableArgs":
+        """SetDefaults_NodeResourcesAllocatableArgs: empty resources -> cpu/memory, empty mode -> Least."""
+        return replace(self, resources=self.resources or DEFAULT_RESOURCES, mode=self.mode or DEFAULT_MODE)
+
+    def validate(self, features: Features | None) -> list[FieldError]:
+        """ValidateNodeResourcesAllocatableArgs (paths relative to the args)."""
+        errs: list[FieldError] = []
+        for i, res in enumerate(self.resources or ()):
+            if res.weight <= 0:
+                errs.append(invalid(f"resources[{i}].weight", res.weight,
+                                    f"resource weight of {res.name} should be a positive value, got :{res.weight}"))
+        if (self.mode or "") not in SUPPORTED_MODES:
+            errs.append(invalid("mode", self.mode or "", "invalid support ModeType"))
+        return errs
 
 
-def validate_args(args: dict, version: Any = None) -> list[tuple[str, str]]:
-    """ValidateNodeResourcesAllocatableArgs, as (field path relative to args, field.Error body)."""
-    errs: list[tuple[str, str]] = []
-    resources = args.get("resources")
-    if resources is not None:
-        for i, res in enumerate(resources if isinstance(resources, list) else []):
-            weight = _weight(res)
-            if weight <= 0:
-                errs.append((f"resources[{i}].weight",
-                             f"Invalid value: {weight}: resource weight of {_name(res)} should be a positive "
-                             f"value, got :{weight}"))
-    mode = args.get("mode") or ""
-    if mode not in SUPPORTED_MODES:
-        errs.append(("mode", f"Invalid value: {go_value(mode)}: invalid support ModeType"))
-    return errs
-
-
-def format_errors(errs: list[tuple[str, str]]) -> str:
-    """field.ErrorList.ToAggregate().Error(): one error plain, several in brackets."""
-    parts = [f"{path}: {msg}" for path, msg in errs]
-    return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
-
-
-def parse_args(args: dict | None) -> tuple[str, dict[str, int]]:
+def parse_args(args: NodeResourcesAllocatableArgs | Mapping[str, Any] | None) -> tuple[str, dict[str, int]]:
     """What NewAllocatable takes from its args: the mode and resource name -> weight.
 
     Raises ValueError with NewAllocatable's own messages. A resource listed twice keeps its
     last weight (upstream fills a map in list order).
     """
-    mode = DEFAULT_MODE
-    weights = {r["name"]: r["weight"] for r in DEFAULT_RESOURCES}
-    if args is None:
-        return mode, weights
-    if not isinstance(args, dict):
+    if args is not None and not isinstance(args, (NodeResourcesAllocatableArgs, Mapping)):
         raise ValueError(f"want args to be of type {ARGS_KIND}, got {type(args).__name__}")
-    if args.get("mode"):
-        mode = args["mode"]
-        if mode not in SUPPORTED_MODES:
-            raise ValueError(f"invalid mode, got {mode}")
-    resources = args.get("resources") or []
-    if resources:
-        for res in resources:
-            if _weight(res) <= 0:
-                raise ValueError(f"resource Weight of {_name(res)} should be a positive value, got {_weight(res)}")
-        weights = {_name(res): _weight(res) for res in resources}
-    return mode, weights
+    if not isinstance(args, NodeResourcesAllocatableArgs):
+        args = NodeResourcesAllocatableArgs.from_dict(args)
+    mode = args.mode or DEFAULT_MODE
+    if mode not in SUPPORTED_MODES:
+        raise ValueError(f"invalid mode, got {mode}")
+    for res in args.resources or ():
+        if res.weight <= 0:
+            raise ValueError(f"resource Weight of {res.name} should be a positive value, got {res.weight}")
+    return mode, {res.name: res.weight for res in args.resources or DEFAULT_RESOURCES}

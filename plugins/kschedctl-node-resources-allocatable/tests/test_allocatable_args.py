@@ -12,13 +12,25 @@ from kschedctl_node_resources_allocatable import (
     ARGS_SCHEMA,
     NAME,
     NodeResourcesAllocatable,
+    NodeResourcesAllocatableArgs,
     plugin_spec,
 )
-from kschedctl_node_resources_allocatable.args import (
-    default_args,
-    format_errors,
-    validate_args,
-)
+
+from kschedctl.framework import ArgsError, Features
+from kschedctl.framework.args import schema_problems
+from kschedctl.framework.gosemantics import aggregate
+
+
+def default_args(args: dict | None) -> dict:
+    """The args the plugin gets for this pluginConfig (decoded strictly, defaulted), as JSON."""
+    return NodeResourcesAllocatableArgs.from_dict(args).to_dict()
+
+
+def validate_args(args: dict) -> list:
+    try:
+        return NodeResourcesAllocatableArgs.decode(args).validate(Features.default())
+    except ArgsError as exc:
+        return list(exc.errors)
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -62,7 +74,7 @@ def test_validate_args(args, expected):
     if expected is None:
         assert errs == []
     else:
-        assert format_errors(errs) == expected
+        assert aggregate(errs) == expected  # field.ErrorList.ToAggregate().Error()
 
 
 def test_defaulted_args_are_valid():
@@ -83,6 +95,17 @@ def test_args_schema(args, ok):
     Draft202012Validator.check_schema(ARGS_SCHEMA)
     errors = list(Draft202012Validator(ARGS_SCHEMA).iter_errors(args))
     assert (errors == []) is ok, errors
+    # the dataclass decodes strictly too: the same inputs fail
+    try:
+        NodeResourcesAllocatableArgs.decode(args)
+        decoded = True
+    except ArgsError:
+        decoded = False
+    assert decoded is ok
+
+
+def test_args_schema_matches_the_dataclass():
+    assert schema_problems(NodeResourcesAllocatableArgs, ARGS_SCHEMA) == []
 
 
 def test_plugin_spec():
@@ -92,8 +115,9 @@ def test_plugin_spec():
     assert spec.args_kind == "NodeResourcesAllocatableArgs"
     assert spec.extension_points == ["score"]
     assert spec.args_schema is ARGS_SCHEMA
-    assert spec.default_args(None, None)["mode"] == "Least"
-    plugin = spec.factory(spec.default_args(None, None), None)
+    assert spec.args_type is NodeResourcesAllocatableArgs
+    assert spec.args_type.from_dict(None).mode == "Least"
+    plugin = spec.factory(spec.args_type.from_dict(None), None)
     assert plugin.name() == NAME and plugin.score_extensions() is plugin
 
 
