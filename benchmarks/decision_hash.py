@@ -2,6 +2,7 @@
 
     python benchmarks/decision_hash.py            # one line per case, then the overall hash
     python benchmarks/decision_hash.py --suite    # also every decision the e2e tests make
+    python benchmarks/decision_hash.py --suite --compare before.txt   # case by case against a saved run
 
 A decision is what the user sees: placements (pod, node, score, attempts), unschedulable pods
 with their messages and reasons, preemptions and their victims, skipped pods, pod-group
@@ -189,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", action="store_true", help="also hash every decision the e2e tests make")
     ap.add_argument("--quiet", action="store_true", help="print only the overall hash")
+    ap.add_argument("--compare", metavar="FILE", help="a saved output of this script: report the cases that "
+                                                      "differ (cases only one side has are listed, not failures)")
     args = ap.parse_args(argv)
     cases = workload_cases() + example_cases()
     if args.suite:
@@ -200,7 +203,25 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet:
             print(f"{h}  {name}")
     print(f"{total.hexdigest()[:16]}  TOTAL ({len(cases)} cases)")
+    if args.compare:
+        return compare(args.compare, {name: digest(data) for name, data in cases})
     return 0
+
+
+def compare(path: str, now: dict[str, str]) -> int:
+    """1 when a case both runs have hashes differently."""
+    before = {}
+    for line in Path(path).read_text().splitlines():
+        h, _, name = line.partition("  ")
+        if name and not name.startswith("TOTAL"):
+            before[name] = h
+    common = sorted(set(before) & set(now))
+    differ = [n for n in common if before[n] != now[n]]
+    print(f"compared {len(common)} cases: {len(differ)} differ; {len(set(now) - set(before))} new, "
+          f"{len(set(before) - set(now))} gone")
+    for name in differ:
+        print(f"DIFFERS  {name}")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

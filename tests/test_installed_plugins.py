@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import re
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -343,3 +344,131 @@ def test_misspelled_in_tree_module_raises(monkeypatch):
     monkeypatch.setattr(intree, "IN_TREE_MODULES", ["node_name", "node_nmae"])
     with pytest.raises(ModuleNotFoundError, match="kschedctl.plugins.node_nmae"):
         plugin_manager.build_registry()
+
+
+# --- installed packages that misbehave: reported and skipped, never fatal -------------------------
+
+
+@pytest.fixture
+def install_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Install a package whose entry-point module has this source (an entry point of the group)."""
+    real = importlib.metadata.entry_points
+    added: list[FakeEntryPoint] = []
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(plugin_manager.importlib.metadata, "entry_points",
+                        lambda **sel: list(real(**sel)) + (added if sel.get("group") == "kschedctl" else []))
+
+    def install(module: str, source: str) -> str:
+        dist = module.replace("_", "-")
+        module = f"{module}_{re.sub(r'[^A-Za-z0-9_]', '_', tmp_path.name)}"  # a fresh import per test
+        (tmp_path / f"{module}.py").write_text(textwrap.dedent(source))
+        added.append(FakeEntryPoint(module, module, dist))
+        return dist
+    return install
+
+
+BAD_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  percentageOfNodesToScore: 101
+"""
+
+
+@pytest.mark.parametrize("source, error", [
+    pytest.param("import sys\nsys.exit(3)\n", "failed to load and was skipped: SystemExit: 3", id="sys.exit at import"),
+    pytest.param("class Stop(BaseException):\n    pass\nraise Stop('no')\n", "failed to load and was skipped: Stop: no",
+                 id="BaseException at import"),
+    pytest.param("print('hello from import')\nKSCHEDCTL_PLUGIN_API = 2\n",
+                 "was written for plugin API 2; this kschedctl provides plugin API 1: skipped", id="other API version"),
+    pytest.param("print('hello from import')\n", "declares no plugin API version", id="no API version"),
+    pytest.param("""\
+        from kschedctl.framework import hookimpl
+        KSCHEDCTL_PLUGIN_API = 1
+
+        @hookimpl
+        def kschedctl_register_plugins():
+            return "NodeName"
+        """, "returned str from kschedctl_register_plugins, expected a list of PluginSpec; skipped",
+                 id="hook returns a non-list"),
+    pytest.param("""\
+        from kschedctl.framework import hookimpl
+        KSCHEDCTL_PLUGIN_API = 1
+
+        @hookimpl
+        def kschedctl_register_plugins():
+            return [object()]
+        """, "returned object in its list of plugins, expected PluginSpec; skipped", id="hook returns non-specs"),
+    pytest.param("""\
+        import sys
+        from kschedctl.framework import hookimpl
+        KSCHEDCTL_PLUGIN_API = 1
+
+        @hookimpl
+        def kschedctl_register_plugins():
+            print("hello from the hook")
+            sys.exit("bye")
+        """, "failed to register its plugins: SystemExit: bye; skipped", id="hook calls sys.exit"),
+])
+def test_a_broken_package_is_reported_and_skipped(source, error, install_package, run_cli, write_snapshot, tmp_path):
+    dist = install_package("kschedctl_misbehaving_example", source)
+    listed = run_cli("plugins", "-o", "json")
+    assert listed.exit_code == 0
+    data = listed.json()  # its prints went to stderr: stdout is still JSON
+    [message] = [e for e in data["errors"] if "misbehaving" in e]
+    assert error in message and "\n" not in message
+    assert {"NodeName", "DefaultBinder"} <= {r["name"] for r in data["plugins"]}
+
+    # validate still says what it says without the package: invalid config, exit 1
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BAD_CONFIG)
+    out = run_cli("validate", str(bad))
+    assert out.exit_code == 1, out.stdout + out.stderr
+    assert "profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]" in out.stdout
+    good = tmp_path / "good.yaml"
+    good.write_text(BAD_CONFIG.replace("101", "50"))
+    assert run_cli("validate", str(good)).exit_code == 0
+
+    snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="4Gi"), make_pod("p").req(cpu="1"))
+    run = run_cli("schedule", snap, "-o", "json", "--seed", "1")
+    assert run.exit_code == 0 and dist in run.stderr
+    assert [p["pod"] for p in run.json()["placements"]] == ["default/p"]
+
+
+def test_an_installed_package_whose_plugin_misbehaves(install_package, run_cli, write_snapshot, tmp_path):
+    """A package that loads fine and declares the API, whose Filter plugin calls sys.exit() and
+    prints for one pod: that pod fails naming the plugin, the others are scheduled."""
+    install_package("kschedctl_exiting_example", """\
+        import sys
+        from kschedctl.framework import PluginSpec, hookimpl
+        KSCHEDCTL_PLUGIN_API = 1
+
+        class Exiting:
+            def __init__(self, args, handle):
+                pass
+
+            def name(self):
+                return "Exiting"
+
+            def filter(self, state, pod, node_info):
+                print("plugin output on stdout")
+                if pod.labels.get("exit") == "yes":
+                    sys.exit(7)
+                return None
+
+        @hookimpl
+        def kschedctl_register_plugins():
+            return [PluginSpec("Exiting", Exiting, Exiting)]
+        """)
+    cfg = config_args(config_yaml(enabled=[{"name": "Exiting"}]), tmp_path, "exiting.yaml")
+    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"), make_pod("ok").req(cpu="100m"),
+                          make_pod("bad").label("exit", "yes").req(cpu="100m"))
+    out = run_cli("schedule", snap, "-o", "json", "--seed", "1", *cfg)
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    assert [p["pod"] for p in data["placements"]] == ["default/ok"]
+    [failed] = data["unschedulable"]
+    assert failed["pod"] == "default/bad" and failed["error"] is True
+    assert failed["message"] == ('running "Exiting" filter plugin: plugin "Exiting" raised in Filter: SystemExit: 7')
+    assert "plugin output on stdout" in out.stderr

@@ -15,6 +15,11 @@ class StateNotFound(KeyError):
     """ErrNotFound: nothing was written under this key in this cycle."""
 
 
+class StateCloneError(Exception):
+    """A stored value's ``clone()`` failed (plugin code: whatever it raised, BaseExceptions
+    included, becomes this, so the runtime fails the attempt and never the run)."""
+
+
 class CycleState:
     __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
                  "record_plugin_metrics")
@@ -46,7 +51,15 @@ class CycleState:
         copy = CycleState()
         for key, value in self._storage.items():
             clone = getattr(value, "clone", None)
-            copy._storage[key] = clone() if callable(clone) else value
+            if not callable(clone):
+                copy._storage[key] = value
+                continue
+            try:
+                copy._storage[key] = clone()
+            except BaseException as exc:  # noqa: BLE001 - plugin code; a real Ctrl-C still stops the run
+                if type(exc) is KeyboardInterrupt:
+                    raise
+                raise StateCloneError(f"cloning the cycle state data {key!r}: {type(exc).__name__}: {exc}") from exc
         copy.skip_filter_plugins = set(self.skip_filter_plugins)
         copy.skip_score_plugins = set(self.skip_score_plugins)
         copy.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)

@@ -19,6 +19,8 @@ from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.backend import podgroup as pg
+from kschedctl.framework.features import Features
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -26,7 +28,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.plugins import names
 
 NAME = names.GangScheduling
@@ -62,14 +64,15 @@ def feasible_status(min_count: int, scheduled: int, remaining: int) -> Status:
 
 
 class GangScheduling:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
+        self.generic_workload = (features if features is not None else handle.features).generic_workload
 
     def name(self) -> str:
         return NAME
 
     def _enabled(self) -> bool:
-        return self.handle.version.feature_enabled("GenericWorkload")
+        return self.generic_workload
 
     # --- PreEnqueue ------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
@@ -147,4 +150,4 @@ class GangScheduling:
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, GangScheduling, GangScheduling)
+    return PluginSpec(NAME, with_features(GangScheduling), GangScheduling)

@@ -24,7 +24,9 @@ from kschedctl.api.types import (
 )
 from kschedctl.backend.cache.columnar import map_flagged
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_quote
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -34,7 +36,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (
@@ -45,7 +47,6 @@ from kschedctl.plugins.helper import (
 NAME = names.TaintToleration
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
-COMPARISON_GATE = "TaintTolerationComparisonOperators"
 _DO_NOT_SCHEDULE = (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE)
 
 
@@ -144,10 +145,10 @@ class _PreScoreState:
 
 
 class TaintToleration:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
-        version = getattr(handle, "version", None)
-        self.comparison_ops = bool(version is not None and version.feature_enabled(COMPARISON_GATE))
+        features = features if features is not None else handle.features
+        self.comparison_ops = features.taint_toleration_comparison_operators
 
     def name(self) -> str:
         return NAME
@@ -241,4 +242,4 @@ class TaintToleration:
         return map_flagged(node_infos, "has_taints", one, 0)
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, TaintToleration, TaintToleration)
+    return PluginSpec(NAME, with_features(TaintToleration), TaintToleration)

@@ -89,8 +89,8 @@ def _raised(name: str, what: str, exc: BaseException) -> Status:
 
 def _wrong(name: str, what: str, value: Any, expected: str) -> Status:
     """The Error Status of a plugin call that returned something of the wrong type."""
-    return Status(Code.Error, f"plugin \"{name}\" returned {type(value).__name__} from {what}, expected {expected}",
-                  plugin=name)
+    kind = type(value.sandboxed if isinstance(value, SandboxedPlugin) else value).__name__
+    return Status(Code.Error, f"plugin \"{name}\" returned {kind} from {what}, expected {expected}", plugin=name)
 
 
 def _status_of(name: str, what: str, out: Any) -> Status:
@@ -125,6 +125,16 @@ def _permit_result(name: str, out: Any) -> tuple[Status, float]:
                 (timeout is None or (isinstance(timeout, _NUMBER) and not isinstance(timeout, bool))):
             return (st if st is not None else Status()), float(timeout or 0)
     return _wrong(name, "Permit", out, "a (Status | None, timeout seconds) pair"), 0.0
+
+
+def _optional(pl: Any, method: str) -> Any:
+    """An optional method of a plugin (or of its extensions object), None when it has none or
+    looking it up fails."""
+    try:
+        fn = getattr(pl, method, None)
+    except Exception:  # noqa: BLE001 - a plugin's __getattr__ or property may raise
+        return None
+    return fn if callable(fn) else None
 
 
 def _priority_less(a: Any, b: Any) -> bool:
@@ -247,7 +257,7 @@ class Framework:
                 f"but got {len(self.points['queueSort'])}")
         if not self.points["bind"]:
             raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name \"{self.profile_name}\"")
-        self._less = self.points["queueSort"][0].less
+        self._less = _optional(self.points["queueSort"][0], "less") or _priority_less
 
     def _new_plugin(self, spec: PluginSpec, args: Any) -> Any:
         """The plugin from its factory; anything not kschedctl's own is sandboxed. A factory
@@ -328,10 +338,11 @@ class Framework:
             self._named_cache[point] = cached
         return cached[1]
 
-    def _call(self, name: str, what: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """One guarded plugin call: its result, or the Error Status of the exception."""
+    def _call(self, name: str, what: str, target: Any, method: str, *args: Any) -> Any:
+        """One guarded plugin call, ``target.method(*args)`` (looking the method up included):
+        its result, or the Error Status of the exception."""
         try:
-            return fn(*args)
+            return getattr(target, method)(*args)
         except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
             return _raised(name, what, exc)
 
@@ -343,11 +354,10 @@ class Framework:
         stuck), and a warning says so."""
         out: list[tuple[str, list[ClusterEventWithHint] | None]] = []
         for name, pl in self.instances.items():
-            fn = getattr(pl, "events_to_register", None) if self._has(pl, "events_to_register") else None
-            if fn is None:
+            if _optional(pl, "events_to_register") is None:
                 out.append((name, None))
                 continue
-            got = self._call(name, "EventsToRegister", fn)
+            got = self._call(name, "EventsToRegister", pl, "events_to_register")
             if got is None:
                 got = []
             if isinstance(got, Status) or not isinstance(got, (list, tuple)) or \
@@ -365,15 +375,12 @@ class Framework:
 
     def _has(self, pl: Any, method: str) -> bool:
         """Does the plugin have this (optional) method? Looking is guarded too."""
-        try:
-            return callable(getattr(pl, method, None))
-        except Exception:  # noqa: BLE001 - a plugin's __getattr__ or property may raise
-            return False
+        return _optional(pl, method) is not None
 
     # --- PreEnqueue / QueueSort ------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Any) -> Status:
         for pl, name in self._named("preEnqueue"):
-            st = _status_of(name, "PreEnqueue", self._call(name, "PreEnqueue", pl.pre_enqueue, pod))
+            st = _status_of(name, "PreEnqueue", self._call(name, "PreEnqueue", pl, "pre_enqueue", pod))
             if not st.is_success():
                 st.plugin = name
                 if not st.is_rejected():
@@ -416,7 +423,7 @@ class Framework:
         returned: Status | None = None
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
-            out = _pair(name, "PreFilter", self._call(name, "PreFilter", pl.pre_filter, state, pod, nodes),
+            out = _pair(name, "PreFilter", self._call(name, "PreFilter", pl, "pre_filter", state, pod, nodes),
                         lambda r: r is None or isinstance(r, PreFilterResult),
                         "a (PreFilterResult | None, Status | None) pair")
             if isinstance(out, Status):
@@ -462,7 +469,7 @@ class Framework:
         """The plugin's PreFilterExtensions (None: it has none); a Status when asking failed."""
         if not self._has(pl, "pre_filter_extensions"):
             return None
-        ext = self._call(name, "PreFilterExtensions", pl.pre_filter_extensions)
+        ext = self._call(name, "PreFilterExtensions", pl, "pre_filter_extensions")
         if ext is None or isinstance(ext, Status):
             return ext
         if not (self._has(ext, "add_pod") and self._has(ext, "remove_pod")):
@@ -482,7 +489,7 @@ class Framework:
             if isinstance(ext, Status):
                 st = ext
             else:
-                st = _status_of(name, what, self._call(name, what, getattr(ext, method), state, pod, info, node_info))
+                st = _status_of(name, what, self._call(name, what, ext, method, state, pod, info, node_info))
             if not st.is_success():
                 return Status(Code.Error, f"running {what} on PreFilter plugin \"{name}\": {st.message()}",
                               plugin=name)
@@ -525,7 +532,9 @@ class Framework:
         order, so they are never looked at, and a failing (or hung) plugin is not called
         once per node."""
         results: list[Status | None] = []
-        fn = pl.filter
+        fn = _optional(pl, "filter")
+        if fn is None:
+            return [_raised(name, "Filter", AttributeError("filter"))] * len(nodes)
         for ni in nodes:
             try:
                 st = fn(state, pod, ni)
@@ -572,7 +581,7 @@ class Framework:
             sub = full if len(alive) == n else full.subset(alive)
             results: Any = None
             distinct: dict[int, Any] = {}
-            batch_fn = getattr(pl, "filter_batch", None)
+            batch_fn = _optional(pl, "filter_batch")
             if batch_fn is not None:
                 try:
                     results = batch_fn(state, pod, sub)
@@ -652,7 +661,7 @@ class Framework:
         result: PostFilterResult | None = None
         rejector = ""
         for pl, name in self._named("postFilter"):
-            out = _pair(name, "PostFilter", self._call(name, "PostFilter", pl.post_filter, state, pod, node_to_status),
+            out = _pair(name, "PostFilter", self._call(name, "PostFilter", pl, "post_filter", state, pod, node_to_status),
                         lambda r: r is None or isinstance(r, PostFilterResult),
                         "a (PostFilterResult | None, Status | None) pair")
             r, st = (None, out) if isinstance(out, Status) else out
@@ -671,7 +680,7 @@ class Framework:
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
         for pl, name in self._named("preScore"):
-            st = _status_of(name, "PreScore", self._call(name, "PreScore", pl.pre_score, state, pod, nodes))
+            st = _status_of(name, "PreScore", self._call(name, "PreScore", pl, "pre_score", state, pod, nodes))
             if st.is_skip():
                 skip.add(name)
                 continue
@@ -691,7 +700,10 @@ class Framework:
                         nodes: Sequence[NodeInfo]) -> np.ndarray | Status:
         """One Score call per node: the raw scores, or the Status that ends the phase."""
         per_node: list[int] = []
-        score = pl.score
+        score = _optional(pl, "score")
+        if score is None:
+            return Status(Code.Error, f"running Score plugins: {_raised(name, 'Score', AttributeError('score')).message()}",
+                          plugin=name)
         for info in nodes:
             try:
                 out = score(state, pod, info)
@@ -714,7 +726,7 @@ class Framework:
         n = len(names)
         if not self._has(pl, "score_extensions"):
             return values
-        ext = self._call(name, "ScoreExtensions", pl.score_extensions)
+        ext = self._call(name, "ScoreExtensions", pl, "score_extensions")
         if ext is None:
             return values
         if isinstance(ext, Status) or not self._has(ext, "normalize_score"):
@@ -722,7 +734,7 @@ class Framework:
                 _wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
             return Status(Code.Error, f"running Normalize on Score plugins: {why}", plugin=name)
         normalized = None
-        norm_batch = getattr(ext, "normalize_score_batch", None) if batch_nodes is not None else None
+        norm_batch = _optional(ext, "normalize_score_batch") if batch_nodes is not None else None
         if norm_batch is not None:
             # optional batch NormalizeScore: the nodes and their scores (an int64 array) in,
             # the normalized scores out; if it raises, normalize_score reports it
@@ -735,7 +747,7 @@ class Framework:
                 normalized = None
         if normalized is None:
             scores = [NodeScore(nm, v) for nm, v in zip(names, values.tolist())]
-            st = _status_of(name, "NormalizeScore", self._call(name, "NormalizeScore", ext.normalize_score,
+            st = _status_of(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
                                                                state, pod, scores))
             if st.is_success() and (len(scores) != n or not all(isinstance(ns, NodeScore) and _is_int(ns.score)
                                                                  for ns in scores)):
@@ -762,7 +774,7 @@ class Framework:
         totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
         for pl, name in plugins:
             values: Any = None
-            batch_fn = getattr(pl, "score_batch", None) if batch_nodes is not None else None
+            batch_fn = _optional(pl, "score_batch") if batch_nodes is not None else None
             if batch_fn is not None:
                 try:
                     values = batch_fn(state, pod, batch_nodes)
@@ -796,7 +808,7 @@ class Framework:
     # --- Reserve / Permit ------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
         for pl, name in self._named("reserve"):
-            st = _status_of(name, "Reserve", self._call(name, "Reserve", pl.reserve, state, pod, node_name))
+            st = _status_of(name, "Reserve", self._call(name, "Reserve", pl, "reserve", state, pod, node_name))
             if not st.is_success():
                 st.plugin = name
                 if st.is_rejected():
@@ -808,13 +820,13 @@ class Framework:
         """Every Unreserve runs, in reverse order; their failures are only logged."""
         for pl, name in reversed(self._named("reserve")):
             if self._has(pl, "unreserve"):
-                self._call(name, "Unreserve", pl.unreserve, state, pod, node_name)
+                self._call(name, "Unreserve", pl, "unreserve", state, pod, node_name)
 
     def run_permit_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
         waits: dict[str, float] = {}
         messages: list[str] = []
         for pl, name in self._named("permit"):
-            st, timeout = _permit_result(name, self._call(name, "Permit", pl.permit, state, pod, node_name))
+            st, timeout = _permit_result(name, self._call(name, "Permit", pl, "permit", state, pod, node_name))
             if st.is_success():
                 continue
             st.plugin = name
@@ -851,7 +863,7 @@ class Framework:
         any_success = False
         for pl, name in self._named("preBind"):
             if self._has(pl, "pre_bind_pre_flight"):
-                st = _status_of(name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl.pre_bind_pre_flight,
+                st = _status_of(name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight",
                                                                      state, pod, node_name))
             else:
                 st = Status()
@@ -867,7 +879,7 @@ class Framework:
         for pl, name in self._named("preBind"):
             if name in state.skip_pre_bind_plugins:
                 continue
-            st = _status_of(name, "PreBind", self._call(name, "PreBind", pl.pre_bind, state, pod, node_name))
+            st = _status_of(name, "PreBind", self._call(name, "PreBind", pl, "pre_bind", state, pod, node_name))
             if not st.is_success():
                 st.plugin = name
                 if st.is_rejected():
@@ -880,7 +892,7 @@ class Framework:
             return Status(Code.Skip)
         st = Status(Code.Skip)
         for pl, name in self._named("bind"):
-            st = _status_of(name, "Bind", self._call(name, "Bind", pl.bind, state, pod, node_name))
+            st = _status_of(name, "Bind", self._call(name, "Bind", pl, "bind", state, pod, node_name))
             if st.is_skip():
                 continue
             if not st.is_success():
@@ -893,7 +905,7 @@ class Framework:
 
     def run_post_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> None:
         for pl, name in self._named("postBind"):
-            self._call(name, "PostBind", pl.post_bind, state, pod, node_name)
+            self._call(name, "PostBind", pl, "post_bind", state, pod, node_name)
 
     # --- pod-group placement points --------------------------------------------------------
     def run_placement_generate_plugins(self, group: Any, placements: list[Placement]) -> tuple[list[Placement], Status]:
@@ -901,7 +913,7 @@ class Framework:
         for pl, name in self._named("placementGenerate"):
             out: list[Placement] = []
             for parent in placements:
-                got = self._call(name, "PlacementGenerate", pl.placement_generate, group, parent)
+                got = self._call(name, "PlacementGenerate", pl, "placement_generate", group, parent)
                 if isinstance(got, list):
                     got = (got, None)
                 checked = _pair(name, "PlacementGenerate", got,
@@ -926,7 +938,7 @@ class Framework:
         for pl, name in self._named("placementScore"):
             scores = []
             for a in assignments:
-                got = self._call(name, "PlacementScore", pl.placement_score, group, a)
+                got = self._call(name, "PlacementScore", pl, "placement_score", group, a)
                 if _is_int(got):
                     got = (got, None)
                 checked = _pair(name, "PlacementScore", got, _is_int, "an int (or an (int, Status | None) pair)")
@@ -937,7 +949,7 @@ class Framework:
                 scores.append(PlacementScore(a.placement, int(checked[0])))
             if self._has(pl, "normalize_placement_score"):
                 st = _status_of(name, "NormalizePlacementScore",
-                                self._call(name, "NormalizePlacementScore", pl.normalize_placement_score, group, scores))
+                                self._call(name, "NormalizePlacementScore", pl, "normalize_placement_score", group, scores))
                 if st.is_success() and not all(isinstance(s, PlacementScore) and _is_int(s.score) for s in scores):
                     st = Status(Code.Error, f"plugin \"{name}\" left scores that are not integers", plugin=name)
                 if not st.is_success():
@@ -953,7 +965,7 @@ class Framework:
         plugin the group is feasible."""
         for pl, name in self._named("placementFeasible"):
             st = _status_of(name, "PlacementFeasible",
-                            self._call(name, "PlacementFeasible", pl.placement_feasible, group, scheduled, remaining))
+                            self._call(name, "PlacementFeasible", pl, "placement_feasible", group, scheduled, remaining))
             if not st.is_success():
                 st.plugin = st.plugin or name
                 return st

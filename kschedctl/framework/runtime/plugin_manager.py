@@ -110,9 +110,10 @@ def build_registry() -> LoadedRegistry:
                 spec.trusted = True
                 registry.register(spec)
             continue
+        label = packages[module][0] if module in packages else impl.plugin_name
         specs = _specs_of(impl)
         if isinstance(specs, str):
-            errors.append(f"plugin package {impl.plugin_name!r} {specs}; skipped")
+            errors.append(f"plugin package {label!r} {specs}; skipped")
             continue
         for spec in specs:
             spec.trusted = False
@@ -121,7 +122,7 @@ def build_registry() -> LoadedRegistry:
             try:
                 registry.register(spec)
             except ValueError as exc:
-                errors.append(f"plugin package {impl.plugin_name!r}: {exc}")
+                errors.append(f"plugin package {label!r}: {exc}")
     return LoadedRegistry(registry, errors)
 
 

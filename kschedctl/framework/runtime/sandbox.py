@@ -27,6 +27,7 @@ import signal
 import sys
 import threading
 import time
+import types
 from typing import Any, Callable
 
 from kschedctl.framework.gosemantics import go_duration
@@ -34,6 +35,7 @@ from kschedctl.framework.gosemantics import go_duration
 # A generous default: a plugin call taking this long is hung, not slow.
 DEFAULT_PLUGIN_TIMEOUT = 30.0
 
+_MISSING = object()
 # Methods whose result is an object of the plugin's (its extension-point helpers): sandboxed too.
 _EXTENSION_OBJECT_METHODS = frozenset({"score_extensions", "pre_filter_extensions"})
 
@@ -164,7 +166,14 @@ class SandboxedPlugin:
 
     def __getattr__(self, attr: str) -> Any:
         sandbox: Sandbox = self._sandbox
-        value = sandbox.call(getattr, self._plugin, attr)  # a property is plugin code too
+        plugin = self._plugin
+        static = getattr(type(plugin), attr, _MISSING)
+        if isinstance(static, types.FunctionType) and attr not in getattr(plugin, "__dict__", {}):
+            value = static.__get__(plugin)  # a plain method: looking it up runs no plugin code
+        elif sandbox.broken is not None:
+            raise AttributeError(attr)  # the plugin timed out: nothing of it runs any more
+        else:
+            value = sandbox.call(getattr, plugin, attr)  # a property or __getattr__ is plugin code too
         if not callable(value):
             return value
         if attr in _EXTENSION_OBJECT_METHODS:
