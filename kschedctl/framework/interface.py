@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
     from kschedctl.api.types import Pod
@@ -334,7 +334,3 @@ class PlacementFeasiblePlugin(Plugin, Protocol):
     configuration field)."""
 
     def placement_feasible(self, group: "PodGroup", scheduled: int, remaining: int) -> Status | None: ...
-
-
-def names(plugins: Iterable[Plugin]) -> list[str]:
-    return [p.name() for p in plugins]

@@ -6,10 +6,9 @@ Upstream: pkg/scheduler/framework/plugins/defaultbinder/default_binder.go. Here 
 
 from __future__ import annotations
 
-from typing import Any
-
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.plugins import names
@@ -18,7 +17,7 @@ NAME = names.DefaultBinder
 
 
 class DefaultBinder:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

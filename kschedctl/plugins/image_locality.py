@@ -10,13 +10,14 @@ No NormalizeScore: the score is already in [0, 100].
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_div
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import ImageStateSummary, NodeInfo
@@ -88,7 +89,7 @@ def calculate_priority_batch(sums: np.ndarray, num_images: int) -> np.ndarray:
 
 
 class ImageLocality:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle) -> None:
         self.handle = handle
         self._holder_memo: tuple | None = None  # (image index, total nodes, image -> holders)
 

@@ -7,10 +7,11 @@ has no NodeName at PreFilter (reference section 12), so neither do we.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -26,7 +27,7 @@ ERR_REASON = "node(s) didn't match the requested node name"
 
 
 class NodeName:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle | None) -> None:
         pass
 
     def name(self) -> str:

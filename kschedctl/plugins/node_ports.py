@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -47,7 +48,7 @@ def fits_ports(wanted: Sequence[tuple[str, str, int]], node_info: NodeInfo) -> b
 
 
 class NodePorts:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle | None) -> None:
         self.handle = handle
 
     def name(self) -> str:

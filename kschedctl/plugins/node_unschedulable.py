@@ -5,7 +5,7 @@ Upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.g
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from kschedctl.api.types import (
     TAINT_EFFECT_NO_SCHEDULE,
@@ -15,6 +15,7 @@ from kschedctl.api.types import (
 )
 from kschedctl.backend.cache.columnar import map_flagged
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -33,7 +34,7 @@ _UNSCHEDULABLE_TAINT = Taint(TAINT_NODE_UNSCHEDULABLE, "", TAINT_EFFECT_NO_SCHED
 
 
 class NodeUnschedulable:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle | None) -> None:
         pass
 
     def name(self) -> str:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import hashlib
 import math
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Sequence
 
 from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.types import GenericObject, Pod, Volume
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -106,7 +107,7 @@ def _translate(source_container: dict, pv_labels: dict | None) -> tuple[str, str
 
 
 class NodeVolumeLimits:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

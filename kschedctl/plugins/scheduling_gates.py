@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.api.types import Pod
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -29,7 +30,7 @@ def gates_message(gates: tuple[str, ...] | list[str]) -> str:
 
 
 class SchedulingGates:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle | None) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -12,10 +12,11 @@ Upstream: pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from kschedctl.api.types import Pod, Volume
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -104,7 +105,7 @@ def satisfy_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
 
 
 class VolumeRestrictions:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -12,10 +12,11 @@ value (a beta PV key may be matched by the node's GA key).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
     ClusterEventWithHint,
@@ -79,7 +80,7 @@ class _State:
 
 
 class VolumeZone:
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

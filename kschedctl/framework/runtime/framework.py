@@ -184,6 +184,21 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     return positions[~failed].tolist()
 
 
+def _normalized_scores(scores: list[NodeScore], n: int) -> np.ndarray | None:
+    """The scores NormalizeScore left, as an array (see _int_array); None when the plugin left
+    something else than one NodeScore with an integer score per node."""
+    try:
+        values = [ns.score for ns in scores]
+    except AttributeError:
+        return None
+    if len(values) != n:
+        return None
+    kind = np.asarray(values).dtype.kind if values else "i"
+    if kind not in "iuO" or (kind == "O" and not all(_is_int(v) for v in values)):
+        return None  # floats, strings, bools: not scores
+    return _int_array(values)
+
+
 def _int_array(values: list[int]) -> np.ndarray:
     """Scores as an int64 array; an object array for values beyond int64 (a plugin's bug that
     the range check then reports with the value itself)."""
@@ -709,6 +724,9 @@ class Framework:
                 out = score(state, pod, info)
             except Exception as exc:  # noqa: BLE001
                 out = _raised(name, "Score", exc)
+            if out.__class__ is tuple and len(out) == 2 and out[1] is None and out[0].__class__ is int:
+                per_node.append(out[0])  # the common case, checked cheaply: (int, None)
+                continue
             if isinstance(out, Status):
                 return Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
             checked = _pair(name, "Score", out, _is_int, "an (int, Status | None) pair")
@@ -749,14 +767,13 @@ class Framework:
             scores = [NodeScore(nm, v) for nm, v in zip(names, values.tolist())]
             st = _status_of(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
                                                                state, pod, scores))
-            if st.is_success() and (len(scores) != n or not all(isinstance(ns, NodeScore) and _is_int(ns.score)
-                                                                 for ns in scores)):
-                st = Status(Code.Error, f"plugin \"{name}\" left scores that are not one integer NodeScore per node "
-                                        "in NormalizeScore", plugin=name)
             if not st.is_success():
                 return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
                                           f"{st.message()}", plugin=name)
-            normalized = _int_array([ns.score for ns in scores])
+            normalized = _normalized_scores(scores, n)
+            if normalized is None:
+                return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" left scores that are "
+                                          "not one integer NodeScore per node", plugin=name)
         return normalized
 
     def run_score_plugins_table(self, state: CycleState, pod: Any,

@@ -22,6 +22,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.types import (
     Diagnosis,
@@ -209,7 +210,7 @@ def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate],
 class Evaluator:
     """preemption.Evaluator bound to one plugin (its name, its handle, its Interface)."""
 
-    def __init__(self, plugin_name: str, handle: Any, interface: PreemptionInterface) -> None:
+    def __init__(self, plugin_name: str, handle: Handle, interface: PreemptionInterface) -> None:
         self.plugin_name = plugin_name
         self.handle = handle
         self.interface = interface

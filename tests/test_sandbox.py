@@ -1,0 +1,127 @@
+"""The sandbox out-of-tree plugin code runs in (framework/runtime/sandbox.py): contained
+BaseExceptions, a per-call time limit (nested calls included, off the main thread too),
+stdout sent to stderr, and a plugin that hung never called again."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from kschedctl.framework.runtime.sandbox import PluginFailure, Sandbox, SandboxedPlugin
+
+
+class Stop(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("exc, text", [
+    (SystemExit(3), "SystemExit: 3"), (Stop("no"), "Stop: no"), (GeneratorExit(), "GeneratorExit"),
+    (type("Interrupt", (KeyboardInterrupt,), {})(), "Interrupt"),
+])
+def test_base_exceptions_become_plugin_failures(exc, text):
+    def plugin_code():
+        raise exc
+    with pytest.raises(PluginFailure, match=text):
+        Sandbox("p").call(plugin_code)
+
+
+def test_exceptions_pass_through_and_a_real_ctrl_c_is_not_swallowed():
+    with pytest.raises(ValueError):
+        Sandbox("p").call(int, "x")
+
+    def interrupted():
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        Sandbox("p").call(interrupted)
+
+
+def test_stdout_goes_to_stderr(capsys):
+    Sandbox("p").call(print, "from the plugin")
+    out, err = capsys.readouterr()
+    assert out == "" and err == "from the plugin\n"
+    assert sys.stdout is not sys.stderr
+
+
+def test_a_call_past_the_limit_fails_and_the_plugin_is_not_called_again():
+    box = Sandbox("p", timeout=0.1)
+    start = time.monotonic()
+    with pytest.raises(PluginFailure, match="did not return within 100ms") as exc:
+        box.call(time.sleep, 5)
+    assert exc.value.timed_out and time.monotonic() - start < 2
+    calls = []
+    with pytest.raises(PluginFailure, match="not called again"):
+        box.call(calls.append, 1)
+    assert calls == []
+
+
+def test_a_plugin_that_catches_the_timeout_still_timed_out():
+    def stubborn():
+        try:
+            time.sleep(5)
+        except BaseException:  # noqa: BLE001 - what a careless plugin does
+            pass
+        return "done"
+    with pytest.raises(PluginFailure, match="did not return within"):
+        Sandbox("p", timeout=0.1).call(stubborn)
+
+
+def test_nested_calls_each_keep_their_limit():
+    """A sandboxed plugin calling into the runtime, which calls another sandboxed plugin (e.g. a
+    PostFilter running Filter plugins): whichever call is past its own limit fails."""
+    outer, inner = Sandbox("outer", timeout=0.3), Sandbox("inner", timeout=5)
+    start = time.monotonic()
+    with pytest.raises(PluginFailure, match="within 300ms"):
+        outer.call(inner.call, time.sleep, 5)  # the outer call's time runs out while the inner one sleeps
+    assert time.monotonic() - start < 2
+    assert outer.broken is not None and inner.broken is None
+
+    outer, inner = Sandbox("outer", timeout=5), Sandbox("inner", timeout=0.1)
+
+    def outer_code():
+        with pytest.raises(PluginFailure, match="within 100ms"):
+            inner.call(time.sleep, 5)
+        return "outer went on"
+    assert outer.call(outer_code) == "outer went on"
+    assert inner.broken is not None and outer.broken is None
+
+
+def test_off_the_main_thread_the_call_runs_in_a_worker():
+    result: dict = {}
+
+    def run():
+        box = Sandbox("p", timeout=0.1)
+        try:
+            box.call(time.sleep, 5)
+        except PluginFailure as exc:
+            result["failure"] = str(exc)
+        result["value"] = Sandbox("q", timeout=1).call(sum, [1, 2])
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(5)
+    assert "did not return within 100ms" in result["failure"] and result["value"] == 3
+
+
+def test_sandboxed_plugin_wraps_methods_and_extension_objects():
+    class Ext:
+        def normalize_score(self, *args):
+            raise SystemExit(1)
+
+    class Plugin:
+        flag = 7
+
+        def name(self):
+            return "P"
+
+        def score_extensions(self):
+            return Ext()
+
+    proxy = SandboxedPlugin(Plugin(), Sandbox("P"))
+    assert proxy.name() == "P" and proxy.flag == 7
+    assert not hasattr(proxy, "filter")  # a missing optional method stays missing
+    ext = proxy.score_extensions()
+    assert isinstance(ext, SandboxedPlugin)
+    with pytest.raises(PluginFailure, match="SystemExit: 1"):
+        ext.normalize_score()
