@@ -425,6 +425,7 @@ def test_a_broken_package_is_reported_and_skipped(source, error, install_package
     bad.write_text(BAD_CONFIG)
     out = run_cli("validate", str(bad))
     assert out.exit_code == 1, out.stdout + out.stderr
+    assert f"warning: plugin package '{dist}'" in out.stderr
     assert "profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]" in out.stdout
     good = tmp_path / "good.yaml"
     good.write_text(BAD_CONFIG.replace("101", "50"))

@@ -225,6 +225,7 @@ def validate(
     from kschedctl.config.checker import validate_files
 
     def run():
+        _warn_registry_errors()  # a broken plugin package is said on stderr; validation goes on without it
         return validate_files(configs, _version(kube_version, feature_gates), default_registry().registry)
 
     reports = _guarded(debug, run)
