@@ -18,8 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from kschedctl.api.resource import CEL_SELECTOR_EXPRESSION_MAX_COST, DeviceAttribute, DeviceCapacity
-
+from kschedctl.api.resource import (
+    CEL_SELECTOR_EXPRESSION_MAX_COST,
+    DeviceAttribute,
+    DeviceCapacity,
+)
 from kschedctl.dra.cel.checker import DYN, CelCheckError, check, type_str
 from kschedctl.dra.cel.interp import Ctx, plan
 from kschedctl.dra.cel.k8slib import parse_semver

@@ -12,7 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.dra.cel.ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
+from kschedctl.dra.cel.ast import (
+    Call,
+    Comprehension,
+    Ident,
+    Index,
+    ListLit,
+    Literal,
+    MapLit,
+    Node,
+    Select,
+)
 from kschedctl.dra.cel.functions import FUNCTIONS, NOT_MODELLED
 from kschedctl.dra.cel.values import Bytes, UInt
 

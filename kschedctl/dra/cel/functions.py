@@ -17,8 +17,20 @@ from typing import Any, Callable
 
 from kschedctl.dra.cel import k8slib
 from kschedctl.dra.cel.values import (
-    OPTIONAL_NONE, Bytes, CelError, CelType, Optional, Quantity, Semver, UInt, cel_compare, cel_equal,
-    check_int, check_uint, map_find, type_name,
+    OPTIONAL_NONE,
+    Bytes,
+    CelError,
+    CelType,
+    Optional,
+    Quantity,
+    Semver,
+    UInt,
+    cel_compare,
+    cel_equal,
+    check_int,
+    check_uint,
+    map_find,
+    type_name,
 )
 
 STRING_TRAVERSAL = 0.1
@@ -253,7 +265,7 @@ def _bool_conv(v: Any) -> bool:
             return True
         if v in ("0", "f", "F", "FALSE", "false", "False"):
             return False
-        raise CelError(f"type conversion error from 'string' to 'bool'")
+        raise CelError("type conversion error from 'string' to 'bool'")
     raise CelError("no such overload")
 
 
@@ -441,7 +453,7 @@ def _list_last_index_of(items: list, v: Any) -> int:
 
 def _slice(items: list, start: int, end: int) -> list:
     if start < 0 or end < 0:
-        raise CelError(f"cannot slice(%d, %d), negative indexes not supported" % (start, end))
+        raise CelError("cannot slice(%d, %d), negative indexes not supported" % (start, end))
     if start > end:
         raise CelError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
     if len(items) < end:

@@ -11,9 +11,28 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kschedctl.dra.cel.ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
+from kschedctl.dra.cel.ast import (
+    Call,
+    Comprehension,
+    Ident,
+    Index,
+    ListLit,
+    Literal,
+    MapLit,
+    Node,
+    Select,
+)
 from kschedctl.dra.cel.functions import FUNCTIONS, call_cost, dispatch
-from kschedctl.dra.cel.values import OPTIONAL_NONE, CelError, CostLimitExceeded, DefaultMap, Optional, cel_equal, go_type_name, map_find
+from kschedctl.dra.cel.values import (
+    OPTIONAL_NONE,
+    CelError,
+    CostLimitExceeded,
+    DefaultMap,
+    Optional,
+    cel_equal,
+    go_type_name,
+    map_find,
+)
 
 LIST_CREATE_COST = 10
 MAP_CREATE_COST = 30
@@ -437,6 +456,7 @@ def _fold_transform_map_entry(ctx, pairs, var, var2, body, extra):
 
 def _fold_sort_by(ctx, pairs, var, var2, body, extra):
     import functools
+
     from kschedctl.dra.cel.values import cel_compare
     keyed = []
     for a, _ in pairs:

@@ -12,7 +12,6 @@ import re
 from fractions import Fraction
 
 from kschedctl.api.quantity import QuantityError, parse_quantity
-
 from kschedctl.dra.cel.values import INT64_MAX, INT64_MIN, CelError, Quantity, Semver
 
 _QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import re
 
-from kschedctl.dra.cel.ast import Call, Comprehension, Ident, Index, ListLit, Literal, MapLit, Node, Select
+from kschedctl.dra.cel.ast import (
+    Call,
+    Comprehension,
+    Ident,
+    Index,
+    ListLit,
+    Literal,
+    MapLit,
+    Node,
+    Select,
+)
 from kschedctl.dra.cel.values import CelError, UInt, bytes_value
 
 RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if", "import",

@@ -12,7 +12,12 @@ outcomes kube distinguishes.
 from kschedctl.dra.structured.allocator import Allocator
 from kschedctl.dra.structured.pools import Pool, PoolID, gather_pools, node_matches
 from kschedctl.dra.structured.types import (
-    AllocatedState, AllocationCancelled, AllocationError, AllocationFailedOnNode, DeviceID, Features,
+    AllocatedState,
+    AllocationCancelled,
+    AllocationError,
+    AllocationFailedOnNode,
+    DeviceID,
+    Features,
 )
 
 __all__ = [

@@ -18,8 +18,11 @@ import uuid
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
-from kschedctl.api.resource import DEVICE_TAINT_EFFECT_NO_EXECUTE, DEVICE_TAINT_EFFECT_NO_SCHEDULE, Device
-
+from kschedctl.api.resource import (
+    DEVICE_TAINT_EFFECT_NO_EXECUTE,
+    DEVICE_TAINT_EFFECT_NO_SCHEDULE,
+    Device,
+)
 from kschedctl.dra.structured import capacity as cap
 from kschedctl.dra.structured.types import AllocationError, DeviceID, kobj
 

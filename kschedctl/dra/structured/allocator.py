@@ -19,20 +19,33 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-from kschedctl.api.resource import ALLOCATION_RESULTS_MAX_SIZE, Device, DeviceClass, ResourceSlice
+from kschedctl.api.resource import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    Device,
+    DeviceClass,
+    ResourceSlice,
+)
 from kschedctl.api.resourceclaim import (
-    ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, AllocationResult, DeviceRequestAllocationResult,
-    ExactDeviceRequest, ResourceClaim,
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    AllocationResult,
+    ExactDeviceRequest,
+    ResourceClaim,
 )
 from kschedctl.api.types import Node
 from kschedctl.dra.cel import Cache, CelDevice, CelRuntimeError
-
 from kschedctl.dra.structured import capacity as cap
 from kschedctl.dra.structured.constraints import Constraint, make_constraints
 from kschedctl.dra.structured.nodeselector import create_node_selector
 from kschedctl.dra.structured.pools import Pool, gather_pools, node_matches
 from kschedctl.dra.structured.types import (
-    AllocatedState, AllocationCancelled, AllocationError, AllocationFailedOnNode, DeviceID, Features, kobj,
+    AllocatedState,
+    AllocationCancelled,
+    AllocationError,
+    AllocationFailedOnNode,
+    DeviceID,
+    Features,
+    kobj,
 )
 
 

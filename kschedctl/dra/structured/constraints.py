@@ -11,7 +11,6 @@ from typing import Protocol
 
 from kschedctl.api.resource import Device, DeviceAttribute
 from kschedctl.api.resourceclaim import ResourceClaim
-
 from kschedctl.dra.structured.types import AllocationError, DeviceID, Features, kobj
 
 

@@ -21,7 +21,6 @@ from typing import Sequence
 
 from kschedctl.api.resource import CounterSet, Device, ResourceSlice
 from kschedctl.api.types import Node
-
 from kschedctl.dra.structured.types import Features
 
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from kschedctl.api.resourceclaim import AllocationResult, DeviceRequestAllocationResult, ResourceClaim
-
+from kschedctl.api.resourceclaim import (
+    AllocationResult,
+    DeviceRequestAllocationResult,
+    ResourceClaim,
+)
 from kschedctl.dra.structured.types import AllocationError
 
 if TYPE_CHECKING:

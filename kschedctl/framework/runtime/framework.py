@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import operator
 from itertools import repeat
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -55,6 +55,16 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
+from kschedctl.framework.runtime.guard import (
+    is_int,
+    optional,
+    pair,
+    permit_result,
+    priority_less,
+    raised,
+    status_of,
+    wrong,
+)
 from kschedctl.framework.runtime.multipoint import FrameworkError, expand_multi_point
 from kschedctl.framework.runtime.registry import PluginSpec, Registry
 from kschedctl.framework.runtime.sandbox import (
@@ -71,84 +81,8 @@ from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
 
 log = logging.getLogger(__name__)
 
-_NUMBER = (int, float, np.integer, np.floating)
-
-
-def _is_int(value: Any) -> bool:
-    """An integer score (Python or numpy int; a bool is not a score)."""
-    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, np.integer)
-
-
-def _raised(name: str, what: str, exc: BaseException) -> Status:
-    """The Error Status of a plugin call that raised (or timed out in its sandbox)."""
-    log.debug("plugin %s raised in %s", name, what, exc_info=True)
-    if isinstance(exc, PluginFailure) and exc.timed_out:
-        return Status(Code.Error, f"plugin \"{name}\" {exc}", plugin=name, err=exc)
-    return Status(Code.Error, f"plugin \"{name}\" raised in {what}: {describe(exc)}", plugin=name, err=exc)
-
-
-def _wrong(name: str, what: str, value: Any, expected: str) -> Status:
-    """The Error Status of a plugin call that returned something of the wrong type."""
-    kind = type(value.sandboxed if isinstance(value, SandboxedPlugin) else value).__name__
-    return Status(Code.Error, f"plugin \"{name}\" returned {kind} from {what}, expected {expected}", plugin=name)
-
-
-def _status_of(name: str, what: str, out: Any) -> Status:
-    """A plugin's ``Status | None`` result as a Status (None is Success)."""
-    if out is None:
-        return Status()
-    if isinstance(out, Status):
-        return out
-    return _wrong(name, what, out, "a Status or None")
-
-
-def _pair(name: str, what: str, out: Any, first_ok: Callable[[Any], bool],
-          expected: str) -> tuple[Any, Status] | Status:
-    """A plugin's ``(result, Status | None)`` result (a bare Status is a failure with no
-    result); a Status of the runtime's when the shape is wrong."""
-    if isinstance(out, Status):
-        return None, out
-    if isinstance(out, tuple) and len(out) == 2 and first_ok(out[0]) and (out[1] is None or isinstance(out[1], Status)):
-        return out[0], out[1] if out[1] is not None else Status()
-    return _wrong(name, what, out, expected)
-
-
-def _permit_result(name: str, out: Any) -> tuple[Status, float]:
-    """A Permit plugin's ``(Status | None, timeout seconds)`` (a bare Status: no timeout)."""
-    if out is None:
-        return Status(), 0.0
-    if isinstance(out, Status):
-        return out, 0.0
-    if isinstance(out, tuple) and len(out) == 2:
-        st, timeout = out
-        if (st is None or isinstance(st, Status)) and \
-                (timeout is None or (isinstance(timeout, _NUMBER) and not isinstance(timeout, bool))):
-            return (st if st is not None else Status()), float(timeout or 0)
-    return _wrong(name, "Permit", out, "a (Status | None, timeout seconds) pair"), 0.0
-
-
-def _optional(pl: Any, method: str) -> Any:
-    """An optional method of a plugin (or of its extensions object), None when it has none or
-    looking it up fails."""
-    try:
-        fn = getattr(pl, method, None)
-    except Exception:  # noqa: BLE001 - a plugin's __getattr__ or property may raise
-        return None
-    return fn if callable(fn) else None
-
-
-def _priority_less(a: Any, b: Any) -> bool:
-    """The order the queue falls back to when the QueueSort plugin fails (PrioritySort's)."""
-    p1, p2 = a.pod.effective_priority(), b.pod.effective_priority()
-    if p1 != p2:
-        return p1 > p2
-    if a.timestamp != b.timestamp:
-        return a.timestamp < b.timestamp
-    return a.seq < b.seq
-
-
 def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray,
-                           distinct: dict[int, Status | None]) -> list[int]:
+                           distinct: dict[int, Status | None]) -> list[int] | None:
     """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
     into ``out``; return the positions that passed.
 
@@ -156,12 +90,16 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     outcome), so each distinct object is looked at once: its plugin is set, an error becomes
     the runtime's Error status (one per distinct object), and every node that got it records
     it as is. Recorded statuses are never mutated afterwards, so the sharing cannot be seen.
-    ``distinct`` is {id: status} of ``results`` (the caller checked their types).
+    ``distinct`` is {id: status} of ``results``. None (nothing recorded) when a result is not
+    a Status or None: the caller asks the per-node calls, which say what is wrong.
     """
     if len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
         return alive
     verdict: dict[int, Status | None] = {}
     same = True
+    for st in distinct.values():
+        if st is not None and st.__class__ is not Status:
+            return None
     for key, st in distinct.items():
         if st is None or st.code == Code.Success:
             verdict[key] = None
@@ -184,6 +122,13 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     return positions[~failed].tolist()
 
 
+def _status(name: str, what: str, out: Any) -> Status:
+    """status_of with the common cases first (a Status, or None for Success)."""
+    if out.__class__ is Status:
+        return out
+    return Status() if out is None else status_of(name, what, out)
+
+
 def _normalized_scores(scores: list[NodeScore], n: int) -> np.ndarray | None:
     """The scores NormalizeScore left, as an array (see _int_array); None when the plugin left
     something else than one NodeScore with an integer score per node."""
@@ -194,7 +139,7 @@ def _normalized_scores(scores: list[NodeScore], n: int) -> np.ndarray | None:
     if len(values) != n:
         return None
     kind = np.asarray(values).dtype.kind if values else "i"
-    if kind not in "iuO" or (kind == "O" and not all(_is_int(v) for v in values)):
+    if kind not in "iuO" or (kind == "O" and not all(is_int(v) for v in values)):
         return None  # floats, strings, bools: not scores
     return _int_array(values)
 
@@ -227,6 +172,7 @@ class Framework:
         # point -> (the plugin list as last seen, [(plugin, name)]) (_named)
         self._named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]] = {}
         self._queue_sort_failed = False
+        self._optional_methods: dict[tuple[int, str], Any] = {}  # (id(plugin), method) -> bound method or None
         # Batch forms of Filter/Score (filter_batch / score_batch) are used when True; the
         # per-node path is kept for plugins without them and for the equivalence tests.
         self.use_batch = True
@@ -272,7 +218,7 @@ class Framework:
                 f"but got {len(self.points['queueSort'])}")
         if not self.points["bind"]:
             raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name \"{self.profile_name}\"")
-        self._less = _optional(self.points["queueSort"][0], "less") or _priority_less
+        self._less = optional(self.points["queueSort"][0], "less") or priority_less
 
     def _new_plugin(self, spec: PluginSpec, args: Any) -> Any:
         """The plugin from its factory; anything not kschedctl's own is sandboxed. A factory
@@ -359,7 +305,7 @@ class Framework:
         try:
             return getattr(target, method)(*args)
         except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-            return _raised(name, what, exc)
+            return raised(name, what, exc)
 
     # --- EnqueueExtensions -----------------------------------------------------------------
     def enqueue_extensions(self) -> list[tuple[str, list[ClusterEventWithHint] | None]]:
@@ -369,7 +315,7 @@ class Framework:
         stuck), and a warning says so."""
         out: list[tuple[str, list[ClusterEventWithHint] | None]] = []
         for name, pl in self.instances.items():
-            if _optional(pl, "events_to_register") is None:
+            if optional(pl, "events_to_register") is None:
                 out.append((name, None))
                 continue
             got = self._call(name, "EventsToRegister", pl, "events_to_register")
@@ -389,13 +335,24 @@ class Framework:
         return out
 
     def _has(self, pl: Any, method: str) -> bool:
-        """Does the plugin have this (optional) method? Looking is guarded too."""
-        return _optional(pl, method) is not None
+        """Does the plugin (or an object of its) have this (optional) method? Looking is
+        guarded too."""
+        return optional(pl, method) is not None
+
+    def _opt(self, pl: Any, method: str) -> Any:
+        """A plugin's optional method, looked up once per run (a plugin's methods do not come
+        and go); None when it has none."""
+        key = (id(pl), method)
+        try:
+            return self._optional_methods[key]
+        except KeyError:
+            fn = self._optional_methods[key] = optional(pl, method)
+            return fn
 
     # --- PreEnqueue / QueueSort ------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Any) -> Status:
         for pl, name in self._named("preEnqueue"):
-            st = _status_of(name, "PreEnqueue", self._call(name, "PreEnqueue", pl, "pre_enqueue", pod))
+            st = _status(name, "PreEnqueue", self._call(name, "PreEnqueue", pl, "pre_enqueue", pod))
             if not st.is_success():
                 st.plugin = name
                 if not st.is_rejected():
@@ -409,7 +366,7 @@ class Framework:
         PrioritySort's rule (priority, then queue time) from then on, so that the run goes on
         in a sane order and a hung plugin costs one time limit."""
         if self._queue_sort_failed:
-            return _priority_less(a, b)
+            return priority_less(a, b)
         try:
             out = self._less(a, b)
         except Exception as exc:  # noqa: BLE001 - plugin code
@@ -425,7 +382,7 @@ class Framework:
         self._queue_sort_failed = True
         self.services.warn(f"QueueSort plugin \"{name}\" {why} in Less; pods are ordered by priority, then "
                            "queue time, for the rest of the run")
-        return _priority_less(a, b)
+        return priority_less(a, b)
 
     # --- PreFilter -------------------------------------------------------------------------
     def run_pre_filter_plugins(self, state: CycleState, pod: Any,
@@ -438,13 +395,14 @@ class Framework:
         returned: Status | None = None
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
-            out = _pair(name, "PreFilter", self._call(name, "PreFilter", pl, "pre_filter", state, pod, nodes),
-                        lambda r: r is None or isinstance(r, PreFilterResult),
-                        "a (PreFilterResult | None, Status | None) pair")
-            if isinstance(out, Status):
-                r, st = None, out
+            out = self._call(name, "PreFilter", pl, "pre_filter", state, pod, nodes)
+            if out.__class__ is tuple and len(out) == 2 and (out[0] is None or out[0].__class__ is PreFilterResult) \
+                    and (out[1] is None or out[1].__class__ is Status):
+                r, st = out[0], out[1] if out[1] is not None else Status()  # the common case, checked cheaply
             else:
-                r, st = out
+                out = pair(name, "PreFilter", out, lambda r: r is None or isinstance(r, PreFilterResult),
+                           "a (PreFilterResult | None, Status | None) pair")
+                r, st = (None, out) if isinstance(out, Status) else out
             if st.is_skip():
                 skip.add(name)
                 continue
@@ -482,13 +440,13 @@ class Framework:
 
     def _pre_filter_extensions(self, pl: Any, name: str) -> Any:
         """The plugin's PreFilterExtensions (None: it has none); a Status when asking failed."""
-        if not self._has(pl, "pre_filter_extensions"):
+        if self._opt(pl, "pre_filter_extensions") is None:
             return None
         ext = self._call(name, "PreFilterExtensions", pl, "pre_filter_extensions")
         if ext is None or isinstance(ext, Status):
             return ext
         if not (self._has(ext, "add_pod") and self._has(ext, "remove_pod")):
-            return _wrong(name, "PreFilterExtensions", ext, "None or an object with add_pod and remove_pod")
+            return wrong(name, "PreFilterExtensions", ext, "None or an object with add_pod and remove_pod")
         return ext
 
     def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo,
@@ -504,7 +462,7 @@ class Framework:
             if isinstance(ext, Status):
                 st = ext
             else:
-                st = _status_of(name, what, self._call(name, what, ext, method, state, pod, info, node_info))
+                st = _status(name, what, self._call(name, what, ext, method, state, pod, info, node_info))
             if not st.is_success():
                 return Status(Code.Error, f"running {what} on PreFilter plugin \"{name}\": {st.message()}",
                               plugin=name)
@@ -527,11 +485,11 @@ class Framework:
             try:  # inline rather than _call: this is the hottest loop of a run
                 st = pl.filter(state, pod, node_info)
             except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                st = _raised(name, "Filter", exc)
+                st = raised(name, "Filter", exc)
             if st is None:
                 continue
             if st.__class__ is not Status:
-                st = _status_of(name, "Filter", st)
+                st = status_of(name, "Filter", st)
             if st.code == Code.Success:
                 continue
             st.plugin = name
@@ -547,16 +505,16 @@ class Framework:
         order, so they are never looked at, and a failing (or hung) plugin is not called
         once per node."""
         results: list[Status | None] = []
-        fn = _optional(pl, "filter")
+        fn = optional(pl, "filter")
         if fn is None:
-            return [_raised(name, "Filter", AttributeError("filter"))] * len(nodes)
+            return [raised(name, "Filter", AttributeError("filter"))] * len(nodes)
         for ni in nodes:
             try:
                 st = fn(state, pod, ni)
             except Exception as exc:  # noqa: BLE001
-                st = _raised(name, "Filter", exc)
+                st = raised(name, "Filter", exc)
             if st is not None and st.__class__ is not Status:
-                st = _status_of(name, "Filter", st)
+                st = status_of(name, "Filter", st)
             results.append(st)
             if st is not None and st.code == Code.Error:
                 results.extend(repeat(st, len(nodes) - len(results)))
@@ -595,24 +553,24 @@ class Framework:
                 continue
             sub = full if len(alive) == n else full.subset(alive)
             results: Any = None
-            distinct: dict[int, Any] = {}
-            batch_fn = _optional(pl, "filter_batch")
+            batch_fn = self._opt(pl, "filter_batch")
             if batch_fn is not None:
                 try:
                     results = batch_fn(state, pod, sub)
                     if not isinstance(results, list):
                         results = list(results)
-                    distinct = dict(zip(map(id, results), results))
-                    if len(results) != len(sub) or \
-                            any(st is not None and st.__class__ is not Status for st in distinct.values()):
-                        results = None  # not one Status or None per node: the per-node calls say what is wrong
+                    if len(results) != len(sub):
+                        results = None  # not one result per node: the per-node calls below
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
-            if results is None:
-                results = self._filter_per_node(pl, name, state, pod, sub)
-                distinct = dict(zip(map(id, results), results))
-            alive = _record_filter_results(name, alive, results, out, distinct)
+            if results is not None:
+                recorded = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results)))
+                if recorded is not None:
+                    alive = recorded
+                    continue
+            results = self._filter_per_node(pl, name, state, pod, sub)
+            alive = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results))) or []
         return out.tolist()
 
     def _nominated_node_names(self) -> Any:
@@ -676,7 +634,7 @@ class Framework:
         result: PostFilterResult | None = None
         rejector = ""
         for pl, name in self._named("postFilter"):
-            out = _pair(name, "PostFilter", self._call(name, "PostFilter", pl, "post_filter", state, pod, node_to_status),
+            out = pair(name, "PostFilter", self._call(name, "PostFilter", pl, "post_filter", state, pod, node_to_status),
                         lambda r: r is None or isinstance(r, PostFilterResult),
                         "a (PostFilterResult | None, Status | None) pair")
             r, st = (None, out) if isinstance(out, Status) else out
@@ -695,7 +653,7 @@ class Framework:
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
         for pl, name in self._named("preScore"):
-            st = _status_of(name, "PreScore", self._call(name, "PreScore", pl, "pre_score", state, pod, nodes))
+            st = _status(name, "PreScore", self._call(name, "PreScore", pl, "pre_score", state, pod, nodes))
             if st.is_skip():
                 skip.add(name)
                 continue
@@ -715,21 +673,21 @@ class Framework:
                         nodes: Sequence[NodeInfo]) -> np.ndarray | Status:
         """One Score call per node: the raw scores, or the Status that ends the phase."""
         per_node: list[int] = []
-        score = _optional(pl, "score")
+        score = optional(pl, "score")
         if score is None:
-            return Status(Code.Error, f"running Score plugins: {_raised(name, 'Score', AttributeError('score')).message()}",
+            return Status(Code.Error, f"running Score plugins: {raised(name, 'Score', AttributeError('score')).message()}",
                           plugin=name)
         for info in nodes:
             try:
                 out = score(state, pod, info)
             except Exception as exc:  # noqa: BLE001
-                out = _raised(name, "Score", exc)
+                out = raised(name, "Score", exc)
             if out.__class__ is tuple and len(out) == 2 and out[1] is None and out[0].__class__ is int:
                 per_node.append(out[0])  # the common case, checked cheaply: (int, None)
                 continue
             if isinstance(out, Status):
                 return Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
-            checked = _pair(name, "Score", out, _is_int, "an (int, Status | None) pair")
+            checked = pair(name, "Score", out, is_int, "an (int, Status | None) pair")
             if isinstance(checked, Status):
                 return Status(Code.Error, f"running Score plugins: {checked.message()}", plugin=name)
             value, st = checked
@@ -742,17 +700,17 @@ class Framework:
                    names: list[str], values: np.ndarray) -> np.ndarray | Status:
         """NormalizeScore through the plugin's ScoreExtensions, when it has them."""
         n = len(names)
-        if not self._has(pl, "score_extensions"):
+        if self._opt(pl, "score_extensions") is None:
             return values
         ext = self._call(name, "ScoreExtensions", pl, "score_extensions")
         if ext is None:
             return values
         if isinstance(ext, Status) or not self._has(ext, "normalize_score"):
             why = ext.message() if isinstance(ext, Status) else \
-                _wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
+                wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
             return Status(Code.Error, f"running Normalize on Score plugins: {why}", plugin=name)
         normalized = None
-        norm_batch = _optional(ext, "normalize_score_batch") if batch_nodes is not None else None
+        norm_batch = optional(ext, "normalize_score_batch") if batch_nodes is not None else None
         if norm_batch is not None:
             # optional batch NormalizeScore: the nodes and their scores (an int64 array) in,
             # the normalized scores out; if it raises, normalize_score reports it
@@ -765,7 +723,7 @@ class Framework:
                 normalized = None
         if normalized is None:
             scores = [NodeScore(nm, v) for nm, v in zip(names, values.tolist())]
-            st = _status_of(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
+            st = _status(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
                                                                state, pod, scores))
             if not st.is_success():
                 return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
@@ -791,7 +749,7 @@ class Framework:
         totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
         for pl, name in plugins:
             values: Any = None
-            batch_fn = _optional(pl, "score_batch") if batch_nodes is not None else None
+            batch_fn = self._opt(pl, "score_batch") if batch_nodes is not None else None
             if batch_fn is not None:
                 try:
                     values = batch_fn(state, pod, batch_nodes)
@@ -825,7 +783,7 @@ class Framework:
     # --- Reserve / Permit ------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
         for pl, name in self._named("reserve"):
-            st = _status_of(name, "Reserve", self._call(name, "Reserve", pl, "reserve", state, pod, node_name))
+            st = _status(name, "Reserve", self._call(name, "Reserve", pl, "reserve", state, pod, node_name))
             if not st.is_success():
                 st.plugin = name
                 if st.is_rejected():
@@ -836,14 +794,14 @@ class Framework:
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
         """Every Unreserve runs, in reverse order; their failures are only logged."""
         for pl, name in reversed(self._named("reserve")):
-            if self._has(pl, "unreserve"):
+            if self._opt(pl, "unreserve") is not None:
                 self._call(name, "Unreserve", pl, "unreserve", state, pod, node_name)
 
     def run_permit_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
         waits: dict[str, float] = {}
         messages: list[str] = []
         for pl, name in self._named("permit"):
-            st, timeout = _permit_result(name, self._call(name, "Permit", pl, "permit", state, pod, node_name))
+            st, timeout = permit_result(name, self._call(name, "Permit", pl, "permit", state, pod, node_name))
             if st.is_success():
                 continue
             st.plugin = name
@@ -879,8 +837,8 @@ class Framework:
         """Success if any plugin has work, Skip if none has (skipped ones' PreBind won't run)."""
         any_success = False
         for pl, name in self._named("preBind"):
-            if self._has(pl, "pre_bind_pre_flight"):
-                st = _status_of(name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight",
+            if self._opt(pl, "pre_bind_pre_flight") is not None:
+                st = _status(name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight",
                                                                      state, pod, node_name))
             else:
                 st = Status()
@@ -896,7 +854,7 @@ class Framework:
         for pl, name in self._named("preBind"):
             if name in state.skip_pre_bind_plugins:
                 continue
-            st = _status_of(name, "PreBind", self._call(name, "PreBind", pl, "pre_bind", state, pod, node_name))
+            st = _status(name, "PreBind", self._call(name, "PreBind", pl, "pre_bind", state, pod, node_name))
             if not st.is_success():
                 st.plugin = name
                 if st.is_rejected():
@@ -909,7 +867,7 @@ class Framework:
             return Status(Code.Skip)
         st = Status(Code.Skip)
         for pl, name in self._named("bind"):
-            st = _status_of(name, "Bind", self._call(name, "Bind", pl, "bind", state, pod, node_name))
+            st = _status(name, "Bind", self._call(name, "Bind", pl, "bind", state, pod, node_name))
             if st.is_skip():
                 continue
             if not st.is_success():
@@ -933,7 +891,7 @@ class Framework:
                 got = self._call(name, "PlacementGenerate", pl, "placement_generate", group, parent)
                 if isinstance(got, list):
                     got = (got, None)
-                checked = _pair(name, "PlacementGenerate", got,
+                checked = pair(name, "PlacementGenerate", got,
                                 lambda r: r is None or (isinstance(r, list) and all(isinstance(p, Placement) for p in r)),
                                 "a list of Placement (or a (list, Status | None) pair)")
                 if isinstance(checked, Status):
@@ -956,18 +914,18 @@ class Framework:
             scores = []
             for a in assignments:
                 got = self._call(name, "PlacementScore", pl, "placement_score", group, a)
-                if _is_int(got):
+                if is_int(got):
                     got = (got, None)
-                checked = _pair(name, "PlacementScore", got, _is_int, "an int (or an (int, Status | None) pair)")
+                checked = pair(name, "PlacementScore", got, is_int, "an int (or an (int, Status | None) pair)")
                 if isinstance(checked, Status) or not checked[1].is_success():
                     st = checked if isinstance(checked, Status) else checked[1]
                     return [], Status(Code.Error, f"running PlacementScore plugin \"{name}\": {st.message()}",
                                       plugin=name)
                 scores.append(PlacementScore(a.placement, int(checked[0])))
-            if self._has(pl, "normalize_placement_score"):
-                st = _status_of(name, "NormalizePlacementScore",
+            if self._opt(pl, "normalize_placement_score") is not None:
+                st = status_of(name, "NormalizePlacementScore",
                                 self._call(name, "NormalizePlacementScore", pl, "normalize_placement_score", group, scores))
-                if st.is_success() and not all(isinstance(s, PlacementScore) and _is_int(s.score) for s in scores):
+                if st.is_success() and not all(isinstance(s, PlacementScore) and is_int(s.score) for s in scores):
                     st = Status(Code.Error, f"plugin \"{name}\" left scores that are not integers", plugin=name)
                 if not st.is_success():
                     return [], Status(Code.Error, f"running NormalizePlacementScore plugin \"{name}\": "
@@ -981,7 +939,7 @@ class Framework:
         """RunPlacementFeasiblePlugins (1.37): the first non-success status; without such a
         plugin the group is feasible."""
         for pl, name in self._named("placementFeasible"):
-            st = _status_of(name, "PlacementFeasible",
+            st = status_of(name, "PlacementFeasible",
                             self._call(name, "PlacementFeasible", pl, "placement_feasible", group, scheduled, remaining))
             if not st.is_success():
                 st.plugin = st.plugin or name

@@ -1,0 +1,96 @@
+"""How the runtime checks what a plugin call did: the Error Status of an exception or of a
+result of the wrong type, each naming the plugin, and the shapes each extension point returns.
+
+The runtime (framework.py) calls every plugin through these, so that a plugin's failure is
+one pod's (or pod group's) failed attempt, worded the same way at every extension point.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+import numpy as np
+
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
+
+log = logging.getLogger("kschedctl.framework.runtime.framework")
+
+NUMBER = (int, float, np.integer, np.floating)
+
+
+def is_int(value: Any) -> bool:
+    """An integer score (Python or numpy int; a bool is not a score)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, np.integer)
+
+
+def raised(name: str, what: str, exc: BaseException) -> Status:
+    """The Error Status of a plugin call that raised (or timed out in its sandbox)."""
+    log.debug("plugin %s raised in %s", name, what, exc_info=True)
+    if isinstance(exc, PluginFailure) and exc.timed_out:
+        return Status(Code.Error, f"plugin \"{name}\" {exc}", plugin=name, err=exc)
+    return Status(Code.Error, f"plugin \"{name}\" raised in {what}: {describe(exc)}", plugin=name, err=exc)
+
+
+def wrong(name: str, what: str, value: Any, expected: str) -> Status:
+    """The Error Status of a plugin call that returned something of the wrong type."""
+    kind = type(value.sandboxed if isinstance(value, SandboxedPlugin) else value).__name__
+    return Status(Code.Error, f"plugin \"{name}\" returned {kind} from {what}, expected {expected}", plugin=name)
+
+
+def status_of(name: str, what: str, out: Any) -> Status:
+    """A plugin's ``Status | None`` result as a Status (None is Success)."""
+    if out is None:
+        return Status()
+    if isinstance(out, Status):
+        return out
+    return wrong(name, what, out, "a Status or None")
+
+
+def pair(name: str, what: str, out: Any, first_ok: Callable[[Any], bool],
+          expected: str) -> tuple[Any, Status] | Status:
+    """A plugin's ``(result, Status | None)`` result (a bare Status is a failure with no
+    result); a Status of the runtime's when the shape is wrong."""
+    if isinstance(out, Status):
+        return None, out
+    if isinstance(out, tuple) and len(out) == 2 and first_ok(out[0]) and (out[1] is None or isinstance(out[1], Status)):
+        return out[0], out[1] if out[1] is not None else Status()
+    return wrong(name, what, out, expected)
+
+
+def permit_result(name: str, out: Any) -> tuple[Status, float]:
+    """A Permit plugin's ``(Status | None, timeout seconds)`` (a bare Status: no timeout)."""
+    if out is None:
+        return Status(), 0.0
+    if isinstance(out, Status):
+        return out, 0.0
+    if isinstance(out, tuple) and len(out) == 2:
+        st, timeout = out
+        if (st is None or isinstance(st, Status)) and \
+                (timeout is None or (isinstance(timeout, NUMBER) and not isinstance(timeout, bool))):
+            return (st if st is not None else Status()), float(timeout or 0)
+    return wrong(name, "Permit", out, "a (Status | None, timeout seconds) pair"), 0.0
+
+
+def optional(pl: Any, method: str) -> Any:
+    """An optional method of a plugin (or of its extensions object), None when it has none or
+    looking it up fails."""
+    try:
+        fn = getattr(pl, method, None)
+    except Exception:  # noqa: BLE001 - a plugin's __getattr__ or property may raise
+        return None
+    return fn if callable(fn) else None
+
+
+def priority_less(a: Any, b: Any) -> bool:
+    """The order the queue falls back to when the QueueSort plugin fails (PrioritySort's)."""
+    p1, p2 = a.pod.effective_priority(), b.pod.effective_priority()
+    if p1 != p2:
+        return p1 > p2
+    if a.timestamp != b.timestamp:
+        return a.timestamp < b.timestamp
+    return a.seq < b.seq
+
+
+__all__ = ["NUMBER", "is_int", "optional", "pair", "permit_result", "priority_less", "raised", "status_of", "wrong"]
