@@ -265,12 +265,11 @@ class PluginArgs(ArgsStruct):
         """What a plugin's New does with its args: decoded and defaulted when given as a dict
         (or None), then validated; invalid args raise ArgsError (a ValueError) with the
         messages configuration validation reports."""
-        if not isinstance(args, cls):
-            args = cls.from_dict(args, features)
-        errors = args.validate(features)
+        typed = args if isinstance(args, cls) else cls.from_dict(typing.cast("Mapping[str, Any] | None", args), features)
+        errors = typed.validate(features)
         if errors:
             raise ArgsError(list(errors))
-        return args
+        return typed
 
     def defaulted(self: P, features: "Features | None") -> P:
         """SetDefaults_<Kind>: unset fields filled in (the instance is frozen: a new one)."""

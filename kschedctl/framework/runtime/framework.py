@@ -744,7 +744,7 @@ class Framework:
         columns = columns_of(self.snapshot) if self.use_batch else None
         batch_nodes = NodeBatch(nodes, columns) if columns is not None else None
         rows = batch_nodes.rows if batch_nodes is not None and plugins else None
-        table = ScoreTable(columns.names_of(rows) if rows is not None else [n.name for n in nodes])
+        table = ScoreTable(columns.names_of(rows) if rows is not None and columns is not None else [n.name for n in nodes])
         n = len(nodes)
         totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
         for pl, name in plugins:

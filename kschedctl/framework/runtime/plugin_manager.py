@@ -106,7 +106,7 @@ def build_registry() -> LoadedRegistry:
     for impl in pm.hook.kschedctl_register_plugins.get_hookimpls():
         module = impl.plugin
         if impl.plugin_name == INTREE:  # kschedctl's own plugins: a failure is a bug, never skipped
-            for spec in impl.function():
+            for spec in list(impl.function()):  # type: ignore[call-overload]
                 spec.trusted = True
                 registry.register(spec)
             continue
