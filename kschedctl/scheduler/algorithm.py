@@ -44,12 +44,14 @@ class ScheduleResult:
     scored node, empty when only one node was feasible) is built on first use from the table."""
 
     def __init__(self, suggested_host: str, evaluated_nodes: int, feasible_nodes: int,
-                 scores: list[NodePluginScores] | None = None, table: ScoreTable | None = None) -> None:
+                 scores: list[NodePluginScores] | None = None, table: ScoreTable | None = None,
+                 diagnosis: Diagnosis | None = None) -> None:
         self.suggested_host = suggested_host
         self.evaluated_nodes = evaluated_nodes
         self.feasible_nodes = feasible_nodes
         self._scores = scores
         self.table = table
+        self.diagnosis = diagnosis  # the nodes the filters rejected in this attempt
 
     @property
     def scores(self) -> list[NodePluginScores]:
@@ -87,14 +89,16 @@ class SchedulingAlgorithm:
             raise FitError(pod, snapshot.num_nodes(), diagnosis)
         if len(feasible) == 1:
             # With one feasible node there is nothing to compare: no PreScore, no Score.
-            return ScheduleResult(feasible[0].name, 1 + diagnosis.node_to_status.len(), 1)
+            return ScheduleResult(feasible[0].name, 1 + diagnosis.node_to_status.len(), 1, diagnosis=diagnosis)
         if not fwk.has_score_plugins():
             scores = self.prioritize_nodes(fwk, state, pod, feasible)
             host = self.select_host(scores)
-            return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores)
+            return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores,
+                                  diagnosis=diagnosis)
         table = self.prioritize_nodes_table(fwk, state, pod, feasible)
         host = self.select_host_from_totals(table.names, table.totals)
-        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), table=table)
+        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), table=table,
+                              diagnosis=diagnosis)
 
     def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
                                 find_all: bool = False) -> tuple[list[NodeInfo], Diagnosis]:

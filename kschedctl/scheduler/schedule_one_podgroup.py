@@ -211,6 +211,7 @@ class PodGroupCycle:
             return MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error), None
         except SchedulingError as err:
             return MemberResult(qpi, status=err.status), None
+        sched.record_attempt(qpi, result)
         host = result.suggested_host
         assumed = qpi.pod_info.with_node_name(host).pod
         sched.cache.assume_pod(assumed)

@@ -175,6 +175,9 @@ class Scheduler(EventHandlers):
         self._generation = 0
         self.attempt_generation: dict[str, int] = {}  # uid -> state generation its last attempt saw
         self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
+        # Called with (qpi, ScheduleResult) after every attempt that chose a host: a read-only view
+        # of the attempt's filter and score outcome (`diff` classifies moves with it).
+        self.attempt_recorders: list[Callable[[QueuedPodInfo, Any], None]] = []
         from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 
         self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/scheduler/schedule_one_podgroup.py)
@@ -371,6 +374,7 @@ class Scheduler(EventHandlers):
         except SchedulingError as err:
             self.handle_scheduling_failure(fwk, qpi, status=err.status, nominating=CLEAR_NOMINATED_NODE)
             return None
+        self.record_attempt(qpi, result)
         host = result.suggested_host
         assumed = qpi.pod_info.with_node_name(host).pod
         self.assume(assumed)
@@ -383,6 +387,10 @@ class Scheduler(EventHandlers):
             self._fail_after_assume(fwk, qpi, host, st)
             return None
         return assumed, host, result.total_score_of(host)
+
+    def record_attempt(self, qpi: QueuedPodInfo, result: Any) -> None:
+        for recorder in self.attempt_recorders:
+            recorder(qpi, result)
 
     def assume(self, assumed: Pod) -> None:
         """The pod counts on its node from now on; its nomination is dropped."""
