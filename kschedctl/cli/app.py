@@ -268,3 +268,7 @@ def _root(version: bool = typer.Option(False, "--version", help="Print the versi
 def main() -> None:
     app()
 
+
+
+# The what-if commands (diff, capacity) live in their own module and register on this app.
+from kschedctl.cli import whatif_commands as _whatif_commands  # noqa: E402,F401

@@ -1,0 +1,178 @@
+"""Renderers for `diff` and `capacity`: table, json and yaml views of the same result objects."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tabulate import tabulate
+
+from kschedctl.cli.render import to_json, to_yaml
+
+if TYPE_CHECKING:
+    from kschedctl.whatif.capacity import CapacityResult, NodesForResult
+    from kschedctl.whatif.diff import DiffResult
+
+_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def fmt_amount(resource: str, value: int) -> str:
+    """An amount in the scheduler's units, written as kubectl would: 1500m, 2, 512Mi, 3."""
+    if resource == "cpu":
+        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
+    if resource == "memory" or resource.startswith("hugepages-") or resource == "ephemeral-storage":
+        for suffix, size in _BINARY:
+            if value >= size and value % size == 0:
+                return f"{value // size}{suffix}"
+        for suffix, size in _BINARY:
+            if value >= size:
+                return f"{value / size:.1f}{suffix}"
+    return str(value)
+
+
+def fmt_share(requested: int, allocatable: int) -> str:
+    return f"{100.0 * requested / allocatable:.0f}%" if allocatable else "-"
+
+
+def fmt_use(resource: str, requested: dict[str, int], allocatable: dict[str, int]) -> str:
+    req, alloc = requested.get(resource, 0), allocatable.get(resource, 0)
+    return f"{fmt_amount(resource, req)}/{fmt_amount(resource, alloc)} ({fmt_share(req, alloc)})"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100.0 * value:.1f}%"
+
+
+# --- diff ----------------------------------------------------------------------------------
+
+
+def render_diff(result: "DiffResult", output: str) -> str:
+    data = result.to_dict()
+    if output == "json":
+        return to_json(data)
+    if output == "yaml":
+        return to_yaml(data)
+    out = f"A: {_side(data['a'])}\nB: {_side(data['b'])}\nseed {data['seed']}\n\n"
+    out += _diff_changes(data["changes"])
+    out += "\nPACKING\n" + _diff_packing(data["packing"], result.a.usage.resources()) + "\n"
+    out += "\nZONES\n" + _diff_groups(data["zones"], "zone", result.a.usage.resources()) + "\n"
+    changed = [n for n in data["nodes"] if n["requested"]["a"] != n["requested"]["b"]]
+    if changed:
+        out += f"\nNODES WHOSE REQUESTS CHANGED ({len(changed)} of {len(data['nodes'])})\n"
+        out += _diff_groups(changed, "name", result.a.usage.resources()) + "\n"
+    out += "\n" + _diff_summary(data["summary"]) + "\n"
+    return out
+
+
+def _side(side: dict[str, Any]) -> str:
+    config = side["config"] or "default configuration"
+    gates = f", feature gates {side['featureGates']}" if side["featureGates"] else ""
+    return f"{config}, kube-scheduler {side['kubeVersion']}{gates}"
+
+
+def _where(outcome: dict[str, Any]) -> str:
+    if outcome["node"]:
+        return outcome["node"] + (" (preempted)" if outcome["status"] == "Preempted" else "")
+    return outcome["status"]
+
+
+def _diff_changes(changes: list[dict[str, Any]]) -> str:
+    if not changes:
+        return "no pod's outcome changed\n"
+    rows = []
+    for c in changes:
+        move = c.get("move")
+        why = f"{move['class']} ({move['why']})" if move else ""
+        rows.append([c["pod"], c["kind"], _where(c["a"]), _where(c["b"]), why])
+    out = tabulate(rows, headers=["POD", "CHANGE", "A", "B", "CLASS"], tablefmt="plain") + "\n"
+    notes = []
+    for c in changes:
+        if c.get("move"):
+            notes.append(f"{c['pod']}: {c['move']['detail']}")
+        for label in ("a", "b"):
+            o = c[label]
+            if o["message"] and o["status"] != "Scheduled":
+                notes.append(f"{c['pod']}: {label.upper()}: {o['message']}")
+            if o.get("victims"):
+                notes.append(f"{c['pod']}: {label.upper()}: preempted {', '.join(o['victims'])}")
+            if o.get("preemptedBy"):
+                notes.append(f"{c['pod']}: {label.upper()}: evicted by {o['preemptedBy']}")
+    return out + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def _diff_packing(packing: dict[str, Any], resources: list[str]) -> str:
+    a, b = packing["a"], packing["b"]
+    rows: list[list[Any]] = [["nodes used", a["nodesUsed"], b["nodesUsed"]],
+                             ["empty nodes", a["emptyNodes"], b["emptyNodes"]]]
+    for r in resources:
+        rows.append([f"{r} utilisation mean", _pct(a["utilisationMean"][r]), _pct(b["utilisationMean"][r])])
+        rows.append([f"{r} utilisation stddev", _pct(a["utilisationStddev"][r]), _pct(b["utilisationStddev"][r])])
+    for r in resources:
+        rows.append([f"{r} fragmentation", _pct(a["fragmentation"][r]), _pct(b["fragmentation"][r])])
+    return tabulate(rows, headers=["MEASURE", "A", "B"], tablefmt="plain")
+
+
+def _diff_groups(rows_in: list[dict[str, Any]], key: str, resources: list[str]) -> str:
+    headers = [key.upper(), "PODS A", "PODS B"]
+    for r in resources:
+        headers += [f"{r.upper()} A", f"{r.upper()} B"]
+    rows = []
+    for g in rows_in:
+        row = [g[key] or "-", g["pods"]["a"], g["pods"]["b"]]
+        for r in resources:
+            row += [fmt_use(r, g["requested"]["a"], g["allocatable"]),
+                    fmt_use(r, g["requested"]["b"], g["allocatable"])]
+        rows.append(row)
+    return tabulate(rows, headers=headers, tablefmt="plain")
+
+
+def _diff_summary(s: dict[str, Any]) -> str:
+    parts = [f"{s['moved']} moved ({s['scoresChanged']} scores changed, {s['tieBreakOnly']} tie-break only)",
+             f"{s['unschedulable']} became unschedulable", f"{s['schedulable']} became schedulable",
+             f"{s['profile']} profile changed", f"{s['preemption']} preemption changed",
+             f"{s['message']} message changed"]
+    return f"{s['pods']} pending pods, {s['changed']} changed: " + ", ".join(parts)
+
+
+# --- capacity ------------------------------------------------------------------------------
+
+
+def render_capacity(result: "CapacityResult", output: str) -> str:
+    data = result.to_dict()
+    if output == "json":
+        return to_json(data)
+    if output == "yaml":
+        return to_yaml(data)
+    out = f"{data['count']} copies of {data['pod']} fit"
+    out += f" (stopped at --max {data['max']})\n" if data["stoppedBy"] == "max" else "\n"
+    if data.get("addedNodes"):
+        out += f"with {len(data['addedNodes'])} hypothetical nodes added: {', '.join(data['addedNodes'])}\n"
+    if data["perZone"]:
+        out += "\n" + tabulate([[z or "-", n] for z, n in data["perZone"].items()], headers=["ZONE", "COPIES"],
+                               tablefmt="plain") + "\n"
+    if data["perNode"]:
+        out += "\n" + tabulate([[n, c] for n, c in data["perNode"].items()], headers=["NODE", "COPIES"],
+                               tablefmt="plain") + "\n"
+    if data["stopMessage"]:
+        out += f"\nthe next copy does not fit: {data['stopMessage']}\n"
+    for note in data.get("notes", []):
+        out += f"\nnote: {note}"
+    return out + ("\n" if data.get("notes") else "")
+
+
+def render_nodes_for(result: "NodesForResult", output: str) -> str:
+    data = result.to_dict()
+    if output == "json":
+        return to_json(data)
+    if output == "yaml":
+        return to_yaml(data)
+    out = f"{data['nodesNeeded']} nodes like {data['node']} are needed for {data['pods']} pods"
+    out += f" ({data['fitExisting']} fit on the existing nodes)\n"
+    if data["newNodes"]:
+        out += "\n" + tabulate([[n, len(p), ", ".join(p[:4]) + (", ..." if len(p) > 4 else "")]
+                                for n, p in data["newNodes"].items()],
+                               headers=["NEW NODE", "PODS", ""], tablefmt="plain") + "\n"
+    if data["cannotHelp"]:
+        out += "\nno node of this shape helps:\n" + "\n".join(
+            f"{c['pod']}: {c['message']}" for c in data["cannotHelp"]) + "\n"
+    out += f"\nmethod: {data['method']}\n"
+    return out

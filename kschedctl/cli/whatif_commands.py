@@ -1,0 +1,117 @@
+"""The what-if commands, `diff` and `capacity`: parse, call kschedctl.whatif, render.
+
+Registered on the same typer app as the other commands (kschedctl/cli/app.py imports this
+module). Exit codes follow ../shared/contract.md; `diff --fail-on-change` exits 4.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _load, _version, app
+from kschedctl.versions import DEFAULT_VERSION
+
+EXIT_CHANGED = 4
+DEFAULT_DIFF_SEED = 0
+
+
+@app.command()
+def diff(
+    snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
+    config_a: Optional[str] = typer.Option(None, "--config-a", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
+    config_b: Optional[str] = typer.Option(None, "--config-b", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."),
+    kube_version_a: str = typer.Option(DEFAULT_VERSION, "--kube-version-a", help="Side A's emulated release."),
+    kube_version_b: str = typer.Option(DEFAULT_VERSION, "--kube-version-b", help="Side B's emulated release."),
+    feature_gates_a: Optional[str] = typer.Option(None, "--feature-gates-a", help="Side A's feature gates."),
+    feature_gates_b: Optional[str] = typer.Option(None, "--feature-gates-b", help="Side B's feature gates."),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
+    seed: int = typer.Option(DEFAULT_DIFF_SEED, "--seed", help="The tie-breaking seed both sides use."),
+    fail_on_change: bool = typer.Option(False, "--fail-on-change", help="Exit 4 if any pod's outcome differs."),
+    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Schedule the snapshot under two configurations (or releases, or feature gates) and compare."""
+    from kschedctl.cli.render_whatif import render_diff
+    from kschedctl.cluster.loader import load_snapshot
+    from kschedctl.whatif.diff import Side, diff as run_diff
+
+    def run():
+        version_a = _version(kube_version_a, feature_gates_a)
+        version_b = _version(kube_version_b, feature_gates_b)
+        cluster_a, cfg_a, registry = _load(snapshot, config_a, version_a)
+        _, cfg_b, _ = _load([], config_b, version_b)
+        cluster_b = load_snapshot(snapshot)  # a fresh copy: each run owns its objects
+        side_a = Side("a", config_a, version_a, feature_gates_a, cfg_a, cluster_a)
+        side_b = Side("b", config_b, version_b, feature_gates_b, cfg_b, cluster_b)
+        result = run_diff(side_a, side_b, registry, seed)
+        if report:
+            from kschedctl.cli.report import write_diff_report
+            write_diff_report(result, report)
+        return result
+
+    result = _guarded(debug, run)
+    for side in (result.a, result.b):
+        for warning in side.run.warnings:
+            typer.echo(f"warning: side {side.side.label.upper()}: {warning}", err=True)
+    sys.stdout.write(render_diff(result, output.value))
+    if fail_on_change and result.changes:
+        raise typer.Exit(EXIT_CHANGED)
+
+
+@app.command()
+def capacity(
+    snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
+    pod: Optional[str] = typer.Option(None, "--pod", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
+    max_copies: Optional[int] = typer.Option(None, "--max", min=1, help="Stop after this many copies."),
+    add_nodes: list[str] = typer.Option([], "--add-nodes", help="NODE.yaml[:COUNT]: hypothetical nodes added first (repeatable)."),
+    nodes_for: Optional[str] = typer.Option(None, "--nodes-for", help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need."),
+    config: Optional[str] = typer.Option(None, "--config", help="A KubeSchedulerConfiguration (v1) file."),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set."),
+    plain: bool = typer.Option(False, "--no-fast-path", help="Schedule every copy through the whole cycle (slower, same answer)."),
+    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """How many copies of a pod fit, where, and what stops the next one; or, with --nodes-for,
+    how many nodes of a shape the pending pods need."""
+    from kschedctl.cli.render_whatif import render_capacity, render_nodes_for
+    from kschedctl.whatif import capacity as cap
+    from kschedctl.whatif.templates import hypothetical_nodes, load_node_template, load_pod_template
+
+    if nodes_for is None and pod is None:
+        _fail("--pod is required (or --nodes-for NODE.yaml)")
+    if nodes_for is not None and pod is not None and max_copies is None:
+        _fail("--nodes-for with --pod needs --max N: how many copies need nodes")
+
+    def run():
+        version = _version(kube_version, feature_gates)
+        cluster, cfg, registry = _load(snapshot, config, version)
+        added = hypothetical_nodes(add_nodes, {n.name for n in cluster.nodes})
+        cluster.nodes.extend(added)
+        if nodes_for is not None:
+            copies = None
+            if pod is not None:
+                template = load_pod_template(pod, cluster)
+                template.install(cluster)
+                copies = [template.copy(i) for i in range(1, max_copies + 1)]
+            result = cap.nodes_for(cluster, cfg, registry, version, load_node_template(nodes_for), copies, seed=seed)
+        else:
+            cluster.nodes[:] = [n for n in cluster.nodes if n not in added]
+            template = load_pod_template(pod, cluster)
+            result = cap.capacity(cluster, cfg, registry, version, template, max_copies=max_copies, seed=seed,
+                                  added_nodes=added, fast=not plain)
+        if report:
+            from kschedctl.cli.report import write_capacity_report
+            write_capacity_report(result, report)
+        return result
+
+    result = _guarded(debug, run)
+    if isinstance(result, cap.NodesForResult):
+        sys.stdout.write(render_nodes_for(result, output.value))
+    else:
+        sys.stdout.write(render_capacity(result, output.value))

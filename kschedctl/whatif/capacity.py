@@ -1,0 +1,338 @@
+"""`kschedctl capacity`: how many copies of a pod fit, where, and what stops the next one; and
+(``--nodes-for``) how many nodes of a given shape the pending pods need.
+
+Copies are scheduled one at a time by the real Scheduler (full framework: every Filter, Score,
+Reserve, Permit and, for the copy that fails, PostFilter — in a dry run, so nobody is evicted),
+each bound before the next is queued, until the first copy that does not fit. Its FitError
+message is the answer to "what stops the next one". The snapshot's own pending pods are left
+out: they hold nothing until they are scheduled (as kubernetes-sigs/cluster-capacity does).
+
+The node estimate follows cluster-autoscaler's binpacking estimator
+(cluster-autoscaler/estimator/binpacking_estimator.go), with this project's framework as the
+predicate checker:
+1. the pods are first scheduled onto the existing nodes by the Scheduler (what fits there needs
+   no new node; cluster-autoscaler's filter-out-schedulable step);
+2. the rest are grouped into equivalence groups (same controller and same spec) and the groups
+   sorted by decreasing cpu/allocatable + memory/allocatable of the template node
+   (DecreasingPodOrderer; a stable sort here, for determinism);
+3. per group, each pod goes to the first added node that passes PreFilter and Filter (a
+   round-robin start, as FitsAnyNodeMatching); the rest go to the last added node while they
+   fit, then to a new node; a pod that does not fit a freshly added, empty node cannot be helped
+   by this shape, and neither can the rest of its group;
+4. the answer is the number of added nodes that received a pod.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kschedctl.api.errors import InputError
+from kschedctl.api.types import Node, Pod
+from kschedctl.cluster.loader import ClusterSnapshot, is_pending
+from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.resource import Resource
+from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.types import PodInfo
+from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.versions import KubeVersion
+from kschedctl.whatif.templates import PodTemplate, node_copy
+from kschedctl.whatif.usage import ZONE_LABELS, ClusterUsage, cluster_usage
+
+BINPACKING_METHOD = (
+    "cluster-autoscaler's binpacking estimator (estimator/binpacking_estimator.go): pods that fit on the "
+    "existing nodes are scheduled there first by the scheduler; the rest, in equivalence groups sorted by "
+    "decreasing cpu+memory share of the node (DecreasingPodOrderer), go first-fit onto added copies of the "
+    "node, checked with the profile's PreFilter and Filter plugins; the answer counts the added nodes that "
+    "received pods")
+
+
+@dataclass
+class CapacityResult:
+    pod: str
+    count: int
+    per_node: dict[str, int]
+    per_zone: dict[str, int]
+    stop_message: str | None
+    stopped_by: str  # "fitError" | "max" | "error"
+    max_copies: int | None = None
+    added_nodes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    placements: list[tuple[str, str]] = field(default_factory=list)  # (copy, node) in binding order
+    usage: ClusterUsage | None = None  # the cluster with every fitting copy bound (for the report)
+    fast_path: bool = False
+    fast_attempts: int = 0  # attempts the fast path answered (the others went the plain way)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pod": self.pod, "count": self.count, "perNode": dict(self.per_node),
+                               "perZone": dict(self.per_zone), "stopMessage": self.stop_message,
+                               "stoppedBy": self.stopped_by}
+        if self.max_copies is not None:
+            out["max"] = self.max_copies
+        if self.added_nodes:
+            out["addedNodes"] = list(self.added_nodes)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass
+class NodesForResult:
+    node: str
+    nodes_needed: int
+    pods: int
+    fit_existing: int
+    new_nodes: dict[str, list[str]]
+    cannot_help: list[dict[str, str]]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    method: str = BINPACKING_METHOD
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "nodesNeeded": self.nodes_needed, "pods": self.pods,
+                "fitExisting": self.fit_existing, "newNodes": {k: list(v) for k, v in self.new_nodes.items()},
+                "cannotHelp": list(self.cannot_help), "skipped": list(self.skipped), "method": self.method}
+
+
+# --- capacity ------------------------------------------------------------------------------
+
+
+def without_pending(cluster: ClusterSnapshot, extra_nodes: list[Node] = ()) -> ClusterSnapshot:  # type: ignore[assignment]
+    """The cluster as it runs: nodes (plus the hypothetical ones) and the pods bound to them."""
+    return ClusterSnapshot(nodes=[*cluster.nodes, *extra_nodes], pods=[p for p in cluster.pods if not is_pending(p)],
+                           objects=cluster.objects)
+
+
+def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
+             template: PodTemplate, *, max_copies: int | None = None, seed: int | None = None,
+             added_nodes: list[Node] = (), fast: bool = True,  # type: ignore[assignment]
+             progress: Callable[[int], None] | None = None) -> CapacityResult:
+    """Schedule copies of ``template`` one at a time until one does not fit (or ``max_copies``)."""
+    pending = len(cluster.pending_pods)
+    template.install(cluster)
+    sched = Scheduler(without_pending(cluster, list(added_nodes)), config, registry, version, seed=seed, dry_run=True)
+    if template.base.scheduler_name not in sched.profiles:
+        raise InputError(f"no profile for schedulerName {template.base.scheduler_name!r} in the configuration",
+                         obj=template.source, field="spec.schedulerName")
+    copier = _fast_copier(sched, template) if fast else None
+    per_node: dict[str, int] = {}
+    placements: list[tuple[str, str]] = []
+    stop_message: str | None = None
+    stopped_by = "max"
+    i = 0
+    while max_copies is None or i < max_copies:
+        pod = template.copy(i + 1)
+        node, message = (copier or _schedule_copy)(sched, pod)
+        if node is None:
+            stop_message, stopped_by = message, "fitError"
+            break
+        i += 1
+        per_node[node] = per_node.get(node, 0) + 1
+        placements.append((pod.key, node))
+        if progress is not None:
+            progress(i)
+    notes = []
+    if pending:
+        notes.append(f"the snapshot's {pending} pending pods were left out: they hold no resources until scheduled")
+    zones = _zones(sched)
+    per_zone: dict[str, int] = {}
+    for node, n in per_node.items():
+        per_zone[zones.get(node, "")] = per_zone.get(zones.get(node, ""), 0) + n
+    return CapacityResult(template.source, i, dict(sorted(per_node.items())), dict(sorted(per_zone.items())),
+                          stop_message, stopped_by, max_copies, [n.name for n in added_nodes], notes, placements,
+                          cluster_usage(sched.cache.nodes), copier is not None,
+                          getattr(sched.algorithm, "fast_cycles", 0))
+
+
+def _schedule_copy(sched: Scheduler, pod: Pod) -> tuple[str | None, str]:
+    """One copy through the Scheduler: queued, popped, one scheduling and binding cycle."""
+    sched.admit_pending_pod(pod)
+    if pod.uid not in sched.pods_by_uid:  # skipped: no profile
+        return None, sched.result.skipped[-1].reason
+    qpi = sched.queue.pop()
+    if qpi is None or qpi.pod.uid != pod.uid:
+        return None, "the copy was not queued (a PreEnqueue plugin, e.g. SchedulingGates, held it back)"
+    sched.schedule_one(qpi)
+    sched.resume_resolved_waiting_pods()
+    placement = sched.placements_by_uid.get(pod.uid)
+    if placement is not None:
+        return placement.node, ""
+    if pod.uid in sched.waiting:
+        return None, "the copy waits at Permit"
+    outcome = sched.outcomes.get(pod.uid)
+    return None, outcome.message if outcome is not None else "the copy was not scheduled"
+
+
+def _fast_copier(sched: Scheduler, template: PodTemplate) -> Callable[[Scheduler, Pod], tuple[str | None, str]] | None:
+    """The memoised path for identical copies, when it can give the same answer (fastpath.py)."""
+    from kschedctl.whatif.fastpath import identical_copy_scheduler
+
+    return identical_copy_scheduler(sched, template, _schedule_copy)
+
+
+def _zones(sched: Scheduler) -> dict[str, str]:
+    out = {}
+    for name, info in sched.cache.nodes.items():
+        if info.node is not None:
+            labels = info.node.labels
+            out[name] = next((labels[k] for k in ZONE_LABELS if labels.get(k)), "")
+    return out
+
+
+# --- nodes-for (cluster-autoscaler's binpacking estimator) ----------------------------------
+
+
+def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
+              node_template: dict, pods: list[Pod] | None = None, *, seed: int | None = None) -> NodesForResult:
+    """How many nodes shaped like ``node_template`` the pods need (the snapshot's pending pods,
+    or ``pods`` — copies from ``capacity``'s template — in their place)."""
+    if pods is not None:
+        cluster = ClusterSnapshot(nodes=list(cluster.nodes), pods=[*(p for p in cluster.pods if not is_pending(p)), *pods],
+                                  objects=cluster.objects)
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    run = sched.run()
+    by_key = {p.key: p for p in cluster.pods if is_pending(p)}
+    left = [by_key[u.pod] for u in run.unschedulable if u.pod in by_key]
+    estimator = _BinpackingEstimator(sched, node_template)
+    for group in _ordered_groups(left, estimator.template_node):
+        estimator.place_group(group)
+    return NodesForResult(
+        node=str(node_template.get("metadata", {}).get("name", "")),
+        nodes_needed=sum(1 for pods_on in estimator.new_nodes.values() if pods_on),
+        pods=run.pending - len(run.skipped), fit_existing=len(run.placements),
+        new_nodes={n: p for n, p in estimator.new_nodes.items() if p},
+        cannot_help=estimator.cannot_help,
+        skipped=[s.to_dict() for s in run.skipped])
+
+
+def _ordered_groups(pods: list[Pod], template: Node) -> list[list[Pod]]:
+    """Equivalence groups (same controller, same spec; a pod without controller is its own group),
+    in DecreasingPodOrderer's order: cpu/allocatable + memory/allocatable of the template, largest first."""
+    groups: dict[Any, list[Pod]] = {}
+    for pod in pods:
+        groups.setdefault(_equivalence_key(pod), []).append(pod)
+    alloc = Resource.from_list(template.allocatable)
+
+    def score(group: list[Pod]) -> float:
+        cpu = sum(Resource.from_list(c.requests).milli_cpu for c in group[0].containers)
+        mem = sum(Resource.from_list(c.requests).memory for c in group[0].containers)
+        out = 0.0
+        if alloc.milli_cpu > 0:
+            out += cpu / alloc.milli_cpu
+        if alloc.memory > 0:
+            out += mem / alloc.memory
+        return out
+
+    return sorted(groups.values(), key=score, reverse=True)
+
+
+def _equivalence_key(pod: Pod) -> Any:
+    controller = next((o for o in pod.meta.owner_references if isinstance(o, dict) and o.get("controller")), None)
+    if controller is None:
+        return ("pod", pod.uid)
+    spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k not in ("nodeName",)}
+    return (controller.get("uid") or f"{controller.get('kind')}/{controller.get('name')}",
+            json.dumps(spec, sort_keys=True, default=str), json.dumps(pod.labels, sort_keys=True))
+
+
+class _BinpackingEstimator:
+    """BinpackingNodeEstimator.Estimate over the Scheduler's cache, with its framework's filters."""
+
+    def __init__(self, sched: Scheduler, node_template: dict) -> None:
+        self.sched = sched
+        self.raw_template = node_template
+        self.template_node = node_copy(node_template, str(node_template.get("metadata", {}).get("name", "template")))
+        self.new_nodes: dict[str, list[str]] = {}  # added node -> pods, in order
+        self.last_node = ""
+        self.last_index = 0
+        self.cannot_help: list[dict[str, str]] = []
+
+    def place_group(self, pods: list[Pod]) -> None:
+        rest = self._on_existing_new_nodes(pods)
+        for i, pod in enumerate(rest):
+            if self.last_node and self._check(pod, self.last_node) is None:
+                self._add(pod, self.last_node)
+                continue
+            if self.last_node and not self.new_nodes[self.last_node]:
+                self._give_up(rest[i:], "does not fit on an empty node of this shape")
+                return
+            self._add_node()
+            why = self._check(pod, self.last_node)
+            if why is not None:
+                self._give_up(rest[i:], why)
+                return
+            self._add(pod, self.last_node)
+
+    def _on_existing_new_nodes(self, pods: list[Pod]) -> list[Pod]:
+        """tryToScheduleOnExistingNodes: first fit among the added nodes, until a pod fits none."""
+        for i, pod in enumerate(pods):
+            node = self._fits_any_new_node(pod)
+            if node is None:
+                return pods[i:]
+            self._add(pod, node)
+        return []
+
+    def _fits_any_new_node(self, pod: Pod) -> str | None:
+        if not self.new_nodes:
+            return None
+        snapshot, fwk, state, allowed = self._pre_filter(pod)
+        if allowed is None:
+            return None
+        infos = snapshot.list()
+        n = len(infos)
+        for i in range(n):
+            info = infos[(self.last_index + i) % n]
+            if info.name not in self.new_nodes or (allowed is not True and info.name not in allowed):
+                continue
+            if info.node is not None and info.node.unschedulable:
+                continue
+            if fwk.run_filter_plugins(state, pod, info).is_success():
+                self.last_index = (self.last_index + i + 1) % n
+                return info.name
+        return None
+
+    def _pre_filter(self, pod: Pod) -> tuple[Any, Any, CycleState, Any]:
+        sched = self.sched
+        sched.cache.update_snapshot(sched.snapshot)
+        for f in sched.profiles.values():
+            f.snapshot = sched.snapshot
+        fwk = sched.framework_for_pod(pod)
+        state = CycleState()
+        pre_res, status, _ = fwk.run_pre_filter_plugins(state, pod, sched.snapshot.list())
+        if not status.is_success():
+            return sched.snapshot, fwk, state, None
+        allowed = True if pre_res is None or pre_res.all_nodes() else set(pre_res.node_names or ())
+        return sched.snapshot, fwk, state, allowed
+
+    def _check(self, pod: Pod, node_name: str) -> str | None:
+        """CheckPredicates: None when the pod passes PreFilter and Filter on the node, else why not."""
+        snapshot, fwk, state, allowed = self._pre_filter(pod)
+        if allowed is None:
+            _, status, _ = fwk.run_pre_filter_plugins(CycleState(), pod, snapshot.list())
+            return status.message() or status.code.name
+        info = snapshot.get(node_name)
+        status = fwk.run_filter_plugins(state, pod, info)
+        if status.is_success():
+            return None
+        reasons = ", ".join(status.reasons) or status.code.name
+        return f"{status.plugin}: {reasons}" if status.plugin else reasons
+
+    def _add_node(self) -> None:
+        name = f"{self.template_node.name}-e-{len(self.new_nodes)}"
+        node = node_copy(self.raw_template, name)
+        self.sched.cache.add_node(node)
+        self.sched.state_changed()
+        self.new_nodes[name] = []
+        self.last_node = name
+
+    def _add(self, pod: Pod, node_name: str) -> None:
+        bound = PodInfo.of(pod).with_node_name(node_name).pod
+        self.sched.cache.add_pod(bound)
+        self.sched.state_changed()
+        self.new_nodes[node_name].append(pod.key)
+
+    def _give_up(self, pods: list[Pod], why: str) -> None:
+        for pod in pods:
+            self.cannot_help.append({"pod": pod.key, "message": why})
+
