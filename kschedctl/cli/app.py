@@ -123,6 +123,7 @@ def schedule(
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
     namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Show only this namespace's pods (every pending pod is still scheduled)."),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
+    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
@@ -140,6 +141,10 @@ def schedule(
             result = sched.run(progress=callback)
         if write_snapshot:
             write_snapshot_file(cluster, result, write_snapshot)
+        if report:
+            from kschedctl.cli.report import write_run_report
+            from kschedctl.whatif.usage import cluster_usage
+            write_run_report(result, cluster_usage(sched.cache.nodes), report)
         return result
 
     result = _guarded(debug, run)
@@ -194,6 +199,7 @@ def simulate(
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
     feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
+    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
@@ -204,7 +210,12 @@ def simulate(
     def run():
         version = _version(kube_version, feature_gates)
         _, cfg, registry = _load([], config, version)
-        return run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        result = run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        if report:
+            from kschedctl.cli.report import write_simulation_report
+            from kschedctl.whatif.usage import cluster_usage
+            write_simulation_report(result, cluster_usage(result.node_infos or {}), report)
+        return result
 
     result = _guarded(debug, run)
     for warning in result.run.warnings:

@@ -36,6 +36,7 @@ class SimulationResult:
     events: list[dict[str, Any]]
     final: dict[str, list[str]]
     start: float = 0.0  # the virtual clock's start (placements carry absolute times)
+    node_infos: dict[str, Any] | None = None  # the cache's NodeInfos at the end (for --report)
 
     def to_dict(self) -> dict[str, Any]:
         data = self.run.to_dict()
@@ -58,7 +59,7 @@ def run_scenario(scenario: Scenario, config: KubeSchedulerConfiguration, registr
     for event in scenario.events:
         sched.at(event.at, lambda event=event: _Applier(sched, scenario.path).apply(event))
     result = sched.run()
-    return SimulationResult(result, sched.trace, final_placement(sched), sched.start)
+    return SimulationResult(result, sched.trace, final_placement(sched), sched.start, sched.cache.nodes)
 
 
 def final_placement(sched: Scheduler) -> dict[str, list[str]]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from kschedctl.api.types import Pod
-from kschedctl.framework.resource import CPU, MEMORY, compute_pod_resource_request
+from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY, compute_pod_resource_request
 from kschedctl.framework.types import NodeInfo
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
@@ -108,9 +108,12 @@ class ClusterUsage:
     nodes: list[NodeUsage] = field(default_factory=list)
 
     def resources(self) -> list[str]:
-        """cpu, memory, then every other resource some node offers or some pod requests, sorted."""
-        others = sorted({r for n in self.nodes for r in (*n.allocatable, *n.requested)} - set(MAIN_RESOURCES))
-        return [*MAIN_RESOURCES, *others]
+        """cpu, memory, then the extended resources (and hugepages) some node offers or some pod
+        requests, sorted; ephemeral-storage only when some pod requests it."""
+        others = {r for n in self.nodes for r in (*n.allocatable, *n.requested)} - set(MAIN_RESOURCES)
+        if not any(n.requested.get(EPHEMERAL_STORAGE) for n in self.nodes):
+            others.discard(EPHEMERAL_STORAGE)
+        return [*MAIN_RESOURCES, *sorted(others)]
 
     def by_zone(self) -> list[GroupUsage]:
         return _group(self.nodes, lambda n: n.zone)
