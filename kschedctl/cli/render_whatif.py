@@ -54,11 +54,11 @@ def render_diff(result: "DiffResult", output: str) -> str:
     out = f"A: {_side(data['a'])}\nB: {_side(data['b'])}\nseed {data['seed']}\n\n"
     out += _diff_changes(data["changes"])
     out += "\nPACKING\n" + _diff_packing(data["packing"], result.a.usage.resources()) + "\n"
-    out += "\nZONES\n" + _diff_groups(data["zones"], "zone", result.a.usage.resources()) + "\n"
+    out += "\nZONES\n" + _diff_groups(data["zones"], "zone", "ZONE", result.a.usage.resources()) + "\n"
     changed = [n for n in data["nodes"] if n["requested"]["a"] != n["requested"]["b"]]
     if changed:
         out += f"\nNODES WHOSE REQUESTS CHANGED ({len(changed)} of {len(data['nodes'])})\n"
-        out += _diff_groups(changed, "name", result.a.usage.resources()) + "\n"
+        out += _diff_groups(changed, "name", "NODE", result.a.usage.resources()) + "\n"
     out += "\n" + _diff_summary(data["summary"]) + "\n"
     return out
 
@@ -111,8 +111,8 @@ def _diff_packing(packing: dict[str, Any], resources: list[str]) -> str:
     return tabulate(rows, headers=["MEASURE", "A", "B"], tablefmt="plain")
 
 
-def _diff_groups(rows_in: list[dict[str, Any]], key: str, resources: list[str]) -> str:
-    headers = [key.upper(), "PODS A", "PODS B"]
+def _diff_groups(rows_in: list[dict[str, Any]], key: str, label: str, resources: list[str]) -> str:
+    headers = [label, "PODS A", "PODS B"]
     for r in resources:
         headers += [f"{r.upper()} A", f"{r.upper()} B"]
     rows = []

@@ -149,14 +149,15 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
     after_by_name = {n.name: n for n in after.nodes} if after is not None else {}
     sides = [("", nodes)] if after is None else [("A ", nodes), ("B ", [after_by_name.get(n.name, n) for n in nodes])]
     traces: list[dict[str, Any]] = []
-    colors = {"cpu": "#4c78a8", "memory": "#f58518"}
+    colors = {("", "cpu"): "#4c78a8", ("", "memory"): "#f58518", ("A ", "cpu"): "#9ecae9",
+              ("A ", "memory"): "#ffbf79", ("B ", "cpu"): "#4c78a8", ("B ", "memory"): "#f58518"}
     if len(nodes) <= MAX_NODE_BARS:
         x = [[key(n) or "-" for n in nodes], [n.name for n in nodes]]
         for prefix, side_nodes in sides:
             for r in ("cpu", "memory"):
                 traces.append({"type": "bar", "name": f"{prefix}{r}", "x": x,
                                "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
-                               "marker": {"color": colors[r], "opacity": 0.55 if prefix == "A " else 1.0}})
+                               "marker": {"color": colors[prefix, r]}})
         layout = _layout("% of allocatable requested", kind, barmode="group")
         note = f"Nodes grouped by {kind}." if kind != "cluster" else ""
     else:
@@ -165,7 +166,7 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
                 traces.append({"type": "box", "name": f"{prefix}{r}", "boxpoints": "all", "jitter": 0.5,
                                "pointpos": 0, "x": [key(n) or "-" for n in side_nodes],
                                "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
-                               "text": [n.name for n in side_nodes], "marker": {"color": colors[r], "size": 3}})
+                               "text": [n.name for n in side_nodes], "marker": {"color": colors[prefix, r], "size": 3}})
         layout = _layout("% of allocatable requested", kind, boxmode="group")
         note = f"{len(nodes)} nodes: one point per node, a box per {kind}."
     return {"data": traces, "layout": layout}, note
@@ -185,16 +186,21 @@ def _reasons_figure(sides: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict
                 reason = (u.get("message") or "no reason given").split(".")[0]
                 pods[reason] = pods.get(reason, 0) + 1
         order = sorted(pods, key=lambda r: (-pods[r], r))
+        color = {"A": "#9ecae9", "B": "#4c78a8"}.get(label, "#4c78a8")
         traces.append({"type": "bar", "orientation": "h", "name": label or "pods", "y": order,
+                       "marker": {"color": color},
                        "x": [pods[r] for r in order],
                        "customdata": [nodes.get(r, 0) for r in order],
                        "hovertemplate": "%{y}: %{x} pods (%{customdata} nodes in all)<extra></extra>"})
     if not any(u for _, u in sides):
         return None, "No pod is unschedulable."
+    reasons = max(len(t["y"]) for t in traces)
+    most = max((max(t["x"], default=0) for t in traces), default=0)
     layout = _layout("", "unschedulable pods citing the reason", barmode="group",
+                     height=140 + 28 * reasons * len(traces),
                      yaxis={"automargin": True, "autorange": "reversed"},
                      xaxis={"title": {"text": "unschedulable pods citing the reason"}, "tickformat": ",d",
-                            "rangemode": "tozero"})
+                            "dtick": max(1, -(-most // 8)), "rangemode": "tozero"})
     return {"data": traces, "layout": layout}, ""
 
 
@@ -378,7 +384,7 @@ h1 {{ font-size: 1.5rem; margin: 1.2rem 0 .2rem; }}
 h2 {{ font-size: 1.1rem; margin: 1.6rem 0 .4rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }}
 p.subtitle {{ margin: 0 0 1rem; color: #444; max-width: 70rem; }}
 p.note {{ color: #666; margin: .2rem 0; font-size: .9rem; }}
-.chart {{ width: 100%; min-height: 420px; }}
+.chart {{ width: 100%; }}
 table {{ border-collapse: collapse; font-size: .85rem; width: 100%; margin-top: .4rem; }}
 th, td {{ border-bottom: 1px solid #eee; padding: .25rem .5rem; text-align: left; vertical-align: top; }}
 th {{ background: #f6f6f6; position: sticky; top: 0; }}
