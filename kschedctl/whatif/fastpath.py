@@ -50,6 +50,9 @@ NODE_LOCAL = frozenset({
 # returning it (a plugin that does, like DynamicResources, must keep being called).
 SKIP_STABLE = frozenset({names.InterPodAffinity, names.PodTopologySpread})
 
+# Below this many changed nodes, plugins are called per node rather than through a batch.
+FEW = 8
+
 Copier = Callable[[Scheduler, Pod], "tuple[str | None, str]"]
 
 
@@ -150,10 +153,14 @@ class CopyAlgorithm(SchedulingAlgorithm):
             self.statuses = fwk.run_filter_plugins_batch(state, pod, all_nodes)
         else:
             changed = np.asarray(changed_positions(self.infos, all_nodes), np.intp)
-            if len(changed):
+            if len(changed) > FEW:
                 fresh = fwk.run_filter_plugins_batch(state, pod, [all_nodes[i] for i in changed.tolist()])
                 for i, st in zip(changed.tolist(), fresh):
                     self.statuses[i] = st
+            else:  # a node or two: the per-node path costs less than building a batch
+                for i in changed.tolist():
+                    st = fwk.run_filter_plugins(state, pod, all_nodes[i])
+                    self.statuses[i] = None if st.is_success() else st
         if any(st is not None and st.code == Code.Error for st in (self.statuses if changed is None else
                                                                     [self.statuses[i] for i in changed.tolist()])):
             self.infos = []
@@ -213,7 +220,7 @@ class CopyAlgorithm(SchedulingAlgorithm):
         return raw
 
     def _score_nodes(self, pl: Any, state: Any, pod: Pod, infos: list[Any]) -> np.ndarray:
-        batch_fn = getattr(pl, "score_batch", None)
+        batch_fn = getattr(pl, "score_batch", None) if len(infos) > FEW else None
         if batch_fn is not None:
             try:
                 return np.asarray(batch_fn(state, pod, NodeBatch(infos, columns_of(self.fwk.snapshot))), np.int64)
@@ -232,16 +239,18 @@ def _is_none(value: Any) -> bool:
     return value is None
 
 
-def changed_positions(old: list[Any], new: list[Any], offset: int = 0) -> list[int]:
+def changed_positions(old: list[Any], new: list[Any], chunk: int = 64) -> list[int]:
     """Positions where ``new`` holds another object than ``old`` (same lengths). NodeInfo has no
-    __eq__, so list equality is identity, and it runs in C: halving the slices that differ finds
-    the few replaced NodeInfos of a cycle in O(changed x log n) comparisons."""
+    __eq__, so list equality is identity, and it runs in C: slices of ``chunk`` are compared at
+    once, and only a slice that differs is walked."""
+    out: list[int] = []
     if old == new:
-        return []
-    if len(new) == 1:
-        return [offset]
-    mid = len(new) // 2
-    return changed_positions(old[:mid], new[:mid], offset) + changed_positions(old[mid:], new[mid:], offset + mid)
+        return out
+    for start in range(0, len(new), chunk):
+        end = start + chunk
+        if old[start:end] != new[start:end]:
+            out.extend(i for i in range(start, min(end, len(new))) if old[i] is not new[i])
+    return out
 
 
 class _Fallback(Exception):
