@@ -167,3 +167,42 @@ def test_same_seed_same_bytes_and_bad_input_exit_2(run_cli, write_snapshot, tmp_
     assert bad.exit_code == 2 and "1.35, 1.36, 1.37" in bad.stderr and "Traceback" not in bad.stderr
     missing = run_cli("diff", snap, "--config-b", str(tmp_path / "nope.yaml"))
     assert missing.exit_code == 2 and len(missing.stderr.strip().splitlines()) == 1
+
+
+OTHER_PROFILE = """
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: other-scheduler
+"""
+
+NO_PREEMPTION = """
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    postFilter:
+      disabled: [{name: DefaultPreemption}]
+"""
+
+
+def test_a_pod_no_profile_of_b_takes_is_a_profile_change(run_cli, write_snapshot, write_text) -> None:
+    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"), make_pod("web").req(cpu="1"))
+    data = run_cli("diff", snap, "--config-b", write_text("other.yaml", OTHER_PROFILE), "-o", "json").json()
+    [c] = data["changes"]
+    assert (c["kind"], c["a"]["status"], c["b"]["status"]) == ("profile", "Scheduled", "Skipped")
+    assert c["b"]["message"] == "no profile for schedulerName 'default-scheduler'"
+
+
+def test_preemption_on_one_side_only(run_cli, write_snapshot, write_text) -> None:
+    """A preempts the low-priority pod for the critical one; B has no PostFilter plugin."""
+    snap = write_snapshot(make_node("n1").capacity(cpu="1", memory="8Gi"),
+                          make_pod("batch").req(cpu="1").priority(0).node("n1"),
+                          make_pod("critical").req(cpu="1").priority(1000))
+    data = run_cli("diff", snap, "--config-b", write_text("nopre.yaml", NO_PREEMPTION), "-o", "json").json()
+    [c] = data["changes"]
+    assert c["kind"] == "unschedulable"
+    assert c["a"]["node"] == "n1" and c["a"]["victims"] == ["default/batch"]
+    assert c["b"]["status"] == "Unschedulable" and "victims" not in c["b"]
+    assert data["summary"]["a"]["preempted"] == 1 and data["summary"]["b"]["preempted"] == 0
