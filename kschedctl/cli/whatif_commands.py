@@ -92,17 +92,12 @@ def capacity(
         version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
         added = hypothetical_nodes(add_nodes, {n.name for n in cluster.nodes})
-        cluster.nodes.extend(added)
+        template = load_pod_template(pod, cluster) if pod is not None else None
         if nodes_for is not None:
-            copies = None
-            if pod is not None:
-                template = load_pod_template(pod, cluster)
-                template.install(cluster)
-                copies = [template.copy(i) for i in range(1, max_copies + 1)]
-            result = cap.nodes_for(cluster, cfg, registry, version, load_node_template(nodes_for), copies, seed=seed)
+            result = cap.nodes_for(cluster, cfg, registry, version, load_node_template(nodes_for), template,
+                                   copies=max_copies, added_nodes=added, seed=seed)
         else:
-            cluster.nodes[:] = [n for n in cluster.nodes if n not in added]
-            template = load_pod_template(pod, cluster)
+            assert template is not None
             result = cap.capacity(cluster, cfg, registry, version, template, max_copies=max_copies, seed=seed,
                                   added_nodes=added, fast=not plain)
         if report:

@@ -184,12 +184,18 @@ def _zones(sched: Scheduler) -> dict[str, str]:
 
 
 def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-              node_template: dict, pods: list[Pod] | None = None, *, seed: int | None = None) -> NodesForResult:
-    """How many nodes shaped like ``node_template`` the pods need (the snapshot's pending pods,
-    or ``pods`` — copies from ``capacity``'s template — in their place)."""
-    if pods is not None:
-        cluster = ClusterSnapshot(nodes=list(cluster.nodes), pods=[*(p for p in cluster.pods if not is_pending(p)), *pods],
-                                  objects=cluster.objects)
+              node_template: dict, template: PodTemplate | None = None, *, copies: int | None = None,
+              added_nodes: list[Node] = (), seed: int | None = None) -> NodesForResult:  # type: ignore[assignment]
+    """How many nodes shaped like ``node_template`` the pods need: the snapshot's pending pods,
+    or ``copies`` copies of ``template`` in their place; ``added_nodes`` join the cluster first."""
+    pods = [p for p in cluster.pods if is_pending(p)]
+    if template is not None:
+        if copies is None:
+            raise ValueError("nodes_for with a template needs the number of copies")
+        template.install(cluster)
+        pods = [template.copy(i) for i in range(1, copies + 1)]
+    cluster = ClusterSnapshot(nodes=[*cluster.nodes, *added_nodes],
+                              pods=[*(p for p in cluster.pods if not is_pending(p)), *pods], objects=cluster.objects)
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
     run = sched.run()
     by_key = {p.key: p for p in cluster.pods if is_pending(p)}
