@@ -6,6 +6,7 @@ module). Exit codes follow ../shared/contract.md; `diff --fail-on-change` exits 
 
 from __future__ import annotations
 
+import copy
 import sys
 from typing import Optional
 
@@ -43,7 +44,8 @@ def diff(
         version_b = _version(kube_version_b, feature_gates_b)
         cluster_a, cfg_a, registry = _load(snapshot, config_a, version_a)
         _, cfg_b, _ = _load([], config_b, version_b)
-        cluster_b = load_snapshot(snapshot)  # a fresh copy: each run owns its objects
+        # each run owns its objects: read the files again (stdin can only be read once: copy)
+        cluster_b = copy.deepcopy(cluster_a) if "-" in snapshot else load_snapshot(snapshot)
         side_a = Side("a", config_a, version_a, feature_gates_a, cfg_a, cluster_a)
         side_b = Side("b", config_b, version_b, feature_gates_b, cfg_b, cluster_b)
         result = run_diff(side_a, side_b, registry, seed)

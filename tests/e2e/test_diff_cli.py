@@ -206,3 +206,13 @@ def test_preemption_on_one_side_only(run_cli, write_snapshot, write_text) -> Non
     assert c["a"]["node"] == "n1" and c["a"]["victims"] == ["default/batch"]
     assert c["b"]["status"] == "Unschedulable" and "victims" not in c["b"]
     assert data["summary"]["a"]["preempted"] == 1 and data["summary"]["b"]["preempted"] == 0
+
+
+def test_snapshot_from_stdin_feeds_both_sides(run_cli, write_snapshot, write_text) -> None:
+    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
+                          make_node("n2").capacity(cpu="4", memory="8Gi"),
+                          make_pod("busy").req(cpu="2").node("n2"), make_pod("web").req(cpu="500m"))
+    most = write_text("most.yaml", MOST_ALLOCATED)
+    from_file = run_cli("diff", snap, "--config-b", most, "-o", "json").json()
+    from_stdin = run_cli("diff", "-", "--config-b", most, "-o", "json", input=Path(snap).read_text()).json()
+    assert from_stdin == from_file and from_stdin["summary"]["b"]["pending"] == 1
