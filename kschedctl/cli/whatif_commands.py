@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 
 from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _load, _version, app
+from kschedctl.cli.live import live_options
 from kschedctl.versions import DEFAULT_VERSION
 
 EXIT_CHANGED = 4
@@ -64,6 +65,7 @@ def diff(
 
 
 @app.command()
+@live_options
 def capacity(
     snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
     pod: Optional[str] = typer.Option(None, "--pod", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
