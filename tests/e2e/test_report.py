@@ -125,3 +125,18 @@ def test_missing_plotly_is_one_clear_line(run_cli, write_snapshot, tmp_path, mon
     out = run_cli("schedule", snap, "--report", str(tmp_path / "r.html"))
     assert out.exit_code == 2
     assert out.stderr.strip() == "error: --report needs the plotly package: pip install 'kschedctl[report]'"
+
+
+def test_nodes_for_report(run_cli, write_snapshot, tmp_path) -> None:
+    import yaml
+
+    snap = write_snapshot(make_node("n1").capacity(cpu="1", memory="4Gi"),
+                          *[make_pod(f"p{i}").req(cpu="1") for i in range(3)])
+    node = tmp_path / "node.yaml"
+    node.write_text(yaml.safe_dump(make_node("m5").capacity(cpu="2", memory="8Gi").dict()))
+    page = tmp_path / "nodes-for.html"
+    out = run_cli("capacity", snap, "--nodes-for", str(node), "--report", str(page))
+    assert out.exit_code == 0, out.stderr
+    text = page.read_text(encoding="utf-8")
+    assert "1 nodes like m5 for 3 pods (1 fit on the existing nodes)" in text  # n1 takes one, m5-e-0 two
+    assert "binpacking_estimator.go" in text and 'class="chart"' in text
