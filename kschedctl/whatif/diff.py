@@ -104,6 +104,7 @@ class AttemptView:
     tied: int  # how many scored nodes had the best total
     old_total: int | None  # A's node's total, when B scored it
     old_rejection: str | None  # why B's filters rejected A's node, when they did
+    nominated_only: bool = False  # B evaluated only the pod's nominated node (the host)
 
 
 @dataclass
@@ -223,8 +224,10 @@ class OldNodeRecorder:
         rejection = None
         if old_total is None and result.diagnosis is not None:
             rejection = _rejection(result.diagnosis, old)
+        nominated_only = bool(pod.nominated_node_name) and result.evaluated_nodes == 1 and \
+            result.suggested_host == pod.nominated_node_name
         self.views[pod.key] = AttemptView(result.suggested_host, old, None if best is None else int(best),
-                                          tied, old_total, rejection)
+                                          tied, old_total, rejection, nominated_only)
 
 
 def _names_and_totals(result: Any) -> tuple[list[str] | None, list[int]]:
@@ -263,8 +266,8 @@ def classify_move(pod: str, a_node: str, b_node: str, view: AttemptView | None) 
     if view.old_rejection is not None:
         return MoveCause(SCORES_CHANGED, "filtered", f"under B {a_node} did not fit: {view.old_rejection}",
                          view.best, None, view.tied)
-    return MoveCause(SCORES_CHANGED, "notEvaluated",
-                     f"under B the attempt did not evaluate {a_node} (the node search stopped before it)",
+    why = "only its nominated node was evaluated" if view.nominated_only else "the node search stopped before it"
+    return MoveCause(SCORES_CHANGED, "notEvaluated", f"under B the attempt did not evaluate {a_node} ({why})",
                      view.best, None, view.tied)
 
 
