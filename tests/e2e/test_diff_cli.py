@@ -216,3 +216,33 @@ def test_snapshot_from_stdin_feeds_both_sides(run_cli, write_snapshot, write_tex
     from_file = run_cli("diff", snap, "--config-b", most, "-o", "json").json()
     from_stdin = run_cli("diff", "-", "--config-b", most, "-o", "json", input=Path(snap).read_text()).json()
     assert from_stdin == from_file and from_stdin["summary"]["b"]["pending"] == 1
+
+
+ONLY_ZONE_2 = """
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [z2]}]
+"""
+
+
+def test_a_node_b_filters_out_is_a_filtered_move(run_cli, write_snapshot, write_text) -> None:
+    """B's NodeAffinity addedAffinity keeps every pod in z2: A's node (z1, empty, preferred by
+    LeastAllocated) is rejected by B's filters, with the reason B's filter gave."""
+    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi").zone("z1"),
+                          make_node("n2").capacity(cpu="4", memory="8Gi").zone("z2"),
+                          make_node("n3").capacity(cpu="4", memory="8Gi").zone("z2"),
+                          make_pod("busy-2").req(cpu="2").node("n2"), make_pod("busy-3").req(cpu="2").node("n3"),
+                          make_pod("web").req(cpu="500m"))
+    data = run_cli("diff", snap, "--config-b", write_text("z2.yaml", ONLY_ZONE_2), "-o", "json").json()
+    [c] = data["changes"]
+    assert c["a"]["node"] == "n1" and c["b"]["node"] in ("n2", "n3")
+    assert (c["move"]["class"], c["move"]["why"]) == ("scoresChanged", "filtered")
+    assert c["move"]["detail"] == "under B n1 did not fit: NodeAffinity: node(s) didn't match scheduler-enforced node affinity"
