@@ -34,7 +34,8 @@ import numpy as np
 
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
-from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodeScore, Status
+from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from kschedctl.framework.runtime.guard import optional
 from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.plugins import names
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
@@ -69,12 +70,27 @@ def identical_copy_scheduler(sched: Scheduler, template: PodTemplate, plain: Cop
     proxies: dict[int, Any] = {}
     for plist in fwk.points.values():
         for i, pl in enumerate(plist):
-            if pl.name() in stable:
-                plist[i] = proxies.setdefault(id(pl), _SkipReplay(pl))
+            name = plugin_name(fwk, pl)
+            if name in stable:
+                proxy = plist[i] = proxies.setdefault(id(pl), _SkipReplay(pl, name))
+                names_ = getattr(fwk, "plugin_names", None)
+                if isinstance(names_, dict):  # the runtime knows plugins by identity
+                    names_[id(proxy)] = name
     old = sched.algorithm
     sched.algorithm = CopyAlgorithm(fwk, old.percentage_of_nodes_to_score, old.rng)
     sched.algorithm.next_start_node_index = old.next_start_node_index
     return plain
+
+
+def plugin_name(fwk: Any, pl: Any) -> str:
+    """The name the profile registered the plugin under (the runtime's, when it keeps them)."""
+    name_of = getattr(fwk, "name_of", None)
+    if name_of is not None:
+        try:
+            return name_of(pl)
+        except KeyError:
+            pass
+    return pl.name()
 
 
 def _has_pod_affinity(pod: Pod) -> bool:
@@ -116,9 +132,10 @@ class CopyAlgorithm(SchedulingAlgorithm):
             return super().schedule_pod(fwk, state, qpi, snapshot)
         all_nodes = snapshot.list()
         pre_res, status, _ = fwk.run_pre_filter_plugins(state, pod, all_nodes)
-        filters = [pl for pl in fwk.points["filter"] if pl.name() not in state.skip_filter_plugins]
+        filters = [n for n in (plugin_name(fwk, pl) for pl in fwk.points["filter"])
+                   if n not in state.skip_filter_plugins]
         if not status.is_success() or (pre_res is not None and not pre_res.all_nodes()) \
-                or any(pl.name() not in NODE_LOCAL for pl in filters):
+                or any(n not in NODE_LOCAL for n in filters):
             return super().schedule_pod(fwk, state, qpi, snapshot)  # PreFilter again, on the same pod: same result
         changed = self._refresh_filters(fwk, state, pod, all_nodes)
         n = len(all_nodes)
@@ -179,60 +196,53 @@ class CopyAlgorithm(SchedulingAlgorithm):
         status = fwk.run_pre_score_plugins(state, pod, feasible)
         if not status.is_success():
             raise SchedulingError(status)
-        plugins = [pl for pl in fwk.points["score"] if pl.name() not in state.skip_score_plugins]
+        plugins = [(pl, n) for pl, n in ((pl, plugin_name(fwk, pl)) for pl in fwk.points["score"])
+                   if n not in state.skip_score_plugins]
         columns = columns_of(fwk.snapshot)
         batch = NodeBatch(feasible, columns)
         table = ScoreTable(columns.names_of(batch.rows) if batch.rows is not None else [ni.name for ni in feasible])
         totals = np.zeros(len(feasible), np.int64)
-        for pl in plugins:
-            name = pl.name()
+        for pl, name in plugins:
             if name in NODE_LOCAL:
-                values = self._raw(pl, state, pod, all_nodes, changed)[positions]
+                values = self._raw(pl, name, state, pod, all_nodes, changed)[positions]
             else:  # anything else is scored afresh on the nodes found, as the runtime would
-                values = self._score_nodes(pl, state, pod, feasible)
-            ext = pl.score_extensions()
-            if ext is not None:
-                norm = getattr(ext, "normalize_score_batch", None)
-                if norm is not None:
-                    values = np.asarray(norm(state, pod, batch, values.copy()), np.int64)
-                else:
-                    scores = [NodeScore(nm, v) for nm, v in zip(table.names, values.tolist())]
-                    st = ext.normalize_score(state, pod, scores)
-                    if st is not None and not st.is_success():
-                        raise _Fallback()
-                    values = np.asarray([s.score for s in scores], np.int64)
-            if len(values) and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE):
+                values = self._score_nodes(pl, name, state, pod, feasible)
+            # NormalizeScore exactly as run_score_plugins_table does it (the runtime's own step)
+            values = fwk._normalize(pl, name, state, pod, batch, table.names, values)
+            if isinstance(values, Status) or (len(values) and (int(values.max()) > MAX_NODE_SCORE
+                                                               or int(values.min()) < MIN_NODE_SCORE)):
                 raise _Fallback()  # the runtime words that error
+            values = values.astype(np.int64, copy=False)
             weight = fwk.score_weights[name]
             table.plugins.append((name, weight, values.tolist()))
             totals += values * weight
         table.totals = totals.tolist()
         return table
 
-    def _raw(self, pl: Any, state: Any, pod: Pod, all_nodes: list[Any], changed: np.ndarray | None) -> np.ndarray:
+    def _raw(self, pl: Any, name: str, state: Any, pod: Pod, all_nodes: list[Any],
+             changed: np.ndarray | None) -> np.ndarray:
         """The plugin's raw score of every node, recomputed where the NodeInfo changed."""
-        name = pl.name()
         raw = self.raw.get(name)
         if raw is None:
-            raw = self.raw[name] = self._score_nodes(pl, state, pod, all_nodes)
+            raw = self.raw[name] = self._score_nodes(pl, name, state, pod, all_nodes)
         elif changed is not None and len(changed):
-            raw[changed] = self._score_nodes(pl, state, pod, [all_nodes[i] for i in changed.tolist()])
+            raw[changed] = self._score_nodes(pl, name, state, pod, [all_nodes[i] for i in changed.tolist()])
         return raw
 
-    def _score_nodes(self, pl: Any, state: Any, pod: Pod, infos: list[Any]) -> np.ndarray:
-        batch_fn = getattr(pl, "score_batch", None) if len(infos) > FEW else None
+    def _score_nodes(self, pl: Any, name: str, state: Any, pod: Pod, infos: list[Any]) -> np.ndarray:
+        """Raw scores by the plugin's batch form (many nodes) or the runtime's per-node calls."""
+        batch_fn = optional(pl, "score_batch") if len(infos) > FEW else None
         if batch_fn is not None:
             try:
-                return np.asarray(batch_fn(state, pod, NodeBatch(infos, columns_of(self.fwk.snapshot))), np.int64)
+                out = np.asarray(batch_fn(state, pod, NodeBatch(infos, columns_of(self.fwk.snapshot))), np.int64)
+                if out.shape == (len(infos),):
+                    return out
             except Exception:  # noqa: BLE001 - the per-node calls say what went wrong
                 pass
-        out = []
-        for info in infos:
-            value, st = pl.score(state, pod, info)
-            if st is not None and st.code != Code.Success:
-                raise _Fallback()
-            out.append(int(value))
-        return np.asarray(out, np.int64)
+        values = self.fwk._score_per_node(pl, name, state, pod, infos)
+        if isinstance(values, Status):
+            raise _Fallback()
+        return values
 
 
 def _is_none(value: Any) -> bool:
@@ -261,8 +271,9 @@ class _SkipReplay:
     """Stands in for one SKIP_STABLE plugin in the framework's lists: once it returned Skip at
     PreFilter (or PreScore), it is not called there again. Everything else is the plugin's own."""
 
-    def __init__(self, plugin: Any) -> None:
+    def __init__(self, plugin: Any, name: str) -> None:
         self._plugin = plugin
+        self._name = name
         self._pre_filter_skipped = False
         self._pre_score_skipped = False
 
@@ -270,7 +281,7 @@ class _SkipReplay:
         return getattr(self._plugin, attr)
 
     def name(self) -> str:
-        return self._plugin.name()
+        return self._name
 
     def pre_filter(self, state: Any, pod: Pod, nodes: Any) -> Any:
         if self._pre_filter_skipped:
