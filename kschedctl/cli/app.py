@@ -280,6 +280,5 @@ def main() -> None:
     app()
 
 
-
 # The what-if commands (diff, capacity) live in their own module and register on this app.
 from kschedctl.cli import whatif_commands as _whatif_commands  # noqa: E402,F401

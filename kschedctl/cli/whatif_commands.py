@@ -12,8 +12,9 @@ from typing import Optional
 
 import typer
 
-from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _load, _version, app
+from kschedctl.cli.app import PLUGIN_TIMEOUT_HELP, ExplainOutput, _fail, _guarded, _load, _version, app
 from kschedctl.cli.live import live_options
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
 EXIT_CHANGED = 4
@@ -32,6 +33,7 @@ def diff(
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
     seed: int = typer.Option(DEFAULT_DIFF_SEED, "--seed", help="The tie-breaking seed both sides use."),
     fail_on_change: bool = typer.Option(False, "--fail-on-change", help="Exit 4 if any pod's outcome differs."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
     report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
@@ -49,7 +51,7 @@ def diff(
         cluster_b = copy.deepcopy(cluster_a) if "-" in snapshot else load_snapshot(snapshot)
         side_a = Side("a", config_a, version_a, feature_gates_a, cfg_a, cluster_a)
         side_b = Side("b", config_b, version_b, feature_gates_b, cfg_b, cluster_b)
-        result = run_diff(side_a, side_b, registry, seed)
+        result = run_diff(side_a, side_b, registry, seed, plugin_timeout=plugin_timeout)
         if report:
             from kschedctl.cli.report import write_diff_report
             write_diff_report(result, report)
@@ -78,6 +80,7 @@ def capacity(
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
     feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set."),
     plain: bool = typer.Option(False, "--no-fast-path", help="Schedule every copy through the whole cycle (slower, same answer)."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
     report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
@@ -99,11 +102,11 @@ def capacity(
         template = load_pod_template(pod, cluster) if pod is not None else None
         if nodes_for is not None:
             result = cap.nodes_for(cluster, cfg, registry, version, load_node_template(nodes_for), template,
-                                   copies=max_copies, added_nodes=added, seed=seed)
+                                   copies=max_copies, added_nodes=added, seed=seed, plugin_timeout=plugin_timeout)
         else:
             assert template is not None
             result = cap.capacity(cluster, cfg, registry, version, template, max_copies=max_copies, seed=seed,
-                                  added_nodes=added, fast=not plain)
+                                  added_nodes=added, fast=not plain, plugin_timeout=plugin_timeout)
         if report:
             from kschedctl.cli.report import write_capacity_report
             write_capacity_report(result, report)

@@ -35,6 +35,7 @@ from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.resource import Resource
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import PodInfo
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
@@ -107,11 +108,13 @@ def without_pending(cluster: ClusterSnapshot, extra_nodes: list[Node] = ()) -> C
 def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
              template: PodTemplate, *, max_copies: int | None = None, seed: int | None = None,
              added_nodes: list[Node] = (), fast: bool = True,  # type: ignore[assignment]
-             progress: Callable[[int], None] | None = None) -> CapacityResult:
+             progress: Callable[[int], None] | None = None,
+             plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> CapacityResult:
     """Schedule copies of ``template`` one at a time until one does not fit (or ``max_copies``)."""
     pending = len(cluster.pending_pods)
     template.install(cluster)
-    sched = Scheduler(without_pending(cluster, list(added_nodes)), config, registry, version, seed=seed, dry_run=True)
+    sched = Scheduler(without_pending(cluster, list(added_nodes)), config, registry, version, seed=seed, dry_run=True,
+                      plugin_timeout=plugin_timeout)
     if template.base.scheduler_name not in sched.profiles:
         raise InputError(f"no profile for schedulerName {template.base.scheduler_name!r} in the configuration",
                          obj=template.source, field="spec.schedulerName")
@@ -185,7 +188,8 @@ def _zones(sched: Scheduler) -> dict[str, str]:
 
 def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
               node_template: dict, template: PodTemplate | None = None, *, copies: int | None = None,
-              added_nodes: list[Node] = (), seed: int | None = None) -> NodesForResult:  # type: ignore[assignment]
+              added_nodes: list[Node] = (), seed: int | None = None,  # type: ignore[assignment]
+              plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> NodesForResult:
     """How many nodes shaped like ``node_template`` the pods need: the snapshot's pending pods,
     or ``copies`` copies of ``template`` in their place; ``added_nodes`` join the cluster first."""
     pods = [p for p in cluster.pods if is_pending(p)]
@@ -196,7 +200,7 @@ def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regi
         pods = [template.copy(i) for i in range(1, copies + 1)]
     cluster = ClusterSnapshot(nodes=[*cluster.nodes, *added_nodes],
                               pods=[*(p for p in cluster.pods if not is_pending(p)), *pods], objects=cluster.objects)
-    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True)
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     run = sched.run()
     by_key = {p.key: p for p in cluster.pods if is_pending(p)}
     left = [by_key[u.pod] for u in run.unschedulable if u.pod in by_key]

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from kschedctl.cluster.loader import ClusterSnapshot
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import QueuedPodInfo
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler
@@ -273,8 +274,9 @@ def classify_move(pod: str, a_node: str, b_node: str, view: AttemptView | None) 
 
 def run_side(side: Side, registry: Registry, seed: int,
              recorders: list[Callable[[QueuedPodInfo, Any], None]] = (),  # type: ignore[assignment]
-             progress: Callable[[int, int], None] | None = None) -> SideResult:
-    sched = Scheduler(side.cluster, side.config, registry, side.version, seed=seed)
+             progress: Callable[[int, int], None] | None = None,
+             plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SideResult:
+    sched = Scheduler(side.cluster, side.config, registry, side.version, seed=seed, plugin_timeout=plugin_timeout)
     sched.attempt_recorders.extend(recorders)
     result = sched.run(progress=progress)
     usage = cluster_usage(sched.cache.nodes)
@@ -316,15 +318,16 @@ def change_kind(a: PodOutcome, b: PodOutcome) -> str | None:
 
 
 def diff(side_a: Side, side_b: Side, registry: Registry, seed: int,
-         progress: Callable[[str, int, int], None] | None = None) -> DiffResult:
+         progress: Callable[[str, int, int], None] | None = None,
+         plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> DiffResult:
     """Run A, then B with the recorder, and compare every pending pod's outcome."""
     def side_progress(label: str) -> Callable[[int, int], None] | None:
         return None if progress is None else (lambda done, total: progress(label, done, total))
 
-    a = run_side(side_a, registry, seed, progress=side_progress("a"))
+    a = run_side(side_a, registry, seed, progress=side_progress("a"), plugin_timeout=plugin_timeout)
     a_outcomes = outcomes_of(a.run)
     recorder = OldNodeRecorder({k: o.node for k, o in a_outcomes.items() if o.placed and o.node})
-    b = run_side(side_b, registry, seed, [recorder], progress=side_progress("b"))
+    b = run_side(side_b, registry, seed, [recorder], progress=side_progress("b"), plugin_timeout=plugin_timeout)
     b_outcomes = outcomes_of(b.run)
     both: dict[str, tuple[PodOutcome, PodOutcome]] = {}
     changes: list[PodChange] = []
