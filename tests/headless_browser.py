@@ -136,9 +136,10 @@ class HeadlessBrowser:
         raw, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(raw)
 
-    def wait_for_event(self, method: str, timeout: float | None = None) -> dict[str, Any]:
+    def wait_for_event(self, method: str, timeout: float | None = None, since: int = 0) -> dict[str, Any]:
+        """The first event ``method`` from position ``since`` of the events received (reading on)."""
         deadline = time.monotonic() + (timeout or self.timeout)
-        seen = len(self.events)
+        seen = since
         while True:
             for e in self.events[seen:]:
                 if e.get("method") == method:
@@ -150,7 +151,7 @@ class HeadlessBrowser:
     def open(self, path: str | Path) -> None:
         self.events.clear()
         self.call("Page.navigate", {"url": Path(path).resolve().as_uri()}, session=True)
-        self.wait_for_event("Page.loadEventFired")
+        self.wait_for_event("Page.loadEventFired", since=0)  # it may have come with navigate's answer
 
     def evaluate(self, expression: str) -> Any:
         out = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
