@@ -174,7 +174,8 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
 
 def _reasons_figure(sides: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict[str, Any] | None, str]:
     """How many unschedulable pods cite each reason (hover: how many nodes gave it in all)."""
-    traces = []
+    traces: list[dict[str, Any]] = []
+    most = reasons = 0
     for label, unsched in sides:
         pods: dict[str, int] = {}
         nodes: dict[str, int] = {}
@@ -186,6 +187,7 @@ def _reasons_figure(sides: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict
                 reason = (u.get("message") or "no reason given").split(".")[0]
                 pods[reason] = pods.get(reason, 0) + 1
         order = sorted(pods, key=lambda r: (-pods[r], r))
+        most, reasons = max([most, *pods.values()]), max(reasons, len(order))
         color = {"A": "#9ecae9", "B": "#4c78a8"}.get(label, "#4c78a8")
         traces.append({"type": "bar", "orientation": "h", "name": label or "pods", "y": order,
                        "marker": {"color": color},
@@ -194,8 +196,6 @@ def _reasons_figure(sides: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict
                        "hovertemplate": "%{y}: %{x} pods (%{customdata} nodes in all)<extra></extra>"})
     if not any(u for _, u in sides):
         return None, "No pod is unschedulable."
-    reasons = max(len(t["y"]) for t in traces)
-    most = max((max(t["x"], default=0) for t in traces), default=0)
     layout = _layout("", "unschedulable pods citing the reason", barmode="group",
                      height=140 + 28 * reasons * len(traces),
                      yaxis={"automargin": True, "autorange": "reversed"},

@@ -287,8 +287,8 @@ def run_side(side: Side, registry: Registry, seed: int,
 def outcomes_of(run: RunResult) -> dict[str, PodOutcome]:
     """pod key -> its outcome, for every pending pod of the run."""
     victims: dict[str, list[str]] = {}
-    for p in run.preemptions:
-        victims.setdefault(p.preemptor, []).extend(p.victims)
+    for pre in run.preemptions:
+        victims.setdefault(pre.preemptor, []).extend(pre.victims)
     out: dict[str, PodOutcome] = {}
     for p in run.placements:
         out[p.pod] = PodOutcome("Preempted" if p.preempted_by else "Scheduled", p.node, None, p.profile, p.score,

@@ -200,7 +200,9 @@ class CopyAlgorithm(SchedulingAlgorithm):
                    if n not in state.skip_score_plugins]
         columns = columns_of(fwk.snapshot)
         batch = NodeBatch(feasible, columns)
-        table = ScoreTable(columns.names_of(batch.rows) if batch.rows is not None else [ni.name for ni in feasible])
+        rows = batch.rows
+        table = ScoreTable(columns.names_of(rows) if columns is not None and rows is not None
+                           else [ni.name for ni in feasible])
         totals = np.zeros(len(feasible), np.int64)
         for pl, name in plugins:
             if name in NODE_LOCAL:

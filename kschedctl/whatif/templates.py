@@ -96,14 +96,14 @@ def _template_from_file(path: str, cluster: ClusterSnapshot) -> PodTemplate:
 
 
 def _workload_template(kind: str, raw: dict, cluster: ClusterSnapshot, path: str) -> PodTemplate:
-    md = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    md: dict = raw["metadata"] if isinstance(raw.get("metadata"), dict) else {}
     name = str(md.get("name") or "")
     if not name:
         raise InputError("required value", file=path, obj=kind, field="metadata.name")
     namespace = str(md.get("namespace") or "default")
     if kind == "Pod":
         return _template(f"Pod {namespace}/{name}", copy.deepcopy(raw), [], name, cluster, path)
-    spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
+    spec: dict = raw["spec"] if isinstance(raw.get("spec"), dict) else {}
     if kind == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec")) or {}
     tmpl = spec.get("template")
