@@ -103,9 +103,10 @@ class CopyAlgorithm(SchedulingAlgorithm):
     node-local plugin's raw score are kept across cycles and recomputed only for the nodes whose
     NodeInfo changed; the node search (rotating start, numNodesToFind), NormalizeScore over the
     nodes found, weights and the seeded tie-break are done on those arrays as schedule_pod does
-    them. Whatever falls outside that (a PreFilterResult, nominated pods, a plugin that is not
-    node-local, no feasible node: the FitError) goes to the plain schedule_pod, whose answer is
-    then the answer."""
+    them; Score plugins that are not node-local are called afresh on the nodes found. Whatever
+    falls outside that (a PreFilterResult, nominated pods, a Filter plugin that is neither
+    node-local nor skipped, no feasible node: the FitError) goes to the plain schedule_pod,
+    whose answer is then the answer."""
 
     def __init__(self, fwk: Any, percentage: int, rng: Any) -> None:
         super().__init__(percentage, rng)
