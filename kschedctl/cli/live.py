@@ -189,12 +189,16 @@ def _live_parameters() -> list[inspect.Parameter]:
     ]
 
 
-def live_options(command: Callable[..., Any]) -> Callable[..., Any]:
+def live_options(command: Callable[..., Any] | None = None, *, config_param: str = "config") -> Any:
     """Give a command --live, --context, --kubeconfig and --scheduler-config (one decorator line).
 
-    The command must take ``snapshot`` (a list of paths; it becomes optional) and may take
-    ``config`` and ``debug``. Put it under ``@app.command()``.
+    The command must take ``snapshot`` (a list of paths; it becomes optional) and may take a
+    config path (``config``, or the parameter named by ``config_param``: `diff` reads the live
+    KubeSchedulerConfiguration as side A's) and ``debug``. Put it under ``@app.command()``,
+    bare (``@live_options``) or called (``@live_options(config_param="config_a")``).
     """
+    if command is None:
+        return functools.partial(live_options, config_param=config_param)
     signature = inspect.signature(command, eval_str=True)
     if "snapshot" not in signature.parameters:
         raise TypeError(f"{command.__name__}: @live_options needs a 'snapshot' parameter")
@@ -207,6 +211,7 @@ def live_options(command: Callable[..., Any]) -> Callable[..., Any]:
             param = param.replace(default=info)
         params.append(param)
     params += _live_parameters()
+    takes_config = config_param in signature.parameters
 
     @functools.wraps(command)
     def wrapper(*args: Any, live: bool = False, context: Optional[str] = None, kubeconfig: Optional[str] = None,
@@ -214,14 +219,16 @@ def live_options(command: Callable[..., Any]) -> Callable[..., Any]:
         request = LiveRequest(live or bool(context) or bool(kubeconfig), context, kubeconfig, scheduler_config)
         with ExitStack() as stack:
             try:
-                snapshot, config = _prepare(request, list(kwargs.get("snapshot") or []), kwargs.get("config"), stack)
+                if scheduler_config and not takes_config:
+                    raise InputError(f"--scheduler-config: {command.__name__} takes no configuration")
+                snapshot, config = _prepare(request, list(kwargs.get("snapshot") or []), kwargs.get(config_param), stack)
             except (typer.Exit, KeyboardInterrupt):
                 raise
             except Exception as exc:  # noqa: BLE001 - one line, never a bare traceback
                 _fail(exc, bool(kwargs.get("debug")))
             kwargs["snapshot"] = snapshot
-            if "config" in signature.parameters:
-                kwargs["config"] = config
+            if takes_config:
+                kwargs[config_param] = config
             return command(*args, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]

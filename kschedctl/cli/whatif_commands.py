@@ -22,6 +22,7 @@ DEFAULT_DIFF_SEED = 0
 
 
 @app.command()
+@live_options(config_param="config_a")
 def diff(
     snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
     config_a: Optional[str] = typer.Option(None, "--config-a", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
