@@ -16,8 +16,10 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from kschedctl.api.errors import InputError, ObjectError
+from kschedctl.api.inputs import STDIN, read_text
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import (
+    _STDIN_CACHE,
     ClusterSnapshot,
     _build,
     load_snapshot,
@@ -58,11 +60,11 @@ class Scenario:
 
 def load_scenario(path: str) -> Scenario:
     """Read, validate against the schema (errors name the field and line) and build."""
+    text = read_text(path)  # "-": standard input (snapshot files are then relative to the working directory)
+    if path == STDIN:
+        _STDIN_CACHE[path] = text  # for line look-ups in error messages
     try:
-        text = Path(path).read_text(encoding="utf-8")
         doc = yaml.safe_load(text)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", file=path) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", file=path,

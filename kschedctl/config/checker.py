@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from kschedctl.api.errors import InputError
+from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import set_defaults
 from kschedctl.config.loader import decode
 from kschedctl.config.schema import ARGS_SCHEMAS, iter_schema_errors
@@ -206,14 +208,9 @@ def validate_files(paths: list[str], version: KubeVersion, registry: Any = None)
     reports = []
     for path in paths:
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            reports.append(ValidationReport(path, False, [Finding("", None, f"cannot read: {exc.strerror}")], True))
-            continue
-        except UnicodeDecodeError as exc:
-            reports.append(ValidationReport(path, False, [Finding("", None, f"cannot read: not UTF-8 text ({exc.reason})")],
-                                            True))
+            text = read_text(path)
+        except InputError as exc:
+            reports.append(ValidationReport(path, False, [Finding("", None, exc.message)], True))
             continue
         reports.append(validate_text(text, path, version, registry))
     return reports

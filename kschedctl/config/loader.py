@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from kschedctl.api.errors import InputError
+from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import ConfigError, set_defaults
 from kschedctl.config.types import (
     PLUGIN_SET_FIELDS,
@@ -153,8 +155,7 @@ def load_config_file(path: str | None, version: KubeVersion, registry: Registry)
     if path is None:
         return load_config_text("", "<default>", version, registry)
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
+        text = read_text(path)
+    except InputError as exc:
+        raise ConfigError(exc.message, file=path) from None
     return load_config_text(text, path, version, registry)
