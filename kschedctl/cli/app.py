@@ -10,13 +10,16 @@ from __future__ import annotations
 import sys
 import traceback
 from enum import Enum
-from typing import Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 import typer
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
+from kschedctl.api.inputs import check_stdin_once
+from kschedctl.cli.helpformat import PlainCommand
 from kschedctl.cli.live import capture_command, live_options
+from kschedctl.cli.layout import Column, fit_table, terminal_width
 from kschedctl.cli.render import render_explain, render_run, to_json
 from kschedctl.config.loader import load_config_file
 from kschedctl.framework.runtime.framework import FrameworkError
@@ -29,7 +32,20 @@ from kschedctl.versions import (
     parse_version,
 )
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# Plain help (click's formatter, not rich's boxes): flags print as flags, no type placeholders,
+# and the text follows the terminal's width instead of being cut at 80 columns.
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 1000}
+
+
+class _App(typer.Typer):
+    """Every command gets the plain help page (kschedctl/cli/helpformat.py)."""
+
+    def command(self, *args: Any, cls: Any = PlainCommand, **kwargs: Any) -> Any:  # type: ignore[override]
+        return super().command(*args, cls=cls, **kwargs)
+
+
+app = _App(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  context_settings=CONTEXT_SETTINGS, pretty_exceptions_enable=False,
                   help="The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not.")
 
 T = TypeVar("T")
@@ -44,6 +60,7 @@ class RunOutput(str, Enum):
 
 class ExplainOutput(str, Enum):
     table = "table"
+    wide = "wide"
     json = "json"
     yaml = "yaml"
 
@@ -58,6 +75,13 @@ class TableOutput(str, Enum):
     json = "json"
 
 
+SNAPSHOT_HELP = "Snapshot files, directories, or - for standard input."
+CONFIG_HELP = "A KubeSchedulerConfiguration (v1) file, or - for standard input; default: kube-scheduler's defaults."
+OUTPUT_HELP = "Output format; wide: every column, nothing wrapped or abbreviated."
+SEED_HELP = "Seed for tie-breaking: same input and seed, same output."
+VERSION_HELP = "Emulated kube-scheduler release (1.35, 1.36, 1.37)."
+GATES_HELP = "Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."
+DEBUG_HELP = "Show tracebacks."
 PLUGIN_TIMEOUT_HELP = ("Seconds a call into an installed plugin may take before it fails that pod's attempt "
                        "(the plugin is not called again in the run); 0: no limit.")
 
@@ -93,8 +117,20 @@ def _warn_registry_errors() -> None:
         typer.echo(f"warning: {err}", err=True)
 
 
-def _load(snapshot: list[str], config: Optional[str], version: KubeVersion):
+def _load(snapshot: list[str], config: Optional[str], version: KubeVersion, no_extenders: bool = False,
+          pending_matters: bool = True):
     from kschedctl.cluster.loader import load_snapshot
+
+    check_stdin_once(snapshot=snapshot, config=config)
+    cfg, registry = _load_config(config, version, no_extenders)
+    cluster = load_snapshot(snapshot)
+    for warning in cluster.warnings:
+        typer.echo(warning, err=True)
+    _say_input_remarks(cluster, version, pending_matters=pending_matters)
+    return cluster, cfg, registry
+
+
+def _load_config(config: Optional[str], version: KubeVersion, no_extenders: bool = False):
     from kschedctl.config.validation import validate_config
 
     _warn_registry_errors()
@@ -104,27 +140,46 @@ def _load(snapshot: list[str], config: Optional[str], version: KubeVersion):
     if problems:
         path, msg = problems[0]
         raise InputError(msg, file=config or "<default>", obj="KubeSchedulerConfiguration", field=path or None)
-    cluster = load_snapshot(snapshot)
-    for warning in cluster.warnings:
-        typer.echo(warning, err=True)
-    return cluster, cfg, registry
+    if no_extenders and cfg.extenders:
+        _warn(f"--no-extenders: not calling the configuration's {len(cfg.extenders)} extender(s) "
+              f"({', '.join(str(e.get('urlPrefix', '')) for e in cfg.extenders)}): decisions may differ from the cluster's")
+        cfg.extenders = []
+    return cfg, registry
+
+
+def _warn(text: str) -> None:
+    typer.echo(f"warning: {text}", err=True)
+
+
+def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool = True,
+                       pending_matters: bool = True) -> None:
+    """What the snapshot lacks (kschedctl/cluster/references.py), said on stderr: an empty
+    snapshot, no pending pod, objects the pods refer to that are not in it."""
+    from kschedctl.cluster.references import emptiness, missing_references
+
+    note = emptiness(cluster, pending_matters) if emptiness_too else None
+    if note:
+        _warn(note)
+    for missing in missing_references(cluster, version):
+        _warn(missing.message())
 
 
 @app.command()
 @live_options
 def schedule(
-    snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
-    config: Optional[str] = typer.Option(None, "--config", help="A KubeSchedulerConfiguration (v1) file."),
-    output: RunOutput = typer.Option(RunOutput.table, "-o", "--output"),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
-    write_snapshot: Optional[str] = typer.Option(None, "--write-snapshot", help="Write the snapshot with placed pods bound."),
-    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
+    snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help=SNAPSHOT_HELP),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
+    output: RunOutput = typer.Option(RunOutput.table, "-o", "--output", help=OUTPUT_HELP),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    write_snapshot: Optional[str] = typer.Option(None, "--write-snapshot", metavar="FILE", help="Write the state after the run as a snapshot: placed pods bound, victims removed, claims bound."),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
-    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Show only this namespace's pods (every pending pod is still scheduled)."),
-    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="Show only this namespace's pods (every pending pod is still scheduled)."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
+    no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
     from kschedctl.cluster.writer import write_snapshot_file
@@ -132,7 +187,8 @@ def schedule(
 
     def run():
         version = _version(kube_version, feature_gates)
-        cluster, cfg, registry = _load(snapshot, config, version)
+        check_stdin_once(snapshot=snapshot, config=config, write_snapshot=write_snapshot)
+        cluster, cfg, registry = _load(snapshot, config, version, no_extenders)
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
 
@@ -152,7 +208,7 @@ def schedule(
         typer.echo(f"warning: {warning}", err=True)
     if namespace:
         result = result.in_namespace(namespace)
-    sys.stdout.write(render_run(result, output.value))
+    sys.stdout.write(render_run(result, output.value, terminal_width()))
     if fail_on_unschedulable and result.unschedulable:
         raise typer.Exit(3)
 
@@ -160,47 +216,52 @@ def schedule(
 @app.command()
 @live_options
 def explain(
-    pod: str = typer.Argument(..., help="The pod, as namespace/name (namespace defaults to default), or podgroup/NAMESPACE/NAME."),
-    snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
-    config: Optional[str] = typer.Option(None, "--config"),
-    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
-    seed: Optional[int] = typer.Option(None, "--seed"),
-    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version"),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
-    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
-    debug: bool = typer.Option(False, "--debug"),
+    pod: str = typer.Argument(..., metavar="POD", help="The pod: NAME (with -n, else in namespace default), NAMESPACE/NAME, or podgroup/NAMESPACE/NAME."),
+    snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help=SNAPSHOT_HELP),
+    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace, as with kubectl."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
+    no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """One pod against the snapshot as given: every node's filter result and every score."""
     from kschedctl.scheduler.explain import (
         POD_GROUP_PREFIX,
         explain_pod,
         explain_pod_group,
+        pod_key,
     )
 
     def run():
         version = _version(kube_version, feature_gates)
-        cluster, cfg, registry = _load(snapshot, config, version)
-        if pod.startswith(POD_GROUP_PREFIX):
-            return explain_pod_group(cluster, pod, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
-        return explain_pod(cluster, pod, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        key = pod_key(pod, namespace)
+        cluster, cfg, registry = _load(snapshot, config, version, no_extenders, pending_matters=False)
+        if key.startswith(POD_GROUP_PREFIX):
+            return explain_pod_group(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        return explain_pod(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
 
     result = _guarded(debug, run)
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    sys.stdout.write(render_explain(result, output.value))
+    sys.stdout.write(render_explain(result, output.value, terminal_width()))
 
 
 @app.command()
 def simulate(
-    scenario: str = typer.Argument(..., help="A Scenario file: a snapshot plus a timeline of cluster events."),
-    config: Optional[str] = typer.Option(None, "--config", help="A KubeSchedulerConfiguration (v1) file."),
-    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
-    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
-    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    scenario: str = typer.Argument(..., metavar="SCENARIO", help="A Scenario file (a snapshot plus a timeline of cluster events), or - for standard input."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
+    no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
     from kschedctl.cli.render import render_simulation
@@ -209,8 +270,11 @@ def simulate(
 
     def run():
         version = _version(kube_version, feature_gates)
-        _, cfg, registry = _load([], config, version)
-        result = run_scenario(load_scenario(scenario), cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        check_stdin_once(scenario=scenario, config=config)
+        cfg, registry = _load_config(config, version, no_extenders)
+        loaded = load_scenario(scenario)
+        _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
+        result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         if report:
             from kschedctl.cli.report import write_simulation_report
             from kschedctl.whatif.usage import cluster_usage
@@ -220,22 +284,23 @@ def simulate(
     result = _guarded(debug, run)
     for warning in result.run.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    sys.stdout.write(render_simulation(result, output.value))
+    sys.stdout.write(render_simulation(result, output.value, terminal_width()))
 
 
 @app.command()
 def validate(
-    configs: list[str] = typer.Argument(..., help="KubeSchedulerConfiguration files."),
-    output: TextOutput = typer.Option(TextOutput.text, "-o", "--output"),
-    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version"),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."),
-    debug: bool = typer.Option(False, "--debug"),
+    configs: list[str] = typer.Argument(..., metavar="CONFIG...", help="KubeSchedulerConfiguration files, or - for standard input."),
+    output: TextOutput = typer.Option(TextOutput.text, "-o", "--output", help="Output format: text (file:line: findings) or json."),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
     from kschedctl.cli.render import render_validation
     from kschedctl.config.checker import validate_files
 
     def run():
+        check_stdin_once(configs=configs)
         _warn_registry_errors()  # a broken plugin package is said on stderr; validation goes on without it
         return validate_files(configs, _version(kube_version, feature_gates), default_registry().registry)
 
@@ -252,11 +317,9 @@ app.command("capture")(capture_command)
 
 @app.command()
 def plugins(
-    output: TableOutput = typer.Option(TableOutput.table, "-o", "--output"),
+    output: TableOutput = typer.Option(TableOutput.table, "-o", "--output", help="Output format."),
 ) -> None:
     """List every plugin known: in-tree and from installed packages."""
-    from tabulate import tabulate
-
     loaded = default_registry()
     for err in loaded.errors:
         typer.echo(f"warning: {err}", err=True)
@@ -266,14 +329,20 @@ def plugins(
         sys.stdout.write(to_json({"plugins": rows, "errors": loaded.errors}))
         return
     table = [[r["name"], ",".join(r["extensionPoints"]), r["source"], r["version"]] for r in rows]
-    sys.stdout.write(tabulate(table, headers=["NAME", "EXTENSION POINTS", "SOURCE", "VERSION"], tablefmt="plain") + "\n")
+    columns = [Column("NAME"), Column("EXTENSION POINTS", wrap=True), Column("SOURCE"), Column("VERSION")]
+    sys.stdout.write(fit_table(columns, table, terminal_width()).text + "\n")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"kschedctl {__version__}")
+        raise typer.Exit(0)
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-    if version:
-        typer.echo(f"kschedctl {__version__}")
-        raise typer.Exit(0)
+def _root(version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                       help="Print the version and exit.")) -> None:
+    """The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not."""
 
 
 def main() -> None:

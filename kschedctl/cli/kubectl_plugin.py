@@ -122,7 +122,7 @@ def translate(args: list[str], namespace_of: Callable[[KubectlFlags], str] = _de
             raise InputError("a resource cannot be retrieved by name across all namespaces")
         out[positionals[0]] = _qualified(rest[positionals[0]], flags.namespace or namespace_of(flags))
         snapshot_args = positionals[1:]
-    if "--namespace" in options and not flags.all_namespaces:
+    if "--namespace" in options and not flags.all_namespaces and name != "explain":  # explain: the name says it
         out += ["--namespace", flags.namespace or namespace_of(flags)]
     elif name == "capture" and flags.namespace:
         typer.echo("warning: capture reads every namespace (the scheduler sees them all); -n ignored", err=True)

@@ -90,12 +90,12 @@ def _safe_name(text: str) -> str:
 
 
 def capture_command(
-    output: str = typer.Option("-", "-o", "--output", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."),
-    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."),
-    context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context; default: its current-context."),
-    scheduler_config: Optional[str] = typer.Option(None, "--scheduler-config", help=SCHEDULER_CONFIG_HELP),
-    config_output: Optional[str] = typer.Option(None, "--config-output", help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot)."),
-    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, help="Objects per list request (0: all at once), as kubectl's --chunk-size."),
+    output: str = typer.Option("-", "-o", "--output", metavar="FILE", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."),
+    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", metavar="FILE", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."),
+    context: Optional[str] = typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context; default: its current-context."),
+    scheduler_config: Optional[str] = typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
+    config_output: Optional[str] = typer.Option(None, "--config-output", metavar="FILE", help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot)."),
+    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, metavar="N", help="Objects per list request (0: all at once), as kubectl's --chunk-size."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Capture the current cluster into one snapshot file: every kind kschedctl reads, never Secrets."""
@@ -181,11 +181,11 @@ def _live_parameters() -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
     return [
         inspect.Parameter("live", kw, annotation=bool, default=typer.Option(False, "--live", help=LIVE_HELP)),
-        inspect.Parameter("context", kw, annotation=Optional[str], default=typer.Option(None, "--context", help=CONTEXT_HELP)),
+        inspect.Parameter("context", kw, annotation=Optional[str], default=typer.Option(None, "--context", metavar="CONTEXT", help=CONTEXT_HELP)),
         inspect.Parameter("kubeconfig", kw, annotation=Optional[str],
-                          default=typer.Option(None, "--kubeconfig", help=KUBECONFIG_HELP)),
+                          default=typer.Option(None, "--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)),
         inspect.Parameter("scheduler_config", kw, annotation=Optional[str],
-                          default=typer.Option(None, "--scheduler-config", help=SCHEDULER_CONFIG_HELP)),
+                          default=typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP)),
     ]
 
 

@@ -9,12 +9,21 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from tabulate import tabulate
 
+from kschedctl.cli.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
 
 if TYPE_CHECKING:
     from kschedctl.scheduler.simulate import SimulationResult
+
+
+def _compact_verdict(cell: str) -> str:
+    """A narrow terminal's FILTER cell: kube's long code name shortened (the JSON keeps it)."""
+    return cell.replace("UnschedulableAndUnresolvable:", "Unresolvable:", 1)
+
+
+FILTER_COLUMN = Column("FILTER", wrap=True, compact=_compact_verdict)
+NODE_COLUMN = Column("NODE", common_suffix=True)
 
 
 def to_json(data: Any) -> str:
@@ -25,7 +34,8 @@ def to_yaml(data: Any) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
-def render_run(result: RunResult, output: str) -> str:
+def render_run(result: RunResult, output: str, width: int | None = None) -> str:
+    """``width``: the terminal's, to fit (None: no limit; ``wide`` never wraps)."""
     data = result.to_dict()
     if output == "json":
         return to_json(data)
@@ -49,25 +59,39 @@ def render_run(result: RunResult, output: str) -> str:
         if wide:
             row += ["", s["reason"]]
         rows.append(row)
+    if wide:
+        width = None
     headers = ["POD", "STATUS", "NODE", "ATTEMPTS", "SCORE"] + (["PROFILE", "MESSAGE"] if wide else [])
-    out = tabulate(rows, headers=headers, tablefmt="plain") + "\n"
+    table = fit_table([Column(h, common_suffix=h == "NODE") for h in headers], rows, width)
+    out = table.text + "\n" + _legend(table.legend, width)
     if not wide and (data["unschedulable"] or data["skipped"]):
         lines = [f"{u['pod']}: {u['message']}" for u in data["unschedulable"]]
         lines += [f"{s['pod']}: skipped: {s['reason']}" for s in data["skipped"]]
-        out += "\n" + "\n".join(lines) + "\n"
+        out += "\n" + "\n".join(wrap_line(line, width) for line in lines) + "\n"
     if data["preemptions"]:
-        out += "\nPREEMPTIONS\n" + tabulate(
-            [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]],
-            headers=["PREEMPTOR", "NODE", "VICTIMS"], tablefmt="plain") + "\n"
-    s = data["summary"]
-    out += (f"\n{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
-            f"{s['skipped']} skipped, {s['preempted']} preempted\n")
+        out += "\nPREEMPTIONS\n" + fit_table(
+            [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
+            [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]], width).text + "\n"
+    out += "\n" + wrap_line(_summary_line(data["summary"]), width) + "\n"
     return out
 
 
-def render_explain(result: ExplainResult | ExplainGroupResult, output: str) -> str:
+def _summary_line(s: dict[str, int]) -> str:
+    return (f"{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
+            f"{s['skipped']} skipped, {s['preempted']} preempted")
+
+
+def _legend(entries: list[str], width: int | None) -> str:
+    """What a fitted table shortened, under it: "(node names end in .x, TT=TaintToleration)"."""
+    return wrap_line("(" + ", ".join(entries) + ")", width, indent=" ") + "\n" if entries else ""
+
+
+def render_explain(result: ExplainResult | ExplainGroupResult, output: str, width: int | None = None) -> str:
+    """``width``: the terminal's, to fit (None: no limit; ``wide`` never wraps nor abbreviates)."""
     if isinstance(result, ExplainGroupResult):
-        return render_explain_group(result, output)
+        return render_explain_group(result, output, width)
+    if output == "wide":
+        width = None
     data = result.to_dict()
     if output == "json":
         return to_json(data)
@@ -87,15 +111,18 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str) -> s
         row += [f"{scores[p]['score']}x{scores[p]['weight']}" if p in scores else "" for p in plugins]
         row.append("" if n.get("total") is None else n["total"])
         rows.append(row)
+    columns = [NODE_COLUMN, FILTER_COLUMN] + [Column(p, abbreviate=True) for p in plugins]
+    table = fit_table(columns + [Column("TOTAL")], rows, width)
     out = f"pod {data['pod']} (profile {data['profile']})\n\n"
-    out += tabulate(rows, headers=["NODE", "FILTER"] + plugins + ["TOTAL"], tablefmt="plain") + "\n\n"
+    out += table.text + "\n" + _legend(table.legend, width) + "\n"
     if data["node"]:
         out += f"would be scheduled to {data['node']}\n"
     else:
-        out += f"unschedulable: {data['message']}\n"
+        out += wrap_line(f"unschedulable: {data['message']}", width) + "\n"
         pre = data.get("preemption") or {}
         if pre.get("nominatedNode"):
-            out += f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}\n"
+            out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}",
+                             width) + "\n"
     return out
 
 
@@ -111,29 +138,35 @@ def render_validation(reports: list, output: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_explain_group(result: ExplainGroupResult, output: str) -> str:
+def render_explain_group(result: ExplainGroupResult, output: str, width: int | None = None) -> str:
     data = result.to_dict()
+    if output == "wide":
+        width = None
     if output == "json":
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
-    out = f"pod group {data['podGroup']} (profile {data['profile']}): {data['status']}"
-    out += f": {data['message']}\n" if data["message"] else "\n"
+    head = f"pod group {data['podGroup']} (profile {data['profile']}): {data['status']}"
+    out = wrap_line(head + (f": {data['message']}" if data["message"] else ""), width) + "\n"
     for m in data["members"]:
-        out += f"\n{m['pod']}: " + (f"-> {m['node']}" if m["node"] else f"unschedulable: {m['message']}") + "\n"
+        line = f"{m['pod']}: " + (f"-> {m['node']}" if m["node"] else f"unschedulable: {m['message']}")
+        out += "\n" + wrap_line(line, width) + "\n"
         rows = []
         for name, n in m["nodes"].items():
             f = n["filter"]
             verdict = "fits" if f["code"] == "Success" else f"{f['code']}: {f.get('plugin') or '-'}: {', '.join(f['reasons'])}"
             rows.append([name, verdict, "" if n.get("total") is None else n["total"]])
-        out += tabulate(rows, headers=["NODE", "FILTER", "TOTAL"], tablefmt="plain") + "\n"
+        table = fit_table([NODE_COLUMN, FILTER_COLUMN, Column("TOTAL")], rows, width)
+        out += table.text + "\n" + _legend(table.legend, width)
     return out
 
 
-def render_simulation(result: "SimulationResult", output: str) -> str:
+def render_simulation(result: "SimulationResult", output: str, width: int | None = None) -> str:
     from kschedctl.framework.gosemantics import go_duration
 
     data = result.to_dict()
+    if output == "wide":
+        width = None
     if output == "json":
         return to_json(data)
     if output == "yaml":
@@ -143,12 +176,11 @@ def render_simulation(result: "SimulationResult", output: str) -> str:
         details = {k: v for k, v in e.items() if k not in ("time", "event")}
         text = " ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in details.items())
         rows.append([go_duration(float(e["time"])), e["event"], text])
-    out = tabulate(rows, headers=["TIME", "EVENT", "DETAILS"], tablefmt="plain") + "\n\nFINAL\n"
-    out += tabulate([[n, ", ".join(p) or "-"] for n, p in data["final"].items()], headers=["NODE", "PODS"],
-                    tablefmt="plain") + "\n"
+    out = fit_table([Column("TIME"), Column("EVENT"), Column("DETAILS", wrap=True)], rows, width).text + "\n\nFINAL\n"
+    final = fit_table([NODE_COLUMN, Column("PODS", wrap=True)],
+                      [[n, ", ".join(p) or "-"] for n, p in data["final"].items()], width)
+    out += final.text + "\n" + _legend(final.legend, width)
     if data["unschedulable"]:
-        out += "\n" + "\n".join(f"{u['pod']}: {u['message']}" for u in data["unschedulable"]) + "\n"
-    s = data["summary"]
-    out += (f"\n{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
-            f"{s['skipped']} skipped, {s['preempted']} preempted\n")
+        out += "\n" + "\n".join(wrap_line(f"{u['pod']}: {u['message']}", width) for u in data["unschedulable"]) + "\n"
+    out += "\n" + wrap_line(_summary_line(data["summary"]), width) + "\n"
     return out

@@ -9,7 +9,6 @@ error is reported, so the fast C loader can be used for the normal path.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -17,6 +16,7 @@ from typing import Any, Iterator
 import yaml
 
 from kschedctl.api.errors import InputError, ObjectError
+from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.types import (
     GenericObject,
     Namespace,
@@ -47,8 +47,9 @@ SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
                        "PodGroup", "Workload"}
 _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
-# Read by a plugin through ClusterObjects.other[kind] (VolumeBinding's capacity check).
-_OTHER_NAMESPACED = {"CSIStorageCapacity"}
+# Read through ClusterObjects.other[kind] (VolumeBinding's capacity check; the claims a pod
+# refers to, for cluster/references.py and DynamicResources).
+_OTHER_NAMESPACED = {"CSIStorageCapacity", "ResourceClaim"}
 
 
 @dataclass
@@ -68,6 +69,7 @@ class ClusterSnapshot:
     warnings: list[str] = field(default_factory=list)
     documents: list[dict] = field(default_factory=list)  # raw top-level documents, for --write-snapshot
     sources: dict[int, Source] = field(default_factory=dict)  # id(raw object) -> Source
+    inputs: list[str] = field(default_factory=list)  # the paths as given (files, directories, -), for messages
 
     @property
     def pending_pods(self) -> list[Pod]:
@@ -104,13 +106,7 @@ def expand_paths(paths: list[str]) -> list[str]:
 
 
 def read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", file=path) from None
+    return read_input(path)
 
 
 def parse_documents(text: str, path: str) -> list[Any]:
@@ -167,7 +163,7 @@ def _checked(item: Any, path: str, doc_index: int, item_index: int | None) -> It
 
 def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     """Read every file and build the snapshot; raises InputError on the first problem."""
-    snap = ClusterSnapshot()
+    snap = ClusterSnapshot(inputs=list(paths))
     skipped_kinds: set[str] = set()
     seen: dict[tuple[str, str], Source] = {}
     for path in expand_paths(paths):

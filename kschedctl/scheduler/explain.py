@@ -8,6 +8,7 @@ there is none, what preemption would do, without doing it.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from kschedctl.api.errors import InputError
@@ -29,14 +30,51 @@ from kschedctl.scheduler.result import (
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
 
+POD_GROUP_PREFIX = "podgroup/"
+
+
+def pod_key(ref: str, namespace: str | None = None) -> str:
+    """``NAME`` or ``NAMESPACE/NAME`` (and ``podgroup/...``) as a full key: ``-n NAMESPACE`` fills
+    in a missing namespace (kubectl's habit), else ``default``; a namespace given both ways must agree."""
+    prefix = POD_GROUP_PREFIX if ref.startswith(POD_GROUP_PREFIX) else ""
+    ns, _, name = ref[len(prefix):].rpartition("/")
+    if ns and namespace and ns != namespace:
+        raise InputError(f"{ref!r} names namespace {ns!r} but --namespace is {namespace!r}")
+    if not name:
+        raise InputError(f"{ref!r}: expected NAME or NAMESPACE/NAME")
+    return f"{prefix}{ns or namespace or 'default'}/{name}"
+
 
 def find_pod(cluster: ClusterSnapshot, key: str) -> Pod:
+    """The pod ``namespace/name``; an unknown pod is an InputError naming the snapshot it was
+    looked for in and the pods whose names come closest."""
     ns, _, name = key.rpartition("/")
     ns = ns or "default"
     for pod in cluster.pods:
         if pod.namespace == ns and pod.name == name:
             return pod
-    raise InputError(f"pod {ns}/{name} not found in the snapshot", obj=f"Pod {ns}/{name}")
+    where = ", ".join(cluster.inputs) or None
+    message = "not found in the snapshot"
+    if not cluster.pods:
+        message += " (it holds no pods)"
+    suggestions = close_pods(cluster, ns, name)
+    if suggestions:
+        message += f"; did you mean {' or '.join(suggestions)}?"
+    raise InputError(message, file=where, obj=f"Pod {ns}/{name}")
+
+
+def close_pods(cluster: ClusterSnapshot, namespace: str, name: str, limit: int = 3) -> list[str]:
+    """Pods the user may have meant: the same name in other namespaces first, then the closest
+    keys (difflib's ratio), then the closest names in any namespace."""
+    keys = [p.key for p in cluster.pods]
+    out = [k for k in keys if k.split("/", 1)[1] == name]
+    out += difflib.get_close_matches(f"{namespace}/{name}", keys, n=limit, cutoff=0.6)
+    by_name: dict[str, list[str]] = {}
+    for k in keys:
+        by_name.setdefault(k.split("/", 1)[1], []).append(k)
+    for close in difflib.get_close_matches(name, list(by_name), n=limit, cutoff=0.6):
+        out += by_name[close]
+    return list(dict.fromkeys(out))[:limit]
 
 
 def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,
@@ -114,8 +152,6 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
 
 # --- pod groups ----------------------------------------------------------------------------
 
-POD_GROUP_PREFIX = "podgroup/"
-
 
 def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerConfiguration, registry: Registry,
                       version: KubeVersion, seed: int | None = None,
@@ -133,7 +169,7 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
     if not members:
         raise InputError(f"pod group {ns}/{name} has no pending members in the snapshot "
                          f"(pod groups need --feature-gates GenericWorkload=true,GangScheduling=true)",
-                         obj=f"PodGroup {ns}/{name}")
+                         file=", ".join(cluster.inputs) or None, obj=f"PodGroup {ns}/{name}")
     group = group_of(sched.objects, members[0], version)
     fwk = sched.framework_for_pod(members[0])
     per_member: dict[str, list[NodeExplanation]] = {}
