@@ -72,13 +72,21 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
         out += "\nPREEMPTIONS\n" + fit_table(
             [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
             [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]], width).text + "\n"
+    if data.get("podGroups"):
+        rows = [[g["podGroup"], g["policy"], g["minCount"], g["status"],
+                 f"{g['placed']}/{g['total']}" if g.get("placed") is not None else "", g["message"]]
+                for g in data["podGroups"]]
+        out += "\nPOD GROUPS\n" + fit_table(
+            [Column("GROUP"), Column("POLICY"), Column("MINCOUNT"), Column("STATUS"), Column("PLACED"),
+             Column("MESSAGE", wrap=True)], rows, width).text + "\n"
     out += "\n" + wrap_line(_summary_line(data["summary"]), width) + "\n"
     return out
 
 
 def _summary_line(s: dict[str, int]) -> str:
+    deleted = f", {s['deleted']} deleted" if s.get("deleted") else ""
     return (f"{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
-            f"{s['skipped']} skipped, {s['preempted']} preempted")
+            f"{s['skipped']} skipped{deleted}, {s['preempted']} preempted")
 
 
 def _legend(entries: list[str], width: int | None) -> str:

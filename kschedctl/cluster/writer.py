@@ -1,43 +1,38 @@
-"""--write-snapshot: the input snapshot with each placed pod's spec.nodeName set.
+"""--write-snapshot: the input snapshot in the state the run left the cluster in.
 
-Runs can then be chained: the output of one run is a valid snapshot for the next. Pods
-evicted by preemption are left out, since they no longer exist in the simulated cluster.
+Runs can then be chained: the output of one run is a valid snapshot for the next. What changes
+(placed pods bound with their PodScheduled condition, unschedulable pods' conditions and
+nominations, claims and volumes VolumeBinding bound, victims gone) is kschedctl/cluster/after_run.py's
+to say; this module writes the objects out.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import yaml
 
+from kschedctl.cluster.after_run import changes
 from kschedctl.cluster.loader import ClusterSnapshot
 from kschedctl.scheduler.result import RunResult
 
 
 def write_snapshot_file(cluster: ClusterSnapshot, result: RunResult, path: str) -> None:
-    placed = {p.pod: p.node for p in result.placements if not p.preempted_by}
-    victims = {v for pre in result.preemptions for v in pre.victims}
-    nominated = {u.pod: u.nominated_node for u in result.unschedulable if u.nominated_node}
+    changed = changes(cluster, result)
     items: list[dict[str, Any]] = []
-    for node in cluster.nodes:
-        items.append(node.raw)
-    for pod in cluster.pods:
-        if pod.key in victims:
-            continue
-        raw = pod.raw
-        if pod.key in placed:
-            raw = copy.deepcopy(raw)
-            raw.setdefault("spec", {})["nodeName"] = placed[pod.key]
-            raw.setdefault("status", {}).pop("nominatedNodeName", None)
-        elif pod.key in nominated:
-            raw = copy.deepcopy(raw)
-            raw.setdefault("status", {})["nominatedNodeName"] = nominated[pod.key]
-        items.append(raw)
+    for raw in [node.raw for node in cluster.nodes] + [pod.raw for pod in cluster.pods]:
+        _keep(items, raw, changed)
     for kind_objects in _other_objects(cluster):
-        items.extend(kind_objects)
+        for raw in kind_objects:
+            _keep(items, raw, changed)
     with open(path, "w", encoding="utf-8") as fh:
         yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, sort_keys=False)
+
+
+def _keep(items: list[dict[str, Any]], raw: dict[str, Any], changed: dict[int, Any]) -> None:
+    new = changed.get(id(raw), raw)
+    if new is not None:
+        items.append(new)
 
 
 def _other_objects(cluster: ClusterSnapshot) -> list[list[dict]]:
@@ -53,4 +48,5 @@ def _other_objects(cluster: ClusterSnapshot) -> list[list[dict]]:
         [x.raw for x in o.csi_drivers.values()],
         [x.raw for x in o.services + o.replication_controllers + o.replica_sets + o.stateful_sets],
         [x.raw for x in o.pod_groups.values()],
+        [x.raw for objs in o.other.values() for x in objs],
     ]

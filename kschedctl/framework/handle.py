@@ -65,6 +65,11 @@ class Client(Protocol):
 
     def preempt(self, preemptor: "Pod", node_name: str, victims: list["Pod"]) -> None: ...
 
+    def update(self, obj: dict) -> Status:
+        """Write an object back (an Update call): PreBind's writes, e.g. VolumeBinding's PV
+        claimRef and PVC selected-node annotation. The object is the whole new version."""
+        ...
+
 
 class PodNominator(Protocol):
     """Pods nominated to nodes (framework.PodNominator)."""

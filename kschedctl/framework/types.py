@@ -346,6 +346,11 @@ class QueuedPodInfo:
     # Pods in the queue entity this pod was last tried with (QueuedEntityInfo.Size()): the
     # group's members for a pod-group cycle, else 1. Scales the max backoff (backend/queue.py).
     entity_size: int = 1
+    # The event (a ClusterEvent label, e.g. "NodeAdd", "UnschedulableTimeout", or
+    # "ScheduleAttemptFailure" for an error's backoff) that moved the pod back towards activeQ
+    # after its last failure; ``moved_by`` is that of the attempt being made (set at pop).
+    requeued_by: str = ""
+    moved_by: str = ""
 
     @property
     def pod(self) -> Pod:

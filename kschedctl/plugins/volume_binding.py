@@ -510,7 +510,9 @@ class VolumeBinding:
         return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """The API updates and the wait for the PV controller are not simulated: the assumed
+        """BindPodVolumes' API updates (binder.go): each statically bound PV with its claimRef,
+        each claim to provision with the selected-node annotation, written through the client.
+        The wait for the PV controller and the provisioner is not simulated: the assumed
         bindings stand, so the bind succeeds."""
         try:
             s = self._state(state)
@@ -518,8 +520,20 @@ class VolumeBinding:
             return Status.as_status(err)
         if s.all_bound:
             return None
-        if node_name not in s.pod_volumes_by_node:
+        pod_volumes = s.pod_volumes_by_node.get(node_name)
+        if pod_volumes is None:
             return Status.error(f'no pod volumes found for node "{node_name}"')
+        client = self.handle.client
+        if client is None:
+            return None
+        for _, pv in pod_volumes.static_bindings:
+            assumed = self.assumed_pvs.get(metadata(pv).get("name"))
+            if assumed is not None:
+                client.update(copy.deepcopy(assumed))
+        for pvc, _ in pod_volumes.dynamic_provisions:
+            assumed_pvc = self.assumed_pvcs.get(f"{pvc.namespace}/{pvc.name}")
+            if assumed_pvc is not None:
+                client.update(copy.deepcopy(assumed_pvc.raw))
         return None
 
 

@@ -16,6 +16,7 @@ from kschedctl.api.types import Node, Pod
 from kschedctl.backend.podgroup import group_key_of
 from kschedctl.framework import events as ev
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
+from kschedctl.scheduler.result import Deleted
 
 if TYPE_CHECKING:
     from kschedctl.scheduler.scheduler import Scheduler
@@ -93,6 +94,7 @@ class EventHandlers:
             self.delete_assigned_pod_from_cache(live)
         else:
             self.delete_pod_from_scheduling_queue(live)
+            self.result.deleted.append(Deleted(live.key, self.clock.now()))  # pending, never placed
         return live
 
     def delete_assigned_pod_from_cache(self: "Scheduler", pod: Pod) -> None:

@@ -37,6 +37,7 @@ class Unschedulable:
     reasons: dict[str, int] = field(default_factory=dict)
     nominated_node: str = ""
     error: bool = False  # the last attempt ended in an Error status rather than a FitError
+    time: float = 0.0  # when the last attempt failed (virtual clock, seconds since the epoch)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "attempts": self.attempts,
@@ -69,6 +70,18 @@ class Skipped:
 
 
 @dataclass
+class Deleted:
+    """A pending pod deleted before it was placed (a scenario's deletePod, a drain of a node it
+    was waiting for): pending, yet neither scheduled, unschedulable nor skipped."""
+
+    pod: str
+    time: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pod": self.pod}
+
+
+@dataclass
 class RunResult:
     placements: list[Placement] = field(default_factory=list)
     unschedulable: list[Unschedulable] = field(default_factory=list)
@@ -78,15 +91,24 @@ class RunResult:
     kube_version: str = ""
     pod_groups: list[dict[str, Any]] = field(default_factory=list)  # one report per pod group
     warnings: list[str] = field(default_factory=list)  # said on stderr by the CLI
+    deleted: list[Deleted] = field(default_factory=list)
+    # objects plugins wrote through the client during the run (PreBind: PVs, PVCs), in order;
+    # not rendered: --write-snapshot applies them (kschedctl/cluster/after_run.py)
+    written: list[dict[str, Any]] = field(default_factory=list)
+    start_time: float = 0.0  # the virtual clock at the start (seconds since the epoch)
 
     def summary(self) -> dict[str, int]:
-        return {
+        """pending = scheduled + unschedulable + skipped (+ deleted, a key present when some were)."""
+        out = {
             "pending": self.pending,
             "scheduled": len(self.placements),
             "unschedulable": len(self.unschedulable),
             "skipped": len(self.skipped),
             "preempted": sum(len(p.victims) for p in self.preemptions),
         }
+        if self.deleted:
+            out["deleted"] = len(self.deleted)
+        return out
 
     def in_namespace(self, namespace: str) -> "RunResult":
         """The same run seen from one namespace (kubectl's -n): its pods' outcomes only.
@@ -104,8 +126,9 @@ class RunResult:
             kube_version=self.kube_version,
             pod_groups=[g for g in self.pod_groups if mine(str(g.get("podGroup", "")))],
             warnings=list(self.warnings),
+            deleted=[d for d in self.deleted if mine(d.pod)],
         )
-        view.pending = len(view.placements) + len(view.unschedulable) + len(view.skipped)
+        view.pending = len(view.placements) + len(view.unschedulable) + len(view.skipped) + len(view.deleted)
         return view
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,6 +137,7 @@ class RunResult:
             "unschedulable": [u.to_dict() for u in self.unschedulable],
             "preemptions": [p.to_dict() for p in self.preemptions],
             "skipped": [s.to_dict() for s in self.skipped],
+            **({"deleted": [d.to_dict() for d in self.deleted]} if self.deleted else {}),
             "summary": self.summary(),
             **({"podGroups": list(self.pod_groups)} if self.pod_groups else {}),
         }

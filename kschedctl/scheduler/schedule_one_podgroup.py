@@ -69,21 +69,41 @@ class GroupAttempt:
 
 @dataclass
 class PodGroupReport:
-    """What `schedule` says about a group: the outcome of its last cycle."""
+    """What `schedule` says about a group: its outcome over the run (``status``, with ``placed``
+    of ``total`` members on a node, those bound before the run included) and the outcome of its
+    last cycle (``lastCycle``), which may be a lone member's retry after the group was placed."""
 
     group: str
     policy: str
     min_count: int
     attempts: int = 0
-    status: str = ""
+    status: str = ""  # the last cycle's, until final() says the group's
     message: str = ""
     placement: str | None = None
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
+    placed: int | None = None
+    total: int | None = None
+    cycle_status: str = ""
+    cycle_message: str = ""
+
+    def final(self, placed: int, total: int) -> None:
+        """The group's outcome: Scheduled once minCount members are on nodes (a gang), or any
+        member is (a basic group); otherwise the last cycle's status and message stand."""
+        self.placed, self.total = placed, total
+        self.cycle_status, self.cycle_message = self.status, self.message
+        if placed >= max(self.min_count, 1):
+            self.status = "Scheduled"
+            self.message = "" if placed == total else (
+                f"{placed}/{total} pods scheduled (minCount {self.min_count}); the others are unschedulable")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"podGroup": self.group, "policy": self.policy, "minCount": self.min_count,
-                               "attempts": self.attempts, "status": self.status, "message": self.message,
-                               "members": [{"pod": k, **v} for k, v in self.members.items()]}
+                               "attempts": self.attempts, "status": self.status, "message": self.message}
+        if self.placed is not None:
+            out["placed"], out["total"] = self.placed, self.total
+        if self.cycle_status and (self.cycle_status, self.cycle_message) != (self.status, self.message):
+            out["lastCycle"] = {"status": self.cycle_status, "message": self.cycle_message}
+        out["members"] = [{"pod": k, **v} for k, v in self.members.items()]
         if self.placement is not None:
             out["placement"] = self.placement
         return out
@@ -97,6 +117,16 @@ class PodGroupCycle:
         self.reports: dict[str, PodGroupReport] = {}
         # explain: called with (fwk, member pod) in the group's simulated state, before each member
         self.explain_hook: Callable[[Any, Any], None] | None = None
+
+    def final_reports(self) -> list[dict[str, Any]]:
+        """Each group's report at the end of the run, its counts from the scheduler's pods."""
+        sched = self.sched
+        manager = pg.PodGroupManager(sched.objects, sched.version, lambda: list(sched.pods_by_uid.values()),
+                                     sched._assumed_pod)
+        for report in self.reports.values():
+            state = manager.state(report.group)
+            report.final(state.scheduled_pods_count(), state.all_pods_count())
+        return [r.to_dict() for r in self.reports.values()]
 
     # --- dispatch --------------------------------------------------------------------------
     def group_of(self, pod: Any) -> pg.PodGroup | None:

@@ -102,6 +102,7 @@ class _PodOutcome:
     message: str = ""
     reasons: dict[str, int] = field(default_factory=dict)
     error: bool = False
+    time: float = 0.0  # when the attempt failed (virtual clock)
 
 
 class SimulatedClient:
@@ -113,6 +114,12 @@ class SimulatedClient:
         self.last_preemption: Preemption | None = None
 
     def bind(self, pod: Pod, node_name: str) -> Status:
+        return Status()
+
+    def update(self, obj: dict) -> Status:
+        """An object written by a plugin (PreBind): kept for --write-snapshot; a dry run writes nothing."""
+        if not self.dry_run:
+            self.scheduler.result.written.append(obj)
         return Status()
 
     def preempt(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
@@ -163,7 +170,7 @@ class Scheduler(EventHandlers):
         self.nominator = self.queue.nominator
         self.services.nominator = self.nominator
         self.algorithm = SchedulingAlgorithm(config.percentage_of_nodes_to_score or 0, self.rng)
-        self.result = RunResult(kube_version=str(version))
+        self.result = RunResult(kube_version=str(version), start_time=self.start)
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
         self.outcomes: dict[str, _PodOutcome] = {}
         self.waiting: dict[str, _InFlightBinding] = {}
@@ -320,7 +327,7 @@ class Scheduler(EventHandlers):
         return self.attempt_generation.get(qpi.pod.uid, -1) < generation or 0 < late < MAX_CONSECUTIVE_ERRORS
 
     def _finish(self) -> None:
-        self.result.pod_groups = [r.to_dict() for r in self.pod_groups.reports.values()]
+        self.result.pod_groups = self.pod_groups.final_reports()
         self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
         for qpi in self.queue.pending():
             pod = qpi.pod
@@ -330,7 +337,7 @@ class Scheduler(EventHandlers):
             outcome = self.outcomes.get(pod.uid, _PodOutcome())
             self.result.unschedulable.append(Unschedulable(
                 pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
-                self.nominator.nominated_node_of(pod), outcome.error))
+                self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now()))
 
     # --- ScheduleOne -----------------------------------------------------------------------
     def framework_for_pod(self, pod: Pod) -> Framework:
@@ -435,7 +442,7 @@ class Scheduler(EventHandlers):
         self.result.placements.append(placement)
         self.placements_by_uid[assumed.uid] = placement
         self.outcomes.pop(assumed.uid, None)
-        self.record("Scheduled", pod=assumed.key, node=host, attempts=qpi.attempts, score=score)
+        self.record("Scheduled", pod=assumed.key, node=host, attempts=qpi.attempts, score=score, **_moved_by(qpi))
         fwk.run_post_bind_plugins(state, assumed, host)
 
     def bind(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
@@ -511,12 +518,12 @@ class Scheduler(EventHandlers):
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
-            outcome = _PodOutcome(fit_error.message(), fit_error.reason_histogram())
+            outcome = _PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=self.clock.now())
         else:
             assert status is not None
-            outcome = _PodOutcome(status.message(), {}, error=status.code == Code.Error)
+            outcome = _PodOutcome(status.message(), {}, error=status.code == Code.Error, time=self.clock.now())
         self.outcomes[pod.uid] = outcome
-        self.record("FailedScheduling", pod=pod.key, attempts=qpi.attempts, message=outcome.message)
+        self.record("FailedScheduling", pod=pod.key, attempts=qpi.attempts, message=outcome.message, **_moved_by(qpi))
         live = self.pods_by_uid.get(pod.uid)
         if live is None or live.node_name:
             self.queue.done(pod.uid)
@@ -551,6 +558,11 @@ class Scheduler(EventHandlers):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
                 self.patch_nominated_node_name(info.pod, "")
+
+
+def _moved_by(qpi: QueuedPodInfo) -> dict[str, str]:
+    """A retry's trace entry names the event that moved the pod back to the queue."""
+    return {"movedBy": qpi.moved_by} if qpi.attempts > 1 and qpi.moved_by else {}
 
 
 class _NoWait:

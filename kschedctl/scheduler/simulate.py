@@ -44,6 +44,8 @@ class SimulationResult:
             out["time"] = _num(placement.time - self.start)
         for out, pre in zip(data["preemptions"], self.run.preemptions):
             out["time"] = _num(pre.time - self.start)
+        for out, gone in zip(data.get("deleted", []), self.run.deleted):
+            out["time"] = _num(gone.time - self.start)
         data["events"] = [{**e, "time": _num(e["time"])} for e in self.events]
         data["final"] = self.final
         return data

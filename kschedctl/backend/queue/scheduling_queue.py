@@ -30,6 +30,8 @@ BACKOFF_ORDERING_WINDOW = 1.0  # backoffQOrderingWindowDuration (KEP-5142)
 # Kept for callers of the first version of this module.
 UNSCHEDULABLE_TIMEOUT = ev.EVENT_UNSCHEDULABLE_TIMEOUT
 WILDCARD_EVENT = ev.EVENT_WILDCARD
+# moved_by of a pod taken with its pod group's cycle (PopSpecificPod), not moved by an event
+POD_GROUP_CYCLE = "PodGroupCycle"
 
 ACTIVE_Q, BACKOFF_Q, UNSCHEDULABLE_PODS = "activeQ", "backoffQ", "unschedulablePods"
 
@@ -111,6 +113,7 @@ class PriorityQueue:
         self.nominator = Nominator()
         self.scheduling_cycle = 0
         self.move_request_cycle = -1
+        self.move_request_event = ""  # the label of the event of the last move request
 
     # --- backoff (backoff_queue.go) --------------------------------------------------------
     def calculate_backoff_duration(self, count: int, entity_size: int = 1) -> float:
@@ -219,8 +222,11 @@ class PriorityQueue:
         qpi = self.active.pop()
         if qpi is None and self.pop_from_backoff_q:
             qpi = self.backoff.pop()
+            if qpi is not None and not qpi.requeued_by:
+                qpi.requeued_by = ev.POP_FROM_BACKOFF_Q
         if qpi is None:
             return None
+        qpi.moved_by, qpi.requeued_by = qpi.requeued_by, ""
         qpi.attempts += 1
         qpi.backoff_expiration = None
         if qpi.initial_attempt_timestamp is None:
@@ -247,6 +253,7 @@ class PriorityQueue:
             if qpi is None or qpi.gated:
                 return None
             del self.unschedulable[uid]
+        qpi.moved_by, qpi.requeued_by = qpi.requeued_by or POD_GROUP_CYCLE, ""
         qpi.attempts += 1
         qpi.backoff_expiration = None
         if qpi.initial_attempt_timestamp is None:
@@ -297,6 +304,7 @@ class PriorityQueue:
             if not self.queueing_hints:
                 rejected = bool(qpi.unschedulable_plugins or qpi.pending_plugins)
                 if self.move_request_cycle >= pod_scheduling_cycle or not rejected:
+                    qpi.requeued_by = ev.SCHEDULE_ATTEMPT_FAILURE if not rejected else self.move_request_event
                     self.move_to_backoff_q(qpi, ev.SCHEDULE_ATTEMPT_FAILURE)
                 else:
                     self.unschedulable[uid] = qpi
@@ -307,14 +315,19 @@ class PriorityQueue:
             self.done(uid)
 
     def determine_scheduling_hint_for_in_flight_pod(self, qpi: QueuedPodInfo) -> QueueingStrategy:
+        """(Also notes in ``qpi.requeued_by`` the in-flight event that requeues the pod.)"""
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            qpi.requeued_by = ev.SCHEDULE_ATTEMPT_FAILURE
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         strategy = QueueingStrategy.QUEUE_SKIP
         for _, event, old, new in self.cluster_events_for_pod(qpi.pod.uid):
             hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_IMMEDIATELY:
+                qpi.requeued_by = ev.label(event)
                 return hint
             if hint == QueueingStrategy.QUEUE_AFTER_BACKOFF:
+                if strategy != hint:
+                    qpi.requeued_by = ev.label(event)
                 strategy = hint
                 if not qpi.pending_plugins:
                     return strategy
@@ -389,9 +402,13 @@ class PriorityQueue:
             if hint == QueueingStrategy.QUEUE_SKIP:
                 continue
             self.unschedulable.pop(qpi.pod.uid, None)
+            qpi.requeued_by = ev.label(event)
             if self.requeue_pod_with_queueing_strategy(qpi, hint, ev.label(event)) != UNSCHEDULABLE_PODS:
                 moved += 1
+            else:
+                qpi.requeued_by = ""
         self.move_request_cycle = self.scheduling_cycle
+        self.move_request_event = ev.label(event)
         if self.queueing_hints:
             self._add_event_if_any_in_flight(event, old, new)
         return moved
@@ -420,8 +437,10 @@ class PriorityQueue:
         self.nominator.update_nominated_pod(qpi.pod_info)
         for e in events:
             hint = self.is_pod_worth_requeuing(qpi, e, old, new)
+            qpi.requeued_by = ev.label(e)
             if self.requeue_pod_with_queueing_strategy(qpi, hint, ev.label(e)) != UNSCHEDULABLE_PODS:
                 break
+            qpi.requeued_by = ""
 
     def delete(self, pod: Pod) -> None:
         """Delete: the pod left the queue (deleted, or bound); its nomination goes too."""
