@@ -152,6 +152,11 @@ class Handle:
     def nominator(self) -> PodNominator | None:
         return self._services.nominator
 
+    def extenders(self) -> list[Any]:
+        """The scheduler's HTTP extenders (Handle.Extenders): preemption lets them filter its
+        candidates (kschedctl/scheduler/extender.py)."""
+        return list(self._services.extenders)
+
     @property
     def client(self) -> Client | None:
         """Bind and preempt (evict) calls; None where nothing may change (validation)."""

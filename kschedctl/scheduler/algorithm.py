@@ -20,6 +20,12 @@ from kschedctl.framework.interface import Code, NodePluginScores, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
+from kschedctl.framework.extender import EXTENDER_NAME, Extender
+from kschedctl.scheduler.extender import (
+    ExtenderError,
+    find_nodes_that_pass_extenders,
+    prioritize_with_extenders,
+)
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -77,6 +83,7 @@ class SchedulingAlgorithm:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self.rng = rng or random.Random()
+        self.extenders: list[Extender] = []  # the scheduler's HTTP extenders (sched.Extenders)
 
     # --- schedulePod -----------------------------------------------------------------------
     def schedule_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
@@ -90,12 +97,14 @@ class SchedulingAlgorithm:
         if len(feasible) == 1:
             # With one feasible node there is nothing to compare: no PreScore, no Score.
             return ScheduleResult(feasible[0].name, 1 + diagnosis.node_to_status.len(), 1, diagnosis=diagnosis)
-        if not fwk.has_score_plugins():
+        if not fwk.has_score_plugins() and not self.extenders:
             scores = self.prioritize_nodes(fwk, state, pod, feasible)
             host = self.select_host(scores)
             return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores,
                                   diagnosis=diagnosis)
         table = self.prioritize_nodes_table(fwk, state, pod, feasible)
+        if self.extenders:
+            self.add_extender_scores(table, pod, feasible)
         host = self.select_host_from_totals(table.names, table.totals)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), table=table,
                               diagnosis=diagnosis)
@@ -133,14 +142,33 @@ class SchedulingAlgorithm:
         if not find_all and all_nodes:
             processed = len(feasible) + diagnosis.node_to_status.len()
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
-        return feasible, diagnosis
+        return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis), diagnosis
+
+    def find_nodes_that_pass_extenders(self, pod, feasible: list[NodeInfo], diagnosis: Diagnosis) -> list[NodeInfo]:
+        """The filter extenders after the plugins (findNodesThatPassExtenders); when they drop
+        nodes, "Extender" joins the unschedulable plugins (any event retries the pod)."""
+        if not self.extenders:
+            return feasible
+        try:
+            kept = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status.set)
+        except ExtenderError as err:
+            raise SchedulingError(Status(Code.Error, str(err))) from None
+        if len(kept) != len(feasible):
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return kept
 
     def _evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod, snapshot: Snapshot,
                                  diagnosis: Diagnosis) -> list[NodeInfo]:
         info = snapshot.get(pod.nominated_node_name)
         if info is None:
             return []
-        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 1)
+        feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 1)
+        if not self.extenders:
+            return feasible
+        try:
+            return find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status.set)
+        except ExtenderError as err:
+            raise SchedulingError(Status(Code.Error, str(err))) from None
 
     def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
                                      nodes: Sequence[NodeInfo], num_to_find: int) -> list[NodeInfo]:
@@ -223,8 +251,9 @@ class SchedulingAlgorithm:
         return feasible
 
     def num_nodes_to_find(self, fwk: Framework, num_all_nodes: int) -> int:
-        """One node is enough for a profile that neither scores nor has extender filters."""
-        if not fwk.has_score_plugins():
+        """One node is enough for a profile that neither scores (plugins, prioritizing
+        extenders) nor has extender filters."""
+        if not fwk.has_score_plugins() and not any(e.is_filter() or e.is_prioritizer() for e in self.extenders):
             return 1
         return self.num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, num_all_nodes)
 
@@ -259,6 +288,15 @@ class SchedulingAlgorithm:
         if table is None or not status.is_success():
             raise SchedulingError(status)
         return table
+
+    def add_extender_scores(self, table: ScoreTable, pod, nodes: Sequence[NodeInfo]) -> None:
+        """prioritizeNodes' extender part: each prioritizing extender's score × weight ×
+        (MaxNodeScore / MaxExtenderPriority) added to the nodes' totals, as one more column
+        (named by the extender's URL, its weight the multiplier)."""
+        for column in prioritize_with_extenders(self.extenders, pod, nodes):
+            values = [column.scores.get(name, 0) for name in table.names]
+            table.plugins.append((column.name, column.multiplier, values))
+            table.totals = [t + v * column.multiplier for t, v in zip(table.totals, values)]
 
     def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
         """The highest total score; ties broken uniformly at random, from the seeded source.

@@ -16,11 +16,12 @@ from kschedctl.api.types import Pod
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code
+from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
+from kschedctl.scheduler.extender import ExtenderError, find_nodes_that_pass_extenders, prioritize_with_extenders
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,
@@ -98,6 +99,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
     result = ExplainResult(pod.key, fwk.profile_name, None, None, nodes)
     algo = SchedulingAlgorithm(0, sched.rng)
     algo.percentage_of_nodes_to_score = sched.algorithm.percentage_of_nodes_to_score
+    algo.extenders = sched.extenders
     state = CycleState()
     try:
         chosen = algo.schedule_pod(fwk, state, qpi, sched.snapshot)
@@ -136,6 +138,7 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
         out.append(NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons)))
         if st.is_success():
             feasible.append(info)
+    feasible = _pass_extenders(sched, pod, feasible, {n.name: n for n in out})
     if feasible:
         st = fwk.run_pre_score_plugins(state, pod, feasible)
         if st.is_success():
@@ -147,7 +150,40 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
                     if s is not None:
                         n.scores = {ps.name: {"score": ps.normalized, "weight": ps.weight} for ps in s.scores}
                         n.total = s.total_score
+                _add_extender_scores(sched, pod, feasible, out)
     return out
+
+
+def _pass_extenders(sched: Scheduler, pod: Pod, feasible: list, by_name: dict[str, NodeExplanation]) -> list:
+    """The filter extenders over the nodes the plugins let through: a node an extender drops
+    shows its status (the extender's URL as the plugin); an extender's error is every
+    remaining node's Error."""
+    if not sched.extenders or not feasible:
+        return feasible
+
+    def set_status(name: str, status: Status) -> None:
+        if name in by_name:
+            n = by_name[name]
+            n.code, n.plugin, n.reasons = status.code.name, status.plugin, list(status.reasons)
+
+    try:
+        return find_nodes_that_pass_extenders(sched.extenders, pod, feasible, set_status)
+    except ExtenderError as err:
+        for info in feasible:
+            set_status(info.name, Status(Code.Error, str(err)))
+        return []
+
+
+def _add_extender_scores(sched: Scheduler, pod: Pod, feasible: list, out: list[NodeExplanation]) -> None:
+    """Each prioritizing extender's score and multiplier (weight × MaxNodeScore /
+    MaxExtenderPriority), named by its URL, added to the total."""
+    for column in prioritize_with_extenders(sched.extenders, pod, feasible):
+        for n in out:
+            if n.scores is None:
+                continue
+            score = column.scores.get(n.name, 0)
+            n.scores[column.name] = {"score": score, "weight": column.multiplier}
+            n.total = (n.total or 0) + score * column.multiplier
 
 
 # --- pod groups ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ trace of timed events for `simulate`); it never renders.
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import heapq
 import itertools
 import random
@@ -34,13 +35,15 @@ from kschedctl.framework import events as ev
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.interface import Code, PostFilterResult, Status
-from kschedctl.framework.runtime.framework import Framework
+from kschedctl.framework.runtime.framework import Framework, FrameworkError
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.runtime.services import Services
 from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.eventhandlers import EventHandlers
+from kschedctl.framework.extender import EXTENDER_NAME
+from kschedctl.scheduler.extender import build_extenders, extenders_binding
 from kschedctl.scheduler.result import (
     Placement,
     Preemption,
@@ -61,6 +64,21 @@ MAX_CONSECUTIVE_ERRORS = 8
 # against each other can do that, and upstream would retry them forever.
 LIVELOCK_ATTEMPTS_PER_POD = 20
 LIVELOCK_MIN_ATTEMPTS = 1000
+
+
+def with_ignored_resources(profile: Any, ignored: list[str]) -> Any:
+    """The profile with NodeResourcesFit's ignoredResources replaced by the extenders' ignored
+    managed resources (buildExtenders; they take precedence over the plugin's own args)."""
+    configs = []
+    found = False
+    for pc in profile.plugin_config:
+        if pc.name == "NodeResourcesFit" and pc.args is not None:
+            pc = dataclasses.replace(pc, args=dataclasses.replace(pc.args, ignored_resources=tuple(ignored)))
+            found = True
+        configs.append(pc)
+    if not found:
+        raise FrameworkError("can't find NodeResourcesFitArgs in plugin config")
+    return dataclasses.replace(profile, plugin_config=configs)
 
 
 class VirtualClock:
@@ -164,12 +182,18 @@ class Scheduler(EventHandlers):
         # what the frameworks (and, through each Handle, the plugins) may use of the scheduler
         self.services = Services(self.objects, version, self.rng, self.clock, client=self.client,
                                  pods=_KnownPods(self), assumed_pod=self._assumed_pod, plugin_timeout=plugin_timeout)
+        # buildExtenders: ignorable extenders last; resources they manage and the scheduler is
+        # to ignore become NodeResourcesFit's ignoredResources in every profile
+        self.extenders, ignored = build_extenders(config.extenders, self.services.warn)
+        self.services.extenders = self.extenders
         for profile in config.profiles:
+            profile = with_ignored_resources(profile, ignored) if ignored else profile
             self.profiles[profile.scheduler_name] = Framework(profile, registry, self.services)
         self.queue = self._new_queue(config)
         self.nominator = self.queue.nominator
         self.services.nominator = self.nominator
         self.algorithm = SchedulingAlgorithm(config.percentage_of_nodes_to_score or 0, self.rng)
+        self.algorithm.extenders = self.extenders
         self.result = RunResult(kube_version=str(version), start_time=self.start)
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
         self.outcomes: dict[str, _PodOutcome] = {}
@@ -191,7 +215,11 @@ class Scheduler(EventHandlers):
 
     def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
         hints_on = self.version.feature_enabled("SchedulerQueueingHints")
-        hint_maps = {name: build_queueing_hint_map(f.enqueue_extensions(), hints_on) for name, f in self.profiles.items()}
+        # with extenders, a defaultEnqueueExtension named "Extender" (framework.go NewFramework):
+        # a pod they rejected nodes for is retried on any event
+        extender_ext = [(EXTENDER_NAME, None)] if self.extenders else []
+        hint_maps = {name: build_queueing_hint_map(extender_ext + f.enqueue_extensions(), hints_on)
+                     for name, f in self.profiles.items()}
         first = next(iter(self.profiles.values()))
         return PriorityQueue(first.queue_sort_less, self.clock, self._pre_enqueue, hint_maps,
                              float(config.pod_initial_backoff_seconds), float(config.pod_max_backoff_seconds),
@@ -446,8 +474,11 @@ class Scheduler(EventHandlers):
         fwk.run_post_bind_plugins(state, assumed, host)
 
     def bind(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
-        """Bind plugins, then what the informer does when it sees the pod bound."""
-        st = fwk.run_bind_plugins(state, assumed, host)
+        """Extenders' bind first, else the Bind plugins (schedule_one.go bind); then what the
+        informer does when it sees the pod bound."""
+        bound, st = extenders_binding(self.extenders, assumed, host)
+        if not bound:
+            st = fwk.run_bind_plugins(state, assumed, host)
         if st.is_skip():
             st = Status(Code.Error, "bind plugins skipped all; no plugin bound the pod")
         if not st.is_success():

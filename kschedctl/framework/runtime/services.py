@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 
@@ -43,6 +43,8 @@ class Services:
     assumed_pod: "Callable[[str], Pod | None] | None" = None  # uid -> its assumed copy in the cache
     plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT  # per sandboxed plugin call, seconds
     warnings: list[str] = field(default_factory=list)  # said once each, on stderr by the CLI
+    # the configured HTTP extenders (kschedctl/scheduler/extender.py), for preemption (Handle.Extenders)
+    extenders: list[Any] = field(default_factory=list)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

@@ -22,6 +22,8 @@ from typing import Any, Callable, Protocol, Sequence
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.extender import Victims
+from kschedctl.framework.gosemantics import go_quote
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.types import (
@@ -238,7 +240,11 @@ class Evaluator:
             node_statuses.set_absent_nodes_status(Status(Code.UnschedulableAndUnresolvable, ERR_NOT_HELPFUL))
             return PostFilterResult(""), Status(Code.Unschedulable, fit_error.message())
 
-        # 3) extenders: kschedctl models no scheduler extenders, so candidates pass unchanged.
+        # 3) the extenders that preempt may drop candidates or change their victims
+        candidates, status = self.call_extenders(pod, candidates)
+        if not status.is_success():
+            return None, status
+
         best = self.select_candidate(candidates)
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, ERR_NO_CANDIDATE)
@@ -294,6 +300,45 @@ class Evaluator:
                 errs.append(status.message())
             statuses.set(node_copy.name, status)
         return non_violating + violating, statuses, _aggregate(errs)
+
+    def call_extenders(self, pod: Pod, candidates: list[Candidate]) -> tuple[list[Candidate], Status]:
+        """callExtenders: each extender that supports preemption and is interested in the pod
+        gets the candidates (node -> victims) and answers those it keeps; an error fails the
+        preemption unless the extender is ignorable; a node answered without victims is an
+        error (dropped for an ignorable extender). Upstream rebuilds the candidates from a map
+        (random order); here they keep the order they had, answered-only nodes after."""
+        extenders = self.handle.extenders()
+        if not extenders:
+            return candidates, Status()
+        victims_map: dict[str, Victims | None] = {
+            c.name: Victims(list(c.victims), c.num_pdb_violations) for c in candidates}
+        if not victims_map:
+            return candidates, Status()
+        lister = self.handle.snapshot_shared_lister()
+        for extender in extenders:
+            if not extender.supports_preemption() or not extender.is_interested(pod):
+                continue
+            try:
+                answered = extender.process_preemption(pod, victims_map, lister.get)  # type: ignore[arg-type]
+            except Exception as err:  # noqa: BLE001 - the extender's error, worded by its client
+                if extender.is_ignorable():
+                    extender.skipped("preempt", err)
+                    continue
+                return [], Status(Code.Error, str(err), err=err)
+            for node_name in list(answered):
+                victims = answered[node_name]
+                if victims is None or not victims.pods:
+                    if extender.is_ignorable():
+                        del answered[node_name]
+                        continue
+                    return [], Status(Code.Error, f"expected at least one victim pod on node {go_quote(node_name)}")
+            victims_map = answered
+            if not victims_map:
+                break
+        order = {c.name: i for i, c in enumerate(candidates)}
+        names = sorted(victims_map, key=lambda n: (order.get(n, len(order)), n))
+        return [Candidate(n, list(v.pods), v.num_pdb_violations) for n in names
+                if (v := victims_map[n]) is not None], Status()
 
     def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
         """SelectCandidate: the only one, or pickOneNodeForPreemption among them."""

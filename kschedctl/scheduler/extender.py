@@ -1,0 +1,603 @@
+"""HTTP scheduler extenders, called as kube-scheduler calls them.
+
+Upstream: pkg/scheduler/extender.go (HTTPExtender: Filter, Prioritize, ProcessPreemption, Bind,
+IsInterested, send), scheduler.go buildExtenders (ignorable extenders last; the managed
+resources ``ignoredByScheduler`` become NodeResourcesFit's ignoredResources), schedule_one.go
+(findNodesThatPassExtenders, prioritizeNodes, extendersBinding) and
+framework/preemption/preemption.go (callExtenders); the wire types are
+k8s.io/kube-scheduler/extender/v1 (no JSON tags: Go's field names, decoded case-insensitively).
+
+An extender's call is a POST of JSON to ``urlPrefix/verb`` with the configured timeout (5 s by
+default) over plain HTTP or TLS (``tlsConfig``; ``enableHTTPS`` without a CA skips verification,
+as makeTransport does). A failing call is an ``ExtenderError`` worded as Go's http client and
+json decoder word it (``Post "URL": dial tcp ...: connect: connection refused``); the callers
+decide, as upstream does, whether it fails the attempt or is skipped (``ignorable``).
+
+The calls are deterministic given the server's answers: extenders are called one after the other
+in configuration order (upstream prioritizes them concurrently; the sum is the same), and maps
+the server returns are read in the order of the nodes that were sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import os
+import socket
+import ssl
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+from urllib.parse import urlsplit
+
+from kschedctl.api.errors import ObjectError
+from kschedctl.api.types import Node, Pod
+from kschedctl.framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, Extender, Victims
+from kschedctl.framework.gosemantics import go_quote, parse_duration
+from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
+from kschedctl.framework.types import NodeInfo
+
+DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
+
+MISSING = object()
+
+
+class ExtenderError(Exception):
+    """A failed extender call, with the text kube-scheduler's error would have."""
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ManagedResource:
+    name: str
+    ignored_by_scheduler: bool = False
+
+
+@dataclass(frozen=True)
+class ExtenderConfig:
+    """One entry of KubeSchedulerConfiguration ``extenders`` (config/v1 Extender), validated
+    before (schema, validateExtenders)."""
+
+    url_prefix: str
+    filter_verb: str = ""
+    preempt_verb: str = ""
+    prioritize_verb: str = ""
+    bind_verb: str = ""
+    weight: int = 0
+    enable_https: bool = False
+    tls: dict[str, Any] | None = None
+    http_timeout: float = 0.0  # seconds; 0: DefaultExtenderTimeout
+    node_cache_capable: bool = False
+    managed_resources: tuple[ManagedResource, ...] = ()
+    ignorable: bool = False
+
+    @staticmethod
+    def from_dict(raw: dict[str, Any]) -> "ExtenderConfig":
+        timeout = raw.get("httpTimeout")
+        return ExtenderConfig(
+            url_prefix=str(raw.get("urlPrefix") or ""),
+            filter_verb=str(raw.get("filterVerb") or ""),
+            preempt_verb=str(raw.get("preemptVerb") or ""),
+            prioritize_verb=str(raw.get("prioritizeVerb") or ""),
+            bind_verb=str(raw.get("bindVerb") or ""),
+            weight=int(raw.get("weight") or 0),
+            enable_https=bool(raw.get("enableHTTPS")),
+            tls=dict(raw["tlsConfig"]) if isinstance(raw.get("tlsConfig"), dict) else None,
+            http_timeout=parse_duration(timeout) if isinstance(timeout, str) and timeout else 0.0,
+            node_cache_capable=bool(raw.get("nodeCacheCapable")),
+            managed_resources=tuple(ManagedResource(str(r.get("name", "")), bool(r.get("ignoredByScheduler")))
+                                    for r in raw.get("managedResources") or [] if isinstance(r, dict)),
+            ignorable=bool(raw.get("ignorable")),
+        )
+
+
+def build_extenders(raw_extenders: Sequence[dict[str, Any]], warn: Callable[[str], None] | None = None,
+                    post: "Callable[..., tuple[int, bytes]] | None" = None) -> tuple[list["HTTPExtender"], list[str]]:
+    """buildExtenders: the extenders, ignorable ones placed last, and the managed resources the
+    scheduler is to ignore (NodeResourcesFit's ignoredResources in every profile). ``warn``
+    hears of failed calls that were skipped."""
+    required, ignorable, ignored = [], [], []
+    for raw in raw_extenders:
+        cfg = ExtenderConfig.from_dict(raw)
+        (ignorable if cfg.ignorable else required).append(HTTPExtender(cfg, post, warn))
+        ignored += [r.name for r in cfg.managed_resources if r.ignored_by_scheduler]
+    return required + ignorable, ignored
+
+
+# --- the extender -------------------------------------------------------------------------------
+
+class HTTPExtender:
+    """HTTPExtender: one configured extender. ``post(url, body, timeout, tls) -> (status, body)``
+    is the transport (the default speaks HTTP/HTTPS with http.client)."""
+
+    def __init__(self, config: ExtenderConfig, post: "Callable[..., tuple[int, bytes]] | None" = None,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.timeout = config.http_timeout or DEFAULT_EXTENDER_TIMEOUT
+        self.managed = {r.name for r in config.managed_resources}
+        self._post = post or http_post
+        self._warn = warn
+
+    def skipped(self, call: str, err: Exception) -> None:
+        """A failed call that did not fail the attempt: said once (kube logs it)."""
+        if self._warn is not None:
+            what = "ignorable extender skipped" if call != "prioritize" else "no score given by it"
+            self._warn(f"extender {self.name}: {call} failed ({what}): {err}")
+
+    # Name returns extenderURL to identify the extender.
+    @property
+    def name(self) -> str:
+        return self.config.url_prefix
+
+    def is_ignorable(self) -> bool:
+        return self.config.ignorable
+
+    def supports_preemption(self) -> bool:
+        return bool(self.config.preempt_verb)
+
+    def is_binder(self) -> bool:
+        return bool(self.config.bind_verb)
+
+    def is_prioritizer(self) -> bool:
+        return bool(self.config.prioritize_verb)
+
+    def is_filter(self) -> bool:
+        return bool(self.config.filter_verb)
+
+    def is_interested(self, pod: Pod) -> bool:
+        """IsInterested: no managed resources, or the pod requests or limits one of them (in a
+        container or an init container)."""
+        if not self.managed:
+            return True
+        for c in (*pod.containers, *pod.init_containers):
+            if any(r in self.managed for r in (*c.requests, *c.limits)):
+                return True
+        return False
+
+    # --- Filter ---------------------------------------------------------------------------
+    def filter(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]:
+        """The nodes the extender keeps, and its FailedNodes and FailedAndUnresolvableNodes.
+
+        A node-cache-capable extender gets and returns node names; another gets the Node
+        objects and returns Node objects, which become NodeInfos holding only the node (as
+        upstream: the scores computed on them then see no pods on those nodes)."""
+        if not self.config.filter_verb:
+            return list(nodes), {}, {}
+        by_name = {n.name: n for n in nodes}
+        result = self._send(self.config.filter_verb, self._node_args(pod, nodes))
+        result = _object(result, "v1.ExtenderFilterResult")
+        error = _string(_get(result, "Error"), "ExtenderFilterResult.Error")
+        if error:
+            raise ExtenderError(error)
+        names = _get(result, "NodeNames")
+        listed = _get(result, "Nodes")
+        kept: list[NodeInfo] = []
+        if self.config.node_cache_capable and names not in (MISSING, None):
+            for i, name in enumerate(_array(names, "ExtenderFilterResult.NodeNames", "[]string")):
+                name = _string(name, f"ExtenderFilterResult.NodeNames.{i}")
+                if name not in by_name:
+                    raise ExtenderError(f"extender {go_quote(self.name)} claims a filtered node {go_quote(name)} "
+                                        "which is not found in the input node list")
+                kept.append(by_name[name])
+        elif listed not in (MISSING, None):
+            items = _get(_object(listed, "v1.NodeList", "ExtenderFilterResult.Nodes"), "Items")
+            for raw in _array(items, "ExtenderFilterResult.Nodes.items", "[]v1.Node"):
+                kept.append(NodeInfo(_node(raw)))
+        failed = _failed_map(_get(result, "FailedNodes"), "FailedNodes")
+        unresolvable = _failed_map(_get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
+        return kept, failed, unresolvable
+
+    # --- Prioritize -----------------------------------------------------------------------
+    def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]:
+        """(host, score) pairs and the extender's weight; without a prioritize verb every node
+        gets 0 and the weight is 0."""
+        if not self.config.prioritize_verb:
+            return [(n.name, 0) for n in nodes], 0
+        result = self._send(self.config.prioritize_verb, self._node_args(pod, nodes))
+        out = []
+        for entry in _array(result, "v1.HostPriorityList", "v1.HostPriorityList", top=True):
+            entry = _object(entry, "v1.HostPriority")
+            host = _string(_get(entry, "Host"), "HostPriority.Host")
+            out.append((host, _int64(_get(entry, "Score"), "HostPriority.Score")))
+        return out, self.config.weight
+
+    # --- ProcessPreemption ------------------------------------------------------------------
+    def process_preemption(self, pod: Pod, node_to_victims: dict[str, Victims],
+                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims]:
+        """The candidates (node -> victims) the extender keeps, as it answers them (always as
+        NodeNameToMetaVictims: pod UIDs, found again among the node's pods)."""
+        if not self.supports_preemption():
+            raise ExtenderError(f"preempt verb is not defined for extender {self.name} but run into ProcessPreemption")
+        if self.config.node_cache_capable:
+            victims_arg: dict[str, Any] = {"NodeNameToVictims": None, "NodeNameToMetaVictims": {
+                node: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                for node, v in node_to_victims.items()}}
+        else:
+            victims_arg = {"NodeNameToVictims": {
+                node: {"Pods": [_pod_json(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                for node, v in node_to_victims.items()}, "NodeNameToMetaVictims": None}
+        result = self._send(self.config.preempt_verb, {"Pod": _pod_json(pod), **victims_arg})
+        meta = _get(_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
+        out: dict[str, Victims] = {}
+        for node_name, mv in _object(meta, "map[string]*v1.MetaVictims",
+                                     "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
+            info = node_info(node_name)
+            if info is None:
+                raise ExtenderError(f"nodeinfo not found for node name {go_quote(node_name)}")
+            if mv is None:
+                out[node_name] = None  # type: ignore[assignment] - checked by the caller, as upstream
+                continue
+            mv = _object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
+            victims = Victims(num_pdb_violations=_int64(_get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
+            for meta_pod in _array(_get(mv, "Pods"), "MetaVictims.Pods", "[]*v1.MetaPod"):
+                uid = _string(_get(_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID") \
+                    if meta_pod is not None else ""
+                victims.pods.append(self._pod_on_node(uid, info))
+            out[node_name] = victims
+        return out
+
+    def _pod_on_node(self, uid: str, info: NodeInfo) -> Pod:
+        for p in info.pods:
+            if p.pod.uid == uid:
+                return p.pod
+        raise ExtenderError(f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: {info.name}, "
+                            "but the pod is not found on that node")
+
+    # --- Bind -----------------------------------------------------------------------------
+    def bind(self, pod: Pod, node_name: str) -> None:
+        if not self.is_binder():
+            raise ExtenderError("unexpected empty bindVerb in extender")
+        result = self._send(self.config.bind_verb, {"PodName": pod.name, "PodNamespace": pod.namespace,
+                                                    "PodUID": pod.uid, "Node": node_name})
+        error = _string(_get(_object(result, "v1.ExtenderBindingResult"), "Error"), "ExtenderBindingResult.Error")
+        if error:
+            raise ExtenderError(error)
+
+    # --- the wire -------------------------------------------------------------------------
+    def _node_args(self, pod: Pod, nodes: Sequence[NodeInfo]) -> dict[str, Any]:
+        """ExtenderArgs: node names for a node-cache-capable extender, else a NodeList."""
+        if self.config.node_cache_capable:
+            return {"Pod": _pod_json(pod), "Nodes": None, "NodeNames": [n.name for n in nodes]}
+        items = [n.node.raw for n in nodes if n.node is not None]
+        return {"Pod": _pod_json(pod), "Nodes": {"metadata": {}, "items": items}, "NodeNames": None}
+
+    def _send(self, verb: str, args: dict[str, Any]) -> Any:
+        """send: POST the JSON to urlPrefix/verb; a non-200 answer or undecodable JSON fails."""
+        url = self.config.url_prefix.rstrip("/") + "/" + verb
+        body = json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode()
+        status, payload = self._post(url, body, self.timeout, self._tls())
+        if status != 200:
+            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
+        return _decode(payload)
+
+    def _tls(self) -> dict[str, Any] | None:
+        """makeTransport: the tlsConfig, made insecure when enableHTTPS is set without a CA."""
+        tls = dict(self.config.tls or {})
+        if self.config.enable_https and not (tls.get("caFile") or tls.get("caData")):
+            tls["insecure"] = True
+        return tls or None
+
+
+def _pod_json(pod: Pod) -> dict[str, Any]:
+    """The pod as the API holds it now (its current nomination and priority)."""
+    raw = dict(pod.raw)
+    spec = dict(raw.get("spec") or {})
+    if pod.priority is not None:
+        spec.setdefault("priority", pod.priority)
+    raw["spec"] = spec
+    status = {k: v for k, v in (raw.get("status") or {}).items() if k != "nominatedNodeName"}
+    if pod.nominated_node_name:
+        status["nominatedNodeName"] = pod.nominated_node_name
+    raw["status"] = status
+    return raw
+
+
+def _node(raw: Any) -> Node:
+    try:
+        return Node.from_dict(_object(raw, "v1.Node", "ExtenderFilterResult.Nodes.items"))
+    except ObjectError as exc:
+        raise ExtenderError(f"json: cannot unmarshal a Node returned by the extender: {exc.field}: {exc.message}") \
+            from None
+
+
+# --- Go's encoding/json, as far as the extender types need it ----------------------------------
+
+def _get(obj: dict[str, Any], name: str) -> Any:
+    """A struct field: its exact key, else any key equal to it ignoring case (the last one wins)."""
+    value = MISSING
+    for key, v in obj.items():
+        if key == name or key.lower() == name.lower():
+            value = v
+    return value
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _mismatch(value: Any, where: str, go_type: str, *, top: bool = False, shown: str | None = None) -> ExtenderError:
+    """UnmarshalTypeError's text: a struct field's path, an element's path (``Struct.Field.0``,
+    as the Go the oracle is built with words it), or the top-level value."""
+    what = shown or _kind(value)
+    if top:
+        return ExtenderError(f"json: cannot unmarshal {what} into Go value of type {go_type}")
+    if where.rsplit(".", 1)[-1].isdigit():
+        return ExtenderError(f"json: cannot unmarshal {what} into {where} of type {go_type}")
+    return ExtenderError(f"json: cannot unmarshal {what} into Go struct field {where} of type {go_type}")
+
+
+def _object(value: Any, go_type: str, where: str | None = None) -> dict[str, Any]:
+    """A JSON object for a struct (or map) of ``go_type``; ``where`` names the field it is in
+    (None: the top-level value)."""
+    if value is None or value is MISSING:
+        return {}
+    if not isinstance(value, dict):
+        raise _mismatch(value, where or go_type, go_type, top=where is None)
+    return value
+
+
+def _array(value: Any, where: str, go_type: str, top: bool = False) -> list[Any]:
+    if value is None or value is MISSING:
+        return []
+    if not isinstance(value, list):
+        raise _mismatch(value, where, go_type, top=top)
+    return value
+
+
+def _string(value: Any, where: str) -> str:
+    if value is None or value is MISSING:
+        return ""
+    if not isinstance(value, str):
+        raise _mismatch(value, where, "string")
+    return value
+
+
+def _int64(value: Any, where: str) -> int:
+    if value is None or value is MISSING:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _mismatch(value, where, "int64")
+    if isinstance(value, float) and not value.is_integer():
+        raise _mismatch(value, where, "int64", shown=f"number {value}")
+    return int(value)
+
+
+def _failed_map(value: Any, where: str) -> dict[str, str]:
+    if value is None or value is MISSING:
+        return {}
+    if not isinstance(value, dict):
+        raise _mismatch(value, f"ExtenderFilterResult.{where}", "v1.FailedNodesMap")
+    return {str(k): _string(v, f"ExtenderFilterResult.{where}") for k, v in value.items()}
+
+
+def _decode(payload: bytes) -> Any:
+    """json.NewDecoder(body).Decode: Go's messages for an empty body and for syntax errors."""
+    text = payload.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise ExtenderError("EOF")
+    try:
+        return json.JSONDecoder().raw_decode(text.lstrip())[0]
+    except json.JSONDecodeError as exc:
+        stripped = text.lstrip()
+        if exc.pos >= len(stripped):
+            raise ExtenderError("unexpected EOF") from None
+        char = stripped[exc.pos]
+        if exc.msg.startswith("Expecting value"):
+            raise ExtenderError(f"invalid character {_go_char(char)} looking for beginning of value") from None
+        raise ExtenderError(f"invalid character {_go_char(char)} {_go_context(exc.msg)}") from None
+
+
+def _go_char(c: str) -> str:
+    """quoteChar: 'x', with \\' and \\" escaped as Go does."""
+    if c == "'":
+        return "'\\''"
+    if c == '"':
+        return "'\"'"
+    return repr(c) if not c.isprintable() else f"'{c}'"
+
+
+def _go_context(python_msg: str) -> str:
+    """The scanner's step names for the common cases (Go's decode_test wording)."""
+    if "delimiter" in python_msg and "," in python_msg:
+        return "after object key:value pair" if "object" in python_msg or "}" in python_msg else "after array element"
+    if "property name" in python_msg:
+        return "looking for beginning of object key string"
+    if "':'" in python_msg:
+        return "after object key"
+    return "after top-level value"
+
+
+# --- the transport ----------------------------------------------------------------------------
+
+def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None) -> tuple[int, bytes]:
+    """POST ``body`` as application/json; errors worded as Go's http.Client words them."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    https = parts.scheme == "https"
+    port = parts.port or (443 if https else 80)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    conn: http.client.HTTPConnection
+    try:
+        if https:
+            context, server_name = _ssl_context(tls)
+            conn = _HTTPSConnection(host, port, timeout=timeout, context=context, server_name=server_name or host)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        try:
+            conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            try:
+                return response.status, response.read()
+            except (socket.timeout, TimeoutError):
+                raise ExtenderError("context deadline exceeded (Client.Timeout or context cancellation while "
+                                    "reading body)") from None
+        finally:
+            conn.close()
+    except ExtenderError:
+        raise
+    except (socket.timeout, TimeoutError):
+        raise ExtenderError(f'Post {go_quote(url)}: context deadline exceeded (Client.Timeout exceeded while '
+                            'awaiting headers)') from None
+    except ConnectionRefusedError:
+        raise ExtenderError(f"Post {go_quote(url)}: dial tcp {_address(host, port)}: connect: connection refused") \
+            from None
+    except socket.gaierror:
+        raise ExtenderError(f"Post {go_quote(url)}: dial tcp: lookup {host}: no such host") from None
+    except ssl.SSLCertVerificationError as exc:
+        why = "x509: certificate signed by unknown authority" if "self" in str(exc) or "issuer" in str(exc) \
+            else f"x509: {exc.verify_message}"
+        raise ExtenderError(f"Post {go_quote(url)}: tls: failed to verify certificate: {why}") from None
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        raise ExtenderError(f"Post {go_quote(url)}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _address(host: str, port: int) -> str:
+    try:
+        family, _, _, _, sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        ip = sockaddr[0]
+    except OSError:
+        ip = host
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection whose TLS server name may differ from the host (tlsConfig.serverName)."""
+
+    def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext, server_name: str) -> None:
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._server_name = server_name
+        self._context = context
+
+    def connect(self) -> None:
+        http.client.HTTPConnection.connect(self)
+        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
+def _ssl_context(tls: dict[str, Any] | None) -> tuple[ssl.SSLContext, str]:
+    """restclient.TLSConfigFor: CA (file or base64 data), client certificate, insecure."""
+    tls = tls or {}
+    context = ssl.create_default_context()
+    if tls.get("caFile"):
+        context.load_verify_locations(cafile=str(tls["caFile"]))
+    if tls.get("caData"):
+        context.load_verify_locations(cadata=base64.b64decode(str(tls["caData"])).decode())
+    cert, key = tls.get("certFile"), tls.get("keyFile")
+    if tls.get("certData") or tls.get("keyData"):
+        cert, key = _temp_pem(tls.get("certData")), _temp_pem(tls.get("keyData"))
+    if cert:
+        context.load_cert_chain(str(cert), str(key) if key else None)
+    if tls.get("insecure"):
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context, str(tls.get("serverName") or "")
+
+
+def _temp_pem(data: Any) -> str | None:
+    """ssl loads certificates from files only: base64 data goes to a private temporary file."""
+    if not data:
+        return None
+    fd, path = tempfile.mkstemp(prefix="kschedctl-extender-", suffix=".pem")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(base64.b64decode(str(data)))
+    return path
+
+
+# --- how the scheduler uses them (schedule_one.go, preemption.go) ------------------------------
+
+def find_nodes_that_pass_extenders(extenders: Sequence[Extender], pod: Pod, feasible: list[NodeInfo],
+                                   set_status: Callable[[str, Status], None]) -> list[NodeInfo]:
+    """findNodesThatPassExtenders: the filter extenders one after another, each on the nodes the
+    previous ones kept; their failed nodes get Unschedulable (FailedNodes) or
+    UnschedulableAndUnresolvable (FailedAndUnresolvableNodes, which wins) statuses. An error
+    fails the attempt, unless the extender is ignorable (then it is skipped)."""
+    for extender in extenders:
+        if not feasible:
+            break
+        if not extender.is_interested(pod):
+            continue
+        try:
+            kept, failed, unresolvable = extender.filter(pod, feasible)
+        except ExtenderError as err:
+            if extender.is_ignorable():
+                extender.skipped("filter", err)
+                continue
+            raise
+        # (the statuses name the extender as their plugin, for explain; upstream's have none)
+        for name, message in _in_node_order(unresolvable, feasible):
+            set_status(name, Status(Code.UnschedulableAndUnresolvable, message, plugin=extender.name))
+        for name, message in _in_node_order(failed, feasible):
+            if name not in unresolvable:
+                set_status(name, Status(Code.Unschedulable, message, plugin=extender.name))
+        feasible = kept
+    return feasible
+
+
+def _in_node_order(failed: dict[str, str], nodes: Sequence[NodeInfo]) -> list[tuple[str, str]]:
+    """A failed-nodes map in the order of the nodes sent, then any other names (Go iterates the
+    map at random; the statuses set do not depend on the order)."""
+    order = {n.name: i for i, n in enumerate(nodes)}
+    return sorted(failed.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+
+
+@dataclass
+class ExtenderScores:
+    """One prioritizing extender's column: its scores (raw, 0..MaxExtenderPriority as the
+    extender answered) by node and its multiplier weight × MaxNodeScore / MaxExtenderPriority."""
+
+    name: str
+    multiplier: int
+    scores: dict[str, int]
+
+
+def prioritize_with_extenders(extenders: Sequence[Extender], pod: Pod, nodes: Sequence[NodeInfo]) -> list[ExtenderScores]:
+    """prioritizeNodes' extender part: each interested extender's scores; a failing one gives
+    none (upstream only logs it). The final score of a node is score × weight ×
+    (MaxNodeScore / MaxExtenderPriority), added to the plugins' total."""
+    out = []
+    for extender in extenders:
+        if not extender.is_interested(pod):
+            continue
+        try:
+            scores, weight = extender.prioritize(pod, nodes)
+        except ExtenderError as err:
+            extender.skipped("prioritize", err)
+            continue
+        by_node: dict[str, int] = {}
+        for host, score in scores:
+            by_node[host] = by_node.get(host, 0) + score
+        out.append(ExtenderScores(extender.name, weight * (MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY), by_node))
+    return out
+
+
+def extenders_binding(extenders: Sequence[Extender], pod: Pod, node_name: str) -> tuple[bool, Status]:
+    """extendersBinding: the first interested binder binds the pod (an ignorable one that fails
+    is skipped); (False, Success) when none did, and the Bind plugins run."""
+    for extender in extenders:
+        if not extender.is_binder() or not extender.is_interested(pod):
+            continue
+        try:
+            extender.bind(pod, node_name)
+        except ExtenderError as err:
+            if extender.is_ignorable():
+                extender.skipped("bind", err)
+                continue
+            return True, Status(Code.Error, str(err))
+        return True, Status()
+    return False, Status()
+
+
+__all__ = [
+    "DEFAULT_EXTENDER_TIMEOUT", "EXTENDER_NAME", "MAX_EXTENDER_PRIORITY", "ExtenderConfig", "ExtenderError",
+    "ExtenderScores", "HTTPExtender", "Victims", "build_extenders", "extenders_binding",
+    "find_nodes_that_pass_extenders", "http_post", "prioritize_with_extenders",
+]
