@@ -565,7 +565,8 @@ def prioritize_with_extenders(extenders: Sequence[Extender], pod: Pod, nodes: Se
     (MaxNodeScore / MaxExtenderPriority), added to the plugins' total."""
     out = []
     for extender in extenders:
-        if not extender.is_interested(pod):
+        # (an extender without a prioritize verb gives every node 0, weight 0: left out)
+        if not extender.is_prioritizer() or not extender.is_interested(pod):
             continue
         try:
             scores, weight = extender.prioritize(pod, nodes)
