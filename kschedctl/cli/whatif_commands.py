@@ -12,7 +12,17 @@ from typing import Optional
 
 import typer
 
-from kschedctl.cli.app import PLUGIN_TIMEOUT_HELP, ExplainOutput, _fail, _guarded, _load, _version, app
+from kschedctl.cli.app import (
+    OUTPUT_HELP,
+    PLUGIN_TIMEOUT_HELP,
+    ExplainOutput,
+    _fail,
+    _guarded,
+    _load,
+    _load_config,
+    _version,
+    app,
+)
 from kschedctl.cli.live import live_options
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
@@ -24,18 +34,18 @@ DEFAULT_DIFF_SEED = 0
 @app.command()
 @live_options(config_param="config_a")
 def diff(
-    snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
-    config_a: Optional[str] = typer.Option(None, "--config-a", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
-    config_b: Optional[str] = typer.Option(None, "--config-b", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."),
-    kube_version_a: str = typer.Option(DEFAULT_VERSION, "--kube-version-a", help="Side A's emulated release."),
-    kube_version_b: str = typer.Option(DEFAULT_VERSION, "--kube-version-b", help="Side B's emulated release."),
-    feature_gates_a: Optional[str] = typer.Option(None, "--feature-gates-a", help="Side A's feature gates."),
-    feature_gates_b: Optional[str] = typer.Option(None, "--feature-gates-b", help="Side B's feature gates."),
-    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
-    seed: int = typer.Option(DEFAULT_DIFF_SEED, "--seed", help="The tie-breaking seed both sides use."),
+    snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help="Snapshot files, directories or - for stdin."),
+    config_a: Optional[str] = typer.Option(None, "--config-a", metavar="FILE", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
+    config_b: Optional[str] = typer.Option(None, "--config-b", metavar="FILE", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."),
+    kube_version_a: str = typer.Option(DEFAULT_VERSION, "--kube-version-a", metavar="X.Y", help="Side A's emulated release."),
+    kube_version_b: str = typer.Option(DEFAULT_VERSION, "--kube-version-b", metavar="X.Y", help="Side B's emulated release."),
+    feature_gates_a: Optional[str] = typer.Option(None, "--feature-gates-a", metavar="GATES", help="Side A's feature gates."),
+    feature_gates_b: Optional[str] = typer.Option(None, "--feature-gates-b", metavar="GATES", help="Side B's feature gates."),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
+    seed: int = typer.Option(DEFAULT_DIFF_SEED, "--seed", metavar="N", help="The tie-breaking seed both sides use."),
     fail_on_change: bool = typer.Option(False, "--fail-on-change", help="Exit 4 if any pod's outcome differs."),
-    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Schedule the snapshot under two configurations (or releases, or feature gates) and compare."""
@@ -47,7 +57,7 @@ def diff(
         version_a = _version(kube_version_a, feature_gates_a)
         version_b = _version(kube_version_b, feature_gates_b)
         cluster_a, cfg_a, registry = _load(snapshot, config_a, version_a)
-        _, cfg_b, _ = _load([], config_b, version_b)
+        cfg_b, _ = _load_config(config_b, version_b)
         # each run owns its objects: read the files again (stdin can only be read once: copy)
         cluster_b = copy.deepcopy(cluster_a) if "-" in snapshot else load_snapshot(snapshot)
         side_a = Side("a", config_a, version_a, feature_gates_a, cfg_a, cluster_a)
@@ -70,19 +80,19 @@ def diff(
 @app.command()
 @live_options
 def capacity(
-    snapshot: list[str] = typer.Argument(..., help="Snapshot files, directories or - for stdin."),
-    pod: Optional[str] = typer.Option(None, "--pod", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
-    max_copies: Optional[int] = typer.Option(None, "--max", min=1, help="Stop after this many copies."),
-    add_nodes: list[str] = typer.Option([], "--add-nodes", help="NODE.yaml[:COUNT]: hypothetical nodes added first (repeatable)."),
-    nodes_for: Optional[str] = typer.Option(None, "--nodes-for", help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need."),
-    config: Optional[str] = typer.Option(None, "--config", help="A KubeSchedulerConfiguration (v1) file."),
-    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for tie-breaking: same input and seed, same output."),
-    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", help="Emulated kube-scheduler release."),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Feature gates to set."),
+    snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help="Snapshot files, directories or - for stdin."),
+    pod: Optional[str] = typer.Option(None, "--pod", metavar="FILE|NS/NAME", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
+    max_copies: Optional[int] = typer.Option(None, "--max", min=1, metavar="N", help="Stop after this many copies."),
+    add_nodes: list[str] = typer.Option([], "--add-nodes", metavar="NODE.yaml[:COUNT]", help="NODE.yaml[:COUNT]: hypothetical nodes added first (repeatable)."),
+    nodes_for: Optional[str] = typer.Option(None, "--nodes-for", metavar="NODE.yaml", help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="A KubeSchedulerConfiguration (v1) file."),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for tie-breaking: same input and seed, same output."),
+    kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help="Emulated kube-scheduler release."),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help="Feature gates to set."),
     plain: bool = typer.Option(False, "--no-fast-path", help="Schedule every copy through the whole cycle (slower, same answer)."),
-    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
+    plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
+    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """How many copies of a pod fit, where, and what stops the next one; or, with --nodes-for,

@@ -126,21 +126,23 @@ def _commands() -> dict[str, Any]:
     return typer.main.get_command(app).commands  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture"])
+@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture", "diff",
+                                     "capacity"])
 def test_dash_h_is_help(run_cli, command):
     short, long = run_cli(command, "-h"), run_cli(command, "--help")
     assert short.exit_code == 0 and short.stdout == long.stdout
     assert short.stdout.startswith(f"Usage: root {command} [OPTIONS]") or "Usage:" in short.stdout
 
 
-@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture"])
+@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture", "diff",
+                                     "capacity"])
 def test_every_option_and_argument_has_help_text(command):
     params = _commands()[command].params
     missing = [p.name for p in params if not (p.help or "").strip()]
     assert missing == []
 
 
-@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate"])
+@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "diff", "capacity"])
 def test_flags_show_no_type_placeholder(run_cli, command):
     out = run_cli(command, "--help").stdout
     assert "<bool>" not in out and "<str>" not in out and "<list[str]>" not in out
