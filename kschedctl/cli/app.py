@@ -18,8 +18,8 @@ from kschedctl import __version__
 from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.helpformat import PlainCommand
-from kschedctl.cli.live import capture_command, live_options
 from kschedctl.cli.layout import Column, fit_table, terminal_width
+from kschedctl.cli.live import capture_command, live_options
 from kschedctl.cli.render import render_explain, render_run, to_json
 from kschedctl.config.loader import load_config_file
 from kschedctl.framework.runtime.framework import FrameworkError

@@ -15,12 +15,12 @@ from typing import Sequence
 
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import Code, NodePluginScores, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
-from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.scheduler.extender import (
     ExtenderError,
     find_nodes_that_pass_extenders,

@@ -21,7 +21,11 @@ from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
-from kschedctl.scheduler.extender import ExtenderError, find_nodes_that_pass_extenders, prioritize_with_extenders
+from kschedctl.scheduler.extender import (
+    ExtenderError,
+    find_nodes_that_pass_extenders,
+    prioritize_with_extenders,
+)
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,

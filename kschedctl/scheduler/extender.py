@@ -463,7 +463,7 @@ def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None)
 
 def _address(host: str, port: int) -> str:
     try:
-        family, _, _, _, sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4]
         ip = sockaddr[0]
     except OSError:
         ip = host

@@ -33,6 +33,7 @@ from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework import events as ev
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.extender import EXTENDER_NAME
 from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.runtime.framework import Framework, FrameworkError
@@ -42,7 +43,6 @@ from kschedctl.framework.runtime.services import Services
 from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.eventhandlers import EventHandlers
-from kschedctl.framework.extender import EXTENDER_NAME
 from kschedctl.scheduler.extender import build_extenders, extenders_binding
 from kschedctl.scheduler.result import (
     Placement,
