@@ -200,7 +200,8 @@ def abbreviations(names: Sequence[str]) -> dict[str, str]:
             continue
         words = _WORD.findall(name) if re.fullmatch(r"[A-Za-z0-9]+", name) else []
         if words:
-            short = "".join(w[0].upper() if not w.isdigit() else w for w in words)
+            # a CamelCase word gives its initial; an acronym or a number stays whole
+            short = "".join(w if w.isdigit() or w.isupper() else w[0].upper() for w in words)
         else:
             others += 1
             short = f"E{others}"
