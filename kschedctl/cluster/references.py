@@ -115,9 +115,11 @@ def missing_references(cluster: ClusterSnapshot, version: Any) -> list[MissingRe
     live = [p for p in cluster.pods if not p.is_terminal]
     pending = [p for p in live if is_pending(p)]
     pending_keys = {p.key for p in pending}
+    claims = {f"{c.namespace}/{c.name}" for c in cluster.objects.other.get("ResourceClaim", [])}
     for pod in live:
         _claims(cluster, pod, found, check_class=pod.key in pending_keys)
-        _resource_claims(cluster, pod, found)
+        if pod.resource_claims:
+            _resource_claims(claims, pod, found)
     for pod in pending:
         if pod.priority_class_name and pod.priority_class_name not in cluster.objects.priority_classes:
             found.add("PriorityClass", pod.priority_class_name, pod.key)
@@ -192,10 +194,10 @@ def _claim_class(raw: dict) -> str:
     return str(beta if beta is not None else (raw.get("spec") or {}).get("storageClassName") or "")
 
 
-def _resource_claims(cluster: ClusterSnapshot, pod: Pod, found: _Collector) -> None:
+def _resource_claims(have: set[str], pod: Pod, found: _Collector) -> None:
     """spec.resourceClaims: a named claim, or the claim generated from a template as the pod's
-    status records it (without that record kube waits for the claim: not a gap of the snapshot)."""
-    have = {f"{c.namespace}/{c.name}" for c in cluster.objects.other.get("ResourceClaim", [])}
+    status records it (without that record kube waits for the claim: not a gap of the snapshot).
+    ``have``: the snapshot's claims, "ns/name"."""
     generated = {str(s.get("name")): s.get("resourceClaimName")
                  for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or []) if isinstance(s, dict)}
     for ref in pod.resource_claims:
