@@ -14,8 +14,9 @@ import os
 import re
 import sys
 import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from tabulate import tabulate
 

@@ -7,8 +7,9 @@ scheduler's use of extenders are in kschedctl/scheduler/extender.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from kschedctl.api.types import Pod

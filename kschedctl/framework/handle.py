@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 from kschedctl.framework.interface import NodePluginScores, Status
 
 if TYPE_CHECKING:
+    from kschedctl.framework.extender import Extender
     from kschedctl.api.types import Pod
     from kschedctl.backend.podgroup import PodGroupManager
     from kschedctl.cluster.objects import ClusterObjects
@@ -65,7 +66,7 @@ class Client(Protocol):
 
     def preempt(self, preemptor: "Pod", node_name: str, victims: list["Pod"]) -> None: ...
 
-    def update(self, obj: dict) -> Status:
+    def update(self, obj: dict[str, Any]) -> Status:
         """Write an object back (an Update call): PreBind's writes, e.g. VolumeBinding's PV
         claimRef and PVC selected-node annotation. The object is the whole new version."""
         ...
@@ -152,7 +153,7 @@ class Handle:
     def nominator(self) -> PodNominator | None:
         return self._services.nominator
 
-    def extenders(self) -> list[Any]:
+    def extenders(self) -> list["Extender"]:
         """The scheduler's HTTP extenders (Handle.Extenders): preemption lets them filter its
         candidates (kschedctl/scheduler/extender.py)."""
         return list(self._services.extenders)

@@ -527,7 +527,7 @@ class VolumeBinding:
         if client is None:
             return None
         for _, pv in pod_volumes.static_bindings:
-            assumed = self.assumed_pvs.get(metadata(pv).get("name"))
+            assumed = self.assumed_pvs.get(str(metadata(pv).get("name")))
             if assumed is not None:
                 client.update(copy.deepcopy(assumed))
         for pvc, _ in pod_volumes.dynamic_provisions:

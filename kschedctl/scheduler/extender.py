@@ -27,8 +27,9 @@ import os
 import socket
 import ssl
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from kschedctl.api.errors import ObjectError
@@ -98,7 +99,9 @@ def build_extenders(raw_extenders: Sequence[dict[str, Any]], warn: Callable[[str
     """buildExtenders: the extenders, ignorable ones placed last, and the managed resources the
     scheduler is to ignore (NodeResourcesFit's ignoredResources in every profile). ``warn``
     hears of failed calls that were skipped."""
-    required, ignorable, ignored = [], [], []
+    required: list[HTTPExtender] = []
+    ignorable: list[HTTPExtender] = []
+    ignored: list[str] = []
     for raw in raw_extenders:
         cfg = ExtenderConfig.from_dict(raw)
         (ignorable if cfg.ignorable else required).append(HTTPExtender(cfg, post, warn))
@@ -205,7 +208,7 @@ class HTTPExtender:
 
     # --- ProcessPreemption ------------------------------------------------------------------
     def process_preemption(self, pod: Pod, node_to_victims: dict[str, Victims],
-                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims]:
+                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims | None]:
         """The candidates (node -> victims) the extender keeps, as it answers them (always as
         NodeNameToMetaVictims: pod UIDs, found again among the node's pods)."""
         if not self.supports_preemption():
@@ -220,14 +223,14 @@ class HTTPExtender:
                 for node, v in node_to_victims.items()}, "NodeNameToMetaVictims": None}
         result = self._send(self.config.preempt_verb, {"Pod": _pod_json(pod), **victims_arg})
         meta = _get(_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
-        out: dict[str, Victims] = {}
+        out: dict[str, Victims | None] = {}
         for node_name, mv in _object(meta, "map[string]*v1.MetaVictims",
                                      "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
             info = node_info(node_name)
             if info is None:
                 raise ExtenderError(f"nodeinfo not found for node name {go_quote(node_name)}")
             if mv is None:
-                out[node_name] = None  # type: ignore[assignment] - checked by the caller, as upstream
+                out[node_name] = None  # checked by the caller, as upstream
                 continue
             mv = _object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
             victims = Victims(num_pdb_violations=_int64(_get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
@@ -438,14 +441,14 @@ def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None)
             response = conn.getresponse()
             try:
                 return response.status, response.read()
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 raise ExtenderError("context deadline exceeded (Client.Timeout or context cancellation while "
                                     "reading body)") from None
         finally:
             conn.close()
     except ExtenderError:
         raise
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         raise ExtenderError(f'Post {go_quote(url)}: context deadline exceeded (Client.Timeout exceeded while '
                             'awaiting headers)') from None
     except ConnectionRefusedError:
@@ -463,8 +466,7 @@ def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None)
 
 def _address(host: str, port: int) -> str:
     try:
-        sockaddr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4]
-        ip = sockaddr[0]
+        ip = str(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
     except OSError:
         ip = host
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"

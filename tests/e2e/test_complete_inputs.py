@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import kubectl_shape as k
 import pytest
 import yaml
 
-import kubectl_shape as k
 from kschedctl.cluster.loader import load_snapshot
 from kschedctl.cluster.references import CAPTURE_COMMANDS, missing_references
 from kschedctl.testing import make_node, make_pod

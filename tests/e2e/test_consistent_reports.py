@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import kubectl_shape as k
 import pytest
 import yaml
 
-import kubectl_shape as k
 from kschedctl.testing import make_node, make_pod, make_pod_group
 
 GATES = "GenericWorkload=true,GangScheduling=true"

@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import kubectl_shape as k
 import pytest
 import yaml
 
-import kubectl_shape as k
 from kschedctl.testing import make_node, make_pod
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

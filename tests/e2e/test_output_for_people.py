@@ -8,15 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import kubectl_shape as k
 import pytest
 import typer
 import yaml
-from typer.testing import CliRunner
 
 from kschedctl import __version__
 from kschedctl.cli.app import app
 from kschedctl.testing import make_node, make_pod
-import kubectl_shape as k
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAIN = str(ROOT / "examples" / "scenario-drain.yaml")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 
 if TYPE_CHECKING:
     from kschedctl.api.types import Pod
     from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.framework.extender import Extender
     from kschedctl.framework.handle import Client, Clock, PodLister, PodNominator
     from kschedctl.versions import KubeVersion
 
@@ -44,7 +45,7 @@ class Services:
     plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT  # per sandboxed plugin call, seconds
     warnings: list[str] = field(default_factory=list)  # said once each, on stderr by the CLI
     # the configured HTTP extenders (kschedctl/scheduler/extender.py), for preemption (Handle.Extenders)
-    extenders: list[Any] = field(default_factory=list)
+    extenders: list["Extender"] = field(default_factory=list)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

@@ -310,8 +310,7 @@ class Evaluator:
         extenders = self.handle.extenders()
         if not extenders:
             return candidates, Status()
-        victims_map: dict[str, Victims | None] = {
-            c.name: Victims(list(c.victims), c.num_pdb_violations) for c in candidates}
+        victims_map: dict[str, Victims] = {c.name: Victims(list(c.victims), c.num_pdb_violations) for c in candidates}
         if not victims_map:
             return candidates, Status()
         lister = self.handle.snapshot_shared_lister()
@@ -319,26 +318,25 @@ class Evaluator:
             if not extender.supports_preemption() or not extender.is_interested(pod):
                 continue
             try:
-                answered = extender.process_preemption(pod, victims_map, lister.get)  # type: ignore[arg-type]
+                answered = extender.process_preemption(pod, victims_map, lister.get)
             except Exception as err:  # noqa: BLE001 - the extender's error, worded by its client
                 if extender.is_ignorable():
                     extender.skipped("preempt", err)
                     continue
                 return [], Status(Code.Error, str(err), err=err)
-            for node_name in list(answered):
-                victims = answered[node_name]
+            checked: dict[str, Victims] = {}
+            for node_name, victims in answered.items():
                 if victims is None or not victims.pods:
                     if extender.is_ignorable():
-                        del answered[node_name]
                         continue
                     return [], Status(Code.Error, f"expected at least one victim pod on node {go_quote(node_name)}")
-            victims_map = answered
+                checked[node_name] = victims
+            victims_map = checked
             if not victims_map:
                 break
         order = {c.name: i for i, c in enumerate(candidates)}
         names = sorted(victims_map, key=lambda n: (order.get(n, len(order)), n))
-        return [Candidate(n, list(v.pods), v.num_pdb_violations) for n in names
-                if (v := victims_map[n]) is not None], Status()
+        return [Candidate(n, list(victims_map[n].pods), victims_map[n].num_pdb_violations) for n in names], Status()
 
     def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
         """SelectCandidate: the only one, or pickOneNodeForPreemption among them."""
