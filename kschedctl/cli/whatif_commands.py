@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.app import (
     OUTPUT_HELP,
     PLUGIN_TIMEOUT_HELP,
@@ -54,6 +55,7 @@ def diff(
     from kschedctl.whatif.diff import Side, diff as run_diff
 
     def run():
+        check_stdin_once(snapshot=snapshot, config_a=config_a, config_b=config_b)
         version_a = _version(kube_version_a, feature_gates_a)
         version_b = _version(kube_version_b, feature_gates_b)
         cluster_a, cfg_a, registry = _load(snapshot, config_a, version_a)
@@ -107,6 +109,8 @@ def capacity(
         _fail("--nodes-for with --pod needs --max N: how many copies need nodes")
 
     def run():
+        check_stdin_once(snapshot=snapshot, config=config, pod=pod, nodes_for=nodes_for,
+                         add_nodes=[a.rsplit(":", 1)[0] for a in add_nodes])
         version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
         added = hypothetical_nodes(add_nodes, {n.name for n in cluster.nodes})
