@@ -2,9 +2,13 @@
 
 Upstream: pkg/scheduler/algorithm.go (older releases: schedule_one.go schedulePod,
 findNodesThatFitPod, findNodesThatPassFilters, numFeasibleNodesToFind, prioritizeNodes,
-selectHost). Upstream filters nodes in parallel and stops once enough feasible nodes are
-found; here nodes are visited sequentially in the same rotating order and the search stops
-exactly at numNodesToFind feasible nodes, which is the deterministic reading of that rule.
+selectHost). Upstream filters nodes in parallel; here nodes are visited one after another in
+the same rotating order, which is what kube does with one worker: the search cancels only when
+a worker finds feasible node numNodesToFind + 1 (``length > numNodesToFind``), which is then
+dropped. So the nodes rejected after the numNodesToFind-th feasible one, up to that extra one,
+are filtered and count as processed (they move nextStartNodeIndex); the dropped node does not.
+A node whose filters fail with an Error stops the search the same way, and nextStartNodeIndex
+still advances over what was processed before the attempt fails.
 """
 
 from __future__ import annotations
@@ -115,7 +119,9 @@ class SchedulingAlgorithm:
         all_nodes = snapshot.list()
         pod = qpi.pod
         pre_res, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
-        diagnosis.unschedulable_plugins = set(plugins) if not status.is_success() else set()
+        # The plugins that narrowed the nodes (on success) or rejected (findNodesThatFitPod):
+        # the queueing hints of these plugins may requeue the pod.
+        diagnosis.unschedulable_plugins = set(plugins)
         if not status.is_success():
             if not status.is_rejected():
                 raise SchedulingError(status)
@@ -138,10 +144,14 @@ class SchedulingAlgorithm:
             diagnosis.node_to_status.set_absent_nodes_status(Status(
                 Code.UnschedulableAndUnresolvable, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"))
         num_to_find = len(nodes) if find_all else self.num_nodes_to_find(fwk, len(nodes))
-        feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find)
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find)
         if not find_all and all_nodes:
+            # Updated whether or not a filter failed with an Error, so that every node gets its
+            # turn (findNodesThatFitPod).
             processed = len(feasible) + diagnosis.node_to_status.len()
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        if error is not None:
+            raise SchedulingError(error)
         return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis), diagnosis
 
     def find_nodes_that_pass_extenders(self, pod, feasible: list[NodeInfo], diagnosis: Diagnosis) -> list[NodeInfo]:
@@ -159,58 +169,74 @@ class SchedulingAlgorithm:
 
     def _evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod, snapshot: Snapshot,
                                  diagnosis: Diagnosis) -> list[NodeInfo]:
+        """evaluateNominatedNode: the nominated node alone, first. An Error there is only logged
+        upstream (the full search follows); a rejection stays in the diagnosis."""
         info = snapshot.get(pod.nominated_node_name)
         if info is None:
             return []
-        feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info], 1)
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, [info], 1)
+        if error is not None:
+            return []
         if not self.extenders:
             return feasible
         try:
             return find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status.set)
-        except ExtenderError as err:
-            raise SchedulingError(Status(Code.Error, str(err))) from None
+        except ExtenderError:
+            return []  # only logged upstream too: the full search follows
 
     def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
                                      nodes: Sequence[NodeInfo], num_to_find: int) -> list[NodeInfo]:
+        """findNodesThatPassFilters: the feasible nodes; an Error status raises SchedulingError."""
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find)
+        if error is not None:
+            raise SchedulingError(error)
+        return feasible
+
+    def _pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
+                      nodes: Sequence[NodeInfo], num_to_find: int) -> tuple[list[NodeInfo], Status | None]:
+        """The search of findNodesThatPassFilters with one worker: (feasible nodes, the first
+        Error status or None). Nodes are filtered from nextStartNodeIndex until feasible node
+        num_to_find + 1 turns up (dropped), an Error stops it, or the nodes run out."""
         n = len(nodes)
         num_to_find = min(num_to_find, n)
         if n == 0:
-            return []
+            return [], None
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
-            return [nodes[(start + i) % n] for i in range(num_to_find)]
-        feasible: list[NodeInfo] = []
+            return [nodes[(start + i) % n] for i in range(num_to_find)], None
         if getattr(fwk, "use_batch", False) and n > 1:
             return self._pass_filters_batched(fwk, state, pod, diagnosis, nodes, num_to_find, start)
+        feasible: list[NodeInfo] = []
         for i in range(n):
             info = nodes[(start + i) % n]
             status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
             if status.code == Code.Error:
-                raise SchedulingError(status)
+                return feasible, status
             if status.is_success():
+                if len(feasible) == num_to_find:
+                    break  # one feasible node too many: the search stops, the node is dropped
                 feasible.append(info)
-                if len(feasible) >= num_to_find:
-                    break
             else:
                 diagnosis.node_to_status.set(info.name, status)
                 _add_plugin_status(diagnosis, status)
-        return feasible
+        return feasible, None
 
     def _pass_filters_batched(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
-                              nodes: Sequence[NodeInfo], num_to_find: int, start: int) -> list[NodeInfo]:
+                              nodes: Sequence[NodeInfo], num_to_find: int,
+                              start: int) -> tuple[list[NodeInfo], Status | None]:
         """The same visit as the per-node loop, evaluated in chunks of the rotated order.
 
         A chunk is filtered at once (Framework.run_filter_plugins_batch), then walked in order
-        with the per-node loop's rules: the first Error raises, rejections are recorded, and
-        the walk stops at the num_to_find-th feasible node, so nodes filtered past that point
-        (wasted work, nothing else) leave no trace.
+        with the per-node loop's rules: the first Error stops, rejections are recorded, and
+        the walk stops at the feasible node after the num_to_find-th, so nodes filtered past
+        that point (wasted work, nothing else) leave no trace.
         """
         n = len(nodes)
         feasible: list[NodeInfo] = []
         nts = diagnosis.node_to_status.node_to_status
         pos = 0
         while pos < n:
-            need = num_to_find - len(feasible)
+            need = num_to_find - len(feasible) + 1  # the search stops at one feasible node more
             size = min(n - pos, max(need + need // 4, 32))
             first = (start + pos) % n
             if first + size <= n:
@@ -221,9 +247,10 @@ class SchedulingAlgorithm:
             # Nodes failing the same way share one Status object: look at each object once.
             distinct = dict(zip(map(id, statuses), statuses)).values()
             if len(distinct) == 1 and statuses[0] is None:  # the whole chunk is feasible
-                feasible.extend(chunk[:need])
-                if len(feasible) >= num_to_find:
-                    return feasible
+                if size >= need:  # it holds the node one past the limit
+                    feasible.extend(chunk[:need - 1])
+                    return feasible, None
+                feasible.extend(chunk)
                 pos += size
                 continue
             if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
@@ -237,18 +264,18 @@ class SchedulingAlgorithm:
             for info, status in zip(chunk, statuses):
                 code = status.code if status is not None else Code.Success
                 if code == Code.Success:
+                    if len(feasible) == num_to_find:
+                        return feasible, None
                     feasible.append(info)
-                    if len(feasible) >= num_to_find:
-                        return feasible
                 elif code == Code.Error:
-                    raise SchedulingError(status)
+                    return feasible, status
                 else:
                     nts[info.name] = status
                     if status is not last:
                         _add_plugin_status(diagnosis, status)
                         last = status
             pos += size
-        return feasible
+        return feasible, None
 
     def num_nodes_to_find(self, fwk: Framework, num_all_nodes: int) -> int:
         """One node is enough for a profile that neither scores (plugins, prioritizing
@@ -331,7 +358,7 @@ def _add_plugin_status(diagnosis: Diagnosis, status: Status) -> None:
     """Diagnosis.AddPluginStatus: remember which plugin rejected (or is pending)."""
     if not status.plugin:
         return
+    if status.is_rejected():  # Pending counts as rejected too (framework/types.go)
+        diagnosis.unschedulable_plugins.add(status.plugin)
     if status.code == Code.Pending:
         diagnosis.pending_plugins.add(status.plugin)
-    elif status.is_rejected():
-        diagnosis.unschedulable_plugins.add(status.plugin)

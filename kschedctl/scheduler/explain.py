@@ -143,7 +143,13 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
         if st.is_success():
             feasible.append(info)
     feasible = _pass_extenders(sched, pod, feasible, {n.name: n for n in out})
-    if feasible:
+    if feasible and not fwk.has_score_plugins() and not any(e.is_prioritizer() for e in sched.extenders):
+        # prioritizeNodes: without Score plugins (nor prioritizing extenders) every feasible
+        # node scores 1.
+        for n in out:
+            if n.code == Code.Success.name:
+                n.scores, n.total = {}, 1
+    elif feasible:
         st = fwk.run_pre_score_plugins(state, pod, feasible)
         if st.is_success():
             scores, st = fwk.run_score_plugins(state, pod, feasible)

@@ -391,7 +391,6 @@ class Framework:
         the plugins that narrowed the node set on success (framework.go RunPreFilterPlugins)."""
         result: PreFilterResult | None = None
         plugins_with_nodes: list[str] = []
-        rejectors: set[str] = set()
         returned: Status | None = None
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
@@ -411,8 +410,7 @@ class Framework:
                 if st.code == Code.UnschedulableAndUnresolvable:
                     return None, st, {name}
                 if st.code == Code.Unschedulable:
-                    rejectors.add(name)
-                    returned = st
+                    returned = st  # the last one is returned; the others run for preemption
                     continue
                 msg = f"running PreFilter plugin \"{name}\": {st.message()}"
                 return None, Status(Code.Error, msg, plugin=name, err=st.err), set()
@@ -426,11 +424,10 @@ class Framework:
                 else:
                     msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
                 return result, Status(Code.UnschedulableAndUnresolvable, msg, plugin=name), set(plugins_with_nodes)
-        if returned is not None:
-            return result, returned, rejectors
-        # On success the set names the plugins that narrowed the nodes: it words the
-        # absent-node status "node(s) didn't satisfy plugin(s) [...]".
-        return result, Status(), set(plugins_with_nodes)
+        # The set names the plugins that narrowed the nodes, also beside an Unschedulable
+        # status (whose plugin the diagnosis adds): on success it words the absent-node status
+        # "node(s) didn't satisfy plugin(s) [...]".
+        return result, returned or Status(), set(plugins_with_nodes)
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
         return self._run_pre_filter_extension(state, pod, info, node_info, "AddPod", "add_pod")
