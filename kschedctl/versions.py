@@ -92,6 +92,40 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
 }
 
 
+# Reason and message texts, checked release by release in upstream source, as
+# {key: {release: text}}; absent releases inherit the previous entry. Plugins take their words
+# from here (``version.wording(key, **fields)``, str.format fields) so that a release that
+# rewords a message changes one line. kube's own typos are kept ("pods's").
+WORDINGS: dict[str, dict[str, str]] = {
+    # volumerestrictions/volume_restrictions.go ErrReasonReadWriteOncePodConflict, reworded in
+    # 1.33 (kubernetes/kubernetes#129145); the same text in 1.35, 1.36 and 1.37.
+    "VolumeRestrictions.ReadWriteOncePodConflict": {
+        "1.35": "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+                "already in-use by another pod",
+    },
+    # gangscheduling/gangscheduling.go PreEnqueue, the pod's group object is not in the cluster:
+    # 1.35 names the Workload of spec.workloadRef, 1.36+ the PodGroup of spec.schedulingGroup.
+    "GangScheduling.GroupNotFound": {
+        "1.35": 'waiting for pods\'s workload "{name}" to appear in scheduling queue',
+        "1.36": 'waiting for pods\'s pod group "{name}" to appear in scheduling queue',
+    },
+    # 1.35 PreEnqueue: the Workload has no pod group of the pod's spec.workloadRef.podGroup
+    # (UnschedulableAndUnresolvable). 1.36+ pods name a PodGroup directly.
+    "GangScheduling.PodGroupNotInWorkload": {
+        "1.35": 'pod group "{group}" doesn\'t exist for a workload "{workload}"',
+    },
+    # PreEnqueue: fewer than minCount pods of the gang exist (1.35, 1.36, 1.37).
+    "GangScheduling.MinCountNotInQueue": {
+        "1.35": "waiting for minCount pods from a gang to appear in scheduling queue",
+    },
+    # Permit (1.35/1.36): Wait while fewer than minCount pods of the gang are assumed.
+    "GangScheduling.PermitWait": {
+        "1.35": "waiting for minCount pods from a gang to be waiting on permit",
+        "1.36": "waiting for minCount pods from a gang to be scheduled",
+    },
+}
+
+
 def _key(version: str) -> tuple[int, int]:
     major, minor = version.split(".")
     return int(major), int(minor)
@@ -143,6 +177,14 @@ class KubeVersion:
             if _key(release) <= _key(self.version):
                 value = history[release]
         return value
+
+    def wording(self, key: str, **fields: str) -> str:
+        """The text of WORDINGS[key] in the emulated release, with ``fields`` filled in."""
+        text = ""
+        for release in sorted(WORDINGS[key], key=_key):
+            if _key(release) <= _key(self.version):
+                text = WORDINGS[key][release]
+        return text.format(**fields) if fields else text
 
     def with_gates(self, **gates: bool) -> "KubeVersion":
         merged = dict(self.gate_overrides)

@@ -80,3 +80,55 @@ def test_select_host_picks_the_best_and_breaks_ties_uniformly():
     assert picks == {"b", "c"}
     same = [SchedulingAlgorithm(0, random.Random(7)).select_host(scores) for _ in range(3)]
     assert len(set(same)) == 1  # the same seed gives the same choice
+
+
+def _search(use_batch: bool):
+    """Three pods of 100m on 200 equal nodes; n100, n101 and n150 tainted."""
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import PodInfo, QueuedPodInfo
+    from kschedctl.testing import new_framework
+
+    nodes = []
+    for i in range(200):
+        b = make_node(f"n{i:03d}").capacity(cpu="4", memory="8Gi", pods="110")
+        nodes.append((b.taint("x", "v", "NoSchedule") if i in (100, 101, 150) else b).obj())
+    fwk = new_framework(nodes=nodes)
+    fwk.use_batch = use_batch
+    cache, snap = Cache(), Snapshot()
+    for n in nodes:
+        cache.add_node(n)
+    alg = SchedulingAlgorithm(0, random.Random(1))
+    out = []
+    for j in range(3):
+        cache.update_snapshot(snap)
+        fwk.snapshot = snap
+        qpi = QueuedPodInfo(PodInfo.of(make_pod(f"p{j}").req(cpu="100m").obj()))
+        r = alg.schedule_pod(fwk, CycleState(), qpi, snap)
+        out.append((r.evaluated_nodes, alg.next_start_node_index))
+        cache.assume_pod(qpi.pod_info.with_node_name(r.suggested_host).pod)
+    return out
+
+
+@pytest.mark.parametrize("use_batch", [False, True], ids=["per-node", "batched"])
+def test_search_filters_until_one_feasible_node_past_the_limit(use_batch):
+    # kschedoracle -mode sequential -sample (parallelism 1), 200 nodes, taints on n100, n101, n150:
+    # numNodesToFind 100; p0 filters n000..n099, n100, n101 (rejected), n102 (feasible: dropped,
+    # not counted) -> EvaluatedNodes 102, nextStartNodeIndex 102; p1 from n102 (n150 rejected,
+    # wraps to n002, n003 dropped) -> 101, 3; p2 -> 102, 105.
+    # upstream: schedule_one.go (1.35) / algorithm.go findNodesThatPassFilters (`length > numNodesToFind`)
+    assert _search(use_batch) == [(102, 102), (101, 3), (102, 105)]
+
+
+@pytest.mark.parametrize("labels,expected", [
+    ({}, ""),
+    ({"topology.kubernetes.io/zone": "z1"}, ":\x00:z1"),
+    ({"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": "zb"}, ":\x00:zb"),
+    ({"topology.kubernetes.io/region": "r1", "failure-domain.beta.kubernetes.io/region": "rb",
+      "topology.kubernetes.io/zone": "z1"}, "rb:\x00:z1"),
+    # present but empty still wins (a map look-up with ok, not a fallback on "")
+    ({"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": ""}, ""),
+], ids=["none", "ga", "beta-zone-first", "beta-region-first", "beta-empty"])
+def test_zone_key_reads_the_beta_labels_first(labels, expected):
+    # upstream: component-helpers node/topology/helpers.go GetZoneKey (node_tree.go)
+    from kschedctl.backend.cache.cache import zone_key
+    assert zone_key(make_node("n").labels(labels).obj()) == expected

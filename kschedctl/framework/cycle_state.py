@@ -12,7 +12,18 @@ from typing import Any
 
 
 class StateNotFound(KeyError):
-    """ErrNotFound: nothing was written under this key in this cycle."""
+    """framework.ErrNotFound: nothing was written under this key in this cycle.
+
+    Its text is kube's, "not found", whoever turns it into a Status (a KeyError would print
+    the quoted key instead); the key stays available as ``key``.
+    """
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+    def __str__(self) -> str:
+        return "not found"
 
 
 class StateCloneError(Exception):

@@ -33,21 +33,10 @@ from kschedctl.plugins import names
 
 NAME = names.GangScheduling
 PERMIT_TIMEOUT_SECONDS = 5 * 60.0  # permitTimeoutDuration
-MSG_MIN_COUNT_TO_APPEAR = "waiting for minCount pods from a gang to appear in scheduling queue"
-
-
-def waiting_for_group_message(name: str) -> str:
-    return f"waiting for pod's pod group \"{name}\" to appear in scheduling queue"
-
-
-def waiting_for_workload_message(name: str) -> str:
-    return f"waiting for pod's workload \"{name}\" to appear in scheduling queue"
 
 
 def permit_wait_message(version: Any) -> str:
-    if version.has("PodGroupObject"):
-        return "waiting for minCount pods from a gang to be scheduled"
-    return "waiting for minCount pods from a gang to be waiting on permit"
+    return version.wording("GangScheduling.PermitWait")
 
 
 def feasible_status(min_count: int, scheduled: int, remaining: int) -> Status:
@@ -85,22 +74,23 @@ class GangScheduling:
                 return None
             group = pg.lookup(self.handle.objects, pod.namespace, name)
             if group is None:
-                return Status(Code.UnschedulableAndUnresolvable, waiting_for_group_message(name))
+                return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.GroupNotFound", name=name))
         else:
             ref = pg.workload_ref(pod)
             if ref is None:
                 return None
             wl = pg.lookup_workload(self.handle.objects, pod.namespace, ref[0])
             if wl is None:
-                return Status(Code.UnschedulableAndUnresolvable, waiting_for_workload_message(ref[0]))
+                return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.GroupNotFound", name=ref[0]))
             group = pg.workload_pod_group(wl.raw, ref[1])
             if group is None:
-                return Status(Code.Error, f"pod group \"{ref[1]}\" doesn't exist for a workload \"{ref[0]}\"")
+                return Status(Code.UnschedulableAndUnresolvable, version.wording(
+                    "GangScheduling.PodGroupNotInWorkload", group=ref[1], workload=ref[0]))
         if not group.is_gang:
             return None
         state = self.handle.pod_group_manager().state(pg.group_key_of(pod, version) or "")
         if state.all_pods_count() < group.min_count:
-            return Status(Code.UnschedulableAndUnresolvable, MSG_MIN_COUNT_TO_APPEAR)
+            return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.MinCountNotInQueue"))
         return None
 
     # --- Reserve (the group state reads assumed pods from the cache) ------------------------

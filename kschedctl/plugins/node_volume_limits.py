@@ -68,18 +68,30 @@ def csi_attach_limit_key(driver: str) -> str:
     return CSI_ATTACH_LIMIT_PREFIX + driver
 
 
-def _gce_handle(source: dict, pv_labels: dict | None) -> str:
-    """translateGCEPD: zone from the PV's zone label (regional when several), else UNSPECIFIED."""
-    zones = ""
+def _gce_handle(source: dict, pv_labels: dict | None) -> str | None:
+    """translateGCEPD (csi-translation-lib gce_pd.go): the zone comes from the PV's beta zone
+    label, else its GA one ("__"-separated zones: a regional disk); None when the zones do not
+    name one region (the translation fails and the volume is not counted)."""
+    zones_label = ""
     if pv_labels is not None:
-        zones = str(pv_labels.get("topology.kubernetes.io/zone") or pv_labels.get("failure-domain.beta.kubernetes.io/zone") or "")
-    parts = [z for z in zones.split("__") if z]
+        zones_label = str(pv_labels.get("failure-domain.beta.kubernetes.io/zone") or "")
+        if not zones_label:
+            zones_label = str(pv_labels.get("topology.kubernetes.io/zone") or "")
+    zones = zones_label.split("__")
     disk = source.get("pdName", "")
-    if len(parts) > 1:
-        region = parts[0].rsplit("-", 1)[0]
-        return f"projects/UNSPECIFIED/regions/{region}/disks/{disk}"
-    zone = parts[0] if parts else "UNSPECIFIED"
-    return f"projects/UNSPECIFIED/zones/{zone}/disks/{disk}"
+    if len(zones) == 1 and zones[0]:
+        return f"projects/UNSPECIFIED/zones/{zones[0]}/disks/{disk}"
+    if len(zones) > 1:
+        regions = set()
+        for zone in zones:  # gceGetRegionFromZones: {locale}-{region}-{zone}
+            parts = zone.split("-")
+            if len(parts) != 3:
+                return None
+            regions.add("-".join(parts[:2]))
+        if len(regions) != 1:
+            return None
+        return f"projects/UNSPECIFIED/regions/{regions.pop()}/disks/{disk}"
+    return f"projects/UNSPECIFIED/zones/UNSPECIFIED/disks/{disk}"
 
 
 def _ebs_handle(source: dict) -> str:
@@ -97,7 +109,8 @@ def _translate(source_container: dict, pv_labels: dict | None) -> tuple[str, str
         if source is None:
             continue
         if field == "gcePersistentDisk":
-            return plugin, driver, _gce_handle(source, pv_labels)
+            handle = _gce_handle(source, pv_labels)
+            return None if handle is None else (plugin, driver, handle)
         if field == "awsElasticBlockStore":
             return plugin, driver, _ebs_handle(source)
         if field == "azureDisk":

@@ -37,8 +37,9 @@ from kschedctl.plugins.volume_util import (
 NAME = names.VolumeRestrictions
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
-ERR_REASON_RWOP_CONFLICT = ("node has pod using PersistentVolumeClaim with the same name and "
-                            "ReadWriteOncePod access mode")
+# The ReadWriteOncePod conflict reason is worded per release: versions.WORDINGS
+# "VolumeRestrictions.ReadWriteOncePodConflict".
+RWOP_CONFLICT = "VolumeRestrictions.ReadWriteOncePodConflict"
 
 _CHECKED_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
 
@@ -175,7 +176,7 @@ class VolumeRestrictions:
         except RuntimeError as err:
             return Status.as_status(err)
         if s.conflicting_ref_count > 0:
-            return Status(Code.Unschedulable, ERR_REASON_RWOP_CONFLICT)
+            return Status(Code.Unschedulable, self.handle.version.wording(RWOP_CONFLICT))
         return None
 
 

@@ -8,11 +8,12 @@ from volume_fixtures import volume_framework
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.plugins.volume_restrictions import (
-    ERR_REASON_DISK_CONFLICT,
-    ERR_REASON_RWOP_CONFLICT,
-)
+from kschedctl.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT
 from kschedctl.testing import cluster_objects, make_node, make_pod, make_pvc
+
+# volume_restrictions.go ErrReasonReadWriteOncePodConflict (1.35; 1.36 and 1.37 word it the same)
+ERR_REASON_RWOP_CONFLICT = ("node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+                            "already in-use by another pod")
 
 GCE = lambda pd, ro=False: {"name": "v", "gcePersistentDisk": {"pdName": pd, "readOnly": ro}}  # noqa: E731
 EBS = lambda vid: {"name": "v", "awsElasticBlockStore": {"volumeID": vid}}  # noqa: E731

@@ -14,18 +14,20 @@ from typing import Iterable
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.types import ImageStateSummary, NodeInfo, PodInfo
 
-ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
-REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+BETA_ZONE, ZONE = "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"
+BETA_REGION, REGION = "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region"
 
 
 def zone_key(node: Node) -> str:
-    """utilnode.GetZoneKey: region + ":\\x00:" + zone, or "" when both are empty."""
+    """utilnode.GetZoneKey (component-helpers node/topology): region + ":\\x00:" + zone, or ""
+    when both are empty. The deprecated failure-domain.beta labels win over the GA ones
+    whenever present (even empty): that order places a node carrying both in the node tree."""
     labels = node.labels
-    region = next((labels[k] for k in REGION_LABELS if labels.get(k)), "")
-    zone = next((labels[k] for k in ZONE_LABELS if labels.get(k)), "")
+    zone = labels[BETA_ZONE] if BETA_ZONE in labels else labels.get(ZONE, "")
+    region = labels[BETA_REGION] if BETA_REGION in labels else labels.get(REGION, "")
     if not region and not zone:
         return ""
-    return region + ":\x00:" + zone
+    return f"{region}:\x00:{zone}"
 
 
 class NodeTree:

@@ -1,0 +1,232 @@
+"""Behaviours of the real kube-scheduler 1.35.4, observed by running it in-process on the same
+snapshot files (the differential harness, tools/difftest; modes named per case), pinned through
+the CLI. Each case names the upstream source it comes from and the emulated releases where the
+same source holds (1.36/1.37 read in the upstream repository).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kschedctl.testing import make_node, make_pod
+
+ALL_RELEASES = ("1.35", "1.36", "1.37")
+GANG_GATES = "GenericWorkload=true,GangScheduling=true"
+NO_SCORE_PLUGINS = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled: [{name: "*"}]
+"""
+
+
+def _placements(data):
+    return [(p["pod"], p["node"], p["score"]) for p in data["placements"]]
+
+
+# --- 1. where the filter search stops -------------------------------------------------------
+
+def _search_stop_cluster():
+    """120 nodes (numFeasibleNodesToFind = 100); n100 tainted, tolerated by p1 only; n080 is
+    the best node p0 can see and n100 the best p1 could see."""
+    nodes = []
+    for i in range(120):
+        b = make_node(f"n{i:03d}").capacity(cpu="64" if i == 100 else "32" if i == 80 else "8",
+                                            memory="32Gi", pods="110")
+        if i == 100:
+            b = b.taint("dedicated", "batch", "NoSchedule")
+        nodes.append(b)
+    return nodes + [
+        make_pod("p0").req(cpu="1").created("2024-01-01T00:00:00Z"),
+        make_pod("p1").req(cpu="1").toleration("dedicated", "batch", "NoSchedule").created("2024-01-01T00:00:01Z"),
+    ]
+
+
+@pytest.mark.parametrize("release,expected", [
+    # kschedoracle -mode sequential -sample (parallelism 1): p0 filters n000..n099 (100 feasible),
+    # n100 (rejected), n101 (feasible, one too many: dropped); processed 101, so p1 starts at n101
+    # and never sees n100.
+    ("1.35", [("default/p0", "n080", 495), ("default/p1", "n080", 491)]),
+    # algorithm.go findNodesThatPassFilters keeps `length > numNodesToFind` (scores differ: the
+    # 1.36 BalancedAllocation formula)
+    ("1.36", [("default/p0", "n080", 471), ("default/p1", "n080", 469)]),
+    ("1.37", [("default/p0", "n080", 471), ("default/p1", "n080", 469)]),
+], ids=ALL_RELEASES)
+def test_search_stops_at_the_feasible_node_past_the_limit(run_cli, write_snapshot, release, expected):
+    # upstream: schedule_one.go (1.35) / algorithm.go (1.36+) findNodesThatPassFilters, findNodesThatFitPod
+    path = write_snapshot(*_search_stop_cluster())
+    data = run_cli("schedule", path, "--kube-version", release, "-o", "json").json()
+    assert _placements(data) == expected
+
+
+def _zone_cluster():
+    """Three nodes; a carries both zone labels (beta zb, GA z1) and a taint no pod tolerates."""
+    def node(name, **labels):
+        return make_node(name).capacity(cpu="4", memory="8Gi").labels(labels)
+    return [
+        node("a", **{"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": "zb"})
+        .taint("dedicated", "infra", "NoSchedule"),
+        node("c", **{"topology.kubernetes.io/zone": "z1"}),
+        node("b", **{"topology.kubernetes.io/zone": "z2"}),
+        make_pod("p0").req(cpu="100m"), make_pod("p1").req(cpu="100m"),
+    ]
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_zone_key_and_search_stop_without_score_plugins(run_cli, write_snapshot, tmp_path, release):
+    # kschedoracle -mode sequential -sample, a profile without Score plugins (numNodesToFind 1):
+    # the node tree is [a (zone zb), c (z1), b (z2)] because GetZoneKey reads the beta label
+    # first; p0 filters a (rejected), c (feasible), b (feasible, dropped) -> c, start index 2;
+    # p1 filters b (feasible), a (rejected), c (dropped) -> b.
+    # upstream: component-helpers node/topology/helpers.go GetZoneKey, backend/cache/node_tree.go
+    path = write_snapshot(*_zone_cluster())
+    cfg = tmp_path / "no-score.yaml"
+    cfg.write_text(NO_SCORE_PLUGINS)
+    data = run_cli("schedule", path, "--config", str(cfg), "--kube-version", release, "-o", "json").json()
+    assert _placements(data) == [("default/p0", "c", None), ("default/p1", "b", None)]
+
+
+# --- 3. a profile without Score plugins ------------------------------------------------------
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_explain_without_score_plugins_gives_every_feasible_node_1(run_cli, write_snapshot, tmp_path, release):
+    # kschedoracle -mode explain, same cluster: scores {"b": {plugins {}, total 1}, "c": {...1}}
+    # upstream: schedule_one.go (1.35) / algorithm.go prioritizeNodes
+    path = write_snapshot(*_zone_cluster())
+    cfg = tmp_path / "no-score.yaml"
+    cfg.write_text(NO_SCORE_PLUGINS)
+    data = run_cli("explain", "default/p0", path, "--config", str(cfg), "--kube-version", release, "-o", "json").json()
+    assert {n: (v.get("scores"), v.get("total")) for n, v in data["nodes"].items()} == {
+        "a": (None, None), "b": ({}, 1), "c": ({}, 1)}
+    assert data["node"] == "c"  # the search order, numNodesToFind 1
+
+
+# --- 4. VolumeRestrictions' ReadWriteOncePod reason ------------------------------------------
+
+RWOP_SNAPSHOT = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1},
+   spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOncePod], csi: {driver: example.com/csi, volumeHandle: h1},
+          claimRef: {namespace: default, name: data}}, status: {phase: Bound}}
+- {apiVersion: v1, kind: PersistentVolumeClaim,
+   metadata: {name: data, namespace: default, annotations: {pv.kubernetes.io/bind-completed: "yes"}},
+   spec: {accessModes: [ReadWriteOncePod], volumeName: pv1, resources: {requests: {storage: 1Gi}}}, status: {phase: Bound}}
+- {apiVersion: v1, kind: Pod, metadata: {name: owner, namespace: default}, spec: {nodeName: n1, containers: [{name: c, image: x}],
+   volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default}, spec: {containers: [{name: c, image: x}],
+   volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]}}
+"""
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_read_write_once_pod_reason(run_cli, tmp_path, release):
+    # kschedoracle -mode sequential: a bound pod holds the ReadWriteOncePod claim another pod wants.
+    # upstream: volumerestrictions/volume_restrictions.go ErrReasonReadWriteOncePodConflict, worded so
+    # since kubernetes#129145 (1.33), unchanged in 1.36 and 1.37
+    snap = tmp_path / "rwop.yaml"
+    snap.write_text(RWOP_SNAPSHOT)
+    data = run_cli("schedule", str(snap), "--kube-version", release, "-o", "json").json()
+    [u] = data["unschedulable"]
+    assert u["message"] == (
+        "0/2 nodes are available: 2 node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
+        "access mode already in-use by another pod. no new claims to deallocate, preemption: 0/2 nodes are "
+        "available: 2 No preemption victims found for incoming pod.")
+
+
+# --- 5. a missing cycle-state entry reads "not found" ----------------------------------------
+
+UNBOUND_IMMEDIATE_SNAPSHOT = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: fast}, provisioner: example.com/csi,
+   volumeBindingMode: Immediate}
+- {apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: data, namespace: default},
+   spec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {requests: {storage: 1Gi}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default}, spec: {containers: [{name: c, image: x}],
+   volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]}}
+"""
+
+NOT_FOUND_MESSAGE = "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_missing_cycle_state_reads_not_found(run_cli, tmp_path, release):
+    # kschedoracle -mode sequential and -mode explain: VolumeBinding's PreFilter rejects (unbound
+    # Immediate claim), DynamicResources' PreFilter never runs, its PostFilter (the first one) fails
+    # on the missing state with framework.ErrNotFound ("not found").
+    # upstream: framework/cycle_state.go Read, dynamicresources/dynamicresources.go getStateData,
+    # runtime/framework.go RunPostFilterPlugins (same in 1.36 and 1.37)
+    snap = tmp_path / "unbound.yaml"
+    snap.write_text(UNBOUND_IMMEDIATE_SNAPSHOT)
+    data = run_cli("schedule", str(snap), "--kube-version", release, "-o", "json").json()
+    assert data["unschedulable"][0]["message"] == NOT_FOUND_MESSAGE
+    explained = run_cli("explain", "default/web", str(snap), "--kube-version", release, "-o", "json").json()
+    assert explained["message"] == NOT_FOUND_MESSAGE
+    assert explained["preemption"] == {"nominatedNode": None, "victims": []}
+
+
+# --- 6. gated pods ---------------------------------------------------------------------------
+
+GATED_SNAPSHOT = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: scheduling.k8s.io/v1alpha1, kind: Workload, metadata: {name: job, namespace: default},
+   spec: {podGroups: [{name: workers, policy: {gang: {minCount: 3}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w0, namespace: default}, spec: {workloadRef: {name: job, podGroup: workers},
+   containers: [{name: c, image: x}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: w1, namespace: default}, spec: {workloadRef: {name: job, podGroup: workers},
+   containers: [{name: c, image: x}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: lost, namespace: default}, spec: {workloadRef: {name: nojob, podGroup: workers},
+   containers: [{name: c, image: x}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: stray, namespace: default}, spec: {workloadRef: {name: job, podGroup: nogroup},
+   containers: [{name: c, image: x}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: gated, namespace: default},
+   spec: {schedulingGates: [{name: example.com/a}, {name: example.com/b}], containers: [{name: c, image: x}]}}
+"""
+
+
+def test_gated_pod_reasons_135(run_cli, tmp_path):
+    # kschedoracle -mode sequential -feature-gates GenericWorkload=true,GangScheduling=true: every
+    # pod is held by PreEnqueue; the oracle reports "<plugin>: <message>".
+    # upstream (1.35): gangscheduling/gangscheduling.go PreEnqueue (its own "pods's"; a missing pod
+    # group is UnschedulableAndUnresolvable, not an error), schedulinggates/scheduling_gates.go
+    snap = tmp_path / "gated.yaml"
+    snap.write_text(GATED_SNAPSHOT)
+    data = run_cli("schedule", str(snap), "--kube-version", "1.35", "--feature-gates", GANG_GATES, "-o", "json").json()
+    assert {s["pod"]: s["reason"] for s in data["skipped"]} == {
+        "default/w0": "waiting for minCount pods from a gang to appear in scheduling queue",
+        "default/w1": "waiting for minCount pods from a gang to appear in scheduling queue",
+        "default/lost": "waiting for pods's workload \"nojob\" to appear in scheduling queue",
+        "default/stray": "pod group \"nogroup\" doesn't exist for a workload \"job\"",
+        "default/gated": "waiting for scheduling gates: [example.com/a example.com/b]",
+    }
+
+
+@pytest.mark.parametrize("release", ["1.36", "1.37"])
+def test_gated_pod_group_reasons_136_on(run_cli, tmp_path, release):
+    # upstream (1.36+, read in the repository): gangscheduling.go PreEnqueue "waiting for pods's pod
+    # group %q to appear in scheduling queue" (the same "pods's"), minCount text unchanged
+    snap = tmp_path / "gated.yaml"
+    snap.write_text("""\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: lost, namespace: default},
+   spec: {schedulingGroup: {podGroupName: nogroup}, containers: [{name: c, image: x}]}}
+""")
+    data = run_cli("schedule", str(snap), "--kube-version", release, "--feature-gates", GANG_GATES, "-o", "json").json()
+    assert data["skipped"] == [
+        {"pod": "default/lost", "reason": "waiting for pods's pod group \"nogroup\" to appear in scheduling queue"}]
