@@ -279,8 +279,9 @@ def internal(path: str, detail: str) -> FieldError:
 
 
 def aggregate(errors: Iterable[FieldError | tuple[str, str]]) -> str:
-    """ErrorList.ToAggregate().Error(): one error plain, several in brackets, comma separated."""
-    parts = [str(FieldError(*e)) for e in errors]
+    """ErrorList.ToAggregate().Error(): one error plain, several in brackets, comma separated;
+    a message already listed is not repeated (both ToAggregate and aggregate.Error skip it)."""
+    parts = list(dict.fromkeys(str(FieldError(*e)) for e in errors))
     return parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
 
 

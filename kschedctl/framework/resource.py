@@ -46,7 +46,7 @@ class Resource:
         """NewResource(rl): cpu via MilliValue, the rest via Value."""
         r = Resource()
         for name, qty in resources.items():
-            r.set(name, _scheduler_units(name, qty))
+            r.set(name, scheduler_units(name, qty))
         return r
 
     def get(self, name: str) -> int:
@@ -116,7 +116,8 @@ class Resource:
                 f"pods={self.allowed_pod_number}, scalar={self.scalar_resources})")
 
 
-def _scheduler_units(name: str, qty: Fraction | int) -> int:
+def scheduler_units(name: str, qty: Fraction | int) -> int:
+    """A quantity in the scheduler's units: cpu in millicores, the rest as is (rounded up)."""
     if name == CPU:
         return math.ceil(Fraction(qty) * 1000)
     return math.ceil(qty)
@@ -173,10 +174,11 @@ def aggregate_container_requests(pod: Pod, non_zero: bool = False) -> dict[str, 
     return reqs
 
 
-def pod_requests(pod: Pod, non_zero: bool = False) -> dict[str, Fraction]:
-    """PodRequests: container aggregate, pod-level requests where set, plus overhead."""
+def pod_requests(pod: Pod, non_zero: bool = False, skip_pod_level: bool = False) -> dict[str, Fraction]:
+    """PodRequests: container aggregate, pod-level requests where set (unless
+    ``skip_pod_level``: SkipPodLevelResources), plus overhead."""
     reqs = aggregate_container_requests(pod, non_zero)
-    if pod.pod_requests:
+    if pod.pod_requests and not skip_pod_level:
         for name in _POD_LEVEL_SUPPORTED:
             if name in pod.pod_requests:
                 reqs[name] = pod.pod_requests[name]
@@ -202,9 +204,9 @@ def compute_non_zero_request(pod: Pod) -> tuple[int, int]:
         # from both the pod-level and the aggregated container requests.
         cpu = real[CPU] if CPU in real else nz[CPU]
         mem = real[MEMORY] if MEMORY in real else nz[MEMORY]
-        return _scheduler_units(CPU, cpu), _scheduler_units(MEMORY, mem)
+        return scheduler_units(CPU, cpu), scheduler_units(MEMORY, mem)
     nz = pod_requests(pod, non_zero=True)
-    return _scheduler_units(CPU, nz.get(CPU, 0)), _scheduler_units(MEMORY, nz.get(MEMORY, 0))
+    return scheduler_units(CPU, nz.get(CPU, 0)), scheduler_units(MEMORY, nz.get(MEMORY, 0))
 
 
 def sum_resources(items: Iterable[Resource]) -> Resource:

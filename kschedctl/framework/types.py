@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import Iterable, Mapping
 
-from kschedctl.api.labels import LabelSelector, LabelSelectorRequirement
+from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import Node, Pod, PodAffinityTerm
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.resource import (
@@ -63,15 +63,13 @@ class WeightedAffinityTerm:
 def new_affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
     """newAffinityTerm: namespaces default to the pod's own when none and no namespaceSelector.
 
-    matchLabelKeys / mismatchLabelKeys become `In` / `NotIn` requirements on the owning pod's
-    values (the API server merges them on create; adding an identical requirement again is a
-    no-op for matching, so hand-written snapshots behave the same).
+    matchLabelKeys / mismatchLabelKeys are not read here: the API server merges them into the
+    labelSelector when it creates the pod (MatchLabelKeysInPodAffinity), and the scheduler
+    uses the labelSelector as stored. A snapshot of a live cluster holds the merged selector; a
+    hand-written pod without it is scheduled as kube would, on its labelSelector alone
+    (kschedoracle -mode explain, InterPodAffinity scores; framework/types.go newAffinityTerm).
     """
     selector = term.label_selector
-    if selector is not None and (term.match_label_keys or term.mismatch_label_keys):
-        extra = [LabelSelectorRequirement(k, "In", (pod.labels[k],)) for k in term.match_label_keys if k in pod.labels]
-        extra += [LabelSelectorRequirement(k, "NotIn", (pod.labels[k],)) for k in term.mismatch_label_keys if k in pod.labels]
-        selector = selector.with_requirements(extra)
     if not term.namespaces and term.namespace_selector is None:
         namespaces = frozenset((pod.namespace,))
     else:

@@ -10,6 +10,7 @@ still count. Preferred terms that do not parse make PreScore fail, as NewPreferr
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
@@ -27,7 +28,7 @@ from kschedctl.api.types import Node, Pod
 from kschedctl.framework.args import PluginArgs, Raw
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError, go_value
+from kschedctl.framework.gosemantics import FieldError, aggregate, invalid, not_supported
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
@@ -98,45 +99,54 @@ def _is_int64(text: str) -> bool:
     return bool(body) and body.isascii() and body.isdigit() and -(2**63) <= int(text) < 2**63
 
 
+def _invalid(path: str, value: Any, detail: str) -> FieldError:
+    """field.Invalid; an empty list of values is a nil slice in objects the API server stored."""
+    if isinstance(value, (list, tuple)):
+        value = list(value) or None
+    return invalid(path, value, detail)
+
+
 def _expression_errors(req: NodeSelectorRequirement, path: str) -> list[tuple[str, str]]:
+    """labels.NewRequirement's checks, in its order (key, operator and values, each value)."""
     errs: list[tuple[str, str]] = []
     key_err = _key_error(req.key)
     if key_err:
-        errs.append((f"{path}.key", key_err))
+        errs.append(_invalid(f"{path}.key", req.key, key_err))
     vals, op = req.values, req.operator
     if op in ("In", "NotIn"):
         if not vals:
-            errs.append((f"{path}.values", "for 'in', 'notin' operators, values set can't be empty"))
+            errs.append(_invalid(f"{path}.values", vals, "for 'in', 'notin' operators, values set can't be empty"))
     elif op in ("Exists", "DoesNotExist"):
         if vals:
-            errs.append((f"{path}.values", "values set must be empty for exists and does not exist"))
+            errs.append(_invalid(f"{path}.values", vals, "values set must be empty for exists and does not exist"))
     elif op in ("Gt", "Lt"):
         if len(vals) != 1:
-            errs.append((f"{path}.values", "for 'Gt', 'Lt' operators, exactly one value is required"))
+            errs.append(_invalid(f"{path}.values", vals, "for 'Gt', 'Lt' operators, exactly one value is required"))
         for i, v in enumerate(vals):
             if not _is_int64(v):
-                errs.append((f"{path}.values[{i}]", "for 'Gt', 'Lt' operators, the value must be an integer"))
+                errs.append(_invalid(f"{path}.values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
     else:
-        errs.append((f"{path}.operator", f"Unsupported value: {go_value(op)}"))
+        return [not_supported(f"{path}.operator", op, ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))]
     for i, v in enumerate(vals):
         if len(v) > 63:
-            errs.append((f"{path}.values[{i}]", "must be no more than 63 characters"))
+            errs.append(_invalid(f"{path}.values[{i}][{req.key}]", v, "must be no more than 63 characters"))
         elif not _VALUE_RE.match(v):
-            errs.append((f"{path}.values[{i}]", _VALUE_MSG))
+            errs.append(_invalid(f"{path}.values[{i}][{req.key}]", v, _VALUE_MSG))
     return errs
 
 
 def term_errors(term: NodeSelectorTerm, path: str = "") -> list[tuple[str, str]]:
-    """newNodeSelectorTerm's parse errors, as (field path, message)."""
+    """newNodeSelectorTerm's parse errors, as (field path, field.Error body); ``path`` is the
+    term's own (upstream: "[i]" for a preferred term, without "preference")."""
     errs: list[tuple[str, str]] = []
     for i, req in enumerate(term.match_expressions):
         errs += _expression_errors(req, f"{path}.matchExpressions[{i}]".lstrip("."))
     for i, req in enumerate(term.match_fields):
         where = f"{path}.matchFields[{i}]".lstrip(".")
-        if len(req.values) != 1:
-            errs.append((f"{where}.values", "must have one element"))
-        elif req.operator not in ("In", "NotIn"):
-            errs.append((f"{where}.operator", f"Unsupported value: {go_value(req.operator)}: supported values: \"In\", \"NotIn\""))
+        if req.operator not in ("In", "NotIn"):
+            errs.append(not_supported(f"{where}.operator", req.operator, ("In", "NotIn")))
+        elif len(req.values) != 1:
+            errs.append(_invalid(f"{where}.values", req.values, "must have one element"))
     return errs
 
 
@@ -186,21 +196,16 @@ class PreferredTerms:
         for i, t in enumerate(terms):
             if t.weight == 0 or t.preference.is_empty():
                 continue
-            term_errs = term_errors(t.preference, f"{path}[{i}].preference")
+            term_errs = term_errors(t.preference, f"{path}[{i}]")
             if term_errs:
                 errs += term_errs
                 continue
             self.terms.append(t)
         if errs:
-            raise ValueError(_aggregate(errs))
+            raise ValueError(aggregate(errs))
 
     def score(self, node: Node) -> int:
         return sum(t.weight for t in self.terms if term_matches(t.preference, node.name, node.labels))
-
-
-def _aggregate(errs: list[tuple[str, str]]) -> str:
-    msgs = [f"{f}: Invalid value: {m}" for f, m in errs]
-    return msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]"
 
 
 # --- the pod's own affinity ------------------------------------------------------------------
@@ -296,9 +301,11 @@ class NodeAffinityArgs(PluginArgs):
             return [FieldError(base, str(exc))]
         if required is not None:
             for i, term in enumerate(required.terms):
-                errs += [FieldError(*e) for e in term_errors(term, f"{base}.{_REQ}.nodeSelectorTerms[{i}]")]
+                if not term.is_empty():  # NewNodeSelector skips empty terms
+                    errs += [FieldError(*e) for e in term_errors(term, f"{base}.{_REQ}.nodeSelectorTerms[{i}]")]
         for i, t in enumerate(preferred):
-            errs += [FieldError(*e) for e in term_errors(t.preference, f"{base}.{_PREF}[{i}].preference")]
+            if t.weight != 0 and not t.preference.is_empty():  # NewPreferredSchedulingTerms skips these
+                errs += [FieldError(*e) for e in term_errors(t.preference, f"{base}.{_PREF}[{i}]")]
         return errs
 
 
@@ -315,7 +322,7 @@ class NodeAffinity:
         if added:
             problems = na_args.validate(handle.features)
             if problems:
-                raise ValueError(_aggregate(problems))
+                raise ValueError(aggregate(problems))
             required = node_selector_from_dict(added.get(_REQ), f"addedAffinity.{_REQ}")
             if required is not None:
                 self.added_node_selector = LazyNodeSelector(required)

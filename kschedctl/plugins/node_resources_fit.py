@@ -129,8 +129,14 @@ class NodeResourcesFit:
         strategy = fit_args.scoring_strategy
         assert strategy is not None  # defaulted
         resources = resources_from_args(strategy.resources)
+        # NewFit builds its scorer from the strategy alone and never sets the scorer's
+        # enablePodLevelResources (only Fit's own field, which PreFilter reads): the score
+        # takes the pod's container aggregate even when spec.resources is set, while the
+        # node side (NodeInfo.NonZeroRequested) does count pod-level requests (noderesources/
+        # fit.go NewFit, resource_allocation.go calculatePodResourceRequest; kschedoracle
+        # -mode explain, pods with spec.resources under MostAllocated).
         self.scorer = ResourceAllocationScorer(strategy.type, resources, scorer_for(strategy, resources),
-                                               use_requested=False)
+                                               use_requested=False, pod_level_resources=False)
         self.sidecars_enabled = features.sidecar_containers
         self.queueing_hints_enabled = features.scheduler_queueing_hints
 

@@ -30,7 +30,7 @@ from kschedctl.framework.interface import (
     Code,
     Status,
 )
-from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
+from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY, pod_requests, scheduler_units
 from kschedctl.framework.types import NodeInfo, PodInfo
 
 LEAST_ALLOCATED = "LeastAllocated"
@@ -68,9 +68,17 @@ class ResourceAllocationScorer:
     resources: list[tuple[str, int]]
     scorer: Scorer
     use_requested: bool = False
+    # resourceAllocationScorer.enablePodLevelResources: whether the pod's own request reads
+    # spec.resources (PodLevelResources); see NodeResourcesFit for the scorer where it is off.
+    pod_level_resources: bool = True
 
     def pod_request(self, pod: Pod, resource: str) -> int:
         """calculatePodResourceRequest, in scheduler units (cpu in millicores)."""
+        if not self.pod_level_resources and pod.pod_requests:
+            # PodRequests with SkipPodLevelResources and, for Fit, the 100m / 200Mi defaults
+            # of NonMissingContainerRequests per container lacking a cpu / memory request
+            reqs = pod_requests(pod, non_zero=not self.use_requested, skip_pod_level=True)
+            return scheduler_units(resource, reqs.get(resource, 0))
         info = PodInfo.of(pod)
         if not self.use_requested:
             if resource == CPU:

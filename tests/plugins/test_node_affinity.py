@@ -248,7 +248,8 @@ def test_pre_score_error_on_invalid_preferred_term():
     fwk = new_framework(CONFIG, nodes=[node("n1", LABEL1)])
     status = NodeAffinity(None, fwk.handle).pre_score(CycleState(), pod(aff), fwk.snapshot.list())
     assert status is not None and status.code == Code.Error
-    assert "values set can't be empty" in status.message()
+    assert status.message() == ("[0].matchExpressions[0].values: Invalid value: null: "
+                                "for 'in', 'notin' operators, values set can't be empty")
 
 
 POD_WITH_AFFINITY = pod(required(term([expr("foo", "In", ["bar"])])))
@@ -304,10 +305,11 @@ def test_args_defaults_and_validation():
     assert args_errors(NodeAffinityArgs, ADDED_FOO_BAR) == []
     errs = args_errors(NodeAffinityArgs, {"addedAffinity": required(term([expr("foo", "In", [])]))})
     assert errs == [("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
-                     ".matchExpressions[0].values", "for 'in', 'notin' operators, values set can't be empty")]
+                     ".matchExpressions[0].values",
+                     "Invalid value: null: for 'in', 'notin' operators, values set can't be empty")]
     errs = args_errors(NodeAffinityArgs, {"addedAffinity": required(term(fields=[expr(NAME, "In", ["a", "b"])]))})
     assert errs == [("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
-                     ".matchFields[0].values", "must have one element")]
+                     ".matchFields[0].values", 'Invalid value: ["a","b"]: must have one element')]
 
 
 def test_empty_node_selector_map_runs_prefilter():

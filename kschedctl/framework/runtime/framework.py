@@ -689,7 +689,8 @@ class Framework:
                 return Status(Code.Error, f"running Score plugins: {checked.message()}", plugin=name)
             value, st = checked
             if st.code != Code.Success:
-                return Status(Code.Error, f"plugin \"{name}\" failed with: {st.message()}", plugin=name, err=st.err)
+                return Status(Code.Error, f"running Score plugins: plugin \"{name}\" failed with: {st.message()}",
+                              plugin=name, err=st.err)
             per_node.append(int(value))
         return _int_array(per_node)
 
@@ -766,7 +767,8 @@ class Framework:
             weight = self.score_weights[name]
             if n and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE):
                 bad = next(v for v in values.tolist() if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
-                msg = (f"plugin \"{name}\" returns an invalid score {bad}, it should in the range of "
+                msg = (f"applying score defaultWeights on Score plugins: plugin \"{name}\" returns an invalid "
+                       f"score {bad}, it should in the range of "
                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
                 return None, Status(Code.Error, msg, plugin=name)
             if values.dtype != np.int64:

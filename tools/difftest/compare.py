@@ -1,0 +1,211 @@
+"""Comparisons of the oracle's records with kschedctl's output, stopping at the first difference.
+
+sequential / sample: the oracle attempts every pending pod once in queue order, then retries
+the pods whose preemption nominated a node (and nothing else); kschedctl's `simulate` trace gives
+its attempts in the same order. Every first attempt is compared; retries are compared while
+kschedctl retries the same pods in the same order (kschedctl also requeues pods on cluster
+events, as kube's queue does; where it retries a pod the harness does not, comparing stops).
+explain: per pod, every node's filter status, every score, the chosen node, the FitError
+message and what preemption would do.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Difference:
+    mode: str
+    pod: str
+    what: str
+    kube: Any
+    kschedctl: Any
+    attempt: int = 1
+
+    def line(self) -> str:
+        return (f"[{self.mode}] {self.pod} (attempt {self.attempt}): {self.what}\n"
+                f"    kube:      {self.kube!r}\n    kschedctl: {self.kschedctl!r}")
+
+
+@dataclass
+class Outcome:
+    compared: int = 0  # pod attempts (sequential) or pods (explain) found equal
+    diff: Difference | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# --- sequential ---------------------------------------------------------------------------------
+
+def _ks_attempts(sim: dict) -> tuple[dict[str, dict[int, dict]], list[tuple[str, int]]]:
+    per: dict[str, dict[int, dict]] = defaultdict(dict)
+    order: list[tuple[str, int]] = []
+    preempted: dict[str, list[dict]] = defaultdict(list)
+    for e in sim.get("events", []):
+        kind = e.get("event")
+        if kind == "Preempted":
+            preempted[e["preemptor"]].append(e)
+        elif kind in ("Scheduled", "FailedScheduling"):
+            rec = dict(e)
+            rec["preempted"] = preempted.pop(e["pod"], [])
+            if e["attempts"] not in per[e["pod"]]:
+                per[e["pod"]][e["attempts"]] = rec
+                order.append((e["pod"], e["attempts"]))
+    return per, order
+
+
+def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
+    out = Outcome()
+    per, order = _ks_attempts(sim)
+    skipped = {s["pod"]: s["reason"] for s in sim.get("skipped", [])}
+    ks_retries = [k for k in order if k[1] > 1]
+    retry_pos = 0
+    for rec in orc["pods"]:
+        pod, attempt = rec["pod"], rec["attempt"]
+        if attempt > 1:
+            if retry_pos >= len(ks_retries):
+                out.diff = Difference(mode, pod, "kschedctl did not retry the preemptor", "retried", None, attempt)
+                return out
+            if ks_retries[retry_pos] != (pod, attempt):
+                other = ks_retries[retry_pos]
+                out.notes.append(f"retries not compared from {pod}: kschedctl retried {other[0]} "
+                                 f"(attempt {other[1]}) first (requeued by a cluster event)")
+                return out
+            retry_pos += 1
+        d, stop = _compare_attempt(mode, rec, per.get(pod, {}).get(attempt), skipped)
+        if d is not None:
+            out.diff = d
+            return out
+        out.compared += 1
+        if stop:
+            out.notes.append(stop)
+            return out
+    return out
+
+
+def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, str]) -> tuple[Difference | None, str]:
+    pod, attempt, outcome = rec["pod"], rec["attempt"], rec["outcome"]
+
+    def diff(what: str, kube: Any, ks: Any) -> tuple[Difference, str]:
+        return Difference(mode, pod, what, kube, ks, attempt), ""
+    if outcome in ("Gated", "NoProfile"):
+        kube = rec.get("error", "")
+        if outcome == "Gated":
+            kube = kube.split(": ", 1)[1] if ": " in kube else kube
+        if pod not in skipped:
+            return diff("gated pod not skipped", kube, kr)
+        if outcome == "Gated" and skipped[pod] != kube:
+            return diff("skip reason", kube, skipped[pod])
+        return None, ""
+    if kr is None:
+        return diff("no attempt in kschedctl's trace", outcome, skipped.get(pod, "not skipped either"))
+    if outcome == "Scheduled":
+        if rec.get("permitWaitTimedOut"):
+            if kr["event"] == "Scheduled":
+                return diff("placed (kube: waiting at Permit until the gang times out)", None, kr["node"])
+            return None, ""
+        if kr["event"] != "Scheduled":
+            return diff("outcome", f"Scheduled on {rec['node']}", kr.get("message"))
+        if kr["node"] != rec["node"]:
+            return diff("node", {"node": rec["node"], "ties": rec.get("ties")}, kr["node"])
+        if len(rec.get("feasibleNodes") or []) > 1:
+            kube_total = (rec.get("scores") or {}).get(rec["node"], {}).get("total")
+            if kube_total is not None and kr.get("score") != kube_total:
+                return diff("score of the chosen node", kube_total, kr.get("score"))
+        return None, ""
+    if outcome in ("Unschedulable", "Error"):
+        if kr["event"] == "Scheduled":
+            return diff("outcome", rec.get("fitError") or rec.get("error") or rec.get("permitStatus")
+                        or rec.get("reserveStatus"), f"Scheduled on {kr['node']}")
+        kube_msg = rec.get("fitError") if outcome == "Unschedulable" else rec.get("error")
+        if kube_msg and kr.get("message") != kube_msg:
+            return diff("message", kube_msg, kr.get("message"))
+        pre = rec.get("preemption") or {}
+        nominated = pre.get("nominatedNode")
+        ks_pre = kr.get("preempted") or []
+        if nominated:
+            if not ks_pre:
+                return diff("preemption", {"node": nominated, "victims": pre.get("victims")}, None)
+            e = ks_pre[-1]
+            ties = pre.get("nominatedNodeTies") or [nominated]
+            if e["node"] != nominated:
+                if e["node"] in ties:
+                    return None, f"stopped at {pod}: preemption candidates tie {ties}, kschedctl chose {e['node']}"
+                return diff("preemption node", {"node": nominated, "ties": ties}, e["node"])
+            if sorted(e["victims"]) != sorted(pre.get("victims") or []):
+                return diff("preemption victims", sorted(pre.get("victims") or []), sorted(e["victims"]))
+        elif ks_pre:
+            return diff("preemption", None, ks_pre)
+        return None, ""
+    return diff("unknown oracle outcome", outcome, kr)
+
+
+def compare_final(sim: dict, final: dict) -> Difference | None:
+    """`schedule` and `simulate` (same engine) must agree on the final placements."""
+    a = sorted((p["pod"], p["node"]) for p in sim.get("placements", []))
+    b = sorted((p["pod"], p["node"]) for p in final.get("placements", []))
+    if a != b:
+        return Difference("schedule", "*", "schedule and simulate disagree", a, b)
+    return None
+
+
+# --- explain ------------------------------------------------------------------------------------
+
+def _status(st: dict | None) -> tuple[str, str, list[str]]:
+    st = st or {}
+    return st.get("code", ""), st.get("plugin", ""), list(st.get("reasons") or [])
+
+
+def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Difference | None:
+    pod = rec["pod"]
+
+    def diff(what: str, kube: Any, ks: Any) -> Difference:
+        return Difference("explain", pod, what, kube, ks)
+    knodes = k.get("nodes") or {}
+    for node, st in sorted((rec.get("filter") or {}).items()):
+        kst = (knodes.get(node) or {}).get("filter")
+        if _status(st) != _status(kst):
+            return diff(f"filter on {node}", _status(st), _status(kst))
+    for node, ns in sorted((rec.get("scores") or {}).items()):
+        kn = knodes.get(node) or {}
+        kube_plugins = {p: (v["score"], v["weight"]) for p, v in (ns.get("plugins") or {}).items()}
+        ks_plugins = {p: (v["score"], v["weight"]) for p, v in (kn.get("scores") or {}).items()}
+        if kube_plugins != ks_plugins:
+            delta = {p: (kube_plugins.get(p), ks_plugins.get(p)) for p in set(kube_plugins) | set(ks_plugins)
+                     if kube_plugins.get(p) != ks_plugins.get(p)}
+            return diff(f"scores on {node} (kube, kschedctl)", delta, None)
+        if ns.get("total") != kn.get("total"):
+            return diff(f"total on {node}", ns.get("total"), kn.get("total"))
+    outcome = rec["outcome"]
+    if outcome == "Scheduled":
+        sampled = rec.get("sampled")
+        want = None
+        if sampled and sampled.get("outcome") == "Scheduled":
+            want = sampled.get("node")
+        elif rec.get("profile") not in no_score_profiles:
+            want = rec.get("node")
+        if want is not None and k.get("node") != want:
+            ties = (sampled or rec).get("ties")
+            return diff("node", {"node": want, "ties": ties}, k.get("node"))
+        if k.get("node") is None:
+            return diff("node", rec.get("node"), k.get("message"))
+    elif outcome == "Unschedulable":
+        if k.get("node") is not None:
+            return diff("node", None, k.get("node"))
+        if rec.get("fitError") is not None and k.get("message") != rec["fitError"]:
+            return diff("message", rec["fitError"], k.get("message"))
+        pre = rec.get("preemption") or {}
+        kpre = k.get("preemption") or {}
+        nominated = pre.get("nominatedNode")
+        if nominated != kpre.get("nominatedNode"):
+            ties = pre.get("nominatedNodeTies") or [nominated]
+            if kpre.get("nominatedNode") not in ties:
+                return diff("preemption node", {"node": nominated, "ties": ties}, kpre.get("nominatedNode"))
+        elif sorted(pre.get("victims") or []) != sorted(kpre.get("victims") or []):
+            return diff("preemption victims", sorted(pre.get("victims") or []), sorted(kpre.get("victims") or []))
+    elif outcome == "Error":
+        if k.get("message") != rec.get("error"):
+            return diff("error message", rec.get("error"), k.get("message"))
+    return None

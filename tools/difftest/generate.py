@@ -1,0 +1,506 @@
+"""Seeded cluster generators, one per category. Each returns a Case: the snapshot objects, the
+KubeSchedulerConfiguration, feature gates and the harness modes that apply.
+
+Nodes and pods are deliberately heterogeneous (capacities, requests, labels) so that equal best
+scores are rare; both sides then apply the same tie rule (lowest node name) anyway.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import objects as o
+from .objects import BETA_REGION, BETA_ZONE, HOSTNAME, REGION, ZONE
+
+
+@dataclass
+class Case:
+    category: str
+    seed: int
+    objects: list[dict]
+    config: dict
+    gates: str = ""
+    modes: tuple[str, ...] = ("sequential", "explain")
+    explain_limit: int = 12  # pending pods explained per cluster (one kschedctl call each)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.category}-{self.seed}"
+
+    def pending(self) -> list[dict]:
+        return [x for x in self.objects if x["kind"] == "Pod" and not x["spec"].get("nodeName")]
+
+
+# --- shared pieces ----------------------------------------------------------------------------
+
+def _zones(rng: random.Random, k: int) -> list[str]:
+    return [f"zone-{c}" for c in "abcdefgh"[:k]]
+
+
+def _nodes(rng: random.Random, n: int, zones: list[str], *, beta: float = 0.0, taint_p: float = 0.0,
+           unsched_p: float = 0.0, label_fn: Callable[[random.Random, int], dict] | None = None,
+           width: int = 3, pods: tuple[int, int] = (20, 110)) -> list[dict]:
+    out = []
+    for i in range(n):
+        labels: dict[str, str] = {}
+        zone = rng.choice(zones) if zones else None
+        if zone:
+            r = rng.random()
+            if r < beta / 2:  # beta labels only
+                labels[BETA_ZONE] = zone
+                labels[BETA_REGION] = "region-1"
+            elif r < beta:  # both, sometimes disagreeing
+                labels[ZONE] = zone
+                labels[REGION] = "region-1"
+                labels[BETA_ZONE] = rng.choice(zones)
+                labels[BETA_REGION] = "region-1"
+            else:
+                labels[ZONE] = zone
+                labels[REGION] = "region-1"
+        if label_fn:
+            labels.update(label_fn(rng, i))
+        taints = []
+        if rng.random() < taint_p:
+            taints.append({"key": rng.choice(["dedicated", "gpu", "spot"]), "value": rng.choice(["a", "b"]),
+                           "effect": rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"])})
+        out.append(o.node(f"n{i:0{width}d}", rng.randrange(2000, 64001, 250), rng.randrange(4096, 131073, 256),
+                          pods=rng.randint(*pods), labels=labels, taints=taints or None,
+                          unschedulable=rng.random() < unsched_p))
+    return out
+
+
+def _bound(rng: random.Random, seq: o.PodSeq, nodes: list[dict], k: int, *, labels_fn=None,
+           ns_choices=("default",), priority_fn=None, prefix: str = "b") -> list[dict]:
+    out = []
+    for i in range(k):
+        nd = rng.choice(nodes)
+        alloc_cpu = _milli(nd["status"]["allocatable"]["cpu"])
+        cpu = rng.randrange(50, max(100, alloc_cpu // 6), 50)
+        labels = labels_fn(rng, i) if labels_fn else {"app": rng.choice(["web", "db", "cache"])}
+        out.append(seq.pod(f"{prefix}{i}", [o.container(cpu_m=cpu, mem_mi=rng.randrange(64, 4096, 64))],
+                           ns=rng.choice(ns_choices), node_name=nd["metadata"]["name"], labels=labels,
+                           priority=priority_fn(rng) if priority_fn else None))
+    return out
+
+
+def _milli(q: str) -> int:
+    return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)
+
+
+def _req(rng: random.Random, big: bool = False) -> tuple[int, int]:
+    if big:
+        return rng.randrange(4000, 40000, 250), rng.randrange(8192, 65536, 256)
+    return rng.randrange(50, 6000, 50), rng.randrange(64, 12288, 64)
+
+
+def _profile(name: str = "default-scheduler", plugins: dict | None = None, args: list | None = None,
+             percentage: int | None = None) -> dict:
+    p: dict[str, Any] = {"schedulerName": name}
+    if plugins:
+        p["plugins"] = plugins
+    if args:
+        p["pluginConfig"] = args
+    if percentage is not None:
+        p["percentageOfNodesToScore"] = percentage
+    return p
+
+
+# --- categories -------------------------------------------------------------------------------
+
+def gen_sampling(rng: random.Random, seed: int) -> Case:
+    """percentageOfNodesToScore with several profiles on 100-400 nodes; node tree with beta labels."""
+    n = rng.randint(100, 400)
+    zones = _zones(rng, rng.randint(1, 6))
+    nodes = _nodes(rng, n, zones, beta=rng.choice([0.0, 0.2, 0.5]), taint_p=rng.choice([0.0, 0.1, 0.3]),
+                   unsched_p=0.03)
+    seq = o.PodSeq()
+    bound = _bound(rng, seq, nodes, rng.randint(0, n))
+    profiles = [_profile(percentage=rng.choice([None, None, 5, 20, 60]))]
+    names = ["default-scheduler"]
+    if rng.random() < 0.6:
+        profiles.append(_profile("no-score", {"score": {"disabled": [{"name": "*"}]}},
+                                 percentage=rng.choice([None, 10])))
+        names.append("no-score")
+    if rng.random() < 0.5:
+        profiles.append(_profile("binpack", args=[{"name": "NodeResourcesFit", "args": {
+            "scoringStrategy": {"type": "MostAllocated",
+                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}],
+            percentage=rng.choice([None, 30, 100])))
+        names.append("binpack")
+    if rng.random() < 0.3:
+        profiles.append(_profile("no-filter", {"filter": {"disabled": [{"name": "*"}]},
+                                               "preFilter": {"disabled": [{"name": "*"}]}}))
+        names.append("no-filter")
+    pending = []
+    for i in range(rng.randint(20, 60)):
+        cpu, mem = _req(rng)
+        spec: dict[str, Any] = {"schedulerName": rng.choice(names)}
+        if rng.random() < 0.3:
+            spec["tolerations"] = [{"key": rng.choice(["dedicated", "gpu", "spot"]), "operator": "Exists"}]
+        if rng.random() < 0.2 and zones:
+            spec["nodeSelector"] = {ZONE: rng.choice(zones)}
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], labels={"app": "web"}, **spec))
+    cfg = o.config(profiles, percentage=rng.choice([None, 0, 10, 50]), parallelism=1)
+    return Case("sampling", seed, nodes + bound + pending, cfg, modes=("sample", "explain"), explain_limit=6)
+
+
+TAINT_KEYS = ["dedicated", "gpu", "spot", "example.com/maint"]
+
+
+def gen_taints(rng: random.Random, seed: int) -> Case:
+    """Taints with every effect; tolerations with Equal/Exists, empty keys, empty effects, seconds."""
+    zones = _zones(rng, rng.randint(1, 3))
+    nodes = _nodes(rng, rng.randint(5, 30), zones, width=2)
+    for nd in nodes:
+        taints = []
+        for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
+            taints.append({"key": rng.choice(TAINT_KEYS), "value": rng.choice(["", "a", "b"]),
+                           "effect": rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"])})
+        if rng.random() < 0.1:
+            nd["spec"]["unschedulable"] = True
+            taints.append({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"})
+        uniq = {(t["key"], t["effect"]): t for t in taints}  # the API rejects duplicate key/effect
+        if uniq:
+            nd["spec"]["taints"] = list(uniq.values())
+    seq = o.PodSeq()
+    bound = _bound(rng, seq, nodes, rng.randint(0, 2 * len(nodes)))
+    pending = []
+    for i in range(rng.randint(5, 25)):
+        tols = []
+        for _ in range(rng.choice([0, 1, 1, 2, 3])):
+            op = rng.choice(["Equal", "Exists", ""])
+            t: dict[str, Any] = {}
+            key = rng.choice(TAINT_KEYS + ["", "node.kubernetes.io/unschedulable"])
+            if op == "Exists" and rng.random() < 0.2:
+                key = ""
+            if key:
+                t["key"] = key
+            if op:
+                t["operator"] = op
+            if op != "Exists" and key:
+                t["value"] = rng.choice(["", "a", "b"])
+            if op == "" and not key:
+                t["key"] = rng.choice(TAINT_KEYS)  # an empty key needs operator Exists
+            eff = rng.choice(["", "NoSchedule", "PreferNoSchedule", "NoExecute"])
+            if eff:
+                t["effect"] = eff
+            if eff == "NoExecute" and rng.random() < 0.5:
+                t["tolerationSeconds"] = rng.choice([0, 30, 300])
+            tols.append(t)
+        cpu, mem = _req(rng)
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], tolerations=tols or None))
+    return Case("taints", seed, nodes + bound + pending, o.config())
+
+
+def _label_fn(rng: random.Random, i: int) -> dict:
+    out = {"tier": rng.choice(["web", "db", "batch", "edge"]), "gen": str(rng.randint(1, 9))}
+    if rng.random() < 0.6:
+        out["disk"] = rng.choice(["ssd", "hdd"])
+    if rng.random() < 0.3:
+        out["gpu"] = rng.choice(["a100", "t4"])
+    return out
+
+
+def _match_expression(rng: random.Random, node_names: list[str]) -> dict:
+    key = rng.choice(["tier", "disk", "gen", "gpu", "missing"])
+    op = rng.choice(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"])
+    values: list[str] = []
+    if op in ("In", "NotIn"):
+        pool = {"tier": ["web", "db", "batch", "edge"], "disk": ["ssd", "hdd"], "gen": [str(x) for x in range(1, 10)],
+                "gpu": ["a100", "t4"], "missing": ["x"]}[key]
+        values = rng.sample(pool, rng.randint(1, min(3, len(pool))))
+    elif op in ("Gt", "Lt"):
+        key = "gen"
+        values = [str(rng.randint(0, 9))]
+    e: dict[str, Any] = {"key": key, "operator": op}
+    if values:
+        e["values"] = values
+    return e
+
+
+def _node_selector_term(rng: random.Random, node_names: list[str]) -> dict:
+    term: dict[str, Any] = {}
+    if rng.random() < 0.85:
+        term["matchExpressions"] = [_match_expression(rng, node_names) for _ in range(rng.randint(1, 2))]
+    if rng.random() < 0.25:
+        term["matchFields"] = [{"key": "metadata.name", "operator": rng.choice(["In", "NotIn"]),
+                                "values": rng.sample(node_names, rng.randint(1, min(4, len(node_names))))}]
+    return term or {"matchExpressions": [_match_expression(rng, node_names)]}
+
+
+def gen_nodeaffinity(rng: random.Random, seed: int) -> Case:
+    """Required terms (every operator, matchFields), nodeSelector, preferred terms, addedAffinity."""
+    zones = _zones(rng, rng.randint(1, 3))
+    nodes = _nodes(rng, rng.randint(5, 40), zones, label_fn=_label_fn, width=2)
+    names = [n["metadata"]["name"] for n in nodes]
+    seq = o.PodSeq()
+    bound = _bound(rng, seq, nodes, rng.randint(0, len(nodes)))
+    pending = []
+    for i in range(rng.randint(5, 25)):
+        spec: dict[str, Any] = {}
+        aff: dict[str, Any] = {}
+        if rng.random() < 0.7:
+            aff["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [_node_selector_term(rng, names) for _ in range(rng.randint(1, 3))]}
+        if rng.random() < 0.6:
+            aff["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "preference": _node_selector_term(rng, names)}
+                for _ in range(rng.randint(1, 3))]
+        if aff:
+            spec["affinity"] = {"nodeAffinity": aff}
+        if rng.random() < 0.25:
+            spec["nodeSelector"] = {"tier": rng.choice(["web", "db", "batch", "edge"])}
+        cpu, mem = _req(rng)
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], **spec))
+    profiles = None
+    if rng.random() < 0.3:
+        args: dict[str, Any] = {"addedAffinity": {}}
+        if rng.random() < 0.5:
+            args["addedAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["edge"]}]}]}
+        args["addedAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [
+                {"key": "disk", "operator": "In", "values": ["ssd"]}]}}]
+        profiles = [_profile(args=[{"name": "NodeAffinity", "args": args}])]
+    return Case("nodeaffinity", seed, nodes + bound + pending, o.config(profiles))
+
+
+def gen_spread(rng: random.Random, seed: int) -> Case:
+    """PodTopologySpread: minDomains, nodeAffinityPolicy, nodeTaintsPolicy, matchLabelKeys."""
+    zones = _zones(rng, rng.randint(2, 5))
+
+    def labels(r: random.Random, i: int) -> dict:
+        out = {"rack": f"rack-{r.randint(0, 5)}"} if r.random() < 0.8 else {}
+        if r.random() < 0.4:
+            out["tier"] = r.choice(["web", "db"])
+        return out
+    nodes = _nodes(rng, rng.randint(6, 40), zones, taint_p=0.2, label_fn=labels, width=2)
+    for nd in nodes:  # some nodes lack the zone label
+        if rng.random() < 0.1:
+            nd["metadata"]["labels"].pop(ZONE, None)
+    seq = o.PodSeq()
+    apps = ["web", "api", "db"]
+    hashes = ["h1", "h2"]
+
+    def blabels(r: random.Random, i: int) -> dict:
+        return {"app": r.choice(apps), "pod-template-hash": r.choice(hashes)}
+    bound = _bound(rng, seq, nodes, rng.randint(0, 3 * len(nodes)), labels_fn=blabels)
+    pending = []
+    for i in range(rng.randint(5, 30)):
+        app = rng.choice(apps)
+        labels_ = {"app": app, "pod-template-hash": rng.choice(hashes)}
+        cons = []
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            when = rng.choice(["DoNotSchedule", "ScheduleAnyway"])
+            c: dict[str, Any] = {"maxSkew": rng.randint(1, 3), "topologyKey": rng.choice([ZONE, HOSTNAME, "rack"]),
+                                 "whenUnsatisfiable": when,
+                                 "labelSelector": {"matchLabels": {"app": app}} if rng.random() < 0.8 else
+                                 {"matchExpressions": [{"key": "app", "operator": "In", "values": rng.sample(apps, 2)}]}}
+            if when == "DoNotSchedule" and rng.random() < 0.4:
+                c["minDomains"] = rng.randint(1, 6)
+            if rng.random() < 0.4:
+                c["nodeAffinityPolicy"] = rng.choice(["Honor", "Ignore"])
+            if rng.random() < 0.4:
+                c["nodeTaintsPolicy"] = rng.choice(["Honor", "Ignore"])
+            if rng.random() < 0.3:
+                c["matchLabelKeys"] = ["pod-template-hash"]
+            if not any(x["topologyKey"] == c["topologyKey"] and x["whenUnsatisfiable"] == when for x in cons):
+                cons.append(c)
+        spec: dict[str, Any] = {}
+        if cons:
+            spec["topologySpreadConstraints"] = cons
+        if rng.random() < 0.3:
+            spec["nodeSelector"] = {"tier": rng.choice(["web", "db"])}
+        if rng.random() < 0.3:
+            spec["tolerations"] = [{"operator": "Exists"}]
+        cpu, mem = _req(rng)
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], labels=labels_, **spec))
+    profiles = None
+    if rng.random() < 0.3:
+        profiles = [_profile(args=[{"name": "PodTopologySpread", "args": {
+            "defaultingType": "List",
+            "defaultConstraints": [{"maxSkew": rng.randint(1, 3), "topologyKey": rng.choice([ZONE, HOSTNAME]),
+                                    "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"])}]}}])]
+    return Case("spread", seed, nodes + bound + pending, o.config(profiles))
+
+
+def _pod_affinity_term(rng: random.Random, namespaces: list[str], apps: list[str]) -> dict:
+    term: dict[str, Any] = {"topologyKey": rng.choice([HOSTNAME, ZONE, HOSTNAME])}
+    r = rng.random()
+    if r < 0.6:
+        term["labelSelector"] = {"matchLabels": {"app": rng.choice(apps)}}
+    elif r < 0.9:
+        term["labelSelector"] = {"matchExpressions": [{"key": "app", "operator": rng.choice(["In", "NotIn"]),
+                                                       "values": rng.sample(apps, 2)}]}
+    # r >= 0.9: no selector (matches nothing)
+    r = rng.random()
+    if r < 0.25:
+        term["namespaces"] = rng.sample(namespaces, rng.randint(1, len(namespaces)))
+    elif r < 0.45:
+        term["namespaceSelector"] = {}
+    elif r < 0.65:
+        term["namespaceSelector"] = {"matchLabels": {"team": rng.choice(["a", "b"])}}
+    elif r < 0.75:
+        term["namespaceSelector"] = {"matchExpressions": [{"key": "team", "operator": "Exists"}]}
+        if rng.random() < 0.5:
+            term["namespaces"] = [rng.choice(namespaces)]
+    if rng.random() < 0.15 and "labelSelector" in term:
+        term["matchLabelKeys"] = ["version"]
+    elif rng.random() < 0.1 and "labelSelector" in term:
+        term["mismatchLabelKeys"] = ["version"]
+    return term
+
+
+def _pod_affinity(rng: random.Random, namespaces: list[str], apps: list[str], p_req: float = 0.5) -> dict:
+    aff: dict[str, Any] = {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        part: dict[str, Any] = {}
+        if rng.random() < p_req:
+            part["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                _pod_affinity_term(rng, namespaces, apps) for _ in range(rng.randint(1, 2))]
+        if rng.random() < 0.5:
+            part["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "podAffinityTerm": _pod_affinity_term(rng, namespaces, apps)}
+                for _ in range(rng.randint(1, 2))]
+        if part:
+            aff[kind] = part
+    return aff
+
+
+def gen_interpod(rng: random.Random, seed: int) -> Case:
+    """InterPodAffinity: required/preferred (anti-)affinity, namespaces, namespaceSelector,
+    existing pods' terms (symmetry), matchLabelKeys, hardPodAffinityWeight."""
+    zones = _zones(rng, rng.randint(1, 4))
+    nodes = _nodes(rng, rng.randint(4, 30), zones, width=2)
+    nss = ["default", "team-a", "team-b", "other"]
+    ns_objs = [o.namespace("default"), o.namespace("team-a", {"team": "a"}), o.namespace("team-b", {"team": "b"}),
+               o.namespace("other")]
+    apps = ["web", "db", "cache", "queue"]
+    seq = o.PodSeq()
+    bound = []
+    for i in range(rng.randint(0, 2 * len(nodes))):
+        nd = rng.choice(nodes)
+        spec: dict[str, Any] = {}
+        if rng.random() < 0.3:
+            aff = _pod_affinity(rng, nss, apps, p_req=0.3)
+            aff.pop("podAffinity", None) if rng.random() < 0.5 else None
+            if aff:
+                spec["affinity"] = aff
+        bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(50, 1500, 50), mem_mi=rng.randrange(64, 2048, 64))],
+                             ns=rng.choice(nss), node_name=nd["metadata"]["name"],
+                             labels={"app": rng.choice(apps), "version": rng.choice(["v1", "v2"])}, **spec))
+    pending = []
+    for i in range(rng.randint(5, 25)):
+        spec = {}
+        aff = _pod_affinity(rng, nss, apps)
+        if aff:
+            spec["affinity"] = aff
+        cpu, mem = _req(rng)
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], ns=rng.choice(nss),
+                               labels={"app": rng.choice(apps), "version": rng.choice(["v1", "v2"])}, **spec))
+    profiles = None
+    if rng.random() < 0.3:
+        profiles = [_profile(args=[{"name": "InterPodAffinity", "args": {
+            "hardPodAffinityWeight": rng.choice([0, 1, 50, 100]),
+            "ignorePreferredTermsOfExistingPods": rng.random() < 0.3}}])]
+    return Case("interpod", seed, ns_objs + nodes + bound + pending, o.config(profiles))
+
+
+def gen_resources(rng: random.Random, seed: int) -> Case:
+    """Host ports, sidecars (restartable init containers), init containers, pod-level resources,
+    overhead, extended resources, scoring strategies."""
+    zones = _zones(rng, rng.randint(1, 3))
+    nodes = _nodes(rng, rng.randint(4, 30), zones, width=2, pods=(3, 40))
+    for nd in nodes:
+        if rng.random() < 0.4:
+            g = str(rng.randint(1, 8))
+            nd["status"]["allocatable"]["example.com/gpu"] = g
+            nd["status"]["capacity"]["example.com/gpu"] = g
+        if rng.random() < 0.3:
+            s = f"{rng.randint(1, 200)}Gi"
+            nd["status"]["allocatable"]["ephemeral-storage"] = s
+            nd["status"]["capacity"]["ephemeral-storage"] = s
+    seq = o.PodSeq()
+
+    def ports(r: random.Random) -> list | None:
+        if r.random() > 0.4:
+            return None
+        out = []
+        for _ in range(r.randint(1, 2)):
+            p: dict[str, Any] = {"containerPort": r.choice([80, 443, 8080]), "hostPort": r.choice([80, 443, 8080, 9000]),
+                                 "protocol": r.choice(["TCP", "TCP", "UDP", "SCTP"])}
+            if r.random() < 0.3:
+                p["hostIP"] = r.choice(["0.0.0.0", "10.0.0.1", "10.0.0.2", "127.0.0.1"])
+            out.append(p)
+        return out
+
+    def make(name: str, node_name: str | None) -> dict:
+        cpu, mem = _req(rng)
+        extra: dict[str, str] = {}
+        if rng.random() < 0.25:
+            extra["example.com/gpu"] = str(rng.randint(1, 3))
+        if rng.random() < 0.2:
+            extra["ephemeral-storage"] = f"{rng.randint(1, 50)}Gi"
+        cs = [o.container("main", cpu_m=cpu if rng.random() < 0.9 else None, mem_mi=mem if rng.random() < 0.9 else None,
+                          ports=ports(rng), extra=extra)]
+        if rng.random() < 0.3:
+            cs.append(o.container("side", cpu_m=rng.randrange(0, 2000, 50), mem_mi=rng.randrange(0, 2048, 64),
+                                  ports=ports(rng)))
+        spec: dict[str, Any] = {}
+        inits = []
+        for j in range(rng.choice([0, 0, 1, 2])):
+            c = o.container(f"init{j}", cpu_m=rng.randrange(0, 8000, 100), mem_mi=rng.randrange(0, 8192, 64))
+            if rng.random() < 0.5:
+                c["restartPolicy"] = "Always"  # a sidecar
+            inits.append(c)
+        if inits:
+            spec["initContainers"] = inits
+        if rng.random() < 0.2:
+            # pod-level requests: validation wants them >= the containers' aggregate (here: >= the
+            # sum of every container, init ones included), for cpu and memory only
+            every = cs + inits
+            cpu_sum = sum(_milli(c["resources"].get("requests", {}).get("cpu", "0")) for c in every)
+            mem_sum = sum(int(c["resources"].get("requests", {}).get("memory", "0Mi")[:-2]) for c in every)
+            spec["resources"] = {"requests": {"cpu": o.quantity_m(cpu_sum + rng.randrange(0, 4000, 250)),
+                                              "memory": f"{mem_sum + rng.randrange(0, 4096, 256)}Mi"}}
+        if rng.random() < 0.15:
+            spec["overhead"] = {"cpu": o.quantity_m(rng.randrange(50, 500, 50)), "memory": f"{rng.randrange(16, 256, 16)}Mi"}
+        return seq.pod(name, cs, node_name=node_name, **spec)
+    bound = [make(f"b{i}", rng.choice(nodes)["metadata"]["name"]) for i in range(rng.randint(0, len(nodes)))]
+    pending = [make(f"p{i}", None) for i in range(rng.randint(5, 25))]
+    profiles = None
+    r = rng.random()
+    if r < 0.2:
+        profiles = [_profile(args=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "MostAllocated", "resources": [{"name": "cpu", "weight": rng.randint(1, 5)},
+                                                   {"name": "memory", "weight": rng.randint(1, 5)},
+                                                   {"name": "example.com/gpu", "weight": rng.randint(1, 5)}]}}}])]
+    elif r < 0.4:
+        profiles = [_profile(args=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "RequestedToCapacityRatio",
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+            "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": rng.randint(0, 10)},
+                                                   {"utilization": rng.randint(30, 70), "score": rng.randint(0, 10)},
+                                                   {"utilization": 100, "score": rng.randint(0, 10)}]}}}}])]
+    elif r < 0.5:
+        profiles = [_profile(args=[{"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+            {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "example.com/gpu", "weight": 1}]}}])]
+    return Case("resources", seed, nodes + bound + pending, o.config(profiles))
+
+
+GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
+    "sampling": gen_sampling,
+    "taints": gen_taints,
+    "nodeaffinity": gen_nodeaffinity,
+    "spread": gen_spread,
+    "interpod": gen_interpod,
+    "resources": gen_resources,
+}
+
+
+def generate(category: str, seed: int) -> Case:
+    rng = random.Random(f"{category}/{seed}")
+    return GENERATORS[category](rng, seed)

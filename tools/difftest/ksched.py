@@ -1,0 +1,79 @@
+"""kschedctl, run in-process through its own command line (the console-script entry point).
+
+The only change made to it is the tie rule: among equal best totals the lowest node name wins,
+as in the oracle (which sets kube's tie-break field the same way), so that comparisons can go
+on past ties. Nothing else is touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import sys
+from importlib.metadata import entry_points
+from typing import Any
+
+_ALGORITHM_MODULES = ("kschedctl.scheduler.algorithm", "kschedctl.algorithm")
+_patched = False
+TIE_RULE = "lowest"  # or "kschedctl": its own seeded random choice
+
+
+def _lowest_name_tie_rule() -> None:
+    """SchedulingAlgorithm.select_host_from_totals -> the lowest name among the best totals."""
+    global _patched
+    if _patched:
+        return
+    for name in _ALGORITHM_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        cls = getattr(mod, "SchedulingAlgorithm", None)
+        if cls is None:
+            continue
+
+        def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
+            if not names:
+                return original(self, names, totals)
+            best = max(totals)
+            return min(n for n, t in zip(names, totals) if t == best)
+
+        original = cls.select_host_from_totals
+        cls.select_host_from_totals = select_host_from_totals
+        _patched = True
+        return
+    raise RuntimeError("kschedctl's SchedulingAlgorithm not found: cannot set the tie rule")
+
+
+def _main():
+    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "kschedctl"]
+    return ep.load()
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    """kschedctl ARGS in this process: (exit code, stdout, stderr)."""
+    if TIE_RULE == "lowest":
+        _lowest_name_tie_rule()
+    main = _main()
+    out, err = io.StringIO(), io.StringIO()
+    argv = sys.argv
+    code = 0
+    sys.argv = ["kschedctl", *args]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.argv = argv
+    return code, out.getvalue(), err.getvalue()
+
+
+def run_json(args: list[str]) -> tuple[Any, str]:
+    code, out, err = run(args)
+    if code != 0:
+        return None, f"exit {code}: {err.strip()[-2000:]}"
+    return json.loads(out), err
