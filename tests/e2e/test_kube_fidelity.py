@@ -230,3 +230,123 @@ items:
     data = run_cli("schedule", str(snap), "--kube-version", release, "--feature-gates", GANG_GATES, "-o", "json").json()
     assert data["skipped"] == [
         {"pod": "default/lost", "reason": "waiting for pods's pod group \"nogroup\" to appear in scheduling queue"}]
+
+
+# --- found by the differential runner (tools/difftest) ---------------------------------------
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+AFFINITY_MATCH_LABEL_KEYS = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: db-v1, namespace: default, labels: {app: db, version: v1}},
+   spec: {nodeName: n1, containers: [{name: c, image: x}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default, labels: {app: web, version: v2}},
+   spec: {containers: [{name: c, image: x}], affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [
+     {weight: 10, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}},
+                                    matchLabelKeys: [version]}}]}}}}
+"""
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_pod_affinity_match_label_keys_are_not_merged_by_the_scheduler(run_cli, tmp_path, release):
+    # kschedoracle -mode explain (interpod category): the API server merges matchLabelKeys into the
+    # labelSelector on create; the scheduler reads the selector as stored, so db-v1 (version v1)
+    # still matches web's term: InterPodAffinity n1 100, n2 0.
+    # upstream: framework/types.go newAffinityTerm (no matchLabelKeys in 1.35 nor in later releases)
+    snap = _write(tmp_path, "aff.yaml", AFFINITY_MATCH_LABEL_KEYS)
+    data = run_cli("explain", "default/web", snap, "--kube-version", release, "-o", "json").json()
+    assert {n: v["scores"]["InterPodAffinity"]["score"] for n, v in data["nodes"].items()} == {"n1": 100, "n2": 0}
+    assert data["node"] == "n1"
+
+
+BAD_PREFERRED_TERMS = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default}, spec: {containers: [{name: c, image: x}],
+   affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [
+     {weight: 10, preference: {matchExpressions: [{key: disk, operator: In, values: [ssd]}]}},
+     {weight: 5, preference: {matchFields: [{key: metadata.name, operator: In, values: [n1, n2]}],
+                              matchExpressions: [{key: gen, operator: Gt, values: [x]}]}}]}}}}
+"""
+
+
+def test_preferred_node_affinity_parse_errors_read_as_field_errors(run_cli, tmp_path):
+    # kschedoracle -mode explain (nodeaffinity category): PreScore fails with the flattened aggregate
+    # of field.Errors, paths "[i]..." without "preference", bad values rendered.
+    # upstream: component-helpers scheduling/corev1/nodeaffinity/nodeaffinity.go NewPreferredSchedulingTerms,
+    # apimachinery labels.NewRequirement and field/errors.go ErrorBody
+    snap = _write(tmp_path, "na.yaml", BAD_PREFERRED_TERMS)
+    data = run_cli("explain", "default/web", snap, "--kube-version", "1.35", "-o", "json").json()
+    assert data["node"] is None
+    assert data["message"] == (
+        'running PreScore plugin "NodeAffinity": [[1].matchExpressions[0].values[0]: Invalid value: "x": '
+        "for 'Gt', 'Lt' operators, the value must be an integer, [1].matchFields[0].values: Invalid value: "
+        '["n1","n2"]: must have one element]')
+
+
+POD_LEVEL_REQUESTS = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "16", memory: 16Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default},
+   spec: {containers: [{name: a, image: x, resources: {requests: {cpu: "1"}}}, {name: b, image: x}],
+          resources: {requests: {cpu: "6", memory: 8Gi}}}}
+"""
+MOST_ALLOCATED = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {scoringStrategy: {type: MostAllocated, resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]}}
+"""
+
+
+def test_fit_score_ignores_pod_level_requests(run_cli, tmp_path):
+    # kschedoracle -mode explain (resources category): NodeResourcesFit scores the containers'
+    # aggregate with the 100m / 200Mi defaults (1100m, 400Mi: n1 4, n2 7), BalancedAllocation the
+    # pod-level requests (n1 93, n2 75).
+    # upstream: noderesources/fit.go NewFit (the scorer's enablePodLevelResources is never set),
+    # resource_allocation.go calculatePodResourceRequest
+    snap = _write(tmp_path, "podres.yaml", POD_LEVEL_REQUESTS)
+    cfg = _write(tmp_path, "most.yaml", MOST_ALLOCATED)
+    data = run_cli("explain", "default/web", snap, "--config", cfg, "--kube-version", "1.35", "-o", "json").json()
+    got = {n: (v["scores"]["NodeResourcesFit"]["score"], v["scores"]["NodeResourcesBalancedAllocation"]["score"],
+               v["total"]) for n, v in data["nodes"].items()}
+    assert got == {"n1": (4, 93, 397), "n2": (7, 75, 382)}
+
+
+NO_PRE_FILTER_NO_FILTER = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    preFilter: {disabled: [{name: "*"}]}
+    filter: {disabled: [{name: "*"}]}
+"""
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_score_plugin_error_is_wrapped_as_kube_does(run_cli, tmp_path, release):
+    # kschedoracle -mode sequential (sampling category, a profile without PreFilter): DynamicResources'
+    # Score finds no PreFilter state.
+    # upstream: runtime/framework.go RunScorePlugins ("running Score plugins: plugin %q failed with: %w")
+    snap = _write(tmp_path, "podres.yaml", POD_LEVEL_REQUESTS)
+    cfg = _write(tmp_path, "nopf.yaml", NO_PRE_FILTER_NO_FILTER)
+    data = run_cli("schedule", snap, "--config", cfg, "--kube-version", release, "-o", "json").json()
+    assert data["unschedulable"][0]["message"] == 'running Score plugins: plugin "DynamicResources" failed with: not found'
