@@ -91,6 +91,10 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
         pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
         pod.priority = pod.priority if pod.priority is not None else 0
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
+    # The queue holds every pending pod, so the nominator knows each status.nominatedNodeName:
+    # a pod nominated to a node counts there when this pod is filtered
+    # (RunFilterPluginsWithNominatedPods), as in the running scheduler.
+    sched.enqueue_pending()
     if pod.scheduler_name not in sched.profiles:
         raise InputError(f"no profile for schedulerName {pod.scheduler_name!r}", obj=f"Pod {pod.key}",
                          field="spec.schedulerName")

@@ -350,3 +350,29 @@ def test_score_plugin_error_is_wrapped_as_kube_does(run_cli, tmp_path, release):
     cfg = _write(tmp_path, "nopf.yaml", NO_PRE_FILTER_NO_FILTER)
     data = run_cli("schedule", snap, "--config", cfg, "--kube-version", release, "-o", "json").json()
     assert data["unschedulable"][0]["message"] == 'running Score plugins: plugin "DynamicResources" failed with: not found'
+
+
+NOMINATED_ELSEWHERE = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: nom, namespace: default},
+   spec: {priority: 100, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]},
+   status: {nominatedNodeName: n1}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default},
+   spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+"""
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_explain_counts_pods_nominated_to_a_node(run_cli, tmp_path, release):
+    # kschedoracle -mode explain (preemption category): "nom" (priority 100) is nominated to n1, so
+    # "web" (priority 0) is filtered there with nom's 3 cpu added: Insufficient cpu.
+    # upstream: runtime/framework.go RunFilterPluginsWithNominatedPods, addGEPriorityNominatedPods
+    snap = _write(tmp_path, "nom.yaml", NOMINATED_ELSEWHERE)
+    data = run_cli("explain", "default/web", snap, "--kube-version", release, "-o", "json").json()
+    assert data["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit",
+                                             "reasons": ["Insufficient cpu"]}
+    assert data["node"] == "n2"

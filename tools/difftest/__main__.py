@@ -57,7 +57,7 @@ def _no_score_profiles(orc: dict) -> set[str]:
     return {name for name, points in (orc.get("profiles") or {}).items() if not points.get("score")}
 
 
-def run_case(case: Case, oracle_bin: str, where: Path) -> CaseResult:
+def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> CaseResult:
     res = CaseResult(case.name)
     snap, cfg, scenario = _write(case, where)
     dumps: dict[str, object] = {}
@@ -103,10 +103,11 @@ def run_case(case: Case, oracle_bin: str, where: Path) -> CaseResult:
                 count += 1
             res.pods["explain"] = count
             dumps["kschedctl-explain.json"] = explained
-    if res.diffs:
+    if res.diffs or keep:
         for name, data in dumps.items():
             (where / name).write_text(json.dumps(data, indent=1))
-        (where / "diff.txt").write_text("\n".join(d.line() for d in res.diffs) + "\n")
+        if res.diffs:
+            (where / "diff.txt").write_text("\n".join(d.line() for d in res.diffs) + "\n")
     else:
         shutil.rmtree(where, ignore_errors=True)
     return res
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="/tmp/difftest", help="where differing clusters are kept")
     ap.add_argument("--tie-rule", choices=["lowest", "kschedctl"], default="lowest",
                     help="lowest: kschedctl breaks equal best totals by lowest node name, as the oracle")
+    ap.add_argument("--keep", action="store_true", help="keep every cluster's files, not only differing ones")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.tie_rule == "kschedctl":
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:
             case = generate(cat, seed)
             try:
-                res = run_case(case, args.oracle, out / case.name)
+                res = run_case(case, args.oracle, out / case.name, args.keep)
             except Exception as exc:  # noqa: BLE001 - a harness failure is reported, the run goes on
                 s["errors"] += 1
                 print(f"{case.name}: harness error: {exc}", file=sys.stderr)

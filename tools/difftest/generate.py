@@ -491,6 +491,209 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
     return Case("resources", seed, nodes + bound + pending, o.config(profiles))
 
 
+CSI = "example.com/csi"
+GCE_PD = "pd.csi.storage.gke.io"
+
+
+def gen_volumes(rng: random.Random, seed: int) -> Case:
+    """PVC/PV/StorageClass/CSINode combinations: bound claims with node affinity and zone
+    labels (GA and beta), WaitForFirstConsumer and Immediate classes, static binding, missing
+    claims, ReadWriteOncePod, CSI attach limits, inline disks (VolumeRestrictions)."""
+    zones = _zones(rng, rng.randint(1, 3))
+    nodes = _nodes(rng, rng.randint(3, 20), zones, beta=0.3, width=2)
+    names = [n["metadata"]["name"] for n in nodes]
+    objs: list[dict] = []
+    sc = lambda name, mode, prov, **kw: {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",  # noqa: E731
+                                         "metadata": {"name": name}, "provisioner": prov,
+                                         "volumeBindingMode": mode, "reclaimPolicy": "Delete", **kw}
+    objs += [sc("fast", "Immediate", CSI), sc("local", "WaitForFirstConsumer", "kubernetes.io/no-provisioner"),
+             sc("late", "WaitForFirstConsumer", CSI),
+             sc("zonal", "WaitForFirstConsumer", CSI, allowedTopologies=[{"matchLabelExpressions": [
+                 {"key": ZONE, "values": rng.sample(zones, rng.randint(1, len(zones)))}]}])]
+    for nd in nodes:
+        if rng.random() < 0.8:
+            drivers = [{"name": CSI, "nodeID": nd["metadata"]["name"]}]
+            if rng.random() < 0.7:
+                drivers[0]["allocatable"] = {"count": rng.randint(0, 4)}
+            if rng.random() < 0.3:
+                drivers.append({"name": GCE_PD, "nodeID": nd["metadata"]["name"], "allocatable": {"count": rng.randint(0, 3)}})
+            objs.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": nd["metadata"]["name"]},
+                         "spec": {"drivers": drivers}})
+    pvs: list[dict] = []
+    for i in range(rng.randint(0, 15)):
+        cls = rng.choice(["local", "zonal", "", "late"])
+        spec: dict[str, Any] = {"capacity": {"storage": f"{rng.choice([1, 5, 10, 50])}Gi"},
+                                "accessModes": [rng.choice(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteOncePod", "ReadOnlyMany"])],
+                                "persistentVolumeReclaimPolicy": "Retain", "volumeMode": "Filesystem",
+                                "csi": {"driver": CSI, "volumeHandle": f"vol-{i}"}}
+        if cls:
+            spec["storageClassName"] = cls
+        labels: dict[str, str] = {}
+        r = rng.random()
+        if r < 0.4:
+            spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": HOSTNAME, "operator": "In", "values": rng.sample(names, rng.randint(1, min(2, len(names))))}]}]}}
+        elif r < 0.7:
+            spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": ZONE, "operator": "In", "values": [rng.choice(zones)]}]}]}}
+        if rng.random() < 0.4:
+            key = rng.choice([ZONE, BETA_ZONE])
+            labels[key] = "__".join(rng.sample(zones, rng.randint(1, len(zones))))
+        pv = {"apiVersion": "v1", "kind": "PersistentVolume",
+              "metadata": {"name": f"pv{i}", **({"labels": labels} if labels else {})}, "spec": spec,
+              "status": {"phase": "Available"}}
+        pvs.append(pv)
+    objs += pvs
+    claims: list[dict] = []
+    free_pvs = list(pvs)
+    rng.shuffle(free_pvs)
+    for i in range(rng.randint(1, 20)):
+        mode = rng.choice(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteOncePod"])
+        spec = {"accessModes": [mode], "resources": {"requests": {"storage": f"{rng.choice([1, 2, 5, 20])}Gi"}},
+                "volumeMode": "Filesystem"}
+        meta: dict[str, Any] = {"name": f"claim{i}", "namespace": "default", "uid": f"pvc-uid-{i}"}
+        status: dict[str, Any] = {"phase": "Pending"}
+        r = rng.random()
+        if r < 0.35 and free_pvs:
+            pv = free_pvs.pop()
+            spec["volumeName"] = pv["metadata"]["name"]
+            spec["accessModes"] = pv["spec"]["accessModes"]
+            spec["storageClassName"] = pv["spec"].get("storageClassName", "")
+            meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+            pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "default", "name": meta["name"],
+                                      "uid": meta["uid"], "apiVersion": "v1"}
+            pv["status"]["phase"] = "Bound"
+            status = {"phase": "Bound", "accessModes": spec["accessModes"], "capacity": pv["spec"]["capacity"]}
+        else:
+            spec["storageClassName"] = rng.choice(["local", "zonal", "late", "late", "local", "fast", "", "missing-class"])
+        claims.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec,
+                       "status": status})
+    objs += claims
+    seq = o.PodSeq()
+
+    def volumes(r: random.Random) -> list | None:
+        vols = []
+        for j in range(r.choice([0, 1, 1, 2, 3])):
+            k = r.random()
+            if k < 0.75:
+                name = r.choice(claims)["metadata"]["name"] if r.random() < 0.96 else "claim-missing"
+                vols.append({"name": f"v{j}", "persistentVolumeClaim": {"claimName": name}})
+            elif k < 0.85:
+                vols.append({"name": f"v{j}", "gcePersistentDisk": {"pdName": r.choice(["disk-a", "disk-b"]),
+                                                                    "readOnly": r.random() < 0.5}})
+            elif k < 0.92:
+                vols.append({"name": f"v{j}", "awsElasticBlockStore": {"volumeID": r.choice(["vol-1", "vol-2"])}})
+            else:
+                vols.append({"name": f"v{j}", "emptyDir": {}})
+        uniq = {v["persistentVolumeClaim"]["claimName"] if "persistentVolumeClaim" in v else v["name"]: v for v in vols}
+        return list(uniq.values()) or None
+    bound = []
+    for i in range(rng.randint(0, len(nodes))):
+        nd = rng.choice(nodes)["metadata"]["name"]
+        vols = volumes(rng)
+        if vols:  # bound pods only use bound claims (or inline disks)
+            vols = [v for v in vols if "persistentVolumeClaim" not in v or any(
+                c["metadata"]["name"] == v["persistentVolumeClaim"]["claimName"] and c["spec"].get("volumeName")
+                for c in claims)] or None
+        bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(50, 1000, 50), mem_mi=rng.randrange(64, 1024, 64))],
+                             node_name=nd, volumes=vols))
+    pending = []
+    for i in range(rng.randint(3, 20)):
+        cpu, mem = _req(rng)
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], volumes=volumes(rng)))
+    return Case("volumes", seed, objs + nodes + bound + pending, o.config())
+
+
+GANG_GATES = "GenericWorkload=true,GangScheduling=true"
+
+
+def gen_gangs(rng: random.Random, seed: int) -> Case:
+    """1.35 Workload pod groups (GenericWorkload, GangScheduling): gangs that fit, gangs short of
+    pods or of room (Permit waits until the run ends), basic groups, pods of missing groups."""
+    zones = _zones(rng, rng.randint(1, 3))
+    nodes = _nodes(rng, rng.randint(2, 12), zones, width=2, pods=(4, 30))
+    seq = o.PodSeq()
+    bound = _bound(rng, seq, nodes, rng.randint(0, len(nodes)))
+    objs: list[dict] = []
+    pending: list[dict] = []
+    singles = 0
+    for w in range(rng.randint(1, 4)):
+        groups = []
+        for g in range(rng.randint(1, 2)):
+            policy = {"gang": {"minCount": rng.randint(1, 5)}} if rng.random() < 0.8 else {"basic": {}}
+            groups.append({"name": f"g{g}", "policy": policy})
+        if rng.random() > 0.1:  # sometimes the Workload object is missing
+            objs.append({"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+                         "metadata": {"name": f"job{w}", "namespace": "default"}, "spec": {"podGroups": groups}})
+        for g in groups:
+            mc = g["policy"].get("gang", {}).get("minCount", 2)
+            count = max(0, mc + rng.choice([-1, 0, 0, 1, 2]))
+            big = rng.random() < 0.3
+            for k in range(count):
+                name = g["name"] if rng.random() > 0.05 else "nogroup"
+                cpu, mem = _req(rng, big=big)
+                pending.append(seq.pod(f"w{w}-{g['name']}-{k}", [o.container(cpu_m=cpu, mem_mi=mem)],
+                                       workloadRef={"name": f"job{w}", "podGroup": name}))
+        for _ in range(rng.randint(0, 3)):
+            cpu, mem = _req(rng)
+            pending.append(seq.pod(f"solo{singles}", [o.container(cpu_m=cpu, mem_mi=mem)]))
+            singles += 1
+    return Case("gangs", seed, objs + nodes + bound + pending, o.config(), gates=GANG_GATES)
+
+
+def gen_preemption(rng: random.Random, seed: int) -> Case:
+    """Priorities, PriorityClasses (with preemptionPolicy Never), PDBs, nominated pods: pods
+    that fit only after preemption."""
+    zones = _zones(rng, rng.randint(1, 2))
+    nodes = _nodes(rng, rng.randint(2, 10), zones, width=2, pods=(3, 12))
+    for nd in nodes:  # small nodes, so that they fill up
+        cpu = rng.randrange(2000, 8001, 250)
+        nd["status"]["allocatable"]["cpu"] = nd["status"]["capacity"]["cpu"] = o.quantity_m(cpu)
+        mem = rng.randrange(2048, 8193, 256)
+        nd["status"]["allocatable"]["memory"] = nd["status"]["capacity"]["memory"] = f"{mem}Mi"
+    classes = [o.priority_class("low", 100), o.priority_class("mid", 1000), o.priority_class("high", 100000),
+               o.priority_class("high-never", 50000, never=True)]
+    values = {"low": 100, "mid": 1000, "high": 100000, "high-never": 50000}
+    seq = o.PodSeq()
+    apps = ["web", "batch", "db"]
+    bound = []
+    for i in range(rng.randint(len(nodes), 4 * len(nodes))):
+        nd = rng.choice(nodes)
+        cls = rng.choice(["low", "low", "mid", None])
+        spec: dict[str, Any] = {}
+        if cls:
+            spec["priorityClassName"] = cls
+        bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(100, 2500, 50), mem_mi=rng.randrange(128, 2048, 64))],
+                             node_name=nd["metadata"]["name"], labels={"app": rng.choice(apps)},
+                             priority=values.get(cls, 0) if cls else 0, **spec))
+    pdbs = []
+    for i in range(rng.randint(0, 3)):
+        spec = {"selector": {"matchLabels": {"app": rng.choice(apps)}}}
+        if rng.random() < 0.5:
+            spec["minAvailable"] = rng.randint(0, 3)
+        else:
+            spec["maxUnavailable"] = rng.randint(0, 2)
+        pdbs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                     "metadata": {"name": f"pdb{i}", "namespace": "default", "generation": 1}, "spec": spec,
+                     "status": {"disruptionsAllowed": rng.randint(0, 2), "currentHealthy": 3, "desiredHealthy": 2,
+                                "expectedPods": 3, "observedGeneration": 1}})
+    pending = []
+    names = [n["metadata"]["name"] for n in nodes]
+    for i in range(rng.randint(3, 15)):
+        cls = rng.choice(["high", "high", "mid", "high-never", "low", None])
+        spec = {}
+        if cls:
+            spec["priorityClassName"] = cls
+        cpu = rng.randrange(500, 6000, 50)
+        pod = seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=rng.randrange(128, 4096, 64))],
+                      labels={"app": rng.choice(apps)}, priority=values.get(cls, 0) if cls else 0,
+                      preemptionPolicy="Never" if cls == "high-never" else "PreemptLowerPriority", **spec)
+        if rng.random() < 0.1:
+            pod["status"]["nominatedNodeName"] = rng.choice(names)
+        pending.append(pod)
+    return Case("preemption", seed, classes + pdbs + nodes + bound + pending, o.config())
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
     "sampling": gen_sampling,
     "taints": gen_taints,
@@ -498,6 +701,9 @@ GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
     "spread": gen_spread,
     "interpod": gen_interpod,
     "resources": gen_resources,
+    "volumes": gen_volumes,
+    "gangs": gen_gangs,
+    "preemption": gen_preemption,
 }
 
 
