@@ -133,3 +133,22 @@ def test_attach_limit_key():
     long = "com.example.a-very-long-csi-driver-name.that.goes.on"
     key = csi_attach_limit_key(long)
     assert key.startswith("attachable-volumes-csi-" + long[:23]) and len(key) == len("attachable-volumes-csi-") + 23 + 16
+
+
+@pytest.mark.parametrize("labels,handle", [
+    ({}, "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/d"),
+    ({"topology.kubernetes.io/zone": "us-east1-b"}, "projects/UNSPECIFIED/zones/us-east1-b/disks/d"),
+    # the beta label is read first; the GA one only when the beta one is empty
+    ({"topology.kubernetes.io/zone": "us-east1-b", "failure-domain.beta.kubernetes.io/zone": "us-east1-c"},
+     "projects/UNSPECIFIED/zones/us-east1-c/disks/d"),
+    ({"topology.kubernetes.io/zone": "us-east1-b", "failure-domain.beta.kubernetes.io/zone": ""},
+     "projects/UNSPECIFIED/zones/us-east1-b/disks/d"),
+    ({"topology.kubernetes.io/zone": "us-east1-b__us-east1-c"}, "projects/UNSPECIFIED/regions/us-east1/disks/d"),
+    # zones of two regions, or not {locale}-{region}-{zone}: the translation fails (not counted)
+    ({"topology.kubernetes.io/zone": "us-east1-b__europe-west1-c"}, None),
+    ({"topology.kubernetes.io/zone": "zone-a__zone-b"}, None),
+], ids=["none", "ga", "beta-first", "beta-empty", "regional", "two-regions", "bad-format"])
+def test_gce_pd_translation_zone(labels, handle):
+    # upstream: csi-translation-lib plugins/gce_pd.go TranslateInTreePVToCSI, gceGetRegionFromZones
+    from kschedctl.plugins.node_volume_limits import _gce_handle
+    assert _gce_handle({"pdName": "d"}, labels) == handle
