@@ -179,7 +179,10 @@ def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Differen
         kst = (knodes.get(node) or {}).get("filter")
         if _status(st) != _status(kst):
             return diff(f"filter on {node}", _status(st), _status(kst))
-    for node, ns in sorted((rec.get("scores") or {}).items()):
+    # A pod whose nominated node passes is scored there alone (evaluateNominatedNode); kschedctl's
+    # explain scores every feasible node (its contract), so normalized scores are not comparable.
+    scores = {} if rec.get("viaNominatedNode") else (rec.get("scores") or {})
+    for node, ns in sorted(scores.items()):
         kn = knodes.get(node) or {}
         kube_plugins = {p: (v["score"], v["weight"]) for p, v in (ns.get("plugins") or {}).items()}
         ks_plugins = {p: (v["score"], v["weight"]) for p, v in (kn.get("scores") or {}).items()}

@@ -692,6 +692,94 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
     return Case("preemption", seed, classes + pdbs + nodes + bound + pending, o.config())
 
 
+IMAGES = [(f"registry.example.com/app{i}:v1", size) for i, size in
+          enumerate([30, 200, 450, 800, 1200, 2500, 4000])]
+
+
+def _mixed_pod(rng: random.Random, seq: o.PodSeq, name: str, nodes: list[dict], zones: list[str], nss: list[str],
+               apps: list[str], profiles: list[str], node_name: str | None = None) -> dict:
+    cpu, mem = _req(rng)
+    image = rng.choice(IMAGES)[0] if rng.random() < 0.6 else "app:1"
+    cs = [o.container("main", cpu_m=cpu if rng.random() < 0.95 else None, mem_mi=mem, image=image,
+                      ports=[{"containerPort": 80, "hostPort": rng.choice([80, 8080]), "protocol": "TCP"}]
+                      if rng.random() < 0.1 else None)]
+    spec: dict[str, Any] = {}
+    if rng.random() < 0.15:
+        spec["initContainers"] = [o.container("init", cpu_m=rng.randrange(0, 4000, 100), mem_mi=rng.randrange(0, 2048, 64),
+                                              restart_policy="Always" if rng.random() < 0.5 else None)]
+    aff: dict[str, Any] = {}
+    if rng.random() < 0.25:
+        aff = _pod_affinity(rng, nss, apps, p_req=0.3)
+    if rng.random() < 0.25:
+        aff["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [
+                {"key": "tier", "operator": rng.choice(["In", "NotIn"]), "values": [rng.choice(["web", "db"])]}]}}]}
+        if rng.random() < 0.4:
+            aff["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}]}
+    if aff:
+        spec["affinity"] = aff
+    app = rng.choice(apps)
+    if rng.random() < 0.25:
+        spec["topologySpreadConstraints"] = [{"maxSkew": rng.randint(1, 2), "topologyKey": rng.choice([ZONE, HOSTNAME]),
+                                              "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
+                                              "labelSelector": {"matchLabels": {"app": app}}}]
+    if rng.random() < 0.3:
+        spec["tolerations"] = [{"key": rng.choice(["dedicated", "gpu", "spot"]), "operator": "Exists"}]
+    cls = rng.choice([None, None, "low", "high"])
+    if cls:
+        spec["priorityClassName"] = cls
+    if node_name is None and len(profiles) > 1:
+        spec["schedulerName"] = rng.choice(profiles)
+    pod = seq.pod(name, cs, ns=rng.choice(nss), node_name=node_name, labels={"app": app, "version": rng.choice(["v1", "v2"])},
+                  priority={"low": 10, "high": 1000}.get(cls or "", 0), **spec)
+    if node_name and rng.random() < 0.05:
+        pod["metadata"]["deletionTimestamp"] = o.stamp(10000)  # terminating: still on its node
+        pod["metadata"]["deletionGracePeriodSeconds"] = 30
+    if node_name and rng.random() < 0.05:
+        pod["status"]["phase"] = rng.choice(["Succeeded", "Failed"])  # uses nothing
+    if node_name is None and rng.random() < 0.05:
+        pod["status"]["nominatedNodeName"] = rng.choice(nodes)["metadata"]["name"]
+    return pod
+
+
+def gen_mixed(rng: random.Random, seed: int) -> Case:
+    """Everything at once on 5-60 nodes (or 100-250 with sampling): images, ports, affinity,
+    spread, taints, priorities and preemption, terminating and finished pods, nominated pods,
+    several profiles."""
+    big = rng.random() < 0.2
+    zones = _zones(rng, rng.randint(1, 4))
+
+    def labels(r: random.Random, i: int) -> dict:
+        return {"tier": r.choice(["web", "db"])} if r.random() < 0.7 else {}
+    nodes = _nodes(rng, rng.randint(100, 250) if big else rng.randint(5, 60), zones, beta=0.1, taint_p=0.15,
+                   unsched_p=0.03, label_fn=labels, width=3 if big else 2, pods=(5, 60))
+    for nd in nodes:
+        if rng.random() < 0.5:
+            imgs = rng.sample(IMAGES, rng.randint(1, 4))
+            nd["status"]["images"] = [{"names": [n], "sizeBytes": size * 1024 * 1024} for n, size in imgs]
+    nss = ["default", "team-a", "team-b"]
+    apps = ["web", "db", "cache"]
+    objs = [o.namespace("default"), o.namespace("team-a", {"team": "a"}), o.namespace("team-b", {"team": "b"}),
+            o.priority_class("low", 10), o.priority_class("high", 1000)]
+    profiles = ["default-scheduler"]
+    cfg_profiles = [_profile(percentage=rng.choice([None, 10, 50]) if big else None)]
+    if rng.random() < 0.4:
+        cfg_profiles.append(_profile("spread-heavy", args=[{"name": "PodTopologySpread", "args": {
+            "defaultingType": "List", "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway"}]}}],
+            plugins={"score": {"enabled": [{"name": "PodTopologySpread", "weight": 5}]}}))
+        profiles.append("spread-heavy")
+    seq = o.PodSeq()
+    bound = [_mixed_pod(rng, seq, f"b{i}", nodes, zones, nss, apps, profiles, rng.choice(nodes)["metadata"]["name"])
+             for i in range(rng.randint(0, 2 * len(nodes)))]
+    pending = [_mixed_pod(rng, seq, f"p{i}", nodes, zones, nss, apps, profiles)
+               for i in range(rng.randint(5, 40))]
+    cfg = o.config(cfg_profiles, parallelism=1 if big else None)
+    modes = ("sample", "explain") if big else ("sequential", "explain")
+    return Case("mixed", seed, objs + nodes + bound + pending, cfg, modes=modes, explain_limit=8 if big else 12)
+
+
 GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
     "sampling": gen_sampling,
     "taints": gen_taints,
@@ -702,6 +790,7 @@ GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
     "volumes": gen_volumes,
     "gangs": gen_gangs,
     "preemption": gen_preemption,
+    "mixed": gen_mixed,
 }
 
 
