@@ -250,3 +250,45 @@ def test_bind_faults_lose_and_duplicate_nothing_and_never_overcommit(pattern, se
             p.pod for p in result.placements if p.node == name and not p.preempted_by)
     assert not sched.cache.assumed_pods and not sched.queue.in_flight and not sched.waiting
     assert any(e["event"] == "FailedScheduling" for e in sched.trace)
+
+
+# --- Filter errors and where the search stops ------------------------------------------------
+
+class ErrOn:
+    """A Filter that fails with an Error on the named nodes."""
+
+    def __init__(self, nodes: set[str]) -> None:
+        self.nodes = nodes
+
+    def name(self) -> str:
+        return "ErrOn"
+
+    def filter(self, state: Any, pod: Any, node_info: Any) -> Status | None:
+        return Status(Code.Error, "boom") if node_info.name in self.nodes else None
+
+
+NO_SCORE = config(filter=["ErrOn"]).replace("  plugins:\n", "  plugins:\n    score:\n      disabled: [{name: \"*\"}]\n")
+
+
+def _err_on(*nodes: str) -> PluginSpec:
+    return PluginSpec("ErrOn", lambda args, handle: ErrOn(set(nodes)), ErrOn)
+
+
+def test_error_on_the_nominated_node_falls_back_to_the_search():
+    # upstream: schedule_one.go (1.35) / algorithm.go findNodesThatFitPod: evaluateNominatedNode's
+    # error is only logged. Without Score plugins one feasible node is wanted: n0 is found, n2
+    # (feasible, one too many) stops the search before n1 is filtered again.
+    nodes = [make_node(n).capacity(cpu="4", memory="8Gi") for n in ("n0", "n2", "n1")]
+    sched = new_scheduler(nodes, [make_pod("p").req(cpu="1").nominated("n1")], [_err_on("n1")], NO_SCORE)
+    result = sched.run()
+    assert [(p.pod, p.node) for p in result.placements] == [("default/p", "n0")]
+
+
+def test_error_past_the_last_needed_feasible_node_fails_the_attempt():
+    # upstream: findNodesThatPassFilters with one worker: after n0 (the one feasible node wanted)
+    # the search goes on to n1, whose Error cancels it: the attempt fails with that error.
+    nodes = [make_node(n).capacity(cpu="4", memory="8Gi") for n in ("n0", "n1", "n2")]
+    sched = new_scheduler(nodes, [make_pod("p").req(cpu="1")], [_err_on("n1")], NO_SCORE)
+    sched.run()
+    first = trace(sched, "FailedScheduling", "default/p")[0]
+    assert first["message"] == 'running "ErrOn" filter plugin: boom'
