@@ -376,3 +376,36 @@ def test_explain_counts_pods_nominated_to_a_node(run_cli, tmp_path, release):
     assert data["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit",
                                              "reasons": ["Insufficient cpu"]}
     assert data["node"] == "n2"
+
+
+TERMINATING_VICTIM = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: old, namespace: default, deletionTimestamp: "2024-01-01T01:00:00Z",
+                                         deletionGracePeriodSeconds: 30},
+   spec: {nodeName: n1, priority: 0, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]},
+   status: {phase: Running, startTime: "2024-01-01T00:00:00Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: live, namespace: default},
+   spec: {nodeName: n1, priority: 0, containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]},
+   status: {phase: Running, startTime: "2024-01-01T00:00:01Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: hi, namespace: default},
+   spec: {priority: 1000, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+"""
+
+
+@pytest.mark.parametrize("release", ALL_RELEASES)
+def test_terminating_victim_is_not_evicted_again(run_cli, tmp_path, release):
+    # kschedoracle -mode sequential and -mode explain (mixed category): preemption picks the
+    # terminating "old" alone (live is reprieved), nominates n1 and makes no eviction call:
+    # victims [] and "0/1 nodes are available: 1 Insufficient cpu." on the first attempt.
+    # kschedctl then lets old's termination finish, and hi lands on its retry.
+    # upstream: preemption/preemption.go prepareCandidate ("Victim Pod is already being deleted")
+    snap = _write(tmp_path, "term.yaml", TERMINATING_VICTIM)
+    data = run_cli("schedule", snap, "--kube-version", release, "-o", "json").json()
+    assert data["preemptions"] == [{"preemptor": "default/hi", "node": "n1", "victims": []}]
+    assert [(p["pod"], p["node"], p["attempts"]) for p in data["placements"]] == [("default/hi", "n1", 2)]
+    explained = run_cli("explain", "default/hi", snap, "--kube-version", release, "-o", "json").json()
+    assert explained["message"] == "0/1 nodes are available: 1 Insufficient cpu."
+    assert explained["preemption"] == {"nominatedNode": "n1", "victims": []}

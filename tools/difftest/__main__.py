@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.tie_rule == "kschedctl":
         ksched.TIE_RULE = "kschedctl"
+        compare.LOWEST_NAME_TIES = False
     cats = args.category or sorted(GENERATORS)
     seeds = [args.only] if args.only is not None else list(range(args.seed, args.seed + args.clusters))
     out = Path(args.out)

@@ -16,6 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+# True when kschedctl breaks equal best totals by the lowest node name, as the oracle does
+# (ksched.TIE_RULE "lowest"); otherwise a pick among kube's tied nodes ends the comparison.
+LOWEST_NAME_TIES = True
+
+
 @dataclass
 class Difference:
     mode: str
@@ -120,6 +125,8 @@ def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, s
         if kr["event"] != "Scheduled":
             return diff("outcome", f"Scheduled on {rec['node']}", kr.get("message"))
         if kr["node"] != rec["node"]:
+            if not LOWEST_NAME_TIES and kr["node"] in (rec.get("ties") or ()):
+                return None, f"stopped at {pod}: equal best totals {rec['ties']}, kschedctl chose {kr['node']}"
             return diff("node", {"node": rec["node"], "ties": rec.get("ties")}, kr["node"])
         if len(rec.get("feasibleNodes") or []) > 1:
             kube_total = (rec.get("scores") or {}).get(rec["node"], {}).get("total")
@@ -147,6 +154,10 @@ def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, s
                 return diff("preemption node", {"node": nominated, "ties": ties}, e["node"])
             if sorted(e["victims"]) != sorted(pre.get("victims") or []):
                 return diff("preemption victims", sorted(pre.get("victims") or []), sorted(e["victims"]))
+            if not e["victims"]:
+                # every victim was already terminating: kube evicts none and waits for them to go;
+                # the harness never ends their termination, kschedctl removes them at once
+                return None, f"stopped after {pod}: its preemption only waits for terminating victims"
         elif ks_pre:
             return diff("preemption", None, ks_pre)
         return None, ""
@@ -201,8 +212,9 @@ def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Differen
         elif rec.get("profile") not in no_score_profiles:
             want = rec.get("node")
         if want is not None and k.get("node") != want:
-            ties = (sampled or rec).get("ties")
-            return diff("node", {"node": want, "ties": ties}, k.get("node"))
+            ties = (sampled or rec).get("ties") or ()
+            if LOWEST_NAME_TIES or k.get("node") not in ties:
+                return diff("node", {"node": want, "ties": ties}, k.get("node"))
         if k.get("node") is None:
             return diff("node", rec.get("node"), k.get("message"))
     elif outcome == "Unschedulable":

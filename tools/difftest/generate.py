@@ -775,6 +775,9 @@ def gen_mixed(rng: random.Random, seed: int) -> Case:
              for i in range(rng.randint(0, 2 * len(nodes)))]
     pending = [_mixed_pod(rng, seq, f"p{i}", nodes, zones, nss, apps, profiles)
                for i in range(rng.randint(5, 40))]
+    for prev, pod in zip(pending, pending[1:]):  # timestamps have a one-second resolution: ties
+        if rng.random() < 0.3:
+            pod["metadata"]["creationTimestamp"] = prev["metadata"]["creationTimestamp"]
     cfg = o.config(cfg_profiles, parallelism=1 if big else None)
     modes = ("sample", "explain") if big else ("sequential", "explain")
     return Case("mixed", seed, objs + nodes + bound + pending, cfg, modes=modes, explain_limit=8 if big else 12)
