@@ -143,13 +143,14 @@ class SimulatedClient:
     def preempt(self, preemptor: Pod, node_name: str, victims: list[Pod]) -> None:
         """prepareCandidate: evict the victims (or, in a dry run, only remember them).
 
-        A victim already terminating gets no eviction upstream (no API call, no event), so it is
-        not listed; the simulation still removes it, as its graceful termination would."""
-        evicted = [v.key for v in victims if not v.is_terminating]
-        record = Preemption(preemptor.key, node_name, evicted, self.scheduler.clock.now())
+        A victim already terminating gets no eviction upstream (no API call, no event): it is
+        neither listed nor removed, and keeps its node's resources until it is deleted (a
+        scenario's deletePod); the preemptor stays nominated meanwhile, as in kube."""
+        evicted = [v for v in victims if not v.is_terminating]
+        record = Preemption(preemptor.key, node_name, [v.key for v in evicted], self.scheduler.clock.now())
         self.last_preemption = record
         if not self.dry_run:
-            self.scheduler.delete_victims(preemptor, record, victims)
+            self.scheduler.delete_victims(preemptor, record, evicted)
 
 
 class _KnownPods:

@@ -399,13 +399,16 @@ items:
 def test_terminating_victim_is_not_evicted_again(run_cli, tmp_path, release):
     # kschedoracle -mode sequential and -mode explain (mixed category): preemption picks the
     # terminating "old" alone (live is reprieved), nominates n1 and makes no eviction call:
-    # victims [] and "0/1 nodes are available: 1 Insufficient cpu." on the first attempt.
-    # kschedctl then lets old's termination finish, and hi lands on its retry.
+    # victims [] and "0/1 nodes are available: 1 Insufficient cpu."; old keeps its cpu, so hi
+    # stays pending, nominated to n1, until old is deleted (retries: the same answer).
     # upstream: preemption/preemption.go prepareCandidate ("Victim Pod is already being deleted")
     snap = _write(tmp_path, "term.yaml", TERMINATING_VICTIM)
     data = run_cli("schedule", snap, "--kube-version", release, "-o", "json").json()
     assert data["preemptions"] == [{"preemptor": "default/hi", "node": "n1", "victims": []}]
-    assert [(p["pod"], p["node"], p["attempts"]) for p in data["placements"]] == [("default/hi", "n1", 2)]
+    assert data["placements"] == []
+    [u] = data["unschedulable"]
+    assert (u["pod"], u["message"], u.get("nominatedNode")) == (
+        "default/hi", "0/1 nodes are available: 1 Insufficient cpu.", "n1")
     explained = run_cli("explain", "default/hi", snap, "--kube-version", release, "-o", "json").json()
     assert explained["message"] == "0/1 nodes are available: 1 Insufficient cpu."
     assert explained["preemption"] == {"nominatedNode": "n1", "victims": []}

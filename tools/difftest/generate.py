@@ -664,6 +664,13 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(100, 2500, 50), mem_mi=rng.randrange(128, 2048, 64))],
                              node_name=nd["metadata"]["name"], labels={"app": rng.choice(apps)},
                              priority=values.get(cls, 0) if cls else 0, **spec))
+    for b in bound:  # some victims of an earlier preemption, still terminating
+        if rng.random() < 0.08:
+            b["metadata"]["deletionTimestamp"] = o.stamp(10000)
+            b["metadata"]["deletionGracePeriodSeconds"] = 30
+            if rng.random() < 0.7:
+                b["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True",
+                                              "reason": "PreemptionByScheduler", "message": "preempted"}]
     pdbs = []
     for i in range(rng.randint(0, 3)):
         spec = {"selector": {"matchLabels": {"app": rng.choice(apps)}}}
@@ -686,7 +693,7 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         pod = seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=rng.randrange(128, 4096, 64))],
                       labels={"app": rng.choice(apps)}, priority=values.get(cls, 0) if cls else 0,
                       preemptionPolicy="Never" if cls == "high-never" else "PreemptLowerPriority", **spec)
-        if rng.random() < 0.1:
+        if rng.random() < 0.2:
             pod["status"]["nominatedNodeName"] = rng.choice(names)
         pending.append(pod)
     return Case("preemption", seed, classes + pdbs + nodes + bound + pending, o.config())

@@ -355,9 +355,8 @@ class Evaluator:
 
         The simulated client does both (scheduler.SimulatedClient.preempt: victims waiting at
         Permit are dropped from the waiting map, the others deleted; in explain's dry run it
-        only records). Victims already terminating get no second delete upstream: the client
-        does not list them among the evicted, and removes them as their graceful termination
-        would.
+        only records). Victims already terminating get no second delete upstream, and the
+        client leaves them alone too.
         """
         client = self.handle.client
         if client is None:
