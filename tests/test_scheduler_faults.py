@@ -292,3 +292,25 @@ def test_error_past_the_last_needed_feasible_node_fails_the_attempt():
     sched.run()
     first = trace(sched, "FailedScheduling", "default/p")[0]
     assert first["message"] == 'running "ErrOn" filter plugin: boom'
+
+
+class ReadsMissingState:
+    """A Filter that reads a CycleState key nobody wrote, without checking."""
+
+    def name(self) -> str:
+        return "ReadsMissingState"
+
+    def filter(self, state: Any, pod: Any, node_info: Any) -> Status | None:
+        state.read("PreFilterNobody")
+        return None
+
+
+def test_a_missing_cycle_state_entry_reads_not_found_even_unchecked():
+    # upstream: framework/cycle_state.go Read returns framework.ErrNotFound ("not found"); the
+    # runtime wraps a Filter error as `running %q filter plugin: %w` (runtime/framework.go)
+    spec = PluginSpec("ReadsMissingState", lambda args, handle: ReadsMissingState(), ReadsMissingState)
+    sched = new_scheduler([make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")],
+                          [spec], config(filter=["ReadsMissingState"]))
+    sched.run()
+    first = trace(sched, "FailedScheduling", "default/p")[0]
+    assert first["message"] == 'running "ReadsMissingState" filter plugin: not found'

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
 
@@ -27,6 +28,9 @@ def is_int(value: Any) -> bool:
 
 def raised(name: str, what: str, exc: BaseException) -> Status:
     """The Error Status of a plugin call that raised (or timed out in its sandbox)."""
+    if isinstance(exc, StateNotFound):
+        # a CycleState read that found nothing: kube's framework.ErrNotFound, "not found"
+        return Status(Code.Error, str(exc), plugin=name, err=exc)
     log.debug("plugin %s raised in %s", name, what, exc_info=True)
     if isinstance(exc, PluginFailure) and exc.timed_out:
         return Status(Code.Error, f"plugin \"{name}\" {exc}", plugin=name, err=exc)
