@@ -132,3 +132,24 @@ def test_zone_key_reads_the_beta_labels_first(labels, expected):
     # upstream: component-helpers node/topology/helpers.go GetZoneKey (node_tree.go)
     from kschedctl.backend.cache.cache import zone_key
     assert zone_key(make_node("n").labels(labels).obj()) == expected
+
+
+def test_diagnosis_names_the_plugin_that_narrowed_the_nodes():
+    # kschedoracle -mode explain: NodeAffinity's PreFilterResult keeps n1 only, where
+    # NodeResourcesFit rejects: unschedulablePlugins [NodeAffinity NodeResourcesFit] (the queueing
+    # hints of both may requeue the pod).
+    # upstream: schedule_one.go (1.35) findNodesThatFitPod (diagnosis.UnschedulablePlugins =
+    # RunPreFilterPlugins' plugin set), runtime/framework.go RunPreFilterPlugins
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
+    from kschedctl.testing import new_framework
+
+    nodes = [make_node("n1").capacity(cpu="1", memory="8Gi").obj(), make_node("n2").capacity(cpu="4", memory="8Gi").obj()]
+    pod = make_pod("web").req(cpu="2").affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}).obj()
+    fwk = new_framework(nodes=nodes)
+    with pytest.raises(FitError) as err:
+        SchedulingAlgorithm(0, random.Random(1)).schedule_pod(fwk, CycleState(), QueuedPodInfo(PodInfo.of(pod)),
+                                                              fwk.snapshot)
+    assert err.value.diagnosis.unschedulable_plugins == {"NodeAffinity", "NodeResourcesFit"}
+    assert err.value.message() == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]."
