@@ -639,6 +639,45 @@ def gen_gangs(rng: random.Random, seed: int) -> Case:
     return Case("gangs", seed, objs + nodes + bound + pending, o.config(), gates=GANG_GATES)
 
 
+def _constrain(rng: random.Random, pod: dict, apps: list[str], claims: list[str]) -> None:
+    """Constraints preemption must reason about: host ports, required anti-affinity, spread,
+    a ReadWriteOncePod claim."""
+    spec = pod["spec"]
+    if rng.random() < 0.2:
+        spec["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": rng.choice([80, 443]), "protocol": "TCP"}]
+    if rng.random() < 0.2:
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": rng.choice([HOSTNAME, ZONE]), "labelSelector": {"matchLabels": {"app": rng.choice(apps)}}}]}}
+    if rng.random() < 0.15:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": rng.choice([HOSTNAME, ZONE]),
+                                              "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": {"matchLabels": {"app": pod["metadata"]["labels"]["app"]}}}]
+    if claims and rng.random() < 0.15:
+        spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": rng.choice(claims)}}]
+
+
+def _rwop_claims(rng: random.Random, n: int) -> tuple[list[dict], list[str]]:
+    """Bound ReadWriteOncePod claims (with their PVs), usable from any node."""
+    objs, names = [], []
+    for i in range(n):
+        name = f"rwop{i}"
+        objs.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
+                     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod"],
+                              "persistentVolumeReclaimPolicy": "Retain", "volumeMode": "Filesystem",
+                              "csi": {"driver": CSI, "volumeHandle": name},
+                              "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": name,
+                                           "uid": f"uid-{name}", "apiVersion": "v1"}},
+                     "status": {"phase": "Bound"}})
+        objs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                     "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
+                                  "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                     "spec": {"accessModes": ["ReadWriteOncePod"], "volumeName": f"pv-{name}", "storageClassName": "",
+                              "resources": {"requests": {"storage": "1Gi"}}, "volumeMode": "Filesystem"},
+                     "status": {"phase": "Bound", "accessModes": ["ReadWriteOncePod"], "capacity": {"storage": "1Gi"}}})
+        names.append(name)
+    return objs, names
+
+
 def gen_preemption(rng: random.Random, seed: int) -> Case:
     """Priorities, PriorityClasses (with preemptionPolicy Never), PDBs, nominated pods: pods
     that fit only after preemption."""
@@ -654,6 +693,9 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
     values = {"low": 100, "mid": 1000, "high": 100000, "high-never": 50000}
     seq = o.PodSeq()
     apps = ["web", "batch", "db"]
+    constrained = rng.random() < 0.5
+    claim_objs, claims = _rwop_claims(rng, rng.randint(1, 3)) if constrained else ([], [])
+    used_claims: set[str] = set()
     bound = []
     for i in range(rng.randint(len(nodes), 4 * len(nodes))):
         nd = rng.choice(nodes)
@@ -664,6 +706,10 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(100, 2500, 50), mem_mi=rng.randrange(128, 2048, 64))],
                              node_name=nd["metadata"]["name"], labels={"app": rng.choice(apps)},
                              priority=values.get(cls, 0) if cls else 0, **spec))
+        if constrained:
+            _constrain(rng, bound[-1], apps, [c for c in claims if c not in used_claims])
+            bound[-1]["spec"].pop("topologySpreadConstraints", None)
+            used_claims.update(v["persistentVolumeClaim"]["claimName"] for v in bound[-1]["spec"].get("volumes", []))
     for b in bound:  # some victims of an earlier preemption, still terminating
         if rng.random() < 0.08:
             b["metadata"]["deletionTimestamp"] = o.stamp(10000)
@@ -693,10 +739,12 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         pod = seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=rng.randrange(128, 4096, 64))],
                       labels={"app": rng.choice(apps)}, priority=values.get(cls, 0) if cls else 0,
                       preemptionPolicy="Never" if cls == "high-never" else "PreemptLowerPriority", **spec)
+        if constrained:
+            _constrain(rng, pod, apps, claims)
         if rng.random() < 0.2:
             pod["status"]["nominatedNodeName"] = rng.choice(names)
         pending.append(pod)
-    return Case("preemption", seed, classes + pdbs + nodes + bound + pending, o.config())
+    return Case("preemption", seed, classes + pdbs + claim_objs + nodes + bound + pending, o.config())
 
 
 IMAGES = [(f"registry.example.com/app{i}:v1", size) for i, size in
@@ -770,7 +818,17 @@ def gen_mixed(rng: random.Random, seed: int) -> Case:
     objs = [o.namespace("default"), o.namespace("team-a", {"team": "a"}), o.namespace("team-b", {"team": "b"}),
             o.priority_class("low", 10), o.priority_class("high", 1000)]
     profiles = ["default-scheduler"]
-    cfg_profiles = [_profile(percentage=rng.choice([None, 10, 50]) if big else None)]
+    plugins: dict[str, Any] = {}
+    if rng.random() < 0.4:  # other weights for some score plugins
+        score_names = ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation",
+                       "ImageLocality", "InterPodAffinity", "PodTopologySpread"]
+        plugins["score"] = {"enabled": [{"name": n, "weight": rng.randint(1, 10)}
+                                        for n in rng.sample(score_names, rng.randint(1, 4))]}
+    if rng.random() < 0.2:  # some plugins off
+        off = rng.sample(["ImageLocality", "NodeResourcesBalancedAllocation", "TaintToleration", "InterPodAffinity"],
+                         rng.randint(1, 2))
+        plugins["multiPoint"] = {"disabled": [{"name": n} for n in off]}
+    cfg_profiles = [_profile(plugins=plugins or None, percentage=rng.choice([None, 10, 50]) if big else None)]
     if rng.random() < 0.4:
         cfg_profiles.append(_profile("spread-heavy", args=[{"name": "PodTopologySpread", "args": {
             "defaultingType": "List", "defaultConstraints": [
