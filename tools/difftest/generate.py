@@ -598,7 +598,21 @@ def gen_volumes(rng: random.Random, seed: int) -> Case:
     pending = []
     for i in range(rng.randint(3, 20)):
         cpu, mem = _req(rng)
-        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], volumes=volumes(rng)))
+        vols = volumes(rng) or []
+        if rng.random() < 0.2:  # a generic ephemeral volume: the claim "<pod>-<volume>", owned by the pod
+            cls = rng.choice(["local", "late", "fast"])
+            vols.append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+                "accessModes": ["ReadWriteOnce"], "storageClassName": cls,
+                "resources": {"requests": {"storage": "1Gi"}}}}}})
+            if rng.random() < 0.8:  # else the ephemeral volume controller has not created it yet
+                claim_meta: dict[str, Any] = {"name": f"p{i}-scratch", "namespace": "default", "uid": f"pvc-eph-{i}"}
+                if rng.random() < 0.9:
+                    claim_meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": f"p{i}",
+                                                      "uid": f"uid-default-p{i}", "controller": True}]
+                objs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": claim_meta,
+                             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": cls, "volumeMode": "Filesystem",
+                                      "resources": {"requests": {"storage": "1Gi"}}}, "status": {"phase": "Pending"}})
+        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], volumes=vols or None))
     return Case("volumes", seed, objs + nodes + bound + pending, o.config())
 
 
