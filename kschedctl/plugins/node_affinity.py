@@ -10,7 +10,6 @@ still count. Preferred terms that do not parse make PreScore fail, as NewPreferr
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
