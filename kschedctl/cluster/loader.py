@@ -9,9 +9,11 @@ error is reported, so the fast C loader can be used for the normal path.
 from __future__ import annotations
 
 import json
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import yaml
 
@@ -90,9 +92,13 @@ def is_pending(pod: Pod) -> bool:
 
 def expand_paths(paths: list[str]) -> list[str]:
     out: list[str] = []
+    files = _overlay_files()
     for p in paths:
         if p == "-":
             out.append(p)
+            continue
+        if files is not None:
+            out.extend(_expand_in_overlay(p, files))
             continue
         path = Path(p)
         if path.is_dir():
@@ -106,7 +112,47 @@ def expand_paths(paths: list[str]) -> list[str]:
 
 
 def read_text(path: str) -> str:
+    files = _overlay_files()
+    if files is not None and path != "-":
+        if path not in files:
+            raise InputError("cannot read: not among the files shipped with this snapshot", file=path)
+        return files[path]
     return read_input(path)
+
+
+# --- files served from memory --------------------------------------------------------------
+# A sweep cell may run on a machine that does not have the snapshot files: the sweep ships
+# their texts, and the worker reads them through this overlay, under the names they have on
+# the machine that started the sweep (so errors name the user's files and lines).
+
+_OVERLAY = threading.local()
+
+
+@contextmanager
+def files_overlay(files: Mapping[str, str]) -> Iterator[None]:
+    """Within the block (in this thread), the loaders read these paths' texts, and only them."""
+    previous = getattr(_OVERLAY, "files", None)
+    _OVERLAY.files = files
+    try:
+        yield
+    finally:
+        _OVERLAY.files = previous
+
+
+def _overlay_files() -> Mapping[str, str] | None:
+    return getattr(_OVERLAY, "files", None)
+
+
+def _expand_in_overlay(p: str, files: Mapping[str, str]) -> list[str]:
+    """A file of the overlay, or a directory: its files, sorted, as rglob over the disk gives them."""
+    key = str(Path(p))
+    if key in files:
+        return [key]
+    prefix = key.rstrip("/") + "/"
+    found = sorted(f for f in files if f.startswith(prefix) and Path(f).suffix in SNAPSHOT_SUFFIXES)
+    if not found:
+        raise InputError("no such file or directory", file=p)
+    return found
 
 
 def parse_documents(text: str, path: str) -> list[Any]:
@@ -289,7 +335,13 @@ _STDIN_CACHE: dict[str, str] = {}
 def locate_line(path: str, doc_index: int, item_index: int | None, field_path: str | None = None) -> int | None:
     """The 1-based line of an object (or of one of its fields) in a YAML/JSON file."""
     try:
-        text = _STDIN_CACHE.get(path) if path == "-" else Path(path).read_text(encoding="utf-8")
+        files = _overlay_files()
+        if path == "-":
+            text = _STDIN_CACHE.get(path)
+        elif files is not None:
+            text = files.get(path)
+        else:
+            text = Path(path).read_text(encoding="utf-8")
         if text is None:
             return None
         nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))

@@ -16,7 +16,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from kschedctl.api.errors import InputError, ObjectError
-from kschedctl.api.inputs import STDIN, read_text
+from kschedctl.api.inputs import STDIN
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import (
     _STDIN_CACHE,
@@ -24,6 +24,7 @@ from kschedctl.cluster.loader import (
     _build,
     load_snapshot,
     locate_line,
+    read_text,
     resolve_priorities,
 )
 from kschedctl.config.schema import iter_schema_errors, load_schema
