@@ -1,0 +1,79 @@
+"""`kschedctl sweep` on stdout: the summary table (or its JSON / YAML), one row per cell in
+cell order. Nothing here depends on which executor ran the cells, how many workers there were,
+or how long cells took: the same matrix prints the same bytes.
+
+The table shows the axes that vary (and each patch column) as columns, and the ones that do not
+on a line above it; the metrics; then every failed cell's error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from kschedctl.cli.render import to_json, to_yaml
+from kschedctl.sweep.run import SweepResult
+
+AXIS_HEADERS = {"snapshot": "SNAPSHOT", "config": "CONFIG", "kubeVersion": "RELEASE", "featureGates": "GATES",
+                "seed": "SEED"}
+METRIC_HEADERS = [("scheduled", "SCHEDULED"), ("unschedulable", "UNSCHEDULABLE"), ("preempted", "PREEMPTED"),
+                  ("nodesUsed", "NODES USED"), ("cpuUtilisationMean", "CPU MEAN"), ("cpuUtilisationStddev", "CPU SD"),
+                  ("memoryUtilisationMean", "MEM MEAN"), ("memoryUtilisationStddev", "MEM SD"),
+                  ("cpuFragmentation", "CPU FRAG"), ("memoryFragmentation", "MEM FRAG"), ("outcome", "OUTCOME")]
+DIFF_HEADERS = [("changed", "CHANGED"), ("moved", "MOVED")]
+PERCENTS = {"cpuUtilisationMean", "cpuUtilisationStddev", "memoryUtilisationMean", "memoryUtilisationStddev",
+            "cpuFragmentation", "memoryFragmentation"}
+
+
+def render_sweep(result: SweepResult, output: str) -> str:
+    data = result.to_dict()
+    if output == "json":
+        return to_json(data)
+    if output == "yaml":
+        return to_yaml(data)
+    return render_table(result)
+
+
+def render_table(result: SweepResult) -> str:
+    cells = result.cell_dicts()
+    axes = result.axes()
+    varying = [a for a, values in axes.items() if len(values) > 1]
+    fixed = [f"{AXIS_HEADERS[a].lower()} {_show(values[0])}" for a, values in axes.items() if len(values) == 1]
+    params = result.matrix.param_columns()
+    metrics = METRIC_HEADERS + (DIFF_HEADERS if result.matrix.command == "diff" else [])
+    headers = ["#", *[AXIS_HEADERS[a] for a in varying if a != "seed"], *params,
+               *(["SEED"] if "seed" in varying else []), "STATUS", *[h for _, h in metrics]]
+    rows = []
+    for c in cells:
+        m = c["metrics"] or {}
+        rows.append([c["index"], *[_show(c[a]) for a in varying if a != "seed"],
+                     *[_show(c["params"].get(p)) for p in params], *([c["seed"]] if "seed" in varying else []),
+                     c["status"], *[_metric(k, m.get(k)) for k, _ in metrics]])
+    m = result.matrix
+    out = f"{m.command} sweep {m.name}: {len(cells)} cells"
+    out += f" ({', '.join(fixed)})\n\n" if fixed else "\n\n"
+    out += tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True) + "\n"
+    failed = [c for c in cells if c["status"] != "ok"]
+    if failed:
+        out += "\n" + "\n".join(f"#{c['index']} {c['status']}: {c['error']}" for c in failed) + "\n"
+    s = result.counts()
+    out += f"\n{s['cells']} cells: {s['ok']} ok, {s['error']} failed, {s['crashed']} crashed"
+    if s["notRun"]:
+        out += f", {s['notRun']} not run"
+    out += f"; results: {result.results}\n" if result.results else "\n"
+    return out
+
+
+def _show(value: Any) -> str:
+    if value is None or value == "":
+        return "-"
+    return str(value)
+
+
+def _metric(key: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    if key in PERCENTS:
+        return f"{value * 100:.1f}%"
+    return str(value)

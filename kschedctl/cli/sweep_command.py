@@ -1,0 +1,134 @@
+"""`kschedctl sweep MATRIX.yaml`: parse, run kschedctl.sweep on an executor, render.
+
+Registered on the same typer app as the other commands (kschedctl/cli/app.py imports this
+module). Progress goes to stderr (a rich bar, only on a terminal); the summary to stdout; the
+columnar results and the journal to files. Exit codes as for every command: 0 done (failed
+cells are reported, they do not fail the sweep), 2 bad input (the matrix, its configurations),
+130 interrupted (every finished cell is in the journal: run again with --resume).
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Iterator, Optional
+
+import typer
+
+from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _warn_registry_errors, app
+
+EXIT_INTERRUPTED = 130
+
+
+class ResultsFormat(str, Enum):
+    parquet = "parquet"
+    csv = "csv"
+
+
+class ExecutorName(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+@app.command()
+def sweep(
+    matrix: str = typer.Argument(..., help="A Sweep file: snapshots x configs x releases x feature gates x seeds."),
+    output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
+    results: Optional[str] = typer.Option(None, "--results", help="The columnar results file (default: MATRIX-NAME.results.parquet, or .csv)."),
+    fmt: Optional[ResultsFormat] = typer.Option(None, "--format", help="parquet (needs pyarrow) or csv (default: by --results' suffix, else parquet when pyarrow is installed)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
+    executor: Optional[ExecutorName] = typer.Option(None, "--executor", help="local (default): a process pool; dask: Dask distributed (a LocalCluster of --jobs workers, or --cluster)."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="A Dask scheduler's address (tcp://HOST:8786): run the cells there."),
+    resume: bool = typer.Option(False, "--resume", help="Skip the cells the journal (RESULTS.cells.jsonl) already holds."),
+    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Run schedule, diff or simulate over every cell of a matrix; one results file, one summary."""
+    from kschedctl.cli.render_sweep import render_sweep
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.sweep import results as store
+    from kschedctl.sweep.executors import default_jobs, make_executor
+    from kschedctl.sweep.matrix import load_matrix
+    from kschedctl.sweep.run import sweep as run_sweep, write
+
+    if cluster and executor == ExecutorName.local:
+        _fail("--cluster runs on Dask: leave out --executor local")
+    executor_name = "dask" if cluster else (executor or ExecutorName.local).value
+
+    def prepare():
+        _warn_registry_errors()
+        m = load_matrix(matrix, default_registry().registry)
+        path, kind = _results_file(results, fmt, m.name)
+        return m, path, kind
+
+    m, path, kind = _guarded(debug, prepare)
+    journal_file = store.journal_path(path)
+
+    def run():
+        journal = store.Journal(journal_file, resume)
+        try:
+            with make_executor(executor_name, jobs or default_jobs(), cluster) as ex, _progress() as progress:
+                result = run_sweep(m, ex, journal, progress)
+        finally:
+            journal.close()
+        write(result, path, kind)
+        if report:
+            from kschedctl.cli.report_sweep import write_sweep_report
+            write_sweep_report(result, report)
+        return result
+
+    try:
+        result = _guarded(debug, run)
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: the finished cells are in {journal_file}; run again with --resume", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if result.resumed:
+        typer.echo(f"resumed: {result.resumed} of {len(m.cells)} cells were already done ({journal_file})", err=True)
+    warned = sum(1 for _, o in result.rows if o.warnings)
+    if warned:
+        typer.echo(f"warning: {warned} cells have warnings (the results' warnings column)", err=True)
+    typer.echo(f"{result.ran} cells run in {result.wall_seconds:.1f}s; results: {path}", err=True)
+    sys.stdout.write(render_sweep(result, output.value))
+
+
+def _results_file(results: Optional[str], fmt: Optional[ResultsFormat], name: str) -> tuple[str, str]:
+    """The results path and its format: --format, else the path's suffix, else Parquet when
+    pyarrow is installed and CSV (said on stderr) when it is not."""
+    from kschedctl.api.errors import InputError
+    from kschedctl.sweep.results import MISSING_PYARROW, pyarrow_available
+
+    kind = fmt.value if fmt else None
+    if kind is None and results:
+        suffix = Path(results).suffix.lower()
+        kind = "csv" if suffix == ".csv" else "parquet" if suffix in (".parquet", ".pq") else None
+    if kind == "parquet" and not pyarrow_available():
+        raise InputError(MISSING_PYARROW)
+    if kind is None:
+        kind = "parquet" if pyarrow_available() else "csv"
+        if kind == "csv":
+            typer.echo("note: pyarrow is not installed: results are written as CSV "
+                       "(pip install 'kschedctl[parquet]' for Parquet)", err=True)
+    return results or f"{name}.results.{kind}", kind
+
+
+@contextmanager
+def _progress() -> Iterator[Optional[object]]:
+    """A rich bar on stderr (cells done, failed, running, ETA), only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
+                   TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"), TimeRemainingColumn(),
+                   console=Console(file=sys.stderr), transient=True)
+    task = bar.add_task("sweep", total=None, failed=0, running=0)
+
+    def update(done: int, failed: int, running: int, total: int) -> None:
+        bar.update(task, completed=done, total=total, failed=failed, running=running)
+
+    with bar:
+        yield update
