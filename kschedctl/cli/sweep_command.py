@@ -96,15 +96,14 @@ def sweep(
 def _results_file(results: Optional[str], fmt: Optional[ResultsFormat], name: str) -> tuple[str, str]:
     """The results path and its format: --format, else the path's suffix, else Parquet when
     pyarrow is installed and CSV (said on stderr) when it is not."""
-    from kschedctl.api.errors import InputError
-    from kschedctl.sweep.results import MISSING_PYARROW, pyarrow_available
+    from kschedctl.sweep.results import MISSING_PYARROW, MissingExtra, pyarrow_available
 
     kind = fmt.value if fmt else None
     if kind is None and results:
         suffix = Path(results).suffix.lower()
         kind = "csv" if suffix == ".csv" else "parquet" if suffix in (".parquet", ".pq") else None
     if kind == "parquet" and not pyarrow_available():
-        raise InputError(MISSING_PYARROW)
+        raise MissingExtra(MISSING_PYARROW)
     if kind is None:
         kind = "parquet" if pyarrow_available() else "csv"
         if kind == "csv":

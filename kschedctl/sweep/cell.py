@@ -91,7 +91,19 @@ class CellOutcome:
 
 
 def run_cell(task: CellTask, source: SnapshotSource) -> CellOutcome:
-    """Run one cell; every failure becomes the outcome's error, never an exception."""
+    """Run one cell; every failure becomes the outcome's error, never an exception.
+
+    One cell at a time per process: a Dask worker may run tasks on several threads, but the
+    scheduler keeps process-wide counters (NodeInfo generations) that two runs must not
+    interleave on, and the GIL would serialise the pure-Python work anyway."""
+    with _RUN_LOCK:
+        return _run_cell(task, source)
+
+
+_RUN_LOCK = threading.Lock()
+
+
+def _run_cell(task: CellTask, source: SnapshotSource) -> CellOutcome:
     start = time.perf_counter()
     try:
         if task.kschedctl != __version__:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from kschedctl.api.errors import InputError
+from kschedctl.sweep.results import MissingExtra
 from kschedctl.sweep.cell import CRASHED, ERROR, CellOutcome, CellTask, SnapshotSource, run_cell
 
 Report = Callable[[CellOutcome], None]
@@ -161,7 +162,7 @@ class DaskExecutor:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise InputError(MISSING_DASK) from None
+            raise MissingExtra(MISSING_DASK) from None
         if self.address:
             try:
                 self._client = Client(self.address, timeout="20s")

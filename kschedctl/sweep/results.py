@@ -32,6 +32,13 @@ DIFF_METRICS = ("changed", "moved", "becameUnschedulable", "becameSchedulable")
 AXES = ("snapshot", "config", "kubeVersion", "featureGates", "seed")
 
 
+class MissingExtra(InputError):
+    """An optional package the asked-for feature needs is not installed (exit 2, one line)."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def metric_names(command: str) -> tuple[str, ...]:
     return RUN_METRICS + DIFF_METRICS if command == "diff" else RUN_METRICS
 

@@ -23,6 +23,7 @@ from headless_browser import HeadlessBrowser, find_chromium  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "cluster.yaml")
 SCENARIO = str(ROOT / "examples" / "scenario-drain.yaml")
+WHATIF = str(ROOT / "examples" / "whatif-cluster.yaml")
 MOST_ALLOCATED = """
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -56,7 +57,11 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     pod = out / "pod.yaml"
     import yaml
     pod.write_text(yaml.safe_dump(make_pod("web").req(cpu="500m", memory="512Mi").dict()))
+    matrix = out / "sweep.yaml"
+    matrix.write_text(f"apiVersion: kschedctl.io/v1alpha1\nkind: Sweep\nsnapshots: [{EXAMPLE}, {WHATIF}]\n"
+                      "configs: [{name: fit, scoringStrategy: [LeastAllocated, MostAllocated]}]\nseeds: [0, 1]\n")
     commands = {
+        "sweep": ["sweep", str(matrix), "--jobs", "1", "--results", str(out / "sweep.parquet")],
         "schedule": ["schedule", EXAMPLE, "--seed", "1"],
         "diff": ["diff", EXAMPLE, "--kube-version-a", "1.35", "--config-b", str(config)],
         "capacity": ["capacity", EXAMPLE, "--pod", str(pod), "--seed", "1"],
@@ -93,11 +98,31 @@ def test_reports_render_in_headless_chromium_offline(reports: dict[str, Path], t
             browser.wait_until("Array.from(document.querySelectorAll('.chart'))"
                                ".every(d => d.querySelector('svg.main-svg g.cartesianlayer'))")
             assert browser.evaluate("document.querySelectorAll('.chart .trace').length") > 0, name
+            if name == "sweep":
+                _metric_menu_switches_the_boxes(browser)
             if name == "schedule":
                 _search_filters_the_table(browser)
                 browser.screenshot(tmp_path / "schedule.png")
                 assert (tmp_path / "schedule.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert browser.problems() == [], name
+
+
+def _metric_menu_switches_the_boxes(browser: HeadlessBrowser) -> None:
+    """One chart per varying axis (snapshot, scoringStrategy, seed); each menu entry shows that
+    metric's boxes (one per snapshot where another axis is on x) and titles the y axis."""
+    charts = browser.evaluate("Array.from(document.querySelectorAll('.chart')).map(d => d.layout.xaxis.title.text)")
+    assert charts == ["snapshot", "scoringStrategy", "seed"]
+    picked = browser.evaluate("""(async () => {
+        const d = document.getElementById('chart-2');
+        const button = d.layout.updatemenus[0].buttons.find(b => b.label === 'nodes used');
+        await Plotly.update(d, ...button.args);
+        return {title: d.layout.yaxis.title.text, boxes: d.querySelectorAll('.trace.boxes').length,
+                y: d.data.filter(t => t.visible === true).map(t => t.y)};
+    })()""")
+    assert picked["title"] == "nodes used" and picked["boxes"] == 2
+    # cluster.yaml uses 5 nodes either way; whatif-cluster.yaml 6 spread (LeastAllocated), 3 packed
+    assert picked["y"] == [[5, 5, 5, 5], [6, 6, 3, 3]]
+    assert browser.evaluate("document.querySelectorAll('#table-1 tbody tr').length") == 8
 
 
 def _search_filters_the_table(browser: HeadlessBrowser) -> None:
