@@ -174,6 +174,7 @@ class DaskExecutor:
             self._client = Client(self._cluster)
         info = self._client.scheduler_info()
         self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        self._client.run(_warm_up)  # imports and the plugin registry, once per worker, before any cell
         return self
 
     def __exit__(self, *exc: Any) -> None:
