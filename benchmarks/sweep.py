@@ -57,12 +57,13 @@ def run_sweep(folder: Path, matrix: Path, args: list[str], results: str) -> tupl
     return total, own, proc.stdout.replace(results, "RESULTS")
 
 
-def cell_seconds(folder: Path, results: str) -> float:
-    """The mean wall time of a cell, as the worker measured it (results' wallSeconds)."""
+def cell_seconds(folder: Path, results: str) -> tuple[float, float]:
+    """The mean wall and CPU time of a cell, as the worker measured them (results' wallSeconds
+    and cpuSeconds): wall well above CPU means the worker waited for a core."""
     import pyarrow.parquet as pq
 
     table = pq.read_table(folder / results).to_pylist()
-    return sum(r["wallSeconds"] for r in table) / len(table)
+    return (sum(r["wallSeconds"] for r in table) / len(table), sum(r["cpuSeconds"] for r in table) / len(table))
 
 
 def per_cell_numbers(folder: Path, matrix: Path) -> dict[str, float]:
@@ -129,19 +130,19 @@ def main() -> None:
     print(f"{cells} cells: 2 snapshots (SchedulingBasic, {args.nodes} nodes, {args.pods} pending pods) x "
           f"4 configurations x {args.seeds} seeds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
     outputs: dict[str, str] = {}
-    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in RUNS}
+    times: dict[str, list[tuple[float, float, tuple[float, float]]]] = {name: [] for name in RUNS}
     for r in range(args.repeat):
         for i, (name, flags) in enumerate(RUNS.items()):
             results = f"r-{i}.parquet"
             total, own, outputs[name] = run_sweep(folder, matrix, flags, results)
             times[name].append((own, total, cell_seconds(folder, results)))
     print(f"{'executor':30} {'best sweep':>10} {'median':>8} {'cells/s (best)':>15} {'end to end':>11} "
-          f"{'s/cell in worker':>17}")
+          f"{'cell wall':>10} {'cell CPU':>9}")
     for name, runs in times.items():
         runs.sort()
-        own, total, per_cell = runs[0]
+        own, total, (wall, cpu) = runs[0]
         median = runs[len(runs) // 2][0]
-        print(f"{name:30} {own:9.1f}s {median:7.1f}s {cells / own:15.2f} {total:10.1f}s {per_cell:16.3f}s")
+        print(f"{name:30} {own:9.1f}s {median:7.1f}s {cells / own:15.2f} {total:10.1f}s {wall:9.3f}s {cpu:8.3f}s")
     same = len(set(outputs.values())) == 1
     print(f"same table from every executor: {'yes' if same else 'NO'}")
     for k, v in {**per_cell_numbers(folder, matrix), **task_overheads()}.items():

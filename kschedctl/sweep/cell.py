@@ -79,15 +79,18 @@ class CellOutcome:
     result: str | None = None  # the JSON the single command prints (compact)
     wall_seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    cpu_seconds: float = 0.0  # the worker process's CPU time for the cell (wall time less waiting)
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "status": self.status, "error": self.error, "metrics": self.metrics,
-                "wallSeconds": round(self.wall_seconds, 6), "warnings": self.warnings, "result": self.result}
+                "wallSeconds": round(self.wall_seconds, 6), "cpuSeconds": round(self.cpu_seconds, 6),
+                "warnings": self.warnings, "result": self.result}
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "CellOutcome":
         return CellOutcome(data["key"], data["status"], data.get("error"), data.get("metrics"), data.get("result"),
-                           float(data.get("wallSeconds") or 0.0), list(data.get("warnings") or []))
+                           float(data.get("wallSeconds") or 0.0), list(data.get("warnings") or []),
+                           float(data.get("cpuSeconds") or 0.0))
 
 
 def run_cell(task: CellTask, source: SnapshotSource) -> CellOutcome:
@@ -104,19 +107,25 @@ _RUN_LOCK = threading.Lock()
 
 
 def _run_cell(task: CellTask, source: SnapshotSource) -> CellOutcome:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
+    outcome = _outcome(task, source)
+    outcome.wall_seconds = time.perf_counter() - start
+    outcome.cpu_seconds = time.process_time() - cpu
+    return outcome
+
+
+def _outcome(task: CellTask, source: SnapshotSource) -> CellOutcome:
     try:
         if task.kschedctl != __version__:
             raise InputError(f"this worker runs kschedctl {__version__}, the sweep {task.kschedctl}: "
                              "install the same version on every worker")
         data, metrics, warnings = _RUNNERS[task.command](task, source)
         result = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return CellOutcome(task.key, OK, None, metrics, result, time.perf_counter() - start, warnings)
+        return CellOutcome(task.key, OK, None, metrics, result, warnings=warnings)
     except (InputError, FrameworkError, UnsupportedVersion) as exc:
-        return CellOutcome(task.key, ERROR, str(exc), wall_seconds=time.perf_counter() - start)
+        return CellOutcome(task.key, ERROR, str(exc))
     except Exception as exc:  # noqa: BLE001 - a cell's failure is its result, never the sweep's
-        return CellOutcome(task.key, ERROR, f"internal error: {type(exc).__name__}: {exc}",
-                           wall_seconds=time.perf_counter() - start)
+        return CellOutcome(task.key, ERROR, f"internal error: {type(exc).__name__}: {exc}")
 
 
 # --- the three commands --------------------------------------------------------------------

@@ -3,9 +3,11 @@
 Both run ``cell.run_cell(task, source)`` and hand each outcome to a callback as it arrives;
 the order of arrival does not matter (the sweep lists rows by cell, not by completion).
 
-- ``LocalPool``: concurrent.futures' ProcessPoolExecutor, ``jobs`` worker processes (forked
-  where the platform allows, from a parent that has already imported the scheduler). Sources
-  carry paths only: workers read the files from this machine's disk. A worker that dies
+- ``LocalPool``: concurrent.futures' ProcessPoolExecutor, ``jobs`` worker processes, forked by
+  multiprocessing's fork server, which has imported the scheduler and built the plugin registry
+  once (``sweep/worker.py``): workers start warm, and never inherit the threads of the sweep
+  process (progress display, a Dask client) as plain fork would. Sources carry paths only:
+  workers read the files from this machine's disk. A worker that dies
   breaks the whole pool (Python cannot tell which task killed it), so the cells that were in
   flight are run again one at a time in a fresh pool: the one that breaks it alone is reported
   ``crashed``, the others complete.
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import sys
+import signal
 import uuid
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -58,22 +60,24 @@ class LocalPool:
         self.workers = self.jobs
         self.fn = fn
         self.running = 0
+        self.on_running: Callable[[int], None] | None = None  # told when the count of running cells changes
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "LocalPool":
-        _warm_up()
         self._pool = self._new_pool()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._pool is not None:
+            if exc[0] is not None:  # interrupted: the cells in flight are not waited for
+                for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    process.terminate()
             self._pool.shutdown(wait=exc[0] is None, cancel_futures=True)
             self._pool = None
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
-        pool.submit(_noop).result()  # start the workers now, before any progress display thread
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(), initializer=_ignore_interrupts)
+        pool.submit(_noop).result()  # start the workers now
         return pool
 
     def run(self, tasks: Iterable[tuple[CellTask, SnapshotSource]], report: Report) -> None:
@@ -87,7 +91,7 @@ class LocalPool:
             else:
                 while queue and len(in_flight) < 2 * self.jobs:
                     self._submit(queue.popleft(), in_flight)
-            self.running = min(len(in_flight), self.jobs)
+            self._set_running(min(len(in_flight), self.jobs))
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             broken = [in_flight.pop(f) for f in done if _broke(f)]
             for f in done:
@@ -106,7 +110,13 @@ class LocalPool:
                 report(CellOutcome(broken[0][0].key, CRASHED, CRASH_MESSAGE))
             else:
                 suspects.extend(broken)
-        self.running = 0
+        self._set_running(0)
+
+    def _set_running(self, n: int) -> None:
+        if n != self.running:
+            self.running = n
+            if self.on_running is not None:
+                self.on_running(n)
 
     def _submit(self, item: tuple[CellTask, SnapshotSource], in_flight: dict[Future, Any]) -> None:
         assert self._pool is not None
@@ -133,15 +143,24 @@ def _noop() -> None:
     return None
 
 
-def _warm_up() -> None:
-    """Import what a cell uses and build the plugin registry here, once: forked workers inherit
-    them instead of each paying for them."""
-    from kschedctl.cluster import scenario  # noqa: F401
-    from kschedctl.framework.runtime.plugin_manager import default_registry
-    from kschedctl.scheduler import simulate  # noqa: F401
-    from kschedctl.whatif import diff  # noqa: F401
+def _ignore_interrupts() -> None:
+    """Ctrl-C is the sweep's to handle (it stops the workers); a worker does not print a
+    KeyboardInterrupt traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    default_registry()
+
+def _context() -> multiprocessing.context.BaseContext:
+    """The fork server where the platform has one (preloading sweep/worker.py), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["kschedctl.sweep.worker"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _warm_up() -> None:
+    """A Dask worker's preparation: what sweep/worker.py does on import."""
+    import kschedctl.sweep.worker  # noqa: F401
 
 
 class DaskExecutor:
@@ -155,6 +174,7 @@ class DaskExecutor:
         self.workers = self.jobs
         self.running = 0
         self.window = snapshots_in_flight
+        self.on_running: Callable[[int], None] | None = None
         self._cluster: Any = None
         self._client: Any = None
 
@@ -210,6 +230,9 @@ class DaskExecutor:
 
         while pending and len(shipped) < window:
             submit_next()
+        self.running = min(len(futures), self.workers)
+        if self.on_running is not None:
+            self.on_running(self.running)
         for f in stream:
             task, key = futures.pop(f)
             self.running = min(len(futures), self.workers)

@@ -21,6 +21,7 @@ Progress = Callable[[int, int, int, int], None]
 
 class Executor(Protocol):
     running: int
+    on_running: Callable[[int], None] | None
 
     def run(self, tasks: list[tuple[CellTask, SnapshotSource]], report: Callable[[CellOutcome], None]) -> None: ...
 
@@ -61,7 +62,7 @@ class SweepResult:
 
     def columns(self) -> list[str]:
         return ["index", "key", "command", *AXES[:2], *self.matrix.param_columns(), *AXES[2:], "status", "error",
-                *metric_names(self.matrix.command), "wallSeconds", "warnings", "result"]
+                *metric_names(self.matrix.command), "wallSeconds", "cpuSeconds", "warnings", "result"]
 
     def records(self) -> list[dict[str, Any]]:
         """One flat row per cell, for the columnar file."""
@@ -69,7 +70,7 @@ class SweepResult:
         for c, o in self.rows:
             row: dict[str, Any] = {"index": c.index, "key": c.key, "command": self.matrix.command, **c.axes(),
                                    **c.config.params, "status": o.status, "error": o.error,
-                                   "wallSeconds": round(o.wall_seconds, 6),
+                                   "wallSeconds": round(o.wall_seconds, 6), "cpuSeconds": round(o.cpu_seconds, 6),
                                    "warnings": "\n".join(o.warnings) or None, "result": o.result}
             row.update(o.metrics or {})
             out.append(row)
@@ -123,6 +124,7 @@ def sweep(matrix: Matrix, executor: Executor, journal: Journal, progress: Progre
 
     if progress is not None:
         progress(state["done"], state["failed"], 0, total)
+        executor.on_running = lambda running: progress(state["done"], state["failed"], running, total)
     executor.run(tasks_of(matrix, list(todo.values())), report)
     return SweepResult(matrix, outcomes, resumed, len(todo), wall_seconds=time.perf_counter() - start)
 
