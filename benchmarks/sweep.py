@@ -99,10 +99,12 @@ def per_cell_numbers(folder: Path, matrix: Path) -> dict[str, float]:
 
 def task_overheads(n: int = 400) -> dict[str, float]:
     """Seconds per no-op task: the executors' own cost, with nothing to compute."""
+    import logging
     from concurrent.futures import ProcessPoolExecutor
 
     from distributed import Client, LocalCluster
 
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # shutdown chatter
     with ProcessPoolExecutor(2) as pool:
         list(pool.map(abs, range(20)))
         start = time.perf_counter()
@@ -131,7 +133,7 @@ def main() -> None:
           f"4 configurations x {args.seeds} seeds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
     outputs: dict[str, str] = {}
     times: dict[str, list[tuple[float, float, tuple[float, float]]]] = {name: [] for name in RUNS}
-    for r in range(args.repeat):
+    for _r in range(args.repeat):
         for i, (name, flags) in enumerate(RUNS.items()):
             results = f"r-{i}.parquet"
             total, own, outputs[name] = run_sweep(folder, matrix, flags, results)

@@ -88,7 +88,7 @@ def _axis_figure(records: list[dict[str, Any]], axis: str, values: list[str], me
     for i, metric in enumerate(metrics):
         scale = 100 if metric in PERCENT else 1
         for g, group in enumerate(groups):
-            points = [(str(r[axis]) or "-", r.get(metric), r["index"]) for r in rows
+            points = [(str(r[axis]) or "-", float(r[metric]), r["index"]) for r in rows
                       if r.get(metric) is not None and (group is None or r["snapshot"] == group)]
             color = COLORS[g % len(COLORS)]
             traces.append({"type": "box", "name": group or METRIC_TITLES[metric], "legendgroup": group or "",

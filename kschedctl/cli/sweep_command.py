@@ -10,24 +10,26 @@ cells are reported, they do not fail the sweep), 2 bad input (the matrix, its co
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Iterator, Optional
 
 import typer
 
 from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _warn_registry_errors, app
 
 EXIT_INTERRUPTED = 130
+FORMAT_HELP = "parquet (needs pyarrow) or csv (default: by --results' suffix, else parquet when pyarrow is installed)."
+EXECUTOR_HELP = "local (default): a process pool; dask: Dask distributed (a LocalCluster of --jobs workers, or --cluster)."
 
 
-class ResultsFormat(str, Enum):
+class ResultsFormat(StrEnum):
     parquet = "parquet"
     csv = "csv"
 
 
-class ExecutorName(str, Enum):
+class ExecutorName(StrEnum):
     local = "local"
     dask = "dask"
 
@@ -36,13 +38,13 @@ class ExecutorName(str, Enum):
 def sweep(
     matrix: str = typer.Argument(..., help="A Sweep file: snapshots x configs x releases x feature gates x seeds."),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
-    results: Optional[str] = typer.Option(None, "--results", help="The columnar results file (default: MATRIX-NAME.results.parquet, or .csv)."),
-    fmt: Optional[ResultsFormat] = typer.Option(None, "--format", help="parquet (needs pyarrow) or csv (default: by --results' suffix, else parquet when pyarrow is installed)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
-    executor: Optional[ExecutorName] = typer.Option(None, "--executor", help="local (default): a process pool; dask: Dask distributed (a LocalCluster of --jobs workers, or --cluster)."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="A Dask scheduler's address (tcp://HOST:8786): run the cells there."),
+    results: str | None = typer.Option(None, "--results", help="The columnar results file (default: NAME.results.parquet, or .csv)."),
+    fmt: ResultsFormat | None = typer.Option(None, "--format", help=FORMAT_HELP),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
+    executor: ExecutorName | None = typer.Option(None, "--executor", help=EXECUTOR_HELP),
+    cluster: str | None = typer.Option(None, "--cluster", help="A Dask scheduler's address (tcp://HOST:8786): run the cells there."),
     resume: bool = typer.Option(False, "--resume", help="Skip the cells the journal (RESULTS.cells.jsonl) already holds."),
-    report: Optional[str] = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
+    report: str | None = typer.Option(None, "--report", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Run schedule, diff or simulate over every cell of a matrix; one results file, one summary."""
@@ -51,7 +53,8 @@ def sweep(
     from kschedctl.sweep import results as store
     from kschedctl.sweep.executors import default_jobs, make_executor
     from kschedctl.sweep.matrix import load_matrix
-    from kschedctl.sweep.run import sweep as run_sweep, write
+    from kschedctl.sweep.run import sweep as run_sweep
+    from kschedctl.sweep.run import write
 
     if cluster and executor == ExecutorName.local:
         _fail("--cluster runs on Dask: leave out --executor local")
@@ -83,7 +86,7 @@ def sweep(
         result = _guarded(debug, run)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: the finished cells are in {journal_file}; run again with --resume", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if result.resumed:
         typer.echo(f"resumed: {result.resumed} of {len(m.cells)} cells were already done ({journal_file})", err=True)
     warned = sum(1 for _, o in result.rows if o.warnings)
@@ -93,7 +96,7 @@ def sweep(
     sys.stdout.write(render_sweep(result, output.value))
 
 
-def _results_file(results: Optional[str], fmt: Optional[ResultsFormat], name: str) -> tuple[str, str]:
+def _results_file(results: str | None, fmt: ResultsFormat | None, name: str) -> tuple[str, str]:
     """The results path and its format: --format, else the path's suffix, else Parquet when
     pyarrow is installed and CSV (said on stderr) when it is not."""
     from kschedctl.sweep.results import MISSING_PYARROW, MissingExtra, pyarrow_available
@@ -113,7 +116,7 @@ def _results_file(results: Optional[str], fmt: Optional[ResultsFormat], name: st
 
 
 @contextmanager
-def _progress() -> Iterator[Optional[object]]:
+def _progress() -> Iterator[object | None]:
     """A rich bar on stderr (cells done, failed, running, ETA), only when stderr is a terminal."""
     if not sys.stderr.isatty():
         yield None

@@ -267,6 +267,7 @@ def _load(source: SnapshotSource, command: str) -> bytes | InputError:
     from kschedctl.cluster.loader import files_overlay, load_snapshot
     from kschedctl.cluster.scenario import load_scenario
 
+    obj: Any
     try:
         texts = _texts(source)
         with files_overlay(texts):

@@ -23,20 +23,23 @@ the order of arrival does not matter (the sweep lists rows by cell, not by compl
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
 import uuid
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kschedctl.api.errors import InputError
-from kschedctl.sweep.results import MissingExtra
 from kschedctl.sweep.cell import CRASHED, ERROR, CellOutcome, CellTask, SnapshotSource, run_cell
+from kschedctl.sweep.results import MissingExtra
 
 Report = Callable[[CellOutcome], None]
 CellFunction = Callable[[CellTask, SnapshotSource], CellOutcome]
@@ -198,10 +201,12 @@ class DaskExecutor:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._client is not None:
-            self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+        # a LocalCluster shutting down may log a worker's lost heartbeat: not the user's concern
+        with _quiet("distributed"):
+            if self._client is not None:
+                self._client.close()
+            if self._cluster is not None:
+                self._cluster.close()
 
     def run(self, tasks: Iterable[tuple[CellTask, SnapshotSource]], report: Report) -> None:
         from distributed import as_completed
@@ -244,6 +249,17 @@ class DaskExecutor:
                 if pending:
                     submit_next()
         self.running = 0
+
+
+@contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    log = logging.getLogger(logger)
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def _with_data(source: SnapshotSource) -> SnapshotSource:

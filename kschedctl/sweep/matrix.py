@@ -345,7 +345,7 @@ def _version(path: str, where: str, version: str, gates: str) -> None:
 
 
 def _cells(matrix: Matrix) -> list[Cell]:
-    cells = []
+    cells: list[Cell] = []
     for snapshot in matrix.snapshots:
         for config in matrix.configs:
             for v in matrix.kube_versions:

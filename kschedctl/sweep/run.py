@@ -7,8 +7,9 @@ names) run once and share the outcome.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from kschedctl.sweep.cell import CRASHED, ERROR, OK, CellOutcome, CellTask, SideSpec, SnapshotSource
 from kschedctl.sweep.matrix import Cell, ConfigSpec, Matrix
@@ -107,7 +108,7 @@ def sweep(matrix: Matrix, executor: Executor, journal: Journal, progress: Progre
     for c in matrix.cells:
         if c.key not in outcomes:
             todo.setdefault(c.key, c)
-    weights = {}  # cells per key: a shared outcome counts for each of its cells
+    weights: dict[str, int] = {}  # cells per key: a shared outcome counts for each of its cells
     for c in matrix.cells:
         weights[c.key] = weights.get(c.key, 0) + 1
     state = {"done": resumed, "failed": sum(1 for c in matrix.cells if c.key in outcomes and outcomes[c.key].status != OK)}
