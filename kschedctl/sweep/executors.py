@@ -37,6 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kschedctl import __version__
 from kschedctl.api.errors import InputError
 from kschedctl.sweep.cell import CRASHED, ERROR, CellOutcome, CellTask, SnapshotSource, run_cell
 from kschedctl.sweep.results import MissingExtra
@@ -197,7 +198,12 @@ class DaskExecutor:
             self._client = Client(self._cluster)
         info = self._client.scheduler_info()
         self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
-        self._client.run(_warm_up)  # imports and the plugin registry, once per worker, before any cell
+        try:
+            self._client.run(_warm_up)  # imports and the plugin registry, once per worker, before any cell
+        except ImportError as exc:
+            self.__exit__(None, None, None)
+            raise InputError(f"a Dask worker cannot import kschedctl ({exc}): install kschedctl {__version__} "
+                             "(and the same plugin packages) on every worker") from None
         return self
 
     def __exit__(self, *exc: Any) -> None:
