@@ -61,6 +61,9 @@ def sweep(
     executor_name = "dask" if cluster else (executor or ExecutorName.local).value
 
     def prepare():
+        if report:  # say it before the sweep, not after
+            from kschedctl.cli.report import plotly_js
+            plotly_js()
         _warn_registry_errors()
         m = load_matrix(matrix, default_registry().registry)
         path, kind = _results_file(results, fmt, m.name)

@@ -280,3 +280,23 @@ def test_csv_without_pyarrow_is_said_on_stderr(tmp_path: Path, run_cli, monkeypa
     refused = run_cli("sweep", "m.yaml", "--format", "parquet")
     assert refused.exit_code == 2
     assert refused.stderr.strip() == "error: --format parquet needs pyarrow: pip install 'kschedctl[parquet]'"
+
+
+def test_report_without_plotly_is_refused_before_any_cell_runs(tmp_path: Path, run_cli, monkeypatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_plotly(name, *args, **kwargs):
+        if name.startswith("plotly"):
+            raise ImportError("No module named 'plotly'")
+        return real_import(name, *args, **kwargs)
+
+    _snapshot(tmp_path / "a.yaml")
+    _matrix(tmp_path, "snapshots: [a.yaml]\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(builtins, "__import__", no_plotly)
+    out = run_cli("sweep", "m.yaml", "--report", "r.html")
+    assert out.exit_code == 2
+    assert out.stderr.strip() == "error: --report needs the plotly package: pip install 'kschedctl[report]'"
+    assert not list(tmp_path.glob("*.results.*"))
