@@ -9,6 +9,7 @@ directly, a ``resourceClaimTemplateName`` only through ``status.resourceClaimSta
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -167,11 +168,72 @@ class DeviceRequestAllocationResult:
     consumed_capacity: dict[str, Fraction] | None = None
 
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as kube writes it in status.allocation.devices.results."""
+        out: dict[str, Any] = {"request": self.request, "driver": self.driver, "pool": self.pool,
+                               "device": self.device}
+        if self.admin_access is not None:
+            out["adminAccess"] = self.admin_access
+        if self.tolerations:
+            out["tolerations"] = [t.raw if t.raw is not None else _toleration_dict(t) for t in self.tolerations]
+        if self.binding_conditions:
+            out["bindingConditions"] = list(self.binding_conditions)
+        if self.binding_failure_conditions:
+            out["bindingFailureConditions"] = list(self.binding_failure_conditions)
+        if self.share_id is not None:
+            out["shareID"] = self.share_id
+        if self.consumed_capacity:
+            out["consumedCapacity"] = {k: format_quantity(v) for k, v in sorted(self.consumed_capacity.items())}
+        return out
+
+
+def _toleration_dict(t: DeviceToleration) -> dict[str, Any]:
+    out: dict[str, Any] = {"operator": t.operator}
+    if t.key:
+        out["key"] = t.key
+    if t.value:
+        out["value"] = t.value
+    if t.effect:
+        out["effect"] = t.effect
+    if t.toleration_seconds is not None:
+        out["tolerationSeconds"] = t.toleration_seconds
+    return out
+
+
+_BINARY = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
+
+
+def format_quantity(value: Fraction) -> str:
+    """A quantity as text: whole values in the largest binary unit that divides them (from Ki),
+    else as an integer, else in milli-units (rounded up, as quantities are)."""
+    if value.denominator == 1:
+        n = value.numerator
+        for suffix, unit in _BINARY:
+            if n and n % unit == 0:
+                return f"{n // unit}{suffix}"
+        return str(n)
+    milli = -((-value.numerator * 1000) // value.denominator)
+    return f"{milli}m"
+
+
 @dataclass(frozen=True, slots=True)
 class AllocationResult:
     results: tuple[DeviceRequestAllocationResult, ...]
     config: tuple[dict, ...] = ()
     node_selector: dict | None = None  # v1.NodeSelector as a raw dict (what kube writes)
+    allocation_timestamp: str | None = None  # set by PreBind with binding conditions
+
+    def to_dict(self) -> dict[str, Any]:
+        """status.allocation as kube writes it."""
+        devices: dict[str, Any] = {"results": [r.to_dict() for r in self.results]}
+        if self.config:
+            devices["config"] = [dict(c) for c in self.config]
+        out: dict[str, Any] = {"devices": devices}
+        if self.node_selector is not None:
+            out["nodeSelector"] = self.node_selector
+        if self.allocation_timestamp is not None:
+            out["allocationTimestamp"] = self.allocation_timestamp
+        return out
 
 
 def _allocation(raw: Any, where: str) -> AllocationResult | None:
@@ -195,10 +257,11 @@ def _allocation(raw: Any, where: str) -> AllocationResult | None:
             consumed_capacity=None if consumed is None else {
                 str(k): _quantity(v, f"{rw}.consumedCapacity.{k}") for k, v in _dict(consumed, f"{rw}.consumedCapacity").items()},
         ))
+    stamp = raw.get("allocationTimestamp")
     return AllocationResult(tuple(results),
                             tuple(_dict(c, f"{where}.devices.config[{i}]")
                                   for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config"))),
-                            raw.get("nodeSelector"))
+                            raw.get("nodeSelector"), None if stamp in (None, "") else str(stamp))
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +433,7 @@ def claim_from_template(pod: Pod, ref: PodClaimRef, template: ResourceClaimTempl
             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
                                  "controller": True, "blockOwnerDeletion": True}],
         },
-        "spec": template.raw.get("spec", {}).get("spec", {}),
+        "spec": copy.deepcopy(template.raw.get("spec", {}).get("spec", {})),
     }
     if not raw["metadata"]["labels"]:
         del raw["metadata"]["labels"]

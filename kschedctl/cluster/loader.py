@@ -19,6 +19,9 @@ import yaml
 
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
+from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
+from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import (
     GenericObject,
     Namespace,
@@ -49,9 +52,10 @@ SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
                        "PodGroup", "Workload"}
 _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
-# Read through ClusterObjects.other[kind] (VolumeBinding's capacity check; the claims a pod
-# refers to, for cluster/references.py and DynamicResources).
-_OTHER_NAMESPACED = {"CSIStorageCapacity", "ResourceClaim"}
+# Read through ClusterObjects.other[kind] (VolumeBinding's capacity check).
+_OTHER_NAMESPACED = {"CSIStorageCapacity"}
+# Dynamic Resource Allocation, read by the DynamicResources plugin (resource.k8s.io/v1).
+_DRA_KINDS = set(DRA_KINDS)
 
 
 @dataclass
@@ -242,7 +246,14 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
                 elif kind == "Pod":
                     snap.pods.append(obj)
     resolve_priorities(snap)
+    snap.warnings.extend(dra_conversion_warnings(snap.objects))
     return snap
+
+
+def dra_conversion_warnings(objects: ClusterObjects) -> list[str]:
+    """One line per (kind, version) of DRA objects read from an older API version."""
+    return [f"warning: read {n} {kind} object(s) written in {version} as the API server serves them in "
+            f"resource.k8s.io/v1 (converted)" for (kind, version), n in sorted(objects.dra_conversions.items())]
 
 
 def _display_name(raw: dict) -> str:
@@ -250,7 +261,8 @@ def _display_name(raw: dict) -> str:
     if not isinstance(md, dict):
         return "?"
     name = str(md.get("name") or "?")
-    if raw.get("kind") in ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver"):
+    if raw.get("kind") in ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+                           "DeviceClass", "ResourceSlice"):
         return name
     return f"{md.get('namespace') or 'default'}/{name}"
 
@@ -287,6 +299,8 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         obj = GenericObject.from_dict(raw, namespaced=True)
         objects.other.setdefault(kind, []).append(obj)
         return obj
+    if kind in _DRA_KINDS:
+        return _build_dra(kind, raw, objects)
     if kind in _NAMESPACED_GENERIC:
         obj = GenericObject.from_dict(raw, namespaced=True)
         key = f"{obj.namespace}/{obj.name}"
@@ -304,6 +318,33 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
             objects.pod_groups[(storage_kind(kind, obj.api_version), key)] = obj
         return obj
     return None
+
+
+def _build_dra(kind: str, raw: dict, objects: ClusterObjects) -> Any:
+    """DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate: served as v1 (older
+    versions converted), admitted, built; names are unique per kind (and namespace)."""
+    raw, converted_from = served_as_v1(raw)
+    validate_dra_object(raw)
+    obj: Any
+    if kind == "DeviceClass":
+        obj = DeviceClass.from_dict(raw)
+        table: dict[str, Any] = objects.device_classes
+        key = obj.name
+    elif kind == "ResourceSlice":
+        obj = ResourceSlice.from_dict(raw)
+        table, key = objects.resource_slices, obj.name
+    elif kind == "ResourceClaim":
+        obj = ResourceClaim.from_dict(raw)
+        table, key = objects.resource_claims, obj.key
+    else:
+        obj = ResourceClaimTemplate.from_dict(raw)
+        table, key = objects.resource_claim_templates, f"{obj.meta.namespace}/{obj.name}"
+    if key in table:
+        raise ObjectError(f"duplicate {kind}", "metadata.name")
+    table[key] = obj
+    if converted_from is not None:
+        objects.dra_conversions[(kind, converted_from)] = objects.dra_conversions.get((kind, converted_from), 0) + 1
+    return obj
 
 
 def resolve_priorities(snap: ClusterSnapshot) -> None:

@@ -2,13 +2,15 @@
 
 These play the part of kube-scheduler's informer listers (namespaces, PVCs, PVs, storage
 classes, CSINodes, PDBs, priority classes, and the owners whose selectors feed
-PodTopologySpread's default constraints).
+PodTopologySpread's default constraints), and the DRA objects the DynamicResources plugin reads.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import (
     GenericObject,
     Namespace,
@@ -34,6 +36,14 @@ class ClusterObjects:
     stateful_sets: list[GenericObject] = field(default_factory=list)
     # pod groups: (kind, "ns/name") -> object; kinds as given in the snapshot
     pod_groups: dict[tuple[str, str], GenericObject] = field(default_factory=dict)
+    # Dynamic Resource Allocation (resource.k8s.io/v1): classes and slices by name, claims and
+    # templates by "ns/name"
+    device_classes: dict[str, DeviceClass] = field(default_factory=dict)
+    resource_slices: dict[str, ResourceSlice] = field(default_factory=dict)
+    resource_claims: dict[str, ResourceClaim] = field(default_factory=dict)
+    resource_claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)
+    # (kind, apiVersion) -> how many objects were read from an older resource.k8s.io version
+    dra_conversions: dict[tuple[str, str], int] = field(default_factory=dict)
     # anything else the loader accepted but no plugin reads yet, by kind
     other: dict[str, list[GenericObject]] = field(default_factory=dict)
 

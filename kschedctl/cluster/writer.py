@@ -49,4 +49,9 @@ def _other_objects(cluster: ClusterSnapshot) -> list[list[dict]]:
         [x.raw for x in o.services + o.replication_controllers + o.replica_sets + o.stateful_sets],
         [x.raw for x in o.pod_groups.values()],
         [x.raw for objs in o.other.values() for x in objs],
+        # DRA: claims as the run left them (allocation and reservedFor written by PreBind)
+        [x.raw for x in o.device_classes.values()],
+        [x.raw for x in o.resource_slices.values()],
+        [x.raw for x in o.resource_claim_templates.values()],
+        [x.raw for x in o.resource_claims.values()],
     ]

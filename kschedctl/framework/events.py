@@ -122,9 +122,15 @@ def _conditions(status: dict) -> dict[str, str]:
     return {str(c.get("type")): str(c.get("status")) for c in status.get("conditions") or [] if isinstance(c, dict)}
 
 
+def _claim_statuses(pod: Any) -> Any:
+    status = pod.raw.get("status") if isinstance(getattr(pod, "raw", None), dict) else None
+    return (status or {}).get("resourceClaimStatuses") or []
+
+
 def pod_scheduling_properties_change(new: Any, old: Any) -> list[ClusterEvent]:
-    """PodSchedulingPropertiesChange for an unscheduled pod: label, toleration and
-    scheduling-gate changes; anything else is the generic UnscheduledPod Update."""
+    """PodSchedulingPropertiesChange for an unscheduled pod: label, toleration, scheduling-gate
+    and generated-ResourceClaim (status.resourceClaimStatuses) changes; anything else is the
+    generic UnscheduledPod Update."""
     resource = ASSIGNED_POD if old.node_name else UNSCHEDULABLE_POD
     events: list[ClusterEvent] = []
     if old.labels != new.labels:
@@ -133,6 +139,8 @@ def pod_scheduling_properties_change(new: Any, old: Any) -> list[ClusterEvent]:
         events.append(ClusterEvent(resource, "UpdatePodToleration"))
     if not new.scheduling_gates and old.scheduling_gates:
         events.append(ClusterEvent(resource, "UpdatePodSchedulingGatesEliminated"))
+    if _claim_statuses(new) != _claim_statuses(old):
+        events.append(ClusterEvent(resource, "UpdatePodGeneratedResourceClaim"))
     if not events:
         events.append(ClusterEvent(resource, "updatePodOther"))
     return events

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from kschedctl.api.types import Pod
     from kschedctl.backend.podgroup import PodGroupManager
     from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.cycle_state import CycleState
     from kschedctl.framework.features import Features
     from kschedctl.framework.runtime.framework import Framework
@@ -71,6 +72,20 @@ class Client(Protocol):
         claimRef and PVC selected-node annotation. The object is the whole new version."""
         ...
 
+    # ResourceClaims (DynamicResources): the stored object is returned; an API error raises
+    # ApiError (kschedctl.framework.handle). The informers see the change at once.
+    def update_resource_claim(self, claim: Any) -> Any: ...
+
+    def create_resource_claim(self, claim: Any) -> Any: ...
+
+    def delete_resource_claim(self, claim: Any) -> None: ...
+
+    def patch_pod_status(self, pod: "Pod", status: dict) -> None: ...
+
+
+class ApiError(Exception):
+    """A failed API call (the error text kube would see from the clientset)."""
+
 
 class PodNominator(Protocol):
     """Pods nominated to nodes (framework.PodNominator)."""
@@ -115,6 +130,11 @@ class Handle:
         """The snapshot's other objects (namespaces, PVCs, PVs, storage classes, CSINodes,
         CSIDrivers, PDBs, priority classes, pod groups, owners): the informers' listers."""
         return self._services.objects
+
+    def shared_dra_manager(self) -> "DRAManager":
+        """Dynamic Resource Allocation state shared by all profiles (SharedDRAManager): claims,
+        in-flight allocations, allocated devices, ResourceSlices, DeviceClasses."""
+        return self._services.dra_manager()
 
     def pod_lister(self) -> PodLister:
         return self._pods
@@ -212,4 +232,4 @@ class Handle:
         return f"Handle(profile={self.profile_name!r})"
 
 
-__all__ = ["Client", "Clock", "Handle", "PodLister", "PodNominator", "SharedLister"]
+__all__ = ["ApiError", "Client", "Clock", "Handle", "PodLister", "PodNominator", "SharedLister"]

@@ -12,9 +12,13 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Callable
 
+from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Node, Pod
 from kschedctl.backend.podgroup import group_key_of
+from kschedctl.dra.claimcontroller import ClaimChanges, create_template_claims, release_pod_claims
 from kschedctl.framework import events as ev
+from kschedctl.framework.interface import ClusterEvent
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
 from kschedctl.scheduler.result import Deleted
 
@@ -95,6 +99,8 @@ class EventHandlers:
         else:
             self.delete_pod_from_scheduling_queue(live)
             self.result.deleted.append(Deleted(live.key, self.clock.now()))  # pending, never placed
+        if live.resource_claims:
+            self.apply_claim_changes(release_pod_claims(live, self.objects))
         return live
 
     def delete_assigned_pod_from_cache(self: "Scheduler", pod: Pod) -> None:
@@ -132,3 +138,47 @@ class EventHandlers:
         if old.nominated_node_name:
             self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, old, None,
                                                            le_priority_pre_check(old.effective_priority()))
+
+    # --- Dynamic Resource Allocation (the ResourceClaim assume cache, slice and class informers) ---
+    def create_template_claims(self: "Scheduler", pod: Pod) -> None:
+        """The resourceclaim controller creates a pending pod's claims from its templates."""
+        if pod.resource_claims:
+            changes = create_template_claims(pod, self.objects)
+            for claim in changes.created:
+                self.dra_claims_created += 1
+                self.services.dra_manager().on_claim_add(claim)
+
+    def apply_claim_changes(self: "Scheduler", changes: ClaimChanges) -> None:
+        for claim in changes.created:
+            self.add_resource_claim(claim)
+        for old, new in changes.updated:
+            self.update_resource_claim(old, new)
+        for claim in changes.deleted:
+            self.delete_resource_claim(claim)
+
+    def add_resource_claim(self: "Scheduler", claim: ResourceClaim) -> None:
+        self.services.dra_manager().on_claim_add(claim)
+        self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent("ResourceClaim", "Add"), None, claim)
+
+    def update_resource_claim(self: "Scheduler", old: ResourceClaim, new: ResourceClaim) -> None:
+        self.services.dra_manager().on_claim_update(old, new)
+        self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent("ResourceClaim", "Update"), old, new)
+
+    def delete_resource_claim(self: "Scheduler", claim: ResourceClaim) -> None:
+        self.services.dra_manager().on_claim_delete(claim)
+        self.state_changed()
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent("ResourceClaim", "Delete"), claim, None)
+
+    def change_resource_slice(self: "Scheduler", old: ResourceSlice | None, new: ResourceSlice | None) -> None:
+        self.services.dra_manager().on_slice_change(old, new)
+        self.state_changed()
+        action = "Add" if old is None else ("Delete" if new is None else "Update")
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent("ResourceSlice", action), old, new)
+
+    def change_device_class(self: "Scheduler", old: DeviceClass | None, new: DeviceClass | None) -> None:
+        self.services.dra_manager().on_class_change(old, new)
+        self.state_changed()
+        action = "Add" if old is None else ("Delete" if new is None else "Update")
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent("DeviceClass", action), old, new)

@@ -99,6 +99,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
         raise InputError(f"no profile for schedulerName {pod.scheduler_name!r}", obj=f"Pod {pod.key}",
                          field="spec.schedulerName")
     fwk = sched.profiles[pod.scheduler_name]
+    sched.create_template_claims(pod)
     sched.cache.update_snapshot(sched.snapshot)
     for f in sched.profiles.values():
         f.snapshot = sched.snapshot

@@ -23,6 +23,7 @@ import time as _time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.backend.queue.scheduling_queue import (
@@ -35,6 +36,7 @@ from kschedctl.framework import events as ev
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME
 from kschedctl.framework.gosemantics import go_duration
+from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.runtime.framework import Framework, FrameworkError
 from kschedctl.framework.runtime.registry import Registry
@@ -124,12 +126,42 @@ class _PodOutcome:
 
 
 class SimulatedClient:
-    """The API calls plugins make (bind, preempt), applied to the simulated cluster."""
+    """The API calls plugins make (bind, preempt, ResourceClaim writes), applied to the simulated
+    cluster; its informers see each change at once. A dry run (explain) answers the writes and
+    drops them."""
 
     def __init__(self, scheduler: "Scheduler", dry_run: bool = False) -> None:
         self.scheduler = scheduler
         self.dry_run = dry_run
         self.last_preemption: Preemption | None = None
+
+    def update_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        old = self.scheduler.objects.resource_claims.get(claim.key)
+        if old is None:
+            raise ApiError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        if not self.dry_run:
+            self.scheduler.update_resource_claim(old, claim)
+        return claim
+
+    def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
+        if claim.key in self.scheduler.objects.resource_claims:
+            raise ApiError(f'resourceclaims.resource.k8s.io "{claim.name}" already exists')
+        if not self.dry_run:
+            self.scheduler.add_resource_claim(claim)
+        return claim
+
+    def delete_resource_claim(self, claim: ResourceClaim) -> None:
+        current = self.scheduler.objects.resource_claims.get(claim.key)
+        if current is None:
+            raise ApiError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        if not self.dry_run:
+            self.scheduler.delete_resource_claim(current)
+
+    def patch_pod_status(self, pod: Pod, status: dict) -> None:
+        if not self.dry_run:
+            live = self.scheduler.pods_by_uid.get(pod.uid)
+            for target in {id(p): p for p in (pod, live) if p is not None}.values():
+                target.raw.setdefault("status", {}).update(status)
 
     def bind(self, pod: Pod, node_name: str) -> Status:
         return Status()
@@ -214,6 +246,7 @@ class Scheduler(EventHandlers):
         # Called with (qpi, ScheduleResult) after every attempt that chose a host: a read-only view
         # of the attempt's filter and score outcome (`diff` classifies moves with it).
         self.attempt_recorders: list[Callable[[QueuedPodInfo, Any], None]] = []
+        self.dra_claims_created = 0  # claims the resourceclaim controller made from templates
         from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 
         self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/scheduler/schedule_one_podgroup.py)
@@ -262,6 +295,7 @@ class Scheduler(EventHandlers):
 
     def admit_pending_pod(self, pod: Pod, created: float | None = None) -> None:
         self.result.pending += 1
+        self.create_template_claims(pod)
         if pod.scheduler_name not in self.profiles:
             self.result.skipped.append(Skipped(pod.key, f"no profile for schedulerName {pod.scheduler_name!r}"))
             return
@@ -362,6 +396,10 @@ class Scheduler(EventHandlers):
     def _finish(self) -> None:
         self.result.pod_groups = self.pod_groups.final_reports()
         self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
+        if self.dra_claims_created:
+            self.result.warnings.append(
+                f"created {self.dra_claims_created} ResourceClaim(s) from ResourceClaimTemplates for pending pods "
+                f"whose status names none, as kube's resourceclaim controller would")
         for qpi in self.queue.pending():
             pod = qpi.pod
             if qpi.gated:

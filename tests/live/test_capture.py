@@ -217,7 +217,7 @@ def test_every_kind_the_loader_reads_is_captured():
     from kschedctl.cluster import loader
 
     loader_kinds = ({"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget"} | loader._NAMESPACED_GENERIC
-                    | loader._CLUSTER_GENERIC | loader._OTHER_NAMESPACED)
+                    | loader._CLUSTER_GENERIC | loader._OTHER_NAMESPACED | loader._DRA_KINDS)
     assert loader_kinds <= {k.kind for k in CAPTURED_KINDS}
 
 

@@ -1,6 +1,5 @@
 """DynamicResources: upstream dynamicresources/dynamicresources_test.go TestPlugin "empty"
-(a pod without claims) plus kschedctl's explicit refusal of pods with claims, and
-validation_pluginargs_test.go / defaults for DynamicResourcesArgs."""
+(a pod without claims), and validation_pluginargs_test.go / defaults for DynamicResourcesArgs."""
 
 from __future__ import annotations
 
@@ -58,21 +57,6 @@ def test_normalize_score_default_normalize():
     scores = [NodeScore("n1", 3), NodeScore("n2", 6)]
     pl.normalize_score(CycleState(), make_pod("p").obj(), scores)
     assert [s.score for s in scores] == [50, 100]
-
-
-def test_pod_with_claims_is_refused_honestly():
-    fwk, pl = setup()
-    pod = make_pod("gpu").set("spec.resourceClaims", [{"name": "gpu", "resourceClaimName": "gpu-claim"}]).obj()
-    state = CycleState()
-    _, status = pl.pre_filter(state, pod, fwk.snapshot.list())
-    assert status.code == Code.UnschedulableAndUnresolvable
-    assert status.reasons == [dra.not_modelled_message(pod)]
-    assert "does not model DynamicResources device allocation" in status.reasons[0]
-    assert pl.filter(state, pod, fwk.snapshot.get("n1")).code == Code.UnschedulableAndUnresolvable
-    # upstream: PostFilter with claims but none unavailable -> "still not schedulable"
-    _, post = pl.post_filter(state, pod, None)
-    assert (post.code, post.reasons) == (Code.Unschedulable, ["still not schedulable"])
-    assert pl.pre_bind_pre_flight(state, pod, "n1") is None
 
 
 def test_plugin_disabled_without_feature_gate():

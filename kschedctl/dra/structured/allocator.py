@@ -99,8 +99,10 @@ class Allocator:
     devices other claims hold, and the CEL cache. ``allocate`` may be called for many nodes."""
 
     def __init__(self, features: Features, allocated: AllocatedState, classes: Mapping[str, DeviceClass],
-                 slices: Sequence[ResourceSlice], cel_cache: Cache) -> None:
+                 slices: Sequence[ResourceSlice], cel_cache: Cache,
+                 pools_for: Callable[[Node], list[Pool]] | None = None) -> None:
         self.features = features
+        self._shared_pools = pools_for  # GatherPools shared across attempts (DRAManager.pools_for)
         self.allocated = allocated
         self.classes = classes
         self.slices = list(slices)
@@ -119,6 +121,8 @@ class Allocator:
         self._pools: dict[str, list[Pool]] = {}
 
     def pools_for(self, node: Node) -> list[Pool]:
+        if self._shared_pools is not None and node is not None:
+            return self._shared_pools(node)
         key = node.name if node is not None else ""
         pools = self._pools.get(key)
         if pools is None:

@@ -17,6 +17,7 @@ from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 if TYPE_CHECKING:
     from kschedctl.api.types import Pod
     from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.extender import Extender
     from kschedctl.framework.handle import Client, Clock, PodLister, PodNominator
     from kschedctl.versions import KubeVersion
@@ -46,6 +47,15 @@ class Services:
     warnings: list[str] = field(default_factory=list)  # said once each, on stderr by the CLI
     # the configured HTTP extenders (kschedctl/scheduler/extender.py), for preemption (Handle.Extenders)
     extenders: list["Extender"] = field(default_factory=list)
+    dra: "DRAManager | None" = None  # built on first use (dra_manager)
+
+    def dra_manager(self) -> "DRAManager":
+        """The shared DRA state of the run (one for all profiles, as kube's SharedDRAManager)."""
+        if self.dra is None:
+            from kschedctl.dra.manager import DRAManager
+
+            self.dra = DRAManager(self.objects, self.version.feature_enabled("DRAConsumableCapacity"))
+        return self.dra
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

@@ -1,0 +1,262 @@
+"""The scheduler's shared DRA state: claims, in-flight allocations, allocated devices, slices,
+classes (pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go, allocateddevices.go).
+
+kube-scheduler keeps one DefaultDRAManager for all profiles: the ResourceClaim assume cache,
+the claims whose allocation is in flight (Reserve .. PreBind), the set of devices allocated by
+claims (updated by informer events), the ResourceSlice and DeviceClass listers and the class
+resolver for extended resources backed by DRA. kschedctl's informers are the snapshot: the
+manager reads and writes ``ClusterObjects`` (claims are replaced there when the simulated API
+server stores a write, so ``--write-snapshot`` sees them), and keeps the allocated-device index
+incrementally, as allocatedDevices does, so that a scheduling cycle never rescans every claim.
+
+Writes are applied at once (the simulated API server and its informers have no latency): the
+assume cache therefore always equals the informer's object, and AssumeClaimAfterAPICall and
+AssumedClaimRestore have nothing to do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Iterable
+
+from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.resourceclaim import ResourceClaim
+from kschedctl.api.types import Node
+from kschedctl.dra.cel import Cache
+from kschedctl.dra.structured import AllocatedState, DeviceID, Features, Pool, gather_pools
+
+if TYPE_CHECKING:
+    from kschedctl.cluster.objects import ClusterObjects
+
+# resourceapi.ExtendedResourceClaimAnnotation; the implicit extended resource name of a class.
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+@dataclass(frozen=True, slots=True)
+class _Usage:
+    """What one allocated claim takes (foreachAllocatedDevice): dedicated devices, shared ones
+    (with their share IDs) and consumed capacity."""
+
+    dedicated: tuple[DeviceID, ...]
+    shared: tuple[tuple[DeviceID, str], ...]
+    capacity: tuple[tuple[DeviceID, str, Fraction], ...]
+
+
+def claim_usage(claim: ResourceClaim, consumable_capacity: bool) -> _Usage:
+    """foreachAllocatedDevice: admin-access results take nothing; with consumable capacity a
+    result with a shareID is shared and adds its consumed capacity; others take the device."""
+    if claim.allocation is None:
+        return _Usage((), (), ())
+    dedicated, shared, capacity = [], [], []
+    for r in claim.allocation.results:
+        if r.admin_access:
+            continue
+        device = DeviceID(r.driver, r.pool, r.device)
+        if consumable_capacity and r.share_id is not None:
+            shared.append((device, r.share_id))
+            for name, value in (r.consumed_capacity or {}).items():
+                capacity.append((device, name, value))
+            continue
+        dedicated.append(device)
+    return _Usage(tuple(dedicated), tuple(shared), tuple(capacity))
+
+
+class DRAManager:
+    """SharedDRAManager over the snapshot's objects, with the allocated-device index."""
+
+    def __init__(self, objects: "ClusterObjects", consumable_capacity: bool = False) -> None:
+        self.objects = objects
+        self.consumable_capacity = consumable_capacity
+        self.in_flight: dict[str, ResourceClaim] = {}  # claim UID -> claim with its allocation
+        self._dedicated: Counter[DeviceID] = Counter()
+        self._shared: Counter[tuple[DeviceID, str]] = Counter()
+        self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        self._per_pool: Counter[tuple[str, str]] = Counter()  # dedicated allocated devices per pool
+        self.revision = 0  # bumped on every change of what is allocated
+        self.slices_generation = 0  # bumped on every ResourceSlice change
+        self._pools: dict[tuple[str, Features], tuple[Node, int, list[Pool]]] = {}
+        self._slices_by_node: dict[str, list[ResourceSlice]] | None = None
+        self._slices_elsewhere: list[ResourceSlice] = []
+        self.cel = Cache()
+        for claim in objects.resource_claims.values():
+            self._add_usage(claim)
+
+    # --- ResourceClaims (claimTracker) -----------------------------------------------------
+    def get_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        return self.objects.resource_claims.get(f"{namespace}/{name}")
+
+    def list_claims(self) -> list[ResourceClaim]:
+        return list(self.objects.resource_claims.values())
+
+    def claim_has_pending_allocation(self, uid: str) -> bool:
+        return uid in self.in_flight
+
+    def signal_claim_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
+        self.in_flight[uid] = claim
+        self.revision += 1
+
+    def remove_claim_pending_allocation(self, uid: str) -> bool:
+        removed = self.in_flight.pop(uid, None) is not None
+        if removed:
+            self.revision += 1
+        return removed
+
+    def allocated_state(self, consumable_capacity: bool) -> AllocatedState:
+        """GatherAllocatedState (consumable capacity on) or ListAllAllocatedDevices: devices of
+        allocated claims plus those of in-flight allocations. As in 1.35.4, shared devices of
+        claims already allocated are not listed, only those in flight (their consumed capacity
+        counts either way)."""
+        allocated = set(self._dedicated)
+        shared: set[tuple[DeviceID, str]] = set()
+        capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        if consumable_capacity:
+            capacity = {d: dict(c) for d, c in self._capacity.items()}
+        for claim in self.in_flight.values():
+            usage = claim_usage(claim, consumable_capacity)
+            allocated.update(usage.dedicated)
+            shared.update(usage.shared)
+            for device, name, value in usage.capacity:
+                per = capacity.setdefault(device, {})
+                per[name] = per.get(name, Fraction(0)) + value
+        return AllocatedState(allocated, shared, capacity)
+
+    def allocated_in_pool(self, driver: str, pool: str) -> int:
+        """Dedicated devices of allocated claims in one pool (in-flight ones not counted)."""
+        return self._per_pool[(driver, pool)]
+
+    def is_dedicated(self, device: DeviceID) -> bool:
+        return device in self._dedicated
+
+    # informer events for claims
+    def on_claim_add(self, claim: ResourceClaim) -> None:
+        self.objects.resource_claims[claim.key] = claim
+        self._add_usage(claim)
+
+    def on_claim_update(self, old: ResourceClaim, new: ResourceClaim) -> None:
+        """allocatedDevices.onUpdate: only a change between allocated and not allocated moves
+        devices (an allocation is never modified in place)."""
+        self.objects.resource_claims[new.key] = new
+        if old.allocation is None and new.allocation is not None:
+            self._add_usage(new)
+        elif old.allocation is not None and new.allocation is None:
+            self._remove_usage(old)
+
+    def on_claim_delete(self, claim: ResourceClaim) -> None:
+        self.objects.resource_claims.pop(claim.key, None)
+        self._remove_usage(claim)
+
+    def _add_usage(self, claim: ResourceClaim) -> None:
+        usage = claim_usage(claim, self.consumable_capacity)
+        if not (usage.dedicated or usage.shared or usage.capacity):
+            return
+        self.revision += 1
+        for device in usage.dedicated:
+            if self._dedicated[device] == 0:
+                self._per_pool[(device.driver, device.pool)] += 1
+            self._dedicated[device] += 1
+        for share in usage.shared:
+            self._shared[share] += 1
+        for device, name, value in usage.capacity:
+            per = self._capacity.setdefault(device, {})
+            per[name] = per.get(name, Fraction(0)) + value
+
+    def _remove_usage(self, claim: ResourceClaim) -> None:
+        usage = claim_usage(claim, self.consumable_capacity)
+        if not (usage.dedicated or usage.shared or usage.capacity):
+            return
+        self.revision += 1
+        for device in usage.dedicated:
+            # kube keeps a set: one deallocation frees the device
+            if self._dedicated.pop(device, 0):
+                self._per_pool[(device.driver, device.pool)] -= 1
+        for share in usage.shared:
+            self._shared.pop(share, None)
+        for device, name, value in usage.capacity:
+            per = self._capacity.get(device)
+            if per is not None and name in per:
+                per[name] -= value
+                if per[name] <= 0:
+                    del per[name]
+                if not per:
+                    del self._capacity[device]
+
+    # --- ResourceSlices ---------------------------------------------------------------------
+    def slices(self) -> list[ResourceSlice]:
+        """ListWithDeviceTaintRules (DeviceTaintRules are not modelled: slices as published)."""
+        return list(self.objects.resource_slices.values())
+
+    def on_slice_change(self, old: ResourceSlice | None, new: ResourceSlice | None) -> None:
+        if old is not None:
+            self.objects.resource_slices.pop(old.name, None)
+        if new is not None:
+            self.objects.resource_slices[new.name] = new
+        self.slices_generation += 1
+        self._pools.clear()
+        self._slices_by_node = None
+
+    def pools_for(self, node: Node, features: Features) -> list[Pool]:
+        """GatherPools for a node, cached until a slice changes or the node object is replaced
+        (pools depend on slices, the node and the gates, never on claims)."""
+        key = (node.name, features)
+        cached = self._pools.get(key)
+        if cached is not None and cached[0] is node and cached[1] == self.slices_generation:
+            return cached[2]
+        if self._slices_by_node is None:
+            self._index_slices()
+        assert self._slices_by_node is not None
+        local = self._slices_by_node.get(node.name)
+        candidates = local + self._slices_elsewhere if local else self._slices_elsewhere
+        pools = gather_pools(candidates, node, features, self.slices())
+        self._pools[key] = (node, self.slices_generation, pools)
+        return pools
+
+    def _index_slices(self) -> None:
+        """SlicesForNode: slices with a nodeName only matter for that node."""
+        by_node: dict[str, list[ResourceSlice]] = {}
+        elsewhere: list[ResourceSlice] = []
+        for s in self.objects.resource_slices.values():
+            if s.node_name and not s.shared_counters:
+                by_node.setdefault(s.node_name, []).append(s)
+            else:
+                elsewhere.append(s)
+        self._slices_by_node, self._slices_elsewhere = by_node, elsewhere
+
+    # --- DeviceClasses ------------------------------------------------------------------------
+    def get_class(self, name: str) -> DeviceClass | None:
+        return self.objects.device_classes.get(name)
+
+    def classes(self) -> dict[str, DeviceClass]:
+        return self.objects.device_classes
+
+    def on_class_change(self, old: DeviceClass | None, new: DeviceClass | None) -> None:
+        if old is not None:
+            self.objects.device_classes.pop(old.name, None)
+        if new is not None:
+            self.objects.device_classes[new.name] = new
+
+    def class_for_extended_resource(self, resource_name: str) -> DeviceClass | None:
+        """DeviceClassResolver (extendedresourcecache): the class naming the resource in
+        spec.extendedResourceName, else the class of the implicit name
+        deviceclass.resource.kubernetes.io/<class>. With several classes naming the same
+        resource, the newest wins, then the smallest name."""
+        explicit = [c for c in self.objects.device_classes.values() if c.extended_resource_name == resource_name]
+        if explicit:
+            return sorted(explicit, key=lambda c: (_neg_time(c.meta.creation_timestamp), c.name))[0]
+        if resource_name.startswith(IMPLICIT_EXTENDED_RESOURCE_PREFIX):
+            return self.objects.device_classes.get(resource_name[len(IMPLICIT_EXTENDED_RESOURCE_PREFIX):])
+        return None
+
+
+def _neg_time(stamp: str | None) -> str:
+    """Sort key putting the newest creationTimestamp first (RFC 3339 sorts as text)."""
+    return "".join(chr(0x10FFFF - ord(ch)) for ch in (stamp or ""))
+
+
+def claims_of(objects: "ClusterObjects", keys: Iterable[str]) -> list[ResourceClaim]:
+    return [c for k in keys if (c := objects.resource_claims.get(k)) is not None]
+
+
+__all__ = ["DRAManager", "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "IMPLICIT_EXTENDED_RESOURCE_PREFIX", "claim_usage"]
