@@ -17,6 +17,9 @@ from jsonschema import Draft202012Validator
 
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import STDIN
+from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
+from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import (
     _STDIN_CACHE,
@@ -30,6 +33,12 @@ from kschedctl.cluster.loader import (
 from kschedctl.config.schema import iter_schema_errors, load_schema
 
 SCENARIO_SCHEMA = "scenario-v1.json"
+# The kinds an event's object may be, per action (default: a Pod).
+_EVENT_KINDS: dict[str, tuple[str, ...]] = {
+    "addNode": ("Node",), "createPod": ("Pod",), "addResourceSlice": ("ResourceSlice",), "addObject": DRA_KINDS,
+}
+_DRA_TYPES = {"DeviceClass": DeviceClass, "ResourceSlice": ResourceSlice, "ResourceClaim": ResourceClaim,
+              "ResourceClaimTemplate": ResourceClaimTemplate}
 _DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -115,12 +124,19 @@ def _events(path: str, doc: dict) -> list[ScenarioEvent]:
     for i, spec in enumerate(doc.get("events") or []):
         event = ScenarioEvent(i, parse_duration(spec["at"]), spec["action"], spec)
         if "object" in spec:
-            want = "Node" if event.action == "addNode" else "Pod"
-            if spec["object"].get("kind") != want:
-                raise InputError(f"must be a {want} for {event.action}", file=path, field=f"events[{i}].object.kind",
+            wants = _EVENT_KINDS.get(event.action, ("Pod",))
+            kind = spec["object"].get("kind")
+            if kind not in wants:
+                raise InputError(f"must be a {' or '.join(wants)} for {event.action}", file=path,
+                                 field=f"events[{i}].object.kind",
                                  line=locate_line(path, 0, None, f"events[{i}].object.kind"))
             try:
-                (Node if want == "Node" else Pod).from_dict(spec["object"])
+                if kind in DRA_KINDS:
+                    raw, _ = served_as_v1(spec["object"])
+                    validate_dra_object(raw)
+                    _DRA_TYPES[kind].from_dict(raw)  # type: ignore[attr-defined]
+                else:
+                    (Node if kind == "Node" else Pod).from_dict(spec["object"])
             except ObjectError as exc:
                 raise _object_error(path, f"events[{i}].object", exc) from None
         out.append(event)

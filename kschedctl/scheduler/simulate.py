@@ -2,7 +2,8 @@
 
 A scenario (schema: schemas/scenario-v1.json) names the initial cluster (snapshot files and/or
 inline objects) and events at simulated times: add/remove/cordon/uncordon/drain a node, change
-its allocatable, labels or taints, create/delete/ungate a pod. Each event goes through the
+its allocatable, labels or taints, create/delete/ungate a pod, add (or replace) and delete DRA
+objects (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate). Each event goes through the
 scheduler's informer handlers (kschedctl/scheduler/eventhandlers.py), so the queue reacts to it exactly
 as to the matching ClusterEvent: only pods an event may help are retried. The result is the
 schedule JSON shape plus "time" on placements and preemptions, the timed "events" and the
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.errors import InputError
+from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.resource_admission import served_as_v1
+from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, locate_line, resolve_priorities
 from kschedctl.cluster.scenario import Scenario, ScenarioEvent
@@ -192,6 +196,61 @@ class _Applier:
             old.priority, old.preemption_policy, old.nominated_node_name
         self.sched.record("PodUngated", pod=old.key)
         self.sched.update_pod_in_scheduling_queue(old, new)
+
+    # Dynamic Resource Allocation objects
+    def _addResourceSlice(self, spec: dict) -> None:
+        self._addObject(spec)
+
+    def _addObject(self, spec: dict) -> None:
+        """A DeviceClass, ResourceSlice, ResourceClaim or ResourceClaimTemplate appears (a new
+        object, or a new version of an existing one: an update)."""
+        raw, _ = served_as_v1(copy.deepcopy(spec["object"]))
+        kind = raw["kind"]
+        o = self.sched.objects
+        if kind == "ResourceSlice":
+            new_slice = ResourceSlice.from_dict(raw)
+            old_slice = o.resource_slices.get(new_slice.name)
+            self.sched.record("ResourceSliceAdded" if old_slice is None else "ResourceSliceUpdated",
+                              slice=new_slice.name, devices=len(new_slice.devices))
+            self.sched.change_resource_slice(old_slice, new_slice)
+        elif kind == "DeviceClass":
+            new_class = DeviceClass.from_dict(raw)
+            old_class = o.device_classes.get(new_class.name)
+            self.sched.record("DeviceClassAdded" if old_class is None else "DeviceClassUpdated", deviceClass=new_class.name)
+            self.sched.change_device_class(old_class, new_class)
+        elif kind == "ResourceClaim":
+            claim = ResourceClaim.from_dict(raw)
+            old_claim = o.resource_claims.get(claim.key)
+            self.sched.record("ResourceClaimAdded" if old_claim is None else "ResourceClaimUpdated", claim=claim.key)
+            if old_claim is None:
+                self.sched.add_resource_claim(claim)
+            else:
+                self.sched.update_resource_claim(old_claim, claim)
+        else:
+            template = ResourceClaimTemplate.from_dict(raw)
+            o.resource_claim_templates[f"{template.meta.namespace}/{template.name}"] = template
+            self.sched.record("ResourceClaimTemplateAdded", template=f"{template.meta.namespace}/{template.name}")
+
+    def _deleteObject(self, spec: dict) -> None:
+        kind, name = spec["kind"], spec["name"]
+        o = self.sched.objects
+        if kind in ("ResourceClaim", "ResourceClaimTemplate") and "/" not in name:
+            name = f"default/{name}"
+        table: dict[str, Any] = {"DeviceClass": o.device_classes, "ResourceSlice": o.resource_slices,
+                                 "ResourceClaim": o.resource_claims,
+                                 "ResourceClaimTemplate": o.resource_claim_templates}[kind]
+        obj = table.get(name)
+        if obj is None:
+            self._fail("name", f"no {kind} {name} at {go_duration(self.event.at)}")
+        self.sched.record(f"{kind}Deleted", name=name)
+        if kind == "ResourceSlice":
+            self.sched.change_resource_slice(obj, None)
+        elif kind == "DeviceClass":
+            self.sched.change_device_class(obj, None)
+        elif kind == "ResourceClaim":
+            self.sched.delete_resource_claim(obj)
+        else:
+            del table[name]
 
     def _evict_pods(self, node_name: str, recreate: bool, kind: str) -> None:
         victims = [p for p in list(self.sched.pods_by_uid.values()) if p.node_name == node_name

@@ -395,13 +395,13 @@ class DynamicResources:
         return None
 
     def _quick_reject(self, s: StateData, node: Any) -> bool:
-        """True when the node's free devices are fewer than the claims need at the very least:
-        the allocator would find nothing there without evaluating a selector (it skips devices
-        in use before anything else), so the answer is the same, found without a search."""
-        if s.min_devices is None or s.allocator is None or s.allocator_features is None:
+        """True when every device the node can see is taken and the claims need some: the
+        allocator skips devices in use before evaluating any selector, so it would find nothing
+        there, without an error; the same answer, found without a search. (A node with a few
+        free devices still goes through the allocator: a selector may fail on them.)"""
+        if not s.min_devices or s.allocator is None or s.allocator_features is None:
             return False
         allocated = s.allocator.allocated.allocated_devices
-        free = 0
         for pool in self.manager.pools_for(node, s.allocator_features):
             if pool.is_incomplete or pool.is_invalid or pool.counter_sets:
                 return False
@@ -410,9 +410,7 @@ class DynamicResources:
                     return False
                 for d in sl.devices:
                     if (sl.driver, sl.pool.name, d.name) not in allocated:
-                        free += 1
-                        if free >= s.min_devices:
-                            return False
+                        return False
         return True
 
     def _filter_extended_resources(self, s: StateData, pod: Pod, node_info: NodeInfo,

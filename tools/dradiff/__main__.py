@@ -1,0 +1,43 @@
+"""python -m tools.dradiff [-n COUNT] [-s FIRST_SEED] [--only SEED] [--out DIR] [--keep]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from tools.dradiff.compare import compare_cluster
+from tools.dradiff.generate import generate
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.dradiff")
+    ap.add_argument("-n", type=int, default=20, help="clusters to try")
+    ap.add_argument("-s", type=int, default=1, help="first seed")
+    ap.add_argument("--only", type=int, help="replay one seed")
+    ap.add_argument("--out", default="/tmp/dradiff")
+    ap.add_argument("--keep", action="store_true", help="keep every cluster's files")
+    ap.add_argument("--modes", default="sequential,explain")
+    args = ap.parse_args()
+    seeds = [args.only] if args.only is not None else range(args.s, args.s + args.n)
+    failing = 0
+    for seed in seeds:
+        workdir = Path(args.out) / f"dra-{seed}"
+        try:
+            diffs = compare_cluster(generate(seed), workdir, tuple(args.modes.split(",")))
+        except Exception as exc:  # noqa: BLE001 - report and go on
+            diffs = [f"runner error: {type(exc).__name__}: {exc}"]
+        if diffs:
+            failing += 1
+            (workdir / "diff.txt").write_text("\n".join(diffs) + "\n")
+            print(f"seed {seed}: {len(diffs)} difference(s)\n  " + "\n  ".join(d.replace("\n", "\n  ") for d in diffs[:3]))
+        elif not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps({"clusters": len(seeds), "differing": failing}))
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
