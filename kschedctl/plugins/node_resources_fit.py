@@ -6,13 +6,15 @@ Upstream: pkg/scheduler/framework/plugins/noderesources/fit.go (plugin, fitsRequ
 hints), resource_allocation.go and the strategy files (see resource_allocation.py),
 apis/config/v1/defaults.go (SetDefaults_NodeResourcesFitArgs) and
 apis/config/validation/validation_pluginargs.go (ValidateNodeResourcesFitArgs).
-DRA-backed extended resources (DRAExtendedResource) are not modelled.
+With DRAExtendedResource, an extended resource the node does not list in its allocatable and a
+DeviceClass maps is left to DynamicResources (shouldDelegateResourceToDRA); scoring such a
+resource from the node's devices (when a scoring strategy lists it) is not modelled.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -80,7 +82,8 @@ def _has_request(req: Resource) -> bool:
 
 
 def fits_request(req: Resource, node_info: NodeInfo, ignored_resources: frozenset[str] = frozenset(),
-                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+                 ignored_groups: frozenset[str] = frozenset(),
+                 delegate_to_dra: Callable[[str], bool] | None = None) -> list[InsufficientResource]:
     """fitsRequest: every resource the node cannot give, in upstream's order (pods, cpu, memory,
     ephemeral-storage, then scalar resources sorted by name: upstream ranges over a Go map)."""
     out: list[InsufficientResource] = []
@@ -105,6 +108,8 @@ def fits_request(req: Resource, node_info: NodeInfo, ignored_resources: frozense
             if name in ignored_resources or (ignored_groups and name.split("/", 1)[0] in ignored_groups):
                 continue
         cap = alloc.scalar_resources.get(name, 0)
+        if delegate_to_dra is not None and cap <= 0 and delegate_to_dra(name):
+            continue  # shouldDelegateResourceToDRA: DynamicResources checks it
         have = used.scalar_resources.get(name, 0)
         if want > cap - have:
             out.append(InsufficientResource(name, f"Insufficient {name}", want, have, cap, want > cap))
@@ -139,6 +144,14 @@ class NodeResourcesFit:
                                                use_requested=False, pod_level_resources=False)
         self.sidecars_enabled = features.sidecar_containers
         self.queueing_hints_enabled = features.scheduler_queueing_hints
+        self.dra_extended_resource = features.dra_extended_resource and features.dynamic_resource_allocation
+
+    def _delegate_to_dra(self) -> Callable[[str], bool] | None:
+        """The DeviceClass resolver of the shared DRA state, when DRAExtendedResource is on."""
+        if not self.dra_extended_resource:
+            return None
+        manager = self.handle.shared_dra_manager()
+        return lambda name: manager.class_for_extended_resource(name) is not None
 
     def name(self) -> str:
         return NAME
@@ -202,7 +215,8 @@ class NodeResourcesFit:
             req = state.read(PRE_FILTER_STATE_KEY)
         except KeyError as exc:
             return Status(Code.Error, f"error reading {PRE_FILTER_STATE_KEY!r} from cycleState: not found", err=exc)
-        insufficient = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups)
+        insufficient = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups,
+                                    self._delegate_to_dra())
         if not insufficient:
             return None
         code = Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in insufficient) else Code.Unschedulable

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tools.dradiff.compare import compare_cluster
-from tools.dradiff.generate import generate
+from tools.dradiff.generate import CATEGORIES, generate
 
 
 def main() -> int:
@@ -20,13 +20,15 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/dradiff")
     ap.add_argument("--keep", action="store_true", help="keep every cluster's files")
     ap.add_argument("--modes", default="sequential,explain")
+    ap.add_argument("-c", "--category", default="mixed", choices=sorted(CATEGORIES))
     args = ap.parse_args()
     seeds = [args.only] if args.only is not None else range(args.s, args.s + args.n)
     failing = 0
     for seed in seeds:
-        workdir = Path(args.out) / f"dra-{seed}"
+        workdir = Path(args.out) / f"{args.category}-{seed}"
         try:
-            diffs = compare_cluster(generate(seed), workdir, tuple(args.modes.split(",")))
+            diffs = compare_cluster(generate(seed, args.category), workdir, tuple(args.modes.split(",")),
+                                    CATEGORIES[args.category])
         except Exception as exc:  # noqa: BLE001 - report and go on
             diffs = [f"runner error: {type(exc).__name__}: {exc}"]
         if diffs:

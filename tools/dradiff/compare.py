@@ -24,11 +24,15 @@ import yaml
 CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n"
 
 
+GATES = ""  # feature gates of the run (kube's names), both sides
+
+
 def oracle(snapshot: Path, config: Path, mode: str) -> dict:
     binary = os.environ.get("KSCHEDORACLE", "/work/oracle/kschedoracle")
     out = snapshot.parent / f"oracle-{mode}.json"
-    proc = subprocess.run([binary, "-mode", mode, "-snapshot", str(snapshot), "-config", str(config), "-out", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    gates = ["-feature-gates", GATES] if GATES else []
+    proc = subprocess.run([binary, "-mode", mode, "-snapshot", str(snapshot), "-config", str(config), "-out", str(out),
+                           *gates], capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise RuntimeError(f"oracle {mode} failed: {proc.stderr.strip()[-2000:]}")
     return json.loads(out.read_text())
@@ -49,7 +53,9 @@ def _setup() -> tuple[Any, Any, Any]:
     from kschedctl.framework.runtime.plugin_manager import default_registry
     from kschedctl.versions import KubeVersion
 
-    version = KubeVersion("1.35")
+    from kschedctl.versions import parse_feature_gates
+
+    version = KubeVersion("1.35", parse_feature_gates(GATES))
     registry = default_registry().registry
     return version, load_config_file(None, version, registry), registry
 
@@ -163,7 +169,10 @@ def _norm_filter(entry: dict) -> dict:
     return {"code": entry.get("code"), "plugin": entry.get("plugin") or "", "reasons": entry.get("reasons") or []}
 
 
-def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = ("sequential", "explain")) -> list[str]:
+def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = ("sequential", "explain"),
+                    gates: str = "") -> list[str]:
+    global GATES
+    GATES = gates
     _lowest_name_ties()
     workdir.mkdir(parents=True, exist_ok=True)
     snap = workdir / "snapshot.yaml"

@@ -55,21 +55,72 @@ class Gen:
                 "status": {"allocatable": {"cpu": str(r.choice([4, 8, 16])), "memory": "32Gi", "pods": "110"},
                            "capacity": {"cpu": "16", "memory": "32Gi", "pods": "110"}},
             })
-            self._node_slice(name, GPU, r.randint(0, 6), gpu=True)
+            self._node_slice(name, GPU, r.randint(0, 6), gpu=True, taints=self.category == "taints")
             if r.random() < 0.5:
                 self._node_slice(name, NIC, r.randint(1, 3), gpu=False)
         if r.random() < 0.4:
             self._fabric_slice()
         self._classes()
         self._bound_pods()
+        if self.category == "dealloc":
+            self._stale_allocations()
+        if self.category == "extended":
+            self._extended_resources()
         for i in range(r.randint(3, 10)):
             self._pending_pod(i)
         return {"apiVersion": "v1", "kind": "List", "items": self.items}
 
-    def _node_slice(self, node: str, driver: str, count: int, gpu: bool) -> None:
+    def _stale_allocations(self) -> None:
+        """Claims allocated on a node but reserved for nobody (or for the pod about to use
+        them), which a pending pod uses and cannot run on: PostFilter deallocates them."""
+        r = self.r
+        for i in range(r.randint(1, 3)):
+            node = r.choice(self.nodes)
+            free = [d for d in self.devices.get((node, GPU), []) if (node, GPU, d["name"]) not in self.taken]
+            if not free:
+                continue
+            d = r.choice(free)
+            self.taken.add((node, GPU, d["name"]))
+            name, uid = f"stale-{i}", f"pod-stale-{i}"
+            allocation = {"devices": {"results": [{"request": "req-0", "driver": GPU, "pool": node, "device": d["name"]}]},
+                          "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                              {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}
+            claim = f"{name}-gpu"
+            reserved = [{"resource": "pods", "name": name, "uid": uid}] if r.random() < 0.3 else None
+            self._claim(claim, {"devices": {"requests": [{"name": "req-0", "exactly": {
+                "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}},
+                owner={"name": name, "uid": uid, "claim": "gpu"}, allocation=allocation, reserved=reserved)
+            # the pod cannot run on that node: it asks for more cpu than the node has
+            pod = self._pod(name, uid, claims=[{"name": "gpu", "resourceClaimTemplateName": "t"}],
+                            statuses=[{"name": "gpu", "resourceClaimName": claim}], cpu=r.choice(["100m", "20"]))
+            pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": r.choice(self.nodes)}
+            self.items.append(pod)
+
+    def _extended_resources(self) -> None:
+        """A DeviceClass mapping an extended resource; some nodes offer it by a device plugin."""
+        self.items.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                           "metadata": {"name": "gpu-ext", "uid": "class-gpu-ext", "creationTimestamp": self.tick()},
+                           "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{GPU}"'}}],
+                                    "extendedResourceName": "example.com/gpu"}})
+        for item in self.items:
+            if item["kind"] == "Node" and self.r.random() < 0.3:
+                item["status"]["allocatable"]["example.com/gpu"] = str(self.r.choice([0, 2]))
+        for i in range(self.r.randint(1, 4)):
+            name, uid = f"ext-{i}", f"pod-ext-{i}"
+            pod = self._pod(name, uid)
+            key = self.r.choice(["example.com/gpu", "deviceclass.resource.kubernetes.io/gpu"])
+            pod["spec"]["containers"][0]["resources"]["requests"][key] = str(self.r.randint(1, 2))
+            pod["spec"]["containers"][0]["resources"]["limits"] = {key: pod["spec"]["containers"][0]["resources"]["requests"][key]}
+            self.items.append(pod)
+
+    def _node_slice(self, node: str, driver: str, count: int, gpu: bool, taints: bool = False) -> None:
         r = self.r
         devices = []
         for i in range(count):
+            extra: dict[str, Any] = {}
+            if taints and r.random() < 0.4:
+                extra["taints"] = [{"key": "maintenance", "value": r.choice(["soon", "now"]),
+                                    "effect": r.choice(["NoSchedule", "NoExecute", "None"])}]
             attrs: dict[str, Any] = {}
             capacity: dict[str, Any] = {}
             if gpu:
@@ -84,7 +135,7 @@ class Gen:
                 attrs["speed"] = {"int": r.choice([25, 100])}
                 attrs["numa"] = {"int": r.choice([0, 1])}
             devices.append({"name": f"{'gpu' if gpu else 'nic'}-{i}", "attributes": attrs,
-                            **({"capacity": capacity} if capacity else {})})
+                            **({"capacity": capacity} if capacity else {}), **extra})
         self.devices[(node, driver)] = devices
         if not devices and r.random() < 0.5:
             return  # no slice at all
@@ -152,6 +203,10 @@ class Gen:
             ])}}]
         if r.random() < 0.05:
             exact["adminAccess"] = True
+        if self.category == "taints" and r.random() < 0.4:
+            exact["tolerations"] = [r.choice([{"key": "maintenance", "operator": "Exists"},
+                                              {"key": "maintenance", "operator": "Equal", "value": "soon",
+                                               "effect": "NoSchedule"}])]
         return {"name": name, "exactly": exact}
 
     def _claim_spec(self) -> dict:
@@ -254,8 +309,17 @@ class Gen:
         self.items.append(self._pod(name, uid, claims=claims, statuses=statuses, cpu=cpu))
 
 
+# category -> the feature gates both sides run with (kube's names)
+CATEGORIES: dict[str, str] = {
+    "mixed": "",
+    "dealloc": "",
+    "taints": "DRADeviceTaints=true",
+    "extended": "DRAExtendedResource=true",
+}
+
+
 def generate(seed: int, category: str = "mixed") -> dict:
     return Gen(seed, category).build()
 
 
-__all__ = ["generate"]
+__all__ = ["CATEGORIES", "generate"]
