@@ -21,7 +21,20 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep every cluster's files")
     ap.add_argument("--modes", default="sequential,explain")
     ap.add_argument("-c", "--category", default="mixed", choices=sorted(CATEGORIES))
+    ap.add_argument("--record", metavar="DIR", help="write the oracle's answers for --only SEED as a test fixture")
     args = ap.parse_args()
+    if args.record:
+        from tools.dradiff.compare import record
+
+        seed = args.only if args.only is not None else args.s
+        source = (f"kschedoracle (kube-scheduler 1.35.4) -mode sequential and -mode explain on tools/dradiff "
+                  f"category {args.category} seed {seed}")
+        data = record(generate(seed, args.category), Path(args.out) / f"record-{args.category}-{seed}",
+                      CATEGORIES[args.category], source)
+        target = Path(args.record) / f"{args.category}-{seed}.json"
+        target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        print(target)
+        return 0
     seeds = [args.only] if args.only is not None else range(args.s, args.s + args.n)
     failing = 0
     for seed in seeds:
