@@ -90,6 +90,7 @@ MSG_DELETED = "deletion of ResourceClaim completed"
 MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
 MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
 FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+_BINDING_POLL_INTERVAL = 5.0  # PreBind polls the device status every 5s
 
 
 def statusUnschedulable(reason: str) -> Status:  # noqa: N802 - upstream's helper name
@@ -626,13 +627,20 @@ class DynamicResources:
             return None
         if not _has_binding_conditions(s):
             return None
-        # Waiting for the device status: nothing updates it in a simulation (no driver), so the
-        # wait ends with kube's timeout.
+        # Waiting for the device status (polled every 5s for bindingTimeout): nothing updates it
+        # in a simulation (no driver), so the wait ends with kube's timeout: a claim allocated
+        # before this attempt times out at a poll first, else the wait itself does.
         ready, err = self._is_pod_ready_for_binding(s)
         if err is not None:
             return Status(Code.Error, err)
         if ready:
             return None
+        now = self.handle.clock.now()
+        for _, claim in s.claims.all():
+            stamp = _parse_rfc3339(claim.allocation.allocation_timestamp) if claim.allocation else None
+            if stamp is not None and any(r.binding_conditions for r in claim.allocation.results) \
+                    and stamp + _BINDING_POLL_INTERVAL < now:
+                return Status(Code.Error, f"claim {claim.name} binding timeout")
         return Status(Code.Error, "device binding timeout")
 
     def _bind_claim(self, s: StateData, index: int, pod: Pod, node_name: str) -> ResourceClaim:
