@@ -129,9 +129,30 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         out += wrap_line(f"unschedulable: {data['message']}", width) + "\n"
         pre = data.get("preemption") or {}
         if pre.get("nominatedNode"):
+<<<<<<< HEAD
             out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}",
                              width) + "\n"
     return out
+=======
+            out += f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}\n"
+    return out + _render_dra(data)
+
+
+def _render_dra(data: dict) -> str:
+    """DynamicResources: the devices the chosen node would give, and why the others give none."""
+    lines = []
+    for name, n in data["nodes"].items():
+        dra = n.get("dra")
+        if not dra:
+            continue
+        if name == data["node"]:
+            for c in dra["claims"]:
+                devices = ", ".join(f"{d['request']}={d['driver']}/{d['pool']}/{d['device']}" for d in c.get("devices", []))
+                lines.append(f"  {name}: {c['claim']}{' (allocated)' if c['allocated'] else ''}: {devices}")
+        elif dra.get("why"):
+            lines.append(f"  {name}: {dra['why']}")
+    return ("\ndevices (DynamicResources):\n" + "\n".join(lines) + "\n") if lines else ""
+>>>>>>> 5ae3ec3 (explain: nodes[NODE].dra (devices picked, or per request the devices that cannot serve it and why) and a devices section in the table)
 
 
 def render_validation(reports: list, output: str) -> str:

@@ -144,7 +144,8 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
             out.append(NodeExplanation(info.name, Code.UnschedulableAndUnresolvable.name, "", [reason]))
             continue
         st = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
-        out.append(NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons)))
+        out.append(NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons),
+                                   dra=_dra_details(fwk, state, info)))
         if st.is_success():
             feasible.append(info)
     feasible = _pass_extenders(sched, pod, feasible, {n.name: n for n in out})
@@ -167,6 +168,16 @@ def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
                         n.total = s.total_score
                 _add_extender_scores(sched, pod, feasible, out)
     return out
+
+
+def _dra_details(fwk: Any, state: CycleState, info: Any) -> dict[str, Any] | None:
+    """DynamicResources' view of the node (additive: kube's statuses stay as they are)."""
+    plugin = fwk.instances.get("DynamicResources")
+    if plugin is None or not getattr(plugin, "enabled", False):
+        return None
+    from kschedctl.plugins.dynamic_resources.explain import explain_node
+
+    return explain_node(plugin, state, info)
 
 
 def _pass_extenders(sched: Scheduler, pod: Pod, feasible: list, by_name: dict[str, NodeExplanation]) -> list:

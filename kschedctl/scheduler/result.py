@@ -151,6 +151,7 @@ class NodeExplanation:
     reasons: list[str] = field(default_factory=list)
     scores: dict[str, dict[str, int]] | None = None  # plugin -> {"score", "weight"}
     total: int | None = None
+    dra: dict[str, Any] | None = None  # DynamicResources: the devices picked, or why none could be
 
     def to_dict(self) -> dict[str, Any]:
         flt: dict[str, Any] = {"code": self.code}
@@ -162,6 +163,8 @@ class NodeExplanation:
         if self.scores is not None:
             out["scores"] = self.scores
             out["total"] = self.total
+        if self.dra is not None:
+            out["dra"] = self.dra
         return out
 
 
