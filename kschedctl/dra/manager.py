@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim
@@ -77,7 +77,17 @@ class DRAManager:
         self._per_pool: Counter[tuple[str, str]] = Counter()  # dedicated allocated devices per pool
         self.revision = 0  # bumped on every change of what is allocated
         self.slices_generation = 0  # bumped on every ResourceSlice change
+        self.classes_generation = 0  # bumped on every DeviceClass change
+        # Filter outcomes by (claim specs, node): see DynamicResources._allocate_memoized
+        self.filter_memo: dict[tuple, tuple[Node, int | None, tuple, Any]] = {}
         self._pools: dict[tuple[str, Features], tuple[Node, int, list[Pool]]] = {}
+        self.device_views: dict[str, tuple[Node, int, Features, Any]] = {}
+        self._memo_ids: dict[tuple, int] = {}
+        # Per node (once its devices were listed): a version bumped whenever one of its devices
+        # is taken or freed by an allocated claim, and how many of them are free.
+        self._device_nodes: dict[tuple[str, str, str], list[str]] = {}
+        self.node_version: dict[str, int] = {}
+        self.node_free: dict[str, int] = {}
         self._slices_by_node: dict[str, list[ResourceSlice]] | None = None
         self._slices_elsewhere: list[ResourceSlice] = []
         self.cel = Cache()
@@ -109,6 +119,10 @@ class DRAManager:
         allocated claims plus those of in-flight allocations. As in 1.35.4, shared devices of
         claims already allocated are not listed, only those in flight (their consumed capacity
         counts either way)."""
+        if not self.in_flight and not (consumable_capacity and self._capacity):
+            # No copy: the live keys. Nothing the attempt's allocator reads changes before its
+            # last use (Filter); claim writes come later (PostFilter, PreBind).
+            return AllocatedState(self._dedicated.keys(), set(), {})  # type: ignore[arg-type]
         allocated = set(self._dedicated)
         shared: set[tuple[DeviceID, str]] = set()
         capacity: dict[DeviceID, dict[str, Fraction]] = {}
@@ -156,12 +170,18 @@ class DRAManager:
         for device in usage.dedicated:
             if self._dedicated[device] == 0:
                 self._per_pool[(device.driver, device.pool)] += 1
+                self._touch(device, -1)
             self._dedicated[device] += 1
         for share in usage.shared:
             self._shared[share] += 1
         for device, name, value in usage.capacity:
             per = self._capacity.setdefault(device, {})
             per[name] = per.get(name, Fraction(0)) + value
+
+    def _touch(self, device: DeviceID, free_delta: int) -> None:
+        for name in self._device_nodes.get(tuple(device), ()):  # type: ignore[call-overload]
+            self.node_version[name] += 1
+            self.node_free[name] += free_delta
 
     def _remove_usage(self, claim: ResourceClaim) -> None:
         usage = claim_usage(claim, self.consumable_capacity)
@@ -172,6 +192,7 @@ class DRAManager:
             # kube keeps a set: one deallocation frees the device
             if self._dedicated.pop(device, 0):
                 self._per_pool[(device.driver, device.pool)] -= 1
+                self._touch(device, +1)
         for share in usage.shared:
             self._shared.pop(share, None)
         for device, name, value in usage.capacity:
@@ -195,6 +216,8 @@ class DRAManager:
             self.objects.resource_slices[new.name] = new
         self.slices_generation += 1
         self._pools.clear()
+        self.device_views.clear()
+        self._device_nodes.clear()
         self._slices_by_node = None
 
     def pools_for(self, node: Node, features: Features) -> list[Pool]:
@@ -212,6 +235,38 @@ class DRAManager:
         pools = gather_pools(candidates, node, features, self.slices())
         self._pools[key] = (node, self.slices_generation, pools)
         return pools
+
+    def node_devices(self, node: Node, features: Features) -> tuple[tuple[tuple[str, str, str], ...], bool]:
+        """Every device of the node's pools as (driver, pool, device), including devices of the
+        pools' slices that do not target the node (they share counters), and whether the pools
+        are plain: complete, valid, without counters, every slice published for this node
+        (then a node whose devices are all taken can serve no claim). Cached per node object
+        until a slice changes (``features`` is one object per plugin: compared by identity)."""
+        cached = self.device_views.get(node.name)
+        if cached is not None and cached[0] is node and cached[1] == self.slices_generation and cached[2] is features:
+            return cached[3]
+        pools = self.pools_for(node, features)
+        devices = tuple((sl.driver, sl.pool.name, d.name) for pool in pools
+                        for sl in (*pool.slices, *pool.slices_not_targeting_node) for d in sl.devices)
+        plain = all(not (p.is_incomplete or p.is_invalid or p.counter_sets or p.slices_not_targeting_node)
+                    and all(sl.node_name == node.name for sl in p.slices) for p in pools)
+        view = (devices, plain)
+        self.device_views[node.name] = (node, self.slices_generation, features, view)
+        name = node.name
+        for d in devices:
+            holders = self._device_nodes.setdefault(d, [])
+            if name not in holders:
+                holders.append(name)
+        self.node_version[name] = self.node_version.get(name, 0) + 1
+        self.node_free[name] = sum(1 for d in devices if DeviceID(*d) not in self._dedicated)
+        return view
+
+    def memo_id(self, key: tuple) -> int:
+        """A small number standing for a filter-memo key (claim specs, generations)."""
+        ident = self._memo_ids.get(key)
+        if ident is None:
+            ident = self._memo_ids[key] = len(self._memo_ids)
+        return ident
 
     def _index_slices(self) -> None:
         """SlicesForNode: slices with a nodeName only matter for that node."""
@@ -232,6 +287,7 @@ class DRAManager:
         return self.objects.device_classes
 
     def on_class_change(self, old: DeviceClass | None, new: DeviceClass | None) -> None:
+        self.classes_generation += 1
         if old is not None:
             self.objects.device_classes.pop(old.name, None)
         if new is not None:

@@ -113,11 +113,12 @@ class Allocator:
         # the pools of a node do not depend on the claims, so they are gathered once per node.
         self._by_node: dict[str, list[ResourceSlice]] = {}
         self._elsewhere: list[ResourceSlice] = []
-        for s in self.slices:
-            if s.node_name and not s.shared_counters:
-                self._by_node.setdefault(s.node_name, []).append(s)
-            else:
-                self._elsewhere.append(s)
+        if pools_for is None:
+            for s in self.slices:
+                if s.node_name and not s.shared_counters:
+                    self._by_node.setdefault(s.node_name, []).append(s)
+                else:
+                    self._elsewhere.append(s)
         self._pools: dict[str, list[Pool]] = {}
 
     def pools_for(self, node: Node) -> list[Pool]:
@@ -347,15 +348,18 @@ class _Run:
 
     def _selectors_match(self, key: tuple[int, int, int], d: Device, device_id: DeviceID,
                          cls: DeviceClass | None, expressions: list[str | None]) -> bool:
-        owner = f"class {cls.name}" if cls is not None else f"claim {kobj(self.claims[key[0]])}"
+        cel_device = None
         for i, expression in enumerate(expressions):
             compiled = self.a.cel.get_or_compile(expression or "")
             if compiled.error is not None:
+                owner = f"class {cls.name}" if cls is not None else f"claim {kobj(self.claims[key[0]])}"
                 raise AllocationError(f"{owner}: selector #{i}: CEL compile error: {compiled.error}")
-            cel_device = CelDevice(device_id.driver, d.attributes, d.capacity, d.allow_multiple_allocations)
+            if cel_device is None:
+                cel_device = CelDevice(device_id.driver, d.attributes, d.capacity, d.allow_multiple_allocations)
             try:
                 matches = self.a.cel.device_matches(expression or "", cel_device, d)
             except CelRuntimeError as exc:
+                owner = f"class {cls.name}" if cls is not None else f"claim {kobj(self.claims[key[0]])}"
                 raise AllocationError(f"{owner}: selector #{i}: CEL runtime error: {exc}") from None
             if not matches:
                 return False

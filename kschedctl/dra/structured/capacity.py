@@ -85,6 +85,9 @@ class CapacityError(Exception):
 def fits_capacity(consumed: Capacity, request: CapacityRequirements | None,
                   capacity: dict[str, DeviceCapacity], allocating: Capacity | None) -> bool:
     """CmpRequestOverCapacity: does the request fit next to what is consumed and being allocated?"""
+    if request is None and not consumed and not allocating and all(
+            cap.request_policy is None for cap in capacity.values()):
+        return True  # each capacity consumed whole, nothing else consumed: it fits
     requests = request.requests if request is not None else {}
     for name in requests:
         if name not in capacity:

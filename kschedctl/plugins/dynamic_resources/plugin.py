@@ -30,6 +30,7 @@ waiting for binding conditions in PreBind ends at once with kube's "device bindi
 from __future__ import annotations
 
 import calendar
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -115,7 +116,7 @@ class StateData:
     """stateData: the attempt's claims and what Filter learnt about each node."""
 
     __slots__ = ("claims", "extended", "allocator", "unavailable_claims", "informations",
-                 "node_allocations", "min_devices", "validated", "allocator_features")
+                 "node_allocations", "min_devices", "validated", "allocator_features", "memo_key")
 
     def __init__(self) -> None:
         self.claims = ClaimStore([])
@@ -124,10 +125,11 @@ class StateData:
         self.unavailable_claims: set[int] = set()
         self.informations: list[_InfoForClaim] = []
         self.node_allocations: dict[str, _NodeAllocation] = {}
-        # kschedctl's shortcut for nodes whose free devices cannot be enough (see _quick_reject)
+        # kschedctl's shortcut for nodes whose devices are all taken (see _allocate_on)
         self.min_devices: int | None = None
         self.validated = False
         self.allocator_features: AllocatorFeatures | None = None
+        self.memo_key: tuple | None = None  # the claims to allocate, for DRAManager.filter_memo
 
     def clone(self) -> "StateData":
         return self
@@ -176,6 +178,7 @@ class DynamicResources:
         self.args = DynamicResourcesArgs.of(args, self.fts)
         self.binding_timeout = parse_duration(self.args.binding_timeout or DEFAULT_BINDING_TIMEOUT)
         self._manager: DRAManager | None = None
+        self.allocator_features = allocator_features(self.fts, handle.version)  # one object: cache keys
 
     def name(self) -> str:
         return NAME
@@ -305,13 +308,18 @@ class DynamicResources:
                         f"resource claim {kobj(claim)}, request {request.name}: unknown request type")
 
         if to_allocate > 0:
-            features = allocator_features(self.fts, self.handle.version)
+            features = self.allocator_features
             s.allocator_features = features
             allocated = self.manager.allocated_state(self.fts.dra_consumable_capacity)
             s.allocator = Allocator(features, allocated, self.manager.classes(), self.manager.slices(),
                                     self.manager.cel, lambda node: self.manager.pools_for(node, features))
             s.node_allocations = {}
             s.min_devices = _min_devices(claims, features)
+            if extended_claim is None and not allocated.shared_device_ids and not allocated.aggregated_capacity:
+                s.memo_key = self.manager.memo_id((
+                    tuple(json.dumps(c.raw.get("spec"), sort_keys=True, separators=(",", ":"))
+                          for _, c in claims.to_allocate()),
+                    self.manager.classes_generation, self.manager.slices_generation, id(features)))
         s.claims = claims
         return None, None
 
@@ -372,21 +380,10 @@ class DynamicResources:
             extended_claim = s.claims.extended_resource_claim()
             to_allocate = [node_claim if (c is extended_claim and node_claim is not None) else c
                            for _, c in s.claims.to_allocate()]
-            if s.validated and self._quick_reject(s, node):
-                return statusUnschedulable(MSG_CANNOT_ALLOCATE)
-            try:
-                found = s.allocator.allocate(node, to_allocate)
-            except AllocationCancelled:
-                return statusUnschedulable("timed out trying to allocate devices")
-            except AllocationFailedOnNode as exc:
-                s.validated = True
-                return statusUnschedulable(str(exc))
-            except AllocationError as exc:
-                return Status(Code.Error, str(exc))
-            s.validated = True
-            if found is None or len(found) != len(to_allocate):
-                return statusUnschedulable(MSG_CANNOT_ALLOCATE)
-            allocations = found
+            status, found = self._allocate_on(s, node, to_allocate)
+            if status is not None:
+                return status
+            allocations = found  # type: ignore[assignment]
 
         if unavailable:
             s.unavailable_claims.update(unavailable)
@@ -395,24 +392,109 @@ class DynamicResources:
             s.node_allocations[node.name] = _NodeAllocation(allocations, node_claim, mappings)
         return None
 
-    def _quick_reject(self, s: StateData, node: Any) -> bool:
-        """True when every device the node can see is taken and the claims need some: the
-        allocator skips devices in use before evaluating any selector, so it would find nothing
-        there, without an error; the same answer, found without a search. (A node with a few
-        free devices still goes through the allocator: a selector may fail on them.)"""
-        if not s.min_devices or s.allocator is None or s.allocator_features is None:
-            return False
-        allocated = s.allocator.allocated.allocated_devices
-        for pool in self.manager.pools_for(node, s.allocator_features):
-            if pool.is_incomplete or pool.is_invalid or pool.counter_sets:
-                return False
-            for sl in pool.slices:
-                if sl.node_name != node.name:
-                    return False
-                for d in sl.devices:
-                    if (sl.driver, sl.pool.name, d.name) not in allocated:
-                        return False
-        return True
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+        """filter() for many nodes. Pods whose claims all need an allocation (no extended
+        resources) take a shorter path per node: nothing but the allocation can reject them.
+        A missing state raises (the runtime then repeats the per-node calls, which report it)."""
+        if not self.enabled:
+            return [None] * len(node_infos)
+        s = _get_state(state)
+        if s.claims.empty():
+            return [None] * len(node_infos)
+        if s.allocator is None or s.claims.extended_resource_claim() is not None \
+                or any(c.allocation is not None for _, c in s.claims.all()):
+            return [self.filter(state, pod, ni) for ni in node_infos]
+        claims = [c for _, c in s.claims.to_allocate()]
+        manager = self.manager
+        if manager.in_flight:  # the node versions do not see in-flight allocations
+            return [self.filter(state, pod, ni) for ni in node_infos]
+        out: list[Status | None] = []
+        rejected = statusUnschedulable(MSG_CANNOT_ALLOCATE)
+        features = s.allocator_features
+        node_devices = manager.node_devices
+        views, generation = manager.device_views, manager.slices_generation
+        versions, free = manager.node_version, manager.node_free
+        memo = manager.filter_memo
+        allocations = s.node_allocations
+        quick = s.validated and bool(s.min_devices)
+        for ni in node_infos:
+            node = ni.node
+            name = node.meta.name
+            view = views.get(name)
+            if view is not None and view[0] is node and view[1] == generation and view[2] is features:
+                plain = view[3][1]
+            else:
+                plain = node_devices(node, features)[1]  # type: ignore[arg-type]
+            if quick and plain and free[name] == 0:
+                out.append(rejected)  # as _allocate_on: every device taken
+                continue
+            if s.memo_key is not None:
+                hit = memo.get((s.memo_key, name))
+                if hit is not None and hit[0] is node and hit[1] == versions[name]:
+                    found = hit[3]
+                    if found is None:
+                        out.append(rejected)
+                    else:
+                        allocations[name] = _NodeAllocation(found, None, [])
+                        out.append(None)
+                    continue
+            status, found = self._allocate_on(s, node, claims, rejected)
+            if status is None:
+                allocations[name] = _NodeAllocation(found, None, [])  # type: ignore[arg-type]
+            out.append(status)
+            quick = s.validated and bool(s.min_devices)
+        return out
+
+    def _allocate_on(self, s: StateData, node: Any, claims: list[ResourceClaim], rejected: Status | None = None,
+                     ) -> tuple[Status | None, list[AllocationResult] | None]:
+        """The allocator's verdict on one node as Filter reports it: (None, results) or a
+        rejection or error Status."""
+        assert s.allocator is not None and s.allocator_features is not None
+        taken = s.allocator.allocated.allocated_devices
+        devices, plain = self.manager.node_devices(node, s.allocator_features)
+        if s.validated and plain and s.min_devices and all(map(taken.__contains__, devices)):
+            # Every device the node can see is taken and the claims need some: the allocator
+            # skips devices in use before evaluating any selector, so it finds nothing, without
+            # an error. (A node with free devices still goes through it: a selector may fail.)
+            return rejected or statusUnschedulable(MSG_CANNOT_ALLOCATE), None
+        try:
+            found = self._allocate(s, node, claims, tuple(filter(taken.__contains__, devices)))
+        except AllocationCancelled:
+            return statusUnschedulable("timed out trying to allocate devices"), None
+        except AllocationFailedOnNode as exc:
+            s.validated = True
+            return statusUnschedulable(str(exc)), None
+        except AllocationError as exc:
+            return Status(Code.Error, str(exc)), None
+        s.validated = True
+        if found is None or len(found) != len(claims):
+            return rejected or statusUnschedulable(MSG_CANNOT_ALLOCATE), None
+        return None, found
+
+    def _allocate(self, s: StateData, node: Any, claims: list[ResourceClaim],
+                  signature: tuple) -> list[AllocationResult] | None:
+        """Allocate, or the outcome of an earlier pod with the same claim specs on this node
+        when nothing the allocator reads there has changed since: the node's pools (slices,
+        classes, the node object) and which of their devices are taken (allocated or in flight:
+        ``signature``). The allocator is a pure function of those; results naming a claim (a
+        share ID) are never reused, nor errors (they name the claim and end the attempt)."""
+        assert s.allocator is not None
+        if s.memo_key is None:
+            return s.allocator.allocate(node, claims)
+        manager = self.manager
+        memo = manager.filter_memo
+        key = (s.memo_key, node.name)
+        hit = memo.get(key)
+        if hit is not None and hit[0] is node and hit[2] == signature:
+            return hit[3]
+        found = s.allocator.allocate(node, claims)
+        if found is None or all(r.share_id is None for a in found for r in a.results):
+            if len(memo) > 200_000:
+                memo.clear()
+            # the node version stands for the taken devices only when nothing is in flight
+            version = None if manager.in_flight else manager.node_version.get(node.name)
+            memo[key] = (node, version, signature, found)
+        return found
 
     def _filter_extended_resources(self, s: StateData, pod: Pod, node_info: NodeInfo,
                                    ) -> tuple[ResourceClaim | None, list[ext.Mapping], Status | None]:
@@ -498,8 +580,9 @@ class DynamicResources:
         if not self.enabled:
             return [0] * len(node_infos)
         s = _get_state(state)
-        if s.claims.empty() or not s.node_allocations:
-            return [0] * len(node_infos)
+        if s.claims.empty() or not s.node_allocations or not any(
+                r.first_available for _, c in s.claims.all() for r in c.spec.requests):
+            return [0] * len(node_infos)  # only prioritized lists score
         return [self.score(state, pod, ni)[0] for ni in node_infos]
 
     def score_extensions(self) -> "DynamicResources":
