@@ -69,6 +69,8 @@ def run_case(case: Case, release: str) -> None:
             assert isinstance(exc, AllocationFailedOnNode)
         return
     assert case.error is None, f"expected error {case.error!r}, got results {results}"
+    if case.allocate_one_calls is not None:
+        assert allocator.num_allocate_one == case.allocate_one_calls
     got = results or []
     want = case.expect or []
     assert len(got) == len(want), f"got {len(got)} results, want {len(want)}: {got}"

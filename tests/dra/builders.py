@@ -388,3 +388,4 @@ class Case:
     error: str | None = None
     error_kind: str | None = None  # "node" for ErrFailedAllocationOnNode
     skip: str | None = None
+    allocate_one_calls: int | None = None  # expectNumAllocateOneInvocations
