@@ -67,7 +67,7 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
     if not wide and (data["unschedulable"] or data["skipped"]):
         lines = [f"{u['pod']}: {u['message']}" for u in data["unschedulable"]]
         lines += [f"{s['pod']}: skipped: {s['reason']}" for s in data["skipped"]]
-        out += "\n" + "\n".join(wrap_line(line, width) for line in lines) + "\n"
+        out += "\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
     if data["preemptions"]:
         out += "\nPREEMPTIONS\n" + fit_table(
             [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
@@ -129,16 +129,12 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         out += wrap_line(f"unschedulable: {data['message']}", width) + "\n"
         pre = data.get("preemption") or {}
         if pre.get("nominatedNode"):
-<<<<<<< HEAD
             out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}",
                              width) + "\n"
-    return out
-=======
-            out += f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}\n"
-    return out + _render_dra(data)
+    return out + _render_dra(data, width)
 
 
-def _render_dra(data: dict) -> str:
+def _render_dra(data: dict, width: int | None) -> str:
     """DynamicResources: the devices the chosen node would give, and why the others give none."""
     lines = []
     for name, n in data["nodes"].items():
@@ -151,8 +147,9 @@ def _render_dra(data: dict) -> str:
                 lines.append(f"  {name}: {c['claim']}{' (allocated)' if c['allocated'] else ''}: {devices}")
         elif dra.get("why"):
             lines.append(f"  {name}: {dra['why']}")
-    return ("\ndevices (DynamicResources):\n" + "\n".join(lines) + "\n") if lines else ""
->>>>>>> 5ae3ec3 (explain: nodes[NODE].dra (devices picked, or per request the devices that cannot serve it and why) and a devices section in the table)
+    if not lines:
+        return ""
+    return "\ndevices (DynamicResources):\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
 
 
 def render_validation(reports: list, output: str) -> str:

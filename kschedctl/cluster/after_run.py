@@ -9,6 +9,10 @@ replace theirs: a PV VolumeBinding bound statically gets its ``claimRef`` (and `
 its claim what the PV controller then writes (``volumeName``, the bind-completed annotations,
 ``Bound``): kube-scheduler binds the pod only once that is done. A claim to provision carries
 the ``volume.kubernetes.io/selected-node`` annotation, as the external provisioner finds it.
+DRA objects are as the run left them: a claim DynamicResources allocated carries
+``status.allocation``, ``reservedFor`` and the delete-protection finalizer; claims the
+resourceclaim controller created from templates are added (``created``), and a victim's
+generated claims are gone.
 
 ``changes`` maps each changed input object (by identity) to its new version, or None when it is
 gone; the writer keeps every other object as it was.
@@ -39,7 +43,27 @@ def changes(cluster: ClusterSnapshot, result: RunResult) -> Changes:
     out: Changes = {}
     _pods(cluster, result, out)
     _volumes(cluster, result, out)
+    _dra(cluster, result, out)
     return out
+
+
+def created(cluster: ClusterSnapshot, result: RunResult) -> list[dict[str, Any]]:
+    """Objects the run made that the input lacks: claims created from templates (and the DRA
+    objects a scenario added)."""
+    before = cluster.objects.dra_objects()
+    return [raw for kind, table in result.dra_objects.items() for key, raw in table.items()
+            if key not in before.get(kind, {})]
+
+
+def _dra(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
+    if not result.dra_objects:
+        return
+    for kind, table in cluster.objects.dra_objects().items():
+        after = result.dra_objects.get(kind, {})
+        for key, raw in table.items():
+            new = after.get(key)
+            if new is not raw:
+                out[id(raw)] = new
 
 
 # --- pods ----------------------------------------------------------------------------------------
@@ -136,4 +160,4 @@ def _bind_claim(cluster: ClusterSnapshot, pv: dict[str, Any], out: Changes) -> N
     out[id(pvc.raw)] = raw
 
 
-__all__ = ["changes", "rfc3339"]
+__all__ = ["changes", "created", "rfc3339"]

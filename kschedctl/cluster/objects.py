@@ -7,7 +7,9 @@ PodTopologySpread's default constraints), and the DRA objects the DynamicResourc
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -46,6 +48,22 @@ class ClusterObjects:
     dra_conversions: dict[tuple[str, str], int] = field(default_factory=dict)
     # anything else the loader accepted but no plugin reads yet, by kind
     other: dict[str, list[GenericObject]] = field(default_factory=dict)
+
+    DRA_TABLES = ("device_classes", "resource_slices", "resource_claims", "resource_claim_templates")
+
+    def with_own_dra_objects(self) -> "ClusterObjects":
+        """A shallow copy whose DRA tables are its own: a run writes claims (and a scenario adds
+        slices and classes) there, leaving the input snapshot's objects as they were read."""
+        out = dataclasses.replace(self)
+        for name in self.DRA_TABLES:
+            setattr(out, name, dict(getattr(self, name)))
+        return out
+
+    def dra_objects(self) -> dict[str, dict[str, Any]]:
+        """The DRA tables as {kind: {key: raw object}} (the state a run left them in)."""
+        kinds = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+        return {kind: {key: obj.raw for key, obj in getattr(self, name).items()}
+                for kind, name in zip(kinds, self.DRA_TABLES)}
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:
         """Labels of a Namespace object; a namespace absent from the snapshot has the

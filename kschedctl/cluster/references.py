@@ -115,7 +115,7 @@ def missing_references(cluster: ClusterSnapshot, version: Any) -> list[MissingRe
     live = [p for p in cluster.pods if not p.is_terminal]
     pending = [p for p in live if is_pending(p)]
     pending_keys = {p.key for p in pending}
-    claims = {f"{c.namespace}/{c.name}" for c in cluster.objects.other.get("ResourceClaim", [])}
+    claims = set(cluster.objects.resource_claims)
     for pod in live:
         _claims(cluster, pod, found, check_class=pod.key in pending_keys)
         if pod.resource_claims:

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from kschedctl.cluster.after_run import changes
+from kschedctl.cluster.after_run import changes, created
 from kschedctl.cluster.loader import ClusterSnapshot
 from kschedctl.scheduler.result import RunResult
 
@@ -25,6 +25,7 @@ def write_snapshot_file(cluster: ClusterSnapshot, result: RunResult, path: str) 
     for kind_objects in _other_objects(cluster):
         for raw in kind_objects:
             _keep(items, raw, changed)
+    items.extend(created(cluster, result))
     with open(path, "w", encoding="utf-8") as fh:
         yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, sort_keys=False)
 
@@ -49,7 +50,7 @@ def _other_objects(cluster: ClusterSnapshot) -> list[list[dict]]:
         [x.raw for x in o.services + o.replication_controllers + o.replica_sets + o.stateful_sets],
         [x.raw for x in o.pod_groups.values()],
         [x.raw for objs in o.other.values() for x in objs],
-        # DRA: claims as the run left them (allocation and reservedFor written by PreBind)
+        # DRA (claims as the run left them: after_run)
         [x.raw for x in o.device_classes.values()],
         [x.raw for x in o.resource_slices.values()],
         [x.raw for x in o.resource_claim_templates.values()],

@@ -96,6 +96,9 @@ class RunResult:
     # not rendered: --write-snapshot applies them (kschedctl/cluster/after_run.py)
     written: list[dict[str, Any]] = field(default_factory=list)
     start_time: float = 0.0  # the virtual clock at the start (seconds since the epoch)
+    # DRA objects as the run left them, {kind: {key: raw}} (claims allocated, reserved, released,
+    # created from templates; a scenario's slices and classes): not rendered, --write-snapshot's
+    dra_objects: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         """pending = scheduled + unschedulable + skipped (+ deleted, a key present when some were)."""
@@ -127,6 +130,9 @@ class RunResult:
             pod_groups=[g for g in self.pod_groups if mine(str(g.get("podGroup", "")))],
             warnings=list(self.warnings),
             deleted=[d for d in self.deleted if mine(d.pod)],
+            written=self.written,
+            start_time=self.start_time,
+            dra_objects=self.dra_objects,
         )
         view.pending = len(view.placements) + len(view.unschedulable) + len(view.skipped) + len(view.deleted)
         return view

@@ -200,7 +200,7 @@ class Scheduler(EventHandlers):
                  version: KubeVersion, seed: int | None = None, dry_run: bool = False,
                  plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> None:
         self.cluster = cluster
-        self.objects = cluster.objects
+        self.objects = cluster.objects.with_own_dra_objects()  # claims written here, not in the input
         self.version = version
         self.rng = random.Random(seed)
         self.client = SimulatedClient(self, dry_run)
@@ -395,6 +395,7 @@ class Scheduler(EventHandlers):
 
     def _finish(self) -> None:
         self.result.pod_groups = self.pod_groups.final_reports()
+        self.result.dra_objects = self.objects.dra_objects()
         self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
         if self.dra_claims_created:
             self.result.warnings.append(
