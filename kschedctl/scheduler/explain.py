@@ -124,7 +124,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
     except SchedulingError as err:
         result.message = err.status.message()
         result.preemption = {"nominatedNode": None, "victims": []}
-    result.warnings = list(sched.services.warnings)
+    result.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     return result
 
 
@@ -232,6 +232,8 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
         raise InputError(f"pod group {ns}/{name} has no pending members in the snapshot "
                          f"(pod groups need --feature-gates GenericWorkload=true,GangScheduling=true)",
                          file=", ".join(cluster.inputs) or None, obj=f"PodGroup {ns}/{name}")
+    for member in members:
+        sched.create_template_claims(member)
     group = group_of(sched.objects, members[0], version)
     fwk = sched.framework_for_pod(members[0])
     per_member: dict[str, list[NodeExplanation]] = {}
@@ -257,5 +259,5 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
         out.members.append(GroupMemberExplanation(
             mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),
             per_member.get(mr.pod.key, [])))
-    out.warnings = list(sched.services.warnings)
+    out.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     return out

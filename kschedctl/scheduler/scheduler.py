@@ -397,10 +397,7 @@ class Scheduler(EventHandlers):
         self.result.pod_groups = self.pod_groups.final_reports()
         self.result.dra_objects = self.objects.dra_objects()
         self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
-        if self.dra_claims_created:
-            self.result.warnings.append(
-                f"created {self.dra_claims_created} ResourceClaim(s) from ResourceClaimTemplates for pending pods "
-                f"whose status names none, as kube's resourceclaim controller would")
+        self.result.warnings.extend(self.claims_created_warning())
         for qpi in self.queue.pending():
             pod = qpi.pod
             if qpi.gated:
@@ -410,6 +407,12 @@ class Scheduler(EventHandlers):
             self.result.unschedulable.append(Unschedulable(
                 pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
                 self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now()))
+
+    def claims_created_warning(self) -> list[str]:
+        if not self.dra_claims_created:
+            return []
+        return [f"created {self.dra_claims_created} ResourceClaim(s) from ResourceClaimTemplates for pending pods "
+                f"whose status names none, as kube's resourceclaim controller would"]
 
     # --- ScheduleOne -----------------------------------------------------------------------
     def framework_for_pod(self, pod: Pod) -> Framework:

@@ -1,4 +1,5 @@
-"""python -m tools.dradiff [-n COUNT] [-s FIRST_SEED] [--only SEED] [--out DIR] [--keep]"""
+"""python -m tools.dradiff [-n COUNT] [-s FIRST_SEED] [--only SEED] [--out DIR] [--keep]
+python -m tools.dradiff --snapshot FILE [--record DIR]   (a given snapshot, e.g. examples/dra-gpu-cluster.yaml)"""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ def main() -> int:
     ap.add_argument("--modes", default="sequential,explain")
     ap.add_argument("-c", "--category", default="mixed", choices=sorted(CATEGORIES))
     ap.add_argument("--record", metavar="DIR", help="write the oracle's answers for --only SEED as a test fixture")
+    ap.add_argument("--snapshot", metavar="FILE", help="compare (or --record) this snapshot instead of generated ones")
     args = ap.parse_args()
+    if args.snapshot:
+        return _given(args)
     if args.record:
         from tools.dradiff.compare import record
 
@@ -52,6 +56,26 @@ def main() -> int:
             shutil.rmtree(workdir, ignore_errors=True)
     print(json.dumps({"clusters": len(seeds), "differing": failing}))
     return 1 if failing else 0
+
+
+def _given(args: argparse.Namespace) -> int:
+    from tools.dradiff.compare import record
+    from tools.dradiff.generate import with_template_claims
+
+    doc = with_template_claims(args.snapshot)
+    name = Path(args.snapshot).stem
+    workdir = Path(args.out) / name
+    if args.record:
+        source = (f"kschedoracle (kube-scheduler 1.35.4) -mode sequential and -mode explain on {args.snapshot}, "
+                  f"its pending pods' claims created from their templates first")
+        data = record(doc, workdir, "", source)
+        target = Path(args.record) / f"{name}.json"
+        target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        print(target)
+        return 0
+    diffs = compare_cluster(doc, workdir, tuple(args.modes.split(",")))
+    print("\n".join(diffs) if diffs else f"{args.snapshot}: no differences")
+    return 1 if diffs else 0
 
 
 if __name__ == "__main__":

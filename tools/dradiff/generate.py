@@ -362,3 +362,27 @@ def generate(seed: int, category: str = "mixed") -> dict:
 
 
 __all__ = ["CATEGORIES", "generate"]
+
+
+def with_template_claims(path: str) -> dict:
+    """A snapshot file as one List document, with the claims kube's resourceclaim controller would
+    have created for its pending pods (kschedoracle runs the scheduler alone: it needs them)."""
+    import copy
+
+    import yaml
+
+    from kschedctl.cluster.loader import load_snapshot
+    from kschedctl.dra.claimcontroller import create_template_claims
+
+    cluster = load_snapshot([path])
+    with open(path, encoding="utf-8") as fh:
+        items = [copy.deepcopy(it) for it in yaml.safe_load(fh)["items"]]
+    pods = {(it["metadata"].get("namespace", "default"), it["metadata"]["name"]): it
+            for it in items if it.get("kind") == "Pod"}
+    created = []
+    for pod in cluster.pods:
+        if not pod.node_name:
+            changes = create_template_claims(pod, cluster.objects)
+            pods[(pod.namespace, pod.name)]["status"] = copy.deepcopy(pod.raw.get("status") or {})
+            created += [copy.deepcopy(c.raw) for c in changes.created]
+    return {"apiVersion": "v1", "kind": "List", "items": items + created}
