@@ -17,9 +17,10 @@ from .allocator_cases_6 import CASES as CASES_6
 from .allocator_cases_7 import CASES as CASES_7
 from .allocator_cases_8 import CASES as CASES_8
 from .allocator_cases_9 import CASES as CASES_9
+from .allocator_cases_10 import CASES as CASES_10
 from .allocator_harness import RELEASES, run_case
 
-CASES = [*CASES_1, *CASES_2, *CASES_3, *CASES_4, *CASES_5, *CASES_6, *CASES_8, *CASES_9, *CASES_7]
+CASES = [*CASES_1, *CASES_2, *CASES_3, *CASES_4, *CASES_5, *CASES_6, *CASES_8, *CASES_9, *CASES_10, *CASES_7]
 
 
 @pytest.mark.parametrize("release", list(RELEASES))
