@@ -10,7 +10,12 @@ import pytest
 
 from kschedctl.dra.cel import Cache
 from kschedctl.dra.structured import (
-    AllocatedState, AllocationError, AllocationFailedOnNode, Allocator, DeviceID, Features,
+    AllocatedState,
+    AllocationError,
+    AllocationFailedOnNode,
+    Allocator,
+    DeviceID,
+    Features,
 )
 
 from .builders import Case

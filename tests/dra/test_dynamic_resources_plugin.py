@@ -17,15 +17,44 @@ from typing import Any
 
 import pytest
 
-from kschedctl.api.resourceclaim import ResourceClaim
-from kschedctl.api.resourceclaim import AllocationResult, DeviceRequestAllocationResult
+from kschedctl.api.resourceclaim import AllocationResult, DeviceRequestAllocationResult, ResourceClaim
 from kschedctl.framework.interface import QueueingHint
 from kschedctl.plugins.dynamic_resources import compute_score
 
 from .plugin_harness import (
-    ATTR, CLAIM, CLAIM2, CLASS, DRIVER, DRIVER2, EXTENDED, EXTENDED2, FINALIZER, IMPLICIT, NODE, NODE2, NODE3, NOW,
-    POD_UID, RESOURCE, RESOURCE2, Case, admin_access, allocated, claim, dev, device_class, node, pending, pod,
-    pod_with_claim_name, pod_with_claim_template, pod_with_two_claim_names, prioritized, request, result, run_case,
+    ATTR,
+    CLAIM,
+    CLAIM2,
+    CLASS,
+    DRIVER,
+    DRIVER2,
+    EXTENDED,
+    EXTENDED2,
+    FINALIZER,
+    IMPLICIT,
+    NODE,
+    NODE2,
+    NODE3,
+    NOW,
+    POD_UID,
+    RESOURCE,
+    RESOURCE2,
+    Case,
+    admin_access,
+    allocated,
+    claim,
+    dev,
+    device_class,
+    node,
+    pending,
+    pod,
+    pod_with_claim_name,
+    pod_with_claim_template,
+    pod_with_two_claim_names,
+    prioritized,
+    request,
+    result,
+    run_case,
     slice_,
 )
 

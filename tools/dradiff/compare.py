@@ -50,9 +50,7 @@ def _lowest_name_ties() -> None:
 def _setup() -> tuple[Any, Any, Any]:
     from kschedctl.config.loader import load_config_file
     from kschedctl.framework.runtime.plugin_manager import default_registry
-    from kschedctl.versions import KubeVersion
-
-    from kschedctl.versions import parse_feature_gates
+    from kschedctl.versions import KubeVersion, parse_feature_gates
 
     version = KubeVersion("1.35", parse_feature_gates(GATES))
     registry = default_registry().registry

@@ -37,8 +37,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from kschedctl.api.labels import NodeSelector, node_selector_from_dict
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.labels import NodeSelector, node_selector_from_dict
 from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim
 from kschedctl.api.types import Pod
 from kschedctl.dra.claimcontroller import DELETE_PROTECTION_FINALIZER
@@ -48,8 +48,8 @@ from kschedctl.dra.structured import (
     AllocationError,
     AllocationFailedOnNode,
     Allocator,
-    Features as AllocatorFeatures,
 )
+from kschedctl.dra.structured import Features as AllocatorFeatures
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import parse_duration
