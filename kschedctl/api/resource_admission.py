@@ -204,7 +204,7 @@ def _slice_spec(spec: dict) -> None:
         _dns_label(name, f"spec.devices[{i}].name")
         if name in seen:
             raise ObjectError(f'Duplicate value: "{name}"', f"spec.devices[{i}].name")
-        seen.add(name)
+        seen.add(str(name))
         per_device = [f for f in ("nodeName", "nodeSelector", "allNodes") if device.get(f) not in (None, "", False)]
         if spec.get("perDeviceNodeSelection") is True:
             if len(per_device) != 1:
@@ -232,7 +232,7 @@ def _claim_spec(spec: dict, path: str) -> None:
         _dns_label(name, f"{rpath}.name")
         if name in names:
             raise ObjectError(f'Duplicate value: "{name}"', f"{rpath}.name")
-        names.add(name)
+        names.add(str(name))
         exactly, first = request.get("exactly"), request.get("firstAvailable")
         if exactly is not None and first:
             raise _invalid(rpath, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple "

@@ -179,7 +179,7 @@ class DRAManager:
             per[name] = per.get(name, Fraction(0)) + value
 
     def _touch(self, device: DeviceID, free_delta: int) -> None:
-        for name in self._device_nodes.get(tuple(device), ()):  # type: ignore[call-overload]
+        for name in self._device_nodes.get(device, ()):
             self.node_version[name] += 1
             self.node_free[name] += free_delta
 

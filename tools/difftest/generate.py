@@ -879,3 +879,25 @@ GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
 def generate(category: str, seed: int) -> Case:
     rng = random.Random(f"{category}/{seed}")
     return GENERATORS[category](rng, seed)
+
+
+# --- Dynamic Resource Allocation ------------------------------------------------------------------
+
+def _dra(category: str) -> Callable[[random.Random, int], Case]:
+    """tools/dradiff's DRA clusters (devices, classes, claims, templates; its categories and
+    gates) under this runner's comparisons. `python -m tools.dradiff` runs the same clusters and
+    also compares the devices each claim gets."""
+    def gen(rng: random.Random, seed: int) -> Case:
+        from tools.dradiff.generate import CATEGORIES
+        from tools.dradiff.generate import generate as dra_generate
+
+        return Case(f"dra-{category}", seed, dra_generate(seed, category)["items"], o.config(),
+                    gates=CATEGORIES[category])
+    return gen
+
+
+# Not "preempt": after a preemption whose victims had claims kschedctl frees their devices as
+# kube's resourceclaim controller does, the oracle runs the scheduler alone (tools.dradiff stops
+# comparing a cluster there).
+for _category in ("mixed", "dealloc", "taints", "extended", "partitionable"):
+    GENERATORS[f"dra-{_category}"] = _dra(_category)

@@ -44,6 +44,7 @@ def explain_node(pl: Any, state: CycleState, node_info: NodeInfo) -> dict[str, A
     if not isinstance(s, StateData) or s.claims.empty():
         return None
     node = node_info.node
+    assert node is not None
     out: dict[str, Any] = {"claims": []}
     picked = s.node_allocations.get(node.name)
     allocate_index = 0

@@ -129,7 +129,7 @@ class StateData:
         self.min_devices: int | None = None
         self.validated = False
         self.allocator_features: AllocatorFeatures | None = None
-        self.memo_key: tuple | None = None  # the claims to allocate, for DRAManager.filter_memo
+        self.memo_key: int | None = None  # the claims to allocate, for DRAManager.filter_memo
 
     def clone(self) -> "StateData":
         return self
@@ -193,7 +193,7 @@ class DynamicResources:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         if not self.enabled:
             return []
-        node_actions = ("Add", "UpdateNodeLabel", "UpdateNodeAllocatable")
+        node_actions: tuple[str, ...] = ("Add", "UpdateNodeLabel", "UpdateNodeAllocatable")
         if not self.fts.scheduler_queueing_hints:
             node_actions += ("UpdateNodeTaint",)
         return [
@@ -356,6 +356,7 @@ class DynamicResources:
         if s.claims.empty():
             return None
         node = node_info.node
+        assert node is not None
         node_claim, mappings, status = self._filter_extended_resources(s, pod, node_info)
         if status is not None:
             return status
@@ -371,8 +372,8 @@ class DynamicResources:
             if claim.allocation is None:
                 continue
             if binding_conditions_enabled(self.fts):
-                ready, err = self._is_claim_ready_for_binding(claim)
-                if err is not None or (not ready and self._is_claim_timeout(claim)):
+                ready, problem = self._is_claim_ready_for_binding(claim)
+                if problem is not None or (not ready and self._is_claim_timeout(claim)):
                     unavailable.append(index)
 
         allocations: list[AllocationResult] = []
@@ -419,6 +420,7 @@ class DynamicResources:
         quick = s.validated and bool(s.min_devices)
         for ni in node_infos:
             node = ni.node
+            assert node is not None
             name = node.meta.name
             view = views.get(name)
             if view is not None and view[0] is node and view[1] == generation and view[2] is features:
@@ -600,7 +602,7 @@ class DynamicResources:
         return None
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> Sequence[int]:
+                              values: Sequence[int]) -> Any:
         arr = np.asarray(values, np.int64)
         highest = int(arr.max()) if self.enabled and len(arr) else 0
         if highest == 0:
@@ -713,15 +715,16 @@ class DynamicResources:
         # Waiting for the device status (polled every 5s for bindingTimeout): nothing updates it
         # in a simulation (no driver), so the wait ends with kube's timeout: a claim allocated
         # before this attempt times out at a poll first, else the wait itself does.
-        ready, err = self._is_pod_ready_for_binding(s)
-        if err is not None:
-            return Status(Code.Error, err)
+        ready, problem = self._is_pod_ready_for_binding(s)
+        if problem is not None:
+            return Status(Code.Error, problem)
         if ready:
             return None
         now = self.handle.clock.now()
         for _, claim in s.claims.all():
-            stamp = _parse_rfc3339(claim.allocation.allocation_timestamp) if claim.allocation else None
-            if stamp is not None and any(r.binding_conditions for r in claim.allocation.results) \
+            allocation = claim.allocation
+            stamp = _parse_rfc3339(allocation.allocation_timestamp) if allocation is not None else None
+            if stamp is not None and allocation is not None and any(r.binding_conditions for r in allocation.results) \
                     and stamp + _BINDING_POLL_INTERVAL < now:
                 return Status(Code.Error, f"claim {claim.name} binding timeout")
         return Status(Code.Error, "device binding timeout")
