@@ -81,7 +81,7 @@ def test_unknown_kinds_are_skipped_with_one_warning_per_kind(tmp_path):
 
 @pytest.mark.parametrize("content,expected", [
     ("kind: Pod\nmetadata: {name: x\n", "malformed YAML"),
-    ("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "metadata.name: required value"),
+    ("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "metadata.name: Required value: name or generateName is required"),
     ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable:\n    cpu: lots\n", "status.allocatable.cpu"),
     ("- just\n- a list\n", "expected a Kubernetes object"),
     ("apiVersion: v1\nmetadata: {name: x}\n", "object has no kind"),

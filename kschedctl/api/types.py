@@ -49,6 +49,8 @@ def _list(value: Any, where: str) -> list:
 
 
 def _str_map(value: Any, where: str) -> dict[str, str]:
+    if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
+        return dict(value)  # the common case: already a map of strings
     out = {}
     for k, v in _dict(value, where).items():
         out[str(k)] = "" if v is None else (str(v).lower() if isinstance(v, bool) else str(v))
@@ -148,13 +150,17 @@ class Container:
 
 def _container(raw: Any, where: str, host_network: bool) -> Container:
     raw = _dict(raw, where)
-    res = _dict(raw.get("resources"), f"{where}.resources")
-    requests = resource_list(res.get("requests"), f"{where}.resources.requests")
-    limits = resource_list(res.get("limits"), f"{where}.resources.limits")
+    # Paths are formatted only when a value is of the wrong type (this runs for every container).
+    res = raw.get("resources")
+    if type(res) is not dict:
+        res = _dict(res, f"{where}.resources")
+    req_raw, lim_raw = res.get("requests"), res.get("limits")
+    requests = resource_list(req_raw, f"{where}.resources.requests") if req_raw else {}
+    limits = resource_list(lim_raw, f"{where}.resources.limits") if lim_raw else {}
     for name, qty in limits.items():  # SetDefaults_Pod: requests default to limits
         requests.setdefault(name, qty)
     ports = []
-    for i, p in enumerate(_list(raw.get("ports"), f"{where}.ports")):
+    for i, p in enumerate(_list(raw.get("ports"), f"{where}.ports") if raw.get("ports") else ()):
         p = _dict(p, f"{where}.ports[{i}]")
         cport = _int(p.get("containerPort"), f"{where}.ports[{i}].containerPort", 0) or 0
         hport = _int(p.get("hostPort"), f"{where}.ports[{i}].hostPort", 0) or 0
@@ -308,15 +314,16 @@ def _meta(raw: dict, namespaced: bool) -> ObjectMeta:
     if not name:
         raise ObjectError("required value", "metadata.name")
     namespace = str(md.get("namespace") or DEFAULT_NAMESPACE) if namespaced else ""
+    labels, annotations, refs = md.get("labels"), md.get("annotations"), md.get("ownerReferences")
     return ObjectMeta(
         name=str(name),
         namespace=namespace,
         uid=str(md.get("uid") or (f"{namespace}/{name}" if namespaced else str(name))),
-        labels=_str_map(md.get("labels"), "metadata.labels"),
-        annotations=_str_map(md.get("annotations"), "metadata.annotations"),
+        labels=_str_map(labels, "metadata.labels") if labels else {},
+        annotations=_str_map(annotations, "metadata.annotations") if annotations else {},
         creation_timestamp=_ts(md.get("creationTimestamp")),
         deletion_timestamp=_ts(md.get("deletionTimestamp")),
-        owner_references=tuple(_list(md.get("ownerReferences"), "metadata.ownerReferences")),
+        owner_references=tuple(_list(refs, "metadata.ownerReferences")) if refs else (),
     )
 
 

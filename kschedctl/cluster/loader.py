@@ -1,22 +1,22 @@
 """Load a cluster snapshot: files, directories and stdin, YAML or JSON, objects or lists.
 
 Accepts exactly what `kubectl get nodes,pods,pdb,priorityclasses -A -o yaml` prints, and
-hand-written files. Every problem becomes one InputError naming the file, the object, the
-field and, where the YAML parser knows it, the line. Lines are looked up only when an
-error is reported, so the fast C loader can be used for the normal path.
+hand-written files. Reading is strict and bounded (kschedctl.api.decoding); every object the
+scheduler reads is admitted as kube-apiserver would admit it (kschedctl.api.admission), names
+are unique per kind (per namespace for namespaced kinds) and uids unique across all objects.
+Every problem becomes one InputError naming the file, the object, the field and the line.
+Lines are looked up only when an error is reported, from the object's own lines
+(kschedctl.cluster.sources), never by re-parsing a whole file in Python.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-import yaml
-
+from kschedctl.api.admission import NAMESPACED, admit
+from kschedctl.api.decoding import DecodeError, load_json, yaml_documents
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.resource import DeviceClass, ResourceSlice
@@ -32,21 +32,7 @@ from kschedctl.api.types import (
 )
 from kschedctl.backend.podgroup import storage_kind
 from kschedctl.cluster.objects import ClusterObjects
-
-try:  # libyaml's C loader when present: an order of magnitude faster
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _YamlLoader = yaml.SafeLoader
-
-try:  # a fast JSON parser when installed (extra "fast")
-    import orjson
-
-    def _json_loads(text: str | bytes) -> Any:
-        return orjson.loads(text)
-except ImportError:  # pragma: no cover
-    def _json_loads(text: str | bytes) -> Any:
-        return json.loads(text)
-
+from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line, overlay_files, remember_text
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
@@ -59,22 +45,16 @@ _DRA_KINDS = set(DRA_KINDS)
 
 
 @dataclass
-class Source:
-    """Where an object came from: for error messages and line look-ups."""
-
-    file: str
-    document: int
-    item: int | None
-
-
-@dataclass
 class ClusterSnapshot:
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
     objects: ClusterObjects = field(default_factory=ClusterObjects)
     warnings: list[str] = field(default_factory=list)
-    documents: list[dict] = field(default_factory=list)  # raw top-level documents, for --write-snapshot
+    documents: list[Any] = field(default_factory=list)  # raw top-level documents, for --write-snapshot
     sources: dict[int, Source] = field(default_factory=dict)  # id(raw object) -> Source
+    names: dict[tuple[str, str], Source] = field(default_factory=dict)  # (kind, name) -> first definition
+    uids: dict[str, tuple[dict, Source]] = field(default_factory=dict)  # explicit uid -> (object, Source)
+    pod_uids: dict[str, str] = field(default_factory=dict)  # effective pod uid -> pod key
     inputs: list[str] = field(default_factory=list)  # the paths as given (files, directories, -), for messages
 
     @property
@@ -96,55 +76,41 @@ def is_pending(pod: Pod) -> bool:
 
 def expand_paths(paths: list[str]) -> list[str]:
     out: list[str] = []
-    files = _overlay_files()
+    files = overlay_files()
     for p in paths:
         if p == "-":
             out.append(p)
             continue
+        if not p:
+            raise InputError("empty path: name a file, a directory, or - for standard input", file='""')
         if files is not None:
             out.extend(_expand_in_overlay(p, files))
             continue
         path = Path(p)
-        if path.is_dir():
-            found = sorted(str(f) for f in path.rglob("*") if f.is_file() and f.suffix in SNAPSHOT_SUFFIXES)
-            out.extend(found)
-        elif path.exists():
-            out.append(str(path))
-        else:
-            raise InputError("no such file or directory", file=p)
+        try:
+            if path.is_dir():
+                found = sorted(str(f) for f in path.rglob("*") if f.is_file() and f.suffix in SNAPSHOT_SUFFIXES)
+                out.extend(found)
+            elif path.exists():
+                out.append(str(path))
+            else:
+                raise InputError("no such file or directory", file=p)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", file=p) from None
     return out
 
 
 def read_text(path: str) -> str:
-    files = _overlay_files()
+    """A snapshot file's text (``-``: standard input, read once; in a sweep worker, the shipped
+    texts of files_overlay)."""
+    files = overlay_files()
     if files is not None and path != "-":
         if path not in files:
             raise InputError("cannot read: not among the files shipped with this snapshot", file=path)
         return files[path]
+    if path != "-" and Path(path).is_dir():
+        raise InputError("is a directory, not a snapshot file", file=path)
     return read_input(path)
-
-
-# --- files served from memory --------------------------------------------------------------
-# A sweep cell may run on a machine that does not have the snapshot files: the sweep ships
-# their texts, and the worker reads them through this overlay, under the names they have on
-# the machine that started the sweep (so errors name the user's files and lines).
-
-_OVERLAY = threading.local()
-
-
-@contextmanager
-def files_overlay(files: Mapping[str, str]) -> Iterator[None]:
-    """Within the block (in this thread), the loaders read these paths' texts, and only them."""
-    previous = getattr(_OVERLAY, "files", None)
-    _OVERLAY.files = files
-    try:
-        yield
-    finally:
-        _OVERLAY.files = previous
-
-
-def _overlay_files() -> Mapping[str, str] | None:
-    return getattr(_OVERLAY, "files", None)
 
 
 def _expand_in_overlay(p: str, files: Mapping[str, str]) -> list[str]:
@@ -159,53 +125,48 @@ def _expand_in_overlay(p: str, files: Mapping[str, str]) -> list[str]:
     return found
 
 
-def parse_documents(text: str, path: str) -> list[Any]:
-    """All documents of a file: JSON when it looks like JSON, else (multi-document) YAML."""
-    stripped = text.lstrip()
-    if path.endswith(".json") or stripped.startswith(("{", "[")):
+def _looks_like_json(text: str, path: str) -> bool:
+    return path.endswith(".json") or text.lstrip().startswith(("{", "["))
+
+
+def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None, Any]]:
+    """(index, data, item spans, document span) of every document of a file; JSON has no spans
+    (its lines are found by walking the text). Malformed input is one InputError with its line."""
+    if _looks_like_json(text, path):
         try:
-            return [_json_loads(text)]
-        except ValueError as exc:
+            yield 0, load_json(text), None, None
+            return
+        except DecodeError as exc:
             if path.endswith(".json"):
-                line = getattr(exc, "lineno", None)
-                raise InputError(f"malformed JSON: {exc}", file=path, line=line) from None
+                raise InputError(exc.message, file=path, line=exc.line) from None
     try:
-        return list(yaml.load_all(text, Loader=_YamlLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(f"malformed YAML: {problem}", file=path, line=line) from None
+        for index, doc in enumerate(yaml_documents(text)):
+            yield index, doc.data, doc.item_spans, doc.span
+    except DecodeError as exc:
+        raise InputError(exc.message if exc.message.startswith("malformed") else f"malformed YAML: {exc.message}",
+                         file=path, line=exc.line) from None
 
 
-def iter_objects(doc: Any, path: str, doc_index: int) -> Iterator[tuple[dict, Source]]:
+def iter_objects(doc: Any, source: Source, item_spans: list | None) -> Iterator[tuple[Any, Source]]:
+    """The objects of one document: the document itself, or the items of a List (``*List``)."""
     if doc is None:
         return
-    if isinstance(doc, list):  # a bare JSON array of objects
+    if isinstance(doc, list):  # a bare JSON array (or YAML sequence) of objects
         for i, item in enumerate(doc):
-            yield from _checked(item, path, doc_index, i)
+            yield item, source.item_source(i, item_spans)
         return
     if not isinstance(doc, dict):
-        raise InputError("expected a Kubernetes object or a list of them", file=path, line=locate_line(path, doc_index, None))
-    kind = str(doc.get("kind", ""))
-    if kind == "List" or (kind.endswith("List") and "items" in doc):
+        raise InputError("expected a Kubernetes object or a list of them", file=source.file, line=locate(source))
+    kind = doc.get("kind")
+    if isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc)):
         items = doc.get("items") or []
         if not isinstance(items, list):
-            raise InputError("items: expected a list", file=path, obj=kind)
+            raise InputError("items: expected a list", file=source.file, obj=kind, field="items",
+                             line=locate(source, "items"))
         for i, item in enumerate(items):
-            yield from _checked(item, path, doc_index, i)
+            yield item, source.item_source(i, item_spans)
         return
-    yield from _checked(doc, path, doc_index, None)
-
-
-def _checked(item: Any, path: str, doc_index: int, item_index: int | None) -> Iterator[tuple[dict, Source]]:
-    where = f"items[{item_index}]" if item_index is not None else None
-    if not isinstance(item, dict):
-        raise InputError("expected a Kubernetes object", file=path, obj=where, line=locate_line(path, doc_index, item_index))
-    if not item.get("kind"):
-        raise InputError("object has no kind", file=path, obj=where, field="kind",
-                         line=locate_line(path, doc_index, item_index))
-    yield item, Source(path, doc_index, item_index)
+    yield doc, source
 
 
 # --- building typed objects ----------------------------------------------------------------
@@ -215,36 +176,19 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     """Read every file and build the snapshot; raises InputError on the first problem."""
     snap = ClusterSnapshot(inputs=list(paths))
     skipped_kinds: set[str] = set()
-    seen: dict[tuple[str, str], Source] = {}
     for path in expand_paths(paths):
         text = read_text(path)
-        if path == "-":
-            _STDIN_CACHE["-"] = text
-        for doc_index, doc in enumerate(parse_documents(text, path)):
+        remember_text(path, text)
+        for doc_index, doc, item_spans, doc_span in iter_documents(text, path):
             if doc is not None:
                 snap.documents.append(doc)
-            for raw, source in iter_objects(doc, path, doc_index):
-                kind = str(raw["kind"])
-                try:
-                    obj = _build(kind, raw, snap.objects)
-                except ObjectError as exc:
-                    raise _object_error(exc, raw, source) from None
-                if obj is None:
+            source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")
+            for raw, obj_source in iter_objects(doc, source, item_spans):
+                if add_object(snap, raw, obj_source) is None:
+                    kind = str(raw.get("kind"))
                     if kind not in skipped_kinds:
                         skipped_kinds.add(kind)
                         snap.warnings.append(f"warning: skipping objects of kind {kind!r} (not used for scheduling)")
-                    continue
-                key = (kind, _display_name(raw))
-                if kind in ("Node", "Pod"):
-                    if key in seen:
-                        first = seen[key]
-                        raise _object_error(ObjectError(f"duplicate {kind}, first defined in {first.file}"), raw, source)
-                    seen[key] = source
-                snap.sources[id(raw)] = source
-                if kind == "Node":
-                    snap.nodes.append(obj)
-                elif kind == "Pod":
-                    snap.pods.append(obj)
     resolve_priorities(snap)
     snap.warnings.extend(dra_conversion_warnings(snap.objects))
     return snap
@@ -256,21 +200,83 @@ def dra_conversion_warnings(objects: ClusterObjects) -> list[str]:
             f"resource.k8s.io/v1 (converted)" for (kind, version), n in sorted(objects.dra_conversions.items())]
 
 
-def _display_name(raw: dict) -> str:
-    md = raw.get("metadata") or {}
-    if not isinstance(md, dict):
+def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
+    """Admit, build and index one object; None for a kind the scheduler does not read."""
+    if not isinstance(raw, dict):
+        raise InputError("expected a Kubernetes object", file=source.file, obj=source.where, line=locate(source))
+    kind = raw.get("kind")
+    if not kind:
+        raise InputError("object has no kind", file=source.file, obj=source.where, field="kind", line=locate(source))
+    if not isinstance(kind, str):
+        raise InputError(f"cannot unmarshal {type(kind).__name__} into Go value of type string", file=source.file,
+                         obj=source.where, field="kind", line=locate(source, "kind"))
+    error = admit(raw)
+    if error is not None:
+        raise _object_error(ObjectError(error.body, error.path or None), raw, source)
+    try:
+        obj = _build(kind, raw, snap.objects)
+    except ObjectError as exc:
+        raise _object_error(exc, raw, source) from None
+    if obj is None:
+        return None
+    _check_unique(snap, kind, raw, obj, source)
+    snap.sources[id(raw)] = source
+    if kind == "Node":
+        snap.nodes.append(obj)
+    elif kind == "Pod":
+        snap.pods.append(obj)
+    return obj
+
+
+def _check_unique(snap: ClusterSnapshot, kind: str, raw: dict, obj: Any, source: Source) -> None:
+    """Names are unique per kind (and namespace); explicit uids are unique across all objects;
+    pods' effective uids (explicit, or namespace/name) are unique among pods."""
+    md = raw["metadata"]  # admission checked it
+    if kind == "PodGroup":
+        kind_key = storage_kind(kind, str(raw.get("apiVersion", "")))
+    else:
+        kind_key = kind
+    key = (kind_key, f"{md.get('namespace') or 'default'}/{md['name']}" if kind in NAMESPACED else md["name"])
+    first = snap.names.get(key)
+    if first is not None:
+        where = first.file + (f":{line}" if (line := locate(first)) is not None else "")
+        raise _object_error(ObjectError(f"duplicate {kind}, first defined in {where}", "metadata.name"), raw, source)
+    snap.names[key] = source
+    uid = md.get("uid")
+    if uid:
+        other = snap.uids.get(uid)
+        if other is not None:
+            where = other[1].file + (f":{line}" if (line := locate(other[1])) is not None else "")
+            first_obj = f"{other[0].get('kind')} {display_name(other[0])}"
+            raise _object_error(ObjectError(f'Duplicate value: "{uid}": also the uid of {first_obj} ({where})',
+                                            "metadata.uid"), raw, source)
+        snap.uids[uid] = (raw, source)
+    if kind == "Pod":
+        pod_uid = obj.meta.uid
+        holder = snap.pod_uids.get(pod_uid)
+        if holder is not None:
+            raise _object_error(ObjectError(f'Duplicate value: "{pod_uid}": also the uid of Pod {holder}',
+                                            "metadata.uid"), raw, source)
+        snap.pod_uids[pod_uid] = key[1]
+
+
+def display_name(raw: dict) -> str:
+    """name, or namespace/name for namespaced kinds ("?" for what is missing or not a string)."""
+    md = raw.get("metadata")
+    if type(md) is not dict:
         return "?"
-    name = str(md.get("name") or "?")
-    if raw.get("kind") in ("Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                           "DeviceClass", "ResourceSlice"):
+    name = md.get("name")
+    if type(name) is not str or not name:
+        name = "?"
+    if raw.get("kind") not in NAMESPACED:
         return name
-    return f"{md.get('namespace') or 'default'}/{name}"
+    namespace = md.get("namespace")
+    return f"{namespace if type(namespace) is str and namespace else 'default'}/{name}"
 
 
 def _object_error(exc: ObjectError, raw: dict, source: Source) -> InputError:
-    obj = f"{raw.get('kind')} {_display_name(raw)}"
-    return InputError(exc.message, file=source.file, obj=obj, field=exc.field,
-                      line=locate_line(source.file, source.document, source.item, exc.field))
+    obj = f"{raw.get('kind')} {display_name(raw)}"
+    return InputError(exc.message, file=source.file, obj=obj, field=exc.field, line=locate(source, exc.field))
 
 
 def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
@@ -358,7 +364,8 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
                     source = snap.sources.get(id(pod.raw))
                     raise InputError(f"no PriorityClass with name {pod.priority_class_name} was found",
                                      file=source.file if source else None, obj=f"Pod {pod.key}",
-                                     field="spec.priorityClassName")
+                                     field="spec.priorityClassName",
+                                     line=locate(source, "spec.priorityClassName") if source else None)
                 continue
         else:
             pc = default_class
@@ -368,65 +375,5 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
-# --- line numbers, looked up only for error messages ---------------------------------------
-
-_STDIN_CACHE: dict[str, str] = {}
-
-
-def locate_line(path: str, doc_index: int, item_index: int | None, field_path: str | None = None) -> int | None:
-    """The 1-based line of an object (or of one of its fields) in a YAML/JSON file."""
-    try:
-        files = _overlay_files()
-        if path == "-":
-            text = _STDIN_CACHE.get(path)
-        elif files is not None:
-            text = files.get(path)
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        if text is None:
-            return None
-        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
-        return None
-    if doc_index >= len(nodes) or nodes[doc_index] is None:
-        return None
-    node = nodes[doc_index]
-    if item_index is not None:
-        node = _child(node, "items") if isinstance(node, yaml.MappingNode) else node
-        if not isinstance(node, yaml.SequenceNode) or item_index >= len(node.value):
-            return None
-        node = node.value[item_index]
-    for part in _split_field(field_path):
-        child = _child(node, part)
-        if child is None:
-            break
-        node = child
-    return node.start_mark.line + 1
-
-
-def _split_field(field_path: str | None) -> list[str | int]:
-    if not field_path:
-        return []
-    parts: list[str | int] = []
-    for chunk in field_path.replace("]", "").split("."):
-        name, _, index = chunk.partition("[")
-        if name:
-            parts.append(name)
-        if index:
-            parts.append(int(index))
-    return parts
-
-
-def _child(node: Any, key: str | int) -> Any:
-    if isinstance(key, int):
-        if isinstance(node, yaml.SequenceNode) and key < len(node.value):
-            return node.value[key]
-        return None
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if getattr(k, "value", None) == key:
-                return v
-    return None
-
-
-__all__ = ["ClusterSnapshot", "InputError", "is_pending", "load_snapshot", "Source"]
+__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "files_overlay", "is_pending", "load_snapshot",
+           "locate_line"]
