@@ -31,23 +31,29 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
+from yaml.composer import Composer
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.scanner import Scanner
+
+
+class _PyParser(Reader, Scanner, Parser, Composer):
+    """PyYAML's pure-Python composer (its error messages are the ones kube users know from
+    configuration files; small files only)."""
+
+    def __init__(self, stream: str) -> None:
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+
+
 try:  # libyaml's C parser when present: an order of magnitude faster
     from yaml.cyaml import CParser as _Parser
 
     HAVE_LIBYAML = True
 except ImportError:  # pragma: no cover - depends on the PyYAML build
-    from yaml.composer import Composer
-    from yaml.parser import Parser
-    from yaml.reader import Reader
-    from yaml.scanner import Scanner
-
-    class _Parser(Reader, Scanner, Parser, Composer):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            Reader.__init__(self, stream)
-            Scanner.__init__(self)
-            Parser.__init__(self)
-            Composer.__init__(self)
-
+    _Parser = _PyParser  # type: ignore[misc, assignment]
     HAVE_LIBYAML = False
 
 try:  # a fast JSON parser when installed (extra "fast")
@@ -95,11 +101,8 @@ def _line(node: Node | None) -> int | None:
     return node.start_mark.line + 1 if node is not None and node.start_mark is not None else None
 
 
-class _Composer(_Parser):  # type: ignore[misc, valid-type]
-    """The C (or pure) YAML composer with a fast, JSON-minded resolver and no path resolvers."""
-
-    def __init__(self, text: str) -> None:
-        _Parser.__init__(self, text)
+class _JsonResolver:
+    """A fast, JSON-minded resolver without path resolvers (mixed into both composers)."""
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
@@ -115,6 +118,39 @@ class _Composer(_Parser):  # type: ignore[misc, valid-type]
 
     def ascend_resolver(self) -> None:
         return None
+
+
+class _Composer(_JsonResolver, _Parser):  # type: ignore[misc, valid-type]
+    """The C YAML composer (pure Python when libyaml is missing)."""
+
+    def __init__(self, text: str) -> None:
+        _Parser.__init__(self, text)
+
+
+class _PyComposer(_JsonResolver, _PyParser):
+    def __init__(self, text: str) -> None:
+        _PyParser.__init__(self, text)
+
+
+def compose_single(text: str, pure: bool = False) -> Node | None:
+    """The node tree of a single-document YAML text (raises yaml.YAMLError, RecursionError)."""
+    composer = (_PyComposer if pure else _Composer)(text)
+    try:
+        return composer.get_single_node()
+    finally:
+        dispose = getattr(composer, "dispose", None)
+        if dispose is not None:
+            dispose()
+
+
+def build_document(node: Node, text: str, allow_duplicates: bool = False) -> Any:
+    """Python data of a composed document, with every refusal of this module (DecodeError);
+    ``allow_duplicates``: a repeated key keeps its last value (the caller reports duplicates)."""
+    tracked = "&" in text and "*" in text
+    try:
+        return _Builder(tracked, allow_duplicates).build(node)
+    except RecursionError:
+        raise DecodeError(f"document nested deeper than {MAX_DEPTH} levels", _line(node)) from None
 
 
 def _allowed_alias_ratio(decodes: int) -> float:
@@ -138,8 +174,9 @@ class _Builder:
     them, and a node met again while it is being built is an anchor that contains itself.
     """
 
-    def __init__(self, tracked: bool) -> None:
+    def __init__(self, tracked: bool, allow_duplicates: bool = False) -> None:
         self.tracked = tracked
+        self.allow_duplicates = allow_duplicates
         self.decodes = 0
         self.alias_decodes = 0
         self.alias_depth = 0
@@ -199,7 +236,7 @@ class _Builder:
             if not isinstance(key, str):
                 raise DecodeError(f"mapping key {_show(key)} is not a string (JSON object keys are strings)",
                                   _line(key_node))
-            if key in out:
+            if key in out and not self.allow_duplicates:
                 raise DecodeError(f'key "{key}" already set in map', _line(key_node))
             out[key] = self.build(value_node, depth + 1)
         for merged in merges:

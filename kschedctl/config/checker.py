@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from kschedctl.api.decoding import DecodeError, build_document, compose_single
 from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import set_defaults
@@ -87,11 +88,15 @@ class LineIndex:
     def __init__(self, root: yaml.Node | None) -> None:
         self.marks: dict[Path, tuple[int, int]] = {}
         self.duplicates: list[tuple[Path, int, int]] = []
+        self._seen: set[int] = set()  # nodes reached again through an alias are not walked again
         if root is not None:
             self.marks[()] = (root.start_mark.line + 1, root.start_mark.column + 1)
             self._walk(root, ())
 
     def _walk(self, node: yaml.Node, path: Path) -> None:
+        if id(node) in self._seen:
+            return
+        self._seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             seen: set[str] = set()
             for key, value in node.value:
@@ -123,10 +128,12 @@ class LineIndex:
 
 # --- the stages -------------------------------------------------------------------------------
 def _compose(text: str, source: str) -> tuple[yaml.Node | None, Any, Finding | None]:
-    loader = yaml.SafeLoader(text)
+    """Compose (PyYAML's messages, with line and column) and build boundedly: JSON types only,
+    go-yaml's alias limit, a depth limit (kschedctl.api.decoding). Duplicate keys are left to
+    LineIndex, which reports every one of them."""
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        node = compose_single(text, pure=True)
+        data = build_document(node, text, allow_duplicates=True) if node is not None else None
         return node, data, None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -136,17 +143,20 @@ def _compose(text: str, source: str) -> tuple[yaml.Node | None, Any, Finding | N
         return None, None, Finding("", line, f"malformed YAML: {where}{problem}", "error", col)
     except yaml.YAMLError as exc:
         return None, None, Finding("", None, f"malformed YAML: {exc}", "error")
-    finally:
-        loader.dispose()
+    except DecodeError as exc:
+        return None, None, Finding("", exc.line, exc.message, "error")
+    except RecursionError:
+        return None, None, Finding("", None, "malformed YAML: nested too deeply", "error")
 
 
 def _args_schema_errors(data: dict, registry: Registry) -> list[tuple[Path, str]]:
     """Args of installed plugins that ship an ``args_schema`` (in-tree kinds are in the main schema)."""
     out: list[tuple[Path, str]] = []
-    for i, profile in enumerate(data.get("profiles") or []):
-        if not isinstance(profile, dict):
+    profiles = data.get("profiles")
+    for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
+        if not isinstance(profile, dict) or not isinstance(profile.get("pluginConfig"), list):
             continue
-        for j, pc in enumerate(profile.get("pluginConfig") or []):
+        for j, pc in enumerate(profile["pluginConfig"]):
             if not isinstance(pc, dict) or pc.get("name") in ARGS_SCHEMAS or not isinstance(pc.get("args"), dict):
                 continue
             spec = registry.get(str(pc.get("name")))

@@ -142,7 +142,8 @@ def set_defaults(config: KubeSchedulerConfiguration, version: KubeVersion, regis
     """SetDefaults_KubeSchedulerConfiguration."""
     if not config.profiles:
         config.profiles.append(Profile())
-    if len(config.profiles) == 1 and not config.profiles[0].scheduler_name:
+    first = config.profiles[0]
+    if len(config.profiles) == 1 and not first.scheduler_name and not first.scheduler_name_set:
         config.profiles[0].scheduler_name = DEFAULT_SCHEDULER_NAME
     for i, profile in enumerate(config.profiles):
         set_defaults_profile(profile, version, registry, i, config.source)

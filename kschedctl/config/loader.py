@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
+from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import ConfigError, set_defaults
@@ -40,12 +39,11 @@ def _err(msg: str, source: str, field: str | None = None) -> ConfigError:
 
 
 def parse_config_yaml(text: str, source: str) -> dict:
+    """The file's single document, read strictly and boundedly (kschedctl.api.decoding)."""
     try:
-        raw = yaml.safe_load(text) if text.strip() else {"apiVersion": API_VERSION, "kind": KIND}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", file=source,
-                          line=mark.line + 1 if mark else None) from None
+        raw = load_yaml(text) if text.strip() else {"apiVersion": API_VERSION, "kind": KIND}
+    except DecodeError as exc:
+        raise ConfigError(exc.message, file=source, line=exc.line) from None
     if not isinstance(raw, dict):
         raise _err("expected a KubeSchedulerConfiguration object", source)
     return raw
@@ -95,6 +93,7 @@ def _profile(raw: Any, where: str, source: str) -> Profile:
             raise _err(f'strict decoding error: unknown field "{where}.{key}"', source, f"{where}.{key}")
     profile = Profile(
         scheduler_name=str(raw.get("schedulerName") or ""),
+        scheduler_name_set=raw.get("schedulerName") is not None,
         percentage_of_nodes_to_score=_opt_int(raw, "percentageOfNodesToScore", source, f"{where}."),
     )
     if raw.get("plugins") is not None:

@@ -46,6 +46,8 @@ class PluginConfig:
 @dataclass
 class Profile:
     scheduler_name: str = ""
+    # v1's schedulerName is a pointer: defaulting fills it only when absent, never when "" was given
+    scheduler_name_set: bool = False
     percentage_of_nodes_to_score: int | None = None
     plugins: Plugins | None = None
     plugin_config: list[PluginConfig] = field(default_factory=list)

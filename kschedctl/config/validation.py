@@ -318,6 +318,32 @@ def registry_issues(cfg: KubeSchedulerConfiguration, registry: Registry) -> list
     return out
 
 
+def advice_issues(cfg: KubeSchedulerConfiguration) -> list[Issue]:
+    """Configurations kube-scheduler accepts but cannot run well (warnings, never errors).
+
+    NodeAffinityArgs.addedAffinity: ValidateNodeAffinityArgs (validation_pluginargs.go) only
+    parses the terms; a negative preference weight passes, gives negative scores, and every pod
+    of the profile then fails with "returns an invalid score" (kschedoracle explain, 1.35.4:
+    `plugin "NodeAffinity" returns an invalid score -1, it should in the range of [0, 100] after
+    normalizing`)."""
+    out: list[Issue] = []
+    for i, profile in enumerate(cfg.profiles):
+        for j, pc in enumerate(profile.plugin_config):
+            if pc.name != "NodeAffinity" or not isinstance(pc.args, dict):
+                continue
+            added = pc.args.get("addedAffinity")
+            terms = added.get("preferredDuringSchedulingIgnoredDuringExecution") if isinstance(added, dict) else None
+            for k, term in enumerate(terms if isinstance(terms, list) else []):
+                weight = term.get("weight") if isinstance(term, dict) else None
+                if isinstance(weight, int) and not isinstance(weight, bool) and weight < 0:
+                    out.append(Issue(
+                        f"profiles[{i}].pluginConfig[{j}].args.addedAffinity."
+                        f"preferredDuringSchedulingIgnoredDuringExecution[{k}].weight",
+                        f"Invalid value: {weight}: a negative weight gives negative scores and every pod of this "
+                        "profile then fails with \"invalid score\" (kube-scheduler accepts it)", "warning"))
+    return out
+
+
 def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry,
                      skip: set[int] | None = None, check_queue_sort: bool = True) -> list[Issue]:
     """Build each profile's Framework (NewFramework errors), then profile.go's queue sort check."""
@@ -366,6 +392,7 @@ def semantic_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, regis
     """
     issues = kube_issues(cfg, version, registry)
     issues += registry_issues(cfg, registry)
+    issues += advice_issues(cfg)
     errors = [x for x in issues if x.severity == "error"]
     skip = {idx for x in errors if (idx := _profile_index(x.path)) is not None}
     queue_sort_reported = any(".queueSort" in x.path or "queueSort must be" in x.message for x in errors)
