@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from kschedctl.api.field import escape_control
+
 
 class InputError(Exception):
-    """Bad user input: names the file, the object, the field and the line where known."""
+    """Bad user input: names the file, the object, the field and the line where known.
+
+    ``str()`` is always exactly one line: control characters of any part (a name holding a
+    newline or an ANSI escape, a message quoting one) are escaped."""
 
     def __init__(self, message: str, *, file: str | None = None, obj: str | None = None,
                  field: str | None = None, line: int | None = None) -> None:
@@ -16,15 +21,15 @@ class InputError(Exception):
         self.line = line
 
     def __str__(self) -> str:
-        where = self.file or "<input>"
+        where = str(self.file) if self.file else "<input>"
         if self.line is not None:
             where += f":{self.line}"
         parts = [where]
         if self.obj:
-            parts.append(self.obj)
+            parts.append(str(self.obj))
         if self.field:
-            parts.append(self.field)
-        return ": ".join(parts) + ": " + self.message
+            parts.append(str(self.field))
+        return escape_control(": ".join(parts) + ": " + str(self.message))
 
 
 class ObjectError(ValueError):

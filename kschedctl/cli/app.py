@@ -7,6 +7,7 @@ pods with --fail-on-unschedulable.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from enum import Enum
@@ -16,17 +17,21 @@ import typer
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
+from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.helpformat import PlainCommand
 from kschedctl.cli.layout import Column, fit_table, terminal_width
 from kschedctl.cli.live import capture_command, live_options
 from kschedctl.cli.render import render_explain, render_run, to_json
-from kschedctl.config.loader import load_config_file
+from kschedctl.config.loader import KIND, load_config_file
+from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.framework import FrameworkError
 from kschedctl.framework.runtime.plugin_manager import default_registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
     DEFAULT_VERSION,
+    SUPPORTED_VERSIONS,
     KubeVersion,
     UnsupportedVersion,
     parse_version,
@@ -87,7 +92,8 @@ PLUGIN_TIMEOUT_HELP = ("Seconds a call into an installed plugin may take before 
 
 
 def _fail(message: str, code: int = 2) -> None:
-    typer.echo(f"error: {message}", err=True)
+    """One line on stderr, whatever the message holds (control characters escaped)."""
+    typer.echo(f"error: {escape_control(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -101,14 +107,28 @@ def _guarded(debug: bool, fn: Callable[[], T]) -> T:
         if debug:
             traceback.print_exc()
         _fail(str(exc))
+    except RecursionError:
+        if debug:
+            traceback.print_exc()
+        _fail("input nested too deeply to process")
     except Exception as exc:  # noqa: BLE001 - last line of defence: never a bare traceback
         if debug:
             traceback.print_exc()
-        _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
+        _fail(f"internal error: {type(exc).__name__}: {_safe_str(exc)} (run with --debug for details)")
     raise AssertionError("unreachable")
 
 
+def _safe_str(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose str() fails
+        return "<unprintable>"
+    return text if len(text) <= 500 else text[:500] + "..."
+
+
 def _version(text: str, feature_gates: str | None = None) -> KubeVersion:
+    if not text:  # parse_version would fall back to the default: an empty flag is a mistake
+        raise UnsupportedVersion(f"unsupported --kube-version '': supported releases are {', '.join(SUPPORTED_VERSIONS)}")
     return parse_version(text, feature_gates)
 
 
@@ -125,21 +145,15 @@ def _load(snapshot: list[str], config: Optional[str], version: KubeVersion, no_e
     cfg, registry = _load_config(config, version, no_extenders)
     cluster = load_snapshot(snapshot)
     for warning in cluster.warnings:
-        typer.echo(warning, err=True)
+        typer.echo(escape_control(warning), err=True)
     _say_input_remarks(cluster, version, pending_matters=pending_matters)
     return cluster, cfg, registry
 
 
 def _load_config(config: Optional[str], version: KubeVersion, no_extenders: bool = False):
-    from kschedctl.config.validation import validate_config
-
     _warn_registry_errors()
     registry = default_registry().registry
-    cfg = load_config_file(config, version, registry)
-    problems = validate_config(cfg, version, registry)
-    if problems:
-        path, msg = problems[0]
-        raise InputError(msg, file=config or "<default>", obj="KubeSchedulerConfiguration", field=path or None)
+    cfg = _checked_config(config, version, registry)
     if no_extenders and cfg.extenders:
         _warn(f"--no-extenders: not calling the configuration's {len(cfg.extenders)} extender(s) "
               f"({', '.join(str(e.get('urlPrefix', '')) for e in cfg.extenders)}): decisions may differ from the cluster's")
@@ -147,8 +161,30 @@ def _load_config(config: Optional[str], version: KubeVersion, no_extenders: bool
     return cfg, registry
 
 
+def _checked_config(config: Optional[str], version: KubeVersion, registry: Registry) -> KubeSchedulerConfiguration:
+    """The configuration, after exactly the checks `validate` runs on it (kschedctl.config.checker:
+    YAML, schema, semantics): its first error is this command's error, its warnings are printed."""
+    from kschedctl.config.checker import validate_files
+
+    if config is not None:
+        [report] = validate_files([config], version, registry)
+        errors = report.errors
+        if errors:
+            first = errors[0]
+            raise InputError(first.message, file=config, obj=None if report.unreadable else KIND,
+                             field=first.path or None, line=first.line)
+        for finding in report.findings:
+            _warn(_finding_line(config, finding))
+    return load_config_file(config, version, registry)
+
+
+def _finding_line(path: str, finding: Any) -> str:
+    where = f"{path}:{finding.line}" if finding.line is not None else path
+    return f"{where}: {finding.path}: {finding.message}" if finding.path else f"{where}: {finding.message}"
+
+
 def _warn(text: str) -> None:
-    typer.echo(f"warning: {text}", err=True)
+    typer.echo(f"warning: {escape_control(text)}", err=True)
 
 
 def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool = True,
@@ -306,7 +342,10 @@ def validate(
 
     reports = _guarded(debug, run)
     sys.stdout.write(render_validation(reports, output.value))
-    if any(r.unreadable for r in reports):
+    unreadable = [r for r in reports if r.unreadable]
+    for report in unreadable:
+        typer.echo(f"error: {escape_control(f'{report.file}: {report.findings[0].message}')}", err=True)
+    if unreadable:
         raise typer.Exit(2)
     if not all(r.valid for r in reports):
         raise typer.Exit(1)
@@ -346,7 +385,14 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True, callba
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): nothing left to say
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - flushing at exit must not fail again
+        except OSError:
+            pass
+        raise SystemExit(0) from None
 
 
 # The what-if commands (diff, capacity) live in their own module and register on this app.
