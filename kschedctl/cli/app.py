@@ -22,7 +22,7 @@ from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.helpformat import PlainCommand
 from kschedctl.cli.layout import Column, fit_table, terminal_width
 from kschedctl.cli.live import capture_command, live_options
-from kschedctl.cli.render import render_explain, render_run, to_json
+from kschedctl.cli.render import escaped, render_explain, render_run, to_json
 from kschedctl.config.loader import KIND, load_config_file
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.runtime.registry import Registry
@@ -134,7 +134,7 @@ def _version(text: str, feature_gates: str | None = None) -> KubeVersion:
 
 def _warn_registry_errors() -> None:
     for err in default_registry().errors:
-        typer.echo(f"warning: {err}", err=True)
+        typer.echo(f"warning: {escape_control(str(err))}", err=True)
 
 
 def _load(snapshot: list[str], config: Optional[str], version: KubeVersion, no_extenders: bool = False,
@@ -241,7 +241,7 @@ def schedule(
 
     result = _guarded(debug, run)
     for warning in result.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        typer.echo(f"warning: {escape_control(warning)}", err=True)
     if namespace:
         result = result.in_namespace(namespace)
     sys.stdout.write(render_run(result, output.value, terminal_width()))
@@ -361,13 +361,13 @@ def plugins(
     """List every plugin known: in-tree and from installed packages."""
     loaded = default_registry()
     for err in loaded.errors:
-        typer.echo(f"warning: {err}", err=True)
+        typer.echo(f"warning: {escape_control(str(err))}", err=True)
     rows = [{"name": s.name, "extensionPoints": s.extension_points, "source": s.source, "version": s.version or __version__ if s.source == "in-tree" else s.version}
             for s in sorted(loaded.registry.values(), key=lambda s: (s.source != "in-tree", s.name))]
     if output == TableOutput.json:
         sys.stdout.write(to_json({"plugins": rows, "errors": loaded.errors}))
         return
-    table = [[r["name"], ",".join(r["extensionPoints"]), r["source"], r["version"]] for r in rows]
+    table = escaped([[r["name"], ",".join(r["extensionPoints"]), r["source"], r["version"]] for r in rows])
     columns = [Column("NAME"), Column("EXTENSION POINTS", wrap=True), Column("SOURCE"), Column("VERSION")]
     sys.stdout.write(fit_table(columns, table, terminal_width()).text + "\n")
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from kschedctl.api.field import escape_control
 from kschedctl.cli.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
 
@@ -24,6 +25,19 @@ def _compact_verdict(cell: str) -> str:
 
 FILTER_COLUMN = Column("FILTER", wrap=True, compact=_compact_verdict)
 NODE_COLUMN = Column("NODE", common_suffix=True)
+
+
+def escaped(data: Any) -> Any:
+    """A copy of a result's data with control characters of every string escaped, for the
+    text renderers: a pod or node name can neither break a line nor forge a table row.
+    (JSON and YAML escape them themselves.)"""
+    if isinstance(data, str):
+        return escape_control(data)
+    if isinstance(data, dict):
+        return {escaped(k): escaped(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [escaped(v) for v in data]
+    return data
 
 
 def to_json(data: Any) -> str:
@@ -41,6 +55,7 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
+    data = escaped(data)
     wide = output == "wide"
     rows = []
     for p in data["placements"]:
@@ -105,6 +120,7 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
+    data = escaped(data)
     plugins: list[str] = []
     for n in data["nodes"].values():
         for name in (n.get("scores") or {}):
@@ -159,8 +175,8 @@ def render_validation(reports: list, output: str) -> str:
     lines = []
     for r in reports:
         for f in r.findings:
-            lines.append(f"{r.file}:{f}")
-        lines.append(f"{r.file}: {'valid' if r.valid else 'invalid'}")
+            lines.append(escape_control(f"{r.file}:{f}"))
+        lines.append(escape_control(f"{r.file}: {'valid' if r.valid else 'invalid'}"))
     return "\n".join(lines) + "\n"
 
 
@@ -172,6 +188,7 @@ def render_explain_group(result: ExplainGroupResult, output: str, width: int | N
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
+    data = escaped(data)
     head = f"pod group {data['podGroup']} (profile {data['profile']}): {data['status']}"
     out = wrap_line(head + (f": {data['message']}" if data["message"] else ""), width) + "\n"
     for m in data["members"]:
@@ -197,6 +214,7 @@ def render_simulation(result: "SimulationResult", output: str, width: int | None
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
+    data = escaped(data)
     rows = []
     for e in data["events"]:
         details = {k: v for k, v in e.items() if k not in ("time", "event")}

@@ -52,6 +52,7 @@ class ClusterSnapshot:
     warnings: list[str] = field(default_factory=list)
     documents: list[Any] = field(default_factory=list)  # raw top-level documents, for --write-snapshot
     sources: dict[int, Source] = field(default_factory=dict)  # id(raw object) -> Source
+    replaced: dict[int, dict] = field(default_factory=dict)  # id(input object) -> the object as built (DRA v1)
     names: dict[tuple[str, str], Source] = field(default_factory=dict)  # (kind, name) -> first definition
     uids: dict[str, tuple[dict, Source]] = field(default_factory=dict)  # explicit uid -> (object, Source)
     pod_uids: dict[str, str] = field(default_factory=dict)  # effective pod uid -> pod key
@@ -143,8 +144,7 @@ def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None
         for index, doc in enumerate(yaml_documents(text)):
             yield index, doc.data, doc.item_spans, doc.span
     except DecodeError as exc:
-        raise InputError(exc.message if exc.message.startswith("malformed") else f"malformed YAML: {exc.message}",
-                         file=path, line=exc.line) from None
+        raise InputError(exc.message, file=path, line=exc.line) from None
 
 
 def iter_objects(doc: Any, source: Source, item_spans: list | None) -> Iterator[tuple[Any, Source]]:
@@ -219,6 +219,9 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
         raise _object_error(exc, raw, source) from None
     if obj is None:
         return None
+    built = getattr(obj, "raw", raw)
+    if built is not raw:  # converted as served (an older DRA version): --write-snapshot writes this one
+        snap.replaced[id(raw)] = built
     _check_unique(snap, kind, raw, obj, source)
     snap.sources[id(raw)] = source
     if kind == "Node":

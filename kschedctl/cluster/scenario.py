@@ -12,24 +12,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from jsonschema import Draft202012Validator
 
+from kschedctl.api.admission import admit
+from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import STDIN
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
-from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import (
-    _STDIN_CACHE,
     ClusterSnapshot,
-    _build,
+    add_object,
     load_snapshot,
     locate_line,
     read_text,
     resolve_priorities,
 )
+from kschedctl.cluster.sources import Source, remember_text
 from kschedctl.config.schema import iter_schema_errors, load_schema
 
 SCENARIO_SCHEMA = "scenario-v1.json"
@@ -41,6 +41,10 @@ _DRA_TYPES = {"DeviceClass": DeviceClass, "ResourceSlice": ResourceSlice, "Resou
               "ResourceClaimTemplate": ResourceClaimTemplate}
 _DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+# time.Duration is int64 nanoseconds: the latest time a scenario event can name.
+MAX_EVENT_SECONDS = (2**63 - 1) / 1e9
 
 
 def parse_duration(value: Any) -> float:
@@ -70,15 +74,17 @@ class Scenario:
 
 def load_scenario(path: str) -> Scenario:
     """Read, validate against the schema (errors name the field and line) and build."""
+    if not path:
+        raise InputError("empty path: name a scenario file", file='""')
+    if path != STDIN and Path(path).is_dir():
+        raise InputError("is a directory, not a scenario file", file=path)
     text = read_text(path)  # "-": standard input (snapshot files are then relative to the working directory)
     if path == STDIN:
-        _STDIN_CACHE[path] = text  # for line look-ups in error messages
+        remember_text(path, text)  # for line look-ups in error messages
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", file=path,
-                         line=mark.line + 1 if mark is not None else None) from None
+        doc = load_yaml(text)
+    except DecodeError as exc:
+        raise InputError(exc.message, file=path, line=exc.line) from None
     problems = iter_schema_errors(doc, _schema())
     if problems:
         where, message = problems[0]
@@ -107,14 +113,7 @@ def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
     files = [files] if isinstance(files, str) else files
     cluster = load_snapshot([str(base / f) for f in files]) if files else ClusterSnapshot()
     for i, raw in enumerate(doc.get("objects") or []):
-        try:
-            obj = _build(str(raw["kind"]), raw, cluster.objects)
-        except ObjectError as exc:
-            raise _object_error(path, f"objects[{i}]", exc) from None
-        if isinstance(obj, Node):
-            cluster.nodes.append(obj)
-        elif isinstance(obj, Pod):
-            cluster.pods.append(obj)
+        add_object(cluster, raw, Source(path, 0, None, fmt="embedded", embedded=f"objects[{i}]"))
     resolve_priorities(cluster)
     return cluster
 
@@ -122,7 +121,12 @@ def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
 def _events(path: str, doc: dict) -> list[ScenarioEvent]:
     out = []
     for i, spec in enumerate(doc.get("events") or []):
-        event = ScenarioEvent(i, parse_duration(spec["at"]), spec["action"], spec)
+        at = parse_duration(spec["at"])
+        if not at <= MAX_EVENT_SECONDS:
+            raise InputError(f"Invalid value: {spec['at']!r}: must be at most {MAX_EVENT_SECONDS:.0f} seconds "
+                             "(the longest Go duration)", file=path, obj="Scenario", field=f"events[{i}].at",
+                             line=locate_line(path, 0, None, f"events[{i}].at"))
+        event = ScenarioEvent(i, at, spec["action"], spec)
         if "object" in spec:
             wants = _EVENT_KINDS.get(event.action, ("Pod",))
             kind = spec["object"].get("kind")
@@ -130,15 +134,19 @@ def _events(path: str, doc: dict) -> list[ScenarioEvent]:
                 raise InputError(f"must be a {' or '.join(wants)} for {event.action}", file=path,
                                  field=f"events[{i}].object.kind",
                                  line=locate_line(path, 0, None, f"events[{i}].object.kind"))
-            try:
-                if kind in DRA_KINDS:
+            if kind in DRA_KINDS:
+                try:
                     raw, _ = served_as_v1(spec["object"])
                     validate_dra_object(raw)
                     _DRA_TYPES[kind].from_dict(raw)  # type: ignore[attr-defined]
-                else:
-                    (Node if kind == "Node" else Pod).from_dict(spec["object"])
-            except ObjectError as exc:
-                raise _object_error(path, f"events[{i}].object", exc) from None
+                except ObjectError as exc:
+                    raise _object_error(path, f"events[{i}].object", exc) from None
+            else:
+                error = admit(spec["object"])
+                if error is not None:
+                    dotted = f"events[{i}].object.{error.path}" if error.path else f"events[{i}].object"
+                    raise InputError(error.body, file=path, obj=f"{kind} {_name(spec['object'])}", field=dotted,
+                                     line=locate_line(path, 0, None, dotted))
         out.append(event)
     return sorted(out, key=lambda e: (e.at, e.index))
 
@@ -146,3 +154,9 @@ def _events(path: str, doc: dict) -> list[ScenarioEvent]:
 def _object_error(path: str, where: str, exc: ObjectError) -> InputError:
     dotted = f"{where}.{exc.field}" if exc.field else where
     return InputError(exc.message, file=path, field=dotted, line=locate_line(path, 0, None, dotted))
+
+
+def _name(raw: dict) -> str:
+    md = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    name = md.get("name") if isinstance(md.get("name"), str) else "?"
+    return name

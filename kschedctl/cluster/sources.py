@@ -69,15 +69,16 @@ class Source:
     """An object's file, document, item (in a List) and, for YAML, its lines. (A plain slotted
     class: one is made per object of the snapshot, so it must be cheap.)"""
 
-    __slots__ = ("file", "document", "item", "span", "fmt")
+    __slots__ = ("file", "document", "item", "span", "fmt", "embedded")
 
     def __init__(self, file: str, document: int, item: int | None, span: Span | None = None,
-                 fmt: str = "yaml") -> None:
+                 fmt: str = "yaml", embedded: str | None = None) -> None:
         self.file = file
         self.document = document
         self.item = item
         self.span = span
-        self.fmt = fmt
+        self.fmt = fmt  # "yaml", "json", or "embedded": an object inside a scenario at path ``embedded``
+        self.embedded = embedded
 
     def __repr__(self) -> str:
         return f"Source({self.file!r}, {self.document}, {self.item}, {self.span}, {self.fmt!r})"
@@ -88,6 +89,8 @@ class Source:
 
     @property
     def where(self) -> str | None:
+        if self.embedded is not None:
+            return self.embedded
         return f"items[{self.item}]" if self.item is not None else None
 
 
@@ -96,6 +99,9 @@ def locate(source: Source | None, field_path: str | None = None) -> int | None:
     present in the file, for defaulted fields)."""
     if source is None:
         return None
+    if source.fmt == "embedded":
+        return locate_line(source.file, source.document, None,
+                           f"{source.embedded}.{field_path}" if field_path else source.embedded)
     text = _text(source.file)
     if text is None:
         return None

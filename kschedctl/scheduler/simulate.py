@@ -16,6 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from kschedctl.api.admission import admit
 from kschedctl.api.errors import InputError
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import served_as_v1
@@ -77,6 +78,10 @@ def final_placement(sched: Scheduler) -> dict[str, list[str]]:
     return {name: sorted(pods) for name, pods in final.items()}
 
 
+# updateNode: the event field each part of the node comes from (for error messages)
+_EDITED_FIELDS = (("status.allocatable", "allocatable"), ("metadata.labels", "labels"), ("spec.taints", "taints"))
+
+
 class _Applier:
     """Turns one scenario event into API-like changes and the scheduler's informer handlers."""
 
@@ -108,8 +113,13 @@ class _Applier:
         raise AssertionError("unreachable")
 
     def _changed_node(self, node: Node, edit: Any) -> Node:
+        """The node after an edit, admitted as the API server would admit the update."""
         raw = copy.deepcopy(node.raw)
         edit(raw)
+        error = admit(raw)
+        if error is not None:
+            edited = next((name for prefix, name in _EDITED_FIELDS if error.path.startswith(prefix)), "node")
+            self._fail(edited, f"node {node.name}: {error}")
         return Node.from_dict(raw)
 
     # nodes
@@ -174,7 +184,13 @@ class _Applier:
         pod = Pod.from_dict(raw)
         if any(p.key == pod.key for p in self.sched.pods_by_uid.values()):
             self._fail("object.metadata.name", f"pod {pod.key} already exists")
-        resolve_priorities(ClusterSnapshot(pods=[pod], objects=self.sched.objects))
+        if pod.uid in self.sched.pods_by_uid:
+            holder = self.sched.pods_by_uid[pod.uid].key
+            self._fail("object.metadata.uid", f'Duplicate value: "{pod.uid}": also the uid of Pod {holder}')
+        try:
+            resolve_priorities(ClusterSnapshot(pods=[pod], objects=self.sched.objects))
+        except InputError as exc:
+            self._fail("object.spec.priorityClassName", exc.message)
         self.sched.record("PodCreated", pod=pod.key)
         if pod.node_name:
             self.sched.add_pod(pod)
@@ -259,18 +275,24 @@ class _Applier:
             self.sched.record(kind, pod=pod.key, node=node_name)
             self.sched.delete_pod(pod)
             if recreate:
-                self._create(_replacement(pod))
+                self._create(_replacement(pod, self.sched.pods_by_uid))
 
 
-def _replacement(pod: Pod) -> dict:
+def _replacement(pod: Pod, taken: Any = ()) -> dict:
     """The pod its controller creates again: same spec, pending, a new uid."""
     raw = copy.deepcopy(pod.raw)
     raw.get("spec", {}).pop("nodeName", None)
     raw["status"] = {}
     md = raw.setdefault("metadata", {})
-    generation = int(md.get("annotations", {}).get("kschedctl.io/recreated", "0")) + 1
-    md.setdefault("annotations", {})["kschedctl.io/recreated"] = str(generation)
+    if not isinstance(md.get("annotations"), dict):
+        md["annotations"] = {}
+    previous = str(md["annotations"].get("kschedctl.io/recreated") or "0")
+    generation = (int(previous) if previous.isdigit() and len(previous) < 10 else 0) + 1
+    md["annotations"]["kschedctl.io/recreated"] = str(generation)
     md["uid"] = f"{pod.uid}~{generation}"
+    while md["uid"] in taken:  # never the uid of a pod that exists
+        generation += 1
+        md["uid"] = f"{pod.uid}~{generation}"
     if pod.priority is not None:
         raw.setdefault("spec", {})["priority"] = pod.priority
     return raw
