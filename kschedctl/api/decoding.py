@@ -276,7 +276,10 @@ def _scalar(node: ScalarNode) -> Any:
         except ValueError:
             raise DecodeError(f"invalid integer {_show(value)}", _line(node)) from None
     if tag == FLOAT:
-        number = _SAFE.construct_yaml_float(node)
+        try:
+            number = _SAFE.construct_yaml_float(node)
+        except ValueError:
+            raise DecodeError(f"invalid float {_show(value)}", _line(node)) from None
         if number != number or number in (float("inf"), float("-inf")):
             raise DecodeError(f"{value} is not a JSON number (NaN and infinities are not accepted)", _line(node))
         return number

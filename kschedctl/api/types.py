@@ -60,6 +60,8 @@ def _str_map(value: Any, where: str) -> dict[str, str]:
 def _int(value: Any, where: str, default: int | None = None) -> int | None:
     if value is None:
         return default
+    if type(value) is float and value.is_integer():  # YAML's 300000.0: JSON would carry it as 300000
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ObjectError(f"expected an integer, got {value!r}", where)
     try:

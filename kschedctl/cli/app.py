@@ -218,12 +218,14 @@ def schedule(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
-    from kschedctl.cluster.writer import write_snapshot_file
+    from kschedctl.cluster.writer import check_target, write_snapshot_file
     from kschedctl.scheduler.scheduler import Scheduler
 
     def run():
         version = _version(kube_version, feature_gates)
         check_stdin_once(snapshot=snapshot, config=config, write_snapshot=write_snapshot)
+        if write_snapshot is not None:
+            check_target(write_snapshot)  # before the run: a typo in the path costs nothing
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders)
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
@@ -231,7 +233,7 @@ def schedule(
         sched = Scheduler(cluster, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
             result = sched.run(progress=callback)
-        if write_snapshot:
+        if write_snapshot is not None:
             write_snapshot_file(cluster, result, write_snapshot)
         if report:
             from kschedctl.cli.report import write_run_report

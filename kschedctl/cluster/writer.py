@@ -69,13 +69,21 @@ def render_snapshot(document: dict, path: str) -> str:
         raise InputError("cannot write the snapshot: an object is nested too deeply", file=path) from None
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path`` and rename it over ``path``."""
+def check_target(path: str) -> None:
+    """The target can be written: its directory exists and it is not itself a directory."""
+    if not path:
+        raise InputError("cannot write: empty path", file='""')
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise InputError(f"cannot write: no such directory {directory!r}", file=path)
     if os.path.isdir(path):
         raise InputError("cannot write: is a directory", file=path)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file next to ``path`` and rename it over ``path``."""
+    check_target(path)
+    directory = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)

@@ -157,9 +157,10 @@ def _args_schema_errors(data: dict, registry: Registry) -> list[tuple[Path, str]
         if not isinstance(profile, dict) or not isinstance(profile.get("pluginConfig"), list):
             continue
         for j, pc in enumerate(profile["pluginConfig"]):
-            if not isinstance(pc, dict) or pc.get("name") in ARGS_SCHEMAS or not isinstance(pc.get("args"), dict):
+            name = pc.get("name") if isinstance(pc, dict) else None
+            if not isinstance(name, str) or name in ARGS_SCHEMAS or not isinstance(pc.get("args"), dict):
                 continue
-            spec = registry.get(str(pc.get("name")))
+            spec = registry.get(name)
             if spec is None or not spec.args_schema:
                 continue
             args = {k: v for k, v in pc["args"].items() if k not in ("apiVersion", "kind")}

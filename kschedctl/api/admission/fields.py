@@ -210,7 +210,7 @@ _GOOD_NAMESPACES: set[str] = set()
 
 def _meta_namespace(md: dict, namespaced: bool) -> None:
     namespace = md["namespace"]
-    if namespaced and namespace in _GOOD_NAMESPACES:
+    if namespaced and type(namespace) is str and namespace in _GOOD_NAMESPACES:
         return
     namespace = string(md, "namespace", "metadata.namespace")
     if namespaced:

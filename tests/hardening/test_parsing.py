@@ -1,0 +1,191 @@
+"""Bounded, strict parsing: what the API server's decoder refuses is refused, nothing can make
+reading hang or blow up, and an error's line is found without re-parsing the file in Python.
+
+Ids name the failure classes of the hardening issue (issue 12, "Hangs, time, memory" and the
+"internal error" classes of parsing).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import pytest
+import yaml
+
+from kschedctl.api.decoding import MAX_DEPTH, DecodeError, load_json, load_yaml, yaml_documents
+from kschedctl.api.errors import InputError
+from kschedctl.api.quantity import QuantityError, QuantityOutOfRange, milli_value, parse_quantity
+from kschedctl.cluster.loader import load_snapshot
+
+BOMB = ('{lol: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"], '
+        + ", ".join(f"l{i}: &{chr(97 + i)} [" + ",".join([f"*{chr(96 + i)}"] * 9) + "]" for i in range(1, 9))
+        + ", boom: *i}")
+NODE = """apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {zone: a}
+  annotations: {note: x}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+"""
+
+
+def _snap(tmp_path, text: str, name: str = "s.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+# --- refusals of the decoder (sigs.k8s.io/yaml strict, go-yaml v2) -------------------------------
+@pytest.mark.parametrize("text,message,line", [
+    ("a: 1\na: 2\n", 'key "a" already set in map', 2),
+    ("a: !!set {x}\n", "unsupported YAML tag !!set (only JSON types are accepted)", 1),
+    ("a: !!binary aGk=\n", "unsupported YAML tag !!binary (only JSON types are accepted)", 1),
+    ("a: !!python/object:os.system x\n", "unsupported YAML tag !!python/object:os.system (only JSON types are accepted)", 1),
+    ("a: .nan\n", ".nan is not a JSON number (NaN and infinities are not accepted)", 1),
+    ("b: 1\na: -.inf\n", "-.inf is not a JSON number (NaN and infinities are not accepted)", 2),
+    ("{1: a}\n", "mapping key 1 is not a string (JSON object keys are strings)", 1),
+    ("a: &x [*x]\n", "anchor value contains itself", 1),
+    ("a: " + "9" * 5000 + "\n", "integer of 5000 digits is too large", 1),
+    ("a: !!float nope\n", "invalid float 'nope'", 1),
+    ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"document nested deeper than {MAX_DEPTH} levels", 1),
+], ids=["duplicate-keys", "set-tag", "binary-tag", "python-tag", "nan", "inf", "non-string-key", "self-anchor",
+        "integer-over-4300-digits", "bad-float", "deep-nesting"])
+def test_decoder_refusals(text, message, line):
+    with pytest.raises(DecodeError) as info:
+        load_yaml(text)
+    assert (info.value.message, info.value.line) == (message, line)
+
+
+def test_timestamps_stay_strings_as_in_go_yaml():
+    assert load_yaml("t: 2026-01-01T00:00:00Z\n") == {"t": "2026-01-01T00:00:00Z"}
+
+
+def test_merge_keys_are_honoured_and_bounded():
+    assert load_yaml("b: &b {x: 1, y: 2}\nc: {<<: *b, y: 3}\n")["c"] == {"x": 1, "y": 3}
+
+
+@pytest.mark.parametrize("where", ["annotations", "labels"])
+def test_alias_bomb_in_snapshot_fails_fast(tmp_path, where):
+    text = NODE.replace(f"  {where}: {{", f"  {where}: {{bomb: {BOMB}, ")
+    start = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        load_snapshot([_snap(tmp_path, text)])
+    assert time.perf_counter() - start < 1.0
+    assert "document contains excessive aliasing" in str(info.value)
+
+
+def test_alias_bomb_in_plugin_args_does_not_hang_validate(run_cli, tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+                   f"- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeAffinity\n    args: {BOMB}\n")
+    start = time.perf_counter()
+    out = run_cli("validate", str(cfg))
+    assert time.perf_counter() - start < 2.0
+    assert out.exit_code == 1 and "document contains excessive aliasing" in out.stdout
+
+
+def test_a_few_aliases_are_fine():
+    doc = load_yaml("base: &b {cpu: '1'}\nitems: [*b, *b, *b]\n")
+    assert doc["items"] == [{"cpu": "1"}] * 3
+    doc["items"][0]["cpu"] = "2"
+    assert doc["items"][1]["cpu"] == "1"  # expanded: no shared mutable objects
+
+
+def test_pod_name_given_as_a_set_is_refused(tmp_path):
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: !!set {a, b}\n"
+    with pytest.raises(InputError) as info:
+        load_snapshot([_snap(tmp_path, text)])
+    assert info.value.line == 4 and "unsupported YAML tag !!set" in str(info.value)
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"a": NaN}', "malformed JSON"),
+    ('{"a": ' + "[" * 2000 + "]" * 2000 + "}", "malformed JSON"),
+    ('{"a": ' + "1" * 5000 + "}", "malformed JSON"),
+])
+def test_json_refusals(text, message):
+    with pytest.raises(DecodeError) as info:
+        load_json(text)
+    assert info.value.message.startswith(message)
+
+
+# --- quantities: bounded as resource.Quantity is (quantity.go) ----------------------------------
+@pytest.mark.parametrize("text,milli", [
+    ("1e4294967296", 1000),     # the exponent is parsed as int64 and truncated to int32: e0
+    ("1e-99999999", 1),         # below 1n: rounds up to 1n, whose MilliValue rounds up to 1
+    ("0.0000000001", 1),
+    ("9999999Ei", (2**63 - 1) * 1000),  # binary SI is capped at 2^63-1
+    ("m", 0), ("-", 0), (".", 0),       # parseQuantityString's quirks: no digits is zero
+])
+def test_quantity_bounds_and_quirks(text, milli):
+    assert milli_value(text) == milli
+
+
+@pytest.mark.parametrize("text", ["1e99999999", "1e9999999", "1" + "0" * 45, "1e400"])
+def test_huge_quantity_exponent_is_refused_in_microseconds(text):
+    start = time.perf_counter()
+    with pytest.raises(QuantityOutOfRange):
+        parse_quantity(text)
+    assert time.perf_counter() - start < 0.05
+
+
+@pytest.mark.parametrize("text", ["1e", "1ki", " 1", "1.2.3", "1" * 5000])
+def test_invalid_quantities(text):
+    with pytest.raises(QuantityError):
+        parse_quantity(text)
+
+
+# --- line look-ups without re-parsing the file in Python -----------------------------------------
+def _big_list(n: int, bad_last: bool, fmt: str) -> str:
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"zone": "z"}},
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for i in range(n)]
+    if bad_last:
+        nodes[-1]["status"]["allocatable"]["cpu"] = "lots"
+    doc = {"apiVersion": "v1", "kind": "List", "items": nodes}
+    return json.dumps(doc, indent=1) if fmt == "json" else yaml.safe_dump(doc, sort_keys=False)
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_bad_field_in_big_file_is_located_without_pure_python_parsing(tmp_path, monkeypatch, fmt):
+    path = _snap(tmp_path, _big_list(1500, True, fmt), f"big.{fmt}")
+
+    def forbidden(*_a, **_k):
+        raise AssertionError("the whole file was composed again in pure Python")
+    monkeypatch.setattr(yaml.composer.Composer, "compose_document", forbidden)
+    with pytest.raises(InputError) as info:
+        load_snapshot([path])
+    line = open(path).read().splitlines()[info.value.line - 1]
+    assert "lots" in line and "Node n1499: status.allocatable.cpu" in str(info.value)
+
+
+def test_yaml_documents_record_spans():
+    docs = list(yaml_documents("a: 1\n---\nkind: List\nitems:\n- x: 1\n- y: 2\n  z: 3\n"))
+    assert [(d.span.start, d.span.end) for d in docs] == [(0, 1), (2, 7)]
+    assert [(s.start, s.end) for s in docs[1].item_spans] == [(4, 5), (5, 7)]
+
+
+# --- paths ---------------------------------------------------------------------------------------
+def test_empty_path_argument_does_not_read_the_working_directory(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "node.yaml").write_text(NODE)
+    out = run_cli("schedule", "")
+    assert out.exit_code == 2 and "empty path" in out.stderr
+
+
+def test_closed_stdin_is_an_error(monkeypatch):
+    stdin = io.StringIO("")
+    stdin.close()
+    monkeypatch.setattr("sys.stdin", stdin)
+    with pytest.raises(InputError) as info:
+        load_snapshot(["-"])
+    assert "standard input" in str(info.value)
+
+
+def test_missing_stdin_is_an_error(monkeypatch):
+    monkeypatch.setattr("sys.stdin", None)
+    with pytest.raises(InputError, match="standard input is closed"):
+        load_snapshot(["-"])

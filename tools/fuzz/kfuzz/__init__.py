@@ -1,0 +1,1 @@
+"""kfuzz: kschedctl's seeded mutation fuzzer (see tools/fuzz/README.md)."""
