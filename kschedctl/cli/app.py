@@ -278,13 +278,18 @@ def explain(
         version = _version(kube_version, feature_gates)
         key = pod_key(pod, namespace)
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders, pending_matters=False)
-        if key.startswith(POD_GROUP_PREFIX):
-            return explain_pod_group(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
-        return explain_pod(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        try:
+            if key.startswith(POD_GROUP_PREFIX):
+                return explain_pod_group(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+            return explain_pod(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        except InputError as exc:  # an unknown pod: the snapshot is where it was looked for
+            if exc.file is None:
+                exc.file = ", ".join(snapshot)
+            raise
 
     result = _guarded(debug, run)
     for warning in result.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        typer.echo(f"warning: {escape_control(warning)}", err=True)
     sys.stdout.write(render_explain(result, output.value, terminal_width()))
 
 

@@ -105,7 +105,7 @@ class Checker:
         if run.exit_code == 2:
             if len(errors) != 1:
                 self.fail("one-error-line", f"{len(errors)} error lines", run)
-            elif input_file and input_file not in errors[0] and command != "explain":
+            elif input_file and input_file not in errors[0]:
                 self.fail("names-file", f"the error does not name {input_file}: {errors[0][:300]}", run)
         elif errors:
             self.fail("error-without-exit-2", errors[0][:300], run)

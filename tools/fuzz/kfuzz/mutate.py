@@ -36,6 +36,16 @@ BAD_VALUES: list[Any] = [
     {"weird key!": None}, list(range(50)), _deep(300), "x" * 5000,
 ]
 
+# Plausible values: what passes admission but may meet a plugin path no test walked.
+PLAUSIBLE_VALUES: list[Any] = [
+    "0", "1", "3", "100m", "2Gi", "0.5", "z1", "z2", "n1", "n3", "web", "default", "high", "low", "fast", "data",
+    "Exists", "In", "NotIn", "DoesNotExist", "Gt", "Lt", "Equal", "NoExecute", "NoSchedule", "PreferNoSchedule",
+    "ScheduleAnyway", "DoNotSchedule", "Honor", "Ignore", "Never", "PreemptLowerPriority", "ReadWriteOncePod",
+    "ReadWriteMany", "Block", "Immediate", "WaitForFirstConsumer", "Always", "Succeeded", "Failed", "Running",
+    "example.com/gpu", "kubernetes.io/hostname", "topology.kubernetes.io/zone", 0, 1, 2, 3, 100, 1000000000,
+    True, False, [], {}, ["z1"], {"app": "web"}, {"matchLabels": {}}, [{"key": "app", "operator": "Exists"}],
+]
+
 TEXT_MUTATIONS = ("duplicate_key", "tag", "alias_bomb", "non_string_key", "truncate", "garbage_char",
                   "deep_nesting", "huge_int", "bom", "bad_utf8", "anchor_self", "merge_key", "tabs")
 
@@ -91,7 +101,7 @@ def mutate_structure(doc: Any, rng: random.Random) -> Mutation:
     parent = get(doc, path[:-1])
     roll = rng.random()
     if roll < 0.62:
-        value = copy.deepcopy(rng.choice(BAD_VALUES))
+        value = copy.deepcopy(rng.choice(BAD_VALUES if rng.random() < 0.6 else PLAUSIBLE_VALUES))
         _set(doc, path, value)
         return Mutation("replace", path, value)
     if roll < 0.72 and isinstance(parent, dict):

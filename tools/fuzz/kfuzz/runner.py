@@ -35,6 +35,9 @@ def _mutated_snapshot(rng: random.Random, workdir: Path) -> tuple[str, Mutation]
     doc = seeds.snapshot()
     roll = rng.random()
     mutation = duplicate_object(doc, rng) if roll < 0.08 else mutate_structure(doc, rng)
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):  # sometimes several changes at once
+        more = mutate_structure(doc, rng)
+        mutation = Mutation(f"{mutation.kind}+{more.kind}", mutation.path, [mutation.value, more.path, more.value])
     suffix, text = to_text(doc, rng)
     if roll > 0.82:
         text, mutation = mutate_text(to_text(seeds.snapshot(), rng)[1], rng)
