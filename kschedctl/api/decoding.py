@@ -14,10 +14,8 @@ kube-apiserver's YAML decoder (sigs.k8s.io/yaml over go-yaml v2, strict) accepts
 JSON goes through orjson (or the standard library) and gets the same refusals where they apply
 (NaN/Infinity, huge integers, depth).
 
-Line numbers are never found by re-parsing a whole file in pure Python: while a YAML document
-is built, the first and last line of each object are recorded (``Span``); an error re-composes
-just that object's lines with the C parser and walks its field path. For JSON, the path is
-walked over the text with the standard library's C scanner.
+While a YAML document is built, the first and last line of each object are recorded (``Span``)
+so that kschedctl.api.locate can find an error's line from the object's own lines.
 """
 
 from __future__ import annotations
@@ -384,126 +382,7 @@ def load_json(text: str) -> Any:
         raise DecodeError(f"malformed JSON: {exc}", getattr(exc, "lineno", None)) from None
 
 
-# --- field paths and line look-ups ----------------------------------------------------------------
-
-_PATH_TOKEN = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
-
-
-def split_field_path(path: str | None) -> list[str | int]:
-    """'spec.containers[0].resources.limits[example.com/gpu]' -> ['spec', 'containers', 0, ...]."""
-    if not path:
-        return []
-    parts: list[str | int] = []
-    for match in _PATH_TOKEN.finditer(path):
-        bracket, name = match.group(1), match.group(2)
-        if bracket is not None:
-            parts.append(int(bracket) if bracket.isdigit() else bracket)
-        else:
-            parts.append(name)
-    return parts
-
-
-def _yaml_child(node: Node, key: str | int) -> Node | None:
-    if isinstance(key, int):
-        if isinstance(node, SequenceNode) and key < len(node.value):
-            return node.value[key]
-        return None
-    if isinstance(node, MappingNode):
-        merged = None
-        for k, v in node.value:
-            if isinstance(k, ScalarNode):
-                if k.value == key and k.tag != MERGE:
-                    return v
-                if k.tag == MERGE and merged is None:
-                    merged = v
-        if merged is not None:
-            for source in merged.value if isinstance(merged, SequenceNode) else [merged]:
-                found = _yaml_child(source, key)
-                if found is not None:
-                    return found
-    return None
-
-
-def _walk_yaml(node: Node, parts: list[str | int]) -> Node:
-    for part in parts:
-        child = _yaml_child(node, part)
-        if child is None:
-            break
-        node = child
-    return node
-
-
-def locate_in_yaml(text: str, span: Span | None, in_sequence: bool, field_path: str | None) -> int | None:
-    """The 1-based line of a field of the object at ``span``: its lines alone are composed again
-    with the C parser (a few dozen lines, not the file); None when that cannot be done."""
-    if span is None:
-        return None
-    parts = split_field_path(field_path)
-    if not parts:
-        return span.start + 1
-    lines = text.splitlines(keepends=True)[span.start:span.end]
-    try:
-        node = _Composer("".join(lines)).get_single_node()
-    except (yaml.YAMLError, RecursionError):
-        return span.start + 1
-    if in_sequence and isinstance(node, SequenceNode):
-        if len(node.value) != 1:
-            return span.start + 1
-        node = node.value[0]
-    if not isinstance(node, MappingNode):
-        return span.start + 1
-    return span.start + _walk_yaml(node, parts).start_mark.line + 1
-
-
-_WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-
-
-def locate_in_json(text: str, parts: list[str | int]) -> int | None:
-    """The 1-based line of a path in a JSON text, walked with json's C scanner (values that are
-    skipped are decoded by it, never by Python code)."""
-    try:
-        pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
-        for part in parts:
-            found = _json_child(text, pos, part)
-            if found is None:
-                break
-            pos = found
-        return text.count("\n", 0, pos) + 1
-    except (ValueError, IndexError, RecursionError):
-        return None
-
-
-def _json_child(text: str, pos: int, part: str | int) -> int | None:
-    opener = text[pos]
-    if opener == "{" and isinstance(part, str):
-        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-        while text[pos] != "}":
-            key, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr] # past ':'
-            if key == part:
-                return pos
-            _, pos = _DECODER.raw_decode(text, pos)
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-            if text[pos] == ",":
-                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-        return None
-    if opener == "[" and isinstance(part, int):
-        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-        index = 0
-        while text[pos] != "]":
-            if index == part:
-                return pos
-            _, pos = _DECODER.raw_decode(text, pos)
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-            if text[pos] == ",":
-                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
-            index += 1
-    return None
-
-
 __all__ = [
-    "DecodeError", "MAX_DEPTH", "Span", "YamlDocument", "load_json", "load_yaml", "locate_in_json",
-    "locate_in_yaml", "split_field_path", "yaml_documents",
+    "DecodeError", "MAX_DEPTH", "Span", "YamlDocument", "build_document", "compose_single", "load_json", "load_yaml",
+    "yaml_documents",
 ]

@@ -14,14 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from kschedctl.api.decoding import (
-    DecodeError,
-    Span,
-    locate_in_json,
-    locate_in_yaml,
-    split_field_path,
-    yaml_documents,
-)
+from kschedctl.api.decoding import DecodeError, Span, yaml_documents
+from kschedctl.api.locate import locate_in_json, locate_in_yaml, split_field_path
 
 _TEXTS: dict[str, str] = {}  # the text of stdin: it cannot be read twice
 

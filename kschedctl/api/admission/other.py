@@ -16,7 +16,6 @@ from kschedctl.api import field
 from kschedctl.api.admission.core import check_quantity, resource_list
 from kschedctl.api.admission.fields import (
     INT32,
-    INT64,
     IS_NEGATIVE,
     NOT_POSITIVE,
     boolean,
@@ -310,5 +309,5 @@ def admit_owner(raw: dict) -> None:
 __all__ = [
     "admit_csi_driver", "admit_csi_node", "admit_csi_storage_capacity", "admit_owner", "admit_pdb",
     "admit_persistent_volume", "admit_persistent_volume_claim", "admit_pod_group", "admit_priority_class",
-    "admit_storage_class", "admit_workload", "INT64",
+    "admit_storage_class", "admit_workload",
 ]

@@ -16,7 +16,6 @@ from kschedctl.api import field
 from kschedctl.api.admission.core import check_quantity, check_resource_requirements, check_tolerations, resource_list
 from kschedctl.api.admission.fields import (
     INT32,
-    INT64,
     NOT_POSITIVE,
     boolean,
     check_dns_label,
@@ -436,4 +435,4 @@ _SPEC_CHECKS = {
     "preemptionPolicy": _spec_preemption_policy, "overhead": _spec_overhead, "volumes": _spec_volumes,
 }
 
-__all__ = ["admit_pod", "INT64"]
+__all__ = ["admit_pod"]
