@@ -410,15 +410,18 @@ class Pod:
 
     @staticmethod
     def from_dict(raw: dict) -> "Pod":
+        # Runs for every pod of a snapshot: absent sections cost one dict look-up each.
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
         status = _dict(raw.get("status"), "status")
-        host_network = bool(spec.get("hostNetwork"))
+        get = spec.get
+        host_network = bool(get("hostNetwork"))
         containers = tuple(_container(c, f"spec.containers[{i}]", host_network)
-                           for i, c in enumerate(_list(spec.get("containers"), "spec.containers")))
+                           for i, c in enumerate(_list(get("containers"), "spec.containers")))
         inits = tuple(_container(c, f"spec.initContainers[{i}]", host_network)
-                      for i, c in enumerate(_list(spec.get("initContainers"), "spec.initContainers")))
-        pod_res = spec.get("resources")
+                      for i, c in enumerate(_list(get("initContainers"), "spec.initContainers"))) \
+            if get("initContainers") else ()
+        pod_res = get("resources")
         pod_requests = None
         if pod_res is not None:
             pod_res = _dict(pod_res, "spec.resources")
@@ -427,55 +430,66 @@ class Pod:
                 pod_requests.setdefault(name, qty)
             if not pod_requests:
                 pod_requests = None
-        tolerations = []
-        for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")):
-            t = _dict(t, f"spec.tolerations[{i}]")
-            tolerations.append(Toleration(
-                key=str(t.get("key") or ""), operator=str(t.get("operator") or ""),
-                value="" if t.get("value") is None else str(t.get("value")), effect=str(t.get("effect") or ""),
-                toleration_seconds=_int(t.get("tolerationSeconds"), f"spec.tolerations[{i}].tolerationSeconds"),
-            ))
-        volumes = []
-        for i, v in enumerate(_list(spec.get("volumes"), "spec.volumes")):
-            v = _dict(v, f"spec.volumes[{i}]")
-            pvc = v.get("persistentVolumeClaim")
-            volumes.append(Volume(
-                name=str(v.get("name", "")),
-                pvc_claim_name=str(_dict(pvc, f"spec.volumes[{i}].persistentVolumeClaim").get("claimName", "")) if pvc is not None else None,
-                ephemeral=v.get("ephemeral") is not None,
-                raw=v,
-            ))
+        tolerations = _tolerations(spec) if get("tolerations") else ()
+        volumes = _volumes(spec) if get("volumes") else ()
         gates = tuple(str(_dict(g, "spec.schedulingGates").get("name", ""))
-                      for g in _list(spec.get("schedulingGates"), "spec.schedulingGates"))
-        priority = _int(spec.get("priority"), "spec.priority")
+                      for g in _list(get("schedulingGates"), "spec.schedulingGates")) if get("schedulingGates") else ()
+        spread = get("topologySpreadConstraints")
         return Pod(
             meta=meta,
-            node_name=str(spec.get("nodeName") or ""),
-            scheduler_name=str(spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME),
-            priority=priority,
-            priority_class_name=str(spec.get("priorityClassName") or ""),
-            preemption_policy=spec.get("preemptionPolicy"),
+            node_name=str(get("nodeName") or ""),
+            scheduler_name=str(get("schedulerName") or DEFAULT_SCHEDULER_NAME),
+            priority=_int(get("priority"), "spec.priority"),
+            priority_class_name=str(get("priorityClassName") or ""),
+            preemption_policy=get("preemptionPolicy"),
             containers=containers,
             init_containers=inits,
-            overhead=resource_list(spec.get("overhead"), "spec.overhead"),
+            overhead=resource_list(get("overhead"), "spec.overhead") if get("overhead") else {},
             pod_requests=pod_requests,
-            tolerations=tuple(tolerations),
-            node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-            affinity=_affinity(spec.get("affinity"), "spec.affinity"),
+            tolerations=tolerations,
+            node_selector=_str_map(get("nodeSelector"), "spec.nodeSelector") if get("nodeSelector") else {},
+            affinity=_affinity(get("affinity"), "spec.affinity"),
             topology_spread_constraints=tuple(
                 _spread(c, f"spec.topologySpreadConstraints[{i}]")
-                for i, c in enumerate(_list(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"))
-            ),
-            volumes=tuple(volumes),
+                for i, c in enumerate(_list(spread, "spec.topologySpreadConstraints"))
+            ) if spread else (),
+            volumes=volumes,
             scheduling_gates=gates,
-            resource_claims=tuple(_list(spec.get("resourceClaims"), "spec.resourceClaims")),
+            resource_claims=tuple(_list(get("resourceClaims"), "spec.resourceClaims")) if get("resourceClaims") else (),
             host_network=host_network,
             phase=str(status.get("phase") or ""),
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
             start_time=_ts(status.get("startTime")),
-            conditions=tuple(_list(status.get("conditions"), "status.conditions")),
+            conditions=tuple(_list(status.get("conditions"), "status.conditions")) if status.get("conditions") else (),
             raw=raw,
         )
+
+
+def _tolerations(spec: dict) -> tuple[Toleration, ...]:
+    tolerations = []
+    for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")):
+        t = _dict(t, f"spec.tolerations[{i}]")
+        tolerations.append(Toleration(
+            key=str(t.get("key") or ""), operator=str(t.get("operator") or ""),
+            value="" if t.get("value") is None else str(t.get("value")), effect=str(t.get("effect") or ""),
+            toleration_seconds=_int(t.get("tolerationSeconds"), f"spec.tolerations[{i}].tolerationSeconds"),
+        ))
+    return tuple(tolerations)
+
+
+def _volumes(spec: dict) -> tuple[Volume, ...]:
+    volumes = []
+    for i, v in enumerate(_list(spec.get("volumes"), "spec.volumes")):
+        v = _dict(v, f"spec.volumes[{i}]")
+        pvc = v.get("persistentVolumeClaim")
+        volumes.append(Volume(
+            name=str(v.get("name", "")),
+            pvc_claim_name=str(_dict(pvc, f"spec.volumes[{i}].persistentVolumeClaim").get("claimName", ""))
+            if pvc is not None else None,
+            ephemeral=v.get("ephemeral") is not None,
+            raw=v,
+        ))
+    return tuple(volumes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,9 +53,8 @@ class ClusterSnapshot:
     documents: list[Any] = field(default_factory=list)  # raw top-level documents, for --write-snapshot
     sources: dict[int, Source] = field(default_factory=dict)  # id(raw object) -> Source
     replaced: dict[int, dict] = field(default_factory=dict)  # id(input object) -> the object as built (DRA v1)
-    names: dict[tuple[str, str], Source] = field(default_factory=dict)  # (kind, name) -> first definition
-    uids: dict[str, tuple[dict, Source]] = field(default_factory=dict)  # explicit uid -> (object, Source)
-    pod_uids: dict[str, str] = field(default_factory=dict)  # effective pod uid -> pod key
+    names: dict[tuple[str, str, str], dict] = field(default_factory=dict)  # (kind, namespace, name) -> raw
+    uids: dict[str, dict] = field(default_factory=dict)  # uid -> raw (explicit uids; pods' effective ones)
     inputs: list[str] = field(default_factory=list)  # the paths as given (files, directories, -), for messages
 
     @property
@@ -222,7 +221,7 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
     built = getattr(obj, "raw", raw)
     if built is not raw:  # converted as served (an older DRA version): --write-snapshot writes this one
         snap.replaced[id(raw)] = built
-    _check_unique(snap, kind, raw, obj, source)
+    _check_unique(snap, kind, raw, source)
     snap.sources[id(raw)] = source
     if kind == "Node":
         snap.nodes.append(obj)
@@ -231,36 +230,36 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
     return obj
 
 
-def _check_unique(snap: ClusterSnapshot, kind: str, raw: dict, obj: Any, source: Source) -> None:
-    """Names are unique per kind (and namespace); explicit uids are unique across all objects;
-    pods' effective uids (explicit, or namespace/name) are unique among pods."""
+def _check_unique(snap: ClusterSnapshot, kind: str, raw: dict, source: Source) -> None:
+    """Names are unique per kind (and namespace); uids are unique across all objects: explicit
+    ones, and pods' effective ones (explicit, or namespace/name as the builder defaults it), since
+    the scheduler keys pods by uid. (Runs for every object: no formatting unless there is an error.)"""
     md = raw["metadata"]  # admission checked it
-    if kind == "PodGroup":
-        kind_key = storage_kind(kind, str(raw.get("apiVersion", "")))
-    else:
-        kind_key = kind
-    key = (kind_key, f"{md.get('namespace') or 'default'}/{md['name']}" if kind in NAMESPACED else md["name"])
+    namespaced = kind in NAMESPACED
+    namespace = (md.get("namespace") or "default") if namespaced else ""
+    kind_key = storage_kind(kind, str(raw.get("apiVersion", ""))) if kind == "PodGroup" else kind
+    key = (kind_key, namespace, md["name"])
     first = snap.names.get(key)
     if first is not None:
-        where = first.file + (f":{line}" if (line := locate(first)) is not None else "")
+        where = _where(snap, first)
         raise _object_error(ObjectError(f"duplicate {kind}, first defined in {where}", "metadata.name"), raw, source)
-    snap.names[key] = source
-    uid = md.get("uid")
+    snap.names[key] = raw
+    uid = md.get("uid") or (f"{namespace}/{md['name']}" if kind == "Pod" else None)
     if uid:
         other = snap.uids.get(uid)
         if other is not None:
-            where = other[1].file + (f":{line}" if (line := locate(other[1])) is not None else "")
-            first_obj = f"{other[0].get('kind')} {display_name(other[0])}"
-            raise _object_error(ObjectError(f'Duplicate value: "{uid}": also the uid of {first_obj} ({where})',
-                                            "metadata.uid"), raw, source)
-        snap.uids[uid] = (raw, source)
-    if kind == "Pod":
-        pod_uid = obj.meta.uid
-        holder = snap.pod_uids.get(pod_uid)
-        if holder is not None:
-            raise _object_error(ObjectError(f'Duplicate value: "{pod_uid}": also the uid of Pod {holder}',
-                                            "metadata.uid"), raw, source)
-        snap.pod_uids[pod_uid] = key[1]
+            first_obj = f"{other.get('kind')} {display_name(other)}"
+            raise _object_error(ObjectError(f'Duplicate value: "{uid}": also the uid of {first_obj} '
+                                            f'({_where(snap, other)})', "metadata.uid"), raw, source)
+        snap.uids[uid] = raw
+
+
+def _where(snap: ClusterSnapshot, raw: dict) -> str:
+    source = snap.sources.get(id(raw))
+    if source is None:
+        return "?"
+    line = locate(source)
+    return source.file + (f":{line}" if line is not None else "")
 
 
 def display_name(raw: dict) -> str:
