@@ -175,6 +175,15 @@ CASES = [
                                           "metadata": {"name": "b", "namespace": "default"},
                                           "status": {"disruptionsAllowed": -1}},
      "status.disruptionsAllowed", "Invalid value: -1: must be greater than or equal to 0"),
+    ("owner-reference-without-uid", _edit(POD, lambda r: r["metadata"].update(ownerReferences=[
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "controller": True}])),
+     "metadata.ownerReferences.uid", 'Invalid value: "": must not be empty'),
+    ("owner-references-two-controllers", _edit(POD, lambda r: r["metadata"].update(ownerReferences=[
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": n, "uid": n, "controller": True} for n in "ab"])),
+     "metadata.ownerReferences",
+     'Invalid value: [{"apiVersion":"apps/v1","controller":true,"kind":"ReplicaSet","name":"a","uid":"a"},'
+     '{"apiVersion":"apps/v1","controller":true,"kind":"ReplicaSet","name":"b","uid":"b"}]: Only one reference can '
+     'have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b'),
     ("scheduling-gate-invalid", _pod(schedulingGates=[{"name": "a/b/c"}]),
      "spec.schedulingGates[0]",
      "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "

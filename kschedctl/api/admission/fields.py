@@ -238,11 +238,22 @@ def _meta_annotations(md: dict, namespaced: bool) -> None:
 
 
 def _meta_owner_references(md: dict, namespaced: bool) -> None:
+    """ValidateOwnerReferences (objectmeta.go; its paths carry no index, as upstream's do)."""
     refs = lst(md, "ownerReferences", "metadata.ownerReferences", "[]v1.OwnerReference")
-    for i, path, ref in items(refs, "metadata.ownerReferences"):
-        for key in ("apiVersion", "kind", "name", "uid"):
-            string(ref, key, f"{path}.{key}")
-        boolean(ref, "controller", f"{path}.controller")
+    base = "metadata.ownerReferences"
+    controller = ""
+    for i, path, ref in items(refs, base):
+        api_version, kind, name, uid = (string(ref, key, f"{path}.{key}") for key in ("apiVersion", "kind", "name", "uid"))
+        if not api_version.rpartition("/")[2]:
+            raise fail(field.invalid(f"{base}.apiVersion", api_version, "version must not be empty"))
+        for key, value in (("kind", kind), ("name", name), ("uid", uid)):
+            if not value:
+                raise fail(field.invalid(f"{base}.{key}", value, "must not be empty"))
+        if boolean(ref, "controller", f"{path}.controller"):
+            if controller:
+                raise fail(field.invalid(base, refs, 'Only one reference can have Controller set to true. Found '
+                                                     f'"true" in references for {controller} and {kind}/{name}'))
+            controller = f"{kind}/{name}"
 
 
 _META_CHECKS: dict[str, Callable[[dict, bool], None]] = {
