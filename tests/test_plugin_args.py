@@ -96,5 +96,5 @@ def test_schedule_refuses_an_args_typo(run_cli, write_snapshot, tmp_path):
     out = run_cli("schedule", snap, "--config", str(cfg))
     assert out.exit_code == 2
     assert out.stderr.strip().splitlines() == [
-        f"error: {cfg}: KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.scoringStratgy: "
+        f"error: {cfg}:7: KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.scoringStratgy: "
         'unknown field "scoringStratgy" (did you mean "scoringStrategy"?)']

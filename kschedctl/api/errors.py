@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from kschedctl.api.field import escape_control
-
 
 class InputError(Exception):
     """Bad user input: names the file, the object, the field and the line where known.
@@ -21,6 +19,8 @@ class InputError(Exception):
         self.line = line
 
     def __str__(self) -> str:
+        from kschedctl.api.field import escape_control  # here: kschedctl.framework imports this module
+
         where = str(self.file) if self.file else "<input>"
         if self.line is not None:
             where += f":{self.line}"

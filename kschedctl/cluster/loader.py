@@ -211,7 +211,7 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
                          obj=source.where, field="kind", line=locate(source, "kind"))
     error = admit(raw)
     if error is not None:
-        raise _object_error(ObjectError(error.body, error.path or None), raw, source)
+        raise _object_error(ObjectError(error.body, error.field or None), raw, source)
     try:
         obj = _build(kind, raw, snap.objects)
     except ObjectError as exc:

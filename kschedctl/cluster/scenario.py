@@ -149,7 +149,7 @@ def _events(path: str, doc: dict) -> list[ScenarioEvent]:
             else:
                 error = admit(spec["object"])
                 if error is not None:
-                    dotted = f"events[{i}].object.{error.path}" if error.path else f"events[{i}].object"
+                    dotted = f"events[{i}].object.{error.field}" if error.field else f"events[{i}].object"
                     raise InputError(error.body, file=path, obj=f"{kind} {_name(spec['object'])}", field=dotted,
                                      line=locate_line(path, 0, None, dotted))
         out.append(event)

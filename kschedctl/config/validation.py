@@ -327,11 +327,13 @@ def advice_issues(cfg: KubeSchedulerConfiguration) -> list[Issue]:
     `plugin "NodeAffinity" returns an invalid score -1, it should in the range of [0, 100] after
     normalizing`)."""
     out: list[Issue] = []
-    for i, profile in enumerate(cfg.profiles):
-        for j, pc in enumerate(profile.plugin_config):
-            if pc.name != "NodeAffinity" or not isinstance(pc.args, dict):
+    profiles = (cfg.raw or {}).get("profiles")
+    for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
+        configs = profile.get("pluginConfig") if isinstance(profile, dict) else None
+        for j, pc in enumerate(configs if isinstance(configs, list) else []):
+            if not isinstance(pc, dict) or pc.get("name") != "NodeAffinity" or not isinstance(pc.get("args"), dict):
                 continue
-            added = pc.args.get("addedAffinity")
+            added = pc["args"].get("addedAffinity")
             terms = added.get("preferredDuringSchedulingIgnoredDuringExecution") if isinstance(added, dict) else None
             for k, term in enumerate(terms if isinstance(terms, list) else []):
                 weight = term.get("weight") if isinstance(term, dict) else None

@@ -118,7 +118,7 @@ class _Applier:
         edit(raw)
         error = admit(raw)
         if error is not None:
-            edited = next((name for prefix, name in _EDITED_FIELDS if error.path.startswith(prefix)), "node")
+            edited = next((name for prefix, name in _EDITED_FIELDS if error.field.startswith(prefix)), "node")
             self._fail(edited, f"node {node.name}: {error}")
         return Node.from_dict(raw)
 

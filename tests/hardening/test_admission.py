@@ -197,7 +197,7 @@ CASES = [
 def test_the_api_server_verdict(raw, path, message):
     error = admit(raw)
     assert error is not None, "admitted"
-    assert (error.path, error.body) == (path, message)
+    assert (error.field, error.body) == (path, message)
 
 
 @pytest.mark.parametrize("raw", [NODE, POD, make_pod("b").req(cpu="1").node("n1").dict(),
