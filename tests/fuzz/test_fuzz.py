@@ -54,6 +54,12 @@ def test_small_fixed_fuzz_run(tmp_path):
     assert not report.failures, "\n\n".join(report.failures)
 
 
+def test_small_fixed_plugin_fuzz_run(tmp_path):
+    """A fake plugin package (kfuzz/plugins.py) misbehaving for some pods: the run keeps the contract."""
+    report = fuzz(8, seed=20261201, workdir=tmp_path, timeout=30.0, dimensions=["plugin"])
+    assert report.inputs == 8 and not report.failures, "\n\n".join(report.failures)
+
+
 @pytest.mark.fuzz
 def test_long_fuzz_run(tmp_path):
     count = int(os.environ.get("KSCHEDCTL_FUZZ_COUNT", "2000"))

@@ -3,6 +3,7 @@
     python tools/fuzz/run.py --count 10000 --seed 1          # the long run (about 15-30 minutes)
     python tools/fuzz/run.py --count 200 --dimension config   # one dimension only
     python tools/fuzz/run.py --replay 4711 --seed 1           # input 4711 again, alone, files kept
+    python tools/fuzz/run.py --count 500 --dimension plugin   # a misbehaving plugin package
 
 Exit 0 when no input broke the contract, 1 otherwise (each break printed with its input).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kfuzz.runner import DIMENSIONS, Report, fuzz, replay  # noqa: E402
+from kfuzz.runner import DIMENSIONS, OPTIONAL_DIMENSIONS, Report, fuzz, replay  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds a run may take before it is a hang")
-    ap.add_argument("--dimension", action="append", choices=sorted(DIMENSIONS))
+    ap.add_argument("--dimension", action="append", choices=sorted({**DIMENSIONS, **OPTIONAL_DIMENSIONS}))
     ap.add_argument("--replay", type=int, help="run one input of the seed again, keeping its files")
     ap.add_argument("--memory-gib", type=float, default=4.0, help="address-space limit of the process")
     args = ap.parse_args(argv)
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     if args.replay is not None:
         workdir = Path(tempfile.mkdtemp(prefix="kfuzz-replay-"))
-        description, breaks = replay(args.seed, args.replay, workdir, args.timeout)
+        description, breaks = replay(args.seed, args.replay, workdir, args.timeout, args.dimension)
         print(f"input {args.replay}: {description}\nfiles: {workdir}")
         for b in breaks:
             print(b)

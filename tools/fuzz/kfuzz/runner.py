@@ -1,11 +1,11 @@
 """The fuzz loop: dimensions of input, each a function that builds one mutated input from the
 seeds, runs kschedctl on it and checks the contract.
 
-A dimension is ``fn(rng, workdir, checker) -> description``. To add one (for example a plugin
-package that misbehaves: register a fake plugin object with
-``kschedctl.framework.runtime.plugin_manager``'s pluggy manager for the run, mutate what its
-methods return or raise, run ``schedule`` and require a Status naming the plugin instead of an
-aborted run), write the function and add it to ``DIMENSIONS`` with a weight.
+A dimension is ``fn(rng, workdir, checker) -> description``: write the function and add it to
+``DIMENSIONS`` with a weight, or to ``OPTIONAL_DIMENSIONS`` to run it only when named. The
+plugin-misbehaviour dimension (kfuzz/plugins.py: a fake package registered through the pluggy
+hook for the run, its methods raising, exiting, printing or returning the wrong type for some
+pods) is one of those: `run.py --dimension plugin`.
 """
 
 from __future__ import annotations
@@ -121,6 +121,17 @@ DIMENSIONS: dict[str, tuple[float, Dimension]] = {
 }
 
 
+def _plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
+    from kfuzz.plugins import plugin_dimension
+
+    return plugin_dimension(rng, workdir, checker)
+
+
+# Chosen by name only (`--dimension plugin`): the default mix stays what it was, so a seed's
+# inputs stay the same from one version of the fuzzer to the next.
+OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension)}
+
+
 @dataclass
 class Report:
     inputs: int = 0
@@ -138,8 +149,9 @@ def fuzz(count: int, seed: int, workdir: Path, timeout: float = 20.0, dimensions
          progress: Callable[[int, Report], None] | None = None) -> Report:
     """Run ``count`` inputs; input i uses ``random.Random(f"{seed}:{i}")`` (reproducible alone)."""
     report = Report()
+    table = {**DIMENSIONS, **OPTIONAL_DIMENSIONS}
     names = dimensions or list(DIMENSIONS)
-    weights = [DIMENSIONS[n][0] for n in names]
+    weights = [table[n][0] for n in names]
     start = time.perf_counter()
     for i in range(count):
         rng = random.Random(f"{seed}:{i}")
@@ -147,7 +159,7 @@ def fuzz(count: int, seed: int, workdir: Path, timeout: float = 20.0, dimensions
         case_dir = workdir / f"case-{i % 4}"
         case_dir.mkdir(parents=True, exist_ok=True)
         checker = Checker(timeout=timeout)
-        description = DIMENSIONS[name][1](rng, case_dir, checker)
+        description = table[name][1](rng, case_dir, checker)
         report.inputs += 1
         report.by_dimension[name] = report.by_dimension.get(name, 0) + 1
         for brk in checker.breaks:
@@ -158,14 +170,16 @@ def fuzz(count: int, seed: int, workdir: Path, timeout: float = 20.0, dimensions
     return report
 
 
-def replay(seed: int, index: int, workdir: Path, timeout: float = 20.0) -> tuple[str, list[str]]:
+def replay(seed: int, index: int, workdir: Path, timeout: float = 20.0,
+           dimensions: list[str] | None = None) -> tuple[str, list[str]]:
     """Input ``index`` of a run again, alone (its files stay in ``workdir`` for a look)."""
     rng = random.Random(f"{seed}:{index}")
-    names = list(DIMENSIONS)
-    name = rng.choices(names, [DIMENSIONS[n][0] for n in names])[0]
+    table = {**DIMENSIONS, **OPTIONAL_DIMENSIONS}
+    names = dimensions or list(DIMENSIONS)
+    name = rng.choices(names, [table[n][0] for n in names])[0]
     checker = Checker(timeout=timeout)
-    description = DIMENSIONS[name][1](rng, workdir, checker)
+    description = table[name][1](rng, workdir, checker)
     return description, [str(b) for b in checker.breaks]
 
 
-__all__ = ["DIMENSIONS", "Report", "Run", "fuzz", "json", "replay"]
+__all__ = ["DIMENSIONS", "OPTIONAL_DIMENSIONS", "Report", "Run", "fuzz", "json", "replay"]
