@@ -22,6 +22,16 @@ def _res(values: dict[str, Any]) -> dict[str, Any]:
     return {_RES_ALIASES.get(k, k): v for k, v in values.items()}
 
 
+def _limit_non_overcommitable(res: dict[str, Any]) -> None:
+    """Extended resources and huge pages cannot be overcommitted: the API server requires a limit
+    equal to the request (validateResourceRequirements), so the builder sets one as a user must."""
+    from kschedctl.api.admission.core import is_overcommit_allowed
+
+    for name, qty in (res.get("requests") or {}).items():
+        if not is_overcommit_allowed(name):
+            res.setdefault("limits", {}).setdefault(name, qty)
+
+
 class PodBuilder:
     def __init__(self, name: str, namespace: str = "default") -> None:
         self.raw: dict[str, Any] = {
@@ -50,6 +60,7 @@ class PodBuilder:
             res["requests"] = _res(requests)
         if limits:
             res["limits"] = _res(limits)
+        _limit_non_overcommitable(res)
         if res:
             c["resources"] = res
         if ports:
@@ -68,6 +79,7 @@ class PodBuilder:
     def init_req(self, requests: dict[str, Any], *, sidecar: bool = False, image: str = "") -> "PodBuilder":
         c: dict[str, Any] = {"name": f"init{len(self._spec.get('initContainers', []))}", "image": image or "busybox",
                              "resources": {"requests": _res(requests)}}
+        _limit_non_overcommitable(c["resources"])
         if sidecar:
             c["restartPolicy"] = "Always"
         self._spec.setdefault("initContainers", []).append(c)

@@ -146,7 +146,17 @@ def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None
         raise InputError(exc.message, file=path, line=exc.line) from None
 
 
-def iter_objects(doc: Any, source: Source, item_spans: list | None) -> Iterator[tuple[Any, Source]]:
+def parse_documents(text: str, path: str) -> list[Any]:
+    """Every document of a file, read as load_snapshot reads them (strict and bounded)."""
+    return [doc for _, doc, _, _ in iter_documents(text, path)]
+
+
+def iter_objects(doc: Any, path: str, doc_index: int) -> Iterator[tuple[Any, Source]]:
+    """The objects of one document of ``path`` (for readers of single objects: what-if templates)."""
+    yield from _document_objects(doc, Source(path, doc_index, None, fmt="yaml"), None)
+
+
+def _document_objects(doc: Any, source: Source, item_spans: list | None) -> Iterator[tuple[Any, Source]]:
     """The objects of one document: the document itself, or the items of a List (``*List``)."""
     if doc is None:
         return
@@ -182,7 +192,7 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
             if doc is not None:
                 snap.documents.append(doc)
             source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")
-            for raw, obj_source in iter_objects(doc, source, item_spans):
+            for raw, obj_source in _document_objects(doc, source, item_spans):
                 if add_object(snap, raw, obj_source) is None:
                     kind = str(raw.get("kind"))
                     if kind not in skipped_kinds:
@@ -377,5 +387,5 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
-__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "files_overlay", "is_pending", "load_snapshot",
-           "locate_line"]
+__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "expand_paths", "files_overlay", "is_pending",
+           "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]

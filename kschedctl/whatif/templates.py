@@ -17,6 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from kschedctl.api.admission import admit
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.types import GenericObject, Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, iter_objects, parse_documents, read_text, resolve_priorities
@@ -156,6 +157,9 @@ def _template(source: str, raw: dict, owners: list[GenericObject], prefix: str, 
     md = raw.setdefault("metadata", {})
     for key in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generateName"):
         md.pop(key, None)
+    error = admit(raw)  # the pod the controller would create, as the API server would admit it
+    if error is not None:
+        raise InputError(error.body, file=where, obj=source, field=error.field or None)
     try:
         base = Pod.from_dict(raw)
     except ObjectError as exc:
@@ -179,6 +183,9 @@ def load_node_template(path: str) -> dict:
     for doc_index, doc in enumerate(parse_documents(text, path)):
         for raw, _source in iter_objects(doc, path, doc_index):
             if raw.get("kind") == "Node":
+                error = admit(raw)
+                if error is not None:
+                    raise InputError(error.body, file=path, obj="Node", field=error.field or None)
                 try:
                     Node.from_dict(copy.deepcopy(raw))
                 except ObjectError as exc:
