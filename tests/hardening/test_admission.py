@@ -186,7 +186,7 @@ CASES = [
      'have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b'),
     ("scheduling-gate-invalid", _pod(schedulingGates=[{"name": "a/b/c"}]),
      "spec.schedulingGates[0]",
-     "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
+     "Invalid value: \"a/b/c\": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must "
      "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
      "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "
      "(e.g. 'example.com/MyName')"),

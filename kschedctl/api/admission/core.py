@@ -35,8 +35,8 @@ from kschedctl.api.quantity import MAX_INT64, QuantityError, QuantityOutOfRange,
 from kschedctl.api.validation import (
     is_extended_resource_name,
     is_native_resource,
+    label_key_errors,
     label_value_errors,
-    qualified_name_errors,
 )
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -135,7 +135,7 @@ def check_container_resource_name(name: str, path: str) -> None:
     """validateContainerResourceName."""
     if name in _GOOD_CONTAINER_RESOURCES:
         return
-    errs = qualified_name_errors(name)
+    errs = label_key_errors(name)
     if errs:
         raise fail(field.invalid(path, name, errs[0]))
     if "/" not in name:
@@ -151,7 +151,7 @@ def check_pod_resource_name(name: str, path: str) -> None:
     """validatePodResourceName: pod-level resources are cpu, memory and huge pages."""
     if name in _GOOD_POD_RESOURCES:
         return
-    errs = qualified_name_errors(name)
+    errs = label_key_errors(name)
     if errs:
         raise fail(field.invalid(path, name, errs[0]))
     if name not in ("cpu", "memory") and not name.startswith("hugepages-"):

@@ -37,7 +37,7 @@ from kschedctl.api.admission.fields import (
     string_map,
     strings,
 )
-from kschedctl.api.validation import qualified_name_errors
+from kschedctl.api.validation import label_key_errors
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 VOLUME_MODES = ("Block", "Filesystem")
@@ -114,7 +114,7 @@ def admit_storage_class(raw: dict) -> None:
     provisioner = string(raw, "provisioner", "provisioner")
     if not provisioner:
         raise fail(field.required("provisioner"))
-    errs = qualified_name_errors(provisioner.lower())
+    errs = label_key_errors(provisioner.lower())
     if errs:
         raise fail(field.invalid("provisioner", provisioner, errs[0]))
     mode = opt_string(raw, "volumeBindingMode", "volumeBindingMode")

@@ -38,7 +38,7 @@ from kschedctl.api.admission.fields import (
     strings,
     type_error,
 )
-from kschedctl.api.validation import port_num_errors, qualified_name_errors
+from kschedctl.api.validation import label_key_errors, port_num_errors
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
@@ -317,7 +317,7 @@ def _check_scheduling_gates(spec: dict) -> None:
     seen: set[str] = set()
     for i, path, gate in items(gates, "spec.schedulingGates"):
         name = string(gate, "name", f"{path}.name")
-        errs = qualified_name_errors(name)
+        errs = label_key_errors(name)
         if errs:
             raise fail(field.invalid(path, name, errs[0]))
         if name in seen:
