@@ -162,6 +162,6 @@ def _object_error(path: str, where: str, exc: ObjectError) -> InputError:
 
 
 def _name(raw: dict) -> str:
-    md = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
-    name = md.get("name") if isinstance(md.get("name"), str) else "?"
-    return name
+    md = raw.get("metadata")
+    name = md.get("name") if isinstance(md, dict) else None
+    return name if isinstance(name, str) else "?"

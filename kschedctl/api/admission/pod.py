@@ -304,7 +304,7 @@ def _check_volumes(spec: dict, pod_name: str) -> None:
     for _, path, vol in items(volumes, "spec.volumes"):
         pvc = vol.get("persistentVolumeClaim")
         if pvc and pod_name and any(v.get("ephemeral") is not None and f"{pod_name}-{v.get('name')}" == pvc.get("claimName")
-                                    for v in volumes):
+                                    for v in volumes or ()):
             raise fail(field.invalid(f"{path}.persistentVolumeClaim.claimName", pvc.get("claimName"),
                                      "must not reference a PVC that gets created for an ephemeral volume"))
 
