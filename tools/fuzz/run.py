@@ -41,7 +41,13 @@ def main(argv: list[str] | None = None) -> int:
             print(b)
         return 1 if breaks else 0
 
+    shown = 0
+
     def progress(i: int, report: Report) -> None:
+        nonlocal shown
+        for failure in report.failures[shown:]:  # as they happen: a long run can be watched
+            print(f"BREAK {failure.splitlines()[0]}", file=sys.stderr, flush=True)
+        shown = len(report.failures)
         if (i + 1) % 500 == 0:
             print(f"... {i + 1} inputs, {len(report.failures)} break(s)", file=sys.stderr, flush=True)
 
