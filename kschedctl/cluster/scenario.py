@@ -112,10 +112,16 @@ def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
     files = doc.get("snapshot") or []
     files = [files] if isinstance(files, str) else files
     for i, name in enumerate(files):
-        if not (base / name).exists():
+        try:
+            problem = None if (base / name).exists() else "no such file or directory"
+        except OSError as exc:  # a name too long for the file system, ...
+            problem = exc.strerror or str(exc)
+        if problem is not None:
             where = "snapshot" if isinstance(doc.get("snapshot"), str) else f"snapshot[{i}]"
-            raise InputError(f"no such file or directory: {str(base / name)!r}", file=path, obj="Scenario",
-                             field=where, line=locate_line(path, 0, None, where))
+            shown = str(base / name)
+            shown = shown if len(shown) <= 200 else shown[:200] + "..."
+            raise InputError(f"{problem}: {shown!r}", file=path, obj="Scenario", field=where,
+                             line=locate_line(path, 0, None, where))
     cluster = load_snapshot([str(base / f) for f in files]) if files else ClusterSnapshot()
     for i, raw in enumerate(doc.get("objects") or []):
         add_object(cluster, raw, Source(path, 0, None, fmt="embedded", embedded=f"objects[{i}]"))

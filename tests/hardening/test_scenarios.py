@@ -103,3 +103,18 @@ def test_event_object_is_admitted(run_cli, tmp_path):
     pod = make_pod("Bad_Name").req(cpu="1").dict()
     out = run_cli("simulate", _scenario(tmp_path, [{"at": 1, "action": "createPod", "object": pod}]))
     assert out.exit_code == 2 and "events[0].object.metadata.name: Invalid value: \"Bad_Name\"" in out.stderr
+
+
+def test_scenario_snapshot_path_too_long(run_cli, tmp_path):
+    """Found by the long fuzz run (seed 12, input 4449): an OSError from the file system."""
+    path = tmp_path / "scenario.yaml"
+    path.write_text(f"apiVersion: kschedctl.io/v1alpha1\nkind: Scenario\nsnapshot: {'a' * 300}\nevents: []\n")
+    out = run_cli("simulate", str(path))
+    assert out.exit_code == 2
+    [line] = out.stderr.strip().splitlines()
+    assert line.startswith(f"error: {path}:3: Scenario: snapshot: File name too long") and "internal" not in line
+
+
+def test_snapshot_path_too_long(run_cli, tmp_path):
+    out = run_cli("schedule", str(tmp_path / ("a" * 300)))
+    assert out.exit_code == 2 and "File name too long" in out.stderr and "internal" not in out.stderr
