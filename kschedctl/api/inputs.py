@@ -36,8 +36,10 @@ def read_stdin() -> str:
     stream = sys.stdin
     if _read is not None and _read[0] is stream:
         return _read[1]
+    if stream is None:  # no standard input at all (a daemon, a closed descriptor): not an empty file
+        raise InputError("standard input is closed", file=STDIN)
     try:
-        text = stream.read() if stream is not None else ""
+        text = stream.read()
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"cannot read standard input: {exc}", file=STDIN) from None
     _read = (stream, text)
