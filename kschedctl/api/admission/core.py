@@ -15,6 +15,7 @@ from typing import Any
 
 from kschedctl.api import field
 from kschedctl.api.admission.fields import (
+    INT64,
     IS_NEGATIVE,
     boolean,
     check_dns_label,
@@ -29,7 +30,6 @@ from kschedctl.api.admission.fields import (
     string,
     strings,
     type_error,
-    INT64,
 )
 from kschedctl.api.quantity import MAX_INT64, QuantityError, QuantityOutOfRange, canonical, parse_quantity
 from kschedctl.api.validation import (
