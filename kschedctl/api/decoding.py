@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -370,12 +371,34 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _stack_depth() -> int:
+    """How many Python frames are on the stack now (what the recursion limit counts)."""
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
+    return depth
+
+
+def _stdlib_json(text: str) -> Any:
+    """json.loads with nesting bounded whatever the process's recursion limit is.
+
+    The C decoder counts each array/object level against the recursion limit, and a library
+    may have raised that limit; so it is set, for the call, to about MAX_DEPTH levels above here.
+    """
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + MAX_DEPTH + 16)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    finally:
+        sys.setrecursionlimit(previous)
+
+
 def load_json(text: str) -> Any:
     """A JSON text, refusing NaN/Infinity and over-deep nesting; errors carry the line."""
     try:
         if _orjson_loads is not None:
             return _orjson_loads(text)
-        return json.loads(text, parse_constant=_refuse_constant)
+        return _stdlib_json(text)
     except RecursionError:
         raise DecodeError("malformed JSON: nested too deeply") from None
     except ValueError as exc:

@@ -113,6 +113,30 @@ def test_json_refusals(text, message):
     assert info.value.message.startswith(message)
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_json_depth_bound_holds_whatever_the_recursion_limit(monkeypatch, fast):
+    """A library may raise the recursion limit; the standard decoder's depth bound must not move."""
+    import sys
+
+    import kschedctl.api.decoding as decoding
+    if not fast:
+        monkeypatch.setattr(decoding, "_orjson_loads", None)
+    elif decoding._orjson_loads is None:
+        pytest.skip("orjson not installed")
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)
+    try:
+        with pytest.raises(DecodeError, match="malformed JSON"):
+            load_json('{"a": ' + "[" * 2000 + "]" * 2000 + "}")
+        shallow = load_json('{"a": ' + "[" * 300 + "]" * 300 + "}")["a"]
+        for _ in range(299):
+            shallow = shallow[0]
+        assert shallow == []
+        assert sys.getrecursionlimit() == 50_000
+    finally:
+        sys.setrecursionlimit(previous)
+
+
 # --- quantities: bounded as resource.Quantity is (quantity.go) ----------------------------------
 @pytest.mark.parametrize("text,milli", [
     ("1e4294967296", 1000),     # the exponent is parsed as int64 and truncated to int32: e0
