@@ -1,7 +1,7 @@
 """How the runtime checks what a plugin call did: the Error Status of an exception or of a
 result of the wrong type, each naming the plugin, and the shapes each extension point returns.
 
-The runtime (framework.py) calls every plugin through these, so that a plugin's failure is
+The runtime (framework.py and its runners, *_points.py) calls every plugin through these, so that a plugin's failure is
 one pod's (or pod group's) failed attempt, worded the same way at every extension point.
 """
 
@@ -52,6 +52,13 @@ def status_of(name: str, what: str, out: Any) -> Status:
     return wrong(name, what, out, "a Status or None")
 
 
+def as_status(name: str, what: str, out: Any) -> Status:
+    """status_of with the common cases first (a Status, or None for Success)."""
+    if out.__class__ is Status:
+        return out  # type: ignore[no-any-return]
+    return Status() if out is None else status_of(name, what, out)
+
+
 def pair(name: str, what: str, out: Any, first_ok: Callable[[Any], bool],
           expected: str) -> tuple[Any, Status] | Status:
     """A plugin's ``(result, Status | None)`` result (a bare Status is a failure with no
@@ -97,4 +104,4 @@ def priority_less(a: Any, b: Any) -> bool:
     return a.seq < b.seq
 
 
-__all__ = ["NUMBER", "is_int", "optional", "pair", "permit_result", "priority_less", "raised", "status_of", "wrong"]
+__all__ = ["NUMBER", "as_status", "is_int", "optional", "pair", "permit_result", "priority_less", "raised", "status_of", "wrong"]

@@ -1,0 +1,334 @@
+"""PreFilter, its extensions (AddPod / RemovePod), Filter (per node, in batches, with the
+nominated pods) and PostFilter: framework.go's RunPreFilterPlugins, RunFilterPlugins,
+RunFilterPluginsWithNominatedPods and RunPostFilterPlugins.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+from itertools import repeat
+from typing import Any, Sequence
+
+import numpy as np
+
+from kschedctl.backend.cache.columnar import NodeBatch, columns_of
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status
+from kschedctl.framework.runtime.calls import PluginCalls
+from kschedctl.framework.runtime.guard import as_status, optional, pair, raised, status_of, wrong
+from kschedctl.framework.runtime.sandbox import describe
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
+
+log = logging.getLogger("kschedctl.framework.runtime.framework")
+
+
+def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray,
+                           distinct: dict[int, Status | None]) -> list[int] | None:
+    """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
+    into ``out``; return the positions that passed.
+
+    A plugin may return one Status object for many nodes (filter_batch groups nodes by
+    outcome), so each distinct object is looked at once: its plugin is set, an error becomes
+    the runtime's Error status (one per distinct object), and every node that got it records
+    it as is. Recorded statuses are never mutated afterwards, so the sharing cannot be seen.
+    ``distinct`` is {id: status} of ``results``. None (nothing recorded) when a result is not
+    a Status or None: the caller asks the per-node calls, which say what is wrong.
+    """
+    if len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
+        return alive
+    verdict: dict[int, Status | None] = {}
+    same = True
+    for st in distinct.values():
+        if st is not None and st.__class__ is not Status:
+            return None
+    for key, st in distinct.items():
+        if st is None or st.code == Code.Success:
+            verdict[key] = None
+            same = same and st is None
+            continue
+        st.plugin = name
+        if not st.is_rejected():
+            st = Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
+            same = False
+        verdict[key] = st
+    recorded = results if same else list(map(verdict.__getitem__, map(id, results)))
+    failed = np.fromiter(map(operator.is_not, recorded, repeat(None)), bool, len(recorded))
+    where = np.flatnonzero(failed)
+    if not len(where):
+        return alive
+    values = np.empty(len(recorded), object)
+    values[:] = recorded
+    positions = np.asarray(alive, dtype=np.intp)
+    out[positions[where]] = values[where]
+    return positions[~failed].tolist()
+
+
+
+class FilterPoints(PluginCalls):
+    """PreFilter, PreFilterExtensions, Filter and PostFilter of one profile."""
+
+    # --- PreFilter -------------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Any,
+                               nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Returns (merged result, status, plugin names): the rejecting plugins on failure,
+        the plugins that narrowed the node set on success (framework.go RunPreFilterPlugins)."""
+        result: PreFilterResult | None = None
+        plugins_with_nodes: list[str] = []
+        returned: Status | None = None
+        skip = state.skip_filter_plugins
+        for pl, name in self._named("preFilter"):
+            out = self._call(name, "PreFilter", pl, "pre_filter", state, pod, nodes)
+            if out.__class__ is tuple and len(out) == 2 and (out[0] is None or out[0].__class__ is PreFilterResult) \
+                    and (out[1] is None or out[1].__class__ is Status):
+                r, st = out[0], out[1] if out[1] is not None else Status()  # the common case, checked cheaply
+            else:
+                out = pair(name, "PreFilter", out, lambda r: r is None or isinstance(r, PreFilterResult),
+                           "a (PreFilterResult | None, Status | None) pair")
+                r, st = (None, out) if isinstance(out, Status) else out
+            if st.is_skip():
+                skip.add(name)
+                continue
+            if not st.is_success():
+                st.plugin = name
+                if st.code == Code.UnschedulableAndUnresolvable:
+                    return None, st, {name}
+                if st.code == Code.Unschedulable:
+                    returned = st  # the last one is returned; the others run for preemption
+                    continue
+                msg = f"running PreFilter plugin \"{name}\": {st.message()}"
+                return None, Status(Code.Error, msg, plugin=name, err=st.err), set()
+            if r is not None and not r.all_nodes():
+                plugins_with_nodes.append(name)
+            result = r if result is None else result.merge(r)
+            if result is not None and not result.all_nodes() and not result.node_names:
+                names = sorted(set(plugins_with_nodes))
+                if len(names) == 1:
+                    msg = f"node(s) didn't satisfy plugin {names[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                return result, Status(Code.UnschedulableAndUnresolvable, msg, plugin=name), set(plugins_with_nodes)
+        # The set names the plugins that narrowed the nodes, also beside an Unschedulable
+        # status (whose plugin the diagnosis adds): on success it words the absent-node status
+        # "node(s) didn't satisfy plugin(s) [...]".
+        return result, returned or Status(), set(plugins_with_nodes)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
+        return self._run_pre_filter_extension(state, pod, info, node_info, "AddPod", "add_pod")
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo) -> Status:
+        return self._run_pre_filter_extension(state, pod, info, node_info, "RemovePod", "remove_pod")
+
+    def _pre_filter_extensions(self, pl: Any, name: str) -> Any:
+        """The plugin's PreFilterExtensions (None: it has none); a Status when asking failed."""
+        if self._opt(pl, "pre_filter_extensions") is None:
+            return None
+        ext = self._call(name, "PreFilterExtensions", pl, "pre_filter_extensions")
+        if ext is None or isinstance(ext, Status):
+            return ext
+        if not (self._has(ext, "add_pod") and self._has(ext, "remove_pod")):
+            return wrong(name, "PreFilterExtensions", ext, "None or an object with add_pod and remove_pod")
+        return ext
+
+    def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo,
+                                  what: str, method: str) -> Status:
+        """AddPod / RemovePod of every PreFilter plugin not skipped this cycle (framework.go)."""
+        skip = state.skip_filter_plugins
+        for pl, name in self._named("preFilter"):
+            if name in skip:
+                continue
+            ext = self._pre_filter_extensions(pl, name)
+            if ext is None:
+                continue
+            if isinstance(ext, Status):
+                st = ext
+            else:
+                st = as_status(name, what, self._call(name, what, ext, method, state, pod, info, node_info))
+            if not st.is_success():
+                return Status(Code.Error, f"running {what} on PreFilter plugin \"{name}\": {st.message()}",
+                              plugin=name)
+        return Status()
+
+    def has_pre_filter_extensions(self, state: CycleState) -> bool:
+        """Whether AddPod / RemovePod would call any plugin for this state: when not, running
+        them is a no-op returning Success, which preemption's dry run uses to skip the calls."""
+        skip = state.skip_filter_plugins
+        return any(name not in skip and self._pre_filter_extensions(pl, name) is not None
+                   for pl, name in self._named("preFilter"))
+
+    # --- Filter ----------------------------------------------------------------------------
+    def run_filter_plugins(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
+        """The first non-success status, tagged with its plugin (framework.go RunFilterPlugins)."""
+        skip = state.skip_filter_plugins
+        for pl, name in self._named("filter"):
+            if name in skip:
+                continue
+            try:  # inline rather than _call: this is the hottest loop of a run
+                st = pl.filter(state, pod, node_info)
+            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
+                st = raised(name, "Filter", exc)
+            if st is None:
+                continue
+            if st.__class__ is not Status:
+                st = status_of(name, "Filter", st)
+            if st.code == Code.Success:
+                continue
+            st.plugin = name
+            if not st.is_rejected():
+                return Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
+            return st
+        return Status()
+
+    def _filter_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
+                         nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        """One plugin's Filter over nodes, one call each. After the first Error the remaining
+        nodes get that same Error without a call: the search stops at the first Error in node
+        order, so they are never looked at, and a failing (or hung) plugin is not called
+        once per node."""
+        results: list[Status | None] = []
+        fn = optional(pl, "filter")
+        if fn is None:
+            return [raised(name, "Filter", AttributeError("filter"))] * len(nodes)
+        for ni in nodes:
+            try:
+                st = fn(state, pod, ni)
+            except Exception as exc:  # noqa: BLE001
+                st = raised(name, "Filter", exc)
+            if st is not None and st.__class__ is not Status:
+                st = status_of(name, "Filter", st)
+            results.append(st)
+            if st is not None and st.code == Code.Error:
+                results.extend(repeat(st, len(nodes) - len(results)))
+                break
+        return results
+
+    def run_filter_plugins_batch(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        """run_filter_plugins for many nodes at once: the status each node would get from it
+        (None for Success, so that no object is made for a feasible node).
+
+        Plugins run in order over the nodes still passing; a plugin with ``filter_batch`` sees
+        them all in one call, any other plugin (or a batch call that raises or returns
+        something else than one Status or None per node) is called per node. Every node gets
+        exactly the first non-success status, as in the per-node loop. Nodes with nominated
+        pods take the two-pass path of run_filter_plugins_with_nominated_pods.
+        """
+        n = len(nodes)
+        out = np.full(n, None, object)  # a list at the end
+        nominated = self._nominated_node_names()
+        if nominated is None:
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]  # type: ignore[misc]
+        alive = list(range(n))
+        if nominated:
+            alive = []
+            for i, ni in enumerate(nodes):
+                if ni.name in nominated:
+                    out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                else:
+                    alive.append(i)
+        full = NodeBatch(nodes, columns_of(self.snapshot))
+        skip = state.skip_filter_plugins
+        for pl, name in self._named("filter"):
+            if not alive:
+                break
+            if name in skip:
+                continue
+            sub = full if len(alive) == n else full.subset(alive)
+            results: Any = None
+            batch_fn = self._opt(pl, "filter_batch")
+            if batch_fn is not None:
+                try:
+                    results = batch_fn(state, pod, sub)
+                    if not isinstance(results, list):
+                        results = list(results)
+                    if len(results) != len(sub):
+                        results = None  # not one result per node: the per-node calls below
+                except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
+                    log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
+                    results = None
+            if results is not None:
+                recorded = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results)))
+                if recorded is not None:
+                    alive = recorded
+                    continue
+            results = self._filter_per_node(pl, name, state, pod, sub)
+            alive = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results))) or []
+        return out.tolist()
+
+    def _nominated_node_names(self) -> Any:
+        """The names of nodes with nominated pods (a dict or set); None when unknown."""
+        nominator = self.services.nominator
+        if nominator is None:
+            return ()
+        pods = getattr(nominator, "nominated_pods", None)
+        return pods if isinstance(pods, dict) else None
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
+        """Two passes: with the nominated pods of equal or higher priority, then without (5.6)."""
+        nominated = self._nominated_node_names()
+        if nominated is not None and node_info.name not in nominated:
+            return self.run_filter_plugins(state, pod, node_info)  # nothing to add: one pass
+        nominator = self.services.nominator
+        pods_added = False
+        status = Status()
+        for i in range(2):
+            state_to_use, info_to_use = state, node_info
+            if i == 0:
+                pods_added, state_to_use, info_to_use, st = self._add_nominated_pods(state, pod, node_info, nominator)
+                if not st.is_success():
+                    return st
+            elif not pods_added or not status.is_success():
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo,
+                            nominator: Any) -> tuple[bool, CycleState, NodeInfo, Status]:
+        if nominator is None or node_info.node is None:
+            return False, state, node_info, Status()
+        nominated = nominator.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info, Status()
+        priority = pod.effective_priority()
+        if not any(pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid for pi in nominated):
+            return False, state, node_info, Status()  # none would be added: no copies needed
+        info_out = node_info.clone()
+        try:
+            state_out = state.clone()  # plugins' state data clone themselves
+        except Exception as exc:  # noqa: BLE001
+            return False, state, node_info, Status(Code.Error, f"cloning the cycle state: {describe(exc)}", err=exc)
+        added = False
+        for pi in nominated:
+            if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid:
+                info_out.add_pod_info(pi)
+                st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not st.is_success():
+                    return False, state, node_info, st
+                added = True
+        return added, state_out, info_out, Status()
+
+    # --- PostFilter ------------------------------------------------------------------------
+    def run_post_filter_plugins(self, state: CycleState, pod: Any,
+                                node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        reasons: list[str] = []
+        result: PostFilterResult | None = None
+        rejector = ""
+        for pl, name in self._named("postFilter"):
+            out = pair(name, "PostFilter", self._call(name, "PostFilter", pl, "post_filter", state, pod, node_to_status),
+                        lambda r: r is None or isinstance(r, PostFilterResult),
+                        "a (PostFilterResult | None, Status | None) pair")
+            r, st = (None, out) if isinstance(out, Status) else out
+            if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:
+                st.plugin = name
+                return r, st
+            if not st.is_rejected():
+                return None, Status(Code.Error, st.message(), plugin=name, err=st.err)
+            reasons.extend(st.reasons)
+            rejector = rejector or name
+            if r is not None and r.mode != "Noop":
+                result = r
+        return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
+
+
+__all__ = ["FilterPoints"]

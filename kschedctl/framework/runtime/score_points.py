@@ -1,0 +1,188 @@
+"""PreScore, Score and NormalizeScore: framework.go's RunPreScorePlugins and RunScorePlugins
+(scores kept by plugin in a ScoreTable; batch forms used when a plugin has them).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+import numpy as np
+
+from kschedctl.backend.cache.columnar import NodeBatch, columns_of
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodePluginScores, NodeScore, Status
+from kschedctl.framework.runtime.calls import PluginCalls
+from kschedctl.framework.runtime.guard import as_status, is_int, optional, pair, raised, wrong
+from kschedctl.framework.runtime.score_table import ScoreTable
+from kschedctl.framework.types import NodeInfo
+
+log = logging.getLogger("kschedctl.framework.runtime.framework")
+
+
+def _normalized_scores(scores: list[NodeScore], n: int) -> np.ndarray | None:
+    """The scores NormalizeScore left, as an array (see _int_array); None when the plugin left
+    something else than one NodeScore with an integer score per node."""
+    try:
+        values = [ns.score for ns in scores]
+    except AttributeError:
+        return None
+    if len(values) != n:
+        return None
+    kind = np.asarray(values).dtype.kind if values else "i"
+    if kind not in "iuO" or (kind == "O" and not all(is_int(v) for v in values)):
+        return None  # floats, strings, bools: not scores
+    return _int_array(values)
+
+
+def _int_array(values: list[int]) -> np.ndarray:
+    """Scores as an int64 array; an object array for values beyond int64 (a plugin's bug that
+    the range check then reports with the value itself)."""
+    try:
+        return np.asarray(values, np.int64) if values else np.zeros(0, np.int64)
+    except OverflowError:
+        return np.asarray(values, dtype=object)
+
+
+class ScorePoints(PluginCalls):
+    """PreScore, Score and NormalizeScore of one profile."""
+
+    score_weights: dict[str, int]
+    # Batch forms of Filter/Score (filter_batch / score_batch) are used when True
+    use_batch: bool
+
+    # --- PreScore / Score ------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
+        skip = state.skip_score_plugins
+        for pl, name in self._named("preScore"):
+            st = as_status(name, "PreScore", self._call(name, "PreScore", pl, "pre_score", state, pod, nodes))
+            if st.is_skip():
+                skip.add(name)
+                continue
+            if not st.is_success():
+                return Status(Code.Error, f"running PreScore plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
+        return Status()
+
+    def run_score_plugins(self, state: CycleState, pod: Any,
+                          nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
+        """Score, NormalizeScore, range check, weights (framework.go RunScorePlugins)."""
+        table, status = self.run_score_plugins_table(state, pod, nodes)
+        if table is None:
+            return [], status
+        return table.node_plugin_scores(), status
+
+    def _score_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
+                        nodes: Sequence[NodeInfo]) -> np.ndarray | Status:
+        """One Score call per node: the raw scores, or the Status that ends the phase."""
+        per_node: list[int] = []
+        score = optional(pl, "score")
+        if score is None:
+            return Status(Code.Error, f"running Score plugins: {raised(name, 'Score', AttributeError('score')).message()}",
+                          plugin=name)
+        for info in nodes:
+            try:
+                out = score(state, pod, info)
+            except Exception as exc:  # noqa: BLE001
+                out = raised(name, "Score", exc)
+            if out.__class__ is tuple and len(out) == 2 and out[1] is None and out[0].__class__ is int:
+                per_node.append(out[0])  # the common case, checked cheaply: (int, None)
+                continue
+            if isinstance(out, Status):
+                return Status(Code.Error, f"running Score plugins: {out.message()}", plugin=name, err=out.err)
+            checked = pair(name, "Score", out, is_int, "an (int, Status | None) pair")
+            if isinstance(checked, Status):
+                return Status(Code.Error, f"running Score plugins: {checked.message()}", plugin=name)
+            value, st = checked
+            if st.code != Code.Success:
+                return Status(Code.Error, f"running Score plugins: plugin \"{name}\" failed with: {st.message()}",
+                              plugin=name, err=st.err)
+            per_node.append(int(value))
+        return _int_array(per_node)
+
+    def _normalize(self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None,
+                   names: list[str], values: np.ndarray) -> np.ndarray | Status:
+        """NormalizeScore through the plugin's ScoreExtensions, when it has them."""
+        n = len(names)
+        if self._opt(pl, "score_extensions") is None:
+            return values
+        ext = self._call(name, "ScoreExtensions", pl, "score_extensions")
+        if ext is None:
+            return values
+        if isinstance(ext, Status) or not self._has(ext, "normalize_score"):
+            why = ext.message() if isinstance(ext, Status) else \
+                wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
+            return Status(Code.Error, f"running Normalize on Score plugins: {why}", plugin=name)
+        normalized = None
+        norm_batch = optional(ext, "normalize_score_batch") if batch_nodes is not None else None
+        if norm_batch is not None:
+            # optional batch NormalizeScore: the nodes and their scores (an int64 array) in,
+            # the normalized scores out; if it raises, normalize_score reports it
+            try:
+                normalized = np.asarray(norm_batch(state, pod, batch_nodes, values.copy()), np.int64)
+                if normalized.shape != (n,):
+                    normalized = None
+            except Exception:  # noqa: BLE001
+                log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
+                normalized = None
+        if normalized is None:
+            scores = [NodeScore(nm, v) for nm, v in zip(names, values.tolist())]
+            st = as_status(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
+                                                               state, pod, scores))
+            if not st.is_success():
+                return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
+                                          f"{st.message()}", plugin=name)
+            normalized = _normalized_scores(scores, n)
+            if normalized is None:
+                return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" left scores that are "
+                                          "not one integer NodeScore per node", plugin=name)
+        return normalized
+
+    def run_score_plugins_table(self, state: CycleState, pod: Any,
+                                nodes: Sequence[NodeInfo]) -> tuple["ScoreTable | None", Status]:
+        """run_score_plugins as columns (one list of scores per plugin): no object per node and
+        plugin, which is what makes scoring thousands of nodes cheap. ``score_batch`` is used
+        when a plugin has it (and ``use_batch`` is on), else one ``score`` call per node."""
+        skip = state.skip_score_plugins
+        plugins = [(pl, name) for pl, name in self._named("score") if name not in skip]
+        columns = columns_of(self.snapshot) if self.use_batch else None
+        batch_nodes = NodeBatch(nodes, columns) if columns is not None else None
+        rows = batch_nodes.rows if batch_nodes is not None and plugins else None
+        table = ScoreTable(columns.names_of(rows) if rows is not None and columns is not None else [n.name for n in nodes])
+        n = len(nodes)
+        totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
+        for pl, name in plugins:
+            values: Any = None
+            batch_fn = self._opt(pl, "score_batch") if batch_nodes is not None else None
+            if batch_fn is not None:
+                try:
+                    values = batch_fn(state, pod, batch_nodes)
+                    values = np.asarray(values if isinstance(values, np.ndarray) else list(values), np.int64)
+                    if values.shape != (n,):
+                        values = None
+                except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
+                    log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
+                    values = None
+            if values is None:
+                values = self._score_per_node(pl, name, state, pod, nodes)
+                if isinstance(values, Status):
+                    return None, values
+            values = self._normalize(pl, name, state, pod, batch_nodes, table.names, values)
+            if isinstance(values, Status):
+                return None, values
+            weight = self.score_weights[name]
+            if n and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE):
+                bad = next(v for v in values.tolist() if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+                msg = (f"applying score defaultWeights on Score plugins: plugin \"{name}\" returns an invalid "
+                       f"score {bad}, it should in the range of "
+                       f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                return None, Status(Code.Error, msg, plugin=name)
+            if values.dtype != np.int64:
+                values = values.astype(np.int64)
+            table.plugins.append((name, weight, values.tolist()))
+            if n:
+                totals += values * weight
+        table.totals = totals.tolist()
+        return table, Status()
+
+
+__all__ = ["ScorePoints"]
