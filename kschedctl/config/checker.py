@@ -23,8 +23,10 @@ from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import set_defaults
 from kschedctl.config.loader import decode
 from kschedctl.config.schema import ARGS_SCHEMAS, iter_schema_errors
-from kschedctl.config.validation import semantic_issues
+from kschedctl.config.validation import Issue, profiles_to_build, semantic_issues
 from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.runtime.services import Services
+from kschedctl.scheduler.profile import profile_issues
 from kschedctl.versions import KubeVersion
 
 Path = tuple[Any, ...]
@@ -208,7 +210,11 @@ def validate_text(text: str, source: str, version: KubeVersion, registry: Any = 
         field_path = getattr(exc, "field", None) or ""
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return ValidationReport(source, False, [finding(parse_path(field_path), message)])
-    for issue in semantic_issues(cfg, version, registry):
+    issues = semantic_issues(cfg, version, registry)
+    skip, check_queue_sort = profiles_to_build(issues)
+    issues += [Issue(x.path, x.message) for x in profile_issues(cfg, registry, Services.minimal(version), skip,
+                                                                  check_queue_sort)]
+    for issue in issues:
         findings.append(finding(parse_path(issue.path), issue.message, issue.severity))
     return ValidationReport(source, not any(f.severity == "error" for f in findings), findings)
 

@@ -2,9 +2,9 @@
 
 Upstream: pkg/scheduler/apis/config/validation/validation.go (ValidateKubeSchedulerConfiguration),
 component-base/config/validation (leader election, client connection), the args validators
-(validation_pluginargs.go: each plugin's typed args, ``PluginArgs.validate``),
-pkg/scheduler/profile/profile.go (same queue sort for every profile) and the NewFramework
-errors of framework/runtime/framework.go (reused by building each profile's Framework).
+(validation_pluginargs.go: each plugin's typed args, ``PluginArgs.validate``) and the
+plugin names against the registry. What building the profiles finds (NewFramework's errors,
+profile.go's queue sort check) is kschedctl/scheduler/profile.py's.
 
 Messages follow apimachinery's field.Error: ``<path>: <type>[: <value>][: <detail>]``; an
 Issue keeps the path apart from the rest so the CLI can map it to a line of the file.
@@ -28,7 +28,6 @@ from kschedctl.framework.extension_points import WEIGHTED_FIELDS
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import (
     FieldError,
-    go_quote,
     go_value,
     parse_go_duration,
 )
@@ -267,7 +266,7 @@ def kube_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry:
     return out
 
 
-# --- kschedctl's checks: plugin names against the registry, weights, framework construction ----
+# --- kschedctl's checks: plugin names against the registry, weights ------------------------------
 def _hint(name: str, registry: Registry) -> str:
     close = difflib.get_close_matches(name, sorted(registry), n=1, cutoff=0.7)
     return f' (did you mean "{close[0]}"?)' if close else ""
@@ -346,63 +345,31 @@ def advice_issues(cfg: KubeSchedulerConfiguration) -> list[Issue]:
     return out
 
 
-def framework_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry,
-                     skip: set[int] | None = None, check_queue_sort: bool = True) -> list[Issue]:
-    """Build each profile's Framework (NewFramework errors), then profile.go's queue sort check."""
-    from kschedctl.framework.runtime.framework import Framework
-    from kschedctl.framework.runtime.services import Services
-
-    out: list[Issue] = []
-    built: list[tuple[int, Any]] = []
-    for i, profile in enumerate(cfg.profiles):
-        if skip and i in skip:
-            continue
-        path = f"profiles[{i}].plugins" if _raw_profile(cfg.raw or {}, i).get("plugins") else f"profiles[{i}]"
-        try:
-            fwk = Framework(profile, registry, Services.minimal(version))
-        except Exception as exc:  # noqa: BLE001 - FrameworkError, or a plugin factory refusing its args
-            message = str(exc) if type(exc).__name__ == "FrameworkError" else f"{type(exc).__name__}: {exc}"
-            out.append(Issue(path, message))
-            continue
-        built.append((i, fwk))
-    first: tuple[str, Any] | None = None
-    for i, fwk in built if check_queue_sort else ():
-        profile = cfg.profiles[i]
-        sorter = fwk.name_of(fwk.points["queueSort"][0]) if fwk.points["queueSort"] else ""
-        args = profile.args_for(sorter)
-        if first is None:
-            first = (sorter, args)
-        elif sorter != first[0]:
-            out.append(Issue(f"profiles[{i}].plugins", f"different queue sort plugins for profile "
-                             f"{go_quote(profile.scheduler_name)}: {go_quote(sorter)}, first: {go_quote(first[0])}"))
-        elif args != first[1]:
-            out.append(Issue(f"profiles[{i}].pluginConfig",
-                             f"different queue sort plugin args for profile {go_quote(profile.scheduler_name)}"))
-    return out
-
-
 def _profile_index(path: str) -> int | None:
     m = re.match(r"profiles\[(\d+)\]", path)
     return int(m.group(1)) if m else None
 
 
 def semantic_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[Issue]:
-    """Every semantic issue (errors and warnings) of a decoded and defaulted configuration.
+    """Every semantic issue (errors and warnings) of a decoded and defaulted configuration:
+    kube's rules, the plugin names and advice (warnings). Building the profiles (what
+    NewFramework refuses) is kschedctl.scheduler.profile's: `validate` adds its issues
+    (profiles_to_build says which profiles), and so does every run given a --config, which
+    runs validate's checks first (kschedctl/cli/app.py)."""
+    return kube_issues(cfg, version, registry) + registry_issues(cfg, registry) + advice_issues(cfg)
 
-    Profiles that already have errors are not built (their Framework errors would only
-    repeat them), and profile.go's queue sort check is skipped once validation.go's fired.
-    """
-    issues = kube_issues(cfg, version, registry)
-    issues += registry_issues(cfg, registry)
-    issues += advice_issues(cfg)
+
+def profiles_to_build(issues: list[Issue]) -> tuple[set[int], bool]:
+    """(profiles not to build, whether to check queue sorts across profiles): profiles that
+    already have errors would only repeat them as Framework errors, and profile.go's queue
+    sort check is skipped once validation.go's fired."""
     errors = [x for x in issues if x.severity == "error"]
     skip = {idx for x in errors if (idx := _profile_index(x.path)) is not None}
     queue_sort_reported = any(".queueSort" in x.path or "queueSort must be" in x.message for x in errors)
-    issues += framework_issues(cfg, version, registry, skip, check_queue_sort=not queue_sort_reported)
-    return issues
+    return skip, not queue_sort_reported
 
 
 def validate_config(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[tuple[str, str]]:
-    """The errors (no warnings) of a defaulted configuration, as (path, message); `schedule`
-    refuses a --config with any."""
+    """The errors (no warnings) of a defaulted configuration, as (path, message), its profiles
+    not built (kschedctl.config.checker.configuration_errors adds what building them finds)."""
     return [(x.path, x.message) for x in semantic_issues(cfg, version, registry) if x.severity == "error"]

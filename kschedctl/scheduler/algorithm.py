@@ -9,13 +9,17 @@ dropped. So the nodes rejected after the numNodesToFind-th feasible one, up to t
 are filtered and count as processed (they move nextStartNodeIndex); the dropped node does not.
 A node whose filters fail with an Error stops the search the same way, and nextStartNodeIndex
 still advances over what was processed before the attempt fails.
+
+This is the one find-nodes-and-score path: `schedule`, `simulate` and pod groups call
+schedule_pod, and so does `explain`, with ``find_all`` (every node filtered, every feasible one
+scored) and an AttemptRecorder attached, which sees each node's status and each plugin's scores.
 """
 
 from __future__ import annotations
 
 import operator
 import random
-from typing import Sequence
+from typing import Any, Sequence
 
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.framework.cycle_state import CycleState
@@ -82,12 +86,43 @@ class ScheduleResult:
                 f"feasible_nodes={self.feasible_nodes})")
 
 
+class AttemptRecorder:
+    """Watches attempts of the algorithm, read-only: what the filters said of the nodes, the
+    scores, the chosen host. Attached to a SchedulingAlgorithm (``recorders``), it sees the
+    very calls the attempt makes; `explain` builds its per-node table with one, `diff`
+    classifies moves with one. Every method does nothing here: override what you need."""
+
+    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
+                 diagnosis: Diagnosis, error: Status) -> None:
+        """After the filters (plugins, then extenders): the nodes PreFilter saw, those that
+        passed, and the diagnosis of the others. ``error`` is the Error that ended the search,
+        else Success; when it came from PreFilter or a filter extender, the diagnosis gives it
+        as the status of the nodes it befell (every node, or those the extenders were asked).
+        ``state`` is the attempt's CycleState as the filters left it (what a plugin learnt
+        about each node, e.g. the devices DynamicResources would allocate there): read it,
+        never write it."""
+
+    def scored(self, qpi: QueuedPodInfo, table: ScoreTable) -> None:
+        """After PreScore and Score: the weighted scores of the feasible nodes, by plugin (and
+        by prioritizing extender)."""
+
+    def chose(self, qpi: QueuedPodInfo, result: ScheduleResult) -> None:
+        """The attempt chose a host (before assume, Reserve and Permit)."""
+
+
 class SchedulingAlgorithm:
-    def __init__(self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None) -> None:
+    """schedulePod and its steps. ``find_all`` turns sampling off for `explain`: every node is
+    filtered (an Error on one node is that node's status, the search goes on), no nominated
+    node is tried first, and every feasible node is scored, even a single one."""
+
+    def __init__(self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None,
+                 find_all: bool = False) -> None:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self.rng = rng or random.Random()
         self.extenders: list[Extender] = []  # the scheduler's HTTP extenders (sched.Extenders)
+        self.find_all = find_all
+        self.recorders: list[AttemptRecorder] = []
 
     # --- schedulePod -----------------------------------------------------------------------
     def schedule_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
@@ -95,46 +130,63 @@ class SchedulingAlgorithm:
         pod = qpi.pod
         if snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
-        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, qpi, snapshot)
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, qpi, snapshot, self.find_all)
         if not feasible:
             raise FitError(pod, snapshot.num_nodes(), diagnosis)
-        if len(feasible) == 1:
+        evaluated = len(feasible) + diagnosis.node_to_status.len()
+        if len(feasible) == 1 and not self.find_all:
             # With one feasible node there is nothing to compare: no PreScore, no Score.
-            return ScheduleResult(feasible[0].name, 1 + diagnosis.node_to_status.len(), 1, diagnosis=diagnosis)
-        if not fwk.has_score_plugins() and not self.extenders:
-            scores = self.prioritize_nodes(fwk, state, pod, feasible)
-            host = self.select_host(scores)
-            return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), scores,
-                                  diagnosis=diagnosis)
-        table = self.prioritize_nodes_table(fwk, state, pod, feasible)
-        if self.extenders:
-            self.add_extender_scores(table, pod, feasible)
+            return self._chose(qpi, ScheduleResult(feasible[0].name, evaluated, 1, diagnosis=diagnosis))
+        table = self.prioritize_nodes(fwk, state, pod, feasible)
+        for recorder in self.recorders:
+            recorder.scored(qpi, table)
         host = self.select_host_from_totals(table.names, table.totals)
-        return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible), table=table,
-                              diagnosis=diagnosis)
+        return self._chose(qpi, ScheduleResult(host, evaluated, len(feasible), table=table, diagnosis=diagnosis))
+
+    def _chose(self, qpi: QueuedPodInfo, result: ScheduleResult) -> ScheduleResult:
+        for recorder in self.recorders:
+            recorder.chose(qpi, result)
+        return result
 
     def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
                                 find_all: bool = False) -> tuple[list[NodeInfo], Diagnosis]:
+        """findNodesThatFitPod: PreFilter, then the filters and the filter extenders over the
+        nodes it leaves; the recorders see the outcome, an Error included."""
         diagnosis = Diagnosis()
         all_nodes = snapshot.list()
+        try:
+            feasible = self._fit(fwk, state, qpi, snapshot, all_nodes, diagnosis, find_all)
+        except SchedulingError as err:
+            self._filtered(qpi, state, all_nodes, [], diagnosis, err.status)
+            raise
+        self._filtered(qpi, state, all_nodes, feasible, diagnosis, Status())
+        return feasible, diagnosis
+
+    def _filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
+                  diagnosis: Diagnosis, error: Status) -> None:
+        for recorder in self.recorders:
+            recorder.filtered(qpi, state, nodes, feasible, diagnosis, error)
+
+    def _fit(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
+             all_nodes: list[NodeInfo], diagnosis: Diagnosis, find_all: bool) -> list[NodeInfo]:
         pod = qpi.pod
         pre_res, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
         # The plugins that narrowed the nodes (on success) or rejected (findNodesThatFitPod):
         # the queueing hints of these plugins may requeue the pod.
         diagnosis.unschedulable_plugins = set(plugins)
         if not status.is_success():
+            # Every node gets the same status, so that preemption (and a recorder) sees it too.
+            diagnosis.node_to_status.set_absent_nodes_status(status)
             if not status.is_rejected():
                 raise SchedulingError(status)
-            # Every node gets the same status, so that preemption sees it too.
-            diagnosis.node_to_status.set_absent_nodes_status(status)
             diagnosis.pre_filter_msg = status.message()
             _add_plugin_status(diagnosis, status)
-            return [], diagnosis
+            return []
 
         if not find_all and pod.nominated_node_name:
             feasible = self._evaluate_nominated_node(fwk, state, pod, snapshot, diagnosis)
             if feasible:
-                return feasible, diagnosis
+                return feasible
 
         nodes: Sequence[NodeInfo] = all_nodes
         if pre_res is not None and not pre_res.all_nodes():
@@ -144,7 +196,7 @@ class SchedulingAlgorithm:
             diagnosis.node_to_status.set_absent_nodes_status(Status(
                 Code.UnschedulableAndUnresolvable, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"))
         num_to_find = len(nodes) if find_all else self.num_nodes_to_find(fwk, len(nodes))
-        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find)
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find, find_all)
         if not find_all and all_nodes:
             # Updated whether or not a filter failed with an Error, so that every node gets its
             # turn (findNodesThatFitPod).
@@ -152,7 +204,7 @@ class SchedulingAlgorithm:
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         if error is not None:
             raise SchedulingError(error)
-        return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis), diagnosis
+        return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis)
 
     def find_nodes_that_pass_extenders(self, pod, feasible: list[NodeInfo], diagnosis: Diagnosis) -> list[NodeInfo]:
         """The filter extenders after the plugins (findNodesThatPassExtenders); when they drop
@@ -162,7 +214,10 @@ class SchedulingAlgorithm:
         try:
             kept = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status.set)
         except ExtenderError as err:
-            raise SchedulingError(Status(Code.Error, str(err))) from None
+            status = Status(Code.Error, str(err))
+            for info in feasible:  # the nodes the extenders were asked about: a recorder shows it there
+                diagnosis.node_to_status.set(info.name, status)
+            raise SchedulingError(status) from None
         if len(kept) != len(feasible):
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return kept
@@ -184,19 +239,25 @@ class SchedulingAlgorithm:
         except ExtenderError:
             return []  # only logged upstream too: the full search follows
 
-    def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
-                                     nodes: Sequence[NodeInfo], num_to_find: int) -> list[NodeInfo]:
+    def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: Any, diagnosis: Diagnosis,
+                                     nodes: Sequence[NodeInfo], num_to_find: int,
+                                     find_all: bool = False) -> list[NodeInfo]:
         """findNodesThatPassFilters: the feasible nodes; an Error status raises SchedulingError."""
-        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find)
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find, find_all)
         if error is not None:
             raise SchedulingError(error)
         return feasible
 
-    def _pass_filters(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
-                      nodes: Sequence[NodeInfo], num_to_find: int) -> tuple[list[NodeInfo], Status | None]:
+    def _pass_filters(self, fwk: Framework, state: CycleState, pod: Any, diagnosis: Diagnosis,
+                      nodes: Sequence[NodeInfo], num_to_find: int,
+                      find_all: bool = False) -> tuple[list[NodeInfo], Status | None]:
         """The search of findNodesThatPassFilters with one worker: (feasible nodes, the first
         Error status or None). Nodes are filtered from nextStartNodeIndex until feasible node
-        num_to_find + 1 turns up (dropped), an Error stops it, or the nodes run out."""
+        num_to_find + 1 turns up (dropped), an Error stops it, or the nodes run out.
+
+        With ``find_all`` (explain) a node whose filters fail with an Error keeps that status
+        and the walk goes on, one node at a time: a batch would give the nodes after an Error
+        that same Error without asking the plugin."""
         n = len(nodes)
         num_to_find = min(num_to_find, n)
         if n == 0:
@@ -204,13 +265,13 @@ class SchedulingAlgorithm:
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(num_to_find)], None
-        if getattr(fwk, "use_batch", False) and n > 1:
+        if getattr(fwk, "use_batch", False) and n > 1 and not find_all:
             return self._pass_filters_batched(fwk, state, pod, diagnosis, nodes, num_to_find, start)
         feasible: list[NodeInfo] = []
         for i in range(n):
             info = nodes[(start + i) % n]
             status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
-            if status.code == Code.Error:
+            if status.code == Code.Error and not find_all:
                 return feasible, status
             if status.is_success():
                 if len(feasible) == num_to_find:
@@ -294,27 +355,24 @@ class SchedulingAlgorithm:
         return max(num, MIN_FEASIBLE_NODES_TO_FIND)
 
     # --- scoring ---------------------------------------------------------------------------
-    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod, nodes: Sequence[NodeInfo]) -> list[NodePluginScores]:
-        if not fwk.has_score_plugins():
-            # Every node gets the same score, so the choice is random among them (prioritizeNodes).
-            return [NodePluginScores(n.name, [], 1) for n in nodes]
+    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> ScoreTable:
+        """prioritizeNodes: PreScore, then Score (normalized, weighted) and the prioritizing
+        extenders, kept by plugin (no per-node objects; ScoreTable.node_plugin_scores gives
+        upstream's view). Without Score plugins and extenders every node scores 1, so the
+        choice is random among them."""
+        if not fwk.has_score_plugins() and not self.extenders:
+            table = ScoreTable([n.name for n in nodes])
+            table.totals = [1] * len(nodes)
+            return table
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if not status.is_success():
             raise SchedulingError(status)
-        scores, status = fwk.run_score_plugins(state, pod, nodes)
-        if not status.is_success():
+        scored, status = fwk.run_score_plugins_table(state, pod, nodes)
+        if scored is None or not status.is_success():
             raise SchedulingError(status)
-        return scores
-
-    def prioritize_nodes_table(self, fwk: Framework, state: CycleState, pod, nodes: Sequence[NodeInfo]) -> ScoreTable:
-        """prioritize_nodes with the scores kept by plugin (no per-node objects)."""
-        status = fwk.run_pre_score_plugins(state, pod, nodes)
-        if not status.is_success():
-            raise SchedulingError(status)
-        table, status = fwk.run_score_plugins_table(state, pod, nodes)
-        if table is None or not status.is_success():
-            raise SchedulingError(status)
-        return table
+        if self.extenders:
+            self.add_extender_scores(scored, pod, nodes)
+        return scored
 
     def add_extender_scores(self, table: ScoreTable, pod, nodes: Sequence[NodeInfo]) -> None:
         """prioritizeNodes' extender part: each prioritizing extender's score × weight ×

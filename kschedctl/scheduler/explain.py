@@ -4,28 +4,33 @@ Bound pods count, other pending pods do not. Every node is filtered (no percenta
 sampling) and every feasible node scored, so the user sees the whole picture; the chosen node
 is what `schedule` would pick in this state (with sampling and upstream's tie rule), and when
 there is none, what preemption would do, without doing it.
+
+Both come from the calls `schedule` makes, never from a copy of them: the table is
+SchedulingAlgorithm.schedule_pod with ``find_all`` and a recorder (NodeTable) attached, the
+decision is Scheduler.schedule_pod (schedulePod, then PostFilter). A pod group is explained
+by the group cycle itself (PodGroupCycle.run_algorithm), with the table of each member taken
+in the group's simulated state before the member's attempt.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Any
+import random
+from typing import Any, Sequence
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Pod
+from kschedctl.backend.podgroup import group_of
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.interface import Status
+from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
-from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
-from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
-from kschedctl.scheduler.extender import (
-    ExtenderError,
-    find_nodes_that_pass_extenders,
-    prioritize_with_extenders,
-)
+from kschedctl.framework.runtime.score_table import ScoreTable
+from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, PodInfo, QueuedPodInfo
+from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult, SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,
@@ -85,12 +90,12 @@ def close_pods(cluster: ClusterSnapshot, namespace: str, name: str, limit: int =
 def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,
                 version: KubeVersion, seed: int | None = None,
                 plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> ExplainResult:
+    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     pod = find_pod(cluster, pod_key)
     if not is_pending(pod):
         # Explaining a bound pod means asking where it would go now: evaluate an unbound copy.
         pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
         pod.priority = pod.priority if pod.priority is not None else 0
-    sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     # The queue holds every pending pod, so the nominator knows each status.nominatedNodeName:
     # a pod nominated to a node counts there when this pod is filtered
     # (RunFilterPluginsWithNominatedPods), as in the running scheduler.
@@ -98,118 +103,84 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
     if pod.scheduler_name not in sched.profiles:
         raise InputError(f"no profile for schedulerName {pod.scheduler_name!r}", obj=f"Pod {pod.key}",
                          field="spec.schedulerName")
-    fwk = sched.profiles[pod.scheduler_name]
+    fwk = sched.framework_for_pod(pod)
     sched.create_template_claims(pod)
-    sched.cache.update_snapshot(sched.snapshot)
-    for f in sched.profiles.values():
-        f.snapshot = sched.snapshot
+    sched.update_snapshot()
     qpi = QueuedPodInfo(PodInfo.of(pod), attempts=1)
-    nodes = _explain_nodes(fwk, pod, sched)
-    result = ExplainResult(pod.key, fwk.profile_name, None, None, nodes)
-    algo = SchedulingAlgorithm(0, sched.rng)
-    algo.percentage_of_nodes_to_score = sched.algorithm.percentage_of_nodes_to_score
-    algo.extenders = sched.extenders
-    state = CycleState()
-    try:
-        chosen = algo.schedule_pod(fwk, state, qpi, sched.snapshot)
-        result.node = chosen.suggested_host
-    except FitError as fit_error:
-        nominating = sched._run_post_filter(fwk, state, pod, fit_error)
-        result.message = fit_error.message()
-        pre = sched.client.last_preemption
+    result = ExplainResult(pod.key, fwk.profile_name, None, None, explain_nodes(sched, fwk, qpi, sched.snapshot))
+    # The decision: what `schedule` does in this state (sampling, nominated node, tie rule,
+    # PostFilter), without assuming anything; preemption runs dry.
+    outcome = sched.schedule_pod(fwk, CycleState(), qpi)
+    if isinstance(outcome, ScheduleResult):
+        result.node = outcome.suggested_host
+    elif outcome.fit_error is not None:
+        result.message = outcome.fit_error.message()
+        nominating, pre = outcome.nominating, sched.client.last_preemption
         result.preemption = {
             "nominatedNode": nominating.nominated_node_name if nominating and nominating.nominated_node_name else None,
             "victims": list(pre.victims) if pre is not None else [],
         }
-    except SchedulingError as err:
-        result.message = err.status.message()
+    else:
+        result.message = outcome.status.message() if outcome.status is not None else None
         result.preemption = {"nominatedNode": None, "victims": []}
     result.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     return result
 
 
-def _explain_nodes(fwk, pod: Pod, sched: Scheduler) -> list[NodeExplanation]:
-    state = CycleState()
-    all_nodes = sched.snapshot.list()
-    pre_res, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
-    out: list[NodeExplanation] = []
-    if not status.is_success():
-        for info in all_nodes:
-            out.append(NodeExplanation(info.name, status.code.name, status.plugin, list(status.reasons)))
-        return out
-    feasible = []
-    for info in all_nodes:
-        if pre_res is not None and not pre_res.all_nodes() and info.name not in (pre_res.node_names or set()):
-            reason = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"
-            out.append(NodeExplanation(info.name, Code.UnschedulableAndUnresolvable.name, "", [reason]))
-            continue
-        st = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
-        out.append(NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons),
-                                   dra=_dra_details(fwk, state, info)))
-        if st.is_success():
-            feasible.append(info)
-    feasible = _pass_extenders(sched, pod, feasible, {n.name: n for n in out})
-    if feasible and not fwk.has_score_plugins() and not any(e.is_prioritizer() for e in sched.extenders):
-        # prioritizeNodes: without Score plugins (nor prioritizing extenders) every feasible
-        # node scores 1.
-        for n in out:
-            if n.code == Code.Success.name:
-                n.scores, n.total = {}, 1
-    elif feasible:
-        st = fwk.run_pre_score_plugins(state, pod, feasible)
-        if st.is_success():
-            scores, st = fwk.run_score_plugins(state, pod, feasible)
-            if st.is_success():
-                by_name = {s.name: s for s in scores}
-                for n in out:
-                    s = by_name.get(n.name)
-                    if s is not None:
-                        n.scores = {ps.name: {"score": ps.normalized, "weight": ps.weight} for ps in s.scores}
-                        n.total = s.total_score
-                _add_extender_scores(sched, pod, feasible, out)
-    return out
+def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot: Any) -> list[NodeExplanation]:
+    """Every node's filter status and every feasible node's scores, for this pod now.
 
-
-def _dra_details(fwk: Any, state: CycleState, info: Any) -> dict[str, Any] | None:
-    """DynamicResources' view of the node (additive: kube's statuses stay as they are)."""
-    plugin = fwk.instances.get("DynamicResources")
-    if plugin is None or not getattr(plugin, "enabled", False):
-        return None
-    from kschedctl.plugins.dynamic_resources.explain import explain_node
-
-    return explain_node(plugin, state, info)
-
-
-def _pass_extenders(sched: Scheduler, pod: Pod, feasible: list, by_name: dict[str, NodeExplanation]) -> list:
-    """The filter extenders over the nodes the plugins let through: a node an extender drops
-    shows its status (the extender's URL as the plugin); an extender's error is every
-    remaining node's Error."""
-    if not sched.extenders or not feasible:
-        return feasible
-
-    def set_status(name: str, status: Status) -> None:
-        if name in by_name:
-            n = by_name[name]
-            n.code, n.plugin, n.reasons = status.code.name, status.plugin, list(status.reasons)
-
+    This is schedulePod itself (SchedulingAlgorithm) with ``find_all`` (no sampling, no
+    nominated node first, an Error on one node does not end the search, a single feasible
+    node is scored too) and a NodeTable recorder attached. Its tie-break draws from a copy of
+    the run's random source, so that looking changes nothing of what is decided after."""
+    rng = random.Random()
+    rng.setstate(sched.rng.getstate())
+    algorithm = SchedulingAlgorithm(sched.algorithm.percentage_of_nodes_to_score, rng, find_all=True)
+    algorithm.extenders = sched.algorithm.extenders
+    table = NodeTable(fwk)
+    algorithm.recorders.append(table)
     try:
-        return find_nodes_that_pass_extenders(sched.extenders, pod, feasible, set_status)
-    except ExtenderError as err:
-        for info in feasible:
-            set_status(info.name, Status(Code.Error, str(err)))
-        return []
+        algorithm.schedule_pod(fwk, CycleState(), qpi, snapshot)
+    except (FitError, SchedulingError):
+        pass  # what the nodes said is recorded either way
+    return table.rows
 
 
-def _add_extender_scores(sched: Scheduler, pod: Pod, feasible: list, out: list[NodeExplanation]) -> None:
-    """Each prioritizing extender's score and multiplier (weight × MaxNodeScore /
-    MaxExtenderPriority), named by its URL, added to the total."""
-    for column in prioritize_with_extenders(sched.extenders, pod, feasible):
-        for n in out:
-            if n.scores is None:
-                continue
-            score = column.scores.get(n.name, 0)
-            n.scores[column.name] = {"score": score, "weight": column.multiplier}
-            n.total = (n.total or 0) + score * column.multiplier
+class NodeTable(AttemptRecorder):
+    """explain's recorder: one NodeExplanation per node, in snapshot order, with its scores
+    and, for a pod with ResourceClaims, DynamicResources' view of each node it filtered."""
+
+    def __init__(self, fwk: Framework) -> None:
+        self.rows: list[NodeExplanation] = []
+        dra = fwk.instances.get("DynamicResources")
+        self.dra = dra if dra is not None and getattr(dra, "enabled", False) else None
+
+    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
+                 diagnosis: Diagnosis, error: Status) -> None:
+        passed = {info.name for info in feasible}
+        nts = diagnosis.node_to_status  # every other node's status, an Error included
+        for info in nodes:
+            st = Status() if info.name in passed else nts.get(info.name)
+            row = NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons))
+            if self.dra is not None and (info.name in passed or info.name in nts.node_to_status):
+                row.dra = self._dra_details(state, info)  # a node the filters ran on
+            self.rows.append(row)
+
+    def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
+        """DynamicResources' view of the node, read from the state its Filter left (additive:
+        kube's statuses stay as they are)."""
+        from kschedctl.plugins.dynamic_resources.explain import explain_node
+
+        return explain_node(self.dra, state, info)
+
+    def scored(self, qpi: QueuedPodInfo, table: ScoreTable) -> None:
+        at = {name: i for i, name in enumerate(table.names)}
+        for row in self.rows:
+            i = at.get(row.name)
+            if i is not None:
+                row.scores = {name: {"score": values[i], "weight": weight} for name, weight, values in table.plugins}
+                row.total = table.totals[i]
 
 
 # --- pod groups ----------------------------------------------------------------------------
@@ -220,12 +191,9 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
                       plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> ExplainGroupResult:
     """One group attempt (scheduleOnePodGroup) on the snapshot as given, without binding: for each
     member, the per-node results it saw in the group's simulated state (earlier members assumed)."""
-    from kschedctl.backend.podgroup import group_of
-
     ns, _, name = ref[len(POD_GROUP_PREFIX):].rpartition("/")
     ns = ns or "default"
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
-    cycle = sched.pod_groups
     members = [p for p in cluster.pods if is_pending(p) and (g := group_of(sched.objects, p, version)) is not None
                and g.key == f"{ns}/{name}"]
     if not members:
@@ -236,28 +204,24 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
         sched.create_template_claims(member)
     group = group_of(sched.objects, members[0], version)
     fwk = sched.framework_for_pod(members[0])
-    per_member: dict[str, list[NodeExplanation]] = {}
+    cycle = sched.pod_groups
+    tables: dict[tuple[str | None, str], list[NodeExplanation]] = {}
 
-    def hook(fwk_: Any, pod: Pod) -> None:
-        for f in sched.profiles.values():
-            f.snapshot = sched.snapshot
-        per_member[pod.key] = _explain_nodes(fwk_, pod, sched)
+    def before_member(fwk_: Framework, qpi: QueuedPodInfo) -> None:
+        # the member's nodes in the group's simulated state (the placement tried, if any)
+        snapshot = fwk_.snapshot if fwk_.snapshot is not None else sched.snapshot
+        tables[(cycle.placement, qpi.pod.key)] = explain_nodes(sched, fwk_, qpi, snapshot)
 
-    cycle.explain_hook = hook
+    cycle.before_member = before_member
     queued = [QueuedPodInfo(PodInfo.of(p), attempts=1, seq=i) for i, p in enumerate(members)]
     queued.sort(key=lambda q: (-q.pod.effective_priority(), q.seq))
-    sched.cache.update_snapshot(sched.snapshot)
-    for f in sched.profiles.values():
-        f.snapshot = sched.snapshot
-    if version.feature_enabled("TopologyAwareWorkloadScheduling"):
-        attempt = cycle._placement_algorithm(fwk, group, queued)
-    else:
-        attempt = cycle._default_algorithm(fwk, group, queued)
+    sched.update_snapshot()
+    attempt = cycle.run_algorithm(fwk, group, queued)
     out = ExplainGroupResult(f"{ns}/{name}", fwk.profile_name, attempt.status.code.name,
                              attempt.status.message() or None, attempt.placement)
     for mr in attempt.results:
         out.members.append(GroupMemberExplanation(
             mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),
-            per_member.get(mr.pod.key, [])))
+            tables.get((attempt.placement, mr.pod.key), [])))
     out.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     return out

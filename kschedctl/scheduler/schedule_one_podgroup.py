@@ -11,7 +11,9 @@ podGroupFitError). Differences by release (kschedctl/versions.py):
   goes on but would end Unschedulable, Success makes the group feasible.
 Each member is assumed (and reserved) in the cache so the next member sees it; every such
 simulated assumption is reverted before the accepted members go through the real assume,
-Reserve, Permit and binding cycle. With TopologyAwareWorkloadScheduling the group is tried in
+Reserve, Permit and binding cycle. Both are the Scheduler's one reserve-and-permit path
+(schedule_one.py reserve_and_permit; the trial is ``simulated``), and each member's nodes are
+found and scored by the one algorithm (algorithm.py schedule_pod), without PostFilter. With TopologyAwareWorkloadScheduling the group is tried in
 each placement (node subset) the PlacementGenerate plugins propose and the PlacementScore
 plugins pick the best feasible one.
 """
@@ -35,6 +37,7 @@ from kschedctl.scheduler.placement import (
 
 if TYPE_CHECKING:
     from kschedctl.framework.runtime.framework import Framework
+    from kschedctl.scheduler.schedule_one import Reservation
     from kschedctl.scheduler.scheduler import Scheduler
 
 GANG = "GangScheduling"
@@ -115,8 +118,10 @@ class PodGroupCycle:
     def __init__(self, sched: "Scheduler") -> None:
         self.sched = sched
         self.reports: dict[str, PodGroupReport] = {}
-        # explain: called with (fwk, member pod) in the group's simulated state, before each member
-        self.explain_hook: Callable[[Any, Any], None] | None = None
+        # Called with (fwk, member) in the group's simulated state before each member's attempt
+        # (explain records each member's nodes with it); ``placement`` is the placement tried.
+        self.before_member: Callable[["Framework", QueuedPodInfo], None] | None = None
+        self.placement: str | None = None
 
     def final_reports(self) -> list[dict[str, Any]]:
         """Each group's report at the end of the run, its counts from the scheduler's pods."""
@@ -150,15 +155,18 @@ class PodGroupCycle:
             for m in members:
                 sched.handle_scheduling_failure(sched.framework_for_pod(m.pod), m, status=st)
             return
-        sched.cache.update_snapshot(sched.snapshot)
-        for f in sched.profiles.values():
-            f.snapshot = sched.snapshot
-        if sched.version.feature_enabled("TopologyAwareWorkloadScheduling"):
-            attempt = self._placement_algorithm(fwk, group, members)
-        else:
-            attempt = self._default_algorithm(fwk, group, members)
+        sched.update_snapshot()
+        attempt = self.run_algorithm(fwk, group, members)
         sched.cache.update_snapshot(sched.snapshot)
         self._submit(fwk, group, members, attempt)
+
+    def run_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
+        """podGroupCycle's algorithm on the current snapshot: in each proposed placement with
+        TopologyAwareWorkloadScheduling, else on the whole cluster. Every simulated assumption
+        is taken back before it returns."""
+        if self.sched.version.feature_enabled("TopologyAwareWorkloadScheduling"):
+            return self._placement_algorithm(fwk, group, members)
+        return self._default_algorithm(fwk, group, members)
 
     def _collect(self, first: QueuedPodInfo, group: pg.PodGroup) -> list[QueuedPodInfo]:
         """podGroupInfoForPod + skipPodGroupPodSchedule: the popped pod and its unscheduled
@@ -231,8 +239,8 @@ class PodGroupCycle:
         Reserve in the group's simulated state; 1.36 also runs Permit."""
         sched = self.sched
         sched.cache.update_snapshot(sched.snapshot)
-        if self.explain_hook is not None:
-            self.explain_hook(fwk, qpi.pod)
+        if self.before_member is not None:
+            self.before_member(fwk, qpi)
         state = CycleState()
         snapshot = fwk.snapshot if fwk.snapshot is not None else sched.snapshot
         try:
@@ -241,35 +249,16 @@ class PodGroupCycle:
             return MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error), None
         except SchedulingError as err:
             return MemberResult(qpi, status=err.status), None
-        sched.record_attempt(qpi, result)
         host = result.suggested_host
-        assumed = qpi.pod_info.with_node_name(host).pod
-        sched.cache.assume_pod(assumed)
-        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
-        if not st.is_success():
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
-            sched.cache.forget_pod(assumed)
+        reservation = sched.reserve_and_permit(fwk, state, qpi.pod_info, host, simulated=True, permit=run_permit)
+        st = reservation.status
+        if not reservation.held:
             fe = fit_error_for_single_node(qpi.pod, host, st) if st.is_rejected() else None
             return MemberResult(qpi, status=st, fit_error=fe), None
-
-        def revert() -> None:
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
-            sched.cache.forget_pod(assumed)
-
         mr = MemberResult(qpi, host, result.total_score_of(host), state=state)
         if run_permit:
-            permit = fwk.run_permit_plugins(state, assumed, host)
-            waiting = fwk.waiting_pods.pop(assumed.uid, None)
-            if not permit.is_success() and not permit.is_wait():
-                revert()
-                fe = fit_error_for_single_node(qpi.pod, host, permit) if permit.is_rejected() else None
-                return MemberResult(qpi, status=permit, fit_error=fe), None
-            if permit.is_wait():
-                # the waiting plugins' own messages (the framework's Wait status names none)
-                plugin_msgs = list(waiting.messages) if waiting is not None else []
-                permit = Status(Code.Wait, *(plugin_msgs or permit.reasons))
-            mr.permit = permit
-        return mr, revert
+            mr.permit = _permit_status(reservation)
+        return mr, lambda: sched.unreserve(fwk, state, reservation.assumed, host, simulated=True)
 
     def _placement_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
         """podGroupSchedulingPlacementAlgorithm: the group in each proposed placement."""
@@ -284,9 +273,11 @@ class PodGroupCycle:
             view = PlacementView(sched.snapshot, placement.nodes)
             for f in sched.profiles.values():
                 f.snapshot = view
+            self.placement = placement.name
             try:
                 attempt = self._default_algorithm(fwk, group, members)
             finally:
+                self.placement = None
                 for f in sched.profiles.values():
                     f.snapshot = sched.snapshot
             attempt.placement = placement.name
@@ -363,26 +354,22 @@ class PodGroupCycle:
 
     def _bind_member(self, fwk: "Framework", qpi: QueuedPodInfo, mr: MemberResult, entry: dict[str, Any]) -> None:
         """prepareForBindingCycle (assume, Reserve, Permit) then the binding cycle."""
-        sched = self.sched
-        from kschedctl.scheduler.scheduler import _InFlightBinding
+        binding, status = self.sched.prepare_for_binding_cycle(fwk, mr.state or CycleState(), qpi, mr.host or "",
+                                                               mr.score)
+        if binding is None:
+            entry.update(node=None, message=status.message())
+            return
+        self.sched.run_binding_cycle(binding)
 
-        state = mr.state or CycleState()
-        host = mr.host or ""
-        assumed = qpi.pod_info.with_node_name(host).pod
-        sched.assume(assumed)
-        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
-        if st.is_success():
-            st = fwk.run_permit_plugins(state, assumed, host)
-        if not st.is_success() and not st.is_wait():
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
-            sched.forget(assumed)
-            entry.update(node=None, message=st.message())
-            sched._fail_after_assume(fwk, qpi, host, st)
-            return
-        if fwk.get_waiting_pod(assumed.uid) is not None:
-            sched.waiting[assumed.uid] = _InFlightBinding(fwk, state, qpi, assumed, host, mr.score)
-            return
-        sched.binding_cycle(fwk, state, qpi, assumed, host, mr.score)
+
+def _permit_status(reservation: "Reservation") -> Status:
+    """A member's Permit result; a Wait carries the waiting plugins' own messages (the
+    framework's Wait status names none)."""
+    permit = reservation.status
+    if permit.is_wait():
+        messages = list(reservation.waiting.messages) if reservation.waiting is not None else []
+        return Status(Code.Wait, *(messages or permit.reasons))
+    return permit
 
 
 def _group_status(st: Status) -> Status:

@@ -1,8 +1,8 @@
-"""The Scheduler: the life of each pod, as pkg/scheduler/schedule_one.go tells it.
+"""The Scheduler: its profiles, cache, queue and clock, and the run (pkg/scheduler/scheduler.go).
 
-    ScheduleOne: pop -> frameworkForPod -> schedulingCycle (snapshot, filter, score, PostFilter
-    on failure, assume, Reserve, Permit) -> bindingCycle (PreBindPreFlight, WaitOnPermit, Done,
-    PreBind, Bind, PostBind) -> on failure: Unreserve, forget, FailureHandler (requeue).
+The life of each pod (ScheduleOne: scheduling cycle, binding cycle, failure handling) is
+schedule_one.py, pod groups' schedule_one_podgroup.py, the cluster's changes eventhandlers.py;
+the profiles are built once per run by profile.py (profile.NewMap).
 
 Time is virtual (VirtualClock): nothing sleeps. When no pod can be popped, ``run`` moves the
 clock to the next thing that can happen — a scenario event, a Permit timeout, a backoff or
@@ -20,7 +20,6 @@ import heapq
 import itertools
 import random
 import time as _time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kschedctl.api.resourceclaim import ResourceClaim
@@ -32,20 +31,18 @@ from kschedctl.backend.queue.scheduling_queue import (
 )
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
-from kschedctl.framework import events as ev
-from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME
-from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.handle import ApiError
-from kschedctl.framework.interface import Code, PostFilterResult, Status
+from kschedctl.framework.interface import Status
 from kschedctl.framework.runtime.framework import Framework, FrameworkError
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.runtime.services import Services
-from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
-from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
+from kschedctl.framework.types import QueuedPodInfo
+from kschedctl.scheduler.algorithm import SchedulingAlgorithm
 from kschedctl.scheduler.eventhandlers import EventHandlers
-from kschedctl.scheduler.extender import build_extenders, extenders_binding
+from kschedctl.scheduler.extender import build_extenders
+from kschedctl.scheduler.profile import new_map
 from kschedctl.scheduler.result import (
     Placement,
     Preemption,
@@ -53,10 +50,10 @@ from kschedctl.scheduler.result import (
     Skipped,
     Unschedulable,
 )
+from kschedctl.scheduler.schedule_one import Binding, PodOutcome, ScheduleOne
+from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 from kschedctl.versions import KubeVersion
 
-# schedule_one.go clearNominatedNode: most failures clear the pod's nomination.
-CLEAR_NOMINATED_NODE = PostFilterResult("", "Override")
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
 # podMaxBackoffSeconds; the simulation stops retrying it after this many consecutive errors
 # once nothing else can happen, and reports it.
@@ -103,26 +100,6 @@ def parse_rfc3339(text: str | None) -> float | None:
         return float(calendar.timegm(_time.strptime(text.replace("Z", "")[:19], "%Y-%m-%dT%H:%M:%S")))
     except ValueError:
         return None
-
-
-@dataclass
-class _InFlightBinding:
-    """A pod past Permit with Wait: its binding cycle resumes when the waiting pod is resolved."""
-
-    fwk: Framework
-    state: CycleState
-    qpi: QueuedPodInfo
-    assumed: Pod
-    host: str
-    score: int | None
-
-
-@dataclass
-class _PodOutcome:
-    message: str = ""
-    reasons: dict[str, int] = field(default_factory=dict)
-    error: bool = False
-    time: float = 0.0  # when the attempt failed (virtual clock)
 
 
 class SimulatedClient:
@@ -195,7 +172,11 @@ class _KnownPods:
         return list(self._sched.pods_by_uid.values())
 
 
-class Scheduler(EventHandlers):
+class Scheduler(ScheduleOne, EventHandlers):
+    """The scheduler of one run: built from a cluster snapshot and a defaulted configuration
+    (each profile's Framework once, profile.new_map), it schedules until nothing can happen.
+    A profile that cannot be built raises ProfileError (an InputError)."""
+
     def __init__(self, cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry,
                  version: KubeVersion, seed: int | None = None, dry_run: bool = False,
                  plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> None:
@@ -223,9 +204,9 @@ class Scheduler(EventHandlers):
         # to ignore become NodeResourcesFit's ignoredResources in every profile
         self.extenders, ignored = build_extenders(config.extenders, self.services.warn)
         self.services.extenders = self.extenders
-        for profile in config.profiles:
-            profile = with_ignored_resources(profile, ignored) if ignored else profile
-            self.profiles[profile.scheduler_name] = Framework(profile, registry, self.services)
+        if ignored:
+            config = dataclasses.replace(config, profiles=[with_ignored_resources(p, ignored) for p in config.profiles])
+        self.profiles = new_map(config, registry, self.services)
         self.queue = self._new_queue(config)
         self.nominator = self.queue.nominator
         self.services.nominator = self.nominator
@@ -233,8 +214,8 @@ class Scheduler(EventHandlers):
         self.algorithm.extenders = self.extenders
         self.result = RunResult(kube_version=str(version), start_time=self.start)
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
-        self.outcomes: dict[str, _PodOutcome] = {}
-        self.waiting: dict[str, _InFlightBinding] = {}
+        self.outcomes: dict[str, PodOutcome] = {}
+        self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
         self.placements_by_uid: dict[str, Placement] = {}
         self.deleted: set[str] = set()
         self.timeline: list[tuple[float, int, Callable[[], None]]] = []
@@ -243,12 +224,7 @@ class Scheduler(EventHandlers):
         self._generation = 0
         self.attempt_generation: dict[str, int] = {}  # uid -> state generation its last attempt saw
         self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
-        # Called with (qpi, ScheduleResult) after every attempt that chose a host: a read-only view
-        # of the attempt's filter and score outcome (`diff` classifies moves with it).
-        self.attempt_recorders: list[Callable[[QueuedPodInfo, Any], None]] = []
         self.dra_claims_created = 0  # claims the resourceclaim controller made from templates
-        from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
-
         self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/scheduler/schedule_one_podgroup.py)
 
     def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
@@ -275,6 +251,12 @@ class Scheduler(EventHandlers):
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         return self.profiles[pod.scheduler_name].run_pre_enqueue_plugins(pod)
+
+    def update_snapshot(self) -> None:
+        """UpdateSnapshot: the cache's state into the snapshot every profile reads."""
+        self.cache.update_snapshot(self.snapshot)
+        for f in self.profiles.values():
+            f.snapshot = self.snapshot
 
     def state_changed(self) -> None:
         """Something a scheduling attempt reads (cache, nodes) changed."""
@@ -365,7 +347,7 @@ class Scheduler(EventHandlers):
         generation = self.state_generation()
         drivers = [t for t in (
             self.timeline[0][0] if self.timeline else None,
-            self._next_permit_deadline(),
+            self.next_permit_deadline(),
             self.queue.next_backoff_flush_time(lambda q: (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS
                                                or q.unschedulable_plugins or q.pending_plugins)
                                                and self.late_failures.get(q.pod.uid, 0) < MAX_CONSECUTIVE_ERRORS),
@@ -379,7 +361,7 @@ class Scheduler(EventHandlers):
         self.clock.advance_to(now)
         while self.timeline and self.timeline[0][0] <= now:
             heapq.heappop(self.timeline)[2]()
-        self._expire_permit_waits(now)
+        self.expire_permit_waits(now)
         self.resume_resolved_waiting_pods()
         self.queue.flush_backoff_q_completed()
         if self.queue.is_unschedulable_flush_tick(now):
@@ -403,7 +385,7 @@ class Scheduler(EventHandlers):
             if qpi.gated:
                 self.result.skipped.append(Skipped(pod.key, qpi.gating_message or f"gated by {qpi.gating_plugin}"))
                 continue
-            outcome = self.outcomes.get(pod.uid, _PodOutcome())
+            outcome = self.outcomes.get(pod.uid, PodOutcome())
             self.result.unschedulable.append(Unschedulable(
                 pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
                 self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now()))
@@ -413,208 +395,6 @@ class Scheduler(EventHandlers):
             return []
         return [f"created {self.dra_claims_created} ResourceClaim(s) from ResourceClaimTemplates for pending pods "
                 f"whose status names none, as kube's resourceclaim controller would"]
-
-    # --- ScheduleOne -----------------------------------------------------------------------
-    def framework_for_pod(self, pod: Pod) -> Framework:
-        return self.profiles[pod.scheduler_name]
-
-    def schedule_one(self, qpi: QueuedPodInfo) -> None:
-        pod = qpi.pod
-        fwk = self.framework_for_pod(pod)
-        if pod.uid not in self.pods_by_uid or self.cache.is_assumed_pod(pod):  # skipPodSchedule
-            self.queue.done(pod.uid)
-            return
-        group = self.pod_groups.group_of(pod)
-        if group is not None:  # a pod of a group: the whole group's cycle
-            self.pod_groups.schedule_one_pod_group(qpi, group)
-            return
-        state = CycleState()
-        outcome = self.scheduling_cycle(fwk, state, qpi)
-        if outcome is None:
-            return
-        assumed, host, score = outcome
-        if fwk.get_waiting_pod(pod.uid) is not None:
-            self.waiting[pod.uid] = _InFlightBinding(fwk, state, qpi, assumed, host, score)
-            return
-        self.binding_cycle(fwk, state, qpi, assumed, host, score)
-
-    def scheduling_cycle(self, fwk: Framework, state: CycleState,
-                         qpi: QueuedPodInfo) -> tuple[Pod, str, int | None] | None:
-        """SchedulePod, then assume, Reserve and Permit; None when the attempt failed."""
-        pod = qpi.pod
-        self.cache.update_snapshot(self.snapshot)
-        for f in self.profiles.values():
-            f.snapshot = self.snapshot
-        try:
-            result = self.algorithm.schedule_pod(fwk, state, qpi, self.snapshot)
-        except FitError as fit_error:
-            self.late_failures.pop(pod.uid, None)
-            nominating = self._run_post_filter(fwk, state, pod, fit_error) if fwk.has_post_filter_plugins() \
-                else CLEAR_NOMINATED_NODE
-            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=nominating)
-            return None
-        except SchedulingError as err:
-            self.handle_scheduling_failure(fwk, qpi, status=err.status, nominating=CLEAR_NOMINATED_NODE)
-            return None
-        self.record_attempt(qpi, result)
-        host = result.suggested_host
-        assumed = qpi.pod_info.with_node_name(host).pod
-        self.assume(assumed)
-        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
-        if st.is_success():
-            st = fwk.run_permit_plugins(state, assumed, host)
-        if not st.is_success() and not st.is_wait():
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
-            self.forget(assumed)
-            self._fail_after_assume(fwk, qpi, host, st)
-            return None
-        return assumed, host, result.total_score_of(host)
-
-    def record_attempt(self, qpi: QueuedPodInfo, result: Any) -> None:
-        for recorder in self.attempt_recorders:
-            recorder(qpi, result)
-
-    def assume(self, assumed: Pod) -> None:
-        """The pod counts on its node from now on; its nomination is dropped."""
-        self.cache.assume_pod(assumed)
-        self.state_changed()
-        self.nominator.delete_nominated_pod_if_exists(assumed)
-
-    def forget(self, assumed: Pod) -> None:
-        self.cache.forget_pod(assumed)
-        self.state_changed()
-
-    def _run_post_filter(self, fwk: Framework, state: CycleState, pod: Pod, fit_error: FitError) -> PostFilterResult | None:
-        """PostFilter (preemption); its message ends the FitError text. None: ModeNoop."""
-        result, status = fwk.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
-        fit_error.diagnosis.post_filter_msg = status.message()
-        return result
-
-    def _fail_after_assume(self, fwk: Framework, qpi: QueuedPodInfo, host: str, status: Status) -> None:
-        """A rejection after the host was chosen is a FitError on that one node."""
-        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
-        if status.is_rejected():
-            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status),
-                                           nominating=CLEAR_NOMINATED_NODE)
-        else:
-            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
-
-    # --- binding cycle ---------------------------------------------------------------------
-    def binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: str,
-                      score: int | None) -> None:
-        st = fwk.run_pre_bind_pre_flights(state, assumed, host)
-        if st.code == Code.Error or st.is_rejected():
-            self.handle_binding_cycle_error(fwk, state, qpi, assumed, host, st)
-            return
-        self.queue.done(assumed.uid)
-        st = fwk.run_pre_bind_plugins(state, assumed, host)
-        if st.is_success():
-            st = self.bind(fwk, state, assumed, host)
-        if not st.is_success():
-            self.handle_binding_cycle_error(fwk, state, qpi, assumed, host, st)
-            return
-        placement = Placement(assumed.key, host, fwk.profile_name, qpi.attempts, score, self.clock.now())
-        self.result.placements.append(placement)
-        self.placements_by_uid[assumed.uid] = placement
-        self.outcomes.pop(assumed.uid, None)
-        self.record("Scheduled", pod=assumed.key, node=host, attempts=qpi.attempts, score=score, **_moved_by(qpi))
-        fwk.run_post_bind_plugins(state, assumed, host)
-
-    def bind(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
-        """Extenders' bind first, else the Bind plugins (schedule_one.go bind); then what the
-        informer does when it sees the pod bound."""
-        bound, st = extenders_binding(self.extenders, assumed, host)
-        if not bound:
-            st = fwk.run_bind_plugins(state, assumed, host)
-        if st.is_skip():
-            st = Status(Code.Error, "bind plugins skipped all; no plugin bound the pod")
-        if not st.is_success():
-            return st
-        self.pods_by_uid[assumed.uid] = assumed
-        self.add_assigned_pod_to_cache(assumed)  # the informer confirms the assumed pod
-        self.queue.delete(assumed)  # deletePodFromSchedulingQueue(inBinding=true)
-        return st
-
-    def handle_binding_cycle_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod,
-                                   host: str, status: Status) -> None:
-        """Unreserve in reverse order, forget, AssignedPodDelete (deferred past the pod's own
-        requeue, and not for itself, when it was a rejection), then the failure handler."""
-        fwk.run_reserve_plugins_unreserve(state, assumed, host)
-        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
-        forgot = self.cache.is_assumed_pod(assumed)
-        if forgot:
-            self.forget(assumed)
-            if not status.is_rejected():
-                self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None)
-        if status.is_rejected():
-            fit_error = fit_error_for_single_node(qpi.pod, host, status)
-            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=CLEAR_NOMINATED_NODE)
-        else:
-            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
-        if forgot and status.is_rejected():
-            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None,
-                                                           lambda p: p.uid != assumed.uid)
-
-    # --- Permit waits ----------------------------------------------------------------------
-    def resume_resolved_waiting_pods(self) -> None:
-        """WaitOnPermit returned for these pods: continue (or fail) their binding cycles."""
-        for uid, b in list(self.waiting.items()):
-            wp = b.fwk.get_waiting_pod(uid)
-            if wp is not None and wp.result is None:
-                continue
-            del self.waiting[uid]
-            b.fwk.waiting_pods.pop(uid, None)
-            result = wp.result if wp is not None else Status(Code.Unschedulable, "removed")
-            if result.is_success():
-                self.binding_cycle(b.fwk, b.state, b.qpi, b.assumed, b.host, b.score)
-            else:
-                self.handle_binding_cycle_error(b.fwk, b.state, b.qpi, b.assumed, b.host, result)
-
-    def _next_permit_deadline(self) -> float | None:
-        deadlines = [d for b in self.waiting.values()
-                     for d in (b.fwk.get_waiting_pod(b.assumed.uid) or _NO_WAIT).pending_plugins.values()]
-        return min(deadlines, default=None)
-
-    def _expire_permit_waits(self, now: float) -> None:
-        """A waiting plugin's timer fired: the pod is rejected (waiting_pods_map.go)."""
-        for uid, b in list(self.waiting.items()):
-            wp = b.fwk.get_waiting_pod(uid)
-            if wp is None or wp.result is not None:
-                continue
-            for plugin, deadline in sorted(wp.pending_plugins.items(), key=lambda kv: (kv[1], kv[0])):
-                if deadline <= now:
-                    timeout = go_duration(wp.timeouts.get(plugin, 0.0))
-                    wp.reject(plugin, f"rejected due to timeout after waiting {timeout} at plugin {plugin}")
-                    break
-
-    # --- failures --------------------------------------------------------------------------
-    def handle_scheduling_failure(self, fwk: Framework, qpi: QueuedPodInfo, *, fit_error: FitError | None = None,
-                                  status: Status | None = None, nominating: PostFilterResult | None = None) -> None:
-        """handleSchedulingFailure: record why, requeue (unless the pod is gone or bound),
-        then apply the nomination (None keeps status.nominatedNodeName: ModeNoop)."""
-        pod = qpi.pod
-        if fit_error is not None:
-            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
-            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
-            outcome = _PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=self.clock.now())
-        else:
-            assert status is not None
-            outcome = _PodOutcome(status.message(), {}, error=status.code == Code.Error, time=self.clock.now())
-        self.outcomes[pod.uid] = outcome
-        self.record("FailedScheduling", pod=pod.key, attempts=qpi.attempts, message=outcome.message, **_moved_by(qpi))
-        live = self.pods_by_uid.get(pod.uid)
-        if live is None or live.node_name:
-            self.queue.done(pod.uid)
-            return
-        self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
-        if nominating is None or nominating.mode == "Noop":
-            self.nominator.add_nominated_pod(qpi.pod_info, None)
-        else:
-            self.nominator.add_nominated_pod(qpi.pod_info, nominating.nominated_node_name)
-            self.patch_nominated_node_name(pod, nominating.nominated_node_name)
-        # What this attempt (its own preemption, assume/forget and nomination included) left
-        # behind; the 5-minute flush is worth simulating only once something else changed.
-        self.attempt_generation[pod.uid] = self.state_generation()
 
     # --- preemption side effects -----------------------------------------------------------
     def delete_victims(self, preemptor: Pod, record: Preemption, victims: list[Pod]) -> None:
@@ -637,14 +417,3 @@ class Scheduler(EventHandlers):
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
                 self.patch_nominated_node_name(info.pod, "")
 
-
-def _moved_by(qpi: QueuedPodInfo) -> dict[str, str]:
-    """A retry's trace entry names the event that moved the pod back to the queue."""
-    return {"movedBy": qpi.moved_by} if qpi.attempts > 1 and qpi.moved_by else {}
-
-
-class _NoWait:
-    pending_plugins: dict[str, float] = {}
-
-
-_NO_WAIT = _NoWait()

@@ -304,9 +304,7 @@ class _BinpackingEstimator:
 
     def _pre_filter(self, pod: Pod) -> tuple[Any, Any, CycleState, Any]:
         sched = self.sched
-        sched.cache.update_snapshot(sched.snapshot)
-        for f in sched.profiles.values():
-            f.snapshot = sched.snapshot
+        sched.update_snapshot()
         fwk = sched.framework_for_pod(pod)
         state = CycleState()
         pre_res, status, _ = fwk.run_pre_filter_plugins(state, pod, sched.snapshot.list())

@@ -1,8 +1,8 @@
 """`kschedctl diff`: the same snapshot scheduled twice — configuration, release or feature gates
 A against B, same seed — and what changed for each pod, each node and the packing.
 
-Both sides are ordinary runs of the Scheduler. Side B carries an attempt recorder
-(``Scheduler.attempt_recorders``) that keeps, for every pod A placed, what B's own scoring said
+Both sides are ordinary runs of the Scheduler. Side B carries an attempt recorder (an
+AttemptRecorder attached to its SchedulingAlgorithm, ``sched.algorithm.recorders``) that keeps, for every pod A placed, what B's own scoring said
 about A's node in B's attempt: its total and the best total (the score table the attempt
 built), or the filter status that rejected it. That is how a move is classed without scoring
 anything twice:
@@ -18,6 +18,7 @@ anything twice:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from kschedctl.cluster.loader import ClusterSnapshot
@@ -25,6 +26,7 @@ from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import QueuedPodInfo
+from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
@@ -204,14 +206,14 @@ class DiffResult:
         }
 
 
-class OldNodeRecorder:
+class OldNodeRecorder(AttemptRecorder):
     """An attempt recorder for side B: keeps, per pod, the view of A's node in B's last attempt."""
 
     def __init__(self, old_nodes: dict[str, str]) -> None:
         self.old_nodes = old_nodes
         self.views: dict[str, AttemptView] = {}
 
-    def __call__(self, qpi: QueuedPodInfo, result: Any) -> None:
+    def chose(self, qpi: QueuedPodInfo, result: ScheduleResult) -> None:
         pod = qpi.pod
         old = self.old_nodes.get(pod.key)
         if old is None:
@@ -273,11 +275,11 @@ def classify_move(pod: str, a_node: str, b_node: str, view: AttemptView | None) 
 
 
 def run_side(side: Side, registry: Registry, seed: int,
-             recorders: list[Callable[[QueuedPodInfo, Any], None]] = (),  # type: ignore[assignment]
+             recorders: Sequence[AttemptRecorder] = (),
              progress: Callable[[int, int], None] | None = None,
              plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SideResult:
     sched = Scheduler(side.cluster, side.config, registry, side.version, seed=seed, plugin_timeout=plugin_timeout)
-    sched.attempt_recorders.extend(recorders)
+    sched.algorithm.recorders.extend(recorders)
     result = sched.run(progress=progress)
     usage = cluster_usage(sched.cache.nodes)
     packing = usage.packing([pod_shape(p) for p in side.cluster.pending_pods])

@@ -65,7 +65,9 @@ class ScorePoints(PluginCalls):
 
     def run_score_plugins(self, state: CycleState, pod: Any,
                           nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
-        """Score, NormalizeScore, range check, weights (framework.go RunScorePlugins)."""
+        """Score, NormalizeScore, range check, weights (framework.go RunScorePlugins), one
+        NodePluginScores per node: the per-node view of run_score_plugins_table (the one
+        implementation), as the Handle offers it to plugins."""
         table, status = self.run_score_plugins_table(state, pod, nodes)
         if table is None:
             return [], status

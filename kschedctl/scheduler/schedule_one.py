@@ -1,0 +1,344 @@
+"""ScheduleOne: the life of one pod, as pkg/scheduler/schedule_one.go tells it.
+
+    ScheduleOne: pop -> frameworkForPod -> schedulingCycle (snapshot, schedulePod, PostFilter
+    on failure, assume, Reserve, Permit) -> bindingCycle (PreBindPreFlight, WaitOnPermit, Done,
+    PreBind, Bind, PostBind) -> on failure: Unreserve, forget, FailureHandler (requeue).
+
+Mixed into the Scheduler (scheduler.py holds its construction, the run loop and the virtual
+clock). Two steps are the one path every caller shares:
+
+* ``schedule_pod``: find the nodes that fit, score them, choose a host, and run PostFilter
+  when none fits (`explain` asks it for its decision; pod-group members call the algorithm's
+  schedulePod, which upstream runs without PostFilter);
+* ``reserve_and_permit``: assume, Reserve, Permit, and their undoing on failure, for single
+  pods, for the members a pod group binds, and (``simulated``: the cache only, no state
+  change recorded) for the group cycle's trial of each member.
+
+The binding cycle runs at once, except for pods waiting at Permit, which resume when allowed,
+rejected or timed out (Scheduler.advance_clock).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kschedctl.api.types import Pod
+from kschedctl.framework import events as ev
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.gosemantics import go_duration
+from kschedctl.framework.interface import Code, PostFilterResult, Status
+from kschedctl.framework.runtime.framework import Framework
+from kschedctl.framework.runtime.waiting_pods import WaitingPod
+from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo, fit_error_for_single_node
+from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingError
+from kschedctl.scheduler.extender import extenders_binding
+from kschedctl.scheduler.result import Placement
+
+if TYPE_CHECKING:
+    from kschedctl.scheduler.scheduler import Scheduler
+
+# schedule_one.go clearNominatedNode: most failures clear the pod's nomination.
+CLEAR_NOMINATED_NODE = PostFilterResult("", "Override")
+
+
+@dataclass
+class AttemptFailure:
+    """schedulePod found no host: the FitError (PostFilter ran) or the Error status, and the
+    nomination to apply (None keeps status.nominatedNodeName: ModeNoop)."""
+
+    fit_error: FitError | None = None
+    status: Status | None = None
+    nominating: PostFilterResult | None = field(default_factory=lambda: CLEAR_NOMINATED_NODE)
+
+
+@dataclass
+class Reservation:
+    """What assume, Reserve and Permit did for one pod on one host: Success, Wait, or the
+    failure (already undone). ``waiting``: in a simulated reservation, the WaitingPod Permit
+    registered, taken out of the framework's map (nothing waits in a trial)."""
+
+    assumed: Pod
+    status: Status
+    waiting: WaitingPod | None = None
+
+    @property
+    def held(self) -> bool:
+        """The pod stays assumed and reserved (Success or Wait)."""
+        return self.status.is_success() or self.status.is_wait()
+
+
+@dataclass
+class Binding:
+    """A pod past Permit: its binding cycle runs now, or when its waiting pod is resolved."""
+
+    fwk: Framework
+    state: CycleState
+    qpi: QueuedPodInfo
+    assumed: Pod
+    host: str
+    score: int | None
+
+
+@dataclass
+class PodOutcome:
+    """Why a pod's last attempt failed (reported when the run ends with the pod pending)."""
+
+    message: str = ""
+    reasons: dict[str, int] = field(default_factory=dict)
+    error: bool = False
+    time: float = 0.0  # when the attempt failed (virtual clock)
+
+
+class ScheduleOne:
+    """Mixed into Scheduler; ``self`` is the Scheduler."""
+
+    # --- ScheduleOne -----------------------------------------------------------------------
+    def framework_for_pod(self: "Scheduler", pod: Pod) -> Framework:
+        return self.profiles[pod.scheduler_name]
+
+    def schedule_one(self: "Scheduler", qpi: QueuedPodInfo) -> None:
+        pod = qpi.pod
+        fwk = self.framework_for_pod(pod)
+        if pod.uid not in self.pods_by_uid or self.cache.is_assumed_pod(pod):  # skipPodSchedule
+            self.queue.done(pod.uid)
+            return
+        group = self.pod_groups.group_of(pod)
+        if group is not None:  # a pod of a group: the whole group's cycle
+            self.pod_groups.schedule_one_pod_group(qpi, group)
+            return
+        binding = self.scheduling_cycle(fwk, CycleState(), qpi)
+        if binding is not None:
+            self.run_binding_cycle(binding)
+
+    def scheduling_cycle(self: "Scheduler", fwk: Framework, state: CycleState, qpi: QueuedPodInfo) -> Binding | None:
+        """schedulePod, then assume, Reserve and Permit; None when the attempt failed (and the
+        failure was handled)."""
+        self.update_snapshot()
+        outcome = self.schedule_pod(fwk, state, qpi)
+        if isinstance(outcome, AttemptFailure):
+            if outcome.fit_error is not None:
+                self.late_failures.pop(qpi.pod.uid, None)
+            self.handle_scheduling_failure(fwk, qpi, fit_error=outcome.fit_error, status=outcome.status,
+                                           nominating=outcome.nominating)
+            return None
+        host = outcome.suggested_host
+        binding, _ = self.prepare_for_binding_cycle(fwk, state, qpi, host, outcome.total_score_of(host))
+        return binding
+
+    def schedule_pod(self: "Scheduler", fwk: Framework, state: CycleState,
+                     qpi: QueuedPodInfo) -> ScheduleResult | AttemptFailure:
+        """schedulePod on the current snapshot, and PostFilter (preemption) when no node fits:
+        the scheduling cycle up to the chosen host. Nothing is assumed yet."""
+        try:
+            return self.algorithm.schedule_pod(fwk, state, qpi, self.snapshot)
+        except FitError as fit_error:
+            if not fwk.has_post_filter_plugins():
+                return AttemptFailure(fit_error=fit_error)
+            return AttemptFailure(fit_error=fit_error, nominating=self.run_post_filter(fwk, state, qpi.pod, fit_error))
+        except SchedulingError as err:
+            return AttemptFailure(status=err.status)
+
+    def run_post_filter(self: "Scheduler", fwk: Framework, state: CycleState, pod: Pod,
+                        fit_error: FitError) -> PostFilterResult | None:
+        """PostFilter (preemption); its message ends the FitError text. None: ModeNoop."""
+        result, status = fwk.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
+        fit_error.diagnosis.post_filter_msg = status.message()
+        return result
+
+    # --- assume, Reserve, Permit -----------------------------------------------------------
+    def reserve_and_permit(self: "Scheduler", fwk: Framework, state: CycleState, pod_info: PodInfo, host: str, *,
+                           simulated: bool = False, permit: bool = True) -> Reservation:
+        """Assume the pod on ``host``, run Reserve, then Permit (unless ``permit`` is False); a
+        failure other than Wait is undone at once (Unreserve in reverse order, forget).
+
+        ``simulated`` is the pod-group cycle's trial of a member: the pod is assumed in the
+        cache only (no state change counted, its nomination kept) and the WaitingPod a Permit
+        Wait registers is taken out of the framework's map before anything is undone.
+        """
+        assumed = pod_info.with_node_name(host).pod
+        if simulated:
+            self.cache.assume_pod(assumed)
+        else:
+            self.assume(assumed)
+        st = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        waiting = None
+        if st.is_success() and permit:
+            st = fwk.run_permit_plugins(state, assumed, host)
+            if simulated:
+                waiting = fwk.waiting_pods.pop(assumed.uid, None)
+        reservation = Reservation(assumed, st, waiting)
+        if not reservation.held:
+            self.unreserve(fwk, state, assumed, host, simulated=simulated)
+        return reservation
+
+    def unreserve(self: "Scheduler", fwk: Framework, state: CycleState, assumed: Pod, host: str, *,
+                  simulated: bool = False) -> None:
+        """Undo reserve_and_permit: Unreserve in reverse order, then forget the assumed pod."""
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        if simulated:
+            self.cache.forget_pod(assumed)
+        else:
+            self.forget(assumed)
+
+    def assume(self: "Scheduler", assumed: Pod) -> None:
+        """The pod counts on its node from now on; its nomination is dropped."""
+        self.cache.assume_pod(assumed)
+        self.state_changed()
+        self.nominator.delete_nominated_pod_if_exists(assumed)
+
+    def forget(self: "Scheduler", assumed: Pod) -> None:
+        self.cache.forget_pod(assumed)
+        self.state_changed()
+
+    def prepare_for_binding_cycle(self: "Scheduler", fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                                  host: str, score: int | None) -> tuple[Binding | None, Status]:
+        """Assume, Reserve and Permit for real: the Binding to run (None when they failed, and
+        the failure was handled) and their status."""
+        reservation = self.reserve_and_permit(fwk, state, qpi.pod_info, host)
+        if not reservation.held:
+            self._fail_after_assume(fwk, qpi, host, reservation.status)
+            return None, reservation.status
+        return Binding(fwk, state, qpi, reservation.assumed, host, score), reservation.status
+
+    def _fail_after_assume(self: "Scheduler", fwk: Framework, qpi: QueuedPodInfo, host: str, status: Status) -> None:
+        """A rejection after the host was chosen is a FitError on that one node."""
+        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
+        if status.is_rejected():
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status),
+                                           nominating=CLEAR_NOMINATED_NODE)
+        else:
+            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
+
+    # --- binding cycle ---------------------------------------------------------------------
+    def run_binding_cycle(self: "Scheduler", b: Binding) -> None:
+        """The binding cycle now, or once the pod stops waiting at Permit (WaitOnPermit)."""
+        if b.fwk.get_waiting_pod(b.assumed.uid) is not None:
+            self.waiting[b.assumed.uid] = b
+            return
+        self.binding_cycle(b)
+
+    def binding_cycle(self: "Scheduler", b: Binding) -> None:
+        fwk, state, assumed, host = b.fwk, b.state, b.assumed, b.host
+        st = fwk.run_pre_bind_pre_flights(state, assumed, host)
+        if st.code == Code.Error or st.is_rejected():
+            self.handle_binding_cycle_error(b, st)
+            return
+        self.queue.done(assumed.uid)
+        st = fwk.run_pre_bind_plugins(state, assumed, host)
+        if st.is_success():
+            st = self.bind(fwk, state, assumed, host)
+        if not st.is_success():
+            self.handle_binding_cycle_error(b, st)
+            return
+        placement = Placement(assumed.key, host, fwk.profile_name, b.qpi.attempts, b.score, self.clock.now())
+        self.result.placements.append(placement)
+        self.placements_by_uid[assumed.uid] = placement
+        self.outcomes.pop(assumed.uid, None)
+        self.record("Scheduled", pod=assumed.key, node=host, attempts=b.qpi.attempts, score=b.score, **_moved_by(b.qpi))
+        fwk.run_post_bind_plugins(state, assumed, host)
+
+    def bind(self: "Scheduler", fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
+        """Extenders' bind first, else the Bind plugins (schedule_one.go bind); then what the
+        informer does when it sees the pod bound."""
+        bound, st = extenders_binding(self.extenders, assumed, host)
+        if not bound:
+            st = fwk.run_bind_plugins(state, assumed, host)
+        if st.is_skip():
+            st = Status(Code.Error, "bind plugins skipped all; no plugin bound the pod")
+        if not st.is_success():
+            return st
+        self.pods_by_uid[assumed.uid] = assumed
+        self.add_assigned_pod_to_cache(assumed)  # the informer confirms the assumed pod
+        self.queue.delete(assumed)  # deletePodFromSchedulingQueue(inBinding=true)
+        return st
+
+    def handle_binding_cycle_error(self: "Scheduler", b: Binding, status: Status) -> None:
+        """Unreserve in reverse order, forget, AssignedPodDelete (deferred past the pod's own
+        requeue, and not for itself, when it was a rejection), then the failure handler."""
+        fwk, qpi, assumed, host = b.fwk, b.qpi, b.assumed, b.host
+        fwk.run_reserve_plugins_unreserve(b.state, assumed, host)
+        self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
+        forgot = self.cache.is_assumed_pod(assumed)
+        if forgot:
+            self.forget(assumed)
+            if not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None)
+        if status.is_rejected():
+            fit_error = fit_error_for_single_node(qpi.pod, host, status)
+            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error, nominating=CLEAR_NOMINATED_NODE)
+        else:
+            self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
+        if forgot and status.is_rejected():
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None,
+                                                           lambda p: p.uid != assumed.uid)
+
+    # --- Permit waits ----------------------------------------------------------------------
+    def resume_resolved_waiting_pods(self: "Scheduler") -> None:
+        """WaitOnPermit returned for these pods: continue (or fail) their binding cycles."""
+        for uid, b in list(self.waiting.items()):
+            wp = b.fwk.get_waiting_pod(uid)
+            if wp is not None and wp.result is None:
+                continue
+            del self.waiting[uid]
+            b.fwk.waiting_pods.pop(uid, None)
+            result = wp.result if wp is not None else Status(Code.Unschedulable, "removed")
+            if result.is_success():
+                self.binding_cycle(b)
+            else:
+                self.handle_binding_cycle_error(b, result)
+
+    def next_permit_deadline(self: "Scheduler") -> float | None:
+        deadlines = [d for b in self.waiting.values() if (wp := b.fwk.get_waiting_pod(b.assumed.uid)) is not None
+                     for d in wp.pending_plugins.values()]
+        return min(deadlines, default=None)
+
+    def expire_permit_waits(self: "Scheduler", now: float) -> None:
+        """A waiting plugin's timer fired: the pod is rejected (waiting_pods_map.go)."""
+        for uid, b in list(self.waiting.items()):
+            wp = b.fwk.get_waiting_pod(uid)
+            if wp is None or wp.result is not None:
+                continue
+            for plugin, deadline in sorted(wp.pending_plugins.items(), key=lambda kv: (kv[1], kv[0])):
+                if deadline <= now:
+                    timeout = go_duration(wp.timeouts.get(plugin, 0.0))
+                    wp.reject(plugin, f"rejected due to timeout after waiting {timeout} at plugin {plugin}")
+                    break
+
+    # --- failures --------------------------------------------------------------------------
+    def handle_scheduling_failure(self: "Scheduler", fwk: Framework, qpi: QueuedPodInfo, *,
+                                  fit_error: FitError | None = None, status: Status | None = None,
+                                  nominating: PostFilterResult | None = None) -> None:
+        """handleSchedulingFailure: record why, requeue (unless the pod is gone or bound),
+        then apply the nomination (None keeps status.nominatedNodeName: ModeNoop)."""
+        pod = qpi.pod
+        if fit_error is not None:
+            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
+            outcome = PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=self.clock.now())
+        else:
+            assert status is not None
+            outcome = PodOutcome(status.message(), {}, error=status.code == Code.Error, time=self.clock.now())
+        self.outcomes[pod.uid] = outcome
+        self.record("FailedScheduling", pod=pod.key, attempts=qpi.attempts, message=outcome.message, **_moved_by(qpi))
+        live = self.pods_by_uid.get(pod.uid)
+        if live is None or live.node_name:
+            self.queue.done(pod.uid)
+            return
+        self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
+        if nominating is None or nominating.mode == "Noop":
+            self.nominator.add_nominated_pod(qpi.pod_info, None)
+        else:
+            self.nominator.add_nominated_pod(qpi.pod_info, nominating.nominated_node_name)
+            self.patch_nominated_node_name(pod, nominating.nominated_node_name)
+        # What this attempt (its own preemption, assume/forget and nomination included) left
+        # behind; the 5-minute flush is worth simulating only once something else changed.
+        self.attempt_generation[pod.uid] = self.state_generation()
+
+
+def _moved_by(qpi: QueuedPodInfo) -> dict[str, str]:
+    """A retry's trace entry names the event that moved the pod back to the queue."""
+    return {"movedBy": qpi.moved_by} if qpi.attempts > 1 and qpi.moved_by else {}
+
+
+__all__ = ["CLEAR_NOMINATED_NODE", "AttemptFailure", "Binding", "PodOutcome", "Reservation", "ScheduleOne"]
