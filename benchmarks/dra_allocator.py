@@ -84,7 +84,8 @@ def main() -> None:
     stats = pstats.Stats(profiler)
     cel_time = sum(v[3] for k, v in stats.stats.items() if "/dra/cel/" in k[0] and k[2] == "device_matches")
     total = sum(v[2] for v in stats.stats.values())
-    print(f"release {args.release} ({features.implementation()} allocator): {args.nodes} nodes x {args.devices} devices, {args.claims} claims")
+    print(f"release {args.release} ({features.implementation()} allocator): "
+          f"{args.nodes} nodes x {args.devices} devices, {args.claims} claims")
     print(f"allocated {allocated} claims with {calls} Allocate calls in {elapsed:.2f}s (profiled): {args.claims / elapsed:.0f} claims/s")
     print(f"CEL: {cache.evaluations} evaluations, {100 * cel_time / max(total, 1e-9):.1f}% of the time in Cache.device_matches")
     start = time.perf_counter()

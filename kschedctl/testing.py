@@ -11,7 +11,8 @@ Snapshot for plugin tests; ``fwk.handle`` is what its plugins were given.
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kschedctl.api.types import Node, Pod
 

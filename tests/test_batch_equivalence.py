@@ -249,7 +249,7 @@ def test_image_locality_index_matches_per_node():
     for n in nodes[:30]:
         cache.add_node(n)
     fwk = new_framework(nodes=nodes[:1])
-    for step in range(2):
+    for _step in range(2):
         cache.update_snapshot(snap)
         fwk.snapshot = snap
         plugin = fwk.instances["ImageLocality"]

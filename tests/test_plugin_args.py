@@ -9,6 +9,7 @@ field is an error: "strict decoding error: unknown field").
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -82,7 +83,7 @@ def test_defaulting_and_json_form():
     assert args.scoring_strategy == ScoringStrategy("MostAllocated", (ResourceSpec("cpu", 1),))
     assert args.to_dict() == {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}]}}
     assert NodeResourcesFitArgs.from_dict(args.to_dict()) == args  # round trip
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         args.scoring_strategy = None  # type: ignore[misc]  # frozen
 
 

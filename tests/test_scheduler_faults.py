@@ -8,7 +8,8 @@ framework/runtime/framework_test.go (TestRecordingMetrics / TestPermitPlugins: P
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 

@@ -23,16 +23,16 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.resolver import Resolver
-
 from yaml.composer import Composer
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
+from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 

@@ -12,7 +12,8 @@ Upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go. T
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kschedctl.framework import gosemantics
 from kschedctl.framework.gosemantics import FieldError, go_quote

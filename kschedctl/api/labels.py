@@ -7,8 +7,8 @@ staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from kschedctl.api.errors import ObjectError
 

@@ -16,7 +16,6 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from kschedctl.api.decoding import MERGE, Span, compose_single
 
-
 _PATH_TOKEN = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 
 

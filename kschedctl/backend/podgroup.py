@@ -14,8 +14,9 @@ kubernetes-sigs scheduler-plugins PodGroup (scheduling.x-k8s.io) is kept under
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kschedctl.api.types import Pod
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from enum import Enum
-from typing import Any, Callable, Optional, TypeVar
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, TypeVar
 
 import typer
 
@@ -25,9 +26,9 @@ from kschedctl.cli.live import capture_command, live_options
 from kschedctl.cli.render import escaped, render_explain, render_run, to_json
 from kschedctl.config.loader import KIND, load_config_file
 from kschedctl.config.types import KubeSchedulerConfiguration
-from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.framework import FrameworkError
 from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
     DEFAULT_VERSION,
@@ -56,26 +57,26 @@ app = _App(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
 T = TypeVar("T")
 
 
-class RunOutput(str, Enum):
+class RunOutput(StrEnum):
     table = "table"
     wide = "wide"
     json = "json"
     yaml = "yaml"
 
 
-class ExplainOutput(str, Enum):
+class ExplainOutput(StrEnum):
     table = "table"
     wide = "wide"
     json = "json"
     yaml = "yaml"
 
 
-class TextOutput(str, Enum):
+class TextOutput(StrEnum):
     text = "text"
     json = "json"
 
 
-class TableOutput(str, Enum):
+class TableOutput(StrEnum):
     table = "table"
     json = "json"
 
@@ -137,7 +138,7 @@ def _warn_registry_errors() -> None:
         typer.echo(f"warning: {escape_control(str(err))}", err=True)
 
 
-def _load(snapshot: list[str], config: Optional[str], version: KubeVersion, no_extenders: bool = False,
+def _load(snapshot: list[str], config: str | None, version: KubeVersion, no_extenders: bool = False,
           pending_matters: bool = True):
     from kschedctl.cluster.loader import load_snapshot
 
@@ -150,7 +151,7 @@ def _load(snapshot: list[str], config: Optional[str], version: KubeVersion, no_e
     return cluster, cfg, registry
 
 
-def _load_config(config: Optional[str], version: KubeVersion, no_extenders: bool = False):
+def _load_config(config: str | None, version: KubeVersion, no_extenders: bool = False):
     _warn_registry_errors()
     registry = default_registry().registry
     cfg = _checked_config(config, version, registry)
@@ -161,7 +162,7 @@ def _load_config(config: Optional[str], version: KubeVersion, no_extenders: bool
     return cfg, registry
 
 
-def _checked_config(config: Optional[str], version: KubeVersion, registry: Registry) -> KubeSchedulerConfiguration:
+def _checked_config(config: str | None, version: KubeVersion, registry: Registry) -> KubeSchedulerConfiguration:
     """The configuration, after exactly the checks `validate` runs on it (kschedctl.config.checker:
     YAML, schema, semantics): its first error is this command's error, its warnings are printed."""
     from kschedctl.config.checker import validate_files
@@ -204,16 +205,16 @@ def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool =
 @live_options
 def schedule(
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help=SNAPSHOT_HELP),
-    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
+    config: str | None = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
     output: RunOutput = typer.Option(RunOutput.table, "-o", "--output", help=OUTPUT_HELP),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
-    write_snapshot: Optional[str] = typer.Option(None, "--write-snapshot", metavar="FILE", help="Write the state after the run as a snapshot: placed pods bound, victims removed, claims bound."),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    write_snapshot: str | None = typer.Option(None, "--write-snapshot", metavar="FILE", help="Write the state after the run as a snapshot: placed pods bound, victims removed, claims bound."),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
-    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="Show only this namespace's pods (every pending pod is still scheduled)."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="Show only this namespace's pods (every pending pod is still scheduled)."),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
+    report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
@@ -256,12 +257,12 @@ def schedule(
 def explain(
     pod: str = typer.Argument(..., metavar="POD", help="The pod: NAME (with -n, else in namespace default), NAMESPACE/NAME, or podgroup/NAMESPACE/NAME."),
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help=SNAPSHOT_HELP),
-    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace, as with kubectl."),
-    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace, as with kubectl."),
+    config: str | None = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
@@ -296,13 +297,13 @@ def explain(
 @app.command()
 def simulate(
     scenario: str = typer.Argument(..., metavar="SCENARIO", help="A Scenario file (a snapshot plus a timeline of cluster events), or - for standard input."),
-    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
+    config: str | None = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
+    report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
@@ -335,7 +336,7 @@ def validate(
     configs: list[str] = typer.Argument(..., metavar="CONFIG...", help="KubeSchedulerConfiguration files, or - for standard input."),
     output: TextOutput = typer.Option(TextOutput.text, "-o", "--output", help="Output format: text (file:line: findings) or json."),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
@@ -403,5 +404,5 @@ def main() -> None:
 
 
 # The what-if commands (diff, capacity) live in their own module and register on this app.
-from kschedctl.cli import whatif_commands as _whatif_commands  # noqa: E402,F401
 from kschedctl.cli import sweep_command as _sweep_command  # noqa: E402,F401
+from kschedctl.cli import whatif_commands as _whatif_commands  # noqa: E402,F401

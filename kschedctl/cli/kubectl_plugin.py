@@ -19,8 +19,9 @@ what is shown, as with ``kubectl get``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 import typer
 
@@ -35,10 +36,10 @@ _BOOL_FLAGS = {"-A": "all_namespaces", "--all-namespaces": "all_namespaces", "--
 
 @dataclass
 class KubectlFlags:
-    namespace: Optional[str] = None
+    namespace: str | None = None
     all_namespaces: bool = False
-    context: Optional[str] = None
-    kubeconfig: Optional[str] = None
+    context: str | None = None
+    kubeconfig: str | None = None
     pending: bool = False
 
 
@@ -141,7 +142,7 @@ def _qualified(pod: str, namespace: str) -> str:
     return pod if "/" in pod else f"{namespace}/{pod}"
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         translated = translate(args)

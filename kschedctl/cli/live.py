@@ -16,9 +16,10 @@ import re
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, TextIO
+from typing import Any, TextIO
 
 import typer
 
@@ -55,7 +56,7 @@ def _fail(exc: BaseException, debug: bool) -> None:
 
 
 @contextmanager
-def capture_progress(stream: Optional[TextIO] = None) -> Iterator[Optional[Progress]]:
+def capture_progress(stream: TextIO | None = None) -> Iterator[Progress | None]:
     """A transient 'capturing Pods: 12000 objects' line on stderr; nothing when not a terminal."""
     stream = stream if stream is not None else sys.stderr
     if not getattr(stream, "isatty", lambda: False)():
@@ -91,10 +92,10 @@ def _safe_name(text: str) -> str:
 
 def capture_command(
     output: str = typer.Option("-", "-o", "--output", metavar="FILE", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."),
-    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", metavar="FILE", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."),
-    context: Optional[str] = typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context; default: its current-context."),
-    scheduler_config: Optional[str] = typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
-    config_output: Optional[str] = typer.Option(None, "--config-output", metavar="FILE", help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot)."),
+    kubeconfig: str | None = typer.Option(None, "--kubeconfig", metavar="FILE", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."),
+    context: str | None = typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context; default: its current-context."),
+    scheduler_config: str | None = typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
+    config_output: str | None = typer.Option(None, "--config-output", metavar="FILE", help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot)."),
     chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, metavar="N", help="Objects per list request (0: all at once), as kubectl's --chunk-size."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
@@ -126,7 +127,7 @@ def capture_command(
         _fail(exc, debug)
 
 
-def _config_path_beside(output: str) -> Optional[str]:
+def _config_path_beside(output: str) -> str | None:
     if output == "-":
         return None
     stem, _ = os.path.splitext(output)
@@ -139,17 +140,17 @@ def _config_path_beside(output: str) -> Optional[str]:
 @dataclass
 class LiveRequest:
     live: bool
-    context: Optional[str]
-    kubeconfig: Optional[str]
-    scheduler_config: Optional[str]
+    context: str | None
+    kubeconfig: str | None
+    scheduler_config: str | None
 
     @property
     def needs_cluster(self) -> bool:
         return self.live or bool(self.scheduler_config)
 
 
-def _prepare(request: LiveRequest, snapshot: list[str], config: Optional[str],
-             stack: ExitStack) -> tuple[list[str], Optional[str]]:
+def _prepare(request: LiveRequest, snapshot: list[str], config: str | None,
+             stack: ExitStack) -> tuple[list[str], str | None]:
     """The snapshot paths and config path the command will run on (temporary files when live)."""
     if request.live and snapshot:
         raise InputError("give snapshot files or --live/--context/--kubeconfig, not both")
@@ -181,10 +182,10 @@ def _live_parameters() -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
     return [
         inspect.Parameter("live", kw, annotation=bool, default=typer.Option(False, "--live", help=LIVE_HELP)),
-        inspect.Parameter("context", kw, annotation=Optional[str], default=typer.Option(None, "--context", metavar="CONTEXT", help=CONTEXT_HELP)),
-        inspect.Parameter("kubeconfig", kw, annotation=Optional[str],
+        inspect.Parameter("context", kw, annotation=str | None, default=typer.Option(None, "--context", metavar="CONTEXT", help=CONTEXT_HELP)),
+        inspect.Parameter("kubeconfig", kw, annotation=str | None,
                           default=typer.Option(None, "--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)),
-        inspect.Parameter("scheduler_config", kw, annotation=Optional[str],
+        inspect.Parameter("scheduler_config", kw, annotation=str | None,
                           default=typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP)),
     ]
 
@@ -214,8 +215,8 @@ def live_options(command: Callable[..., Any] | None = None, *, config_param: str
     takes_config = config_param in signature.parameters
 
     @functools.wraps(command)
-    def wrapper(*args: Any, live: bool = False, context: Optional[str] = None, kubeconfig: Optional[str] = None,
-                scheduler_config: Optional[str] = None, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, live: bool = False, context: str | None = None, kubeconfig: str | None = None,
+                scheduler_config: str | None = None, **kwargs: Any) -> Any:
         request = LiveRequest(live or bool(context) or bool(kubeconfig), context, kubeconfig, scheduler_config)
         with ExitStack() as stack:
             try:

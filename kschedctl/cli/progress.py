@@ -7,8 +7,9 @@ The scheduler never renders: ``Scheduler.run(progress=...)`` calls a callback
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, Optional, TextIO
+from typing import TextIO
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -17,8 +18,8 @@ MIN_PODS_FOR_BAR = 200
 
 
 @contextmanager
-def progress_bar(total: int, stream: Optional[TextIO] = None,
-                 force: bool = False) -> Iterator[Optional[ProgressCallback]]:
+def progress_bar(total: int, stream: TextIO | None = None,
+                 force: bool = False) -> Iterator[ProgressCallback | None]:
     """Yields a callback drawing a rich bar on ``stream`` (stderr), or None when the stream is
     not a terminal, the run is small or rich is missing."""
     stream = stream if stream is not None else sys.stderr

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import html
 import json
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.errors import InputError
 

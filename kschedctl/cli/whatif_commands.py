@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import sys
-from typing import Optional
 
 import typer
 
@@ -36,23 +35,24 @@ DEFAULT_DIFF_SEED = 0
 @live_options(config_param="config_a")
 def diff(
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help="Snapshot files, directories or - for stdin."),
-    config_a: Optional[str] = typer.Option(None, "--config-a", metavar="FILE", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
-    config_b: Optional[str] = typer.Option(None, "--config-b", metavar="FILE", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."),
+    config_a: str | None = typer.Option(None, "--config-a", metavar="FILE", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
+    config_b: str | None = typer.Option(None, "--config-b", metavar="FILE", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."),
     kube_version_a: str = typer.Option(DEFAULT_VERSION, "--kube-version-a", metavar="X.Y", help="Side A's emulated release."),
     kube_version_b: str = typer.Option(DEFAULT_VERSION, "--kube-version-b", metavar="X.Y", help="Side B's emulated release."),
-    feature_gates_a: Optional[str] = typer.Option(None, "--feature-gates-a", metavar="GATES", help="Side A's feature gates."),
-    feature_gates_b: Optional[str] = typer.Option(None, "--feature-gates-b", metavar="GATES", help="Side B's feature gates."),
+    feature_gates_a: str | None = typer.Option(None, "--feature-gates-a", metavar="GATES", help="Side A's feature gates."),
+    feature_gates_b: str | None = typer.Option(None, "--feature-gates-b", metavar="GATES", help="Side B's feature gates."),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
     seed: int = typer.Option(DEFAULT_DIFF_SEED, "--seed", metavar="N", help="The tie-breaking seed both sides use."),
     fail_on_change: bool = typer.Option(False, "--fail-on-change", help="Exit 4 if any pod's outcome differs."),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
+    report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Schedule the snapshot under two configurations (or releases, or feature gates) and compare."""
     from kschedctl.cli.render_whatif import render_diff
     from kschedctl.cluster.loader import load_snapshot
-    from kschedctl.whatif.diff import Side, diff as run_diff
+    from kschedctl.whatif.diff import Side
+    from kschedctl.whatif.diff import diff as run_diff
 
     def run():
         check_stdin_once(snapshot=snapshot, config_a=config_a, config_b=config_b)
@@ -83,18 +83,18 @@ def diff(
 @live_options
 def capacity(
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help="Snapshot files, directories or - for stdin."),
-    pod: Optional[str] = typer.Option(None, "--pod", metavar="FILE|NS/NAME", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
-    max_copies: Optional[int] = typer.Option(None, "--max", min=1, metavar="N", help="Stop after this many copies."),
+    pod: str | None = typer.Option(None, "--pod", metavar="FILE|NS/NAME", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
+    max_copies: int | None = typer.Option(None, "--max", min=1, metavar="N", help="Stop after this many copies."),
     add_nodes: list[str] = typer.Option([], "--add-nodes", metavar="NODE.yaml[:COUNT]", help="NODE.yaml[:COUNT]: hypothetical nodes added first (repeatable)."),
-    nodes_for: Optional[str] = typer.Option(None, "--nodes-for", metavar="NODE.yaml", help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need."),
-    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="A KubeSchedulerConfiguration (v1) file."),
+    nodes_for: str | None = typer.Option(None, "--nodes-for", metavar="NODE.yaml", help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need."),
+    config: str | None = typer.Option(None, "--config", metavar="FILE", help="A KubeSchedulerConfiguration (v1) file."),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for tie-breaking: same input and seed, same output."),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help="Seed for tie-breaking: same input and seed, same output."),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help="Emulated kube-scheduler release."),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", metavar="GATES", help="Feature gates to set."),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help="Feature gates to set."),
     plain: bool = typer.Option(False, "--no-fast-path", help="Schedule every copy through the whole cycle (slower, same answer)."),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
-    report: Optional[str] = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
+    report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """How many copies of a pod fit, where, and what stops the next one; or, with --nodes-for,

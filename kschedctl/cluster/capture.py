@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 import yaml
 
@@ -195,7 +196,7 @@ def capture_cluster(reader: ApiReader, *, context: str, server: str, chunk_size:
                     progress: Progress | None = None, now: datetime | None = None,
                     specs: Iterable[KindSpec] = CAPTURED_KINDS) -> Capture:
     """Discover, then list every kind; 403 and 404 on a kind are warnings, anything else fails."""
-    taken = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    taken = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = Capture(context=context, server=server, taken_at=taken)
     versions, out.warnings = discover(reader, specs)
     for spec, version in versions.items():

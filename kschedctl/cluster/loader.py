@@ -11,9 +11,10 @@ Lines are looked up only when an error is reported, from the object's own lines
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from kschedctl.api.admission import NAMESPACED, admit
 from kschedctl.api.decoding import DecodeError, load_json, yaml_documents

@@ -10,9 +10,9 @@ one bad field of a 20,000-node file costs milliseconds, not minutes.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from kschedctl.api.decoding import DecodeError, Span, yaml_documents
 from kschedctl.api.locate import locate_in_json, locate_in_yaml, split_field_path

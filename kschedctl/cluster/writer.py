@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 

@@ -28,7 +28,8 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 
 _TOP_FIELDS = {
-    "apiVersion", "kind", "parallelism", "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling", "percentageOfNodesToScore",
+    "apiVersion", "kind", "parallelism", "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling",
+    "percentageOfNodesToScore",
     "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles", "extenders", "delayCacheUntilActive",
 }
 _PROFILE_FIELDS = {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}

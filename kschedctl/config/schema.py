@@ -13,7 +13,7 @@ repository's ``schemas/`` is a symbolic link to it.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -49,7 +49,7 @@ def schema_files() -> list[str]:
                   if f.name.endswith(".json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict:
     text = resources.files("kschedctl").joinpath("schemas", name).read_text(encoding="utf-8")
     return json.loads(text)
@@ -63,7 +63,7 @@ def _ref_registry() -> RefRegistry:
     return RefRegistry().with_resources(pairs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str = CONFIG_SCHEMA) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name), registry=_ref_registry())
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
 from kschedctl.config.types import (

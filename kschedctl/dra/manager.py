@@ -17,9 +17,10 @@ AssumedClaimRestore have nothing to do.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim

@@ -32,8 +32,9 @@ import dataclasses
 import difflib
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Annotated, Any, ClassVar, Mapping, TypeVar, Union
+from typing import Annotated, Any, ClassVar, TypeVar, Union
 
 from kschedctl.framework.gosemantics import (
     INT32_MAX,

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1

@@ -15,17 +15,18 @@ kschedctl's informers are the snapshot: ``objects`` holds the cluster objects
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kschedctl.framework.interface import NodePluginScores, Status
 
 if TYPE_CHECKING:
-    from kschedctl.framework.extender import Extender
     from kschedctl.api.types import Pod
     from kschedctl.backend.podgroup import PodGroupManager
     from kschedctl.cluster.objects import ClusterObjects
     from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.extender import Extender
     from kschedctl.framework.features import Features
     from kschedctl.framework.runtime.framework import Framework
     from kschedctl.framework.runtime.services import Services

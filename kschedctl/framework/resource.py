@@ -10,8 +10,9 @@ units (Quantity.Value, rounded up).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kschedctl.api.types import Container, Pod
 

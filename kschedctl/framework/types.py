@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import Iterable, Mapping
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import Node, Pod, PodAffinityTerm

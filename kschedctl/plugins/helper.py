@@ -7,7 +7,7 @@ same way; the integer arithmetic must match Go's (division truncates toward zero
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

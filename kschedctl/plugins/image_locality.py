@@ -10,7 +10,7 @@ No NormalizeScore: the score is already in [0, 100].
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

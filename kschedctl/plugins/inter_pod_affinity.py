@@ -12,8 +12,9 @@ terms with the incoming pod's: the same outcome without rewriting the terms.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.args import Int32, PluginArgs

@@ -16,7 +16,8 @@ have created it, and sums do not depend on the order of nodes.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,8 +11,9 @@ still count. Preferred terms that do not parse make PreScore fail, as NewPreferr
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import (

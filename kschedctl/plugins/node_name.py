@@ -7,7 +7,7 @@ has no NodeName at PreFilter (reference section 12), so neither do we.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState

@@ -7,7 +7,8 @@ conflict rules of framework.HostPortInfo (0.0.0.0 overlaps every IP).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound

@@ -14,8 +14,9 @@ in balance the pod causes, mapped to [50, 100] with 75 meaning "no change".
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 

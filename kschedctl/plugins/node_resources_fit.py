@@ -13,8 +13,9 @@ resource from the node's devices (when a scoring strategy lists it) is not model
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 

@@ -5,7 +5,7 @@ Upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.g
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kschedctl.api.types import (
     TAINT_EFFECT_NO_SCHEDULE,

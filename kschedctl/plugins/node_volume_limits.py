@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.types import GenericObject, Pod, Volume

@@ -12,8 +12,8 @@ request, reaches the scorer as all zeros and is skipped by every strategy.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.args import ArgsStruct, Int32, Int64

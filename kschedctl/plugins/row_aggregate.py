@@ -14,7 +14,8 @@ never edited in place, so a generation names one content of a node.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,7 +11,8 @@ only when the TaintTolerationComparisonOperators gate is on.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.types import (
     TAINT_EFFECT_NO_EXECUTE,

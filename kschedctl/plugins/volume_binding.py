@@ -20,8 +20,9 @@ k8s.io/component-helpers/storage/volume (FindMatchingVolume, CheckNodeAffinity).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.quantity import QuantityError, int_value

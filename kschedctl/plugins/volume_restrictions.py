@@ -12,7 +12,7 @@ Upstream: pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kschedctl.api.types import Pod, Volume
 from kschedctl.framework.cycle_state import CycleState, StateNotFound

@@ -11,7 +11,8 @@ apiserver's NotFound error texts. Objects are read from their raw Kubernetes dic
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kschedctl.api.labels import LabelSelector, node_selector_from_dict
 from kschedctl.api.quantity import QuantityError, int_value

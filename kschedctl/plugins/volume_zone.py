@@ -11,8 +11,8 @@ value (a beta PV key may be matched by the node's GA key).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound

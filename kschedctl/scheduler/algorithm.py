@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import operator
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.framework.cycle_state import CycleState

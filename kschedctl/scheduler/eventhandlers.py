@@ -10,7 +10,8 @@ unschedulable pods the change may help go back to activeQ/backoffQ. The scenario
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim

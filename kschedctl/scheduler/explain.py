@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import difflib
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Pod

@@ -13,15 +13,16 @@ Each member is assumed (and reserved) in the cache so the next member sees it; e
 simulated assumption is reverted before the accepted members go through the real assume,
 Reserve, Permit and binding cycle. Both are the Scheduler's one reserve-and-permit path
 (schedule_one.py reserve_and_permit; the trial is ``simulated``), and each member's nodes are
-found and scored by the one algorithm (algorithm.py schedule_pod), without PostFilter. With TopologyAwareWorkloadScheduling the group is tried in
-each placement (node subset) the PlacementGenerate plugins propose and the PlacementScore
-plugins pick the best feasible one.
+found and scored by the one algorithm (algorithm.py schedule_pod), without PostFilter. With
+TopologyAwareWorkloadScheduling the group is tried in each placement (node subset) the
+PlacementGenerate plugins propose and the PlacementScore plugins pick the best feasible one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.backend import podgroup as pg
 from kschedctl.framework.cycle_state import CycleState

@@ -20,7 +20,8 @@ import heapq
 import itertools
 import random
 import time as _time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod

@@ -25,8 +25,9 @@ predicate checker:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Node, Pod

@@ -2,9 +2,10 @@
 A against B, same seed — and what changed for each pod, each node and the packing.
 
 Both sides are ordinary runs of the Scheduler. Side B carries an attempt recorder (an
-AttemptRecorder attached to its SchedulingAlgorithm, ``sched.algorithm.recorders``) that keeps, for every pod A placed, what B's own scoring said
-about A's node in B's attempt: its total and the best total (the score table the attempt
-built), or the filter status that rejected it. That is how a move is classed without scoring
+AttemptRecorder attached to its SchedulingAlgorithm, ``sched.algorithm.recorders``) that
+keeps, for every pod A placed, what B's own scoring said about A's node in B's attempt: its
+total and the best total (the score table the attempt built), or the filter status that
+rejected it. That is how a move is classed without scoring
 anything twice:
 
 - *tieBreakOnly*: A's node had B's best total too — B's random tie-break among equal nodes
@@ -17,9 +18,9 @@ anything twice:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any
 
 from kschedctl.cluster.loader import ClusterSnapshot
 from kschedctl.config.types import KubeSchedulerConfiguration

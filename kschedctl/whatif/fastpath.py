@@ -28,7 +28,8 @@ the count, the stop message) on small clusters, with seeds, profiles and node sa
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -23,8 +23,9 @@ Definitions (README, "Packing measures"):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY, compute_pod_resource_request

@@ -3,14 +3,52 @@
 
 from __future__ import annotations
 
-from .builders import (
-    CLAIM0, CLASS_A, CLASS_B, COUNTER_SET1, COUNTER_SET2, DEVICE1, DEVICE2, DEVICE3, DRIVER_A, DRIVER_B, FROM_COUNTERS,
-    NODE1, POOL1, POOL2, REGION1, REQ0, REQ0_SUBREQ1, REQ1, REQ1_SUBREQ1, SLICE1, SLICE2, SLICE3, SLICE4, SUBREQ0,
-    SUBREQ1, Case, allocation_result, claim, claim_with_requests, class_, counter_set, device, device_allocation_result,
-    device_counter_consumption, local_node_selector, node, request, request_with_prioritized_list, resource_pool,
-    slice_with_counter_sets, slice_with_devices, slice_with_one_device, sub_request,
-)
 from .allocator_cases_4 import mem
+from .builders import (
+    CLAIM0,
+    CLASS_A,
+    CLASS_B,
+    COUNTER_SET1,
+    COUNTER_SET2,
+    DEVICE1,
+    DEVICE2,
+    DEVICE3,
+    DRIVER_A,
+    DRIVER_B,
+    FROM_COUNTERS,
+    NODE1,
+    POOL1,
+    POOL2,
+    REGION1,
+    REQ0,
+    REQ0_SUBREQ1,
+    REQ1,
+    REQ1_SUBREQ1,
+    SLICE1,
+    SLICE2,
+    SLICE3,
+    SLICE4,
+    SUBREQ0,
+    SUBREQ1,
+    Case,
+    allocation_result,
+    claim,
+    claim_with_requests,
+    class_,
+    counter_set,
+    device,
+    device_allocation_result,
+    device_counter_consumption,
+    local_node_selector,
+    node,
+    request,
+    request_with_prioritized_list,
+    resource_pool,
+    slice_with_counter_sets,
+    slice_with_devices,
+    slice_with_one_device,
+    sub_request,
+)
 
 PART = frozenset({"PartitionableDevices"})
 PART_PRIO = frozenset({"PartitionableDevices", "PrioritizedList"})

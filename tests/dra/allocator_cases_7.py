@@ -4,10 +4,31 @@
 from __future__ import annotations
 
 from .builders import (
-    CAPACITY0, CLAIM0, CLAIM1, CLASS_A, DEVICE1, DEVICE2, DRIVER_A, NODE1, POOL1, REGION1, REQ0, SLICE1, Case,
-    allocation_result, claim, class_, device, device_allocation_result,
-    device_allocation_result_with_binding_conditions, local_node_selector, node, request, slice_with_devices,
-    with_capacity_request, with_consumed_capacity,
+    CAPACITY0,
+    CLAIM0,
+    CLAIM1,
+    CLASS_A,
+    DEVICE1,
+    DEVICE2,
+    DRIVER_A,
+    NODE1,
+    POOL1,
+    REGION1,
+    REQ0,
+    SLICE1,
+    Case,
+    allocation_result,
+    claim,
+    class_,
+    device,
+    device_allocation_result,
+    device_allocation_result_with_binding_conditions,
+    local_node_selector,
+    node,
+    request,
+    slice_with_devices,
+    with_capacity_request,
+    with_consumed_capacity,
 )
 
 BINDING = frozenset({"DeviceBindingAndStatus"})

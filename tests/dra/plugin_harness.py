@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim

@@ -8,7 +8,11 @@ import pytest
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resource import ResourceSlice
 from kschedctl.api.resourceclaim import (
-    ResourceClaim, ResourceClaimTemplate, claim_from_template, generated_claim_name, pod_claim_refs,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    claim_from_template,
+    generated_claim_name,
+    pod_claim_refs,
 )
 from kschedctl.api.types import Pod
 

@@ -9,7 +9,8 @@ server would reject, accepted" and the in-tree plugin crashes on accepted input)
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import yaml

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
-
 from fake_apiserver import FakeApiServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import SCHEDULER_CONFIG, SECRET_VALUE
 from fake_apiserver import FakeApiServer
+
 from kschedctl.cluster.capture import CAPTURED_KINDS, POD_FIELD_SELECTOR
 from kschedctl.cluster.loader import load_snapshot
 
@@ -310,6 +310,7 @@ def test_forbidden_discovery_falls_back_to_listing_every_kind():
 
 def test_a_server_repeating_its_continue_token_is_an_error_not_a_hang():
     from conftest import demo_objects
+
     from kschedctl.cluster.kubeclient import LiveClusterError
 
     def stuck(path, query, real):
@@ -325,6 +326,7 @@ def test_a_server_repeating_its_continue_token_is_an_error_not_a_hang():
 def test_an_expired_continue_token_fails_the_capture():
     """410 Gone (the list changed too much between pages) is not a kind the user may skip."""
     from conftest import demo_objects
+
     from kschedctl.cluster.kubeclient import ApiStatusError
 
     def expired(path, query, real):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from fake_apiserver import FakeApiServer
+
 from kschedctl.cluster import kubeclient
 from kschedctl.cluster.kubeclient import LiveClusterError, connect, resolve_kubeconfig
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fake_apiserver import FakeApiServer
+
 from kschedctl.cli.kubectl_plugin import KubectlFlags, main, translate
 
 

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import SCHEDULER_CONFIG
 
 PODS = ["shop/api-5c8b-xk2p9", "shop/db-0", "batch/analytics-big", "ml/trainer-0"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kschedctl.api.types import Namespace, Node, Pod
 from kschedctl.cluster.objects import ClusterObjects

@@ -15,7 +15,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-
 # True when kschedctl breaks equal best totals by the lowest node name, as the oracle does
 # (ksched.TIE_RULE "lowest"); otherwise a pick among kube's tied nodes ends the comparison.
 LOWEST_NAME_TIES = True

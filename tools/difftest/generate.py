@@ -8,8 +8,9 @@ scores are rare; both sides then apply the same tie rule (lowest node name) anyw
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import objects as o
 from .objects import BETA_REGION, BETA_ZONE, HOSTNAME, REGION, ZONE

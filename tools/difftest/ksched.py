@@ -34,13 +34,14 @@ def _lowest_name_tie_rule() -> None:
         if cls is None:
             continue
 
-        def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
+        original = cls.select_host_from_totals
+
+        def select_host_from_totals(self, names: list[str], totals: list[int], _original: Any = original) -> str:
             if not names:
-                return original(self, names, totals)
+                return _original(self, names, totals)
             best = max(totals)
             return min(n for n, t in zip(names, totals) if t == best)
 
-        original = cls.select_host_from_totals
         cls.select_host_from_totals = select_host_from_totals
         _patched = True
         return

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-BASE = _dt.datetime(2024, 1, 1, tzinfo=_dt.timezone.utc)
+BASE = _dt.datetime(2024, 1, 1, tzinfo=_dt.UTC)
 ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"

@@ -9,7 +9,7 @@ Kinds kschedctl does not read are not checked (they are passed through).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from kschedctl.api.admission.core import admit_namespace, admit_node
 from kschedctl.api.admission.fields import Invalid

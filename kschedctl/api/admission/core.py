@@ -223,7 +223,7 @@ def check_tolerations(spec: dict) -> None:
     """ValidateTolerations (the comparison operators Lt/Gt are behind a feature gate that is
     off by default, so they are refused as the default API server refuses them)."""
     tolerations = lst(spec, "tolerations", "spec.tolerations", "[]v1.Toleration")
-    for i, path, tol in items(tolerations, "spec.tolerations"):
+    for _i, path, tol in items(tolerations, "spec.tolerations"):
         key = string(tol, "key", f"{path}.key")
         operator = string(tol, "operator", f"{path}.operator")
         value = string(tol, "value", f"{path}.value")

@@ -11,7 +11,8 @@ pkg/apis/core/validation/validation.go, with kube's field paths.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from kschedctl.api import field
 from kschedctl.api.field import FieldError
@@ -131,7 +132,7 @@ def string_map(parent: dict, key: str, path: str) -> dict[str, str]:
     value = obj(parent, key, path, "map[string]string")
     if not value:
         return {}
-    for k, v in value.items():
+    for _k, v in value.items():
         if type(v) is not str:
             if v is None:
                 continue  # a null value decodes as ""
@@ -242,7 +243,7 @@ def _meta_owner_references(md: dict, namespaced: bool) -> None:
     refs = lst(md, "ownerReferences", "metadata.ownerReferences", "[]v1.OwnerReference")
     base = "metadata.ownerReferences"
     controller = ""
-    for i, path, ref in items(refs, base):
+    for _i, path, ref in items(refs, base):
         api_version, kind, name, uid = (string(ref, key, f"{path}.{key}") for key in ("apiVersion", "kind", "name", "uid"))
         if not api_version.rpartition("/")[2]:
             raise fail(field.invalid(f"{base}.apiVersion", api_version, "version must not be empty"))

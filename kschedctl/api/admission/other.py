@@ -160,7 +160,7 @@ def admit_csi_node(raw: dict) -> None:
         seen.add(name)
         if not string(driver, "nodeID", f"{path}.nodeID"):
             raise fail(field.required(f"{path}.nodeID"))
-        for i, key in enumerate(strings(lst(driver, "topologyKeys", f"{path}.topologyKeys", "[]string"),
+        for _i, key in enumerate(strings(lst(driver, "topologyKeys", f"{path}.topologyKeys", "[]string"),
                                         f"{path}.topologyKeys")):
             check_label_key(key, f"{path}.topologyKeys")
         allocatable = obj(driver, "allocatable", f"{path}.allocatable", "v1.VolumeNodeResources")

@@ -227,7 +227,7 @@ def _check_ports(ctr: dict, path: str, host_network: bool, host_ports: set[str])
 def _check_claim_refs(resources: dict, path: str, claim_names: set[str]) -> None:
     """validateResourceClaimNames: resources.claims name entries of spec.resourceClaims."""
     claims = lst(resources, "claims", f"{path}.claims", "[]v1.ResourceClaim")
-    for i, cpath, claim in items(claims, f"{path}.claims"):
+    for _i, cpath, claim in items(claims, f"{path}.claims"):
         name = string(claim, "name", f"{cpath}.name")
         if not name:
             raise fail(field.required(f"{cpath}.name"))
@@ -315,7 +315,7 @@ def _check_volumes(spec: dict, pod_name: str) -> None:
 def _check_scheduling_gates(spec: dict) -> None:
     gates = lst(spec, "schedulingGates", "spec.schedulingGates", "[]v1.PodSchedulingGate")
     seen: set[str] = set()
-    for i, path, gate in items(gates, "spec.schedulingGates"):
+    for _i, path, gate in items(gates, "spec.schedulingGates"):
         name = string(gate, "name", f"{path}.name")
         errs = label_key_errors(name)
         if errs:

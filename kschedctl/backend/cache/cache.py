@@ -9,7 +9,7 @@ list is in node-tree order (zones interleaved), which is the filter search order
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.types import ImageStateSummary, NodeInfo, PodInfo

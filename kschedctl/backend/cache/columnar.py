@@ -15,8 +15,9 @@ on every call. Either way a NodeInfo that is not the row's (a clone) has its row
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter, is_
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

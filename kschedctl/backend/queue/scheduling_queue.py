@@ -9,9 +9,10 @@ are driven by the scheduler, which asks here when they would next move a pod.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.backend.queue.heap import Heap

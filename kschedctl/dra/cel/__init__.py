@@ -15,8 +15,9 @@ used): parser.py, checker.py, interp.py, functions.py, k8slib.py, values.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kschedctl.api.resource import (
     CEL_SELECTOR_EXPRESSION_MAX_COST,

@@ -238,13 +238,15 @@ class Checker:
             for a in node.args:
                 t = self.check(a)
                 if t not in (BOOL, DYN):
-                    raise CelCheckError(node.pos, f"found no matching overload for '{name}' applied to '({', '.join(type_str(self.check(x)) for x in node.args)})'")
+                    applied = ", ".join(type_str(self.check(x)) for x in node.args)
+                    raise CelCheckError(node.pos, f"found no matching overload for '{name}' applied to '({applied})'")
             return BOOL
         if name == "_?_:_":
             cond, a, b = (self.check(x) for x in node.args)
             joined = _join(a, b)
             if cond not in (BOOL, DYN) or joined is None:
-                raise CelCheckError(node.pos, f"found no matching overload for '_?_:_' applied to '({type_str(cond)}, {type_str(a)}, {type_str(b)})'")
+                raise CelCheckError(node.pos, "found no matching overload for '_?_:_' applied to "
+                                              f"'({type_str(cond)}, {type_str(a)}, {type_str(b)})'")
             return joined
         if name in NOT_MODELLED:
             raise CelCheckError(node.pos, f"function '{name}' is not modelled by kschedctl")
@@ -295,7 +297,8 @@ class Checker:
         elif rng[0] == "map":
             v1, v2 = rng[1], rng[2]
         else:
-            raise CelCheckError(node.iter_range.pos, f"expression of type '{type_str(rng)}' cannot be the range of a comprehension (must be list, map, or dynamic)")
+            raise CelCheckError(node.iter_range.pos, f"expression of type '{type_str(rng)}' cannot be the range of a "
+                                                     "comprehension (must be list, map, or dynamic)")
         scope = {node.var: v1}
         if node.var2:
             scope[node.var2] = v2

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from kschedctl.dra.cel import k8slib
 from kschedctl.dra.cel.values import (
@@ -58,7 +59,9 @@ def _ceil(x: float) -> int:
     return int(math.ceil(x))
 
 
-def _is(v: Any, kind: str) -> bool:
+def is_of_kind(v: Any, kind: str) -> bool:
+    """Is the value of the CEL type an overload's parameter names ("dyn" and the type
+    parameters A and B take anything)?"""
     if kind in ("dyn", "A", "B"):
         return True
     if kind == "int":
@@ -92,7 +95,7 @@ def _is(v: Any, kind: str) -> bool:
 
 def dispatch(name: str, overloads: list[Overload], args: list[Any]) -> Any:
     for ov in overloads:
-        if len(ov.params) == len(args) and all(_is(a, p) for a, p in zip(args, ov.params)):
+        if len(ov.params) == len(args) and all(is_of_kind(a, p) for a, p in zip(args, ov.params)):
             return ov.impl(*args)
     raise CelError("no such overload")
 
@@ -453,7 +456,7 @@ def _list_last_index_of(items: list, v: Any) -> int:
 
 def _slice(items: list, start: int, end: int) -> list:
     if start < 0 or end < 0:
-        raise CelError("cannot slice(%d, %d), negative indexes not supported" % (start, end))
+        raise CelError(f"cannot slice({start}, {end}), negative indexes not supported")
     if start > end:
         raise CelError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
     if len(items) < end:
@@ -681,17 +684,17 @@ FUNCTIONS: dict[str, list[Overload]] = {
     # Kubernetes lists library
     "isSorted": [O(("list(A)",), "bool", _is_sorted, True)],
     "sum": [O(("list(A)",), "A", _sum, True)],
-    "min": [O(("list(A)",), "A", lambda l: _minmax(l, -1, "min"), True)],
-    "max": [O(("list(A)",), "A", lambda l: _minmax(l, 1, "max"), True)],
+    "min": [O(("list(A)",), "A", lambda xs: _minmax(xs, -1, "min"), True)],
+    "max": [O(("list(A)",), "A", lambda xs: _minmax(xs, 1, "max"), True)],
     # ext.Lists v3
     "slice": [O(("list(A)", "int", "int"), "list(A)", _slice, True)],
     "flatten": [O(("list(dyn)",), "list(dyn)", _flatten, True), O(("list(dyn)", "int"), "list(dyn)", _flatten, True)],
     "sort": [O(("list(A)",), "list(A)", _sort, True)],
-    "reverse": [O(("list(A)",), "list(A)", lambda l: list(reversed(l)), True)],
+    "reverse": [O(("list(A)",), "list(A)", lambda xs: list(reversed(xs)), True)],
     "distinct": [O(("list(A)",), "list(A)", _distinct, True)],
     "lists.range": [O(("int",), "list(int)", _range)],
-    "first": [O(("list(A)",), "opt(A)", lambda l: Optional(l[0], True) if l else OPTIONAL_NONE, True)],
-    "last": [O(("list(A)",), "opt(A)", lambda l: Optional(l[-1], True) if l else OPTIONAL_NONE, True)],
+    "first": [O(("list(A)",), "opt(A)", lambda xs: Optional(xs[0], True) if xs else OPTIONAL_NONE, True)],
+    "last": [O(("list(A)",), "opt(A)", lambda xs: Optional(xs[-1], True) if xs else OPTIONAL_NONE, True)],
     # ext.Sets
     "sets.contains": [O(("list(A)", "list(A)"), "bool", _sets_contains)],
     "sets.equivalent": [O(("list(A)", "list(A)"), "bool", _sets_equivalent)],
@@ -760,7 +763,9 @@ def call_cost(name: str, args: list[Any], result: Any) -> int:
     if name == "@in" and isinstance(args[1], (list, tuple)):
         return len(args[1])
     if name in ("_<_", "_>_", "_<=_", "_>=_", "_==_", "_!=_"):
-        return _ceil(min(size_of(args[0]), size_of(args[1])) * STRING_TRAVERSAL) if isinstance(args[0], (str, bytes)) or isinstance(args[1], (str, bytes)) or name in ("_==_", "_!=_") else 1
+        if isinstance(args[0], (str, bytes)) or isinstance(args[1], (str, bytes)) or name in ("_==_", "_!=_"):
+            return _ceil(min(size_of(args[0]), size_of(args[1])) * STRING_TRAVERSAL)
+        return 1
     if name == "_+_" and isinstance(args[0], (str, bytes)):
         return _ceil((size_of(args[0]) + size_of(args[1])) * STRING_TRAVERSAL)
     if name == "matches":

@@ -9,7 +9,8 @@ error behaviour, and a runtime cost tracked roughly as interpreter/runtimecost.g
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kschedctl.dra.cel.ast import (
     Call,
@@ -22,7 +23,7 @@ from kschedctl.dra.cel.ast import (
     Node,
     Select,
 )
-from kschedctl.dra.cel.functions import FUNCTIONS, call_cost, dispatch
+from kschedctl.dra.cel.functions import FUNCTIONS, call_cost, dispatch, is_of_kind
 from kschedctl.dra.cel.values import (
     OPTIONAL_NONE,
     CelError,
@@ -237,12 +238,11 @@ class Planner:
         if len(candidates) == 1:
             impl = candidates[0].impl
             params = candidates[0].params
-            from kschedctl.dra.cel.functions import _is
 
             def call_one(ctx: Ctx) -> Any:
                 vals = [a(ctx) for a in args]
                 for v, p in zip(vals, params):
-                    if not _is(v, p):
+                    if not is_of_kind(v, p):
                         raise CelError("no such overload")
                 result = impl(*vals)
                 ctx.cost += call_cost(name, vals, result)

@@ -66,6 +66,9 @@ def _tokenize(src: str) -> list[tuple[str, str, int]]:
     return tokens
 
 
+# what a primary expression may start with (ANTLR's "expecting {...}" in cel-go's messages)
+_PRIMARY_TOKENS = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+                   "BYTES, IDENTIFIER}")
 _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
             "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
 
@@ -334,8 +337,8 @@ class Parser:
         if t == "{":
             return self._map(pos)
         if kind == "eof":
-            raise _error(self.src, pos, "Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}")
-        raise _error(self.src, pos, f"Syntax error: mismatched input '{t}' expecting {{'[', '{{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}}")
+            raise _error(self.src, pos, f"Syntax error: mismatched input '<EOF>' expecting {_PRIMARY_TOKENS}")
+        raise _error(self.src, pos, f"Syntax error: mismatched input '{t}' expecting {_PRIMARY_TOKENS}")
 
     def _list(self, pos: int) -> Node:
         elements: list[Node] = []
@@ -390,7 +393,8 @@ class Parser:
                 raise ValueError
             return Literal(value=value, pos=pos)
         except ValueError:
-            what = "uint" if text[-1] in "uU" else ("double" if any(c in text for c in ".eE") and not text.lower().startswith("0x") else "int")
+            is_double = any(c in text for c in ".eE") and not text.lower().startswith("0x")
+            what = "uint" if text[-1] in "uU" else ("double" if is_double else "int")
             raise _error(self.src, pos, f"invalid {what} literal") from None
 
     # --- macros (parser/macro.go) ---

@@ -15,8 +15,9 @@ and keys counter caches by pool ID.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.resource import (
     DEVICE_TAINT_EFFECT_NO_EXECUTE,
@@ -24,7 +25,7 @@ from kschedctl.api.resource import (
     Device,
 )
 from kschedctl.dra.structured import capacity as cap
-from kschedctl.dra.structured.types import AllocationError, DeviceID, kobj
+from kschedctl.dra.structured.types import AllocationError, DeviceID, DeviceResult, kobj
 
 if TYPE_CHECKING:
     from kschedctl.dra.structured.allocator import _Candidate, _Request, _Run
@@ -108,10 +109,9 @@ def allocate_device(run: "_Run", ci: int, data: "_Request", c: "_Candidate", mus
             share_id = _share_id(run, ci, data, c)
             cap.add_capacity(run.allocating_capacity.setdefault(c.id, {}), consumed)
 
-    from kschedctl.dra.structured.allocator import _Result
     results = run.results[ci]
     previous = len(results)
-    results.append(_Result(data.name, data.parent, c.id, c.device, c.slice, admin, share_id, consumed or None))
+    results.append(DeviceResult(data.name, data.parent, c.id, c.device, c.slice, admin, share_id, consumed or None))
 
     def undo() -> None:
         for constraint in constraints:

@@ -15,9 +15,10 @@ release are kept (see Features.accounting_fixes).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from kschedctl.api.resource import (
     ALLOCATION_RESULTS_MAX_SIZE,
@@ -35,15 +36,18 @@ from kschedctl.api.resourceclaim import (
 from kschedctl.api.types import Node
 from kschedctl.dra.cel import Cache, CelDevice, CelRuntimeError
 from kschedctl.dra.structured import capacity as cap
+from kschedctl.dra.structured.allocate_device import allocate_device
 from kschedctl.dra.structured.constraints import Constraint, make_constraints
 from kschedctl.dra.structured.nodeselector import create_node_selector
 from kschedctl.dra.structured.pools import Pool, gather_pools, node_matches
+from kschedctl.dra.structured.results import build_result
 from kschedctl.dra.structured.types import (
     AllocatedState,
     AllocationCancelled,
     AllocationError,
     AllocationFailedOnNode,
     DeviceID,
+    DeviceResult,
     Features,
     kobj,
 )
@@ -80,18 +84,6 @@ class _Candidate:
     device: Device
     slice: ResourceSlice
     pool: Pool | None
-
-
-@dataclass(slots=True)
-class _Result:
-    request: str
-    parent: str | None
-    id: DeviceID
-    device: Device
-    slice: ResourceSlice
-    admin_access: bool
-    share_id: str | None = None
-    consumed: dict[str, Fraction] | None = None
 
 
 class Allocator:
@@ -154,7 +146,7 @@ class _Run:
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
         self.consumed_counters: dict[Any, dict[str, dict[str, Fraction]]] = {}
-        self.results: list[list[_Result]] = [[] for _ in claims]
+        self.results: list[list[DeviceResult]] = [[] for _ in claims]
         self.share_seq = 0
 
     # --- setup (Allocate before the search) -------------------------------------------------
@@ -165,13 +157,16 @@ class _Run:
             min_devices = 0
             for ri, req in enumerate(claim.spec.requests):
                 if req.first_available and not self.f.prioritized_list:
-                    raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled")
+                    raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has subrequests, but the "
+                                          "DRAPrioritizedList feature is disabled")
                 if not self.f.consumable_capacity:
                     if req.exactly is not None and req.exactly.capacity is not None:
-                        raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                        raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has capacity requests, but the "
+                                              "DRAConsumableCapacity feature is disabled")
                     for sub in req.first_available:
                         if sub.capacity is not None:
-                            raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                            raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, "
+                                                  "but the DRAConsumableCapacity feature is disabled")
                 if req.first_available:
                     fewest = None
                     key = (ci, ri, 0)
@@ -190,7 +185,8 @@ class _Run:
                 else:
                     raise AllocationError(f"resource claim {kobj(claim)}, request {req.name}: unknown request type")
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
-                raise AllocationError(f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+                raise AllocationError(f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds the claim "
+                                      f"limit of {ALLOCATION_RESULTS_MAX_SIZE}")
             self.constraints.append(make_constraints(claim, self.f))
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
@@ -207,7 +203,8 @@ class _Run:
         request = data.request
         for i, sel in enumerate(request.selectors):
             if sel.cel is None:
-                raise AllocationError(f"claim {kobj(claim)}, request {data.name}, selector #{i}: CEL expression empty (unsupported selector type?)")
+                raise AllocationError(f"claim {kobj(claim)}, request {data.name}, selector #{i}: CEL expression empty "
+                                      "(unsupported selector type?)")
         if not self.f.admin_access and data.parent is None and request.admin_access is not None:
             raise AllocationError(f"claim {kobj(claim)}, request {data.name}: admin access is requested, but the feature is disabled")
         if not request.device_class_name:
@@ -222,9 +219,11 @@ class _Run:
         elif request.allocation_mode == ALLOCATION_MODE_ALL:
             for pool in self.pools:
                 if pool.is_incomplete:
-                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently being updated")
+                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource "
+                                          f"pool {pool.id} is currently being updated")
                 if pool.is_invalid:
-                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently invalid")
+                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource "
+                                          f"pool {pool.id} is currently invalid")
                 for s in pool.slices:
                     for d in s.devices:
                         device_id = DeviceID(s.driver, s.pool.name, d.name)
@@ -375,13 +374,11 @@ class _Run:
     # --- allocateDevice --------------------------------------------------------------------------
 
     def _allocate_device(self, ci: int, data: _Request, c: _Candidate, must: bool) -> tuple[bool, Callable[[], None]]:
-        from kschedctl.dra.structured.allocate_device import allocate_device
         return allocate_device(self, ci, data, c, must)
 
     # --- results ---------------------------------------------------------------------------------
 
     def _result(self, ci: int, claim: ResourceClaim) -> AllocationResult:
-        from kschedctl.dra.structured.results import build_result
         return build_result(self, ci, claim, create_node_selector)
 
 

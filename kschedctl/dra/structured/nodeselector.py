@@ -8,7 +8,8 @@ and an allocation usable everywhere has no node selector.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.dra.structured.types import AllocationError
 

@@ -16,8 +16,8 @@ by name, which is one of the orders 1.35 can take and makes runs reproducible.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from kschedctl.api.resource import CounterSet, Device, ResourceSlice
 from kschedctl.api.types import Node

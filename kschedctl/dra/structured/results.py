@@ -4,7 +4,8 @@ the claim's configs that apply), and the node selector."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from kschedctl.api.resourceclaim import (
     AllocationResult,
@@ -47,7 +48,7 @@ def build_result(run: "_Run", ci: int, claim: ResourceClaim, create_node_selecto
 
     config: list[dict] = []
     class_ranges: dict[str, tuple[int, int]] = {}
-    for ri, req in enumerate(claim.spec.requests):
+    for ri in range(len(claim.spec.requests)):
         data = run.request_data[(ci, ri, 0)]
         if data.parent is not None:
             data = run.request_data[(ci, ri, data.selected_sub)]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
+from kschedctl.api.resource import Device, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.versions import KubeVersion
 
@@ -22,6 +24,21 @@ class DeviceID(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.driver}/{self.pool}/{self.device}"
+
+
+@dataclass(slots=True)
+class DeviceResult:
+    """One device allocated for a request during an allocation attempt (the allocator's
+    internal result, made into an AllocationResult by results.build_result)."""
+
+    request: str
+    parent: str | None
+    id: DeviceID
+    device: Device
+    slice: ResourceSlice
+    admin_access: bool
+    share_id: str | None = None
+    consumed: dict[str, Fraction] | None = None
 
 
 @dataclass(frozen=True, slots=True)

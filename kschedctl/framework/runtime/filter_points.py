@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 from itertools import repeat
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -63,7 +63,6 @@ from kschedctl.framework.runtime.services import Services
 from kschedctl.framework.runtime.waiting_pods import WaitingPod
 
 
-
 class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
     """frameworkImpl: the plugins of one profile, and the Handle they are given. The runners of
     the extension points come from one class per group (calls.py says which)."""

@@ -8,7 +8,8 @@ one pod's (or pod group's) failed attempt, worded the same way at every extensio
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

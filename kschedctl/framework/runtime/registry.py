@@ -7,8 +7,9 @@ which extension points it implements without building it), and its typed args.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.extension_points import extension_points_of
 

@@ -28,7 +28,8 @@ import sys
 import threading
 import time
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kschedctl.framework.gosemantics import go_duration
 

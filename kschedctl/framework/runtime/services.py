@@ -9,8 +9,9 @@ nominated, no client, the pods are the snapshot's).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
 from kschedctl.framework.cycle_state import CycleState

@@ -13,8 +13,9 @@ the gates that enable it are off by default in every emulated release.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
 from kschedctl.framework.args import Int32, PluginArgs

@@ -8,7 +8,7 @@ claim for extended resources backed by DRA; ``foreach_pod_resource_claim`` resol
 from __future__ import annotations
 
 import copy
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resourceclaim import ResourceClaim, pod_claim_refs

@@ -32,8 +32,9 @@ from __future__ import annotations
 import calendar
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

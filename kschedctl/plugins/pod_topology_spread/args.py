@@ -10,8 +10,9 @@ field path relative to the args object.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import LabelSelector

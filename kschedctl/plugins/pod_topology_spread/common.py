@@ -11,8 +11,9 @@ Selectors are ``LabelSelector | None`` as in ``kschedctl.api.labels``: ``None`` 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import (

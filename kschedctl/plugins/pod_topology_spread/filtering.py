@@ -11,8 +11,9 @@ The global minimum of each constraint is kept two ways, as the releases differ:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import is_
-from typing import Any, Sequence
+from typing import Any
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
@@ -264,7 +265,7 @@ def filter_nodes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) ->
         verdict = memo.get(values, False)
         if verdict is False:
             verdict = None
-            for (key, min_match, self_match, counts, max_skew), value in zip(per, values):
+            for (_key, min_match, self_match, counts, max_skew), value in zip(per, values):
                 if value is None:
                     verdict = (Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
                     break

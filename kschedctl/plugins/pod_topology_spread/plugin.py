@@ -6,7 +6,8 @@ queueing hints); the extension points themselves live in filtering.py and scorin
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState

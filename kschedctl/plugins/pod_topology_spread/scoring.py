@@ -7,8 +7,9 @@ newer releases only memoizes the same counts).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from operator import is_
-from typing import Any, Sequence
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import as_batch

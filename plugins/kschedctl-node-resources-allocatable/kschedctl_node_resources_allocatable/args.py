@@ -14,8 +14,9 @@ configuration, then calls ``validate`` when it validates it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 from kschedctl.framework import ArgsStruct, Features, FieldError, Int64, PluginArgs
 from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, invalid

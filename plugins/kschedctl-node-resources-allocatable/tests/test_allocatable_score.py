@@ -183,5 +183,5 @@ def test_normalize_score_truncates_and_handles_empty():
 
 def test_go_int64_helpers():
     assert int64_div(-7, 2) == -3 and int64_div(7, -2) == -3 and int64_div(-7, -2) == 3
-    assert int64((1 << 63)) == -(1 << 63)
+    assert int64(1 << 63) == -(1 << 63)
     assert int64(-(1 << 63) - 1) == (1 << 63) - 1

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from typer.testing import CliRunner
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 

@@ -14,8 +14,9 @@ import contextlib
 import random
 import sys
 import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import yaml
 
