@@ -215,7 +215,7 @@ class _Decoder:
         return cls(**kwargs)
 
 
-def _json_of(f: dataclasses.Field) -> str:
+def _json_of(f: dataclasses.Field[Any]) -> str:
     return f.metadata.get("json") or json_name(f.name)
 
 

@@ -117,7 +117,7 @@ def node_scheduling_properties_change(new: Any, old: Any) -> list[ClusterEvent]:
     return events
 
 
-def _conditions(status: dict) -> dict[str, str]:
+def _conditions(status: dict[str, Any]) -> dict[str, str]:
     """Node conditions without their heartbeat times: type -> status."""
     return {str(c.get("type")): str(c.get("status")) for c in status.get("conditions") or [] if isinstance(c, dict)}
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kschedctl.framework.interface import NodePluginScores, Status
 
 if TYPE_CHECKING:
+    from kschedctl.api.resourceclaim import ResourceClaim
     from kschedctl.api.types import Pod
     from kschedctl.backend.podgroup import PodGroupManager
     from kschedctl.cluster.objects import ClusterObjects
@@ -47,6 +48,10 @@ class SharedLister(Protocol):
     def have_pods_with_affinity_list(self) -> Sequence["NodeInfo"]: ...
 
     def have_pods_with_required_anti_affinity_list(self) -> Sequence["NodeInfo"]: ...
+
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        """Is the PVC ("namespace/name") used by a pod of the snapshot (StorageInfoLister)?"""
+        ...
 
 
 class PodLister(Protocol):
@@ -75,13 +80,13 @@ class Client(Protocol):
 
     # ResourceClaims (DynamicResources): the stored object is returned; an API error raises
     # ApiError (kschedctl.framework.handle). The informers see the change at once.
-    def update_resource_claim(self, claim: Any) -> Any: ...
+    def update_resource_claim(self, claim: "ResourceClaim") -> "ResourceClaim": ...
 
-    def create_resource_claim(self, claim: Any) -> Any: ...
+    def create_resource_claim(self, claim: "ResourceClaim") -> "ResourceClaim": ...
 
-    def delete_resource_claim(self, claim: Any) -> None: ...
+    def delete_resource_claim(self, claim: "ResourceClaim") -> None: ...
 
-    def patch_pod_status(self, pod: "Pod", status: dict) -> None: ...
+    def patch_pod_status(self, pod: "Pod", status: dict[str, Any]) -> None: ...
 
 
 class ApiError(Exception):
@@ -124,7 +129,8 @@ class Handle:
     def snapshot_shared_lister(self) -> SharedLister:
         """The snapshot of this scheduling cycle (restricted to a placement's nodes while a pod
         group is tried in it)."""
-        return self._fwk.snapshot
+        snapshot: SharedLister = self._fwk.snapshot
+        return snapshot
 
     @property
     def objects(self) -> "ClusterObjects":

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+
+import numpy as np
 
 if TYPE_CHECKING:
     from kschedctl.api.types import Pod
@@ -126,7 +128,7 @@ class PreFilterResult:
             return PreFilterResult(None if self.node_names is None else set(self.node_names))
         if self.all_nodes():
             return PreFilterResult(set(other.node_names or ()))
-        return PreFilterResult(self.node_names & (other.node_names or set()))
+        return PreFilterResult((self.node_names or set()) & (other.node_names or set()))
 
 
 @dataclass(slots=True)
@@ -220,6 +222,10 @@ class FilterPlugin(Plugin, Protocol):
     def filter(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status | None: ...
 
 
+# What a batch Score or NormalizeScore form returns: one integer per node, a list or an int64 array.
+BatchScores: TypeAlias = Sequence[int] | np.ndarray
+
+
 class BatchFilterPlugin(Protocol):
     """Optional batch form of Filter: the same statuses as ``filter`` for many nodes at once.
 
@@ -240,7 +246,7 @@ class BatchScorePlugin(Protocol):
     each node, equal to ``score(...)[0]``; it raises where ``score`` would return an error
     status, and the runtime then repeats the per-node calls to report it exactly."""
 
-    def score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> list[int]: ...
+    def score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> BatchScores: ...
 
 
 class BatchNormalizeScore(Protocol):
@@ -251,7 +257,7 @@ class BatchNormalizeScore(Protocol):
     ``normalize_score`` to report it exactly."""
 
     def normalize_score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"],
-                              values: Any) -> Sequence[int]: ...
+                              values: Any) -> BatchScores: ...
 
 
 @runtime_checkable

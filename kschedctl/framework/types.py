@@ -186,7 +186,7 @@ class HostPortInfo:
 
 def host_ports_of(pod: Pod) -> list[tuple[str, str, int]]:
     """(hostIP, protocol, hostPort) wanted by containers and restartable init containers."""
-    out = []
+    out: list[tuple[str, str, int]] = []
     for c in pod.containers:
         out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
     for c in pod.init_containers:

@@ -6,6 +6,8 @@ Upstream: pkg/scheduler/framework/plugins/defaultbinder/default_binder.go. Here 
 
 from __future__ import annotations
 
+from typing import Any
+
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
@@ -17,7 +19,7 @@ NAME = names.DefaultBinder
 
 
 class DefaultBinder:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -36,7 +36,8 @@ PERMIT_TIMEOUT_SECONDS = 5 * 60.0  # permitTimeoutDuration
 
 
 def permit_wait_message(version: Any) -> str:
-    return version.wording("GangScheduling.PermitWait")
+    message: str = version.wording("GangScheduling.PermitWait")
+    return message
 
 
 def feasible_status(min_count: int, scheduled: int, remaining: int) -> Status:
@@ -53,7 +54,7 @@ def feasible_status(min_count: int, scheduled: int, remaining: int) -> Status:
 
 
 class GangScheduling:
-    def __init__(self, args: dict | None, handle: Handle, features: Features | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
         self.generic_workload = (features if features is not None else handle.features).generic_workload
 

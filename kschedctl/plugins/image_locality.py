@@ -11,6 +11,7 @@ No NormalizeScore: the score is already in [0, 100].
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.handle import Handle
-from kschedctl.framework.interface import MAX_NODE_SCORE, Status
+from kschedctl.framework.interface import MAX_NODE_SCORE, BatchScores, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import ImageStateSummary, NodeInfo
 from kschedctl.plugins import names
@@ -85,13 +86,14 @@ def calculate_priority_batch(sums: np.ndarray, num_images: int) -> np.ndarray:
     num = MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)
     den = max_threshold - MIN_THRESHOLD
     q = np.abs(num) // abs(den)
-    return np.where((num >= 0) == (den > 0), q, -q)
+    scores: np.ndarray = np.where((num >= 0) == (den > 0), q, -q)
+    return scores
 
 
 class ImageLocality:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
-        self._holder_memo: tuple | None = None  # (image index, total nodes, image -> holders)
+        self._holder_memo: tuple[Any, ...] | None = None  # (image index, total nodes, image -> holders)
 
     def name(self) -> str:
         return NAME
@@ -110,7 +112,7 @@ class ImageLocality:
     def score_extensions(self) -> None:
         return None
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Sequence[int]:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> BatchScores:
         """score() for many nodes. With the snapshot's image index (image name -> the rows of
         the nodes holding it) only holder rows are touched: the scaled sizes are added up in
         one array over the snapshot's rows, and every node holding none of the pod's images
@@ -136,7 +138,7 @@ class ImageLocality:
                 return [calculate_priority(0, num_images)] * len(node_infos)
             return calculate_priority_batch(acc[rows], num_images)
         out = []
-        memo: dict[tuple, int] = {}  # the score depends only on which image states the node has
+        memo: dict[tuple[Any, ...], int] = {}  # the score depends only on which image states the node has
         for ni in node_infos:
             states = ni.image_states
             key = tuple(states.get(image) for image in images)
@@ -150,7 +152,7 @@ class ImageLocality:
             out.append(value)
         return out
 
-    def _holders(self, index: dict, image: str, total_num_nodes: int) -> "tuple[np.ndarray, np.ndarray] | None":
+    def _holders(self, index: dict[str, Any], image: str, total_num_nodes: int) -> "tuple[np.ndarray, np.ndarray] | None":
         """(rows, scaled_image_score per row) of the nodes holding ``image``; memoised per index."""
         memo = self._holder_memo
         if memo is None or memo[0] is not index or memo[1] != total_num_nodes:

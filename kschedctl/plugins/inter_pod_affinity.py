@@ -24,6 +24,7 @@ from kschedctl.framework.gosemantics import FieldError, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -168,7 +169,7 @@ def _process_terms(scores: dict[str, dict[str, int]], terms: Iterable[WeightedAf
 
 
 class InterPodAffinity:
-    def __init__(self, args: InterPodAffinityArgs | dict | None, handle: Handle) -> None:
+    def __init__(self, args: InterPodAffinityArgs | dict[str, Any] | None, handle: Handle) -> None:
         ipa_args = InterPodAffinityArgs.of(args, handle.features)
         self.hard_pod_affinity_weight: int = int(ipa_args.hard_pod_affinity_weight or 0)
         self.ignore_preferred_terms_of_existing_pods: bool = bool(ipa_args.ignore_preferred_terms_of_existing_pods)
@@ -431,7 +432,7 @@ class InterPodAffinity:
         return None
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> Sequence[int]:
+                              values: Sequence[int]) -> BatchScores:
         """normalize_score over a whole batch: the same IEEE-754 operations on an array."""
         import numpy as np
 

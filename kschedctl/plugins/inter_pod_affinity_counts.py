@@ -44,7 +44,7 @@ def existing_terms_contribution(ni: NodeInfo) -> Contribution | None:
     labels = node.labels
     out: Contribution = {}
 
-    def add(group: tuple, key: str) -> None:
+    def add(group: tuple[Any, ...], key: str) -> None:
         value = labels.get(key)
         if value is not None:
             pairs = out.setdefault(group, {})
@@ -87,7 +87,7 @@ def matching(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: Ns
                 n += 1
         if not n:
             return None
-        out: dict = {}
+        out: dict[Any, Any] = {}
         for pair in pairs:
             if pair[1] is not None:
                 out[pair] = out.get(pair, 0) + n
@@ -149,7 +149,7 @@ def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: N
 def _positive_lut(col: Any, counts: Mapping[TopologyPair, int], key: str) -> np.ndarray:
     """A boolean table over ``col``'s codes: the value's (key, value) count is positive (the
     last slot, code -1 = key missing, stays False)."""
-    lut = col.lut(bool)
+    lut: np.ndarray = col.lut(bool)
     code_of = col.code_of
     for (k, value), c in counts.items():
         if k == key and c > 0:

@@ -32,6 +32,7 @@ from kschedctl.framework.gosemantics import FieldError, aggregate, invalid, not_
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -211,7 +212,7 @@ class PreferredTerms:
 # --- the pod's own affinity ------------------------------------------------------------------
 
 
-def _raw_node_affinity(pod: Pod) -> dict:
+def _raw_node_affinity(pod: Pod) -> dict[str, Any]:
     """The raw nodeAffinity, to tell a nil field from an empty one as Go does."""
     spec = pod.raw.get("spec") if isinstance(pod.raw, dict) else None
     aff = (spec or {}).get("affinity") or {}
@@ -219,9 +220,11 @@ def _raw_node_affinity(pod: Pod) -> dict:
     return na if isinstance(na, dict) else {}
 
 
-def _has_required(pod: Pod) -> bool:
+def _required(pod: Pod) -> NodeSelector | None:
+    """The pod's requiredDuringSchedulingIgnoredDuringExecution node selector, if any."""
     aff = pod.affinity
-    return aff is not None and aff.node_affinity is not None and aff.node_affinity.required is not None
+    na = aff.node_affinity if aff is not None else None
+    return na.required if na is not None else None
 
 
 def _has_node_selector(pod: Pod) -> bool:
@@ -236,7 +239,8 @@ class RequiredNodeAffinity:
 
     def __init__(self, pod: Pod) -> None:
         self.node_selector = dict(pod.node_selector)
-        self.required = LazyNodeSelector(pod.affinity.node_affinity.required) if _has_required(pod) else None
+        required = _required(pod)
+        self.required = LazyNodeSelector(required) if required is not None else None
         # The verdict depends only on these label values (and the node name when a term has
         # matchFields): remembered per distinct combination, which is few across a cluster.
         keys = list(self.node_selector)
@@ -244,7 +248,7 @@ class RequiredNodeAffinity:
             keys.extend(req.key for req in term.match_expressions)
         self._keys = tuple(dict.fromkeys(keys))
         self._by_name = self.required is not None and any(t.match_fields for t in self.required.terms)
-        self._memo: dict[tuple, bool] = {}
+        self._memo: dict[tuple[Any, ...], bool] = {}
 
     def matches(self, node: Node) -> bool:
         labels = node.labels
@@ -313,7 +317,7 @@ class NodeAffinityArgs(PluginArgs):
 
 
 class NodeAffinity:
-    def __init__(self, args: NodeAffinityArgs | dict | None, handle: Handle) -> None:
+    def __init__(self, args: NodeAffinityArgs | dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
         self.added_node_selector: LazyNodeSelector | None = None
         self.added_pref_terms: PreferredTerms | None = None
@@ -353,13 +357,13 @@ class NodeAffinity:
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        no_node_affinity = not _has_required(pod)
-        if no_node_affinity and self.added_node_selector is None and not _has_node_selector(pod):
+        required = _required(pod)
+        if required is None and self.added_node_selector is None and not _has_node_selector(pod):
             return None, Status(Code.Skip)
         state.write(PRE_FILTER_STATE_KEY, RequiredNodeAffinity(pod))
-        if no_node_affinity:
+        if required is None:
             return None, None
-        terms = pod.affinity.node_affinity.required.terms
+        terms = required.terms
         if not terms:
             return None, None
         node_names: set[str] | None = None
@@ -430,7 +434,7 @@ class NodeAffinity:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> Sequence[int]:
+                              values: Sequence[int]) -> BatchScores:
         """normalize_score over the scores of a whole batch (same integers)."""
         return default_normalize_score_batch(MAX_NODE_SCORE, False, values)
 
@@ -450,9 +454,11 @@ class NodeAffinity:
         preferred, added = s.preferred, self.added_pref_terms
         out = []
         for ni in node_infos:
-            count = added.score(ni.node) if added is not None else 0
+            node = ni.node
+            assert node is not None  # checked above
+            count = added.score(node) if added is not None else 0
             if preferred is not None:
-                count += preferred.score(ni.node)
+                count += preferred.score(node)
             out.append(count)
         return out
 

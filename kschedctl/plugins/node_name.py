@@ -8,6 +8,7 @@ has no NodeName at PreFilter (reference section 12), so neither do we.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
@@ -27,7 +28,7 @@ ERR_REASON = "node(s) didn't match the requested node name"
 
 
 class NodeName:
-    def __init__(self, args: dict | None, handle: Handle | None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle | None) -> None:
         pass
 
     def name(self) -> str:

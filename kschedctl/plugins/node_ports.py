@@ -49,7 +49,7 @@ def fits_ports(wanted: Sequence[tuple[str, str, int]], node_info: NodeInfo) -> b
 
 
 class NodePorts:
-    def __init__(self, args: dict | None, handle: Handle | None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle | None) -> None:
         self.handle = handle
 
     def name(self) -> str:

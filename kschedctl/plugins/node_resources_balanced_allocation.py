@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -92,7 +92,7 @@ def balanced_resource_scorer_improvement(requested: Sequence[int], allocated: Se
 
 
 class NodeResourcesBalancedAllocation:
-    def __init__(self, args: NodeResourcesBalancedAllocationArgs | dict | None, handle: Handle) -> None:
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | dict[str, Any] | None, handle: Handle) -> None:
         ba_args = NodeResourcesBalancedAllocationArgs.of(args, handle.features)
         self.handle = handle
         improved = handle.version.has(SCORES_IMPROVEMENT)
@@ -148,12 +148,14 @@ class NodeResourcesBalancedAllocation:
             return out
         with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
         if self.scorer.scorer is balanced_resource_scorer_legacy:
-            return with_pod.tolist()
+            legacy: list[int] = with_pod.tolist()
+            return legacy
         without_pod = _balanced_batch([(a, used) for a, _, used in columns])
         half = MAX_NODE_SCORE // 2
         diff = half + with_pod - without_pod
         # Go division truncates toward zero: diff may be negative
-        return (half + np.where(diff < 0, -((-diff) // 2), diff // 2)).tolist()
+        scores: list[int] = (half + np.where(diff < 0, -((-diff) // 2), diff // 2)).tolist()
+        return scores
 
     def score_extensions(self) -> None:
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -125,7 +125,7 @@ def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 class NodeResourcesFit:
     """The Fit plugin: filter on free allocatable, score with the configured strategy."""
 
-    def __init__(self, args: NodeResourcesFitArgs | dict | None, handle: Handle,
+    def __init__(self, args: NodeResourcesFitArgs | dict[str, Any] | None, handle: Handle,
                  features: Features | None = None) -> None:
         features = features if features is not None else handle.features
         fit_args = NodeResourcesFitArgs.of(args, features)
@@ -234,7 +234,7 @@ class NodeResourcesFit:
         rows = getattr(node_infos, "rows", None)
         if rows is None or any(req.scalar_resources.values()):
             return [self.filter(state, pod, ni) for ni in node_infos]
-        cols = node_infos.columns
+        cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
         pods_fail = cols.pod_count[rows] + 1 > cols.alloc_pods[rows]
         checks = []
         if _has_request(req):

@@ -6,6 +6,7 @@ Upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.g
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.types import (
     TAINT_EFFECT_NO_SCHEDULE,
@@ -34,7 +35,7 @@ _UNSCHEDULABLE_TAINT = Taint(TAINT_NODE_UNSCHEDULABLE, "", TAINT_EFFECT_NO_SCHED
 
 
 class NodeUnschedulable:
-    def __init__(self, args: dict | None, handle: Handle | None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle | None) -> None:
         pass
 
     def name(self) -> str:

@@ -18,6 +18,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.types import GenericObject, Pod, Volume
@@ -68,7 +69,7 @@ def csi_attach_limit_key(driver: str) -> str:
     return CSI_ATTACH_LIMIT_PREFIX + driver
 
 
-def _gce_handle(source: dict, pv_labels: dict | None) -> str | None:
+def _gce_handle(source: dict[str, Any], pv_labels: dict[str, Any] | None) -> str | None:
     """translateGCEPD (csi-translation-lib gce_pd.go): the zone comes from the PV's beta zone
     label, else its GA one ("__"-separated zones: a regional disk); None when the zones do not
     name one region (the translation fails and the volume is not counted)."""
@@ -94,7 +95,7 @@ def _gce_handle(source: dict, pv_labels: dict | None) -> str | None:
     return f"projects/UNSPECIFIED/zones/UNSPECIFIED/disks/{disk}"
 
 
-def _ebs_handle(source: dict) -> str:
+def _ebs_handle(source: dict[str, Any]) -> str:
     """KubernetesVolumeIDToEBSVolumeID: aws://<zone>/<vol-id> -> vol-id."""
     vid = str(source.get("volumeID", ""))
     if vid.startswith("aws://"):
@@ -102,7 +103,7 @@ def _ebs_handle(source: dict) -> str:
     return vid
 
 
-def _translate(source_container: dict, pv_labels: dict | None) -> tuple[str, str, str] | None:
+def _translate(source_container: dict[str, Any], pv_labels: dict[str, Any] | None) -> tuple[str, str, str] | None:
     """(in-tree plugin, CSI driver, handle) of an in-tree source, or None."""
     for plugin, (field, driver) in _MIGRATABLE.items():
         source = source_container.get(field)
@@ -120,7 +121,7 @@ def _translate(source_container: dict, pv_labels: dict | None) -> tuple[str, str
 
 
 class NodeVolumeLimits:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -9,7 +9,7 @@ strategy (MostAllocated over cpu and memory, weight 1 each, unless configured).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from kschedctl.backend import podgroup as pg
 from kschedctl.framework.args import PluginArgs
@@ -59,7 +59,7 @@ class PlacementBinPackingArgs(PluginArgs):
 
 
 class PlacementBinPacking:
-    def __init__(self, args: PlacementBinPackingArgs | dict | None, handle: Handle) -> None:
+    def __init__(self, args: PlacementBinPackingArgs | dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
         pbp_args = args if isinstance(args, PlacementBinPackingArgs) else \
             PlacementBinPackingArgs.from_dict(args, handle.features)

@@ -7,6 +7,8 @@ normalisation scales by the largest count to [0, 100] (Go integer division).
 
 from __future__ import annotations
 
+from typing import Any
+
 from kschedctl.backend import podgroup as pg
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
@@ -17,7 +19,7 @@ NAME = "PodGroupPodsCount"
 
 
 class PodGroupPodsCount:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -6,6 +6,8 @@ input order as a last tie-breaker so the order is total and runs are determinist
 
 from __future__ import annotations
 
+from typing import Any
+
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import QueuedPodInfo
@@ -15,7 +17,7 @@ NAME = names.PrioritySort
 
 
 class PrioritySort:
-    def __init__(self, args: dict | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         pass
 
     def name(self) -> str:

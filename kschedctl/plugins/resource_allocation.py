@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.args import ArgsStruct, Int32, Int64
@@ -328,7 +329,8 @@ def scorer_for(strategy: ScoringStrategy, resources: Sequence[tuple[str, int]]) 
 _FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 
 
-def allocation_columns(scorer: ResourceAllocationScorer, batch, pod_requests: Sequence[int]):
+def allocation_columns(scorer: ResourceAllocationScorer, batch: Any,
+                       pod_requests: Sequence[int]) -> list[tuple[Any, Any, Any]] | None:
     """Per configured resource, the (allocatable, requested-with-pod) arrays of a NodeBatch, as
     calculateResourceAllocatableRequest gives them; None when a resource is not in the columnar
     view (scalar resources) or the batch has no rows: the caller uses the per-node code."""
@@ -356,7 +358,8 @@ def allocation_columns(scorer: ResourceAllocationScorer, batch, pod_requests: Se
     return out
 
 
-def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns) -> "list[int] | None":
+def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]],
+                         columns: list[tuple[Any, Any, Any]]) -> list[int] | None:
     """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
     per-node scorers (all operands are non-negative, so floor division is Go's truncation)."""
     import numpy as np
@@ -379,4 +382,5 @@ def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], column
         node_score += s * weight
         weight_sum += np.where(offered, weight, 0)
     result = np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
-    return result.tolist()
+    scores: list[int] = result.tolist()
+    return scores

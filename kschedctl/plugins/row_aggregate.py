@@ -22,7 +22,7 @@ import numpy as np
 from kschedctl.backend.cache.columnar import Columns, columns_of
 from kschedctl.framework.types import NodeInfo
 
-Contribution = dict[Hashable, dict[Hashable, int]]  # group -> key -> count (counts > 0)
+Contribution = dict[Any, dict[Any, int]]  # group -> key -> count (counts > 0); groups and keys are hashable
 
 _MAX_AGGREGATES = 128
 
@@ -67,6 +67,7 @@ class RowAggregate:
                     self._add(part, 1)
             self.rows, self.gens = rows.copy(), gens.copy()
             return self.total
+        assert self.gens is not None  # set with self.rows above
         changed = np.flatnonzero(self.gens != gens)
         if len(changed):
             parts = self.parts
@@ -83,7 +84,7 @@ class RowAggregate:
         return self.total
 
 
-def _store(snapshot: Any) -> dict | None:
+def _store(snapshot: Any) -> dict[Any, Any] | None:
     store = getattr(snapshot, "_kschedctl_row_aggregates", None)
     if store is None:
         store = {}
@@ -99,7 +100,7 @@ class Tracked:
 
     __slots__ = ("nodes", "rows", "gens", "store")
 
-    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray, store: dict) -> None:
+    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray, store: dict[Any, Any]) -> None:
         self.nodes, self.rows, self.gens, self.store = nodes, rows, gens, store
 
 
@@ -155,6 +156,7 @@ class LabelColumn:
             for row in rows[stale].tolist():
                 node = infos[row].node
                 value = node.labels.get(key) if node is not None else None
+                code: int | None
                 if value is None:
                     code = -1
                 else:
@@ -164,7 +166,8 @@ class LabelColumn:
                         values.append(value)
                 self.codes[row] = code
                 self.gens[row] = columns.generation[row]
-        return self.codes[rows]
+        codes: np.ndarray = self.codes[rows]
+        return codes
 
     def lut(self, dtype: Any) -> np.ndarray:
         """A zeroed lookup table over the codes, with a last slot for -1 (missing)."""

@@ -30,7 +30,7 @@ def gates_message(gates: tuple[str, ...] | list[str]) -> str:
 
 
 class SchedulingGates:
-    def __init__(self, args: dict | None, handle: Handle | None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle | None) -> None:
         self.handle = handle
 
     def name(self) -> str:

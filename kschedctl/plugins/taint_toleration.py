@@ -30,6 +30,7 @@ from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_quote
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -146,7 +147,7 @@ class _PreScoreState:
 
 
 class TaintToleration:
-    def __init__(self, args: dict | None, handle: Handle, features: Features | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
         features = features if features is not None else handle.features
         self.comparison_ops = features.taint_toleration_comparison_operators
@@ -224,7 +225,7 @@ class TaintToleration:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> Sequence[int]:
+                              values: Sequence[int]) -> BatchScores:
         """normalize_score over the scores of a whole batch (same integers)."""
         return default_normalize_score_batch(MAX_NODE_SCORE, True, values)
 

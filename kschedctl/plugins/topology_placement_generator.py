@@ -10,6 +10,8 @@ in the order their first node appears in the snapshot.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kschedctl.backend import podgroup as pg
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Code, Status
@@ -20,7 +22,7 @@ NAME = "TopologyPlacementGenerator"
 
 
 class TopologyPlacementGenerator:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -20,7 +20,7 @@ k8s.io/component-helpers/storage/volume (FindMatchingVolume, CheckNodeAffinity).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -58,7 +58,7 @@ from kschedctl.plugins.volume_util import (
     CLAIM_LOST,
     NOT_SUPPORTED_PROVISIONER,
     NotFound,
-    annotations,
+    annotations_of,
     check_node_affinity,
     claim_class,
     claim_name_of,
@@ -94,13 +94,13 @@ class PodVolumeClaims:
     bound: list[GenericObject] = field(default_factory=list)
     unbound_delay: list[GenericObject] = field(default_factory=list)
     unbound_immediate: list[GenericObject] = field(default_factory=list)
-    unbound_volumes_delay: dict[str, list[dict]] = field(default_factory=dict)
+    unbound_volumes_delay: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
 class PodVolumes:
-    static_bindings: list[tuple[GenericObject, dict]] = field(default_factory=list)  # (pvc, pv raw)
-    dynamic_provisions: list[tuple[GenericObject, dict | None]] = field(default_factory=list)  # (pvc, capacity raw)
+    static_bindings: list[tuple[GenericObject, dict[str, Any]]] = field(default_factory=list)  # (pvc, pv raw)
+    dynamic_provisions: list[tuple[GenericObject, dict[str, Any] | None]] = field(default_factory=list)  # (pvc, capacity raw)
 
 
 class _State:
@@ -132,7 +132,7 @@ def broken_linear(shape: list[tuple[int, int]], p: int) -> int:
     return shape[-1][1]
 
 
-def build_scorer(shape_args: Sequence[UtilizationShapePoint]):
+def build_scorer(shape_args: Sequence[UtilizationShapePoint]) -> Callable[[dict[str, list[int]]], int]:
     """buildScorerFunction: per storage class requested/capacity through the shape,
     averaged with math.Round."""
     shape = [(p.utilization, p.score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for p in shape_args]
@@ -155,7 +155,7 @@ def build_scorer(shape_args: Sequence[UtilizationShapePoint]):
 
 
 class VolumeBinding:
-    def __init__(self, args: VolumeBindingArgs | dict | None, handle: Handle, features: Features | None = None) -> None:
+    def __init__(self, args: VolumeBindingArgs | dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
         features = features if features is not None else handle.features
         self.args = VolumeBindingArgs.of(args, features)
@@ -163,7 +163,7 @@ class VolumeBinding:
         self.vac_enabled = features.volume_attributes_class
         self.scorer = build_scorer(self.args.shape or ()) if self.capacity_scoring else None
         # The binder's assume caches: PV name -> assumed PV dict, "ns/name" -> assumed PVC.
-        self.assumed_pvs: dict[str, dict] = {}
+        self.assumed_pvs: dict[str, dict[str, Any]] = {}
         self.assumed_pvcs: dict[str, GenericObject] = {}
 
     def name(self) -> str:
@@ -188,13 +188,13 @@ class VolumeBinding:
             raise NotFound(f'persistentvolumeclaim "{name}" not found')
         return pvc
 
-    def _pv(self, name: str) -> dict | None:
+    def _pv(self, name: str) -> dict[str, Any] | None:
         if name in self.assumed_pvs:
             return self.assumed_pvs[name]
         pv = self.handle.objects.persistent_volumes.get(name)
         return None if pv is None else pv.raw
 
-    def _pvs_of_class(self, class_name: str) -> list[dict]:
+    def _pvs_of_class(self, class_name: str) -> list[dict[str, Any]]:
         names_ = sorted(set(self.handle.objects.persistent_volumes) | set(self.assumed_pvs))
         out = []
         for n in names_:
@@ -283,7 +283,7 @@ class VolumeBinding:
 
     # --- Filter ----------------------------------------------------------------------------
     def _has_enough_capacity(self, provisioner: str, pvc: GenericObject, class_name: str,
-                             node: Node) -> tuple[bool, dict | None]:
+                             node: Node) -> tuple[bool, dict[str, Any] | None]:
         """hasEnoughCapacity: only for CSIDrivers with storageCapacity: true."""
         if not has_claim_request(pvc):
             return True, None
@@ -362,7 +362,7 @@ class VolumeBinding:
             return pv_out, reasons()
         to_match, to_provision = [], []
         for pvc in claims.unbound_delay:
-            selected = annotations(pvc).get(ANN_SELECTED_NODE)
+            selected = annotations_of(pvc).get(ANN_SELECTED_NODE)
             if selected is not None:
                 if selected != node.name:
                     unbound_ok = False
@@ -379,14 +379,15 @@ class VolumeBinding:
                     to_provision.append(pvc)
                     unbound_ok = False
                     continue
-                chosen.add(metadata(pv).get("name"))
+                chosen.add(metadata(pv)["name"])  # a PV of the snapshot: it has its name
                 pv_out.static_bindings.append((pvc, pv))
         if to_provision:
             unbound_ok, enough = self._check_volume_provisions(to_provision, node, pv_out)
         return pv_out, reasons()
 
     def _state(self, state: CycleState) -> _State:
-        return state.read(STATE_KEY)
+        s: _State = state.read(STATE_KEY)
+        return s
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         try:
@@ -396,6 +397,8 @@ class VolumeBinding:
         if s.claims is None:
             return None
         node = node_info.node
+        if node is None:
+            return Status(Code.Error, "node not found")
         try:
             pod_volumes, reasons = self.find_pod_volumes(pod, s.claims, node)
         except ValueError as err:
@@ -479,7 +482,7 @@ class VolumeBinding:
                     "kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": pvc.namespace,
                     "name": pvc.name, "uid": pvc.meta.uid}
                 new.setdefault("metadata", {}).setdefault("annotations", {})["pv.kubernetes.io/bound-by-controller"] = "yes"
-                self.assumed_pvs[metadata(pv).get("name")] = new
+                self.assumed_pvs[metadata(pv)["name"]] = new
         for pvc, _ in pod_volumes.dynamic_provisions:
             raw = copy.deepcopy(pvc.raw)
             raw.setdefault("metadata", {}).setdefault("annotations", {})[ANN_SELECTED_NODE] = node_name
@@ -495,7 +498,7 @@ class VolumeBinding:
         if pod_volumes is None:
             return
         for _, pv in pod_volumes.static_bindings:
-            self.assumed_pvs.pop(metadata(pv).get("name"), None)
+            self.assumed_pvs.pop(metadata(pv)["name"], None)
         for pvc, _ in pod_volumes.dynamic_provisions:
             self.assumed_pvcs.pop(f"{pvc.namespace}/{pvc.name}", None)
 

@@ -13,6 +13,7 @@ Upstream: pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kschedctl.api.types import Pod, Volume
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
@@ -65,7 +66,7 @@ def needs_restrictions_check(vol: Volume) -> bool:
     return any(vol.raw.get(src) is not None for src in _CHECKED_SOURCES)
 
 
-def _have_overlap(a: list, b: list) -> bool:
+def _have_overlap(a: list[Any], b: list[Any]) -> bool:
     return bool(set(a) & set(b))
 
 
@@ -106,7 +107,7 @@ def satisfy_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
 
 
 class VolumeRestrictions:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:
@@ -148,7 +149,8 @@ class VolumeRestrictions:
 
     def _state(self, state: CycleState) -> _PreFilterState:
         try:
-            return state.read(PRE_FILTER_STATE_KEY)
+            s: _PreFilterState = state.read(PRE_FILTER_STATE_KEY)
+            return s
         except StateNotFound:
             raise RuntimeError(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState') from None
 

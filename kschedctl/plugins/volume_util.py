@@ -49,46 +49,46 @@ def storage_class_not_found(name: str) -> NotFound:
 # --- raw-dict accessors --------------------------------------------------------------------
 
 
-def spec(obj: GenericObject | dict) -> dict:
+def spec(obj: GenericObject | dict[str, Any]) -> dict[str, Any]:
     raw = obj.raw if isinstance(obj, GenericObject) else obj
     return raw.get("spec") or {}
 
 
-def status(obj: GenericObject | dict) -> dict:
+def status(obj: GenericObject | dict[str, Any]) -> dict[str, Any]:
     raw = obj.raw if isinstance(obj, GenericObject) else obj
     return raw.get("status") or {}
 
 
-def metadata(obj: GenericObject | dict) -> dict:
+def metadata(obj: GenericObject | dict[str, Any]) -> dict[str, Any]:
     raw = obj.raw if isinstance(obj, GenericObject) else obj
     return raw.get("metadata") or {}
 
 
-def annotations(obj: GenericObject | dict) -> dict:
+def annotations_of(obj: GenericObject | dict[str, Any]) -> dict[str, Any]:
     return metadata(obj).get("annotations") or {}
 
 
-def labels(obj: GenericObject | dict) -> dict:
+def labels(obj: GenericObject | dict[str, Any]) -> dict[str, Any]:
     return metadata(obj).get("labels") or {}
 
 
-def claim_class(pvc: GenericObject | dict) -> str:
+def claim_class(pvc: GenericObject | dict[str, Any]) -> str:
     """GetPersistentVolumeClaimClass: the beta annotation wins over spec.storageClassName."""
-    ann = annotations(pvc)
+    ann = annotations_of(pvc)
     if BETA_STORAGE_CLASS_ANNOTATION in ann:
         return str(ann[BETA_STORAGE_CLASS_ANNOTATION])
     return str(spec(pvc).get("storageClassName") or "")
 
 
-def volume_class(pv: GenericObject | dict) -> str:
+def volume_class(pv: GenericObject | dict[str, Any]) -> str:
     """GetPersistentVolumeClass."""
-    ann = annotations(pv)
+    ann = annotations_of(pv)
     if BETA_STORAGE_CLASS_ANNOTATION in ann:
         return str(ann[BETA_STORAGE_CLASS_ANNOTATION])
     return str(spec(pv).get("storageClassName") or "")
 
 
-def access_modes(obj: GenericObject | dict) -> list[str]:
+def access_modes(obj: GenericObject | dict[str, Any]) -> list[str]:
     return [str(m) for m in (spec(obj).get("accessModes") or [])]
 
 
@@ -103,15 +103,15 @@ def storage_quantity(resources: Mapping[str, Any] | None) -> int:
         return 0
 
 
-def claim_request(pvc: GenericObject | dict) -> int:
+def claim_request(pvc: GenericObject | dict[str, Any]) -> int:
     return storage_quantity((spec(pvc).get("resources") or {}).get("requests"))
 
 
-def has_claim_request(pvc: GenericObject | dict) -> bool:
+def has_claim_request(pvc: GenericObject | dict[str, Any]) -> bool:
     return "storage" in ((spec(pvc).get("resources") or {}).get("requests") or {})
 
 
-def volume_capacity(pv: GenericObject | dict) -> int:
+def volume_capacity(pv: GenericObject | dict[str, Any]) -> int:
     return storage_quantity(spec(pv).get("capacity"))
 
 
@@ -143,21 +143,21 @@ def volume_is_for_pod(pod: Pod, pvc: GenericObject) -> str | None:
 
 
 def get_pvc(objects: Any, namespace: str, name: str) -> GenericObject:
-    pvc = objects.persistent_volume_claims.get(f"{namespace}/{name}")
+    pvc: GenericObject | None = objects.persistent_volume_claims.get(f"{namespace}/{name}")
     if pvc is None:
         raise pvc_not_found(name)
     return pvc
 
 
 def get_pv(objects: Any, name: str) -> GenericObject:
-    pv = objects.persistent_volumes.get(name)
+    pv: GenericObject | None = objects.persistent_volumes.get(name)
     if pv is None:
         raise pv_not_found(name)
     return pv
 
 
 def get_storage_class(objects: Any, name: str) -> GenericObject:
-    sc = objects.storage_classes.get(name)
+    sc: GenericObject | None = objects.storage_classes.get(name)
     if sc is None:
         raise storage_class_not_found(name)
     return sc
@@ -183,13 +183,13 @@ def is_delay_binding_mode(objects: Any, pvc: GenericObject) -> bool:
 
 def is_pvc_fully_bound(pvc: GenericObject) -> bool:
     """volumeName set and the pv.kubernetes.io/bind-completed annotation present."""
-    return bool(spec(pvc).get("volumeName")) and ANN_BIND_COMPLETED in annotations(pvc)
+    return bool(spec(pvc).get("volumeName")) and ANN_BIND_COMPLETED in annotations_of(pvc)
 
 
 # --- matching ------------------------------------------------------------------------------
 
 
-def check_node_affinity(pv: GenericObject | dict, node_labels: Mapping[str, str]) -> bool:
+def check_node_affinity(pv: GenericObject | dict[str, Any], node_labels: Mapping[str, str]) -> bool:
     """CheckNodeAffinity: the PV's required node selector against the node's labels only
     (upstream builds a Node with just the labels, so matchFields never match)."""
     node_affinity = spec(pv).get("nodeAffinity")
@@ -199,7 +199,7 @@ def check_node_affinity(pv: GenericObject | dict, node_labels: Mapping[str, str]
     return selector is not None and selector.matches("", node_labels)
 
 
-def match_topology_selector_terms(terms: list | None, node_labels: Mapping[str, str]) -> bool:
+def match_topology_selector_terms(terms: list[Any] | None, node_labels: Mapping[str, str]) -> bool:
     """v1helper.MatchTopologySelectorTerms: no terms match everything; terms are ORed,
     their matchLabelExpressions ANDed (label present with a listed value)."""
     if not terms:
@@ -214,7 +214,7 @@ def match_topology_selector_terms(terms: list | None, node_labels: Mapping[str, 
     return False
 
 
-def is_volume_bound_to_claim(pv: dict, pvc: GenericObject) -> bool:
+def is_volume_bound_to_claim(pv: dict[str, Any], pvc: GenericObject) -> bool:
     """IsVolumeBoundToClaim: claimRef names the claim (and its UID, when set)."""
     ref = spec(pv).get("claimRef")
     if not ref:
@@ -225,21 +225,21 @@ def is_volume_bound_to_claim(pv: dict, pvc: GenericObject) -> bool:
     return not uid or uid == pvc.meta.uid
 
 
-def _volume_mode(obj: dict) -> str:
+def _volume_mode(obj: dict[str, Any]) -> str:
     return str(spec(obj).get("volumeMode") or "Filesystem")
 
 
-def _vac(obj: dict) -> str:
+def _vac(obj: dict[str, Any]) -> str:
     return str(spec(obj).get("volumeAttributesClassName") or "")
 
 
-def check_access_modes(pvc: GenericObject, pv: dict) -> bool:
+def check_access_modes(pvc: GenericObject, pv: dict[str, Any]) -> bool:
     have = set(access_modes(pv))
     return all(mode in have for mode in access_modes(pvc))
 
 
-def find_matching_volume(pvc: GenericObject, volumes: Iterable[dict], node_labels: Mapping[str, str],
-                         excluded: set[str], vac_enabled: bool = True) -> dict | None:
+def find_matching_volume(pvc: GenericObject, volumes: Iterable[dict[str, Any]], node_labels: Mapping[str, str],
+                         excluded: set[str], vac_enabled: bool = True) -> dict[str, Any] | None:
     """FindMatchingVolume (scheduler path, delayBinding=true): a PV pre-bound to the claim
     wins outright (unless its node affinity fails, then nothing matches); otherwise the
     smallest Available PV of the claim's class whose size, volume mode, selector, node
@@ -247,7 +247,7 @@ def find_matching_volume(pvc: GenericObject, volumes: Iterable[dict], node_label
     requested = claim_request(pvc)
     requested_class = claim_class(pvc)
     selector = LabelSelector.from_dict(spec(pvc).get("selector"), "spec.selector")
-    smallest: dict | None = None
+    smallest: dict[str, Any] | None = None
     smallest_qty = 0
     for pv in volumes:
         name = metadata(pv).get("name")

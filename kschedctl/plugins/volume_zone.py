@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
@@ -80,7 +81,7 @@ class _State:
 
 
 class VolumeZone:
-    def __init__(self, args: dict | None, handle: Handle) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     def name(self) -> str:

@@ -62,7 +62,8 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     values[:] = recorded
     positions = np.asarray(alive, dtype=np.intp)
     out[positions[where]] = values[where]
-    return positions[~failed].tolist()
+    passed: list[int] = positions[~failed].tolist()
+    return passed
 
 
 
@@ -217,7 +218,7 @@ class FilterPoints(PluginCalls):
         out = np.full(n, None, object)  # a list at the end
         nominated = self._nominated_node_names()
         if nominated is None:
-            return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]  # type: ignore[misc]
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
         alive = list(range(n))
         if nominated:
             alive = []

@@ -91,7 +91,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
 
     # --- construction ----------------------------------------------------------------------
     def _build(self, profile: Profile, registry: Registry) -> None:
-        args_by_name: dict[str, dict | None] = {}
+        args_by_name: dict[str, dict[str, Any] | None] = {}
         for pc in profile.plugin_config:
             if pc.name in args_by_name:
                 raise FrameworkError(f"repeated config for plugin {pc.name}")

@@ -56,7 +56,7 @@ def status_of(name: str, what: str, out: Any) -> Status:
 def as_status(name: str, what: str, out: Any) -> Status:
     """status_of with the common cases first (a Status, or None for Success)."""
     if out.__class__ is Status:
-        return out  # type: ignore[no-any-return]
+        return out
     return Status() if out is None else status_of(name, what, out)
 
 
@@ -97,12 +97,17 @@ def optional(pl: Any, method: str) -> Any:
 
 def priority_less(a: Any, b: Any) -> bool:
     """The order the queue falls back to when the QueueSort plugin fails (PrioritySort's)."""
-    p1, p2 = a.pod.effective_priority(), b.pod.effective_priority()
+    p1: int = a.pod.effective_priority()
+    p2: int = b.pod.effective_priority()
     if p1 != p2:
         return p1 > p2
-    if a.timestamp != b.timestamp:
-        return a.timestamp < b.timestamp
-    return a.seq < b.seq
+    t1: float = a.timestamp
+    t2: float = b.timestamp
+    if t1 != t2:
+        return t1 < t2
+    s1: int = a.seq
+    s2: int = b.seq
+    return s1 < s2
 
 
 __all__ = ["NUMBER", "as_status", "is_int", "optional", "pair", "permit_result", "priority_less", "raised", "status_of", "wrong"]

@@ -51,7 +51,7 @@ class PluginSpec:
     factory: PluginFactory
     plugin_class: type
     args_type: "type[PluginArgs] | None" = None
-    args_schema: dict | None = None
+    args_schema: dict[str, Any] | None = None
     source: str = "in-tree"  # distribution name of the package that provides it
     version: str = ""
     extension_points: list[str] = field(default_factory=list)
@@ -73,7 +73,8 @@ class PluginSpec:
 
         assert self.args_type is not None
         if self.trusted:
-            return self.args_type.from_dict(raw, features)
+            args: PluginArgs = self.args_type.from_dict(raw, features)
+            return args
         try:
             return Sandbox(self.name).call(self.args_type.from_dict, raw, features)
         except ArgsError:

@@ -29,9 +29,11 @@ import threading
 import time
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from kschedctl.framework.gosemantics import go_duration
+
+T = TypeVar("T")
 
 # A generous default: a plugin call taking this long is hung, not slow.
 DEFAULT_PLUGIN_TIMEOUT = 30.0
@@ -134,7 +136,7 @@ class Sandbox:
         self.timeout = timeout if timeout and timeout > 0 else None
         self.broken: str | None = None  # set when a call timed out: later calls fail at once
 
-    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
         if self.broken is not None:
             raise PluginFailure(self.broken, timed_out=True)
         saved = sys.stdout
@@ -163,7 +165,7 @@ class Sandbox:
                        f"--plugin-timeout); not called again in this run")
         return PluginFailure(self.broken, timed_out=True)
 
-    def _watched(self, fn: Callable[..., Any], args: tuple, limit: float) -> Any:
+    def _watched(self, fn: Callable[..., T], args: tuple[Any, ...], limit: float) -> T:
         """The call under the watchdog; a nested call keeps the outer call's deadline too."""
         if not _WATCHDOG.started:
             _WATCHDOG.start()
@@ -178,7 +180,7 @@ class Sandbox:
             raise PluginTimeout(call)
         return out
 
-    def _in_worker(self, fn: Callable[..., Any], args: tuple, limit: float) -> Any:
+    def _in_worker(self, fn: Callable[..., T], args: tuple[Any, ...], limit: float) -> T:
         """Off the main thread (no signals): the call in a daemon thread, abandoned on timeout."""
         box: dict[str, Any] = {}
 
@@ -195,7 +197,8 @@ class Sandbox:
             raise PluginTimeout()
         if "exc" in box:
             raise box["exc"]
-        return box.get("out")
+        out: T = box["out"]
+        return out
 
 
 class SandboxedPlugin:

@@ -154,7 +154,7 @@ class DefaultPreemption:
     # The dry-run shortcuts of _plan (exactly equivalent; off only to test that equivalence).
     dry_run_shortcuts = True
 
-    def __init__(self, args: DefaultPreemptionArgs | dict | None, handle: Handle,
+    def __init__(self, args: DefaultPreemptionArgs | dict[str, Any] | None, handle: Handle,
                  features: Features | None = None) -> None:
         features = features if features is not None else handle.features
         dp_args = DefaultPreemptionArgs.of(args, features)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resourceclaim import ResourceClaim, pod_claim_refs
@@ -113,7 +114,7 @@ def pod_resource_claims(manager: DRAManager, pod: Pod) -> list[ResourceClaim]:
     return claims
 
 
-def edited(claim: ResourceClaim, edit: Callable[[dict], None]) -> ResourceClaim:
+def edited(claim: ResourceClaim, edit: Callable[[dict[str, Any]], None]) -> ResourceClaim:
     """A copy of the claim with its raw object edited (claim.DeepCopy() and assignments)."""
     raw = copy.deepcopy(claim.raw)
     edit(raw)

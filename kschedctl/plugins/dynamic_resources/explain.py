@@ -19,6 +19,7 @@ from kschedctl.api.resourceclaim import ExactDeviceRequest, ResourceClaim
 from kschedctl.api.types import Node
 from kschedctl.dra.cel import CelDevice, CelRuntimeError
 from kschedctl.dra.structured import DeviceID, node_matches
+from kschedctl.dra.structured.pools import Pool
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.types import NodeInfo
 
@@ -88,7 +89,7 @@ def _requests(pl: Any, s: Any, claim: ResourceClaim, node: Node) -> list[dict[st
 
 
 def _request(pl: Any, s: Any, claim: ResourceClaim, name: str, exact: ExactDeviceRequest, top: bool,
-             pools: list, allocated: set[DeviceID], node: Node) -> dict[str, Any]:
+             pools: list[Pool], allocated: set[DeviceID], node: Node) -> dict[str, Any]:
     cls = pl.manager.get_class(exact.device_class_name)
     wanted = exact.count if exact.allocation_mode == "ExactCount" else "All"
     entry: dict[str, Any] = {"request": name, "deviceClass": exact.device_class_name, "count": wanted}

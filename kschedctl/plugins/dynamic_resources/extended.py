@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Container, Pod
@@ -158,7 +158,7 @@ def _request_and_mappings(index: int, container: Container, resource: str, class
     return _Request(name, class_name, want - total), mappings
 
 
-def requests_and_mappings(pod: Pod, extended: dict[str, int], manager: DRAManager) -> tuple[list[dict], list[Mapping]]:
+def requests_and_mappings(pod: Pod, extended: dict[str, int], manager: DRAManager) -> tuple[list[dict[str, Any]], list[Mapping]]:
     """createRequestsAndMappings: the special claim's device requests (sorted by name) and the
     container mappings, for the resources the node must provide through DRA."""
     containers = list(pod.init_containers) + list(pod.containers)

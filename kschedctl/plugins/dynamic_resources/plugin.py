@@ -54,7 +54,7 @@ from kschedctl.dra.structured import Features as AllocatorFeatures
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import parse_duration
-from kschedctl.framework.handle import ApiError, Handle
+from kschedctl.framework.handle import ApiError, Client, Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     ClusterEvent,
@@ -171,7 +171,7 @@ def _parse_rfc3339(text: str | None) -> float | None:
 
 
 class DynamicResources:
-    def __init__(self, args: DynamicResourcesArgs | dict | None, handle: Handle,
+    def __init__(self, args: DynamicResourcesArgs | dict[str, Any] | None, handle: Handle,
                  features: Features | None = None) -> None:
         self.handle = handle
         self.fts = features if features is not None else handle.features
@@ -475,7 +475,7 @@ class DynamicResources:
         return None, found
 
     def _allocate(self, s: StateData, node: Any, claims: list[ResourceClaim],
-                  signature: tuple) -> list[AllocationResult] | None:
+                  signature: tuple[tuple[str, str, str], ...]) -> list[AllocationResult] | None:
         """Allocate, or the outcome of an earlier pod with the same claim specs on this node
         when nothing the allocator reads there has changed since: the node's pools (slices,
         classes, the node object) and which of their devices are taken (allocated or in flight:
@@ -489,7 +489,8 @@ class DynamicResources:
         key = (s.memo_key, node.name)
         hit = memo.get(key)
         if hit is not None and hit[0] is node and hit[2] == signature:
-            return hit[3]
+            before: list[AllocationResult] | None = hit[3]
+            return before
         found = s.allocator.allocate(node, claims)
         if found is None or all(r.share_id is None for a in found for r in a.results):
             if len(memo) > 200_000:
@@ -517,7 +518,7 @@ class DynamicResources:
             return None, [], None
         requests, mappings = ext.requests_and_mappings(pod, needed, self.manager)
 
-        def edit(raw: dict) -> None:
+        def edit(raw: dict[str, Any]) -> None:
             raw.setdefault("spec", {})["devices"] = {"requests": requests}
 
         return edited(claim, edit), mappings, None
@@ -542,7 +543,7 @@ class DynamicResources:
                 continue
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
-                def dealloc(raw: dict) -> None:
+                def dealloc(raw: dict[str, Any]) -> None:
                     status = raw.setdefault("status", {})
                     for key in ("reservedFor", "allocation", "devices"):
                         status.pop(key, None)
@@ -642,7 +643,7 @@ class DynamicResources:
             if claim is extended_claim and allocation.extended_claim is not None:
                 claim = allocation.extended_claim
 
-            def edit(raw: dict, result: AllocationResult = result) -> None:
+            def edit(raw: dict[str, Any], result: AllocationResult = result) -> None:
                 md = raw.setdefault("metadata", {})
                 if DELETE_PROTECTION_FINALIZER not in (md.get("finalizers") or []):
                     md["finalizers"] = list(md.get("finalizers") or []) + [DELETE_PROTECTION_FINALIZER]
@@ -663,7 +664,7 @@ class DynamicResources:
         for _, claim in s.claims.all_user_claims():
             self.manager.remove_claim_pending_allocation(claim.meta.uid)
             if claim.allocation is not None and claim.is_reserved_for(pod):
-                def drop(raw: dict) -> None:
+                def drop(raw: dict[str, Any]) -> None:
                     status = raw.setdefault("status", {})
                     status["reservedFor"] = [r for r in status.get("reservedFor") or []
                                              if not (isinstance(r, dict) and str(r.get("uid", "")) == pod.uid)]
@@ -751,14 +752,14 @@ class DynamicResources:
                 if claim.allocation is not None:
                     raise ApiError(f"claim {kobj(claim)} got allocated elsewhere in the meantime")
                 if DELETE_PROTECTION_FINALIZER not in (claim.raw.get("metadata", {}).get("finalizers") or []):
-                    def add_finalizer(raw: dict) -> None:
+                    def add_finalizer(raw: dict[str, Any]) -> None:
                         md = raw.setdefault("metadata", {})
                         md["finalizers"] = list(md.get("finalizers") or []) + [DELETE_PROTECTION_FINALIZER]
                     claim = client.update_resource_claim(edited(claim, add_finalizer))
             stamp = _rfc3339(self.handle.clock.now())
             binding = binding_conditions_enabled(self.fts)
 
-            def reserve(raw: dict) -> None:
+            def reserve(raw: dict[str, Any]) -> None:
                 status = raw.setdefault("status", {})
                 if allocation is not None:
                     status["allocation"] = allocation.to_dict()
@@ -781,7 +782,7 @@ class DynamicResources:
             raise ApiError(f"extended resource claim not found for node {node_name}")
         name = ext.generated_name(allocation.extended_claim, pod)
 
-        def prepare(raw: dict) -> None:
+        def prepare(raw: dict[str, Any]) -> None:
             md = raw.setdefault("metadata", {})
             md["name"] = name
             md.pop("uid", None)
@@ -804,13 +805,13 @@ class DynamicResources:
         current = self.manager.get_claim(claim.namespace, claim.name) or claim
         finalizers = current.raw.get("metadata", {}).get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER in finalizers:
-            def drop(raw: dict) -> None:
+            def drop(raw: dict[str, Any]) -> None:
                 md = raw.setdefault("metadata", {})
                 md["finalizers"] = [f for f in md.get("finalizers") or [] if f != DELETE_PROTECTION_FINALIZER]
             current = client.update_resource_claim(edited(current, drop))
         client.delete_resource_claim(current)
 
-    def _client(self) -> Any:
+    def _client(self) -> Client:
         client = self.handle.client
         if client is None:
             raise ApiError("no API client: ResourceClaims cannot be written here")

@@ -186,7 +186,7 @@ _OWNER_KINDS = {("v1", "ReplicationController"): "rc", ("apps/v1", "ReplicaSet")
                 ("apps/v1", "StatefulSet"): "ss"}
 
 
-def _controller_of(pod: Pod) -> dict | None:
+def _controller_of(pod: Pod) -> dict[str, Any] | None:
     """metav1.GetControllerOfNoCopy: the owner reference with controller: true."""
     for ref in pod.meta.owner_references:
         if isinstance(ref, dict) and ref.get("controller") is True:
@@ -262,7 +262,7 @@ def build_default_constraints(pod: Pod, defaults: Sequence[TopologySpreadConstra
 # drawn from a global counter at every change of a NodeInfo (set_node, add/remove pod) and is
 # copied by clone(), so it names one content of a node's pod list: the nodes a cycle did not
 # change reuse the counts of the previous cycles instead of matching all their pods again.
-_COUNT_MEMO: dict[tuple, dict[int, int]] = {}
+_COUNT_MEMO: dict[tuple[Any, ...], dict[int, int]] = {}
 _COUNT_MEMO_SELECTORS = 256
 _COUNT_MEMO_NODES = 1 << 17
 

@@ -26,7 +26,7 @@ from kschedctl.plugins.pod_topology_spread.common import (
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from kschedctl.plugins.row_aggregate import aggregate, label_codes, tracked_rows
+from kschedctl.plugins.row_aggregate import Contribution, aggregate, label_codes, tracked_rows
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -39,8 +39,8 @@ class CriticalPaths:
 
     __slots__ = ("paths",)
 
-    def __init__(self, paths: list[list] | None = None) -> None:
-        self.paths = paths if paths is not None else [["", MAX_INT32], ["", MAX_INT32]]
+    def __init__(self, paths: list[list[Any]] | None = None) -> None:
+        self.paths: list[list[Any]] = paths if paths is not None else [["", MAX_INT32], ["", MAX_INT32]]
 
     def update(self, value: str, num: int) -> None:
         p = self.paths
@@ -95,7 +95,8 @@ class PreFilterState:
         """minMatchNum: the global minimum, or 0 while fewer domains than minDomains are eligible."""
         if len(self.tp_value_to_match_num[i]) < self.constraints[i].min_domains:
             return 0
-        return self.min_match_num[i] if self.exact else self.critical_paths[i].paths[0][1]
+        num: int = self.min_match_num[i] if self.exact else self.critical_paths[i].paths[0][1]
+        return num
 
     def update(self, i: int, value: str, delta: int) -> None:
         counts = self.tp_value_to_match_num[i]
@@ -169,11 +170,11 @@ def _domain_counts_contribution(constraints: list[Constraint], namespace: str) -
     """One node's part of calPreFilterState: its domain (nodes, per constraint) and its matching pods."""
     keys = [c.topology_key for c in constraints]
 
-    def contribution(node_info: NodeInfo) -> dict | None:
+    def contribution(node_info: NodeInfo) -> Contribution | None:
         node = node_info.node
         if node is None or not node_labels_match_spread_constraints(node.labels, constraints):
             return None
-        out: dict = {}
+        out: Contribution = {}
         for i, c in enumerate(constraints):
             value = node.labels[keys[i]]
             out[("domains", i)] = {value: 1}
@@ -253,7 +254,7 @@ def filter_nodes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) ->
     per = [(c.topology_key, s.min_match(i), 1 if c.matches(pod.labels) else 0, s.tp_value_to_match_num[i],
             c.max_skew) for i, c in enumerate(s.constraints)]
     keys = [p[0] for p in per]
-    memo: dict[tuple, tuple | None] = {}
+    memo: dict[tuple[Any, ...], Any] = {}  # label values -> (code, reason) or None
     out: list[Status | None] = []
     for ni in node_infos:
         node = ni.node

@@ -14,6 +14,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.features import Features
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
+    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -45,7 +46,7 @@ NAME = names.PodTopologySpread
 
 
 class PodTopologySpread:
-    def __init__(self, args: PodTopologySpreadArgs | dict | None, handle: Handle,
+    def __init__(self, args: PodTopologySpreadArgs | dict[str, Any] | None, handle: Handle,
                  features: Features | None = None) -> None:
         self.handle = handle
         features = features if features is not None else handle.features
@@ -157,7 +158,7 @@ class PodTopologySpread:
         return None
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> Sequence[int]:
+                              values: Sequence[int]) -> BatchScores:
         """normalize_score over a whole batch (same integers); a missing state raises, and the
         runtime's per-node normalize_score then reports it."""
         return scoring.normalize_scores_batch(scoring.get_pre_score_state(state), node_infos, values)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from operator import is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import as_batch
@@ -24,7 +24,10 @@ from kschedctl.plugins.pod_topology_spread.common import (
     node_labels_match_spread_constraints,
 )
 from kschedctl.plugins.pod_topology_spread.filtering import inclusion_policies_trivial
-from kschedctl.plugins.row_aggregate import aggregate, label_codes, tracked_rows
+from kschedctl.plugins.row_aggregate import Contribution, aggregate, label_codes, tracked_rows
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 _INVALID_SCORE = -1
@@ -149,11 +152,11 @@ def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], r
 def _score_counts_contribution(constraints: list[Constraint], namespace: str, require_all: bool) -> Any:
     """One node's part of processAllNode: constraint index -> {its domain value: matching pods}."""
 
-    def contribution(info: NodeInfo) -> dict | None:
+    def contribution(info: NodeInfo) -> Contribution | None:
         node = info.node
         if node is None or (require_all and not node_labels_match_spread_constraints(node.labels, constraints)):
             return None
-        out: dict = {}
+        out: Contribution = {}
         for i, c in enumerate(constraints):
             count = count_node_pods_match_selector(info, c.selector, namespace)
             if count:
@@ -241,7 +244,7 @@ def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:
             ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
 
 
-def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], values: Sequence[int]):
+def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> np.ndarray:
     """normalize_scores over an array of scores (the batch NormalizeScore form), same integers:
     ignored nodes (and scores equal to the invalid marker) end at 0, the others scaled by
     MaxNodeScore * (max + min - score) // max over the nodes not ignored."""
@@ -261,11 +264,13 @@ def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], val
         out = np.full(len(arr), MAX_NODE_SCORE, np.int64)
     else:
         out = (MAX_NODE_SCORE * (max_score + min_score - arr)) // max_score
-    return np.where(invalid, 0, out)
+    scores: np.ndarray = np.where(invalid, 0, out)
+    return scores
 
 
 def _names(node_infos: Sequence[NodeInfo]) -> list[str]:
     rows = getattr(node_infos, "rows", None)
     if rows is not None:
-        return node_infos.columns.names_of(rows)  # type: ignore[attr-defined]
+        names: list[str] = node_infos.columns.names_of(rows)  # type: ignore[attr-defined]
+        return names
     return [ni.name for ni in node_infos]

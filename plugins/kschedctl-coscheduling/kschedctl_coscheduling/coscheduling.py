@@ -88,7 +88,7 @@ def group_name(pod: Pod) -> str:
 
 
 class Coscheduling:
-    def __init__(self, args: CoschedulingArgs | dict | None, handle: Handle) -> None:
+    def __init__(self, args: CoschedulingArgs | dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
         cs_args = CoschedulingArgs.of(args, handle.features)
         self.permit_waiting_time = float(cs_args.permit_waiting_time_seconds or 0)
@@ -99,7 +99,7 @@ class Coscheduling:
         return NAME
 
     # --- PodGroupManager -------------------------------------------------------------------
-    def get_pod_group(self, pod: Pod) -> tuple[str, dict | None]:
+    def get_pod_group(self, pod: Pod) -> tuple[str, dict[str, Any] | None]:
         name = group_name(pod)
         if not name:
             return "", None
@@ -108,7 +108,7 @@ class Coscheduling:
         return full, (obj.raw if obj is not None else None)
 
     @staticmethod
-    def min_member(pg: dict) -> int:
+    def min_member(pg: dict[str, Any]) -> int:
         return int((pg.get("spec") or {}).get("minMember") or 0)
 
     def _all_pods(self) -> list[Pod]:

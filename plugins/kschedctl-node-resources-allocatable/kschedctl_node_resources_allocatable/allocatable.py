@@ -38,7 +38,7 @@ def is_scalar_resource_name(name: str) -> bool:
     return "/" in name or name.startswith("hugepages-") or name.startswith("attachable-volumes-")
 
 
-def allocatable_of(node_info: Any, resource: str) -> int:
+def allocatable_of(node_info: NodeInfo, resource: str) -> int:
     """calculateResourceAllocatableRequest's allocatable half: cpu in millicores, memory and
     ephemeral-storage in bytes, scalar resources as counted; anything else (e.g. pods) is 0."""
     alloc = node_info.allocatable
@@ -65,7 +65,7 @@ def resource_score(capacity: int, mode: str) -> int:
 class NodeResourcesAllocatable:
     """The plugin: Score plus its own NormalizeScore (ScoreExtensions)."""
 
-    def __init__(self, args: NodeResourcesAllocatableArgs | dict | None, handle: Handle | None) -> None:
+    def __init__(self, args: NodeResourcesAllocatableArgs | dict[str, Any] | None, handle: Handle | None) -> None:
         # NewAllocatable: defaults for what is missing, ValueError for a bad mode or weight.
         self.handle = handle
         self.mode, self.resource_to_weight = parse_args(args)
