@@ -402,7 +402,3 @@ def main() -> None:
             pass
         raise SystemExit(0) from None
 
-
-# The what-if commands (diff, capacity) live in their own module and register on this app.
-from kschedctl.cli import sweep_command as _sweep_command  # noqa: E402,F401
-from kschedctl.cli import whatif_commands as _whatif_commands  # noqa: E402,F401

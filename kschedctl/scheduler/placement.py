@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.interface import MAX_NODE_SCORE, Status
 from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
+from kschedctl.scheduler.algorithm import SchedulingError
 
 if TYPE_CHECKING:
     from kschedctl.backend.podgroup import PodGroup
@@ -56,8 +57,6 @@ def generate_placements(fwk: Any, group: "PodGroup", snapshot: Any) -> list[Plac
     SchedulingError."""
     placements, status = fwk.run_placement_generate_plugins(group, [Placement("", [n.name for n in snapshot.list()])])
     if not status.is_success():
-        from kschedctl.scheduler.algorithm import SchedulingError
-
         raise SchedulingError(status)
     return placements
 
