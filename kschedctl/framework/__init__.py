@@ -56,6 +56,7 @@ from kschedctl.framework.interface import (
     BatchFilterPlugin,
     BatchNormalizeScore,
     BatchScorePlugin,
+    BatchScores,
     BindPlugin,
     ClusterEvent,
     ClusterEventWithHint,
@@ -110,7 +111,7 @@ __all__ = [
     # typed args
     "ArgsError", "ArgsStruct", "FieldError", "Int32", "Int64", "PluginArgs", "Raw", "gosemantics",
     # extension points
-    "EXTENSION_POINTS", "BatchFilterPlugin", "BatchNormalizeScore", "BatchScorePlugin", "BindPlugin",
+    "EXTENSION_POINTS", "BatchFilterPlugin", "BatchNormalizeScore", "BatchScorePlugin", "BatchScores", "BindPlugin",
     "EnqueueExtensions", "ExtensionPoint", "FilterPlugin", "PermitPlugin", "PlacementFeasiblePlugin",
     "PlacementGeneratePlugin", "PlacementScoreExtensions", "PlacementScorePlugin", "Plugin", "PostBindPlugin",
     "PostFilterPlugin", "PreBindPlugin", "PreEnqueuePlugin", "PreFilterExtensions", "PreFilterPlugin",
