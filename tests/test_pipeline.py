@@ -185,3 +185,33 @@ def test_explain_looks_without_changing_the_run(registry: Registry) -> None:
         res = explain_pod(cluster(*nodes, make_pod("p").req(cpu="1")), "default/p", cfg, registry, V, seed=seed)
         run = Scheduler(cluster(*nodes, make_pod("p").req(cpu="1")), cfg, registry, V, seed=seed).run()
         assert res.node == run.placements[0].node
+
+
+def test_explain_of_a_pod_group_tries_each_placement_as_schedule_does() -> None:
+    """upstream: schedule_one_podgroup.go podGroupSchedulingPlacementAlgorithm: the members are
+    tried within each placement's nodes (Snapshot.AssumePlacement); explain runs that very
+    cycle, so its members land where `schedule` puts them and see only the placement's nodes."""
+    from kschedctl.cluster.loader import _build, resolve_priorities
+    from kschedctl.scheduler.explain import explain_pod_group
+    from kschedctl.testing import make_pod_group
+
+    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True,
+                                             TopologyAwareWorkloadScheduling=True)
+    reg = default_registry().registry
+    cfg = load_config_text("", "<default>", version, reg)
+
+    def group_cluster() -> ClusterSnapshot:
+        nodes = [make_node("a1").capacity(cpu="2", memory="8Gi").zone("za")] + \
+            [make_node(f"b{i}").capacity(cpu="2", memory="8Gi").zone("zb") for i in (1, 2, 3)]
+        pods = [make_pod(f"p{i}").req(cpu="1500m").pod_group("g") for i in range(3)]
+        snap = ClusterSnapshot(nodes=[n.obj() for n in nodes], pods=[p.obj() for p in pods])
+        _build("PodGroup", make_pod_group("g", min_count=3, topology_key="topology.kubernetes.io/zone"), snap.objects)
+        resolve_priorities(snap)
+        return snap
+
+    run = Scheduler(group_cluster(), cfg, reg, version, seed=1).run()
+    res = explain_pod_group(group_cluster(), "podgroup/default/g", cfg, reg, version, seed=1)
+    assert res.placement == "zb" and res.status == "Success"
+    assert {m.pod: m.node for m in res.members} == {p.pod: p.node for p in run.placements}
+    for member in res.members:
+        assert [n.name for n in member.nodes] == ["b1", "b2", "b3"]
