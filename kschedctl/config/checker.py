@@ -23,6 +23,7 @@ from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import set_defaults
 from kschedctl.config.loader import decode
 from kschedctl.config.schema import ARGS_SCHEMAS, iter_schema_errors
+from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.config.validation import Issue, profiles_to_build, semantic_issues
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.services import Services
@@ -210,13 +211,26 @@ def validate_text(text: str, source: str, version: KubeVersion, registry: Any = 
         field_path = getattr(exc, "field", None) or ""
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return ValidationReport(source, False, [finding(parse_path(field_path), message)])
-    issues = semantic_issues(cfg, version, registry)
-    skip, check_queue_sort = profiles_to_build(issues)
-    issues += [Issue(x.path, x.message) for x in profile_issues(cfg, registry, Services.minimal(version), skip,
-                                                                  check_queue_sort)]
-    for issue in issues:
+    for issue in all_issues(cfg, version, registry):
         findings.append(finding(parse_path(issue.path), issue.message, issue.severity))
     return ValidationReport(source, not any(f.severity == "error" for f in findings), findings)
+
+
+def all_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[Issue]:
+    """Every semantic issue of a decoded and defaulted configuration, errors and warnings:
+    kube's rules, the plugin names, and what building its profiles (``Services.minimal``)
+    finds, as NewFramework and profile.NewMap would refuse them."""
+    issues = semantic_issues(cfg, version, registry)
+    skip, check_queue_sort = profiles_to_build(issues)
+    return issues + [Issue(x.path, x.message) for x in profile_issues(cfg, registry, Services.minimal(version), skip,
+                                                                        check_queue_sort)]
+
+
+def configuration_errors(cfg: KubeSchedulerConfiguration, version: KubeVersion,
+                         registry: Registry) -> list[tuple[str, str]]:
+    """The errors (path, message) `validate` reports, profiles built included: what a tool that
+    runs one configuration many times (`sweep`) checks once, up front."""
+    return [(x.path, x.message) for x in all_issues(cfg, version, registry) if x.severity == "error"]
 
 
 def validate_files(paths: list[str], version: KubeVersion, registry: Any = None) -> list[ValidationReport]:

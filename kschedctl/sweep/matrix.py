@@ -300,7 +300,7 @@ def _seeds(value: Any) -> list[int]:
 def _check_runs(matrix: Matrix, registry: Registry) -> None:
     """Every release and gate set parses, and every configuration loads and validates under
     each (release, gates) it runs with: errors here would fail every cell alike."""
-    from kschedctl.config.validation import validate_config
+    from kschedctl.config.checker import configuration_errors
 
     path = matrix.path
     for i, v in enumerate(matrix.kube_versions):
@@ -325,7 +325,7 @@ def _check_runs(matrix: Matrix, registry: Registry) -> None:
         try:
             cfg = load_config_text(json.dumps(config.raw) if config.raw is not None else "", config.source,
                                    version, registry)
-            problems = validate_config(cfg, version, registry)
+            problems = configuration_errors(cfg, version, registry)  # its profiles built too
         except InputError as exc:
             raise _error(path, where, f"{exc} (kube-scheduler {v}{', gates ' + g if g else ''})") from None
         if problems:
