@@ -187,7 +187,8 @@ class Handle:
 
     @property
     def client(self) -> Client | None:
-        """Bind and preempt (evict) calls; None where nothing may change (validation)."""
+        """Bind, preempt (evict), update and ResourceClaim calls; None where nothing may
+        change (validation)."""
         return self._services.client
 
     @property

@@ -178,6 +178,25 @@ def test_explain_shows_devices_per_node(run_cli, write_snapshot) -> None:
     assert "devices (DynamicResources):" in table and "gpu=gpu.example.com/n2/gpu-0" in table
 
 
+def test_explain_devices_only_where_the_filters_ran(run_cli, write_snapshot) -> None:
+    # explain's table is schedulePod with a recorder: the dra view is read from the state the
+    # attempt's own Filter calls left, so a node PreFilter ruled out (NodeAffinity's
+    # metadata.name field) shows its PreFilter status and no devices, as no filter ran there.
+    p = pod("p", "two")
+    p["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]}}}
+    path = write_snapshot(node("n1"), node("n2"), gpu_slice("n1", "h100", "h100"), gpu_slice("n2", "h100", "h100"),
+                          CLASS, template("two", count=2), p)
+    out = run_cli("explain", "default/p", path, "-o", "json")
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    assert data["node"] == "n2"
+    assert data["nodes"]["n1"]["filter"] == {"code": "UnschedulableAndUnresolvable",
+                                             "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]}
+    assert "dra" not in data["nodes"]["n1"]
+    assert [d["device"] for d in data["nodes"]["n2"]["dra"]["claims"][0]["devices"]] == ["gpu-0", "gpu-1"]
+
+
 def test_older_api_versions_are_read_as_served(run_cli, write_snapshot) -> None:
     # v1beta1: device fields under "basic", request fields on the request itself.
     beta_slice = copy.deepcopy(gpu_slice("n1", "a100"))
