@@ -164,11 +164,13 @@ def _load_config(config: str | None, version: KubeVersion, no_extenders: bool = 
 
 def _checked_config(config: str | None, version: KubeVersion, registry: Registry) -> KubeSchedulerConfiguration:
     """The configuration, after exactly the checks `validate` runs on it (kschedctl.config.checker:
-    YAML, schema, semantics): its first error is this command's error, its warnings are printed."""
+    YAML, schema, semantics): its first error is this command's error, its warnings are printed.
+    Building the profiles is left to the run (profile.new_map raises the same ProfileError), so that
+    each profile is built once."""
     from kschedctl.config.checker import validate_files
 
     if config is not None:
-        [report] = validate_files([config], version, registry)
+        [report] = validate_files([config], version, registry, build_profiles=False)
         errors = report.errors
         if errors:
             first = errors[0]

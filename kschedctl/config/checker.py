@@ -180,7 +180,8 @@ def _as_registry(registry: Any) -> Registry:
     return getattr(registry, "registry", registry)
 
 
-def validate_text(text: str, source: str, version: KubeVersion, registry: Any = None) -> ValidationReport:
+def validate_text(text: str, source: str, version: KubeVersion, registry: Any = None,
+                  build_profiles: bool = True) -> ValidationReport:
     registry = _as_registry(registry)
     node, data, yaml_error = _compose(text, source)
     if yaml_error is not None:
@@ -211,7 +212,8 @@ def validate_text(text: str, source: str, version: KubeVersion, registry: Any = 
         field_path = getattr(exc, "field", None) or ""
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return ValidationReport(source, False, [finding(parse_path(field_path), message)])
-    for issue in all_issues(cfg, version, registry):
+    issues = all_issues(cfg, version, registry) if build_profiles else semantic_issues(cfg, version, registry)
+    for issue in issues:
         findings.append(finding(parse_path(issue.path), issue.message, issue.severity))
     return ValidationReport(source, not any(f.severity == "error" for f in findings), findings)
 
@@ -233,9 +235,12 @@ def configuration_errors(cfg: KubeSchedulerConfiguration, version: KubeVersion,
     return [(x.path, x.message) for x in all_issues(cfg, version, registry) if x.severity == "error"]
 
 
-def validate_files(paths: list[str], version: KubeVersion, registry: Any = None) -> list[ValidationReport]:
+def validate_files(paths: list[str], version: KubeVersion, registry: Any = None,
+                   build_profiles: bool = True) -> list[ValidationReport]:
     """One report per file, in the order given. ``registry`` is a Registry or a LoadedRegistry
-    (None: kschedctl.framework.runtime.plugin_manager.default_registry(), with installed packages)."""
+    (None: kschedctl.framework.runtime.plugin_manager.default_registry(), with installed packages).
+    ``build_profiles=False`` leaves out what building the profiles finds: a command that runs the
+    configuration builds them once anyway (scheduler/profile.new_map), and reports the same errors."""
     reports = []
     for path in paths:
         try:
@@ -243,5 +248,5 @@ def validate_files(paths: list[str], version: KubeVersion, registry: Any = None)
         except InputError as exc:
             reports.append(ValidationReport(path, False, [Finding("", None, exc.message)], True))
             continue
-        reports.append(validate_text(text, path, version, registry))
+        reports.append(validate_text(text, path, version, registry, build_profiles))
     return reports
