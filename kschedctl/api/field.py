@@ -1,4 +1,4 @@
-"""field.Error for admission and error lines: kschedctl.framework.gosemantics (the one home of
+"""field.Error for admission and error lines: kschedctl.api.gosemantics (the one home of
 Go's %q and field.Error) plus what reporting bad input needs on top.
 
 Upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go. Two additions:
@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kschedctl.framework import gosemantics
-from kschedctl.framework.gosemantics import FieldError, go_quote
+from kschedctl.api import gosemantics
+from kschedctl.api.gosemantics import FieldError, go_quote
 
 VALUE_LIMIT = 256  # characters of a shown bad value
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
