@@ -181,6 +181,27 @@ class FilterPoints(PluginCalls):
             return st
         return Status()
 
+    def run_each_filter_plugin(self, state: CycleState, pod: Any, node_info: NodeInfo) -> list[Status]:
+        """Every Filter plugin's non-success status on the node, in the profile's order, each
+        tagged with its plugin: what RunFilterPlugins would find if it did not stop at the first
+        failure (`explain --all-filters`, for near-misses). Never on the scheduling path."""
+        out: list[Status] = []
+        for pl, name in self._named("filter"):
+            if name in state.skip_filter_plugins:
+                continue
+            try:
+                st = pl.filter(state, pod, node_info)
+            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
+                st = raised(name, "Filter", exc)
+            if st is None:
+                continue
+            if st.__class__ is not Status:
+                st = status_of(name, "Filter", st)
+            if st.code != Code.Success:
+                st.plugin = name
+                out.append(st)
+        return out
+
     def _filter_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
                          nodes: Sequence[NodeInfo]) -> list[Status | None]:
         """One plugin's Filter over nodes, one call each. After the first Error the remaining
