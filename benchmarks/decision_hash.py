@@ -64,10 +64,28 @@ def workload_cases() -> list[tuple[str, Any]]:
                 cluster = load_snapshot([path])
                 cfg = load_config_file(None, version, registry)
                 result = Scheduler(cluster, cfg, registry, version, seed=7).run()
-                out.append((f"workload {name} {v}", result.to_dict()))
+                out.append((f"workload {name} {v}", decision_keys(result.to_dict())))
         finally:
             os.unlink(path)
     return out
+
+
+# What explains a decision without being one: the verdict next to kube's message, the pod's
+# state and the note, the ranking (the scores are hashed), the facts behind each rejection, the
+# other plugins --all-filters finds. Left out, so that adding an explanation changes no hash.
+EXPLANATION_KEYS = frozenset({"diagnosis", "state", "stateDetail", "evaluated", "note", "run", "verdict", "ranking",
+                              "attempts", "details", "alsoRejectedBy"})
+
+
+def decision_keys(data: Any) -> Any:
+    """``data`` without the EXPLANATION_KEYS, at any depth (a node named like one is kept: only
+    dict keys of result objects are dropped, never the names under ``nodes``)."""
+    if isinstance(data, list):
+        return [decision_keys(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    return {k: ({n: decision_keys(v2) for n, v2 in v.items()} if k == "nodes" and isinstance(v, dict)
+                 else decision_keys(v)) for k, v in data.items() if k not in EXPLANATION_KEYS}
 
 
 def example_cases() -> list[tuple[str, Any]]:
@@ -90,19 +108,19 @@ def example_cases() -> list[tuple[str, Any]]:
             cfg = load_config_file(str(profile), version, registry)
             cluster = load_snapshot([cluster_file])
             result = Scheduler(cluster, cfg, registry, version, seed=5).run()
-            out.append((f"schedule {profile.name} {v}", result.to_dict()))
+            out.append((f"schedule {profile.name} {v}", decision_keys(result.to_dict())))
             cluster = load_snapshot([cluster_file])
             for pod in [p for p in cluster.pods if is_pending(p)]:
                 try:
                     res = explain_pod(load_snapshot([cluster_file]), pod.key, cfg, registry, version, seed=5)
-                    out.append((f"explain {pod.key} {profile.name} {v}", res.to_dict()))
+                    out.append((f"explain {pod.key} {profile.name} {v}", decision_keys(res.to_dict())))
                 except Exception as exc:  # noqa: BLE001 - an input error is a decision too
                     out.append((f"explain {pod.key} {profile.name} {v}", f"{type(exc).__name__}: {exc}"))
     for v in VERSIONS:
         version = parse_version(v)
         cfg = load_config_file(None, version, registry)
         res = run_scenario(load_scenario(str(ROOT / "examples" / "scenario-drain.yaml")), cfg, registry, version, seed=5)
-        out.append((f"simulate scenario-drain {v}", res.to_dict()))
+        out.append((f"simulate scenario-drain {v}", decision_keys(res.to_dict())))
     return out
 
 
@@ -141,7 +159,7 @@ def pytest_configure(config: Any) -> None:
     from kschedctl.scheduler import explain as explain_mod
     from kschedctl.scheduler import scheduler as sched_mod
 
-    state = {"test": "", "n": 0}
+    state: dict[str, Any] = {"test": "", "n": 0, "inside_explain": 0}
     sink = open(path, "a")  # noqa: SIM115 - closed at exit
 
     def write(kind: str, data: Any) -> None:
@@ -158,7 +176,8 @@ def pytest_configure(config: Any) -> None:
 
     def recorded_run(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = run(self, *args, **kwargs)
-        write("run", result.to_dict())
+        if not state["inside_explain"]:  # a run explain makes (to compare) is part of its result
+            write("run", decision_keys(result.to_dict()))
         return result
 
     sched_mod.Scheduler.__init__ = seeded_init  # type: ignore[method-assign]
@@ -167,12 +186,15 @@ def pytest_configure(config: Any) -> None:
         real = getattr(explain_mod, fn_name)
 
         def wrapped(*args: Any, _real: Any = real, _name: str = fn_name, **kwargs: Any) -> Any:
+            state["inside_explain"] += 1
             try:
                 result = _real(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001
                 write(_name, f"{type(exc).__name__}: {exc}")
                 raise
-            write(_name, result.to_dict())
+            finally:
+                state["inside_explain"] -= 1
+            write(_name, decision_keys(result.to_dict()))
             return result
 
         setattr(explain_mod, fn_name, wrapped)

@@ -267,15 +267,21 @@ def explain(
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    evaluate: bool = typer.Option(False, "--evaluate", help="Evaluate a gated, bound or terminal pod as if it were pending (by default explain only says what it is)."),
+    in_run: bool = typer.Option(False, "--in-run", help="Replay the schedule run (same config, seed, release) and show the attempts it made for this pod, in the state each one saw."),
+    all_filters: bool = typer.Option(False, "--all-filters", help="Run every Filter plugin on each rejected node (kube stops at the first failure): every blocker at once."),
+    top: int = typer.Option(3, "--top", min=0, metavar="N", help="Show the N best nodes by total score above the table (all of them in -o wide and JSON)."),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
-    """One pod against the snapshot as given: every node's filter result and every score."""
+    """One pod against the snapshot as given: what the pod is, the verdict, every node's filter result and every score."""
     from kschedctl.scheduler.explain import (
         POD_GROUP_PREFIX,
         explain_pod,
         explain_pod_group,
+        find_pod,
         pod_key,
     )
+    from kschedctl.scheduler.explain_run import explain_in_run
 
     def run():
         version = _version(kube_version, feature_gates)
@@ -284,7 +290,11 @@ def explain(
         try:
             if key.startswith(POD_GROUP_PREFIX):
                 return explain_pod_group(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
-            return explain_pod(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+            if in_run:
+                return explain_in_run(cluster, find_pod(cluster, key), cfg, registry, version, seed=seed,
+                                      plugin_timeout=plugin_timeout, all_filters=all_filters)
+            return explain_pod(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout,
+                               evaluate=evaluate, all_filters=all_filters, compare_with_run=True)
         except InputError as exc:  # an unknown pod: the snapshot is where it was looked for
             if exc.file is None:
                 exc.file = ", ".join(snapshot)
@@ -293,7 +303,7 @@ def explain(
     result = _guarded(debug, run)
     for warning in result.warnings:
         typer.echo(f"warning: {escape_control(warning)}", err=True)
-    sys.stdout.write(render_explain(result, output.value, terminal_width()))
+    sys.stdout.write(render_explain(result, output.value, terminal_width(), top=top))
 
 
 @app.command()

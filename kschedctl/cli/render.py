@@ -80,9 +80,13 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
     table = fit_table([Column(h, common_suffix=h == "NODE") for h in headers], rows, width)
     out = table.text + "\n" + _legend(table.legend, width)
     if not wide and (data["unschedulable"] or data["skipped"]):
-        lines = [f"{u['pod']}: {u['message']}" for u in data["unschedulable"]]
-        lines += [f"{s['pod']}: skipped: {s['reason']}" for s in data["skipped"]]
-        out += "\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
+        lines = []
+        for u in data["unschedulable"]:
+            lines.append(wrap_line(f"{u['pod']}: {u['message']}", width, "    "))
+            if u.get("diagnosis"):
+                lines.append(wrap_line(f"  diagnosis: {u['diagnosis']}", width, "    "))
+        lines += [wrap_line(f"{s['pod']}: skipped: {s['reason']}", width, "    ") for s in data["skipped"]]
+        out += "\n" + "\n".join(lines) + "\n"
     if data["preemptions"]:
         out += "\nPREEMPTIONS\n" + fit_table(
             [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
@@ -109,11 +113,14 @@ def _legend(entries: list[str], width: int | None) -> str:
     return wrap_line("(" + ", ".join(entries) + ")", width, indent=" ") + "\n" if entries else ""
 
 
-def render_explain(result: ExplainResult | ExplainGroupResult, output: str, width: int | None = None) -> str:
-    """``width``: the terminal's, to fit (None: no limit; ``wide`` never wraps nor abbreviates)."""
+def render_explain(result: ExplainResult | ExplainGroupResult, output: str, width: int | None = None,
+                   top: int = 3) -> str:
+    """``width``: the terminal's, to fit (None: no limit; ``wide`` never wraps nor abbreviates).
+    ``top``: the best nodes listed above the table (all of them in ``wide``)."""
     if isinstance(result, ExplainGroupResult):
         return render_explain_group(result, output, width)
-    if output == "wide":
+    wide = output == "wide"
+    if wide:
         width = None
     data = result.to_dict()
     if output == "json":
@@ -121,6 +128,45 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
     if output == "yaml":
         return to_yaml(data)
     data = escaped(data)
+    out = f"pod {data['pod']} (profile {data['profile']})\n"
+    out += wrap_line(f"state: {data['state']}" + (f": {data['stateDetail']}" if data.get("stateDetail") else ""),
+                     width, "    ") + "\n"
+    if not data["evaluated"]:
+        how = "" if data["state"] == "no-profile" else " (--evaluate evaluates it as if it were pending)"
+        return out + wrap_line(f"not evaluated{how}", width, "    ") + "\n"
+    if data.get("note"):
+        out += wrap_line(f"note: {data['note']}", width, "    ") + "\n"
+    if data.get("verdict"):
+        out += "\n" + wrap_line(f"verdict: {data['verdict']}", width, "    ") + "\n"
+    out += _render_ranking(data["ranking"], None if wide else top, width)
+    out += "\n" + _node_table(data, width) + "\n"
+    if data["node"]:
+        placed = "was scheduled to" if data.get("attempts") is not None else "would be scheduled to"
+        out += f"{placed} {data['node']}\n"
+    else:
+        out += wrap_line(f"unschedulable: {data['message']}", width) + "\n"
+        pre = data.get("preemption") or {}
+        if pre.get("nominatedNode"):
+            out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}",
+                             width) + "\n"
+    return out + _render_details(data, width) + _render_dra(data, width) + _render_attempts(data, width)
+
+
+def _render_ranking(ranking: list[dict], top: int | None, width: int | None) -> str:
+    """The best nodes by total score, ties marked (kube picks one of them at random)."""
+    if not ranking or top == 0:
+        return ""
+    shown = ranking if top is None else ranking[:top]
+    lines = [f"  {r['rank']}{'=' if r['tie'] else '.'} {r['node']}  {r['total']}" + ("  (tie)" if r["tie"] else "")
+             for r in shown]
+    more = len(ranking) - len(shown)
+    head = f"\nbest nodes by total score ({len(ranking)} feasible"
+    head += f", top {len(shown)}; -o wide lists all" if more else ""
+    return head + "):\n" + "\n".join(lines) + "\n"
+
+
+def _node_table(data: dict, width: int | None) -> str:
+    """The per-node table: the filter verdict, each score plugin's ``score×weight`` and the total."""
     plugins: list[str] = []
     for n in data["nodes"].values():
         for name in (n.get("scores") or {}):
@@ -129,7 +175,14 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
     rows = []
     for name, n in data["nodes"].items():
         f = n["filter"]
-        verdict = "fits" if f["code"] == "Success" else f"{f['code']}: {f.get('plugin') or '-'}: {', '.join(f['reasons'])}"
+        if f["code"] == "Success":
+            verdict = "fits"
+        elif f["code"] == "NotEvaluated":
+            verdict = "not evaluated (the attempt stopped before it)"
+        else:
+            verdict = f"{f['code']}: {f.get('plugin') or '-'}: {', '.join(f['reasons'])}"
+        for also in n.get("alsoRejectedBy") or []:
+            verdict += f"; also {also['plugin']}: {', '.join(also['reasons'])}"
         scores = n.get("scores") or {}
         row = [("* " if name == data["node"] else "  ") + name, verdict]
         row += [f"{scores[p]['score']}x{scores[p]['weight']}" if p in scores else "" for p in plugins]
@@ -137,17 +190,45 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         rows.append(row)
     columns = [NODE_COLUMN, FILTER_COLUMN] + [Column(p, abbreviate=True) for p in plugins]
     table = fit_table(columns + [Column("TOTAL")], rows, width)
-    out = f"pod {data['pod']} (profile {data['profile']})\n\n"
-    out += table.text + "\n" + _legend(table.legend, width) + "\n"
-    if data["node"]:
-        out += f"would be scheduled to {data['node']}\n"
-    else:
-        out += wrap_line(f"unschedulable: {data['message']}", width) + "\n"
-        pre = data.get("preemption") or {}
-        if pre.get("nominatedNode"):
-            out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}",
-                             width) + "\n"
-    return out + _render_dra(data, width)
+    legend = list(table.legend)
+    if plugins:
+        legend.append("a score is the plugin's normalized score x its weight; TOTAL is their sum")
+    return table.text + "\n" + _legend(legend, width)
+
+
+def _render_details(data: dict, width: int | None) -> str:
+    """The facts behind each rejection, one line per node and plugin."""
+    lines = [f"  {name}: {plugin}: {facts['summary']}" for name, n in data["nodes"].items()
+             for plugin, facts in (n.get("details") or {}).items() if facts.get("summary")]
+    if not lines:
+        return ""
+    return "\nwhy not:\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
+
+
+def _render_attempts(data: dict, width: int | None) -> str:
+    """--in-run: each attempt `schedule` made for the pod, what moved it back to the queue
+    before it, and how it ended."""
+    attempts = data.get("attempts")
+    if attempts is None:
+        return ""
+    lines = []
+    for a in attempts:
+        head = f"  attempt {a['attempt']} at +{a['time']:g}s"
+        if a.get("movedBy"):
+            head += f" (moved back to the queue by {a['movedBy']})"
+        before = a["before"]
+        head += f": after {before['placed']} placement(s), {before['preemptions']} preemption(s)"
+        if before.get("nominatedNode"):
+            head += f", nominated to {before['nominatedNode']}"
+        o = a.get("outcome") or {}
+        if o.get("event") == "Scheduled":
+            head += f"; Scheduled on {o['node']}"
+        elif o.get("event"):
+            head += f"; {o['event']}: {o.get('message') or ''}"
+        lines.append(wrap_line(head, width, "    "))
+    run = data.get("run") or {}
+    end = f"the run: {run.get('status')}" + (f" on {run['node']}" if run.get("node") else "")
+    return "\nattempts in the schedule run:\n" + "\n".join(lines) + "\n" + end + "\n"
 
 
 def _render_dra(data: dict, width: int | None) -> str:

@@ -11,6 +11,7 @@ Lines are looked up only when an error is reported, from the object's own lines
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,6 +205,17 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     return snap
 
 
+def copy_snapshot(snap: ClusterSnapshot) -> ClusterSnapshot:
+    """The same snapshot built again from copies of its objects: a second run (explain's look
+    at what `schedule` does) then shares nothing a first one may write (pod statuses, claims)."""
+    out = ClusterSnapshot(inputs=list(snap.inputs), warnings=list(snap.warnings))
+    for raw in snap.names.values():
+        source = snap.sources.get(id(raw)) or Source("", 0, None, None, "yaml")
+        add_object(out, copy.deepcopy(raw), source)
+    resolve_priorities(out)
+    return out
+
+
 def dra_conversion_warnings(objects: ClusterObjects) -> list[str]:
     """One line per (kind, version) of DRA objects read from an older API version."""
     return [f"warning: read {n} {kind} object(s) written in {version} as the API server serves them in "
@@ -388,5 +400,5 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
-__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "expand_paths", "files_overlay", "is_pending",
+__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "copy_snapshot", "expand_paths", "files_overlay", "is_pending",
            "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]

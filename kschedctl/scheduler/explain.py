@@ -16,22 +16,21 @@ from __future__ import annotations
 
 import difflib
 import random
-from collections.abc import Sequence
 from typing import Any
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Pod
 from kschedctl.backend.podgroup import group_of
-from kschedctl.cluster.loader import ClusterSnapshot, is_pending
+from kschedctl.cluster.loader import ClusterSnapshot, copy_snapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
-from kschedctl.framework.runtime.score_table import ScoreTable
-from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, PodInfo, QueuedPodInfo
-from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult, SchedulingAlgorithm, SchedulingError
+from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
+from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
+from kschedctl.scheduler.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule
+from kschedctl.scheduler.node_table import NodeTable
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,
@@ -39,6 +38,7 @@ from kschedctl.scheduler.result import (
     NodeExplanation,
 )
 from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.scheduler.verdict import ClusterFacts, verdict
 from kschedctl.versions import KubeVersion
 
 POD_GROUP_PREFIX = "podgroup/"
@@ -88,27 +88,70 @@ def close_pods(cluster: ClusterSnapshot, namespace: str, name: str, limit: int =
     return list(dict.fromkeys(out))[:limit]
 
 
+def pod_state(sched: Scheduler, pod: Pod) -> tuple[str, str]:
+    """What the pod is before anything is evaluated, and that in words: ``terminal``,
+    ``bound`` (to which node), ``no-profile``, ``gated`` (what `schedule` reports: the gates),
+    ``nominated`` (to which node) or ``pending``. Read after ``enqueue_pending``: the queue's
+    PreEnqueue verdict is the one `schedule` acts on."""
+    if pod.is_terminal or pod.is_terminating:
+        phase = pod.raw.get("status", {}).get("phase") if isinstance(pod.raw.get("status"), dict) else None
+        return "terminal", ("being deleted" if pod.is_terminating else f"phase {phase}") + ": not scheduled"
+    if pod.node_name:
+        return "bound", f"bound to node {pod.node_name}"
+    if pod.scheduler_name not in sched.profiles:
+        return "no-profile", f"no profile for schedulerName {pod.scheduler_name!r}: `schedule` skips it"
+    for qpi in sched.queue.pending():
+        if qpi.pod.uid == pod.uid and qpi.gated:
+            return "gated", f"skipped by `schedule`: {qpi.gating_message or f'gated by {qpi.gating_plugin}'}"
+    if pod.nominated_node_name:
+        return "nominated", f"nominated to node {pod.nominated_node_name} (status.nominatedNodeName)"
+    return "pending", ""
+
+
 def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,
                 version: KubeVersion, seed: int | None = None,
-                plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> ExplainResult:
+                plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT, *, evaluate: bool = True,
+                all_filters: bool = False, compare_with_run: bool = False) -> ExplainResult:
+    """The pod against the snapshot as given. ``evaluate``: evaluate a gated or bound pod too
+    (as if it were pending); ``all_filters``: every Filter plugin on every rejected node;
+    ``compare_with_run``: also run `schedule` (same config, seed, release) and say its outcome
+    for the pod when it differs (explain_run.py)."""
+    found = find_pod(cluster, pod_key)
+    # the run to compare with reads its own copy: this evaluation writes pod statuses and claims
+    pending = sum(1 for p in cluster.pods if is_pending(p))
+    run_cluster = copy_snapshot(cluster) if compare_with_run and is_pending(found) \
+        and 1 < pending <= MAX_PENDING_TO_COMPARE else None
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
-    pod = find_pod(cluster, pod_key)
-    if not is_pending(pod):
-        # Explaining a bound pod means asking where it would go now: evaluate an unbound copy.
-        pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
-        pod.priority = pod.priority if pod.priority is not None else 0
     # The queue holds every pending pod, so the nominator knows each status.nominatedNodeName:
     # a pod nominated to a node counts there when this pod is filtered
     # (RunFilterPluginsWithNominatedPods), as in the running scheduler.
     sched.enqueue_pending()
+    state, detail = pod_state(sched, found)
+    pod = found
+    if not is_pending(pod):
+        # Evaluating a bound pod asks where it would go if it were pending: an unbound copy,
+        # with the pod itself off its node (it does not compete with itself).
+        if state == "bound":
+            sched.cache.remove_pod(found)
+        pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
+        pod.priority = pod.priority if pod.priority is not None else 0
     if pod.scheduler_name not in sched.profiles:
-        raise InputError(f"no profile for schedulerName {pod.scheduler_name!r}", obj=f"Pod {pod.key}",
-                         field="spec.schedulerName")
+        result = ExplainResult(pod.key, pod.scheduler_name, None, None, state=state, state_detail=detail,
+                               evaluated=False)
+        result.preemption = {"nominatedNode": None, "victims": []}
+        return result
     fwk = sched.framework_for_pod(pod)
+    if state in ("gated", "bound", "terminal") and not evaluate:
+        result = ExplainResult(pod.key, fwk.profile_name, None, None, state=state, state_detail=detail,
+                               evaluated=False)
+        result.warnings = list(sched.services.warnings)
+        return result
     sched.create_template_claims(pod)
     sched.update_snapshot()
     qpi = QueuedPodInfo(PodInfo.of(pod), attempts=1)
-    result = ExplainResult(pod.key, fwk.profile_name, None, None, explain_nodes(sched, fwk, qpi, sched.snapshot))
+    result = ExplainResult(pod.key, fwk.profile_name, None, None,
+                           explain_nodes(sched, fwk, qpi, sched.snapshot, all_filters=all_filters),
+                           state=state, state_detail=detail)
     # The decision: what `schedule` does in this state (sampling, nominated node, tie rule,
     # PostFilter), without assuming anything; preemption runs dry.
     outcome = sched.schedule_pod(fwk, CycleState(), qpi)
@@ -121,14 +164,21 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
             "nominatedNode": nominating.nominated_node_name if nominating and nominating.nominated_node_name else None,
             "victims": list(pre.victims) if pre is not None else [],
         }
+        fit = outcome.fit_error
+        result.verdict = verdict(pod, fit.reason_histogram(), fit.num_all_nodes,
+                                 ClusterFacts.of(sched.snapshot.list()))
     else:
         result.message = outcome.status.message() if outcome.status is not None else None
         result.preemption = {"nominatedNode": None, "victims": []}
     result.warnings = list(sched.services.warnings) + sched.claims_created_warning()
+    if state in ("pending", "nominated"):
+        compare_with_schedule(result, run_cluster or cluster, config, registry, version, seed, plugin_timeout,
+                              run=run_cluster is not None)
     return result
 
 
-def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot: Any) -> list[NodeExplanation]:
+def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot: Any,
+                  all_filters: bool = False) -> list[NodeExplanation]:
     """Every node's filter status and every feasible node's scores, for this pod now.
 
     This is schedulePod itself (SchedulingAlgorithm) with ``find_all`` (no sampling, no
@@ -139,49 +189,13 @@ def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot
     rng.setstate(sched.rng.getstate())
     algorithm = SchedulingAlgorithm(sched.algorithm.percentage_of_nodes_to_score, rng, find_all=True)
     algorithm.extenders = sched.algorithm.extenders
-    table = NodeTable(fwk)
+    table = NodeTable(fwk, all_filters=all_filters)
     algorithm.recorders.append(table)
     try:
         algorithm.schedule_pod(fwk, CycleState(), qpi, snapshot)
     except (FitError, SchedulingError):
         pass  # what the nodes said is recorded either way
     return table.rows
-
-
-class NodeTable(AttemptRecorder):
-    """explain's recorder: one NodeExplanation per node, in snapshot order, with its scores
-    and, for a pod with ResourceClaims, DynamicResources' view of each node it filtered."""
-
-    def __init__(self, fwk: Framework) -> None:
-        self.rows: list[NodeExplanation] = []
-        dra = fwk.instances.get("DynamicResources")
-        self.dra = dra if dra is not None and getattr(dra, "enabled", False) else None
-
-    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                 diagnosis: Diagnosis, error: Status) -> None:
-        passed = {info.name for info in feasible}
-        nts = diagnosis.node_to_status  # every other node's status, an Error included
-        for info in nodes:
-            st = Status() if info.name in passed else nts.get(info.name)
-            row = NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons))
-            if self.dra is not None and (info.name in passed or info.name in nts.node_to_status):
-                row.dra = self._dra_details(state, info)  # a node the filters ran on
-            self.rows.append(row)
-
-    def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
-        """DynamicResources' view of the node, read from the state its Filter left (additive:
-        kube's statuses stay as they are)."""
-        from kschedctl.plugins.dynamic_resources.explain import explain_node
-
-        return explain_node(self.dra, state, info)
-
-    def scored(self, qpi: QueuedPodInfo, table: ScoreTable) -> None:
-        at = {name: i for i, name in enumerate(table.names)}
-        for row in self.rows:
-            i = at.get(row.name)
-            if i is not None:
-                row.scores = {name: {"score": values[i], "weight": weight} for name, weight, values in table.plugins}
-                row.total = table.totals[i]
 
 
 # --- pod groups ----------------------------------------------------------------------------

@@ -38,6 +38,7 @@ class Unschedulable:
     nominated_node: str = ""
     error: bool = False  # the last attempt ended in an Error status rather than a FitError
     time: float = 0.0  # when the last attempt failed (virtual clock, seconds since the epoch)
+    diagnosis: str | None = None  # the verdict (kschedctl/scheduler/verdict.py), next to kube's message
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "attempts": self.attempts,
@@ -46,6 +47,8 @@ class Unschedulable:
             out["nominatedNode"] = self.nominated_node
         if self.error:
             out["error"] = True
+        if self.diagnosis:
+            out["diagnosis"] = self.diagnosis
         return out
 
 
@@ -158,6 +161,10 @@ class NodeExplanation:
     scores: dict[str, dict[str, int]] | None = None  # plugin -> {"score", "weight"}
     total: int | None = None
     dra: dict[str, Any] | None = None  # DynamicResources: the devices picked, or why none could be
+    # the facts behind the rejection, per plugin (kschedctl/plugins/details): {"summary": ..., ...}
+    details: dict[str, dict[str, Any]] | None = None
+    # --all-filters: every other Filter plugin that rejects the node too (kube stops at the first)
+    also: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         flt: dict[str, Any] = {"code": self.code}
@@ -171,7 +178,27 @@ class NodeExplanation:
             out["total"] = self.total
         if self.dra is not None:
             out["dra"] = self.dra
+        if self.also:
+            out["alsoRejectedBy"] = self.also
+        if self.details:
+            out["details"] = self.details
         return out
+
+
+def ranking(nodes: list[NodeExplanation]) -> list[dict[str, Any]]:
+    """The scored nodes by total score, best first (snapshot order among equals), each with its
+    rank and ``tie`` when another node has the same total (kube then picks one at random)."""
+    scored = [n for n in nodes if n.total is not None]
+    scored.sort(key=lambda n: -(n.total or 0))
+    counts: dict[int, int] = {}
+    for n in scored:
+        counts[n.total or 0] = counts.get(n.total or 0, 0) + 1
+    out, rank = [], 0
+    for i, n in enumerate(scored):
+        if i == 0 or n.total != scored[i - 1].total:
+            rank = i + 1
+        out.append({"node": n.name, "total": n.total, "rank": rank, "tie": counts[n.total or 0] > 1})
+    return out
 
 
 @dataclass
@@ -183,12 +210,35 @@ class ExplainResult:
     nodes: list[NodeExplanation] = field(default_factory=list)
     preemption: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the result
+    # what the pod is before anything is evaluated: pending, gated, bound, terminal, nominated,
+    # no-profile; ``state_detail`` says it in words (the gates, the node)
+    state: str = "pending"
+    state_detail: str = ""
+    evaluated: bool = True  # False: a gated, bound, terminal or no-profile pod not evaluated
+    note: str = ""  # what was evaluated (the snapshot as given) and, when it differs, the run's outcome
+    run: dict[str, Any] | None = None  # the outcome `schedule` gives this pod, when it was looked up
+    verdict: str | None = None  # the answer first, when no node fits (kschedctl/scheduler/verdict.py)
+    attempts: list[dict[str, Any]] | None = None  # --in-run: the run's attempts for this pod
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "node": self.node,
                                "message": self.message, "nodes": {n.name: n.to_dict() for n in self.nodes}}
         if self.node is None:
             out["preemption"] = self.preemption or {"nominatedNode": None, "victims": []}
+        out["state"] = self.state
+        if self.state_detail:
+            out["stateDetail"] = self.state_detail
+        out["evaluated"] = self.evaluated
+        if self.note:
+            out["note"] = self.note
+        if self.run is not None:
+            out["run"] = self.run
+        if self.verdict:
+            out["verdict"] = self.verdict
+        if self.evaluated:
+            out["ranking"] = ranking(self.nodes)
+        if self.attempts is not None:
+            out["attempts"] = self.attempts
         return out
 
 

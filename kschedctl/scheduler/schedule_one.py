@@ -88,6 +88,7 @@ class PodOutcome:
     reasons: dict[str, int] = field(default_factory=dict)
     error: bool = False
     time: float = 0.0  # when the attempt failed (virtual clock)
+    num_nodes: int = 0  # the nodes of the FitError (0: the attempt ended otherwise)
 
 
 class ScheduleOne:
@@ -315,7 +316,8 @@ class ScheduleOne:
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
-            outcome = PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=self.clock.now())
+            outcome = PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=self.clock.now(),
+                                 num_nodes=fit_error.num_all_nodes)
         else:
             assert status is not None
             outcome = PodOutcome(status.message(), {}, error=status.code == Code.Error, time=self.clock.now())

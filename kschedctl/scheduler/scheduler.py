@@ -53,6 +53,7 @@ from kschedctl.scheduler.result import (
 )
 from kschedctl.scheduler.schedule_one import Binding, PodOutcome, ScheduleOne
 from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
+from kschedctl.scheduler.verdict import ClusterFacts, verdict
 from kschedctl.versions import KubeVersion
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
@@ -381,15 +382,20 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.result.dra_objects = self.objects.dra_objects()
         self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
         self.result.warnings.extend(self.claims_created_warning())
+        facts: ClusterFacts | None = None
         for qpi in self.queue.pending():
             pod = qpi.pod
             if qpi.gated:
                 self.result.skipped.append(Skipped(pod.key, qpi.gating_message or f"gated by {qpi.gating_plugin}"))
                 continue
             outcome = self.outcomes.get(pod.uid, PodOutcome())
+            diagnosis = None
+            if outcome.reasons and outcome.num_nodes:  # a FitError: the verdict beside kube's message
+                facts = facts or ClusterFacts.of(self.cache.nodes.values())
+                diagnosis = verdict(pod, outcome.reasons, outcome.num_nodes, facts)
             self.result.unschedulable.append(Unschedulable(
                 pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
-                self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now()))
+                self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now(), diagnosis))
 
     def claims_created_warning(self) -> list[str]:
         if not self.dra_claims_created:

@@ -1,0 +1,90 @@
+"""explain's table: what one attempt of the algorithm said of each node, as an AttemptRecorder.
+
+Used by plain `explain` (an attempt with ``find_all``), by pod-group explain (each member's
+attempt in the group's simulated state) and by ``--in-run`` (the attempts `schedule` made).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.runtime.framework import Framework
+from kschedctl.framework.runtime.score_table import ScoreTable
+from kschedctl.framework.types import Diagnosis, NodeInfo, QueuedPodInfo
+from kschedctl.scheduler.algorithm import AttemptRecorder
+from kschedctl.scheduler.result import NodeExplanation
+
+
+class NodeTable(AttemptRecorder):
+    """explain's recorder: one NodeExplanation per node, in snapshot order, with its scores,
+    the facts behind each rejection (kschedctl/plugins/details, called only for the rejected
+    (node, plugin) pairs, after the filters ran) and, for a pod with ResourceClaims,
+    DynamicResources' view of each node it filtered. ``all_filters``: each rejected node is
+    also run through every other Filter plugin (kube stops at the first failure). ``sampled``:
+    the attempt may not have looked at every node (an attempt of the run): a node it did not
+    reach is ``NotEvaluated``."""
+
+    def __init__(self, fwk: Framework, all_filters: bool = False, sampled: bool = False) -> None:
+        self.fwk = fwk
+        self.all_filters = all_filters
+        self.sampled = sampled
+        self.rows: list[NodeExplanation] = []
+        dra = fwk.instances.get("DynamicResources")
+        self.dra = dra if dra is not None and getattr(dra, "enabled", False) else None
+
+    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
+                 diagnosis: Diagnosis, error: Status) -> None:
+        passed = {info.name for info in feasible}
+        nts = diagnosis.node_to_status  # every other node's status, an Error included
+        for info in nodes:
+            if self.sampled and info.name not in passed and info.name not in nts.node_to_status \
+                    and not nts.absent_nodes_status.reasons:
+                self.rows.append(NodeExplanation(info.name, "NotEvaluated"))
+                continue
+            st = Status() if info.name in passed else nts.get(info.name)
+            row = NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons))
+            if self.dra is not None and (info.name in passed or info.name in nts.node_to_status):
+                row.dra = self._dra_details(state, info)  # a node the filters ran on
+            if st.is_rejected() and info.name in nts.node_to_status:
+                self._explain_rejection(row, state, qpi, info, st)
+            self.rows.append(row)
+
+    def _explain_rejection(self, row: NodeExplanation, state: CycleState, qpi: QueuedPodInfo, info: NodeInfo,
+                           st: Status) -> None:
+        """The facts behind the rejecting plugin's verdict, and with ``all_filters`` every other
+        plugin that rejects the node, with its facts."""
+        from kschedctl.plugins.details import filter_details
+
+        rejecting = [st]
+        if self.all_filters:
+            others = [o for o in self.fwk.run_each_filter_plugin(state, qpi.pod, info) if o.plugin != st.plugin]
+            row.also = [{"plugin": o.plugin, "code": o.code.name, "reasons": list(o.reasons)} for o in others]
+            rejecting += others
+        details = {}
+        for s in rejecting:
+            if s.plugin and s.code != Code.Error:
+                facts = filter_details(s.plugin, self.fwk.instances.get(s.plugin), state, qpi.pod, info)
+                if facts:
+                    details[s.plugin] = facts
+        row.details = details or None
+
+    def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
+        """DynamicResources' view of the node, read from the state its Filter left (additive:
+        kube's statuses stay as they are)."""
+        from kschedctl.plugins.dynamic_resources.explain import explain_node
+
+        return explain_node(self.dra, state, info)
+
+    def scored(self, qpi: QueuedPodInfo, table: ScoreTable) -> None:
+        at = {name: i for i, name in enumerate(table.names)}
+        for row in self.rows:
+            i = at.get(row.name)
+            if i is not None:
+                row.scores = {name: {"score": values[i], "weight": weight} for name, weight, values in table.plugins}
+                row.total = table.totals[i]
+
+
+__all__ = ["NodeTable"]
