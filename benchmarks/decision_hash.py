@@ -70,22 +70,29 @@ def workload_cases() -> list[tuple[str, Any]]:
     return out
 
 
-# What explains a decision without being one: the verdict next to kube's message, the pod's
-# state and the note, the ranking (the scores are hashed), the facts behind each rejection, the
-# other plugins --all-filters finds. Left out, so that adding an explanation changes no hash.
-EXPLANATION_KEYS = frozenset({"diagnosis", "state", "stateDetail", "evaluated", "note", "run", "verdict", "ranking",
-                              "attempts", "details", "alsoRejectedBy"})
+# What explains a decision without being one, left out so that adding an explanation changes no
+# hash: on an explain result (it has "pod" and "nodes"), the pod's state, the note, the run it was
+# compared with, the verdict, the ranking (the scores are hashed) and --in-run's attempts; on a
+# node's row (it has "filter"), the facts and the other plugins --all-filters finds; on an
+# unschedulable entry (it has "message" and "reasons"), the diagnosis next to kube's message.
+EXPLAIN_KEYS = frozenset({"state", "stateDetail", "evaluated", "note", "run", "verdict", "ranking", "attempts"})
+NODE_ROW_KEYS = frozenset({"details", "alsoRejectedBy"})
 
 
 def decision_keys(data: Any) -> Any:
-    """``data`` without the EXPLANATION_KEYS, at any depth (a node named like one is kept: only
-    dict keys of result objects are dropped, never the names under ``nodes``)."""
+    """``data`` without the explanations (see above), at any depth."""
     if isinstance(data, list):
         return [decision_keys(v) for v in data]
     if not isinstance(data, dict):
         return data
-    return {k: ({n: decision_keys(v2) for n, v2 in v.items()} if k == "nodes" and isinstance(v, dict)
-                 else decision_keys(v)) for k, v in data.items() if k not in EXPLANATION_KEYS}
+    drop: frozenset[str] = frozenset()
+    if "pod" in data and "nodes" in data:
+        drop = EXPLAIN_KEYS
+    elif "filter" in data:
+        drop = NODE_ROW_KEYS
+    elif "message" in data and "reasons" in data:
+        drop = frozenset({"diagnosis"})
+    return {k: decision_keys(v) for k, v in data.items() if k not in drop}
 
 
 def example_cases() -> list[tuple[str, Any]]:

@@ -132,6 +132,8 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
     out += wrap_line(f"state: {data['state']}" + (f": {data['stateDetail']}" if data.get("stateDetail") else ""),
                      width, "    ") + "\n"
     if not data["evaluated"]:
+        if data.get("note"):
+            return out + wrap_line(f"note: {data['note']}", width, "    ") + "\n"
         how = "" if data["state"] == "no-profile" else " (--evaluate evaluates it as if it were pending)"
         return out + wrap_line(f"not evaluated{how}", width, "    ") + "\n"
     if data.get("note"):

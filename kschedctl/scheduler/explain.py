@@ -1,6 +1,7 @@
 """explain: one pod against the snapshot as given, every node, every score plugin.
 
-Bound pods count, other pending pods do not. Every node is filtered (no percentageOfNodesToScore
+First what the pod is (pod_state: a gated, bound, terminal or no-profile pod is not evaluated
+unless asked to be), then the evaluation. Bound pods count, other pending pods do not. Every node is filtered (no percentageOfNodesToScore
 sampling) and every feasible node scored, so the user sees the whole picture; the chosen node
 is what `schedule` would pick in this state (with sampling and upstream's tie rule), and when
 there is none, what preemption would do, without doing it.
@@ -9,7 +10,9 @@ Both come from the calls `schedule` makes, never from a copy of them: the table 
 SchedulingAlgorithm.schedule_pod with ``find_all`` and a recorder (NodeTable) attached, the
 decision is Scheduler.schedule_pod (schedulePod, then PostFilter). A pod group is explained
 by the group cycle itself (PodGroupCycle.run_algorithm), with the table of each member taken
-in the group's simulated state before the member's attempt.
+in the group's simulated state before the member's attempt. When no node fits, the verdict
+(verdict.py) answers first; explain_run.py says when `schedule`'s run ends differently for the
+pod, and replays that run for ``--in-run``.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
-from kschedctl.scheduler.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule
+from kschedctl.scheduler.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule, pod_state
 from kschedctl.scheduler.node_table import NodeTable
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
@@ -86,26 +89,6 @@ def close_pods(cluster: ClusterSnapshot, namespace: str, name: str, limit: int =
     for close in difflib.get_close_matches(name, list(by_name), n=limit, cutoff=0.6):
         out += by_name[close]
     return list(dict.fromkeys(out))[:limit]
-
-
-def pod_state(sched: Scheduler, pod: Pod) -> tuple[str, str]:
-    """What the pod is before anything is evaluated, and that in words: ``terminal``,
-    ``bound`` (to which node), ``no-profile``, ``gated`` (what `schedule` reports: the gates),
-    ``nominated`` (to which node) or ``pending``. Read after ``enqueue_pending``: the queue's
-    PreEnqueue verdict is the one `schedule` acts on."""
-    if pod.is_terminal or pod.is_terminating:
-        phase = pod.raw.get("status", {}).get("phase") if isinstance(pod.raw.get("status"), dict) else None
-        return "terminal", ("being deleted" if pod.is_terminating else f"phase {phase}") + ": not scheduled"
-    if pod.node_name:
-        return "bound", f"bound to node {pod.node_name}"
-    if pod.scheduler_name not in sched.profiles:
-        return "no-profile", f"no profile for schedulerName {pod.scheduler_name!r}: `schedule` skips it"
-    for qpi in sched.queue.pending():
-        if qpi.pod.uid == pod.uid and qpi.gated:
-            return "gated", f"skipped by `schedule`: {qpi.gating_message or f'gated by {qpi.gating_plugin}'}"
-    if pod.nominated_node_name:
-        return "nominated", f"nominated to node {pod.nominated_node_name} (status.nominatedNodeName)"
-    return "pending", ""
 
 
 def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,

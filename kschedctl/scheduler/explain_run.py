@@ -91,6 +91,26 @@ class PodAttempts(AttemptRecorder):
         return out
 
 
+def pod_state(sched: Scheduler, pod: Pod) -> tuple[str, str]:
+    """What the pod is before anything is evaluated, and that in words: ``terminal``,
+    ``bound`` (to which node), ``no-profile``, ``gated`` (what `schedule` reports: the gates),
+    ``nominated`` (to which node) or ``pending``. Read after ``enqueue_pending`` (or the run): the
+    queue's PreEnqueue verdict is the one `schedule` acts on."""
+    if pod.is_terminal or pod.is_terminating:
+        phase = pod.raw.get("status", {}).get("phase") if isinstance(pod.raw.get("status"), dict) else None
+        return "terminal", ("being deleted" if pod.is_terminating else f"phase {phase}") + ": not scheduled"
+    if pod.node_name:
+        return "bound", f"bound to node {pod.node_name}"
+    if pod.scheduler_name not in sched.profiles:
+        return "no-profile", f"no profile for schedulerName {pod.scheduler_name!r}: `schedule` skips it"
+    for qpi in sched.queue.pending():
+        if qpi.pod.uid == pod.uid and qpi.gated:
+            return "gated", f"skipped by `schedule`: {qpi.gating_message or f'gated by {qpi.gating_plugin}'}"
+    if pod.nominated_node_name:
+        return "nominated", f"nominated to node {pod.nominated_node_name} (status.nominatedNodeName)"
+    return "pending", ""
+
+
 def run_outcome(result: RunResult, pod_key: str) -> dict[str, Any]:
     """What `schedule` reports for the pod: Scheduled (node, attempts), Unschedulable (attempts,
     message), Skipped (reason), or Preempted (by whom) when a later pod evicted it."""
@@ -147,15 +167,20 @@ def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConf
     run = sched.run()
     outcome = run_outcome(run, pod.key)
     profile = pod.scheduler_name
+    state, detail = pod_state(sched, pod)
     result = ExplainResult(pod.key, profile, outcome.get("node"), outcome.get("message") or outcome.get("reason"),
-                           state="pending" if is_pending(pod) else "bound")
+                           state=state, state_detail=detail)
     result.run = outcome
     result.attempts = recorder.finish(sched.trace, pod.key)
     last = result.attempts[-1] if result.attempts else None
     if last is not None:
         result.nodes = [_row(name, data) for name, data in last["nodes"].items()]
-    result.note = (f"`schedule`'s run (same configuration, seed, release): {len(result.attempts)} attempt(s) "
-                   f"for this pod; the table is its last attempt, in the state it saw")
+    result.evaluated = bool(result.attempts)
+    if result.attempts:
+        result.note = (f"`schedule`'s run (same configuration, seed, release): {len(result.attempts)} attempt(s) "
+                       f"for this pod; the table is its last attempt, in the state it saw")
+    else:
+        result.note = f"`schedule`'s run made no attempt for this pod ({outcome['status']})"
     result.warnings = list(run.warnings)
     return result
 
@@ -171,4 +196,4 @@ def _row(name: str, data: dict[str, Any]) -> Any:
     return row
 
 
-__all__ = ["MAX_PENDING_TO_COMPARE", "PodAttempts", "compare_with_schedule", "explain_in_run", "run_outcome"]
+__all__ = ["MAX_PENDING_TO_COMPARE", "PodAttempts", "compare_with_schedule", "explain_in_run", "pod_state", "run_outcome"]

@@ -223,3 +223,11 @@ def test_the_best_nodes_come_sorted_with_ties_marked(run_cli):
     table = run_cli("explain", "batch/nightly-export", CLUSTER, "--evaluate", "--top", "1").stdout
     assert "top 1; -o wide lists all" in table and "1= " in table and "(tie)" in table
     assert "score x its weight" in table
+
+
+def test_in_run_of_a_pod_schedule_skips_says_it_made_no_attempt(run_cli):
+    data = _explain(run_cli, "shop/gated-0", FIXTURE, "--in-run")
+    assert data["state"] == "gated" and data["evaluated"] is False and data["attempts"] == []
+    assert data["run"] == {"status": "Skipped", "node": None,
+                           "reason": "waiting for scheduling gates: [example.com/approval]"}
+    assert "made no attempt for this pod (Skipped)" in run_cli("explain", "shop/gated-0", FIXTURE, "--in-run").stdout
