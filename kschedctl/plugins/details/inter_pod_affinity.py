@@ -10,17 +10,60 @@ from typing import Any
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.types import AffinityTerm, NodeInfo
+from kschedctl.framework.types import AffinityTerm, NodeInfo, PodInfo
 from kschedctl.plugins.inter_pod_affinity import PRE_FILTER_STATE_KEY, PreFilterState
 
 MAX_PODS = 5  # pods named per rejection; the count says how many there are
 
 
-def _same_domain(nodes: list[NodeInfo], node: Node, key: str) -> Iterator[NodeInfo]:
+class _Domains:
+    """The nodes of each topology domain, indexed once per attempt (its CycleState: the snapshot
+    does not change during an attempt) rather than scanned once per rejected node."""
+
+    state: CycleState | None = None
+    by_key: dict[str, dict[str, list[NodeInfo]]] = {}
+    # topologyKey -> value -> the existing pods with a required anti-affinity term over that key,
+    # on a node of that domain
+    anti: dict[str, dict[str, list[tuple[PodInfo, AffinityTerm]]]] | None = None
+
+    @classmethod
+    def _reset(cls, state: CycleState) -> None:
+        if cls.state is not state:
+            cls.state, cls.by_key, cls.anti = state, {}, None
+
+    @classmethod
+    def existing_anti(cls, state: CycleState, lister: Any) -> dict[str, dict[str, list[tuple[PodInfo, AffinityTerm]]]]:
+        cls._reset(state)
+        if cls.anti is None:
+            cls.anti = {}
+            for ni in lister.have_pods_with_required_anti_affinity_list():
+                if ni.node is None:
+                    continue
+                for existing in ni.pods_with_required_anti_affinity:
+                    for term in existing.required_anti_affinity_terms:
+                        value = ni.node.labels.get(term.topology_key)
+                        if value is not None:
+                            by_value = cls.anti.setdefault(term.topology_key, {})
+                            by_value.setdefault(value, []).append((existing, term))
+        return cls.anti
+
+    @classmethod
+    def of(cls, state: CycleState, nodes: list[NodeInfo], key: str) -> dict[str, list[NodeInfo]]:
+        cls._reset(state)
+        index = cls.by_key.get(key)
+        if index is None:
+            index = cls.by_key[key] = {}
+            for ni in nodes:
+                value = ni.node.labels.get(key) if ni.node is not None else None
+                if value is not None:
+                    index.setdefault(value, []).append(ni)
+        return index
+
+
+def _same_domain(state: CycleState, nodes: list[NodeInfo], node: Node, key: str) -> Iterator[NodeInfo]:
     value = node.labels.get(key)
-    for ni in nodes:
-        if ni.node is not None and value is not None and ni.node.labels.get(key) == value:
-            yield ni
+    if value is not None:
+        yield from _Domains.of(state, nodes, key).get(value, [])
 
 
 def selector_text(selector: LabelSelector | None) -> str:
@@ -45,21 +88,19 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
     node = info.node
     if not isinstance(s, PreFilterState) or node is None:
         return None
-    nodes = plugin.handle.snapshot_shared_lister().list()
+    lister = plugin.handle.snapshot_shared_lister()
+    nodes = lister.list()
     found: list[dict[str, Any]] = []
     # existing pods whose required anti-affinity matches the incoming pod
-    for ni in nodes:
-        for existing in ni.pods_with_required_anti_affinity:
-            for term in existing.required_anti_affinity_terms:
-                value = node.labels.get(term.topology_key)
-                if ni.node is None or value is None or ni.node.labels.get(term.topology_key) != value:
-                    continue
-                if term.matches(pod, s.namespace_labels):
-                    found.append({"rule": "existing pod's anti-affinity", "pod": existing.pod.key,
-                                  "term": _term_text(term)})
+    for key, by_value in _Domains.existing_anti(state, lister).items():
+        value = node.labels.get(key)
+        for existing, term in by_value.get(value, []) if value is not None else []:
+            if term.matches(pod, s.namespace_labels):
+                found.append({"rule": "existing pod's anti-affinity", "pod": existing.pod.key,
+                              "term": _term_text(term)})
     # the incoming pod's required anti-affinity terms matched by pods in the node's domain
     for term in s.pod_info.required_anti_affinity_terms:
-        for ni in _same_domain(nodes, node, term.topology_key):
+        for ni in _same_domain(state, nodes, node, term.topology_key):
             for existing in ni.pods:
                 if term.matches(existing.pod, s.ns_labels_of(existing.pod.namespace)):
                     found.append({"rule": "pod's anti-affinity", "pod": existing.pod.key, "term": _term_text(term)})

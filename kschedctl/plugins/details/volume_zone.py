@@ -28,4 +28,4 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         return None
     return {"volumes": conflicts, "summary": "; ".join(
         f"PersistentVolume {c['volume']} is in {c['label']}={'/'.join(c['volumeValues'])}, the node "
-        + ("has no such label" if c["nodeValue"] is None else f"in {c['nodeValue']}") for c in conflicts)}
+        + ("has no such label" if c["nodeValue"] is None else f"is in {c['nodeValue']}") for c in conflicts)}
