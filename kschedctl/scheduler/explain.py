@@ -41,7 +41,7 @@ from kschedctl.scheduler.result import (
     NodeExplanation,
 )
 from kschedctl.scheduler.scheduler import Scheduler
-from kschedctl.scheduler.verdict import ClusterFacts, verdict
+from kschedctl.scheduler.verdict import ClusterFacts, fits_verdict, verdict
 from kschedctl.versions import KubeVersion
 
 POD_GROUP_PREFIX = "podgroup/"
@@ -140,6 +140,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
     outcome = sched.schedule_pod(fwk, CycleState(), qpi)
     if isinstance(outcome, ScheduleResult):
         result.node = outcome.suggested_host
+        result.verdict = fits_verdict(result.nodes)
     elif outcome.fit_error is not None:
         result.message = outcome.fit_error.message()
         nominating, pre = outcome.nominating, sched.client.last_preemption

@@ -28,6 +28,7 @@ from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult
 from kschedctl.scheduler.node_table import NodeTable
 from kschedctl.scheduler.result import ExplainResult, RunResult
 from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.scheduler.verdict import fits_verdict
 from kschedctl.versions import KubeVersion
 
 # Plain explain runs `schedule` to compare outcomes only up to this many pending pods (a bigger
@@ -155,6 +156,14 @@ def compare_with_schedule(result: ExplainResult, cluster: ClusterSnapshot, confi
         where = f" on {outcome['node']}" if outcome.get("node") else ""
         result.note += (f"; `schedule` ends differently for this pod ({outcome['status']}{where}, in a run with "
                         f"the {others} other pending pod(s)): `explain --in-run` shows its attempts")
+        if seed is None and _tied(result, outcome.get("node")):
+            result.note += " (its node ties with this one on total score: without --seed, kube's pick is random)"
+
+
+def _tied(result: ExplainResult, node: str | None) -> bool:
+    """The run's node has the chosen node's total score here: a tie kube breaks at random."""
+    totals = {n.name: n.total for n in result.nodes if n.total is not None}
+    return node is not None and result.node is not None and totals.get(node) == totals.get(result.node) is not None
 
 
 def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConfiguration, registry: Registry,
@@ -175,6 +184,8 @@ def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConf
     last = result.attempts[-1] if result.attempts else None
     if last is not None:
         result.nodes = [_row(name, data) for name, data in last["nodes"].items()]
+        failed = next((u for u in run.unschedulable if u.pod == pod.key), None)
+        result.verdict = failed.diagnosis if failed is not None else fits_verdict(result.nodes)
     result.evaluated = bool(result.attempts)
     if result.attempts:
         result.note = (f"`schedule`'s run (same configuration, seed, release): {len(result.attempts)} attempt(s) "

@@ -217,7 +217,7 @@ class ExplainResult:
     evaluated: bool = True  # False: a gated, bound, terminal or no-profile pod not evaluated
     note: str = ""  # what was evaluated (the snapshot as given) and, when it differs, the run's outcome
     run: dict[str, Any] | None = None  # the outcome `schedule` gives this pod, when it was looked up
-    verdict: str | None = None  # the answer first, when no node fits (kschedctl/scheduler/verdict.py)
+    verdict: str | None = None  # the answer first (kschedctl/scheduler/verdict.py)
     attempts: list[dict[str, Any]] | None = None  # --in-run: the run's attempts for this pod
 
     def to_dict(self) -> dict[str, Any]:

@@ -15,13 +15,14 @@ for identical pods (replicas).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.resource import Resource, compute_pod_resource_request
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins.details import format_quantity
+from kschedctl.scheduler.result import NodeExplanation
 
 INSUFFICIENT = "Insufficient "
 
@@ -124,4 +125,20 @@ def _remedy(pod: Pod, req: Resource, short: list[str], facts: ClusterFacts) -> s
             f"or more nodes.")
 
 
-__all__ = ["ClusterFacts", "verdict"]
+def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
+    """The answer for a pod that fits: on how many nodes, and what kept it off the others
+    (their reasons counted as kube's FitError counts them)."""
+    fit = sum(1 for r in rows if r.code == "Success")
+    histogram: dict[str, int] = {}
+    for r in rows:
+        if r.code not in ("Success", "NotEvaluated"):
+            for reason in r.reasons:
+                histogram[reason] = histogram.get(reason, 0) + 1
+    out = f"fits {fit} of {len(rows)} node(s)"
+    if histogram:
+        out += "; the others: " + ", ".join(f"{n} {reason}" for reason, n in
+                                           sorted(histogram.items(), key=lambda kv: (-kv[1], kv[0])))
+    return out
+
+
+__all__ = ["ClusterFacts", "fits_verdict", "verdict"]

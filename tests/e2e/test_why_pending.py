@@ -231,3 +231,9 @@ def test_in_run_of_a_pod_schedule_skips_says_it_made_no_attempt(run_cli):
     assert data["run"] == {"status": "Skipped", "node": None,
                            "reason": "waiting for scheduling gates: [example.com/approval]"}
     assert "made no attempt for this pod (Skipped)" in run_cli("explain", "shop/gated-0", FIXTURE, "--in-run").stdout
+
+
+def test_a_pod_that_fits_gets_a_verdict_too(run_cli):
+    data = _explain(run_cli, "shop/web-7d9f-pqrst", CLUSTER, "--seed", "1")
+    assert data["verdict"] == ("fits 1 of 6 node(s); the others: 3 node(s) didn't match pod topology spread "
+                               "constraints, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable")
