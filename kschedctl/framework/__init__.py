@@ -24,83 +24,171 @@ cycle_state.go), pkg/scheduler/framework/plugins/feature, pkg/scheduler/apis/con
 
 from __future__ import annotations
 
-from kschedctl.api.types import Node, Pod
-from kschedctl.backend.podgroup import PodGroup, PodGroupManager, PodGroupState
-from kschedctl.cluster.objects import ClusterObjects
-from kschedctl.framework import gosemantics
-from kschedctl.framework.args import (
-    ArgsError,
-    ArgsStruct,
-    Int32,
-    Int64,
-    PluginArgs,
-    Raw,
-)
-from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.extension_points import EXTENSION_POINTS, ExtensionPoint
-from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError
-from kschedctl.framework.handle import (
-    Client,
-    Clock,
-    Handle,
-    PodLister,
-    PodNominator,
-    SharedLister,
-)
-from kschedctl.framework.interface import (
-    MAX_CUSTOM_PRIORITY_SCORE,
-    MAX_NODE_SCORE,
-    MAX_TOTAL_SCORE,
-    MIN_NODE_SCORE,
-    BatchFilterPlugin,
-    BatchNormalizeScore,
-    BatchScorePlugin,
-    BatchScores,
-    BindPlugin,
-    ClusterEvent,
-    ClusterEventWithHint,
-    Code,
-    EnqueueExtensions,
-    FilterPlugin,
-    NodePluginScores,
-    NodeScore,
-    PermitPlugin,
-    PlacementFeasiblePlugin,
-    PlacementGeneratePlugin,
-    PlacementScoreExtensions,
-    PlacementScorePlugin,
-    Plugin,
-    PluginScore,
-    PostBindPlugin,
-    PostFilterPlugin,
-    PostFilterResult,
-    PreBindPlugin,
-    PreEnqueuePlugin,
-    PreFilterExtensions,
-    PreFilterPlugin,
-    PreFilterResult,
-    PreScorePlugin,
-    QueueingHint,
-    QueueSortPlugin,
-    ReservePlugin,
-    ScoreExtensions,
-    ScorePlugin,
-    Status,
-    code_of,
-    is_success,
-)
-from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
-from kschedctl.framework.runtime.registry import (
-    PLUGIN_API_VERSION,
-    PluginFactory,
-    PluginFactoryWithFeatures,
-    PluginSpec,
-    with_features,
-)
-from kschedctl.framework.runtime.waiting_pods import WaitingPod
-from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, QueuedPodInfo
-from kschedctl.hookspecs import hookimpl
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kschedctl.api.types import Node, Pod
+    from kschedctl.backend.podgroup import PodGroup, PodGroupManager, PodGroupState
+    from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.framework import gosemantics
+    from kschedctl.framework.args import (
+        ArgsError,
+        ArgsStruct,
+        Int32,
+        Int64,
+        PluginArgs,
+        Raw,
+    )
+    from kschedctl.framework.cycle_state import CycleState, StateNotFound
+    from kschedctl.framework.extension_points import EXTENSION_POINTS, ExtensionPoint
+    from kschedctl.framework.features import Features
+    from kschedctl.framework.gosemantics import FieldError
+    from kschedctl.framework.handle import (
+        Client,
+        Clock,
+        Handle,
+        PodLister,
+        PodNominator,
+        SharedLister,
+    )
+    from kschedctl.framework.interface import (
+        MAX_CUSTOM_PRIORITY_SCORE,
+        MAX_NODE_SCORE,
+        MAX_TOTAL_SCORE,
+        MIN_NODE_SCORE,
+        BatchFilterPlugin,
+        BatchNormalizeScore,
+        BatchScorePlugin,
+        BatchScores,
+        BindPlugin,
+        ClusterEvent,
+        ClusterEventWithHint,
+        Code,
+        EnqueueExtensions,
+        FilterPlugin,
+        NodePluginScores,
+        NodeScore,
+        PermitPlugin,
+        PlacementFeasiblePlugin,
+        PlacementGeneratePlugin,
+        PlacementScoreExtensions,
+        PlacementScorePlugin,
+        Plugin,
+        PluginScore,
+        PostBindPlugin,
+        PostFilterPlugin,
+        PostFilterResult,
+        PreBindPlugin,
+        PreEnqueuePlugin,
+        PreFilterExtensions,
+        PreFilterPlugin,
+        PreFilterResult,
+        PreScorePlugin,
+        QueueingHint,
+        QueueSortPlugin,
+        ReservePlugin,
+        ScoreExtensions,
+        ScorePlugin,
+        Status,
+        code_of,
+        is_success,
+    )
+    from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
+    from kschedctl.framework.runtime.registry import (
+        PLUGIN_API_VERSION,
+        PluginFactory,
+        PluginFactoryWithFeatures,
+        PluginSpec,
+        with_features,
+    )
+    from kschedctl.framework.runtime.waiting_pods import WaitingPod
+    from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, QueuedPodInfo
+    from kschedctl.hookspecs import hookimpl
+
+# name -> the module defining it: the names above, imported on first use (PEP 562), so that
+# importing one submodule (kschedctl.framework.runtime.sandbox, say) does not load the whole API
+# and numpy with it. tests/test_framework_exports.py keeps this table and the imports above equal.
+_EXPORTS: dict[str, str] = {
+    "Node": "kschedctl.api.types",
+    "Pod": "kschedctl.api.types",
+    "PodGroup": "kschedctl.backend.podgroup",
+    "PodGroupManager": "kschedctl.backend.podgroup",
+    "PodGroupState": "kschedctl.backend.podgroup",
+    "ClusterObjects": "kschedctl.cluster.objects",
+    "gosemantics": "kschedctl.framework.gosemantics",
+    "ArgsError": "kschedctl.framework.args",
+    "ArgsStruct": "kschedctl.framework.args",
+    "Int32": "kschedctl.framework.args",
+    "Int64": "kschedctl.framework.args",
+    "PluginArgs": "kschedctl.framework.args",
+    "Raw": "kschedctl.framework.args",
+    "CycleState": "kschedctl.framework.cycle_state",
+    "StateNotFound": "kschedctl.framework.cycle_state",
+    "EXTENSION_POINTS": "kschedctl.framework.extension_points",
+    "ExtensionPoint": "kschedctl.framework.extension_points",
+    "Features": "kschedctl.framework.features",
+    "FieldError": "kschedctl.framework.gosemantics",
+    "Client": "kschedctl.framework.handle",
+    "Clock": "kschedctl.framework.handle",
+    "Handle": "kschedctl.framework.handle",
+    "PodLister": "kschedctl.framework.handle",
+    "PodNominator": "kschedctl.framework.handle",
+    "SharedLister": "kschedctl.framework.handle",
+    "MAX_CUSTOM_PRIORITY_SCORE": "kschedctl.framework.interface",
+    "MAX_NODE_SCORE": "kschedctl.framework.interface",
+    "MAX_TOTAL_SCORE": "kschedctl.framework.interface",
+    "MIN_NODE_SCORE": "kschedctl.framework.interface",
+    "BatchFilterPlugin": "kschedctl.framework.interface",
+    "BatchNormalizeScore": "kschedctl.framework.interface",
+    "BatchScorePlugin": "kschedctl.framework.interface",
+    "BatchScores": "kschedctl.framework.interface",
+    "BindPlugin": "kschedctl.framework.interface",
+    "ClusterEvent": "kschedctl.framework.interface",
+    "ClusterEventWithHint": "kschedctl.framework.interface",
+    "Code": "kschedctl.framework.interface",
+    "EnqueueExtensions": "kschedctl.framework.interface",
+    "FilterPlugin": "kschedctl.framework.interface",
+    "NodePluginScores": "kschedctl.framework.interface",
+    "NodeScore": "kschedctl.framework.interface",
+    "PermitPlugin": "kschedctl.framework.interface",
+    "PlacementFeasiblePlugin": "kschedctl.framework.interface",
+    "PlacementGeneratePlugin": "kschedctl.framework.interface",
+    "PlacementScoreExtensions": "kschedctl.framework.interface",
+    "PlacementScorePlugin": "kschedctl.framework.interface",
+    "Plugin": "kschedctl.framework.interface",
+    "PluginScore": "kschedctl.framework.interface",
+    "PostBindPlugin": "kschedctl.framework.interface",
+    "PostFilterPlugin": "kschedctl.framework.interface",
+    "PostFilterResult": "kschedctl.framework.interface",
+    "PreBindPlugin": "kschedctl.framework.interface",
+    "PreEnqueuePlugin": "kschedctl.framework.interface",
+    "PreFilterExtensions": "kschedctl.framework.interface",
+    "PreFilterPlugin": "kschedctl.framework.interface",
+    "PreFilterResult": "kschedctl.framework.interface",
+    "PreScorePlugin": "kschedctl.framework.interface",
+    "QueueingHint": "kschedctl.framework.interface",
+    "QueueSortPlugin": "kschedctl.framework.interface",
+    "ReservePlugin": "kschedctl.framework.interface",
+    "ScoreExtensions": "kschedctl.framework.interface",
+    "ScorePlugin": "kschedctl.framework.interface",
+    "Status": "kschedctl.framework.interface",
+    "code_of": "kschedctl.framework.interface",
+    "is_success": "kschedctl.framework.interface",
+    "Placement": "kschedctl.framework.placement",
+    "PlacementScore": "kschedctl.framework.placement",
+    "PodGroupAssignment": "kschedctl.framework.placement",
+    "PLUGIN_API_VERSION": "kschedctl.framework.runtime.registry",
+    "PluginFactory": "kschedctl.framework.runtime.registry",
+    "PluginFactoryWithFeatures": "kschedctl.framework.runtime.registry",
+    "PluginSpec": "kschedctl.framework.runtime.registry",
+    "with_features": "kschedctl.framework.runtime.registry",
+    "WaitingPod": "kschedctl.framework.runtime.waiting_pods",
+    "NodeInfo": "kschedctl.framework.types",
+    "NodeToStatus": "kschedctl.framework.types",
+    "PodInfo": "kschedctl.framework.types",
+    "QueuedPodInfo": "kschedctl.framework.types",
+    "hookimpl": "kschedctl.hookspecs",
+}
 
 __all__ = [
     # the plugin API version and registration
@@ -123,3 +211,20 @@ __all__ = [
     "PodInfo", "PostFilterResult", "PreFilterResult", "QueuedPodInfo", "QueueingHint", "StateNotFound", "Status",
     "code_of", "is_success",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The public API on first use: `from kschedctl.framework import Status` imports interface then."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    imported = importlib.import_module(module)
+    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
