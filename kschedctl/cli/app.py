@@ -12,7 +12,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -21,14 +21,7 @@ from kschedctl.api.errors import InputError
 from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.helpformat import PlainCommand
-from kschedctl.cli.layout import Column, fit_table, terminal_width
 from kschedctl.cli.live import capture_command, live_options
-from kschedctl.cli.render import escaped, render_explain, render_run, to_json
-from kschedctl.config.loader import KIND, load_config_file
-from kschedctl.config.types import KubeSchedulerConfiguration
-from kschedctl.framework.runtime.framework import FrameworkError
-from kschedctl.framework.runtime.plugin_manager import default_registry
-from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
     DEFAULT_VERSION,
@@ -37,6 +30,14 @@ from kschedctl.versions import (
     UnsupportedVersion,
     parse_version,
 )
+
+if TYPE_CHECKING:
+    from kschedctl.config.types import KubeSchedulerConfiguration
+    from kschedctl.framework.runtime.registry import Registry
+
+# Startup (benchmarks/startup.py): `kschedctl --help` and argument errors need only typer and
+# this module's definitions, so the configuration, the framework (numpy), the renderers and the
+# plugin entry points are imported inside the commands that use them.
 
 # Plain help (click's formatter, not rich's boxes): flags print as flags, no type placeholders,
 # and the text follows the terminal's width instead of being cut at 80 columns.
@@ -100,6 +101,8 @@ def _fail(message: str, code: int = 2) -> None:
 
 def _guarded(debug: bool, fn: Callable[[], T]) -> T:
     """Bad input becomes one line on stderr and exit 2; a traceback only with --debug."""
+    from kschedctl.framework.runtime.framework import FrameworkError
+
     try:
         return fn()
     except typer.Exit:
@@ -134,6 +137,8 @@ def _version(text: str, feature_gates: str | None = None) -> KubeVersion:
 
 
 def _warn_registry_errors() -> None:
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+
     for err in default_registry().errors:
         typer.echo(f"warning: {escape_control(str(err))}", err=True)
 
@@ -152,6 +157,8 @@ def _load(snapshot: list[str], config: str | None, version: KubeVersion, no_exte
 
 
 def _load_config(config: str | None, version: KubeVersion, no_extenders: bool = False):
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+
     _warn_registry_errors()
     registry = default_registry().registry
     cfg = _checked_config(config, version, registry)
@@ -167,9 +174,11 @@ def _checked_config(config: str | None, version: KubeVersion, registry: Registry
     YAML, schema, semantics): its first error is this command's error, its warnings are printed.
     Building the profiles is left to the run (profile.new_map raises the same ProfileError), so that
     each profile is built once."""
-    from kschedctl.config.checker import validate_files
+    from kschedctl.config.loader import KIND, load_config_file
 
     if config is not None:
+        from kschedctl.config.checker import validate_files
+
         [report] = validate_files([config], version, registry, build_profiles=False)
         errors = report.errors
         if errors:
@@ -221,13 +230,15 @@ def schedule(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
-    from kschedctl.cluster.writer import check_target, write_snapshot_file
+    from kschedctl.cli.layout import terminal_width
+    from kschedctl.cli.render import render_run
     from kschedctl.scheduler.scheduler import Scheduler
 
     def run():
         version = _version(kube_version, feature_gates)
         check_stdin_once(snapshot=snapshot, config=config, write_snapshot=write_snapshot)
         if write_snapshot is not None:
+            from kschedctl.cluster.writer import check_target
             check_target(write_snapshot)  # before the run: a typo in the path costs nothing
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders)
         from kschedctl.cli.progress import progress_bar
@@ -237,6 +248,7 @@ def schedule(
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
             result = sched.run(progress=callback)
         if write_snapshot is not None:
+            from kschedctl.cluster.writer import write_snapshot_file
             write_snapshot_file(cluster, result, write_snapshot)
         if report:
             from kschedctl.cli.report import write_run_report
@@ -274,6 +286,8 @@ def explain(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """One pod against the snapshot as given: what the pod is, the verdict, every node's filter result and every score."""
+    from kschedctl.cli.layout import terminal_width
+    from kschedctl.cli.render import render_explain
     from kschedctl.scheduler.explain import (
         POD_GROUP_PREFIX,
         explain_pod,
@@ -320,6 +334,7 @@ def simulate(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
+    from kschedctl.cli.layout import terminal_width
     from kschedctl.cli.render import render_simulation
     from kschedctl.cluster.scenario import load_scenario
     from kschedctl.scheduler.simulate import run_scenario
@@ -354,6 +369,7 @@ def validate(
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
     from kschedctl.cli.render import render_validation
     from kschedctl.config.checker import validate_files
+    from kschedctl.framework.runtime.plugin_manager import default_registry
 
     def run():
         check_stdin_once(configs=configs)
@@ -379,6 +395,10 @@ def plugins(
     output: TableOutput = typer.Option(TableOutput.table, "-o", "--output", help="Output format."),
 ) -> None:
     """List every plugin known: in-tree and from installed packages."""
+    from kschedctl.cli.layout import Column, fit_table, terminal_width
+    from kschedctl.cli.render import escaped, to_json
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+
     loaded = default_registry()
     for err in loaded.errors:
         typer.echo(f"warning: {escape_control(str(err))}", err=True)
