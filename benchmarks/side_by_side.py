@@ -1,0 +1,349 @@
+"""kube-scheduler 1.35.4 and kschedctl, side by side on the same files, in one run.
+
+    python benchmarks/side_by_side.py --kube-oracle /path/to/kschedoracle     # the final table
+    python benchmarks/side_by_side.py                                         # kschedctl alone
+    python benchmarks/side_by_side.py --quick --kube-oracle ...               # small sizes, a smoke run
+    python benchmarks/side_by_side.py --case SchedulingBasic_5000Nodes_1000Init_10000Pods --repeat 3
+
+Each case is one file written by perf_config.py (scheduler_perf's shapes and sizes) and one
+configuration (the default one). Both programs are timed as whole processes, load and
+scheduling included, one after the other on the same file:
+
+- kube:     kschedoracle -mode bench -snapshot FILE -config CONFIG -warmup INIT -parallelism 2
+            -bench-placements PLACEMENTS  (the real ScheduleOne loop, asynchronous binding)
+- kschedctl: kschedctl schedule FILE --config CONFIG -o json --kube-version 1.35 --seed 1
+
+Init pods: the file holds them pending, ahead of the measured pods. kube schedules them as its
+warmup (scheduled, not in its own pods/s) and kschedctl schedules them as any other pod, so
+both processes do the same work: every pending pod of the file placed once. PreemptionBasic is
+the exception (see perf_config.py): its low-priority pods are written bound, there is no warmup,
+and kube's bench loop runs one attempt per preemptor (PostFilter preempts; the retry that would
+bind the preemptor comes after the loop), while kschedctl preempts and binds. Its outcomes are
+therefore compared against kschedoracle -mode sequential on a smaller instance (--preemption-check).
+
+Peak RSS is each child's own (os.wait4's rusage). Placements: kube's bench picks at random
+among equally scored nodes and its parallel filters may stop at different nodes
+(percentageOfNodesToScore), so "same node" counts exact matches with kschedctl --kube-version
+1.35 and "same load" says whether the two clusters end with the same sorted pods-per-node list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import perf_config  # noqa: E402
+from perf_config import Case  # noqa: E402
+
+KUBE_PARALLELISM = 2
+# A smaller PreemptionBasic for kschedoracle -mode sequential, which records every node's
+# filter result for every attempt (its output grows as nodes x attempts).
+PREEMPTION_CHECK = Case("PreemptionBasic", 100, 400, 100, "PreemptionBasic/1000Nodes scaled /10")
+
+
+@dataclass
+class ProcessRun:
+    """One child process: whole-process wall time and its own peak RSS."""
+
+    wall_s: float
+    peak_rss_mib: float
+    returncode: int
+    stderr_tail: str = ""
+
+
+@dataclass
+class Side:
+    """One program's figures on one case."""
+
+    runs: list[ProcessRun] = field(default_factory=list)
+    placed: int = 0
+    pending: int = 0
+    placements: dict[str, str] = field(default_factory=dict)
+    victims: int = 0
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.runs) and all(r.returncode == 0 for r in self.runs)
+
+    @property
+    def wall_s(self) -> float | None:
+        """Best of the repeats (the least disturbed by other work on the machine)."""
+        return min(r.wall_s for r in self.runs) if self.ok else None
+
+    @property
+    def peak_rss_mib(self) -> float | None:
+        return max(r.peak_rss_mib for r in self.runs) if self.ok else None
+
+
+@dataclass
+class Row:
+    case: Case
+    kube: Side | None
+    ksched: Side
+    same_node: int | None = None
+    compared: int | None = None
+    same_load: bool | None = None
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def child_env() -> dict[str, str]:
+    """The environment of both children, bytecode caches allowed: an installed kschedctl has its
+    .pyc files, so compiling its sources on every run is no part of its time."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
+    """Runs cmd with stdout to a file; wall time from start to exit, and the child's own peak RSS."""
+    with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=child_env())
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
+    return ProcessRun(round(wall, 3), round(usage.ru_maxrss / 1024.0, 1), proc.returncode, "\n".join(tail))
+
+
+def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path) -> list[str]:
+    return [oracle, "-mode", "bench", "-snapshot", str(snapshot), "-config", str(config),
+            "-warmup", str(warmup), "-parallelism", str(KUBE_PARALLELISM), "-bench-placements", str(placements)]
+
+
+def ksched_command(snapshot: Path, config: Path) -> list[str]:
+    return [sys.executable, "-m", "kschedctl", "schedule", str(snapshot), "--config", str(config),
+            "-o", "json", "--kube-version", "1.35", "--seed", "1"]
+
+
+def read_kube(side: Side, bench_out: Path, placements: Path) -> None:
+    """Counts from kschedoracle's bench JSON and its placements file."""
+    doc = json.loads(bench_out.read_text())
+    side.pending = doc.get("numPending", 0)
+    side.placed = doc.get("scheduled", 0) + doc.get("warmupScheduled", 0)
+    side.placements = json.loads(placements.read_text()) if placements.exists() else {}
+    if doc.get("timedOut"):
+        side.note = "timed out waiting for bindings"
+
+
+def read_ksched(side: Side, out: Path) -> None:
+    """Counts from `kschedctl schedule -o json` (contract: placements, preemptions, summary)."""
+    doc = json.loads(out.read_text())
+    side.pending = doc["summary"]["pending"]
+    side.placed = doc["summary"]["scheduled"]
+    side.placements = {p["pod"]: p["node"] for p in doc["placements"]}
+    side.victims = sum(len(p["victims"]) for p in doc["preemptions"])
+
+
+def compare(row: Row) -> None:
+    """Same node per pod placed by both, and whether both end with the same load per node."""
+    if row.kube is None or not row.kube.placements:
+        return
+    kube, ours = row.kube.placements, row.ksched.placements
+    both = kube.keys() & ours.keys()
+    row.compared = len(both)
+    row.same_node = sum(1 for pod in both if kube[pod] == ours[pod])
+    row.same_load = sorted(Counter(kube.values()).values()) == sorted(Counter(ours.values()).values())
+
+
+def run_case(case: Case, workdir: Path, oracle: str | None, repeat: int) -> Row:
+    """Writes the case's file, then times kube and kschedctl on it, alternately, repeat times each."""
+    snapshot = perf_config.write(case, workdir)
+    config = workdir / "config.yaml"
+    kube = Side() if oracle else None
+    ours = Side()
+    for _ in range(repeat):
+        if oracle and kube is not None:
+            bench_out, placements = workdir / f"{case.name}.kube.json", workdir / f"{case.name}.kube-placements.json"
+            kube.runs.append(measure(kube_command(oracle, snapshot, config, case.warmup, placements), bench_out))
+            if kube.ok:
+                read_kube(kube, bench_out, placements)
+        out = workdir / f"{case.name}.kschedctl.json"
+        ours.runs.append(measure(ksched_command(snapshot, config), out))
+        if ours.ok:
+            read_ksched(ours, out)
+    row = Row(case, kube, ours)
+    compare(row)
+    return row
+
+
+def preemption_check(oracle: str, workdir: Path, case: Case = PREEMPTION_CHECK) -> dict:
+    """PreemptionBasic outcomes, kube (-mode sequential, which retries preemptors) vs kschedctl."""
+    snapshot = perf_config.write(case, workdir)
+    config = workdir / "config.yaml"
+    seq_out = workdir / f"{case.name}.sequential.json"
+    kube_run = measure([oracle, "-mode", "sequential", "-snapshot", str(snapshot), "-config", str(config),
+                        "-compact", "-out", str(seq_out)], workdir / "sequential.stdout")
+    ours_out = workdir / f"{case.name}.kschedctl.json"
+    ours_run = measure(ksched_command(snapshot, config), ours_out)
+    if kube_run.returncode or ours_run.returncode:
+        return {"case": case.name, "error": kube_run.stderr_tail or ours_run.stderr_tail}
+    return compare_preemption(json.loads(seq_out.read_text()), json.loads(ours_out.read_text())) | {
+        "case": case.name, "kube_wall_s": kube_run.wall_s, "kschedctl_wall_s": ours_run.wall_s}
+
+
+def compare_preemption(sequential: dict, ours: dict) -> dict:
+    """Preemptors, victims and final nodes of kschedoracle's sequential record against kschedctl's."""
+    kube_pre: dict[str, tuple[str | None, list[str]]] = {}
+    kube_nodes: dict[str, str] = {}
+    for rec in sequential["pods"]:
+        pre = rec.get("preemption")
+        if pre and pre.get("victims"):
+            kube_pre[rec["pod"]] = (pre.get("nominatedNode"), sorted(pre["victims"]))
+        if rec.get("node"):
+            kube_nodes[rec["pod"]] = rec["node"]
+    our_pre = {p["preemptor"]: (p["node"], sorted(p["victims"])) for p in ours["preemptions"]}
+    our_nodes = {p["pod"]: p["node"] for p in ours["placements"]}
+    return {
+        "preemptors": [len(kube_pre), len(our_pre)],
+        "victims": [sum(len(v) for _, v in kube_pre.values()), sum(len(v) for _, v in our_pre.values())],
+        "same_nominated_node_and_victims": sum(1 for p, v in kube_pre.items() if our_pre.get(p) == v),
+        "placed": [len(kube_nodes), len(our_nodes)],
+        "same_node": sum(1 for p, n in kube_nodes.items() if our_nodes.get(p) == n),
+    }
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f} s"
+
+
+def _ratio(kube: float | None, ours: float | None) -> str:
+    return "—" if kube is None or not ours else f"{kube / ours:.2f}x"
+
+
+def _rss(kube: float | None, ours: float | None) -> str:
+    left = "—" if kube is None else f"{kube:.0f}"
+    right = "—" if ours is None else f"{ours:.0f}"
+    return f"{left} / {right} MiB"
+
+
+def _placed(row: Row) -> str:
+    ours = f"{row.ksched.placed:,}/{row.ksched.pending:,}"
+    if row.kube is None:
+        return ours
+    return f"{row.kube.placed:,}/{row.kube.pending:,} · {ours}"
+
+
+def _same(row: Row) -> str:
+    if row.compared is None:
+        return "—"
+    load = "" if row.same_load is None else (", same load" if row.same_load else ", load differs")
+    return f"{row.same_node:,}/{row.compared:,}{load}"
+
+
+HEADER = ("workload (nodes, init + measured pods)", "kube-scheduler 1.35.4", "kschedctl", "ratio kube/kschedctl",
+          "peak RSS kube / kschedctl", "placed kube · kschedctl", "same node")
+
+
+def table(rows: list[Row]) -> str:
+    """The ratio table, Markdown."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
+    for row in rows:
+        kube_s = row.kube.wall_s if row.kube else None
+        kube_rss = row.kube.peak_rss_mib if row.kube else None
+        cells = (row.case.label, _seconds(kube_s), _seconds(row.ksched.wall_s), _ratio(kube_s, row.ksched.wall_s),
+                 _rss(kube_rss, row.ksched.peak_rss_mib), _placed(row), _same(row))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def problems(rows: list[Row]) -> list[str]:
+    """Every case where a program failed or left a pending pod unplaced (PreemptionBasic's kube
+    bench excepted: its loop ends before the preemptors' retries)."""
+    out = []
+    for row in rows:
+        sides = [("kschedctl", row.ksched)] + ([("kube", row.kube)] if row.kube else [])
+        for name, side in sides:
+            if not side.ok:
+                out.append(f"{row.case.name}: {name} failed: {side.runs[-1].stderr_tail if side.runs else ''}")
+            elif side.placed != side.pending and not (name == "kube" and row.case.shape == "PreemptionBasic"):
+                out.append(f"{row.case.name}: {name} placed {side.placed} of {side.pending} pending pods")
+            if side.note:
+                out.append(f"{row.case.name}: {name}: {side.note}")
+    return out
+
+
+def record(row: Row) -> dict:
+    """A row's measurements for --json (without the per-pod placements)."""
+    def side(s: Side | None) -> dict | None:
+        return None if s is None else {k: v for k, v in asdict(s).items() if k != "placements"}
+    return {"case": asdict(row.case), "kube": side(row.kube), "kschedctl": side(row.ksched),
+            "same_node": row.same_node, "compared": row.compared, "same_load": row.same_load}
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def select(names: list[str] | None, quick: bool) -> list[Case]:
+    cases = perf_config.QUICK_CASES if quick else perf_config.CASES
+    if not names:
+        return list(cases)
+    by_name = {c.name: c for c in perf_config.CASES + perf_config.QUICK_CASES}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise SystemExit(f"unknown case {', '.join(unknown)}; known: {', '.join(sorted(by_name))}")
+    return [by_name[n] for n in names]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kube-oracle", metavar="PATH", help="the kschedoracle binary (without it: kschedctl alone)")
+    ap.add_argument("--quick", action="store_true", help="the small cases (perf_config.QUICK_CASES)")
+    ap.add_argument("--case", action="append", metavar="NAME", help="only this case (repeatable)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per program and case; the table shows the best")
+    ap.add_argument("--workdir", type=Path, help="keep the files and outputs here (default: a temporary dir)")
+    ap.add_argument("--json", type=Path, help="also write every measurement to this file")
+    ap.add_argument("--no-preemption-check", action="store_true",
+                    help="skip the PreemptionBasic outcome comparison (kschedoracle -mode sequential)")
+    args = ap.parse_args(argv)
+    if args.kube_oracle and not os.access(args.kube_oracle, os.X_OK):
+        raise SystemExit(f"--kube-oracle {args.kube_oracle}: not an executable file")
+    cases = select(args.case, args.quick)
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="side-by-side-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    rows: list[Row] = []
+    check: dict | None = None
+    try:
+        # one untimed run writes the bytecode caches (a schedule: every module it loads)
+        warm = perf_config.Case("SchedulingBasic", 2, 0, 1, "warm-up")
+        measure(ksched_command(perf_config.write(warm, workdir / "warm-up"), workdir / "warm-up" / "config.yaml"),
+                workdir / "warm-up.json")
+        for case in cases:
+            print(f"... {case.label}", file=sys.stderr, flush=True)
+            rows.append(run_case(case, workdir, args.kube_oracle, args.repeat))
+        if args.kube_oracle and not args.no_preemption_check and any(c.shape == "PreemptionBasic" for c in cases):
+            check = preemption_check(args.kube_oracle, workdir)
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(table(rows))
+    for line in problems(rows):
+        print(f"! {line}")
+    if check is not None:
+        print(f"PreemptionBasic outcomes ({check['case']}, kschedoracle -mode sequential vs kschedctl): "
+              + json.dumps({k: v for k, v in check.items() if k != "case"}))
+    if args.json:
+        args.json.write_text(json.dumps({"rows": [record(r) for r in rows], "preemption_check": check}, indent=1))
+    return 1 if problems(rows) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

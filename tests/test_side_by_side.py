@@ -1,0 +1,162 @@
+"""The side-by-side harness (benchmarks/side_by_side.py, perf_config.py) without the oracle binary:
+the scheduler_perf-shaped files are input kschedctl admits and places entirely, the
+PreemptionBasic shape really preempts (as kube-scheduler 1.35.4 did on the same file), and the
+ratio table and the comparisons come out right from given measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import perf_config  # noqa: E402
+import side_by_side  # noqa: E402
+from perf_config import Case  # noqa: E402
+from side_by_side import ProcessRun, Row, Side  # noqa: E402
+
+# Small instances of every shape, sized so that every pending pod fits.
+TINY = [
+    Case("SchedulingBasic", 6, 4, 8, "tiny"),
+    Case("SchedulingNodeAffinity", 6, 3, 3, "tiny"),
+    Case("SchedulingPodAntiAffinity", 10, 2, 6, "tiny"),
+    Case("TopologySpreading", 6, 6, 6, "tiny"),
+    Case("PreferredTopologySpreading", 6, 6, 6, "tiny"),
+]
+
+
+@pytest.mark.parametrize("case", TINY, ids=[c.shape for c in TINY])
+def test_every_shape_is_input_kschedctl_places_entirely(case: Case, tmp_path: Path, run_cli) -> None:
+    path = perf_config.write(case, tmp_path)
+    result = run_cli("schedule", str(path), "--config", str(tmp_path / "config.yaml"), "-o", "json",
+                     "--kube-version", "1.35", "--seed", "1")
+    assert result.exit_code == 0, result.stderr
+    summary = result.json()["summary"]
+    assert summary["pending"] == case.init + case.measure  # init pods pending too: kube's warmup
+    assert summary["scheduled"] == summary["pending"]
+    assert case.warmup == case.init
+
+
+def test_node_affinity_shape_uses_only_zone1_nodes(tmp_path: Path, run_cli) -> None:
+    """scheduler_perf labels nodes round-robin with zone1 only; pods require zone1 or zone2."""
+    case = TINY[1]
+    path = perf_config.write(case, tmp_path)
+    nodes = [o for o in perf_config.objects(case) if o["kind"] == "Node"]
+    assert {n["metadata"]["labels"][perf_config.ZONE] for n in nodes} == {"zone1"}
+    result = run_cli("schedule", str(path), "-o", "json")
+    assert {p["node"] for p in result.json()["placements"]} <= {n["metadata"]["name"] for n in nodes}
+
+
+def test_files_are_deterministic_and_one_object_per_line(tmp_path: Path) -> None:
+    case = TINY[0]
+    first = perf_config.write(case, tmp_path / "a").read_text()
+    second = perf_config.write(case, tmp_path / "b").read_text()
+    assert first == second
+    doc = json.loads(first)
+    assert doc["kind"] == "List"
+    assert len(first.splitlines()) == len(doc["items"]) + 2
+    names = [o["metadata"]["name"] for o in doc["items"] if o["kind"] == "Node"]
+    assert names == sorted(names) and all(n.startswith("scheduler-perf-") and len(n) == 20 for n in names)
+
+
+PREEMPTION = Case("PreemptionBasic", 10, 40, 10, "PreemptionBasic/5Nodes scaled x2")
+
+
+def test_preemption_shape_preempts_three_low_priority_pods_per_preemptor(tmp_path: Path, run_cli) -> None:
+    """Four 900m pods fill each 4-cpu node; a 3000m priority-10 pod needs three of them gone.
+
+    Recorded from kschedoracle -mode sequential (kube-scheduler 1.35.4) on this very file
+    (perf_config.write(PREEMPTION)): preemptor pod-0000k is nominated on the k-th node from the
+    end of the sorted node list, with victims init-000(10+j), (20+j), (30+j) of that node's j
+    (init-0000j, started first, is reprieved), then bound there on its retry. The node order
+    is pickOneNodeForPreemption's last criterion (pkg/scheduler/framework/preemption/
+    preemption.go): the latest start time of a node's earliest-started victim.
+    """
+    path = perf_config.write(PREEMPTION, tmp_path)
+    result = run_cli("schedule", str(path), "--config", str(tmp_path / "config.yaml"), "-o", "json",
+                     "--kube-version", "1.35", "--seed", "1")
+    assert result.exit_code == 0, result.stderr
+    doc = result.json()
+    names = sorted(o["metadata"]["name"] for o in perf_config.objects(PREEMPTION) if o["kind"] == "Node")
+    expected = {}
+    for k in range(10):
+        j = 9 - k
+        expected[f"namespace-2/pod-{k:05d}"] = (names[j], [f"namespace-1/init-{i * 10 + j:05d}" for i in (1, 2, 3)])
+    got = {p["preemptor"]: (p["node"], sorted(p["victims"])) for p in doc["preemptions"]}
+    assert got == expected
+    assert {p["pod"]: p["node"] for p in doc["placements"]} == {pod: node for pod, (node, _) in expected.items()}
+    assert doc["summary"]["preempted"] == 30
+    assert PREEMPTION.warmup == 0  # the low-priority pods are bound in the file
+
+
+def test_preemption_comparison_counts_victims_and_nodes() -> None:
+    sequential = {"pods": [
+        {"pod": "ns/high-0", "node": None, "preemption": {"nominatedNode": "n1", "victims": ["ns/a", "ns/b"]}},
+        {"pod": "ns/high-1", "node": None, "preemption": {"nominatedNode": "n2", "victims": ["ns/c"]}},
+        {"pod": "ns/high-0", "node": "n1"},
+        {"pod": "ns/high-1", "node": "n2"},
+    ]}
+    ours = {"preemptions": [{"preemptor": "ns/high-0", "node": "n1", "victims": ["ns/b", "ns/a"]},
+                            {"preemptor": "ns/high-1", "node": "n3", "victims": ["ns/d"]}],
+            "placements": [{"pod": "ns/high-0", "node": "n1"}, {"pod": "ns/high-1", "node": "n3"}]}
+    assert side_by_side.compare_preemption(sequential, ours) == {
+        "preemptors": [2, 2], "victims": [3, 3], "same_nominated_node_and_victims": 1,
+        "placed": [2, 2], "same_node": 1}
+
+
+def _side(wall: float, rss: float, placements: dict[str, str], pending: int) -> Side:
+    return Side(runs=[ProcessRun(wall, rss, 0)], placed=len(placements), pending=pending, placements=placements)
+
+
+def test_table_from_given_measurements() -> None:
+    case = Case("SchedulingBasic", 5000, 1000, 10000, "fake")
+    kube = _side(12.5, 512.4, {"a": "n1", "b": "n2", "c": "n1"}, 3)
+    ours = _side(25.0, 1024.0, {"a": "n1", "b": "n1", "c": "n2"}, 3)
+    row = Row(case, kube, ours)
+    side_by_side.compare(row)
+    assert (row.same_node, row.compared, row.same_load) == (1, 3, True)
+    alone = Row(Case("PreemptionBasic", 1000, 4000, 1000, "fake"), None, _side(3.0, 100.0, {"x": "n"}, 1))
+    assert side_by_side.table([row, alone]).splitlines() == [
+        "| workload (nodes, init + measured pods) | kube-scheduler 1.35.4 | kschedctl | ratio kube/kschedctl "
+        "| peak RSS kube / kschedctl | placed kube · kschedctl | same node |",
+        "|---|---|---|---|---|---|---|",
+        "| SchedulingBasic (5,000 nodes, 1,000 + 10,000 pods) | 12.50 s | 25.00 s | 0.50x | 512 / 1024 MiB "
+        "| 3/3 · 3/3 | 1/3, same load |",
+        "| PreemptionBasic (1,000 nodes, 4,000 + 1,000 pods) | — | 3.00 s | — | — / 100 MiB | 1/1 | — |",
+    ]
+
+
+def test_problems_name_unplaced_pods_and_failures() -> None:
+    case = Case("SchedulingBasic", 10, 0, 2, "fake")
+    short = Row(case, _side(1.0, 1.0, {"a": "n"}, 2), _side(1.0, 1.0, {"a": "n", "b": "n"}, 2))
+    failed = Row(case, None, Side(runs=[ProcessRun(1.0, 1.0, 2, "error: bad input")]))
+    preempt = Row(PREEMPTION, _side(1.0, 1.0, {}, 10), _side(1.0, 1.0, {str(i): "n" for i in range(10)}, 10))
+    assert side_by_side.problems([short, failed, preempt]) == [
+        f"{case.name}: kube placed 1 of 2 pending pods",
+        f"{case.name}: kschedctl failed: error: bad input",
+    ]
+
+
+def test_measure_reports_the_childs_own_time_and_rss(tmp_path: Path) -> None:
+    run = side_by_side.measure([sys.executable, "-c", "print('x' * 3)"], tmp_path / "out")
+    assert run.returncode == 0 and run.wall_s > 0 and run.peak_rss_mib > 1
+    assert (tmp_path / "out").read_text() == "xxx\n"
+
+
+def test_kube_command_is_the_oracle_bench_of_the_readme() -> None:
+    cmd = side_by_side.kube_command("/bin/kschedoracle", Path("f.json"), Path("c.yaml"), 500, Path("p.json"))
+    assert cmd == ["/bin/kschedoracle", "-mode", "bench", "-snapshot", "f.json", "-config", "c.yaml",
+                   "-warmup", "500", "-parallelism", "2", "-bench-placements", "p.json"]
+
+
+def test_the_final_cases_are_the_issue_s_workloads() -> None:
+    assert [(c.shape, c.nodes, c.init, c.measure) for c in perf_config.CASES] == [
+        ("SchedulingBasic", 500, 500, 1000), ("SchedulingBasic", 5000, 1000, 10000),
+        ("SchedulingBasic", 15000, 1000, 10000), ("SchedulingBasic", 5000, 5000, 50000),
+        ("SchedulingNodeAffinity", 5000, 5000, 10000), ("SchedulingPodAntiAffinity", 5000, 1000, 2000),
+        ("TopologySpreading", 5000, 5000, 5000), ("PreferredTopologySpreading", 5000, 5000, 5000),
+        ("PreemptionBasic", 1000, 4000, 1000)]
