@@ -108,17 +108,33 @@ def child_env() -> dict[str, str]:
     return env
 
 
+TIME = "/usr/bin/time"
+
+
 def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
-    """Runs cmd with stdout to a file; wall time from start to exit, and the child's own peak RSS."""
-    with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err:
+    """Runs cmd with stdout to a file; wall time from start to exit, and the child's own peak RSS.
+
+    The peak RSS comes from /usr/bin/time (%M) where it exists: Linux carries the RSS high-water
+    mark of the process that forks over exec into the child's ru_maxrss, so os.wait4 on a child of
+    this (large) Python process would report at least this process's size; /usr/bin/time's own
+    child is forked from a small process. Without /usr/bin/time, wait4's figure is the fallback.
+    """
+    use_time = os.access(TIME, os.X_OK)
+    with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".time") as rss_file:
+        full = [TIME, "-f", "%M", "-o", rss_file.name, *cmd] if use_time else cmd
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=child_env())
+        proc = subprocess.Popen(full, stdout=out, stderr=err, env=child_env())
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
-    return ProcessRun(round(wall, 3), round(usage.ru_maxrss / 1024.0, 1), proc.returncode, "\n".join(tail))
+        kib = usage.ru_maxrss
+        if use_time:
+            lines = [x for x in rss_file.read().split() if x.isdigit()]
+            kib = int(lines[-1]) if lines else kib
+    return ProcessRun(round(wall, 3), round(kib / 1024.0, 1), proc.returncode, "\n".join(tail))
 
 
 def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path) -> list[str]:
@@ -179,6 +195,9 @@ def run_case(case: Case, workdir: Path, oracle: str | None, repeat: int) -> Row:
             read_ksched(ours, out)
     row = Row(case, kube, ours)
     compare(row)
+    for side in (kube, ours):  # keep this process small (the next children's RSS is theirs alone)
+        if side is not None:
+            side.placements = {}
     return row
 
 
