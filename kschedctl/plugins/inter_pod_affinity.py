@@ -243,11 +243,15 @@ class InterPodAffinity:
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         lister = self.handle.snapshot_shared_lister()
-        ns_labels_of = self._ns_labels_fn()
         pod_info = PodInfo.of(pod)
-        s = PreFilterState(pod_info, ns_labels_of(pod.namespace), ns_labels_of)
         aff_terms = pod_info.required_affinity_terms
         anti_terms = pod_info.required_anti_affinity_terms
+        if not aff_terms and not anti_terms and not lister.have_pods_with_required_anti_affinity_list():
+            # Nothing could be counted (filtering.go PreFilter: no existing pod with required
+            # anti-affinity, no terms of its own): Skip without touching a node.
+            return None, Status(Code.Skip)
+        ns_labels_of = self._ns_labels_fn()
+        s = PreFilterState(pod_info, ns_labels_of(pod.namespace), ns_labels_of)
         tracked = tracked_rows(lister)
         if tracked is not None:
             ipa_counts.pre_filter_counts(s, tracked)
@@ -354,6 +358,8 @@ class InterPodAffinity:
             return Status(Code.Skip)
         # Without preferred terms of its own, only existing pods with (anti-)affinity can contribute.
         all_nodes = lister.list() if has_constraints else lister.have_pods_with_affinity_list()
+        if not all_nodes:
+            return Status(Code.Skip)  # scoring.go PreScore: an empty topologyScore is a Skip
 
         ns_labels_of = self._ns_labels_fn()
         s = PreScoreState(pod_info, ns_labels_of(pod.namespace))

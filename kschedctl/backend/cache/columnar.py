@@ -41,6 +41,7 @@ class Columns:
         self.nz_cpu = self.nz_mem = self.pod_count = self.generation = np.zeros(0, np.int64)
         self.unschedulable = np.zeros(0, bool)
         self.has_taints = np.zeros(0, bool)
+        self._all_rows = np.zeros(0, np.intp)
         self._grow(0)
 
     def _grow(self, size: int) -> None:
@@ -93,6 +94,13 @@ class Columns:
         """
         if not nodes:
             return np.zeros(0, np.intp)
+        snapshot = self.snapshot
+        if snapshot is not None and nodes is getattr(snapshot, "node_info_list", None) \
+                and getattr(snapshot, "tracks_rows", False):
+            # The snapshot's own list: NodeInfo.index is the position, so after syncing the
+            # replaced rows every row is its member's; no per-node check (O(changed rows)).
+            self._sync_replaced(snapshot)
+            return self._arange(len(nodes))
         idx = list(map(_INDEX, nodes))
         arr = np.array(idx, np.intp)
         if arr.min() < 0:
@@ -102,7 +110,6 @@ class Columns:
             self._grow(top)
         infos = self.infos
         gens = self.gen_list
-        snapshot = self.snapshot
         if snapshot is not None and getattr(snapshot, "tracks_rows", False):
             # The snapshot says which rows it replaced: only those are rewritten, and a node
             # that is the row's own NodeInfo needs no generation check.
@@ -121,6 +128,12 @@ class Columns:
         if len(set(idx)) != len(idx):
             return None
         return arr
+
+    def _arange(self, n: int) -> np.ndarray:
+        """0..n-1, kept between calls (callers only index with it)."""
+        if len(self._all_rows) != n:
+            self._all_rows = np.arange(n, dtype=np.intp)
+        return self._all_rows
 
     def _sync_replaced(self, snapshot: Any) -> None:
         """Rewrite the rows the snapshot replaced since the last sync (all rows after a rebuild)."""
