@@ -234,30 +234,35 @@ class BatchFilterPlugin(Protocol):
     these nodes). Return one ``Status | None`` per node, each a fresh object, equal (code and
     reasons) to what ``filter`` returns for that node, with no side effect on the decision:
     the runtime may call it for nodes past the point where the per-node search would stop.
-    If it raises, the runtime calls ``filter`` per node instead. Plugins without it keep the
-    per-node interface; nothing else changes for them.
+    Return None to mean "use the per-node form" (a case the batch form does not model, or a
+    batch without rows): the runtime then calls ``filter`` per node, so the plugin never loops
+    over ``filter`` itself. If it raises, the runtime calls ``filter`` per node too, which
+    reports the error exactly. Plugins without it keep the per-node interface; nothing else
+    changes for them.
     """
 
-    def filter_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> list[Status | None]: ...
+    def filter_batch(self, state: "CycleState", pod: "Pod",
+                     node_infos: Sequence["NodeInfo"]) -> list[Status | None] | None: ...
 
 
 class BatchScorePlugin(Protocol):
     """Optional batch form of Score: ``score_batch`` returns the raw (pre-normalize) score of
-    each node, equal to ``score(...)[0]``; it raises where ``score`` would return an error
-    status, and the runtime then repeats the per-node calls to report it exactly."""
+    each node, equal to ``score(...)[0]``, or None for "use the per-node form" (the runtime
+    then calls ``score`` per node); it raises where ``score`` would return an error status,
+    and the runtime then repeats the per-node calls to report it exactly."""
 
-    def score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> BatchScores: ...
+    def score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> BatchScores | None: ...
 
 
 class BatchNormalizeScore(Protocol):
     """Optional batch form of NormalizeScore, on the object ``score_extensions()`` returns:
     the nodes and their scores (an int64 numpy array, in node order; the plugin may keep it) in,
     the normalized scores out (list or array), equal to what ``normalize_score`` leaves in the
-    NodeScores; it raises where ``normalize_score`` would fail, and the runtime then runs
-    ``normalize_score`` to report it exactly."""
+    NodeScores, or None for "use ``normalize_score``"; it raises where ``normalize_score``
+    would fail, and the runtime then runs ``normalize_score`` to report it exactly."""
 
     def normalize_score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"],
-                              values: Any) -> BatchScores: ...
+                              values: Any) -> BatchScores | None: ...
 
 
 @runtime_checkable

@@ -112,7 +112,7 @@ class ImageLocality:
     def score_extensions(self) -> None:
         return None
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> BatchScores:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> BatchScores | None:
         """score() for many nodes. With the snapshot's image index (image name -> the rows of
         the nodes holding it) only holder rows are touched: the scaled sizes are added up in
         one array over the snapshot's rows, and every node holding none of the pod's images

@@ -323,7 +323,7 @@ class InterPodAffinity:
             return Status(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: each check becomes a lookup of the nodes' label codes in a
         table of the topology values with a positive count (inter_pod_affinity_counts.py); a
         missing state raises, and the runtime's per-node calls report it."""
@@ -331,7 +331,7 @@ class InterPodAffinity:
         if err is not None:
             raise RuntimeError(err.message())
         if getattr(node_infos, "rows", None) is None or any(ni.node is None for ni in node_infos):
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None  # the per-node form
         terms = s.pod_info.required_affinity_terms
         incoming = s.pod_info.pod
         first_pod = bool(terms) and not s.affinity_counts and _matches_all(
@@ -414,7 +414,7 @@ class InterPodAffinity:
         if err is not None:
             raise RuntimeError(err.message())
         if getattr(node_infos, "rows", None) is None:
-            return [self.score(state, pod, ni)[0] for ni in node_infos]
+            return None  # the per-node form
         return ipa_counts.topology_scores(s, node_infos)
 
     def score_extensions(self) -> "InterPodAffinity":

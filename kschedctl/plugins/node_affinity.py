@@ -438,19 +438,19 @@ class NodeAffinity:
         """normalize_score over the scores of a whole batch (same integers)."""
         return default_normalize_score_batch(MAX_NODE_SCORE, False, values)
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes, with the PreFilter state read once."""
         required = state.get(PRE_FILTER_STATE_KEY)
         if required is None or self.added_node_selector is not None:
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None  # the per-node form
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes, with the PreScore state read once."""
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None or any(ni.node is None for ni in node_infos):
-            return [_checked_score(self.score(state, pod, ni)) for ni in node_infos]
+            return None  # the per-node form
         preferred, added = s.preferred, self.added_pref_terms
         out = []
         for ni in node_infos:
@@ -461,13 +461,6 @@ class NodeAffinity:
                 count += preferred.score(node)
             out.append(count)
         return out
-
-
-def _checked_score(out: tuple[int, Status | None]) -> int:
-    value, st = out
-    if st is not None and not st.is_success():
-        raise RuntimeError(st.message())  # the runtime redoes it per node and reports it
-    return value
 
 
 class _PreScoreState:

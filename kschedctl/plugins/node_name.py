@@ -42,11 +42,11 @@ class NodeName:
             return Status(Code.UnschedulableAndUnresolvable, ERR_REASON)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: a pod without spec.nodeName fits every node."""
         if not pod.node_name:
             return [None] * len(node_infos)
-        return [self.filter(state, pod, ni) for ni in node_infos]
+        return None  # the per-node form
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodeName, NodeName)

@@ -96,10 +96,10 @@ class NodePorts:
             return Status(Code.Unschedulable, ERR_REASON)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: a node with no host port in use has no conflict."""
         if state.get(PRE_FILTER_STATE_KEY) is None:
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None  # the per-node form reports the missing state
         return [self.filter(state, pod, ni) if ni.used_ports.ports else None for ni in node_infos]
 
 def plugin_spec() -> PluginSpec:

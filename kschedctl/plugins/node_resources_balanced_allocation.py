@@ -125,7 +125,7 @@ class NodeResourcesBalancedAllocation:
                 return 0, None
         return self.scorer.score(node_info, pod_requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() over a NodeBatch: for up to two resources the fractions and the std are the
         same IEEE-754 operations as balanced_resource_score, on arrays; otherwise per node."""
         s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
@@ -139,13 +139,7 @@ class NodeResourcesBalancedAllocation:
         if 0 < len(self.scorer.resources) <= 2:
             columns = allocation_columns(self.scorer, node_infos, pod_requests)
         if columns is None:
-            out = []
-            for ni in node_infos:
-                value, st = self.scorer.score(ni, pod_requests)
-                if st is not None and not st.is_success():
-                    raise RuntimeError(st.message())  # the runtime redoes it per node and reports it
-                out.append(value)
-            return out
+            return None  # more than two resources, or one the arrays do not model: per node
         with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
         if self.scorer.scorer is balanced_resource_scorer_legacy:
             legacy: list[int] = with_pod.tolist()

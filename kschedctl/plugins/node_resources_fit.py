@@ -223,17 +223,17 @@ class NodeResourcesFit:
         code = Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in insufficient) else Code.Unschedulable
         return Status(code, *(r.reason for r in insufficient))
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
         (same reasons, same order) are built once per distinct outcome and shared by the nodes
         that fail that way. Pods asking for scalar resources take the per-node code."""
         try:
             req = state.read(PRE_FILTER_STATE_KEY)
         except KeyError:
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None  # the per-node form reports the missing state
         rows = getattr(node_infos, "rows", None)
         if rows is None or any(req.scalar_resources.values()):
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None
         cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
         pods_fail = cols.pod_count[rows] + 1 > cols.alloc_pods[rows]
         checks = []
@@ -284,21 +284,13 @@ class NodeResourcesFit:
         pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
         return self.scorer.score(node_info, pod_requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node."""
         s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
         pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
         columns = allocation_columns(self.scorer, node_infos, pod_requests) if self.scorer.resources else None
-        values = weighted_score_batch(self.scorer.name, self.scorer.resources, columns) if columns else None
-        if values is not None:
-            return values
-        out = []
-        for ni in node_infos:
-            value, st = self.scorer.score(ni, pod_requests)
-            if st is not None and not st.is_success():
-                raise RuntimeError(st.message())  # the runtime redoes it per node and reports it
-            out.append(value)
-        return out
+        # None (a strategy or resource the arrays do not model): the per-node form
+        return weighted_score_batch(self.scorer.name, self.scorer.resources, columns) if columns else None
 
     def score_extensions(self) -> None:
         return None

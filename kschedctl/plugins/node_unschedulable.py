@@ -56,7 +56,7 @@ class NodeUnschedulable:
             return None
         return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE)
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: only nodes marked unschedulable in the columnar view are checked."""
         return map_flagged(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni), None)
 

@@ -84,17 +84,6 @@ class RowAggregate:
         return self.total
 
 
-def _store(snapshot: Any) -> dict[Any, Any] | None:
-    store = getattr(snapshot, "_kschedctl_row_aggregates", None)
-    if store is None:
-        store = {}
-        try:
-            snapshot._kschedctl_row_aggregates = store
-        except AttributeError:
-            return None
-    return store
-
-
 class Tracked:
     """A snapshot's nodes with their rows and generations, computed once per cycle."""
 
@@ -110,8 +99,8 @@ def tracked_rows(snapshot: Any) -> Tracked | None:
     if snapshot is None or not getattr(snapshot, "tracks_rows", False):
         return None
     columns = columns_of(snapshot)
-    store = _store(snapshot)
-    if columns is None or store is None:
+    store = getattr(snapshot, "row_aggregates", None)
+    if columns is None or not isinstance(store, dict):
         return None
     nodes = snapshot.list()
     rows = columns.rows(nodes)
@@ -180,9 +169,7 @@ def label_codes(node_batch: Any, key: str) -> tuple[LabelColumn, np.ndarray] | N
     columns = getattr(node_batch, "columns", None)
     if rows is None or columns is None:
         return None
-    store = getattr(columns, "_label_columns", None)
-    if store is None:
-        store = columns._label_columns = {}
+    store = columns.label_columns
     col = store.get(key)
     if col is None:
         col = store[key] = LabelColumn(key)

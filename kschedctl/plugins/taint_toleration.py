@@ -229,11 +229,11 @@ class TaintToleration:
         """normalize_score over the scores of a whole batch (same integers)."""
         return default_normalize_score_batch(MAX_NODE_SCORE, True, values)
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: a node without taints tolerates every pod."""
         return map_flagged(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni), None)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes: a node without taints counts 0 intolerable taints."""
         tolerations = state.read(PRE_SCORE_STATE_KEY).tolerations_prefer_no_schedule
 

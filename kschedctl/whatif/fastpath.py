@@ -238,8 +238,9 @@ class CopyAlgorithm(SchedulingAlgorithm):
         batch_fn = optional(pl, "score_batch") if len(infos) > FEW else None
         if batch_fn is not None:
             try:
-                out = np.asarray(batch_fn(state, pod, NodeBatch(infos, columns_of(self.fwk.snapshot))), np.int64)
-                if out.shape == (len(infos),):
+                raw = batch_fn(state, pod, NodeBatch(infos, columns_of(self.fwk.snapshot)))
+                out = np.asarray(raw, np.int64) if raw is not None else None  # None: the per-node form
+                if out is not None and out.shape == (len(infos),):
                     return out
             except Exception:  # noqa: BLE001 - the per-node calls say what went wrong
                 pass

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kschedctl.api.types import Node, Pod
+from kschedctl.backend.cache.columnar import Columns
 from kschedctl.framework.types import ImageStateSummary, NodeInfo, PodInfo
 
 BETA_ZONE, ZONE = "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"
@@ -99,6 +100,11 @@ class Snapshot:
         # the view then checks each node's generation on every call.
         self.replaced_rows: set[int] | None = None
         self.tracks_rows = True
+        # The snapshot's columns (numpy arrays of per-node numbers, one row per NodeInfo.index)
+        # and the per-snapshot sums the batch forms keep across cycles (plugins/row_aggregate.py):
+        # owned here, synced from replaced_rows, never rebuilt per call.
+        self.columns = Columns(self)
+        self.row_aggregates: dict[object, object] = {}
 
     # NodeInfoLister
     def list(self) -> list[NodeInfo]:

@@ -30,12 +30,13 @@ _INT_COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", 
 class Columns:
     """The arrays of one Snapshot. ``rows(nodes)`` syncs and returns the row of each node."""
 
-    def __init__(self) -> None:
+    def __init__(self, snapshot: Any = None) -> None:
         self.size = 0
         self.infos: list[NodeInfo | None] = []
         self.gen_list: list[int] = []  # generation per row, as a plain list for cheap checks
         self.names: list[str] = []  # node name per row
-        self.snapshot: Any = None  # the Snapshot these rows mirror (set by columns_of)
+        self.snapshot: Any = snapshot  # the Snapshot that owns these rows
+        self.label_columns: dict[str, Any] = {}  # topology key -> row_aggregate.LabelColumn
         self.alloc_cpu = self.alloc_mem = self.alloc_eph = self.alloc_pods = np.zeros(0, np.int64)
         self.req_cpu = self.req_mem = self.req_eph = np.zeros(0, np.int64)
         self.nz_cpu = self.nz_mem = self.pod_count = self.generation = np.zeros(0, np.int64)
@@ -187,18 +188,9 @@ class NodeBatch(list):
 
 
 def columns_of(snapshot: Any) -> Columns | None:
-    """The Columns kept on a Snapshot (created on first use); None without a snapshot."""
-    if snapshot is None:
-        return None
-    cols = getattr(snapshot, "_kschedctl_columns", None)
-    if cols is None:
-        cols = Columns()
-        cols.snapshot = snapshot
-        try:
-            snapshot._kschedctl_columns = cols
-        except AttributeError:  # a snapshot type that takes no attributes: no columnar view
-            return None
-    return cols
+    """The Columns a Snapshot owns; None for any other lister (no columnar view: per node)."""
+    cols = getattr(snapshot, "columns", None)
+    return cols if isinstance(cols, Columns) else None
 
 
 def as_batch(nodes: Sequence[NodeInfo], snapshot: Any) -> NodeBatch:
@@ -208,12 +200,12 @@ def as_batch(nodes: Sequence[NodeInfo], snapshot: Any) -> NodeBatch:
     return NodeBatch(nodes, columns_of(snapshot))
 
 
-def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Any, default: Any) -> list:
-    """``fn(node_info)`` for the nodes whose boolean ``column`` is set, ``default`` for the rest
-    (all nodes go through ``fn`` when the batch has no rows)."""
+def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Any, default: Any) -> list | None:
+    """``fn(node_info)`` for the nodes whose boolean ``column`` is set, ``default`` for the rest;
+    None when the batch has no rows (a batch form's "use the per-node form")."""
     rows = getattr(node_infos, "rows", None)
     if rows is None:
-        return [fn(ni) for ni in node_infos]
+        return None
     flags = getattr(node_infos.columns, column)[rows]
     out = [default] * len(node_infos)
     for i in np.flatnonzero(flags).tolist():

@@ -260,10 +260,10 @@ class FilterPoints(PluginCalls):
             batch_fn = self._opt(pl, "filter_batch")
             if batch_fn is not None:
                 try:
-                    results = batch_fn(state, pod, sub)
-                    if not isinstance(results, list):
+                    results = batch_fn(state, pod, sub)  # None: "use the per-node form"
+                    if results is not None and not isinstance(results, list):
                         results = list(results)
-                    if len(results) != len(sub):
+                    if results is not None and len(results) != len(sub):
                         results = None  # not one result per node: the per-node calls below
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)

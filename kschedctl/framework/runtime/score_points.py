@@ -121,9 +121,11 @@ class ScorePoints(PluginCalls):
             # optional batch NormalizeScore: the nodes and their scores (an int64 array) in,
             # the normalized scores out; if it raises, normalize_score reports it
             try:
-                normalized = np.asarray(norm_batch(state, pod, batch_nodes, values.copy()), np.int64)
-                if normalized.shape != (n,):
-                    normalized = None
+                normalized = norm_batch(state, pod, batch_nodes, values.copy())  # None: per-node form
+                if normalized is not None:
+                    normalized = np.asarray(normalized, np.int64)
+                    if normalized.shape != (n,):
+                        normalized = None
             except Exception:  # noqa: BLE001
                 log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
                 normalized = None
@@ -158,10 +160,11 @@ class ScorePoints(PluginCalls):
             batch_fn = self._opt(pl, "score_batch") if batch_nodes is not None else None
             if batch_fn is not None:
                 try:
-                    values = batch_fn(state, pod, batch_nodes)
-                    values = np.asarray(values if isinstance(values, np.ndarray) else list(values), np.int64)
-                    if values.shape != (n,):
-                        values = None
+                    values = batch_fn(state, pod, batch_nodes)  # None: "use the per-node form"
+                    if values is not None:
+                        values = np.asarray(values if isinstance(values, np.ndarray) else list(values), np.int64)
+                        if values.shape != (n,):
+                            values = None
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
                     log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
                     values = None

@@ -394,7 +394,7 @@ class DynamicResources:
             s.node_allocations[node.name] = _NodeAllocation(allocations, node_claim, mappings)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes. Pods whose claims all need an allocation (no extended
         resources) take a shorter path per node: nothing but the allocation can reject them.
         A missing state raises (the runtime then repeats the per-node calls, which report it)."""
@@ -405,11 +405,11 @@ class DynamicResources:
             return [None] * len(node_infos)
         if s.allocator is None or s.claims.extended_resource_claim() is not None \
                 or any(c.allocation is not None for _, c in s.claims.all()):
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None  # the per-node form
         claims = [c for _, c in s.claims.to_allocate()]
         manager = self.manager
         if manager.in_flight:  # the node versions do not see in-flight allocations
-            return [self.filter(state, pod, ni) for ni in node_infos]
+            return None  # the per-node form
         out: list[Status | None] = []
         rejected = statusUnschedulable(MSG_CANNOT_ALLOCATE)
         features = s.allocator_features
@@ -578,7 +578,7 @@ class DynamicResources:
         except ValueError as err:
             return 0, Status.as_status(err)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int]:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes; a missing state raises (the runtime's per-node calls then
         report it exactly)."""
         if not self.enabled:
@@ -587,7 +587,7 @@ class DynamicResources:
         if s.claims.empty() or not s.node_allocations or not any(
                 r.first_available for _, c in s.claims.all() for r in c.spec.requests):
             return [0] * len(node_infos)  # only prioritized lists score
-        return [self.score(state, pod, ni)[0] for ni in node_infos]
+        return None  # the per-node form
 
     def score_extensions(self) -> "DynamicResources":
         return self

@@ -112,7 +112,7 @@ class PodTopologySpread:
             return Status.as_status(exc)
         return filtering.filter_node(s, pod, node_info)
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes; a missing state raises and the per-node calls report it."""
         return filtering.filter_nodes(filtering.get_pre_filter_state(state), pod, node_infos)
 
@@ -142,9 +142,7 @@ class PodTopologySpread:
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
         """score() for many nodes (same integers); a missing state raises and the runtime's
         per-node calls report it."""
-        s = scoring.get_pre_score_state(state)
-        out = scoring.score_nodes(s, pod, node_infos)
-        return out if out is not None else [scoring.score_node(s, pod, ni) for ni in node_infos]
+        return scoring.score_nodes(scoring.get_pre_score_state(state), pod, node_infos)  # None: per node
 
     def score_extensions(self) -> "PodTopologySpread":
         return self
