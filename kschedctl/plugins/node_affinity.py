@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, ClassVar
+
+import numpy as np
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import (
@@ -48,6 +51,7 @@ from kschedctl.plugins.helper import (
     default_normalize_score,
     default_normalize_score_batch,
 )
+from kschedctl.plugins.row_aggregate import label_codes
 
 NAME = names.NodeAffinity
 ARGS_KIND = "NodeAffinityArgs"
@@ -443,6 +447,12 @@ class NodeAffinity:
         required = state.get(PRE_FILTER_STATE_KEY)
         if required is None or self.added_node_selector is not None:
             return None  # the per-node form
+        verdicts = _matches_by_codes(required, node_infos)
+        if verdicts is not None:
+            out: list[Status | None] = [None] * len(node_infos)
+            for i in np.flatnonzero(~verdicts).tolist():
+                out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
+            return out
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
 
@@ -461,6 +471,38 @@ class NodeAffinity:
                 count += preferred.score(node)
             out.append(count)
         return out
+
+
+_NODE = attrgetter("node")
+_MAX_COMBINED = 1 << 62
+
+
+def _matches_by_codes(required: RequiredNodeAffinity, node_infos: Sequence[NodeInfo]) -> np.ndarray | None:
+    """RequiredNodeAffinity.matches of every node, by the nodes' label codes: the verdict
+    depends only on the values of the selector's keys, so the nodes are grouped by their
+    combination of value codes and each distinct combination is matched once (on its first
+    node). None without columnar rows, with a NodeInfo lacking its node, or with matchFields
+    (the verdict then depends on the node name): the per-node walk."""
+    rows = getattr(node_infos, "rows", None)
+    if rows is None or required._by_name or None in map(_NODE, node_infos):
+        return None
+    n = len(node_infos)
+    combined = np.zeros(n, np.int64)
+    radix = 1
+    for key in required._keys:
+        found = label_codes(node_infos, key)
+        if found is None:
+            return None
+        col, codes = found
+        base = len(col.values) + 1  # codes run from -1 (key missing) to len(values) - 1
+        radix *= base
+        if radix >= _MAX_COMBINED:
+            return None
+        combined = combined * base + (codes + 1)
+    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
+    lut = np.fromiter((required.matches(node_infos[i].node) for i in first.tolist()), bool, len(first))
+    verdicts: np.ndarray = lut[inverse.reshape(-1)]
+    return verdicts
 
 
 class _PreScoreState:
