@@ -104,7 +104,7 @@ class PreFilterState:
     """preFilterState: the three count maps plus the incoming pod's PodInfo and namespace labels."""
 
     __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
-                 "pod_info", "namespace_labels", "ns_labels_of")
+                 "pod_info", "namespace_labels", "ns_labels_of", "luts")
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str], ns_labels_of: NsLabelsFn) -> None:
         self.existing_anti_affinity_counts: dict[TopologyPair, int] = {}
@@ -113,6 +113,9 @@ class PreFilterState:
         self.pod_info = pod_info
         self.namespace_labels = namespace_labels
         self.ns_labels_of = ns_labels_of
+        # filter_batch's tables over label codes, built once per cycle from the counts above
+        # (inter_pod_affinity_counts.filter_masks); dropped whenever the counts change
+        self.luts: dict[tuple[object, ...], object] = {}
 
     def clone(self) -> "PreFilterState":
         copy = PreFilterState(self.pod_info, self.namespace_labels, self.ns_labels_of)
@@ -126,6 +129,7 @@ class PreFilterState:
         incoming pod's required (anti-)affinity against it."""
         if node is None:
             return
+        self.luts.clear()
         incoming = self.pod_info.pod
         _update_with_anti_affinity_terms(self.existing_anti_affinity_counts, info.required_anti_affinity_terms,
                                          incoming, self.namespace_labels, node, multiplier)

@@ -97,6 +97,10 @@ def matching(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: Ns
 
 
 def merge(counts: dict[TopologyPair, int], pairs: Mapping[TopologyPair, int]) -> None:
+    """counts += pairs, dropping entries that reach 0 (every count in ``pairs`` is positive)."""
+    if not counts:
+        counts.update(pairs)  # the usual first merge: a copy, in C
+        return
     for pair, c in pairs.items():
         n = counts.get(pair, 0) + c
         if n:
@@ -146,16 +150,18 @@ def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: N
         add_scores(scores, matching(tracked, (wt.term,), ns_labels_of), -wt.weight)
 
 
-def _positive_lut(col: Any, counts: Mapping[TopologyPair, int], key: str) -> np.ndarray:
+def _positive_lut(s: Any, which: str, col: Any, counts: Mapping[TopologyPair, int], key: str) -> np.ndarray:
     """A boolean table over ``col``'s codes: the value's (key, value) count is positive (the
-    last slot, code -1 = key missing, stays False)."""
-    lut: np.ndarray = col.lut(bool)
-    code_of = col.code_of
-    for (k, value), c in counts.items():
-        if k == key and c > 0:
-            code = code_of.get(value)
-            if code is not None:
-                lut[code] = True
+    last slot, code -1 = key missing, stays False). Kept in ``s.luts`` for the cycle (a
+    chunk after the first reuses it) until the counts change or the column gains values."""
+    cache_key = (which, key, len(col.values))
+    lut: np.ndarray | None = s.luts.get(cache_key)
+    if lut is not None:
+        return lut
+    lut = s.luts[cache_key] = col.lut(bool)
+    get = col.code_of.get
+    codes = np.fromiter([get(value, -1) for (k, value), c in counts.items() if k == key and c > 0], np.intp)
+    lut[codes[codes >= 0]] = True  # a value no node has (code -1) marks nothing
     return lut
 
 
@@ -172,18 +178,21 @@ def filter_masks(s: Any, node_infos: Sequence[NodeInfo], first_pod: bool) -> tup
         for t in terms:
             col, codes = label_codes(node_infos, t.topology_key)  # type: ignore[misc]
             missing |= codes < 0
-            all_exist &= _positive_lut(col, s.affinity_counts, t.topology_key)[codes]
+            all_exist &= _positive_lut(s, "aff", col, s.affinity_counts, t.topology_key)[codes]
         aff_fail = missing | (~all_exist & (not first_pod))
     anti_fail = np.zeros(n, bool)
     if s.anti_affinity_counts:
         for t in s.pod_info.required_anti_affinity_terms:
             col, codes = label_codes(node_infos, t.topology_key)  # type: ignore[misc]
-            anti_fail |= _positive_lut(col, s.anti_affinity_counts, t.topology_key)[codes]
+            anti_fail |= _positive_lut(s, "anti", col, s.anti_affinity_counts, t.topology_key)[codes]
     existing_fail = np.zeros(n, bool)
     if s.existing_anti_affinity_counts:
-        for key in {k for (k, _), c in s.existing_anti_affinity_counts.items() if c > 0}:
+        keys = s.luts.get(("existing keys",))
+        if keys is None:
+            keys = s.luts[("existing keys",)] = {k for (k, _), c in s.existing_anti_affinity_counts.items() if c > 0}
+        for key in keys:
             col, codes = label_codes(node_infos, key)  # type: ignore[misc]
-            existing_fail |= _positive_lut(col, s.existing_anti_affinity_counts, key)[codes]
+            existing_fail |= _positive_lut(s, "existing", col, s.existing_anti_affinity_counts, key)[codes]
     return aff_fail, anti_fail, existing_fail
 
 

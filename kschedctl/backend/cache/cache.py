@@ -9,7 +9,9 @@ list is in node-tree order (zones interleaved), which is the filter search order
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
+from operator import attrgetter
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.backend.cache.columnar import Columns
@@ -77,6 +79,9 @@ class NodeTree:
                     out.append(names[indices[zi]])
                     indices[zi] += 1
         return out
+
+
+_INDEX = attrgetter("index")
 
 
 class Snapshot:
@@ -303,21 +308,26 @@ class Cache:
     @staticmethod
     def _replace_in_affinity_lists(snapshot: Snapshot, replaced: list[tuple[NodeInfo, NodeInfo]]) -> bool:
         """Put each replaced NodeInfo's clone where the old one stood in the have-pods-with-
-        affinity lists (or drop it); False when a node joins a list, which needs the node order."""
+        affinity lists, drop it, or insert it where the node order puts it: the lists are the
+        node list filtered, so they are sorted by NodeInfo.index, and a bisection finds the
+        place (O(log n) per change, where upstream walks every node). False when a list is
+        not as expected (the caller rebuilds them from the node list)."""
         lists = ((snapshot.have_pods_with_affinity_node_info_list, "pods_with_affinity"),
                  (snapshot.have_pods_with_required_anti_affinity_node_info_list, "pods_with_required_anti_affinity"))
         for old, clone in replaced:
             for infos, attr in lists:
                 was, now = bool(getattr(old, attr)), bool(getattr(clone, attr))
-                try:
-                    if was and now:
-                        infos[infos.index(old)] = clone
-                    elif was:
-                        infos.remove(old)
-                    elif now:
-                        return False
-                except ValueError:  # not where it should be: rebuild from the node list
+                if not was and not now:
+                    continue
+                pos = bisect_left(infos, old.index, key=_INDEX)
+                if (pos < len(infos) and infos[pos] is old) != was:
                     return False
+                if was and now:
+                    infos[pos] = clone
+                elif was:
+                    del infos[pos]
+                else:
+                    infos.insert(pos, clone)
         return True
 
     @staticmethod
