@@ -22,6 +22,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
@@ -322,20 +324,9 @@ class SchedulingAlgorithm:
                     _add_plugin_status(diagnosis, status)
                 pos += size
                 continue
-            last = None
-            for info, status in zip(chunk, statuses):
-                code = status.code if status is not None else Code.Success
-                if code == Code.Success:
-                    if len(feasible) == num_to_find:
-                        return feasible, None
-                    feasible.append(info)
-                elif code == Code.Error:
-                    return feasible, status
-                else:
-                    nts[info.name] = status
-                    if status is not last:
-                        _add_plugin_status(diagnosis, status)
-                        last = status
+            done, error = _walk_mixed_chunk(chunk, statuses, distinct, num_to_find, feasible, diagnosis)
+            if done:
+                return feasible, error
             pos += size
         return feasible, None
 
@@ -403,6 +394,38 @@ class SchedulingAlgorithm:
 
 _KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not just record
 _NODE_NAME = operator.attrgetter("node.meta.name")
+
+
+_FEASIBLE, _REJECTED, _ERROR = 0, 1, 2
+
+
+def _walk_mixed_chunk(chunk: Sequence[NodeInfo], statuses: list[Status | None], distinct: Any, num_to_find: int,
+                      feasible: list[NodeInfo], diagnosis: Diagnosis) -> tuple[bool, Status | None]:
+    """The per-node walk over one chunk of mixed outcomes, on arrays: the walk stops at the
+    first Error, or at the feasible node after the num_to_find-th; the nodes before that
+    point are recorded (rejections in node order, feasible nodes appended) exactly as the
+    node-by-node loop records them. Returns (search over, the Error status or None)."""
+    kind_of = {id(st): _FEASIBLE if st is None or st.code == Code.Success else
+               _ERROR if st.code == Code.Error else _REJECTED for st in distinct}
+    kinds = np.fromiter(map(kind_of.__getitem__, map(id, statuses)), np.int8, len(statuses))
+    errors = np.flatnonzero(kinds == _ERROR)
+    end = int(errors[0]) if len(errors) else len(statuses)
+    ok = np.flatnonzero(kinds[:end] == _FEASIBLE)
+    room = num_to_find - len(feasible)
+    done = len(errors) > 0
+    if len(ok) > room:  # the feasible node one past the limit: the walk stops before it
+        end, done = int(ok[room]), True
+        ok = ok[:room]
+    rejected = np.flatnonzero(kinds[:end] == _REJECTED).tolist()
+    if rejected:
+        picked = list(map(statuses.__getitem__, rejected))
+        diagnosis.node_to_status.node_to_status.update(zip(_names([chunk[i] for i in rejected]), picked))
+        for status in dict(zip(map(id, picked), picked)).values():
+            _add_plugin_status(diagnosis, status)  # type: ignore[arg-type]
+    feasible.extend(map(chunk.__getitem__, ok.tolist()))
+    if done and end < len(statuses) and kinds[end] == _ERROR:
+        return True, statuses[end]
+    return done, None
 
 
 def _names(infos: Sequence[NodeInfo]) -> list[str]:
