@@ -1,16 +1,35 @@
-"""The batch path (filter_batch / score_batch, columnar view, chunked filtering) decides exactly
-as the per-node path: same statuses, scores, feasible nodes, chosen hosts and start index.
+"""The batch path (filter_batch / score_batch / normalize_score_batch, columnar view, chunked
+filtering) decides exactly as the per-node path: same statuses, scores, feasible nodes, chosen
+hosts and start index.
 
-Property-based (hypothesis): random small clusters and pods; for every pod, every filter and
-score plugin with a batch form is compared node by node, then whole scheduling runs with
-``Framework.use_batch`` on and off are compared with the same seed.
+Property-based (hypothesis): random small clusters and pods. The batch contract is checked on
+every batch form of every in-tree plugin, for every profile of profiles/ and every scoring
+strategy and plugin argument that changes a batch form, under every emulated release (1.35
+has the legacy BalancedAllocation formula):
+
+* every call of a batch form made during a scheduling run is shadowed by the per-node form on
+  the same nodes and state and must equal it (None means "use the per-node form");
+* the same run with ``Framework.use_batch`` off decides exactly the same;
+* a meta-test fails when a registered batch method never returned a result in this module
+  (a batch form no test exercises is a batch form no test checks).
+
+Upstream has no batch forms (kube-scheduler filters per node in goroutines): what is pinned is
+that kschedctl's faster path is the per-node path (framework/interface.py).
 """
 
 from __future__ import annotations
 
+import json
 import random
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +40,7 @@ from kschedctl.framework.interface import Code, NodeScore
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.testing import make_node, make_pod, new_framework
+from kschedctl.versions import KubeVersion
 
 ZONES = ["z1", "z2", "z3"]
 CPUS = ["0", "1", "2", "4"]
@@ -111,16 +131,17 @@ def test_plugin_batch_forms_equal_per_node(cluster):
             for pl in fwk.points["filter"]:
                 if pl.name() in state.skip_filter_plugins or not hasattr(pl, "filter_batch"):
                     continue
-                per_node = [_status_key(pl.filter(state, pod, ni)) for ni in infos]
-                batch = [_status_key(s) for s in pl.filter_batch(state, pod, NodeBatch(infos, columns_of(snap)))]
-                assert batch == per_node, pl.name()
+                out = pl.filter_batch(state, pod, NodeBatch(infos, columns_of(snap)))
+                if out is not None:  # None: "use the per-node form"
+                    assert [_status_key(s) for s in out] == [_status_key(pl.filter(state, pod, ni)) for ni in infos], \
+                        pl.name()
         if fwk.run_pre_score_plugins(state, pod, infos).is_success():
             for pl in fwk.points["score"]:
                 if pl.name() in state.skip_score_plugins or not hasattr(pl, "score_batch"):
                     continue
-                per_node = [pl.score(state, pod, ni)[0] for ni in infos]
-                batch = [int(v) for v in pl.score_batch(state, pod, NodeBatch(infos, columns_of(snap)))]
-                assert batch == per_node, pl.name()
+                out = pl.score_batch(state, pod, NodeBatch(infos, columns_of(snap)))
+                if out is not None:
+                    assert [int(v) for v in out] == [pl.score(state, pod, ni)[0] for ni in infos], pl.name()
             _check_normalize_batch(fwk, state, pod, infos)
         # the whole runtime: statuses of every node and the score table
         fwk.use_batch = False
@@ -148,9 +169,9 @@ def _check_normalize_batch(fwk, state, pod, infos):
             assert [int(v) for v in batch] == [s.score for s in scores], (pl.name(), values)
 
 
-def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int = 0):
+def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int = 0, config_yaml=None, version=None):
     """A minimal scheduling loop (cache -> snapshot -> schedule_pod -> assume) in input order."""
-    fwk = new_framework(nodes=nodes)
+    fwk = new_framework(config_yaml, nodes=nodes, version=version)
     fwk.use_batch = use_batch
     cache, snap = Cache(), Snapshot()
     for n in nodes:
@@ -177,13 +198,6 @@ def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int 
         trace.append(("ok", r.suggested_host, r.evaluated_nodes, r.feasible_nodes, scores, alg.next_start_node_index))
         cache.assume_pod(qpi.pod_info.with_node_name(r.suggested_host).pod)
     return trace
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cluster_st(), st.integers(0, 1000))
-def test_scheduling_runs_equal(cluster, seed):
-    nodes, bound, pending = cluster
-    assert _run(nodes, bound, pending, True, seed) == _run(nodes, bound, pending, False, seed)
 
 
 def test_chunking_and_start_index_at_scale():
@@ -298,3 +312,190 @@ def test_inter_pod_affinity_batch_cases():
         batch = [_status_key(s) for s in pl.filter_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)))]
         assert batch == per_node, name
         assert len(set(per_node)) > 1 or name.startswith(("first", "not")), name
+
+
+# --- the batch contract over (profile x release) ----------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+RELEASES = ("1.35", "1.36", "1.37")
+BATCH_METHODS = ("filter_batch", "score_batch", "normalize_score_batch")
+
+
+def _fit(strategy: str) -> str:
+    return f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    pluginConfig:
+      - name: NodeResourcesFit
+        args:
+          scoringStrategy:
+{strategy}"""
+
+
+CONFIGS: dict[str, str | None] = {
+    "default": None,
+    **{f"profiles/{p.name}": p.read_text() for p in sorted((ROOT / "profiles").glob("*.yaml"))},
+    "Fit-LeastAllocated-weighted": _fit("""            type: LeastAllocated
+            resources: [{name: cpu, weight: 3}, {name: memory, weight: 1}]"""),
+    "Fit-MostAllocated": _fit("""            type: MostAllocated
+            resources: [{name: cpu, weight: 1}, {name: memory, weight: 2}]"""),
+    "Fit-RequestedToCapacityRatio": _fit("""            type: RequestedToCapacityRatio
+            resources: [{name: cpu, weight: 2}, {name: memory, weight: 1}]
+            requestedToCapacityRatio:
+              shape: [{utilization: 0, score: 0}, {utilization: 60, score: 8}, {utilization: 100, score: 3}]"""),
+    "args-IPA-NodeAffinity-PTS-Balanced": """
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    pluginConfig:
+      - name: InterPodAffinity
+        args: {hardPodAffinityWeight: 7, ignorePreferredTermsOfExistingPods: true}
+      - name: NodeAffinity
+        args:
+          addedAffinity:
+            preferredDuringSchedulingIgnoredDuringExecution:
+              - weight: 5
+                preference: {matchExpressions: [{key: disk, operator: In, values: [ssd]}]}
+      - name: PodTopologySpread
+        args:
+          defaultingType: List
+          defaultConstraints:
+            - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway}
+      - name: NodeResourcesBalancedAllocation
+        args:
+          resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+""",
+}
+
+# (plugin name, method) -> number of calls that returned a result and matched the per-node form
+EXERCISED: dict[tuple[str, str], int] = {}
+RAN: set[tuple[str, str]] = set()
+
+
+def _record(pl: Any, method: str) -> None:
+    key = (pl.name(), method)
+    EXERCISED[key] = EXERCISED.get(key, 0) + 1
+
+
+def _shadowed(cls: type, method: str, orig: Any) -> Any:
+    """``orig`` followed by the per-node form on the same arguments, compared."""
+    if method == "filter_batch":
+        def filter_batch(self: Any, state: Any, pod: Any, node_infos: Any) -> Any:
+            out = orig(self, state, pod, node_infos)
+            if out is not None:
+                per_node = [_status_key(self.filter(state, pod, ni)) for ni in node_infos]
+                assert [_status_key(s) for s in out] == per_node, (self.name(), pod.name)
+                _record(self, method)
+            return out
+        return filter_batch
+    if method == "score_batch":
+        def score_batch(self: Any, state: Any, pod: Any, node_infos: Any) -> Any:
+            out = orig(self, state, pod, node_infos)
+            if out is not None:
+                per_node = [self.score(state, pod, ni)[0] for ni in node_infos]
+                assert [int(v) for v in out] == per_node, (self.name(), pod.name)
+                _record(self, method)
+            return out
+        return score_batch
+
+    def normalize_score_batch(self: Any, state: Any, pod: Any, node_infos: Any, values: Any) -> Any:
+        given_values = [int(v) for v in values]
+        out = orig(self, state, pod, node_infos, values)
+        if out is not None:
+            scores = [NodeScore(ni.name, v) for ni, v in zip(node_infos, given_values)]
+            st = self.normalize_score(state, pod, scores)
+            assert st is None or st.is_success(), (self.name(), st)
+            assert [int(v) for v in out] == [s.score for s in scores], (self.name(), given_values)
+            _record(self, method)
+        return out
+    return normalize_score_batch
+
+
+def _batch_classes() -> dict[tuple[type, str], Any]:
+    """Every in-tree plugin class with a batch method, with that method."""
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+
+    out: dict[tuple[type, str], Any] = {}
+    for spec in default_registry().registry.values():
+        cls = spec.plugin_class
+        if spec.source != "in-tree" or not isinstance(cls, type):
+            continue
+        for method in BATCH_METHODS:
+            fn = cls.__dict__.get(method)
+            if fn is not None:
+                out[(cls, method)] = fn
+    return out
+
+
+@contextmanager
+def _shadow(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for (cls, method), fn in _batch_classes().items():
+        monkeypatch.setattr(cls, method, _shadowed(cls, method, fn))
+    yield
+
+
+def _check(config: str, release: str, cluster: Any, seed: int) -> None:
+    nodes, bound, pending = cluster
+    version = KubeVersion(release)
+    with pytest.MonkeyPatch.context() as mp, _shadow(mp):
+        batched = _run(nodes, bound, pending, True, seed, config_yaml=CONFIGS[config], version=version)
+    per_node = _run(nodes, bound, pending, False, seed, config_yaml=CONFIGS[config], version=version)
+    assert batched == per_node
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("config", list(CONFIGS))
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(cluster=cluster_st())
+def test_batch_forms_equal_per_node(config: str, release: str, cluster: Any) -> None:
+    RAN.add((config, release))
+    _check(config, release, cluster, seed=random.Random(len(cluster[0])).randrange(1000))
+
+
+@pytest.mark.parametrize("release", ["1.35", "1.37"])
+def test_dynamic_resources_batch_forms_equal_per_node(release: str, tmp_path: Path) -> None:
+    """DynamicResources' batch Filter / Score / NormalizeScore on a DRA cluster filling up
+    (benchmarks/dra_schedule.py): shadowed by the per-node forms during a whole run."""
+    from kschedctl.cluster.loader import load_snapshot
+    from kschedctl.config.loader import load_config_file
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.scheduler.scheduler import Scheduler
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import dra_schedule
+
+    path = tmp_path / "dra.json"
+    path.write_text(json.dumps(dra_schedule.build(nodes=6, devices=2, pods=16)))
+    version = KubeVersion(release)
+    registry = default_registry().registry
+    with pytest.MonkeyPatch.context() as mp, _shadow(mp):
+        result = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry,
+                           version, seed=1).run()
+    assert result.placements and result.unschedulable  # the cluster fills up
+
+
+def test_every_registered_batch_method_is_exercised() -> None:
+    """Meta-test: each batch method of an in-tree plugin returned a result (compared with its
+    per-node form) at least once in this module; run alone, it drives the tests above first."""
+    for config in CONFIGS:
+        for release in RELEASES:
+            if (config, release) not in RAN:
+                test_batch_forms_equal_per_node(config, release)
+    if _never_exercised():  # run alone: the DRA cluster too
+        with tempfile.TemporaryDirectory() as tmp:
+            test_dynamic_resources_batch_forms_equal_per_node("1.37", Path(tmp))
+    never = _never_exercised()
+    assert not never, f"batch methods no test exercised: {never}"
+
+
+def _never_exercised() -> list[tuple[str, str]]:
+    return sorted({(_plugin_name(cls), method) for cls, method in _batch_classes()} - set(EXERCISED))
+
+
+def _plugin_name(cls: type) -> str:
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+
+    return next(spec.name for spec in default_registry().registry.values() if spec.plugin_class is cls)

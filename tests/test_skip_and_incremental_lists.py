@@ -1,0 +1,99 @@
+"""Per-cycle work that must not grow with the cluster: InterPodAffinity's PreFilter and PreScore
+return Skip before walking any node when nothing can be counted (upstream
+pkg/scheduler/framework/plugins/interpodaffinity/filtering.go PreFilter: no required terms and
+no existing pod with required anti-affinity; scoring.go PreScore: no preferred terms and no
+existing pod with affinity, i.e. an empty topologyScore), and the snapshot's have-pods-with-
+affinity lists, updated in place, equal the lists rebuilt from the node list (cache.go
+updateNodeInfoSnapshotList) after every change."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kschedctl.backend.cache.cache import Cache, Snapshot
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code
+from kschedctl.testing import make_node, make_pod, new_framework
+
+ZONE = "topology.kubernetes.io/zone"
+
+
+class _NoWalk:
+    """A lister whose node list must not be read (a walk would be O(nodes))."""
+
+    def __init__(self, base: Snapshot) -> None:
+        self.base = base
+
+    def list(self):
+        raise AssertionError("walked every node")
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+
+def _nodes(n: int = 4):
+    return [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(f"z{i % 2}").obj() for i in range(n)]
+
+
+PLAIN = make_pod("p").label("app", "a").req(cpu="100m").obj()
+
+
+# (case, bound pods, incoming pod, PreFilter skips, without a walk; PreScore skips, without a walk)
+CASES = [
+    ("no affinity anywhere", [make_pod("b").label("app", "x").node("n0").obj()], PLAIN, True, True, True, True),
+    ("existing preferred affinity only",
+     [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["a"], weight=5).node("n0").obj()], PLAIN,
+     True, True, False, False),
+    ("existing required anti-affinity matching the pod",
+     [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["a"], anti=True).node("n1").obj()], PLAIN,
+     False, False, True, False),
+    ("existing required anti-affinity not matching: counted, then Skip",
+     [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["zzz"], anti=True).node("n1").obj()], PLAIN,
+     True, False, True, False),
+    ("incoming required anti-affinity", [], make_pod("p").label("app", "a").pod_affinity_in(
+        "app", ZONE, ["a"], anti=True).obj(), False, False, True, True),
+]
+
+
+@pytest.mark.parametrize(("case", "bound", "pod", "pf_skip", "pf_no_walk", "ps_skip", "ps_no_walk"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_inter_pod_affinity_skips_without_walking(case, bound, pod, pf_skip, pf_no_walk, ps_skip, ps_no_walk):
+    fwk = new_framework(nodes=_nodes(), pods=bound)
+    pl = fwk.instances["InterPodAffinity"]
+    snapshot = fwk.snapshot
+    nodes = snapshot.list()
+    fwk.snapshot = _NoWalk(snapshot) if pf_no_walk else snapshot
+    _, st = pl.pre_filter(CycleState(), pod, nodes)
+    assert (st is not None and st.code == Code.Skip) == pf_skip, case
+    fwk.snapshot = _NoWalk(snapshot) if ps_no_walk else snapshot
+    st = pl.pre_score(CycleState(), pod, nodes)
+    assert (st is not None and st.code == Code.Skip) == ps_skip, case
+
+
+def test_affinity_lists_updated_in_place_equal_a_rebuild():
+    rng = random.Random(5)
+    cache, snap = Cache(), Snapshot()
+    for n in _nodes(12):
+        cache.add_node(n)
+    cache.update_snapshot(snap)
+    placed = []
+    for step in range(200):
+        if placed and rng.random() < 0.35:
+            cache.remove_pod(placed.pop(rng.randrange(len(placed))))
+        else:
+            b = make_pod(f"p{step}").label("app", rng.choice("ab")).node(f"n{rng.randrange(12)}")
+            kind = rng.randrange(3)
+            if kind == 1:
+                b = b.pod_affinity_in("app", ZONE, ["a"], anti=True)
+            elif kind == 2:
+                b = b.pod_affinity_in("app", ZONE, ["b"], weight=3)
+            pod = b.obj()
+            cache.add_pod(pod)
+            placed.append(pod)
+        cache.update_snapshot(snap)
+        nodes = snap.list()
+        assert snap.have_pods_with_affinity_list() == [n for n in nodes if n.pods_with_affinity], step
+        assert snap.have_pods_with_required_anti_affinity_list() == [
+            n for n in nodes if n.pods_with_required_anti_affinity], step
