@@ -265,10 +265,13 @@ class DefaultPreemption:
             return fh.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
 
         potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
-        for pi in potential:
-            st = remove(pi)
-            if not st.is_success():
-                return [], 0, Status(Code.Error, st.message(), err=st.err)
+        if not run_extensions:
+            node_info.remove_pod_infos(potential)  # no AddPod/RemovePod to run: one pass
+        else:
+            for pi in potential:
+                st = remove(pi)
+                if not st.is_success():
+                    return [], 0, Status(Code.Error, st.message(), err=st.err)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
 
