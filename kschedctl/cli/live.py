@@ -19,23 +19,19 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
 from kschedctl.api.errors import InputError
-from kschedctl.cluster.capture import (
-    DEFAULT_CHUNK_SIZE,
-    Capture,
-    ConfigMapRef,
-    Progress,
-    capture_cluster,
-    format_for,
-    read_scheduler_config,
-    render_capture,
-    write_atomically,
-)
-from kschedctl.cluster.kubeclient import Connection, connect
+from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE
+
+if TYPE_CHECKING:
+    from kschedctl.cluster.capture import Capture, Progress
+    from kschedctl.cluster.kubeclient import Connection
+
+# Startup: `schedule` without --live needs none of the capture code, so it is imported by the
+# functions that capture (kschedctl/cluster/capture.py and its client).
 
 LIVE_HELP = "Read the cluster of the current kubectl context instead of snapshot files."
 CONTEXT_HELP = "The kubeconfig context to read (implies --live)."
@@ -75,6 +71,8 @@ def capture_progress(stream: TextIO | None = None) -> Iterator[Progress | None]:
 
 def capture_live(conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Capture:
     """Capture the connection's cluster, warnings said on stderr."""
+    from kschedctl.cluster.capture import capture_cluster
+
     with capture_progress() as progress:
         capture = capture_cluster(conn, context=conn.context, server=conn.server, chunk_size=chunk_size,
                                   progress=progress)
@@ -100,6 +98,9 @@ def capture_command(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Capture the current cluster into one snapshot file: every kind kschedctl reads, never Secrets."""
+    from kschedctl.cluster.capture import ConfigMapRef, format_for, read_scheduler_config, render_capture, write_atomically
+    from kschedctl.cluster.kubeclient import connect
+
     try:
         ref = ConfigMapRef.parse(scheduler_config) if scheduler_config else None
         config_path = config_output or (_config_path_beside(output) if ref else None)
@@ -160,6 +161,9 @@ def _prepare(request: LiveRequest, snapshot: list[str], config: str | None,
         raise InputError("give --config or --scheduler-config, not both")
     if not request.needs_cluster:
         return snapshot, config
+    from kschedctl.cluster.capture import ConfigMapRef, read_scheduler_config, render_capture
+    from kschedctl.cluster.kubeclient import connect
+
     ref = ConfigMapRef.parse(request.scheduler_config) if request.scheduler_config else None
     conn = connect(request.kubeconfig, request.context)
     stack.callback(conn.close)

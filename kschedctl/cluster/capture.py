@@ -28,9 +28,8 @@ import yaml
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
-from kschedctl.cluster.kubeclient import ApiReader, ApiStatusError, LiveClusterError
+from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE, ApiReader, ApiStatusError, LiveClusterError
 
-DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
 # kube-scheduler's pod informer skips finished pods (pkg/scheduler/scheduler.go, newPodInformer)
 POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 

@@ -29,6 +29,7 @@ CLUSTER_EXTRA_HINT = "reading a live cluster needs the kubernetes Python client:
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 # (connect, read) seconds: a dead or silent server is an error, never a hang
 REQUEST_TIMEOUT = (10.0, 120.0)
+DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
 
 
 class LiveClusterError(InputError):
