@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +62,69 @@ def test_help_imports_neither_numpy_nor_the_configuration() -> None:
     heavy = {"numpy", "jsonschema", "pluggy", "rich", "pydantic", "tabulate", "kschedctl.config.loader",
              "kschedctl.framework.interface", "kschedctl.scheduler.scheduler", "kschedctl.cli.render"}
     assert heavy & loaded == set()
+
+
+SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema"}
+
+
+def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: Path) -> None:
+    """benchmarks/startup.py's 10-node `schedule -o json`: typer's pydantic coercion and --live's
+    capture code stay out (kschedctl/cli/coercion.py, kschedctl/cli/live.py)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import perf_config
+        from startup import STARTUP_CASE
+    finally:
+        sys.path.pop(0)
+    snapshot = perf_config.write(STARTUP_CASE, tmp_path)
+    code = ("import sys\nfrom kschedctl.cli.app import main\n"
+            f"sys.argv = ['kschedctl', 'schedule', {str(snapshot)!r}, '-o', 'json', '--seed', '1']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert len(json.loads(proc.stdout)["placements"]) == 10, proc.stdout[:200]
+    assert SMALL_SCHEDULE_NEVER_IMPORTS & set(json.loads(proc.stderr)) == set()
+
+
+def _outcome(runtime: Any, value: Any, param: Any, ctx: Any) -> tuple[str, Any]:
+    import typer
+
+    try:
+        return "ok", runtime.coerce(value, param=param, ctx=ctx)
+    except typer.BadParameter as exc:
+        return "error", exc.format_message()
+
+
+SAMPLES = [None, "x", "", "json", "JSON", "table", "5", "-3", "007", " 5", "1.5", "0", "-1", "1e3", "+2", True,
+           False, 0, 10.0, ("a", "b"), ["a"], ()]
+
+
+def _all_params() -> list[tuple[str, Any]]:
+    import typer.main
+
+    from kschedctl.cli.app import app
+
+    group = typer.main.get_command(app)
+    out = [("kschedctl", p) for p in group.params]
+    for name, command in sorted(group.commands.items()):
+        out += [(name, p) for p in command.params if hasattr(p, "type_descriptor")]
+    return out
+
+
+@pytest.mark.parametrize(("command", "param"), _all_params(), ids=lambda v: getattr(v, "name", v))
+def test_plain_coercion_agrees_with_typers(command: str, param: Any) -> None:
+    """Every value the plain path answers gets typer's own (pydantic) answer, error or not."""
+    from typer._coercion import build_runtime_param
+
+    from kschedctl.cli.coercion import PlainRuntimeParam
+
+    ctx = None
+    typer_runtime = build_runtime_param(param.type_descriptor)
+    plain = PlainRuntimeParam(param)
+    multi = param.multiple or param.nargs == -1
+    for value in [param.default, *SAMPLES]:
+        if multi != isinstance(value, (list, tuple)) and value is not None:
+            continue
+        expected = _outcome(typer_runtime, value, param, ctx)
+        got = _outcome(plain, value, param, ctx)
+        assert got == expected and type(got[1]) is type(expected[1]), (command, param.name, value)

@@ -20,7 +20,7 @@ from kschedctl import __version__
 from kschedctl.api.errors import InputError
 from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.helpformat import PlainCommand
+from kschedctl.cli.helpformat import PlainCommand, PlainGroup
 from kschedctl.cli.live import capture_command, live_options
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
@@ -51,7 +51,7 @@ class _App(typer.Typer):
         return super().command(*args, cls=cls, **kwargs)
 
 
-app = _App(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = _App(cls=PlainGroup, add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   context_settings=CONTEXT_SETTINGS, pretty_exceptions_enable=False,
                   help="The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not.")
 

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from typer.core import TyperArgument, TyperCommand
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 
 class PlainCommand(TyperCommand):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Plain values skip typer's pydantic coercion (kschedctl/cli/coercion.py)."""
+        from kschedctl.cli.coercion import install
+
+        install(self.get_params(ctx))
+        return super().parse_args(ctx, args)
+
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
@@ -47,6 +54,15 @@ class PlainCommand(TyperCommand):
         return " ".join(first.split())
 
 
+class PlainGroup(TyperGroup):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """The group's own options (--version) skip typer's pydantic coercion too."""
+        from kschedctl.cli.coercion import install
+
+        install(self.get_params(ctx))
+        return super().parse_args(ctx, args)
+
+
 def _argument_name(param: Any) -> str:
     name = param.metavar or str(param.name).upper()
     if param.nargs != 1 and not name.endswith("..."):
@@ -54,4 +70,4 @@ def _argument_name(param: Any) -> str:
     return name
 
 
-__all__ = ["PlainCommand"]
+__all__ = ["PlainCommand", "PlainGroup"]
