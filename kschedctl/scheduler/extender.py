@@ -21,15 +21,13 @@ the server returns are read in the order of the nodes that were sent.
 from __future__ import annotations
 
 import base64
-import http.client
+import functools
 import json
 import os
-import socket
-import ssl
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from kschedctl.api.errors import ObjectError
@@ -38,6 +36,10 @@ from kschedctl.framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, E
 from kschedctl.framework.gosemantics import go_quote, parse_duration
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.types import NodeInfo
+
+if TYPE_CHECKING:
+    import http.client
+    import ssl
 
 DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
 
@@ -423,7 +425,13 @@ def _go_context(python_msg: str) -> str:
 # --- the transport ----------------------------------------------------------------------------
 
 def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None) -> tuple[int, bytes]:
-    """POST ``body`` as application/json; errors worded as Go's http.Client words them."""
+    """POST ``body`` as application/json; errors worded as Go's http.Client words them.
+
+    http.client, socket and ssl are imported on the first call: a run without extenders never needs them."""
+    import http.client
+    import socket
+    import ssl
+
     parts = urlsplit(url)
     host = parts.hostname or ""
     https = parts.scheme == "https"
@@ -433,7 +441,7 @@ def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None)
     try:
         if https:
             context, server_name = _ssl_context(tls)
-            conn = _HTTPSConnection(host, port, timeout=timeout, context=context, server_name=server_name or host)
+            conn = _https_connection_class()(host, port, timeout=timeout, context=context, server_name=server_name or host)
         else:
             conn = http.client.HTTPConnection(host, port, timeout=timeout)
         try:
@@ -465,6 +473,8 @@ def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None)
 
 
 def _address(host: str, port: int) -> str:
+    import socket
+
     try:
         ip = str(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
     except OSError:
@@ -472,21 +482,30 @@ def _address(host: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    """An HTTPS connection whose TLS server name may differ from the host (tlsConfig.serverName)."""
+@functools.cache
+def _https_connection_class() -> Callable[..., http.client.HTTPSConnection]:
+    """The HTTPS connection class, defined on first use (http.client is imported only then)."""
+    import http.client
 
-    def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext, server_name: str) -> None:
-        super().__init__(host, port, timeout=timeout, context=context)
-        self._server_name = server_name
-        self._context = context
+    class _HTTPSConnection(http.client.HTTPSConnection):
+        """An HTTPS connection whose TLS server name may differ from the host (tlsConfig.serverName)."""
 
-    def connect(self) -> None:
-        http.client.HTTPConnection.connect(self)
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name)
+        def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext, server_name: str) -> None:
+            super().__init__(host, port, timeout=timeout, context=context)
+            self._server_name = server_name
+            self._context = context
+
+        def connect(self) -> None:
+            http.client.HTTPConnection.connect(self)
+            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name)
+
+    return _HTTPSConnection
 
 
 def _ssl_context(tls: dict[str, Any] | None) -> tuple[ssl.SSLContext, str]:
     """restclient.TLSConfigFor: CA (file or base64 data), client certificate, insecure."""
+    import ssl
+
     tls = tls or {}
     context = ssl.create_default_context()
     if tls.get("caFile"):
