@@ -64,7 +64,8 @@ def test_help_imports_neither_numpy_nor_the_configuration() -> None:
     assert heavy & loaded == set()
 
 
-SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema"}
+SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema",
+                                "tabulate", "http.client", "ssl"}
 
 
 def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: Path) -> None:

@@ -18,8 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabulate import tabulate
-
 SEPARATOR = 2  # tabulate's "plain" format puts two spaces between columns
 HEADER_PADDING = 2  # and makes each column at least its header plus two wide (tabulate.MIN_PADDING)
 MIN_WRAP_WIDTH = 16  # a wrapped column never gets narrower than this
@@ -116,6 +114,8 @@ def _restore(original: Any, cell: str) -> Any:
 
 
 def _tabulate(rows: Sequence[Sequence[Any]], headers: list[str]) -> str:
+    from tabulate import tabulate  # on first use: `-o json` prints no table
+
     return tabulate(rows, headers=headers, tablefmt="plain")
 
 
