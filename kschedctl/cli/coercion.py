@@ -5,9 +5,9 @@ built on first use (typer/_coercion.py build_runtime_param imports typer._adapte
 pydantic): about 100 ms of a 10-node `schedule` (benchmarks/startup.py). typer offers no switch
 around it (a ``parser=`` is wrapped in a TypeAdapter too). The values a command line usually gives
 have an obvious result: a string as given, an enum choice spelled exactly, a plain decimal integer,
-a number within its bounds, a flag,
-the parameter's own default. ``PlainRuntimeParam`` returns those itself and hands anything else to
-typer's own coercion, built only then, so error messages and edge cases stay typer's.
+a number within its bounds, a flag, the parameter's own default. ``PlainRuntimeParam`` returns those
+itself and hands anything else to typer's own coercion, built only then, so error messages and edge
+cases stay typer's.
 """
 
 from __future__ import annotations
