@@ -104,8 +104,8 @@ def _verdict(pod: Pod, histogram: Mapping[str, int], num_nodes: int, facts: Clus
             parts.append(f"{count} {reason} — {asks}, more than every node's allocatable "
                          f"(largest {format_quantity(name, largest)})")
         else:
-            parts.append(f"{count} {reason} — {asks}; {facts.big_enough(name, want)} node(s) could hold it empty, "
-                         f"but {format_quantity(name, want)} {name} is not free now on any of these {count}")
+            parts.append(f"{count} {reason} — {asks}, free now on none of these {count} node(s); "
+                         f"{facts.big_enough(name, want)} node(s) have the allocatable for it (when empty)")
     head = f"{num_nodes} node(s), none fits: " + "; ".join(parts) + "."
     if never:
         return head + f" No node could ever hold it: its {' and '.join(never)} request exceeds every node's allocatable."

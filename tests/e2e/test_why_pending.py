@@ -188,7 +188,7 @@ def test_all_filters_shows_every_blocker_of_a_node(run_cli):
 @pytest.mark.parametrize("pod, words", [
     ("shop/huge-0", ["the pod asks 6 cpu, more than every node's allocatable (largest 4)",
                      "No node could ever hold it"]),
-    ("shop/mid-0", ["the pod asks 3 cpu; 3 node(s) could hold it empty",
+    ("shop/mid-0", ["the pod asks 3 cpu, free now on none of these 2 node(s); 3 node(s) have the allocatable for it (when empty)",
                     "Preemption could help (lower-priority pods run on 1 node(s) big enough for it)"]),
     ("shop/polite-0", ["the pod never preempts (preemptionPolicy: Never)"]),
     ("shop/ssd-0", ["2 node(s) didn't match Pod's node affinity/selector"]),
