@@ -92,3 +92,72 @@ def test_shortcuts_decide_as_the_full_dry_run(tmp_path, monkeypatch, seed, rich)
     slow = _run(tmp_path, seed, rich)
     assert fast[2], "the case must preempt"
     assert fast == slow
+
+
+# --- select_victims_without_copy against the general SelectVictimsOnNode ------------------------
+
+
+def _pdbs(rng: random.Random) -> list[dict]:
+    """A few PDBs over the apps, with 0-2 disruptions allowed, some listing disrupted pods."""
+    out = []
+    for i in range(rng.randrange(0, 4)):
+        status: dict = {"disruptionsAllowed": rng.randrange(0, 3)}
+        if rng.random() < 0.3:
+            status["disruptedPods"] = {f"low-{rng.randrange(36)}": "2024-01-01T00:00:00Z"}
+        out.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                    "metadata": {"name": f"pdb{i}", "namespace": "default"},
+                    "spec": {"selector": {"matchLabels": {"app": f"a{rng.randrange(4)}"}}}, "status": status})
+    return out
+
+
+def _shadowed_run(tmp_path, seed: int, monkeypatch) -> tuple[int, int]:
+    """Schedules a random cluster; every no-copy answer is checked against the general path on
+    copies with the shortcuts off (victims in order, PDB violations, status). Returns (answers
+    compared, nodes that fell back to the general path)."""
+    general = DefaultPreemption.select_victims_on_node
+    without_copy = DefaultPreemption.select_victims_without_copy
+    counts = [0, 0]
+
+    def shadow(self, state, pod, node_info, pdbs):
+        answer = without_copy(self, state, pod, node_info, pdbs)
+        if answer is None:
+            counts[1] += 1
+            return None
+        self.dry_run_shortcuts = False
+        try:
+            expected = general(self, state.clone(), pod, node_info.clone(), pdbs)
+        finally:
+            del self.dry_run_shortcuts
+        got_victims, got_violations, got_status = answer
+        want_victims, want_violations, want_status = expected
+        assert [p.uid for p in got_victims] == [p.uid for p in want_victims], node_info.name
+        assert got_violations == want_violations, node_info.name
+        assert (got_status.code, got_status.message()) == (want_status.code, want_status.message()), node_info.name
+        counts[0] += 1
+        return answer
+
+    monkeypatch.setattr(DefaultPreemption, "select_victims_without_copy", shadow)
+    rng = random.Random(seed)
+    items: list[dict] = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"},
+                          "value": v} for v in (0, 10, 100, 1000)]
+    nodes = 12
+    items += [_node(i, rng) for i in range(nodes)]
+    low = [_pod(f"low-{i}", rng, f"n{rng.randrange(nodes)}", [0, 10, 100], False) for i in range(nodes * 3)]
+    for p in low:
+        if rng.random() < 0.2:
+            del p["status"]["startTime"]  # started "now": after every recorded start
+    items += low
+    items += [_pod(f"high-{i}", rng, None, [10, 100, 1000], False) for i in range(30)]
+    items += _pdbs(rng)
+    path = tmp_path / f"s{seed}.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    v = KubeVersion()
+    reg = default_registry().registry
+    Scheduler(load_snapshot([str(path)]), load_config_file(None, v, reg), reg, v, seed=1).run()
+    return counts[0], counts[1]
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, id=f"random-nodes-pods-pdbs-seed{s}") for s in range(10, 18)])
+def test_without_copy_selects_as_the_general_path(tmp_path, monkeypatch, seed):
+    compared, _ = _shadowed_run(tmp_path, seed, monkeypatch)
+    assert compared > 0, "the no-copy path must answer some nodes"

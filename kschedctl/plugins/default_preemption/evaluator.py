@@ -283,12 +283,16 @@ class Evaluator:
         statuses = NodeToStatus()
         errs: list[str] = []
         n = len(potential_nodes)
+        # an optional Interface method: the same answer without copies, or None
+        without_copy = getattr(self.interface, "select_victims_without_copy", None)
         for i in range(n):
-            node_copy = potential_nodes[(offset + i) % n].clone()
-            state_copy = state.clone()
-            victims, num_violations, status = self.interface.select_victims_on_node(state_copy, pod, node_copy, pdbs)
+            node = potential_nodes[(offset + i) % n]
+            answer = without_copy(state, pod, node, pdbs) if without_copy is not None else None
+            if answer is None:
+                answer = self.interface.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
+            victims, num_violations, status = answer
             if status.is_success() and victims:
-                c = Candidate(node_copy.name, list(victims), num_violations)
+                c = Candidate(node.name, list(victims), num_violations)
                 target = non_violating if num_violations == 0 else violating
                 if len(target) < num_candidates:
                     target.append(c)
@@ -296,10 +300,10 @@ class Evaluator:
                     break
                 continue
             if status.is_success():
-                status = Status(Code.Error, f'expected at least one victim pod on node "{node_copy.name}"')
+                status = Status(Code.Error, f'expected at least one victim pod on node "{node.name}"')
             if status.code == Code.Error:
                 errs.append(status.message())
-            statuses.set(node_copy.name, status)
+            statuses.set(node.name, status)
         return non_violating + violating, statuses, _aggregate(errs)
 
     def call_extenders(self, pod: Pod, candidates: list[Candidate]) -> tuple[list[Candidate], Status]:

@@ -74,6 +74,8 @@ class _DryRunPlan:
     extensions: bool
     fit: Any
     fit_only: bool = False
+    # with fit_only: the other active Filter plugins (all node-only), in the profile's order
+    node_filters: tuple[Any, ...] = ()
 
 
 # In-tree Filter plugins whose verdict reads only the Node object (and their own PreFilter
@@ -148,6 +150,17 @@ def _fits(fit: Any, state: CycleState, pod: Pod, node_info: Any) -> bool | None:
     except Exception:  # noqa: BLE001 - the full filter run reports it
         return None
     return st is None or st.code == Code.Success
+
+
+def _fits_with_nominated(fit: Any, state: CycleState, pod: Pod, usage: "_Usage",
+                         nominated: tuple[Resource, int] | None) -> bool | None:
+    """NodeResourcesFit's verdict over both passes of the Filter with nominated pods: the node
+    with the nominated pods (when there are any to add), then as it is; None if Fit raises."""
+    fits = _fits(fit, state, pod, usage)
+    if fits is not False and nominated is not None:
+        with_nominated = _fits(fit, state, pod, _WithNominated(usage, *nominated))
+        fits = False if with_nominated is False else (fits and with_nominated)
+    return fits
 
 
 class DefaultPreemption:
@@ -351,6 +364,57 @@ class DefaultPreemption:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
 
+    def select_victims_without_copy(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                                    pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status] | None:
+        """SelectVictimsOnNode without copying the node or the cycle state, when the answer is
+        plain arithmetic; None means "use select_victims_on_node on copies".
+
+        It applies when the active Filter plugins are NodeResourcesFit and node-only ones and no
+        PreFilter extension runs (_DryRunPlan.fit_only): removing the lower-priority pods and
+        adding them back one by one then changes nothing any filter reads but the node's
+        requests and pod count, which are counted here (_Usage) while ``node_info`` and
+        ``state`` are only read. A node that fails with every lower-priority pod removed, or a
+        filter that raises, goes to the general path, which words the status.
+        """
+        plan = self._plan(state, pod)
+        fit = plan.fit
+        if not plan.fit_only or fit is None or node_info.node is None:
+            return None
+        potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        if not potential:
+            return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
+        usage = _Usage(node_info)
+        for pi in potential:
+            usage.change(pi.requests, -1)
+        nominated = self._nominated_requests(pod, node_info)
+        if _fits_with_nominated(fit, state, pod, usage, nominated) is not True:
+            return None
+        for pl in plan.node_filters:
+            try:
+                st = pl.filter(state, pod, node_info)
+            except Exception:  # noqa: BLE001 - the general path reports it
+                return None
+            if st is not None and st.code != Code.Success:
+                return None
+
+        self._sort(potential)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[PodInfo] = []
+        num_violating = 0
+        for group_violating, group in ((True, violating), (False, non_violating)):
+            for pi in group:
+                usage.change(pi.requests, 1)
+                fits = _fits_with_nominated(fit, state, pod, usage, nominated)
+                if fits is None:
+                    return None
+                if not fits:
+                    usage.change(pi.requests, -1)
+                    victims.append(pi)
+                    num_violating += group_violating
+        if violating and non_violating:
+            self._sort(victims)
+        return [pi.pod for pi in victims], num_violating, Status()
+
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add
         to this node (runtime._add_nominated_pods: priority >= the pod's, not the pod itself);
@@ -398,10 +462,13 @@ class DefaultPreemption:
             fit = next((pl for name, pl in filters if name == names.NodeResourcesFit and type(pl) is NodeResourcesFit),
                        None)
         fit_only = False
+        node_filters: tuple[Any, ...] = ()
         if fit is not None and not extensions:
             active = [pl for name, pl in filters if name not in skip]
             fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS for pl in active)
-        plan = _DryRunPlan(extensions, fit, fit_only)
+            if fit_only:
+                node_filters = tuple(pl for pl in active if pl is not fit)
+        plan = _DryRunPlan(extensions, fit, fit_only, node_filters)
         self._plan_cache = (pod, fh, set(skip), plan)
         return plan
 
