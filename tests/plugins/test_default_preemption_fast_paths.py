@@ -110,7 +110,19 @@ def _pdbs(rng: random.Random) -> list[dict]:
     return out
 
 
-def _shadowed_run(tmp_path, seed: int, monkeypatch) -> tuple[int, int]:
+def _with_gpus(items: list[dict], rng: random.Random) -> None:
+    """Half the nodes offer an extended resource, some pods ask for one (Fit's scalar checks)."""
+    for obj in items:
+        if obj["kind"] == "Node" and rng.random() < 0.5:
+            for key in ("capacity", "allocatable"):
+                obj["status"][key]["example.com/gpu"] = str(rng.randrange(1, 3))
+        elif obj["kind"] == "Pod" and rng.random() < 0.4:
+            res = obj["spec"]["containers"][0]["resources"]
+            res["requests"]["example.com/gpu"] = "1"
+            res["limits"] = {"example.com/gpu": "1"}
+
+
+def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple[int, int]:
     """Schedules a random cluster; every no-copy answer is checked against the general path on
     copies with the shortcuts off (victims in order, PDB violations, status). Returns (answers
     compared, nodes that fell back to the general path)."""
@@ -149,6 +161,8 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch) -> tuple[int, int]:
     items += low
     items += [_pod(f"high-{i}", rng, None, [10, 100, 1000], False) for i in range(30)]
     items += _pdbs(rng)
+    if gpus:
+        _with_gpus(items, rng)
     path = tmp_path / f"s{seed}.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     v = KubeVersion()
@@ -157,7 +171,8 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-@pytest.mark.parametrize("seed", [pytest.param(s, id=f"random-nodes-pods-pdbs-seed{s}") for s in range(10, 18)])
-def test_without_copy_selects_as_the_general_path(tmp_path, monkeypatch, seed):
-    compared, _ = _shadowed_run(tmp_path, seed, monkeypatch)
+@pytest.mark.parametrize("seed,gpus", [pytest.param(s, False, id=f"random-nodes-pods-pdbs-seed{s}") for s in range(10, 18)]
+                         + [pytest.param(s, True, id=f"extended-resources-seed{s}") for s in range(20, 24)])
+def test_without_copy_selects_as_the_general_path(tmp_path, monkeypatch, seed, gpus):
+    compared, _ = _shadowed_run(tmp_path, seed, monkeypatch, gpus)
     assert compared > 0, "the no-copy path must answer some nodes"

@@ -137,6 +137,8 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[
     in its disruptedPods; a pod whose matching PDB goes below zero is violating. A pod without
     labels matches no PDB; a PDB with a nil or empty selector matches nothing.
     """
+    if not pdbs:
+        return [], list(pod_infos)
     allowed = [pdb.disruptions_allowed for pdb in pdbs]
     violating: list[PodInfo] = []
     non_violating: list[PodInfo] = []

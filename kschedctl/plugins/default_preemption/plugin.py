@@ -45,7 +45,7 @@ from kschedctl.plugins.default_preemption.evaluator import (
 )
 from kschedctl.plugins.node_affinity import NodeAffinity
 from kschedctl.plugins.node_name import NodeName
-from kschedctl.plugins.node_resources_fit import NodeResourcesFit
+from kschedctl.plugins.node_resources_fit import PRE_FILTER_STATE_KEY, NodeResourcesFit
 from kschedctl.plugins.node_unschedulable import NodeUnschedulable
 from kschedctl.plugins.taint_toleration import TaintToleration
 
@@ -161,6 +161,61 @@ def _fits_with_nominated(fit: Any, state: CycleState, pod: Pod, usage: "_Usage",
         with_nominated = _fits(fit, state, pod, _WithNominated(usage, *nominated))
         fits = False if with_nominated is False else (fits and with_nominated)
     return fits
+
+
+class _FilterFit:
+    """A node's requests and pod count as pods are removed and added back (_Usage), judged
+    by NodeResourcesFit's own Filter over both passes (_fits_with_nominated)."""
+
+    def __init__(self, fit: Any, state: CycleState, pod: Pod, node_info: NodeInfo,
+                 nominated: tuple[Resource, int] | None) -> None:
+        self.fit, self.state, self.pod, self.nominated = fit, state, pod, nominated
+        self.usage = _Usage(node_info)
+
+    def change(self, pi: PodInfo | None, sign: int) -> bool | None:
+        """Adds (+1) or removes (-1) the pod's requests; the verdict on the result (None: Fit raised)."""
+        if pi is not None:
+            self.usage.change(pi.requests, sign)
+        return _fits_with_nominated(self.fit, self.state, self.pod, self.usage, self.nominated)
+
+
+class _CountedFit:
+    """_FilterFit's verdicts as integer arithmetic, for a pod asking for no scalar resource:
+    fitsRequest then checks only the pod count, cpu, memory and ephemeral storage (a request
+    of 0 always fits), so the node's scalar resources and Fit's ignored resources play no part.
+    Both passes of the Filter with nominated pods: the node with them, then without."""
+
+    __slots__ = ("want", "alloc", "extra", "cpu", "mem", "eph", "count")
+
+    def __init__(self, req: Resource, node_info: NodeInfo, nominated: tuple[Resource, int] | None) -> None:
+        a = node_info.allocatable
+        self.want = (req.milli_cpu, req.memory, req.ephemeral_storage)
+        self.alloc = (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number)
+        self.extra = None if nominated is None else (
+            nominated[0].milli_cpu, nominated[0].memory, nominated[0].ephemeral_storage, nominated[1])
+        used = node_info.requested
+        self.cpu, self.mem, self.eph, self.count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods)
+
+    def change(self, pi: PodInfo | None, sign: int) -> bool:
+        """Adds (+1) or removes (-1) the pod's requests; does the pod fit the result?"""
+        if pi is not None:
+            r = pi.requests
+            self.cpu += sign * r.milli_cpu
+            self.mem += sign * r.memory
+            self.eph += sign * r.ephemeral_storage
+            self.count += sign
+        if not self._room(0, 0, 0, 0):
+            return False
+        extra = self.extra
+        return extra is None or self._room(*extra)
+
+    def _room(self, cpu: int, mem: int, eph: int, count: int) -> bool:
+        want_cpu, want_mem, want_eph = self.want
+        alloc_cpu, alloc_mem, alloc_eph, alloc_pods = self.alloc
+        return (self.count + count + 1 <= alloc_pods
+                and (want_cpu <= 0 or want_cpu <= alloc_cpu - (self.cpu + cpu))
+                and (want_mem <= 0 or want_mem <= alloc_mem - (self.mem + mem))
+                and (want_eph <= 0 or want_eph <= alloc_eph - (self.eph + eph)))
 
 
 class DefaultPreemption:
@@ -383,11 +438,15 @@ class DefaultPreemption:
         potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
-        usage = _Usage(node_info)
-        for pi in potential:
-            usage.change(pi.requests, -1)
         nominated = self._nominated_requests(pod, node_info)
-        if _fits_with_nominated(fit, state, pod, usage, nominated) is not True:
+        req = state.get(PRE_FILTER_STATE_KEY)
+        if isinstance(req, Resource) and not any(req.scalar_resources.values()):
+            fit_at: Callable[[PodInfo | None, int], bool | None] = _CountedFit(req, node_info, nominated).change
+        else:
+            fit_at = _FilterFit(fit, state, pod, node_info, nominated).change
+        for pi in potential:
+            fit_at(pi, -1)
+        if fit_at(None, 0) is not True:
             return None
         for pl in plan.node_filters:
             try:
@@ -403,12 +462,11 @@ class DefaultPreemption:
         num_violating = 0
         for group_violating, group in ((True, violating), (False, non_violating)):
             for pi in group:
-                usage.change(pi.requests, 1)
-                fits = _fits_with_nominated(fit, state, pod, usage, nominated)
+                fits = fit_at(pi, 1)
                 if fits is None:
                     return None
                 if not fits:
-                    usage.change(pi.requests, -1)
+                    fit_at(pi, -1)
                     victims.append(pi)
                     num_violating += group_violating
         if violating and non_violating:
