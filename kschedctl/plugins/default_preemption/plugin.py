@@ -63,6 +63,11 @@ ERR_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nom
 IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
 
 
+def _always_eligible(node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
+    """The default IsEligiblePod: any lower-priority pod may be preempted."""
+    return True
+
+
 _SUCCESS = Status()  # shared, never mutated: the result of skipped no-op extension calls
 
 
@@ -179,43 +184,62 @@ class _FilterFit:
         return _fits_with_nominated(self.fit, self.state, self.pod, self.usage, self.nominated)
 
 
-class _CountedFit:
+def _counted_victims(req: Resource, node_info: NodeInfo, nominated: tuple[Resource, int] | None,
+                     potential: Sequence[PodInfo]) -> Callable[[Sequence[PodInfo], Sequence[PodInfo]],
+                                                               tuple[list[PodInfo], int]] | None:
     """_FilterFit's verdicts as integer arithmetic, for a pod asking for no scalar resource:
     fitsRequest then checks only the pod count, cpu, memory and ephemeral storage (a request
-    of 0 always fits), so the node's scalar resources and Fit's ignored resources play no part.
-    Both passes of the Filter with nominated pods: the node with them, then without."""
+    of 0 always fits), so the node's scalar resources and Fit's ignored resources play no part;
+    both passes of the Filter with nominated pods (the node with them, then without).
 
-    __slots__ = ("want", "alloc", "extra", "cpu", "mem", "eph", "count")
+    None when the pod does not fit even with every ``potential`` pod removed; otherwise the
+    reprieve loop: (violating, non-violating) pods in order -> (victims, PDB-violating victims).
+    """
+    wc, wm, we = req.milli_cpu, req.memory, req.ephemeral_storage
+    a = node_info.allocatable
+    # the room each pass leaves for requests and pods: allocatable minus the nominated pods
+    passes = [(a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number)]
+    if nominated is not None:
+        extra, n = nominated
+        passes.insert(0, (a.milli_cpu - extra.milli_cpu, a.memory - extra.memory,
+                          a.ephemeral_storage - extra.ephemeral_storage, a.allowed_pod_number - n))
+    used = node_info.requested
+    cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods)
+    for pi in potential:
+        r = pi.requests
+        cpu -= r.milli_cpu
+        mem -= r.memory
+        eph -= r.ephemeral_storage
+        count -= 1
 
-    def __init__(self, req: Resource, node_info: NodeInfo, nominated: tuple[Resource, int] | None) -> None:
-        a = node_info.allocatable
-        self.want = (req.milli_cpu, req.memory, req.ephemeral_storage)
-        self.alloc = (a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number)
-        self.extra = None if nominated is None else (
-            nominated[0].milli_cpu, nominated[0].memory, nominated[0].ephemeral_storage, nominated[1])
-        used = node_info.requested
-        self.cpu, self.mem, self.eph, self.count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods)
+    def fits(cpu: int, mem: int, eph: int, count: int) -> bool:
+        for ac, am, ae, ap in passes:
+            if not (count + 1 <= ap and (wc <= 0 or wc <= ac - cpu) and (wm <= 0 or wm <= am - mem)
+                    and (we <= 0 or we <= ae - eph)):
+                return False
+        return True
 
-    def change(self, pi: PodInfo | None, sign: int) -> bool:
-        """Adds (+1) or removes (-1) the pod's requests; does the pod fit the result?"""
-        if pi is not None:
-            r = pi.requests
-            self.cpu += sign * r.milli_cpu
-            self.mem += sign * r.memory
-            self.eph += sign * r.ephemeral_storage
-            self.count += sign
-        if not self._room(0, 0, 0, 0):
-            return False
-        extra = self.extra
-        return extra is None or self._room(*extra)
+    if not fits(cpu, mem, eph, count):
+        return None
 
-    def _room(self, cpu: int, mem: int, eph: int, count: int) -> bool:
-        want_cpu, want_mem, want_eph = self.want
-        alloc_cpu, alloc_mem, alloc_eph, alloc_pods = self.alloc
-        return (self.count + count + 1 <= alloc_pods
-                and (want_cpu <= 0 or want_cpu <= alloc_cpu - (self.cpu + cpu))
-                and (want_mem <= 0 or want_mem <= alloc_mem - (self.mem + mem))
-                and (want_eph <= 0 or want_eph <= alloc_eph - (self.eph + eph)))
+    def reprieve(violating: Sequence[PodInfo], non_violating: Sequence[PodInfo]) -> tuple[list[PodInfo], int]:
+        nonlocal cpu, mem, eph, count
+        victims: list[PodInfo] = []
+        num_violating = 0
+        for group_violating, group in ((True, violating), (False, non_violating)):
+            for pi in group:
+                r = pi.requests
+                if fits(cpu + r.milli_cpu, mem + r.memory, eph + r.ephemeral_storage, count + 1):
+                    cpu += r.milli_cpu
+                    mem += r.memory
+                    eph += r.ephemeral_storage
+                    count += 1
+                else:
+                    victims.append(pi)
+                    num_violating += group_violating
+        return victims, num_violating
+
+    return reprieve
 
 
 class DefaultPreemption:
@@ -232,7 +256,7 @@ class DefaultPreemption:
         self.handle = handle
         self.evaluator = Evaluator(NAME, handle, self)
         # Extension hooks, as the exported fields of upstream's plugin struct.
-        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        self.is_eligible_pod: IsEligiblePodFunc = _always_eligible
         self.more_important_pod: Callable[[Pod, Pod], bool] = more_important_pod
         # getOffsetRand: rand.Int31n(n) from the run's seeded random source; tests may replace it.
         self.offset_rand: Callable[[int], int] = self._rand_int31n
@@ -435,19 +459,26 @@ class DefaultPreemption:
         fit = plan.fit
         if not plan.fit_only or fit is None or node_info.node is None:
             return None
-        potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        if self.is_eligible_pod is _always_eligible:  # is_preemption_allowed, inlined
+            priority = pod.effective_priority()
+            potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
+        else:
+            potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
         req = state.get(PRE_FILTER_STATE_KEY)
+        counted = None
         if isinstance(req, Resource) and not any(req.scalar_resources.values()):
-            fit_at: Callable[[PodInfo | None, int], bool | None] = _CountedFit(req, node_info, nominated).change
+            counted = _counted_victims(req, node_info, nominated, potential)
+            if counted is None:
+                return None
         else:
             fit_at = _FilterFit(fit, state, pod, node_info, nominated).change
-        for pi in potential:
-            fit_at(pi, -1)
-        if fit_at(None, 0) is not True:
-            return None
+            for pi in potential:
+                fit_at(pi, -1)
+            if fit_at(None, 0) is not True:
+                return None
         for pl in plan.node_filters:
             try:
                 st = pl.filter(state, pod, node_info)
@@ -458,17 +489,19 @@ class DefaultPreemption:
 
         self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
-        victims: list[PodInfo] = []
-        num_violating = 0
-        for group_violating, group in ((True, violating), (False, non_violating)):
-            for pi in group:
-                fits = fit_at(pi, 1)
-                if fits is None:
-                    return None
-                if not fits:
-                    fit_at(pi, -1)
-                    victims.append(pi)
-                    num_violating += group_violating
+        if counted is not None:
+            victims, num_violating = counted(violating, non_violating)
+        else:
+            victims, num_violating = [], 0
+            for group_violating, group in ((True, violating), (False, non_violating)):
+                for pi in group:
+                    fits = fit_at(pi, 1)
+                    if fits is None:
+                        return None
+                    if not fits:
+                        fit_at(pi, -1)
+                        victims.append(pi)
+                        num_violating += group_violating
         if violating and non_violating:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
