@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from operator import is_
 from typing import Any
 
+import numpy as np
+
 from kschedctl.api.types import Node, Pod
+from kschedctl.backend.cache.columnar import columns_of
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeInfo
@@ -26,7 +29,7 @@ from kschedctl.plugins.pod_topology_spread.common import (
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from kschedctl.plugins.row_aggregate import Contribution, aggregate, label_codes, tracked_rows
+from kschedctl.plugins.row_aggregate import Contribution, LabelColumn, aggregate, label_codes, tracked_rows
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -132,19 +135,22 @@ def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Seq
                          exact: bool, snapshot: Any = None) -> PreFilterState:
     """calPreFilterState: count matching pods per domain over every node of the snapshot.
 
-    With a snapshot kept by a Cache, the exact minimum (whose domain order does not matter) and
-    inclusion policies that hold for every node, the counts come from per-snapshot sums kept
-    across cycles (plugins/row_aggregate.py); otherwise every node is walked."""
+    With a snapshot kept by a Cache and inclusion policies that hold for every node, the counts
+    come from per-snapshot sums kept across cycles (plugins/row_aggregate.py); otherwise every
+    node is walked. The exact minimum does not depend on the order of the domains; the 1.35/1.36
+    critical paths do (on ties, and after AddPod/RemovePod), so there the domains are put in the
+    order the walk meets them: first appearance in the node list."""
     s = PreFilterState(constraints, exact)
     if not constraints:
         return s
-    tracked = tracked_rows(snapshot) if exact and inclusion_policies_trivial(pod, constraints) else None
+    tracked = tracked_rows(snapshot) if inclusion_policies_trivial(pod, constraints) else None
     if tracked is not None and (tracked.nodes is all_nodes or (
             len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))):
         key = ("PodTopologySpread.filter", tuple((c.topology_key, c.selector) for c in constraints), pod.namespace)
         total = aggregate(tracked, key, _domain_counts_contribution(constraints, pod.namespace))
+        order = None if exact else _domains_in_walk_order(snapshot, tracked.rows, constraints)
         for i in range(len(constraints)):
-            present = total.get(("domains", i), {})
+            present = total.get(("domains", i), {}) if order is None else order[i]
             matched = total.get(("matched", i), {})
             s.tp_value_to_match_num[i] = {value: matched.get(value, 0) for value in present}
         s.compute_minimums()
@@ -164,6 +170,31 @@ def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Seq
             counts[value] = counts.get(value, 0) + count
     s.compute_minimums()
     return s
+
+
+def _domains_in_walk_order(snapshot: Any, rows: np.ndarray, constraints: list[Constraint]) -> list[list[str]]:
+    """Each constraint's domains in the order a walk over the nodes first meets them, among the
+    nodes that have every constraint's topology key (nodeLabelsMatchSpreadConstraints): the
+    label columns' codes of the rows, first occurrences sorted by position."""
+    columns = columns_of(snapshot)
+    assert columns is not None  # tracked_rows found them
+    codes = [_label_column(columns, c.topology_key).sync(columns, rows) for c in constraints]
+    eligible = np.logical_and.reduce([c >= 0 for c in codes])
+    out = []
+    for c, col in zip(constraints, codes):
+        present = col[eligible]
+        uniques, first = np.unique(present, return_index=True)
+        values = _label_column(columns, c.topology_key).values
+        out.append([values[code] for code in uniques[np.argsort(first, kind="stable")].tolist()])
+    return out
+
+
+def _label_column(columns: Any, key: str) -> LabelColumn:
+    store = columns.label_columns
+    col = store.get(key)
+    if col is None:
+        col = store[key] = LabelColumn(key)
+    return col
 
 
 def _domain_counts_contribution(constraints: list[Constraint], namespace: str) -> Any:
