@@ -190,7 +190,7 @@ def _domains_in_walk_order(snapshot: Any, rows: np.ndarray, constraints: list[Co
 
 
 def _label_column(columns: Any, key: str) -> LabelColumn:
-    store = columns.label_columns
+    store: dict[str, LabelColumn] = columns.label_columns
     col = store.get(key)
     if col is None:
         col = store[key] = LabelColumn(key)
