@@ -79,6 +79,21 @@ def test_unknown_kinds_are_skipped_with_one_warning_per_kind(tmp_path):
     assert snap.warnings == ["warning: skipping objects of kind 'ConfigMap' (not used for scheduling)"]
 
 
+@pytest.mark.parametrize("kind,api_version,words", [
+    ("DeviceTaintRule", "resource.k8s.io/v1alpha3", "without the taints these rules add"),
+    ("VolumeAttachment", "storage.k8s.io/v1", "not these attachments"),
+], ids=["DeviceTaintRule", "VolumeAttachment"])
+def test_kinds_kube_reads_but_kschedctl_does_not_model_are_said_so(tmp_path, kind, api_version, words):
+    """kube-scheduler 1.35 reads DeviceTaintRules (dynamicresources.go ListWithDeviceTaintRules) and
+    VolumeAttachments (nodevolumelimits/csi.go getNodeVolumeAttachmentInfo): never "not used"."""
+    f = tmp_path / "s.yaml"
+    obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+    f.write_text(_yaml_docs(obj, make_node("n1").dict()))
+    [warning] = load_snapshot([str(f)]).warnings
+    assert "kube-scheduler reads them but kschedctl does not model them" in warning and words in warning
+    assert "not used for scheduling" not in warning and warning.endswith("decisions may differ")
+
+
 @pytest.mark.parametrize("content,expected", [
     ("kind: Pod\nmetadata: {name: x\n", "malformed YAML"),
     ("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "metadata.name: Required value: name or generateName is required"),

@@ -44,6 +44,23 @@ _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
 _OTHER_NAMESPACED = {"CSIStorageCapacity"}
 # Dynamic Resource Allocation, read by the DynamicResources plugin (resource.k8s.io/v1).
 _DRA_KINDS = set(DRA_KINDS)
+# Kinds kube-scheduler 1.35 reads that kschedctl does not model: said on stderr, never "not used".
+NOT_MODELLED = {
+    # dynamicresources.go: ResourceSlices().ListWithDeviceTaintRules() (gates DRADeviceTaints, DRADeviceTaintRules)
+    "DeviceTaintRule": "DynamicResources uses the ResourceSlices as published, without the taints these rules add",
+    # nodevolumelimits/csi.go getNodeVolumeAttachmentInfo: attached volumes without a pod on the node count too
+    "VolumeAttachment": "NodeVolumeLimits counts only the CSI volumes of the pods on each node, not these attachments",
+}
+
+
+def _skipped_kind_warning(kind: str) -> str:
+    """Why objects of this kind are left out: unused by the scheduler, or used by kube-scheduler but
+    not modelled here (then decisions may differ, and the user is told so)."""
+    reason = NOT_MODELLED.get(kind)
+    if reason is None:
+        return f"warning: skipping objects of kind {kind!r} (not used for scheduling)"
+    return (f"warning: skipping objects of kind {kind!r}: kube-scheduler reads them but kschedctl does not model "
+            f"them ({reason}); decisions may differ")
 
 
 @dataclass
@@ -199,7 +216,7 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
                     kind = str(raw.get("kind"))
                     if kind not in skipped_kinds:
                         skipped_kinds.add(kind)
-                        snap.warnings.append(f"warning: skipping objects of kind {kind!r} (not used for scheduling)")
+                        snap.warnings.append(_skipped_kind_warning(kind))
     resolve_priorities(snap)
     snap.warnings.extend(dra_conversion_warnings(snap.objects))
     return snap
