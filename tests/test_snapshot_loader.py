@@ -81,11 +81,9 @@ def test_unknown_kinds_are_skipped_with_one_warning_per_kind(tmp_path):
 
 @pytest.mark.parametrize("kind,api_version,words", [
     ("DeviceTaintRule", "resource.k8s.io/v1alpha3", "without the taints these rules add"),
-    ("VolumeAttachment", "storage.k8s.io/v1", "not these attachments"),
-], ids=["DeviceTaintRule", "VolumeAttachment"])
+], ids=["DeviceTaintRule"])
 def test_kinds_kube_reads_but_kschedctl_does_not_model_are_said_so(tmp_path, kind, api_version, words):
-    """kube-scheduler 1.35 reads DeviceTaintRules (dynamicresources.go ListWithDeviceTaintRules) and
-    VolumeAttachments (nodevolumelimits/csi.go getNodeVolumeAttachmentInfo): never "not used"."""
+    """kube-scheduler 1.35 reads DeviceTaintRules (dynamicresources.go ListWithDeviceTaintRules): never "not used"."""
     f = tmp_path / "s.yaml"
     obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
     f.write_text(_yaml_docs(obj, make_node("n1").dict()))

@@ -67,6 +67,8 @@ CAPTURED_KINDS: tuple[KindSpec, ...] = (
     KindSpec("CSINode", "csinodes", "storage.k8s.io", ("v1",)),
     KindSpec("CSIDriver", "csidrivers", "storage.k8s.io", ("v1",)),
     KindSpec("CSIStorageCapacity", "csistoragecapacities", "storage.k8s.io", ("v1",)),
+    # NodeVolumeLimits counts a node's attachments (nodevolumelimits/csi.go getNodeVolumeAttachmentInfo)
+    KindSpec("VolumeAttachment", "volumeattachments", "storage.k8s.io", ("v1",), optional=True),
     # owners whose selectors feed the default spreading selector (plugins/helper DefaultSelector)
     KindSpec("Service", "services", "", ("v1",)),
     KindSpec("ReplicationController", "replicationcontrollers", "", ("v1",)),

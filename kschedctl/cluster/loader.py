@@ -40,16 +40,15 @@ SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
                        "PodGroup", "Workload"}
 _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
-# Read through ClusterObjects.other[kind] (VolumeBinding's capacity check).
+# Read through ClusterObjects.other[kind] (VolumeBinding's capacity check; NodeVolumeLimits' attachments).
 _OTHER_NAMESPACED = {"CSIStorageCapacity"}
+_OTHER_CLUSTER = {"VolumeAttachment"}
 # Dynamic Resource Allocation, read by the DynamicResources plugin (resource.k8s.io/v1).
 _DRA_KINDS = set(DRA_KINDS)
 # Kinds kube-scheduler 1.35 reads that kschedctl does not model: said on stderr, never "not used".
 NOT_MODELLED = {
     # dynamicresources.go: ResourceSlices().ListWithDeviceTaintRules() (gates DRADeviceTaints, DRADeviceTaintRules)
     "DeviceTaintRule": "DynamicResources uses the ResourceSlices as published, without the taints these rules add",
-    # nodevolumelimits/csi.go getNodeVolumeAttachmentInfo: attached volumes without a pod on the node count too
-    "VolumeAttachment": "NodeVolumeLimits counts only the CSI volumes of the pods on each node, not these attachments",
 }
 
 
@@ -343,8 +342,8 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         {"PersistentVolume": objects.persistent_volumes, "StorageClass": objects.storage_classes,
          "CSINode": objects.csi_nodes, "CSIDriver": objects.csi_drivers}[kind][obj.name] = obj
         return obj
-    if kind in _OTHER_NAMESPACED:
-        obj = GenericObject.from_dict(raw, namespaced=True)
+    if kind in _OTHER_NAMESPACED or kind in _OTHER_CLUSTER:
+        obj = GenericObject.from_dict(raw, namespaced=kind in _OTHER_NAMESPACED)
         objects.other.setdefault(kind, []).append(obj)
         return obj
     if kind in _DRA_KINDS:

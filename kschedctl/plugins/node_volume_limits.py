@@ -210,6 +210,27 @@ class NodeVolumeLimits:
         _, driver, handle = translated
         result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
 
+    def _volume_attachments(self, node_name: str) -> dict[str, str]:
+        """getNodeVolumeAttachmentInfo: the node's VolumeAttachments of CSI PVs, as volume unique
+        name (attacher/volumeHandle) -> limit key. Attachments without an attacher or a PV name,
+        whose PV is missing or not CSI, are left out (upstream logs and skips them). A new pod's
+        volume is not taken off the new ones for being attached (upstream counts it in both)."""
+        out: dict[str, str] = {}
+        for va in self.handle.objects.other.get("VolumeAttachment", ()):
+            va_spec = spec(va)
+            if va_spec.get("nodeName") != node_name:
+                continue
+            attacher = va_spec.get("attacher") or ""
+            pv_name = (va_spec.get("source") or {}).get("persistentVolumeName")
+            if not attacher or pv_name is None:
+                continue
+            pv = self.handle.objects.persistent_volumes.get(pv_name)
+            csi = spec(pv).get("csi") if pv is not None else None
+            if not isinstance(csi, dict):
+                continue
+            out[f"{attacher}/{csi.get('volumeHandle', '')}"] = csi_attach_limit_key(attacher)
+        return out
+
     @staticmethod
     def _volume_limits(node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
         """getVolumeLimits: node allocatable attachable-volumes-* then CSINode counts."""
@@ -255,6 +276,9 @@ class NodeVolumeLimits:
         for unique, key in attached.items():
             new_volumes.pop(unique, None)
             attached_count[key] = attached_count.get(key, 0) + 1
+        for unique, key in self._volume_attachments(node_info.name).items():
+            if unique not in attached:  # a volume also used by a pod on the node is counted once
+                attached_count[key] = attached_count.get(key, 0) + 1
         new_count: dict[str, int] = {}
         for key in new_volumes.values():
             new_count[key] = new_count.get(key, 0) + 1
