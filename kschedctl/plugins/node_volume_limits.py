@@ -15,12 +15,9 @@ Over the limit: Unschedulable "node(s) exceed max volume count".
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
-from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.types import GenericObject, Pod, Volume
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
@@ -233,16 +230,10 @@ class NodeVolumeLimits:
 
     @staticmethod
     def _volume_limits(node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
-        """getVolumeLimits: node allocatable attachable-volumes-* then CSINode counts."""
+        """getVolumeLimits: the CSINode's drivers[].allocatable.count, nothing else (1.35's csi.go
+        no longer reads attachable-volumes-* from the node's allocatable; kschedoracle explain
+        agrees: a node with such an allocatable and no CSINode count has no limit)."""
         limits: dict[str, int] = {}
-        node = node_info.node
-        if node is not None:
-            for key, value in node.allocatable.items():
-                if key.startswith(ATTACH_LIMIT_PREFIX):
-                    try:  # allocatable holds parsed quantities (Fractions); Value() rounds up
-                        limits[key] = math.ceil(value) if isinstance(value, Fraction) else int_value(value)
-                    except QuantityError:
-                        continue
         if csi_node is not None:
             for driver in spec(csi_node).get("drivers") or []:
                 count = (driver.get("allocatable") or {}).get("count")
