@@ -163,14 +163,20 @@ class LabelColumn:
         return np.zeros(len(self.values) + 1, dtype)
 
 
+def label_column(columns: Columns, key: str) -> LabelColumn:
+    """The snapshot's label column of ``key`` (created on first use, kept with its columns)."""
+    store: dict[str, LabelColumn] = columns.label_columns
+    col = store.get(key)
+    if col is None:
+        col = store[key] = LabelColumn(key)
+    return col
+
+
 def label_codes(node_batch: Any, key: str) -> tuple[LabelColumn, np.ndarray] | None:
     """The label column of ``key`` and the codes of the batch's nodes; None without rows."""
     rows = getattr(node_batch, "rows", None)
     columns = getattr(node_batch, "columns", None)
     if rows is None or columns is None:
         return None
-    store = columns.label_columns
-    col = store.get(key)
-    if col is None:
-        col = store[key] = LabelColumn(key)
+    col = label_column(columns, key)
     return col, col.sync(columns, rows)

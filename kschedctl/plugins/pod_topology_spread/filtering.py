@@ -29,7 +29,7 @@ from kschedctl.plugins.pod_topology_spread.common import (
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from kschedctl.plugins.row_aggregate import Contribution, LabelColumn, aggregate, label_codes, tracked_rows
+from kschedctl.plugins.row_aggregate import Contribution, aggregate, label_codes, label_column, tracked_rows
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -178,23 +178,14 @@ def _domains_in_walk_order(snapshot: Any, rows: np.ndarray, constraints: list[Co
     label columns' codes of the rows, first occurrences sorted by position."""
     columns = columns_of(snapshot)
     assert columns is not None  # tracked_rows found them
-    codes = [_label_column(columns, c.topology_key).sync(columns, rows) for c in constraints]
+    cols = [label_column(columns, c.topology_key) for c in constraints]
+    codes = [col.sync(columns, rows) for col in cols]
     eligible = np.logical_and.reduce([c >= 0 for c in codes])
     out = []
-    for c, col in zip(constraints, codes):
-        present = col[eligible]
-        uniques, first = np.unique(present, return_index=True)
-        values = _label_column(columns, c.topology_key).values
-        out.append([values[code] for code in uniques[np.argsort(first, kind="stable")].tolist()])
+    for col, col_codes in zip(cols, codes):
+        uniques, first = np.unique(col_codes[eligible], return_index=True)
+        out.append([col.values[code] for code in uniques[np.argsort(first, kind="stable")].tolist()])
     return out
-
-
-def _label_column(columns: Any, key: str) -> LabelColumn:
-    store: dict[str, LabelColumn] = columns.label_columns
-    col = store.get(key)
-    if col is None:
-        col = store[key] = LabelColumn(key)
-    return col
 
 
 def _domain_counts_contribution(constraints: list[Constraint], namespace: str) -> Any:
