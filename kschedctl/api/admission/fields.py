@@ -278,47 +278,39 @@ def check_label_selector(parent: dict, key: str, path: str, allow_invalid_values
     check_labels(string_map(selector, "matchLabels", f"{path}.matchLabels"), f"{path}.matchLabels")
     exprs = lst(selector, "matchExpressions", f"{path}.matchExpressions", "[]v1.LabelSelectorRequirement")
     for _, epath, expr in items(exprs, f"{path}.matchExpressions"):
-        op = string(expr, "operator", f"{epath}.operator")
-        values = strings(lst(expr, "values", f"{epath}.values", "[]string"), f"{epath}.values")
-        if op in ("In", "NotIn"):
-            if not values:
-                raise fail(field.required(f"{epath}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise fail(field.forbidden(f"{epath}.values",
-                                           "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-        else:
-            raise fail(field.invalid(f"{epath}.operator", op, "not a valid selector operator"))
-        check_label_key(string(expr, "key", f"{epath}.key"), f"{epath}.key")
-        if not allow_invalid_values:
-            for i, v in enumerate(values):
-                check_label_value(v, f"{epath}.values[{i}]")
+        _check_requirement(expr, epath, allow_invalid_values, numeric_ops=False)
     return selector
+
+
+def _check_requirement(req: dict, epath: str, allow_invalid_values: bool, numeric_ops: bool) -> None:
+    """A label requirement: ValidateLabelSelectorRequirement, or with Gt/Lt (numeric_ops)
+    validateNodeSelectorRequirement; the same messages for the operators both know."""
+    op = string(req, "operator", f"{epath}.operator")
+    values = strings(lst(req, "values", f"{epath}.values", "[]string"), f"{epath}.values")
+    if op in ("In", "NotIn"):
+        if not values:
+            raise fail(field.required(f"{epath}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            raise fail(field.forbidden(f"{epath}.values",
+                                       "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    elif numeric_ops and op in ("Gt", "Lt"):
+        if len(values) != 1:
+            raise fail(field.required(f"{epath}.values",
+                                      "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+    else:
+        raise fail(field.invalid(f"{epath}.operator", op, "not a valid selector operator"))
+    check_label_key(string(req, "key", f"{epath}.key"), f"{epath}.key")
+    if not allow_invalid_values:
+        for i, v in enumerate(values):
+            check_label_value(v, f"{epath}.values[{i}]")
 
 
 def check_node_selector_term(term: dict, path: str, allow_invalid_values: bool) -> None:
     """ValidateNodeSelectorTerm: matchExpressions on labels, matchFields on metadata.name."""
     exprs = lst(term, "matchExpressions", f"{path}.matchExpressions", "[]v1.NodeSelectorRequirement")
     for _, epath, req in items(exprs, f"{path}.matchExpressions"):
-        op = string(req, "operator", f"{epath}.operator")
-        values = strings(lst(req, "values", f"{epath}.values", "[]string"), f"{epath}.values")
-        if op in ("In", "NotIn"):
-            if not values:
-                raise fail(field.required(f"{epath}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise fail(field.forbidden(f"{epath}.values",
-                                           "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-        elif op in ("Gt", "Lt"):
-            if len(values) != 1:
-                raise fail(field.required(f"{epath}.values",
-                                          "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-        else:
-            raise fail(field.invalid(f"{epath}.operator", op, "not a valid selector operator"))
-        check_label_key(string(req, "key", f"{epath}.key"), f"{epath}.key")
-        if not allow_invalid_values:
-            for i, v in enumerate(values):
-                check_label_value(v, f"{epath}.values[{i}]")
+        _check_requirement(req, epath, allow_invalid_values, numeric_ops=True)
     fields = lst(term, "matchFields", f"{path}.matchFields", "[]v1.NodeSelectorRequirement")
     for _, fpath, req in items(fields, f"{path}.matchFields"):
         op = string(req, "operator", f"{fpath}.operator")
