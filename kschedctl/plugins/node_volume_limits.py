@@ -120,6 +120,7 @@ def _translate(source_container: dict[str, Any], pv_labels: dict[str, Any] | Non
 class NodeVolumeLimits:
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
+        self._attachments_by_node: tuple[int, int, dict[str, list[GenericObject]]] | None = None
 
     def name(self) -> str:
         return NAME
@@ -213,10 +214,8 @@ class NodeVolumeLimits:
         whose PV is missing or not CSI, are left out (upstream logs and skips them). A new pod's
         volume is not taken off the new ones for being attached (upstream counts it in both)."""
         out: dict[str, str] = {}
-        for va in self.handle.objects.other.get("VolumeAttachment", ()):
+        for va in self._attachments_of(node_name):
             va_spec = spec(va)
-            if va_spec.get("nodeName") != node_name:
-                continue
             attacher = va_spec.get("attacher") or ""
             pv_name = (va_spec.get("source") or {}).get("persistentVolumeName")
             if not attacher or pv_name is None:
@@ -227,6 +226,20 @@ class NodeVolumeLimits:
                 continue
             out[f"{attacher}/{csi.get('volumeHandle', '')}"] = csi_attach_limit_key(attacher)
         return out
+
+    def _attachments_of(self, node_name: str) -> list[GenericObject]:
+        """The VolumeAttachments whose spec.nodeName is this node, indexed once per list of them
+        (upstream lists them all per Filter call; the snapshot's list only changes by loading)."""
+        vas = self.handle.objects.other.get("VolumeAttachment", [])
+        cached = self._attachments_by_node
+        if cached is None or cached[0] != id(vas) or cached[1] != len(vas):
+            index: dict[str, list[GenericObject]] = {}
+            for va in vas:
+                node = spec(va).get("nodeName")
+                if isinstance(node, str):
+                    index.setdefault(node, []).append(va)
+            cached = self._attachments_by_node = (id(vas), len(vas), index)
+        return cached[2].get(node_name, [])
 
     @staticmethod
     def _volume_limits(node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
