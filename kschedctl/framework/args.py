@@ -42,8 +42,8 @@ from kschedctl.framework.gosemantics import (
     INT64_MAX,
     INT64_MIN,
     FieldError,
-    go_format_float,
     go_quote,
+    go_value,
     invalid,
 )
 
@@ -90,17 +90,10 @@ def json_name(python_name: str) -> str:
 
 
 def describe_value(value: Any) -> str:
-    """A bad value in a decoding message (as the JSON Schema stage words it)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return go_format_float(value)
-    if isinstance(value, str):
-        return go_quote(value)
+    """A bad value in a decoding message (as the JSON Schema stage words it): scalars as
+    field.Error prints them (go_value), objects and lists by their kind."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return go_value(value)
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
