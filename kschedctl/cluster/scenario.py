@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from kschedctl.api.admission import admit
 from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError, ObjectError
@@ -30,7 +28,7 @@ from kschedctl.cluster.loader import (
     resolve_priorities,
 )
 from kschedctl.cluster.sources import Source, remember_text
-from kschedctl.config.schema import iter_schema_errors, load_schema
+from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_errors
 
 SCENARIO_SCHEMA = "scenario-v1.json"
 # The kinds an event's object may be, per action (default: a Pod).
@@ -85,26 +83,13 @@ def load_scenario(path: str) -> Scenario:
         doc = load_yaml(text)
     except DecodeError as exc:
         raise InputError(exc.message, file=path, line=exc.line) from None
-    problems = iter_schema_errors(doc, _schema())
+    problems = iter_schema_errors(doc, checked_schema(SCENARIO_SCHEMA))
     if problems:
         where, message = problems[0]
-        dotted = _dotted(where)
+        dotted = dotted_path(where)
         raise InputError(message, file=path, obj="Scenario", field=dotted or None,
                          line=locate_line(path, 0, None, dotted or None))
     return Scenario(path, _initial_cluster(path, doc), _events(path, doc))
-
-
-def _schema() -> dict:
-    schema = load_schema(SCENARIO_SCHEMA)
-    Draft202012Validator.check_schema(schema)
-    return schema
-
-
-def _dotted(path: tuple) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:

@@ -23,7 +23,7 @@ from referencing import Registry as RefRegistry
 from referencing import Resource
 from referencing.jsonschema import DRAFT202012
 
-from kschedctl.framework.gosemantics import go_value
+from kschedctl.framework.args import describe_value, did_you_mean
 
 CONFIG_SCHEMA = "kubescheduler-config-v1.json"
 
@@ -53,6 +53,21 @@ def schema_files() -> list[str]:
 def load_schema(name: str) -> dict:
     text = resources.files("kschedctl").joinpath("schemas", name).read_text(encoding="utf-8")
     return json.loads(text)
+
+
+def checked_schema(name: str) -> dict:
+    """A shipped schema, itself checked against draft 2020-12 (sweep matrices, scenarios)."""
+    schema = load_schema(name)
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def dotted_path(path: SchemaPath) -> str:
+    """A schema error's path as the error lines print it: keys dotted, indexes in brackets."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -95,51 +110,28 @@ _TYPE_NAMES = {"integer": "an integer", "string": "a string", "boolean": "a bool
                "array": "a list", "number": "a number", "null": "null"}
 
 
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
-        return go_value(value)
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    return repr(value)
-
-
 def _translate(error: ValidationError) -> list[tuple[SchemaPath, str]]:
     path: SchemaPath = tuple(error.absolute_path)
     kind = error.validator
     if kind == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set((error.schema.get("properties") or {}).keys())
         extra = [k for k in error.instance if k not in allowed]
-        return [(path + (k,), f'unknown field "{k}"{_did_you_mean(k, allowed)}') for k in extra]
+        return [(path + (k,), f'unknown field "{k}"{did_you_mean(k, allowed)}') for k in extra]
     if kind == "type":
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         names = " or ".join(_TYPE_NAMES.get(t, t) for t in wanted if t != "null") or "null"
-        return [(path, f"Invalid value: {_describe(error.instance)}: must be {names}")]
+        return [(path, f"Invalid value: {describe_value(error.instance)}: must be {names}")]
     if kind == "required":
         missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
         return [(path + (k,), "Required value") for k in missing]
     if kind == "const":
-        return [(path, f"Invalid value: {_describe(error.instance)}: must be {json.dumps(error.validator_value)}")]
+        return [(path, f"Invalid value: {describe_value(error.instance)}: must be {json.dumps(error.validator_value)}")]
     if kind == "minimum":
-        return [(path, f"Invalid value: {_describe(error.instance)}: out of range, must be >= {error.validator_value}")]
+        return [(path, f"Invalid value: {describe_value(error.instance)}: out of range, must be >= {error.validator_value}")]
     if kind == "maximum":
-        return [(path, f"Invalid value: {_describe(error.instance)}: out of range, must be <= {error.validator_value}")]
+        return [(path, f"Invalid value: {describe_value(error.instance)}: out of range, must be <= {error.validator_value}")]
     if kind == "pattern":
-        return [(path, f"Invalid value: {_describe(error.instance)}: not a duration (examples: \"10s\", \"1m30s\")")]
+        return [(path, f"Invalid value: {describe_value(error.instance)}: not a duration (examples: \"10s\", \"1m30s\")")]
     return [(path, error.message)]
 
 
-def _did_you_mean(key: str, allowed: set[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.75)
-    if not close:
-        lower = {a.lower(): a for a in allowed}
-        if key.lower() in lower:
-            close = [lower[key.lower()]]
-    return f' (did you mean "{close[0]}"?)' if close else ""

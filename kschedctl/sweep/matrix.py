@@ -25,13 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
 from kschedctl.cluster.loader import expand_paths, locate_line
 from kschedctl.config.loader import load_config_text, parse_config_yaml
-from kschedctl.config.schema import iter_schema_errors, load_schema
+from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_errors
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.sweep import patch
@@ -118,10 +117,10 @@ class Matrix:
 def load_matrix(path: str, registry: Registry) -> Matrix:
     """Read, check and expand the matrix file; InputError on the first problem."""
     doc = _read(path)
-    problems = iter_schema_errors(doc, _schema())
+    problems = iter_schema_errors(doc, checked_schema(SWEEP_SCHEMA))
     if problems:
         where, message = problems[0]
-        raise _error(path, _dotted(where), message)
+        raise _error(path, dotted_path(where), message)
     base = Path(path).parent
     command = doc.get("command", "schedule")
     snapshots = _snapshots(path, base, doc["snapshots"], command)
@@ -151,19 +150,6 @@ def _read(path: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         raise InputError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", file=path,
                          line=mark.line + 1 if mark is not None else None) from None
-
-
-def _schema() -> dict:
-    schema = load_schema(SWEEP_SCHEMA)
-    Draft202012Validator.check_schema(schema)
-    return schema
-
-
-def _dotted(where: tuple) -> str:
-    out = ""
-    for part in where:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _error(path: str, dotted: str, message: str) -> InputError:
