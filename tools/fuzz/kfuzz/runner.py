@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -72,14 +73,18 @@ def snapshot_dimension(rng: random.Random, workdir: Path, checker: Checker) -> s
     return f"snapshot {mutation.describe()}"
 
 
+def _mutated_yaml(doc: Any, rng: random.Random, structural_share: float) -> tuple[str, Mutation]:
+    """The document mutated in its structure (that share of the time) or as text, as YAML."""
+    if rng.random() < structural_share:
+        mutation = mutate_structure(doc, rng)
+        return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096), mutation
+    return mutate_text(yaml.safe_dump(doc, sort_keys=False), rng)
+
+
 def config_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
     """A mutated configuration through `validate` and `schedule --config`: they must agree."""
     doc = seeds.config()
-    if rng.random() < 0.8:
-        mutation = mutate_structure(doc, rng)
-        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096)
-    else:
-        text, mutation = mutate_text(yaml.safe_dump(doc, sort_keys=False), rng)
+    text, mutation = _mutated_yaml(doc, rng, structural_share=0.8)
     cfg = _write(workdir / "config.yaml", text)
     snap = _write(workdir / "seed.yaml", yaml.safe_dump(seeds.snapshot(), sort_keys=False))
     validated = checker.run(["validate", cfg, "-o", rng.choice(["text", "json"])])
@@ -99,11 +104,7 @@ def scenario_dimension(rng: random.Random, workdir: Path, checker: Checker) -> s
     """A mutated scenario through `simulate` (twice: the same seed, the same output)."""
     _write(workdir / "seed-snapshot.yaml", yaml.safe_dump(seeds.snapshot(), sort_keys=False))
     doc = seeds.scenario("seed-snapshot.yaml")
-    if rng.random() < 0.85:
-        mutation = mutate_structure(doc, rng)
-        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096)
-    else:
-        text, mutation = mutate_text(yaml.safe_dump(doc, sort_keys=False), rng)
+    text, mutation = _mutated_yaml(doc, rng, structural_share=0.85)
     path = _write(workdir / "scenario.yaml", text)
     args = ["simulate", path, "-o", "json", "--seed", "5"]
     run = checker.run(args)
