@@ -490,7 +490,7 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
     return Case("resources", seed, nodes + bound + pending, o.config(profiles))
 
 
-CSI = "example.com/csi"
+CSI = "csi.example.com"  # a CSI driver name the API server admits (a DNS-1123 subdomain)
 GCE_PD = "pd.csi.storage.gke.io"
 
 
