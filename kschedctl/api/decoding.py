@@ -59,8 +59,9 @@ try:  # a fast JSON parser when installed (extra "fast")
     import orjson
 
     _orjson_loads: Any = orjson.loads
+    _orjson_dumps: Any = orjson.dumps
 except ImportError:  # pragma: no cover
-    _orjson_loads = None
+    _orjson_loads = _orjson_dumps = None
 
 MAX_DEPTH = 512
 MAX_INT_DIGITS = 4300  # Python's int(str) limit (sys.int_max_str_digits)
@@ -393,11 +394,42 @@ def _stdlib_json(text: str) -> Any:
         sys.setrecursionlimit(previous)
 
 
+def _nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether containers nest more than `limit` levels, walked level by level (no recursion)."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        children = []
+        for container in level:
+            items = container.values() if type(container) is dict else container
+            children.extend(item for item in items if type(item) is dict or type(item) is list)
+        level = children
+    return False
+
+
+def _orjson(text: str) -> Any:
+    """orjson.loads with the same MAX_DEPTH bound as every other path.
+
+    orjson's own bound differs by release (none before 3.9, 1,024 levels since), so the value is
+    checked here. orjson.dumps refuses over 254 levels in C, at a small share of the load's cost;
+    only a document it refuses is walked in Python to find its real depth.
+    """
+    value = _orjson_loads(text)
+    try:
+        _orjson_dumps(value)
+    except Exception:  # noqa: BLE001 - too deep for dumps, or a value it cannot write: walk it
+        if isinstance(value, (dict, list)) and _nested_deeper_than(value, MAX_DEPTH):
+            raise RecursionError from None
+    return value
+
+
 def load_json(text: str) -> Any:
     """A JSON text, refusing NaN/Infinity and over-deep nesting; errors carry the line."""
     try:
         if _orjson_loads is not None:
-            return _orjson_loads(text)
+            return _orjson(text)
         return _stdlib_json(text)
     except RecursionError:
         raise DecodeError("malformed JSON: nested too deeply") from None

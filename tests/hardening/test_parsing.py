@@ -137,6 +137,33 @@ def test_json_depth_bound_holds_whatever_the_recursion_limit(monkeypatch, fast):
         sys.setrecursionlimit(previous)
 
 
+def _unbounded_loads(text: str) -> object:
+    """A JSON loader with no depth bound of its own, as orjson was before 3.9."""
+    import json
+    import sys
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)
+    try:
+        return json.loads(text)
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+@pytest.mark.parametrize("depth", [600, 2000])
+def test_fast_json_path_has_the_same_depth_bound_whatever_its_release(monkeypatch, depth):
+    """orjson's own bound is none before 3.9 and 1,024 since; kschedctl's is MAX_DEPTH on every path."""
+    import kschedctl.api.decoding as decoding
+    if decoding._orjson_dumps is None:
+        def refusing_dumps(value: object) -> bytes:
+            raise TypeError("Recursion limit reached")  # as orjson.dumps says past 254 levels
+        monkeypatch.setattr(decoding, "_orjson_dumps", refusing_dumps)
+    monkeypatch.setattr(decoding, "_orjson_loads", _unbounded_loads)
+    with pytest.raises(DecodeError, match="malformed JSON: nested too deeply"):
+        load_json('{"a": ' + "[" * depth + "]" * depth + "}")
+    document = load_json('{"a": ' + "[" * 400 + "]" * 400 + ', "b": {"c": 1}}')
+    assert document["b"] == {"c": 1} and isinstance(document["a"], list)
+
+
 # --- quantities: bounded as resource.Quantity is (quantity.go) ----------------------------------
 @pytest.mark.parametrize("text,milli", [
     ("1e4294967296", 1000),     # the exponent is parsed as int64 and truncated to int32: e0
