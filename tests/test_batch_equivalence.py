@@ -318,7 +318,7 @@ def test_inter_pod_affinity_batch_cases():
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASES = ("1.35", "1.36", "1.37")
-BATCH_METHODS = ("filter_batch", "score_batch", "normalize_score_batch")
+BATCH_METHODS = ("filter_batch", "score_batch", "normalize_score_batch", "filter_batch_with_added_pods")
 
 
 def _fit(strategy: str) -> str:
@@ -380,6 +380,18 @@ def _record(pl: Any, method: str) -> None:
     EXERCISED[key] = EXERCISED.get(key, 0) + 1
 
 
+# Every difference a shadowed batch call found. The runtime catches what a batch form raises
+# and falls back to the per-node form (which would hide a wrong batch form behind a right
+# decision), so differences are collected here and _shadow fails the test on them.
+MISMATCHES: list[tuple[Any, Any, Any]] = []
+
+
+def _expect_equal(batch: Any, per_node: Any, where: Any) -> None:
+    if batch != per_node:
+        MISMATCHES.append((where, batch, per_node))
+        raise AssertionError((where, batch, per_node))
+
+
 def _shadowed(cls: type, method: str, orig: Any) -> Any:
     """``orig`` followed by the per-node form on the same arguments, compared."""
     if method == "filter_batch":
@@ -387,16 +399,30 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
             out = orig(self, state, pod, node_infos)
             if out is not None:
                 per_node = [_status_key(self.filter(state, pod, ni)) for ni in node_infos]
-                assert [_status_key(s) for s in out] == per_node, (self.name(), pod.name)
+                _expect_equal([_status_key(s) for s in out], per_node, (self.name(), method, pod.name))
                 _record(self, method)
             return out
         return filter_batch
+    if method == "filter_batch_with_added_pods":
+        def filter_batch_with_added_pods(self: Any, state: Any, pod: Any, node_infos: Any, added: Any) -> Any:
+            out = orig(self, state, pod, node_infos, added)
+            if out is not None:
+                per_node = []
+                for ni, pods in zip(node_infos, added):
+                    copy = ni.clone()  # the first pass's node: its pods and the nominated ones
+                    for pi in pods:
+                        copy.add_pod_info(pi)
+                    per_node.append(_status_key(self.filter(state, pod, copy)))
+                _expect_equal([_status_key(s) for s in out], per_node, (self.name(), method, pod.name))
+                _record(self, method)
+            return out
+        return filter_batch_with_added_pods
     if method == "score_batch":
         def score_batch(self: Any, state: Any, pod: Any, node_infos: Any) -> Any:
             out = orig(self, state, pod, node_infos)
             if out is not None:
                 per_node = [self.score(state, pod, ni)[0] for ni in node_infos]
-                assert [int(v) for v in out] == per_node, (self.name(), pod.name)
+                _expect_equal([int(v) for v in out], per_node, (self.name(), method, pod.name))
                 _record(self, method)
             return out
         return score_batch
@@ -408,7 +434,7 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
             scores = [NodeScore(ni.name, v) for ni, v in zip(node_infos, given_values)]
             st = self.normalize_score(state, pod, scores)
             assert st is None or st.is_success(), (self.name(), st)
-            assert [int(v) for v in out] == [s.score for s in scores], (self.name(), given_values)
+            _expect_equal([int(v) for v in out], [s.score for s in scores], (self.name(), method, given_values))
             _record(self, method)
         return out
     return normalize_score_batch
@@ -434,7 +460,9 @@ def _batch_classes() -> dict[tuple[type, str], Any]:
 def _shadow(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for (cls, method), fn in _batch_classes().items():
         monkeypatch.setattr(cls, method, _shadowed(cls, method, fn))
+    MISMATCHES.clear()
     yield
+    assert not MISMATCHES, f"batch forms differ from their per-node forms: {MISMATCHES[:3]}"
 
 
 def _check(config: str, release: str, cluster: Any, seed: int) -> None:
@@ -478,6 +506,60 @@ def test_dynamic_resources_batch_forms_equal_per_node(release: str, tmp_path: Pa
     assert result.placements and result.unschedulable  # the cluster fills up
 
 
+@st.composite
+def nominated_cluster_st(draw):
+    """A cluster, pods nominated to its nodes (priorities below, equal to and above the pending
+    pods', some with host ports), and pending pods."""
+    nodes, bound, pending = draw(cluster_st())
+    names = [n.name for n in nodes]
+    nominated = []
+    for i in range(draw(st.integers(1, 8))):
+        b = make_pod(f"nom{i}").req(cpu=draw(st.sampled_from(REQ_CPU)), memory=draw(st.sampled_from(REQ_MEM)))
+        b = b.priority(draw(st.sampled_from([-5, 0, 0, 10])))
+        if draw(st.integers(0, 5)) == 0:
+            b = b.host_port(draw(st.sampled_from([80, 8080])))
+        nominated.append((b.obj(), draw(st.sampled_from(names))))
+    pending = [p if draw(st.booleans()) else make_pod(p.name).req(cpu=draw(st.sampled_from(REQ_CPU))).priority(
+        draw(st.sampled_from([0, 5]))).obj() for p in pending]
+    # NodeAffinity and NodePorts active: their first pass is asked too
+    pending.append(make_pod("selective").req(cpu=draw(st.sampled_from(REQ_CPU))).host_port(8080)
+                   .node_affinity_in("disk", [draw(st.sampled_from(["ssd", "hdd"]))]).obj())
+    return nodes, bound, pending, nominated
+
+
+NOMINATED_CONFIGS = ["default", "profiles/" + sorted((ROOT / "profiles").glob("*.yaml"))[0].name]
+
+
+@pytest.mark.parametrize("config", NOMINATED_CONFIGS)
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(cluster=nominated_cluster_st())
+def test_first_pass_with_nominated_pods_batch_equals_two_passes(config: str, cluster: Any) -> None:
+    """Nodes with nominated pods: the batch's first pass (filter_batch_with_added_pods of every
+    active Filter plugin, shadowed by Filter on a copy with the pods added) and the per-node
+    two-pass loop (run_filter_plugins_with_nominated_pods, runtime/filter_points.py; upstream
+    framework.go RunFilterPluginsWithNominatedPods) give every node the same status."""
+    from kschedctl.backend.queue.nominator import Nominator
+
+    nodes, bound, pending, nominated = cluster
+    fwk = new_framework(CONFIGS[config], nodes=nodes, pods=bound)
+    nominator = Nominator()
+    for pod, node in nominated:
+        nominator.add_nominated_pod(PodInfo.of(pod), node)
+    fwk.services.nominator = nominator
+    infos = fwk.snapshot.list()
+    with pytest.MonkeyPatch.context() as mp, _shadow(mp):
+        for pod in pending:
+            state = CycleState()
+            _, status, _ = fwk.run_pre_filter_plugins(state, pod, infos)
+            if not status.is_success():
+                continue
+            fwk.use_batch = False
+            two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
+            fwk.use_batch = True
+            assert [_status_key(s) for s in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+
+
 def test_every_registered_batch_method_is_exercised() -> None:
     """Meta-test: each batch method of an in-tree plugin returned a result (compared with its
     per-node form) at least once in this module; run alone, it drives the tests above first."""
@@ -485,9 +567,11 @@ def test_every_registered_batch_method_is_exercised() -> None:
         for release in RELEASES:
             if (config, release) not in RAN:
                 test_batch_forms_equal_per_node(config, release)
-    if _never_exercised():  # run alone: the DRA cluster too
+    if _never_exercised():  # run alone: the DRA cluster and the nominated pods too
         with tempfile.TemporaryDirectory() as tmp:
             test_dynamic_resources_batch_forms_equal_per_node("1.37", Path(tmp))
+        for config in NOMINATED_CONFIGS:
+            test_first_pass_with_nominated_pods_batch_equals_two_passes(config)
     never = _never_exercised()
     assert not never, f"batch methods no test exercised: {never}"
 

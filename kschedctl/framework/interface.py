@@ -245,6 +245,23 @@ class BatchFilterPlugin(Protocol):
                      node_infos: Sequence["NodeInfo"]) -> list[Status | None] | None: ...
 
 
+class BatchFilterWithAddedPodsPlugin(Protocol):
+    """Optional: ``filter_batch``'s statuses as if the PodInfos ``added[i]`` were on
+    ``node_infos[i]``: the first pass of the Filter with nominated pods (the node plus the pods
+    nominated to it with priority >= the pod's), answered without copying NodeInfos.
+
+    The runtime asks it only when no PreFilter extension (AddPod) would run this cycle, so the
+    pass sees this very CycleState, and only when every active Filter plugin has it. A plugin
+    whose verdict reads only the Node returns its plain statuses (plugins/helper.py
+    ``node_only_filter_batch``). Each status must equal what ``filter`` returns on a copy of the
+    node with the pods added; None means "cannot say", and the runtime then runs the two passes
+    on copies for those nodes, as it does when the method raises.
+    """
+
+    def filter_batch_with_added_pods(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"],
+                                     added: Sequence[Sequence["PodInfo"]]) -> list[Status | None] | None: ...
+
+
 class BatchScorePlugin(Protocol):
     """Optional batch form of Score: ``score_batch`` returns the raw (pre-normalize) score of
     each node, equal to ``score(...)[0]``, or None for "use the per-node form" (the runtime

@@ -8,6 +8,7 @@ same way; the integer arithmetic must match Go's (division truncates toward zero
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,3 +53,11 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequ
 
 
 __all__ = ["default_normalize_score", "default_normalize_score_batch"]
+
+
+def node_only_filter_batch(plugin: Any, state: Any, pod: Any, node_infos: Sequence[Any]) -> list[Status | None]:
+    """filter_batch_with_added_pods of a Filter whose verdict reads only the Node object (and
+    its own PreFilter state): pods added to a node change nothing, so its statuses are the
+    plain ones (the batch form, or per node where that form declines)."""
+    out = plugin.filter_batch(state, pod, node_infos)
+    return out if out is not None else [plugin.filter(state, pod, ni) for ni in node_infos]

@@ -45,11 +45,12 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (
     default_normalize_score,
     default_normalize_score_batch,
+    node_only_filter_batch,
 )
 from kschedctl.plugins.row_aggregate import label_codes
 
@@ -455,6 +456,11 @@ class NodeAffinity:
             return out
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
+
+    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
+        return node_only_filter_batch(self, state, pod, node_infos)
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes, with the PreScore state read once."""

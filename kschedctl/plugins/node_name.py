@@ -20,8 +20,9 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
+from kschedctl.plugins.helper import node_only_filter_batch
 
 NAME = names.NodeName
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -47,6 +48,12 @@ class NodeName:
         if not pod.node_name:
             return [None] * len(node_infos)
         return None  # the per-node form
+
+    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
+        return node_only_filter_batch(self, state, pod, node_infos)
+
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodeName, NodeName)

@@ -22,7 +22,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.framework.types import HostPortInfo, NodeInfo, host_ports_of
+from kschedctl.framework.types import HostPortInfo, NodeInfo, PodInfo, host_ports_of
 from kschedctl.plugins import names
 
 NAME = names.NodePorts
@@ -101,6 +101,15 @@ class NodePorts:
         if state.get(PRE_FILTER_STATE_KEY) is None:
             return None  # the per-node form reports the missing state
         return [self.filter(state, pod, ni) if ni.used_ports.ports else None for ni in node_infos]
+
+    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+        """Added pods that use no host port leave the node's ports as they are: the plain
+        statuses. None (the runtime's two passes on a copy) when one of them uses a host port."""
+        if any(host_ports_of(pi.pod) for pods in added for pi in pods):
+            return None
+        out = self.filter_batch(state, pod, node_infos)
+        return out if out is not None else [self.filter(state, pod, ni) for ni in node_infos]
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodePorts, NodePorts)

@@ -227,6 +227,21 @@ class NodeResourcesFit:
         """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
         (same reasons, same order) are built once per distinct outcome and shared by the nodes
         that fail that way. Pods asking for scalar resources take the per-node code."""
+        return self._filter_rows(state, node_infos, None)
+
+    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+        """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
+        ``requested`` (each pod's requests) and to the pod count, summed per node."""
+        sums = [(sum(pi.requests.milli_cpu for pi in pods), sum(pi.requests.memory for pi in pods),
+                 sum(pi.requests.ephemeral_storage for pi in pods), len(pods)) for pods in added]
+        extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T if sums else np.zeros((4, 0), np.int64)
+        return self._filter_rows(state, node_infos, extra)
+
+    def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo],
+                     extra: np.ndarray | None) -> list[Status | None] | None:
+        """fitsRequest as array comparisons over a NodeBatch; ``extra`` (cpu, memory, ephemeral
+        storage, pod count; one column per node) is added to each node's requested and pods."""
         try:
             req = state.read(PRE_FILTER_STATE_KEY)
         except KeyError:
@@ -235,17 +250,19 @@ class NodeResourcesFit:
         if rows is None or any(req.scalar_resources.values()):
             return None
         cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
-        pods_fail = cols.pod_count[rows] + 1 > cols.alloc_pods[rows]
+        pod_count = cols.pod_count[rows] if extra is None else cols.pod_count[rows] + extra[3]
+        pods_fail = pod_count + 1 > cols.alloc_pods[rows]
         checks = []
         if _has_request(req):
-            for name, want, alloc_col, used_col in (
+            for k, (name, want, alloc_col, used_col) in enumerate((
                 ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
                 ("memory", req.memory, cols.alloc_mem, cols.req_mem),
                 ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
-            ):
+            )):
                 if want > 0:
                     alloc = alloc_col[rows]
-                    checks.append((f"Insufficient {name}", want > alloc - used_col[rows], want > alloc))
+                    used = used_col[rows] if extra is None else used_col[rows] + extra[k]
+                    checks.append((f"Insufficient {name}", want > alloc - used, want > alloc))
         any_fail = pods_fail.copy()
         for _, fail, _ in checks:
             any_fail |= fail

@@ -24,8 +24,9 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.runtime.registry import PluginSpec
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
+from kschedctl.plugins.helper import node_only_filter_batch
 
 NAME = names.NodeUnschedulable
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
@@ -59,6 +60,12 @@ class NodeUnschedulable:
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: only nodes marked unschedulable in the columnar view are checked."""
         return map_flagged(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni), None)
+
+    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
+        return node_only_filter_batch(self, state, pod, node_infos)
+
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodeUnschedulable, NodeUnschedulable)

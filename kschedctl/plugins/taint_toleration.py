@@ -39,11 +39,12 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.runtime.registry import PluginSpec, with_features
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (
     default_normalize_score,
     default_normalize_score_batch,
+    node_only_filter_batch,
 )
 
 NAME = names.TaintToleration
@@ -232,6 +233,11 @@ class TaintToleration:
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: a node without taints tolerates every pod."""
         return map_flagged(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni), None)
+
+    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
+                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
+        return node_only_filter_batch(self, state, pod, node_infos)
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes: a node without taints counts 0 intolerable taints."""

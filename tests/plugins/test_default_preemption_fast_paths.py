@@ -122,13 +122,14 @@ def _with_gpus(items: list[dict], rng: random.Random) -> None:
             res["limits"] = {"example.com/gpu": "1"}
 
 
-def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple[int, int]:
+def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple[int, int, int]:
     """Schedules a random cluster; every no-copy answer is checked against the general path on
-    copies with the shortcuts off (victims in order, PDB violations, status). Returns (answers
-    compared, nodes that fell back to the general path)."""
+    copies with the shortcuts off (victims in order, PDB violations, status and its plugin).
+    Returns (answers compared, nodes that fell back to the general path, compared answers that
+    were a rejection: a node where the pod does not fit even without its lower-priority pods)."""
     general = DefaultPreemption.select_victims_on_node
     without_copy = DefaultPreemption.select_victims_without_copy
-    counts = [0, 0]
+    counts = [0, 0, 0]
 
     def shadow(self, state, pod, node_info, pdbs):
         answer = without_copy(self, state, pod, node_info, pdbs)
@@ -144,8 +145,10 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
         want_victims, want_violations, want_status = expected
         assert [p.uid for p in got_victims] == [p.uid for p in want_victims], node_info.name
         assert got_violations == want_violations, node_info.name
-        assert (got_status.code, got_status.message()) == (want_status.code, want_status.message()), node_info.name
+        assert (got_status.code, got_status.message(), got_status.plugin) == \
+            (want_status.code, want_status.message(), want_status.plugin), node_info.name
         counts[0] += 1
+        counts[2] += not got_status.is_success()
         return answer
 
     monkeypatch.setattr(DefaultPreemption, "select_victims_without_copy", shadow)
@@ -168,11 +171,13 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
     v = KubeVersion()
     reg = default_registry().registry
     Scheduler(load_snapshot([str(path)]), load_config_file(None, v, reg), reg, v, seed=1).run()
-    return counts[0], counts[1]
+    return counts[0], counts[1], counts[2]
 
 
 @pytest.mark.parametrize("seed,gpus", [pytest.param(s, False, id=f"random-nodes-pods-pdbs-seed{s}") for s in range(10, 18)]
                          + [pytest.param(s, True, id=f"extended-resources-seed{s}") for s in range(20, 24)])
 def test_without_copy_selects_as_the_general_path(tmp_path, monkeypatch, seed, gpus):
-    compared, _ = _shadowed_run(tmp_path, seed, monkeypatch, gpus)
+    compared, _, rejected = _shadowed_run(tmp_path, seed, monkeypatch, gpus)
     assert compared > 0, "the no-copy path must answer some nodes"
+    if not gpus:
+        assert rejected > 0, "the no-copy path must word some rejections"

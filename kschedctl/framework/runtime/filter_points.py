@@ -241,13 +241,20 @@ class FilterPoints(PluginCalls):
         if nominated is None:
             return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
         alive = list(range(n))
+        two_pass: list[tuple[int, list[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
         if nominated:
             alive = []
+            batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
             for i, ni in enumerate(nodes):
-                if ni.name in nominated:
-                    out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
-                else:
-                    alive.append(i)
+                added = self._nominated_pods_to_add(pod, ni, nominated) if ni.name in nominated else None
+                if added:
+                    if batched is None:
+                        batched = self._first_pass_batchable(state)
+                    if not batched:
+                        out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                        continue
+                    two_pass.append((i, added))
+                alive.append(i)
         full = NodeBatch(nodes, columns_of(self.snapshot))
         skip = state.skip_filter_plugins
         for pl, name in self._named("filter"):
@@ -275,7 +282,74 @@ class FilterPoints(PluginCalls):
                     continue
             results = self._filter_per_node(pl, name, state, pod, sub)
             alive = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results))) or []
+        if two_pass:
+            if any(st is not None and st.code == Code.Error for st in dict(zip(map(id, out), out)).values()):
+                # An Error in the plain pass may have been repeated onto later nodes without a call
+                # (_filter_per_node), which is exact only while the walk stops there; a first-pass
+                # rejection of that node would let it go on. Rare: every node the two-pass way.
+                return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
+            self._first_pass_with_added_pods(state, pod, full, two_pass, out)
         return out.tolist()
+
+    def _nominated_pods_to_add(self, pod: Any, node_info: NodeInfo, nominated: dict[str, list[PodInfo]]) -> list[PodInfo]:
+        """The nominated pods the Filter's first pass adds to this node (_add_nominated_pods:
+        priority >= the pod's, not the pod itself)."""
+        if node_info.node is None:
+            return []
+        priority = pod.effective_priority()
+        return [pi for pi in nominated.get(node_info.name, ())
+                if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid]
+
+    def _first_pass_batchable(self, state: CycleState) -> bool:
+        """Whether the first pass (the node plus its nominated pods) can be asked of the plugins
+        in a batch: no AddPod extension would run (so the pass sees this very CycleState) and
+        every active Filter plugin has ``filter_batch_with_added_pods``."""
+        if self.has_pre_filter_extensions(state):
+            return False
+        skip = state.skip_filter_plugins
+        return all(self._opt(pl, "filter_batch_with_added_pods") is not None
+                   for pl, name in self._named("filter") if name not in skip)
+
+    def _first_pass_with_added_pods(self, state: CycleState, pod: Any, full: NodeBatch,
+                                    two_pass: list[tuple[int, list[PodInfo]]], out: np.ndarray) -> None:
+        """run_filter_plugins_with_nominated_pods for the nodes of ``two_pass``, whose plain
+        (second-pass) statuses are already in ``out``: the first pass is asked of every plugin
+        at once (``filter_batch_with_added_pods``) and its rejection, when there is one, is the
+        node's status, as in the two-pass loop (a success leaves the plain status). A plugin
+        that cannot say (None, a wrong result, an exception) sends the nodes still undecided
+        through the two-pass loop itself, which reports exactly."""
+        positions = [i for i, _ in two_pass]
+        added = [pods for _, pods in two_pass]
+        first = np.full(len(positions), None, object)
+        alive = list(range(len(positions)))
+        decided: set[int] = set()  # positions the two-pass loop answered
+        skip = state.skip_filter_plugins
+        for pl, name in self._named("filter"):
+            if not alive:
+                break
+            if name in skip:
+                continue
+            recorded = None
+            try:
+                results = self._opt(pl, "filter_batch_with_added_pods")(
+                    state, pod, full.subset([positions[a] for a in alive]), [added[a] for a in alive])
+                if results is not None:
+                    results = list(results)
+                    if len(results) == len(alive):
+                        recorded = _record_filter_results(name, alive, results, first,
+                                                          dict(zip(map(id, results), results)))
+            except Exception:  # noqa: BLE001 - the two-pass loop below reports it exactly
+                log.debug("filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
+            if recorded is None:
+                for a in alive:
+                    i = positions[a]
+                    out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, full[i])
+                decided = set(alive)
+                break
+            alive = recorded
+        for a, i in enumerate(positions):
+            if a not in decided and first[a] is not None:
+                out[i] = first[a]
 
     def _nominated_node_names(self) -> Any:
         """The names of nodes with nominated pods (a dict or set); None when unknown."""

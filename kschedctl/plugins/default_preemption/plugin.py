@@ -81,6 +81,8 @@ class _DryRunPlan:
     fit_only: bool = False
     # with fit_only: the other active Filter plugins (all node-only), in the profile's order
     node_filters: tuple[Any, ...] = ()
+    # with fit_only: every active Filter plugin, Fit included, as (name, plugin) in the profile's order
+    filters: tuple[tuple[str, Any], ...] = ()
 
 
 # In-tree Filter plugins whose verdict reads only the Node object (and their own PreFilter
@@ -472,7 +474,7 @@ class DefaultPreemption:
         if isinstance(req, Resource) and not any(req.scalar_resources.values()):
             counted = _counted_victims(req, node_info, nominated, potential)
             if counted is None:
-                return None
+                return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
         else:
             fit_at = _FilterFit(fit, state, pod, node_info, nominated).change
             for pi in potential:
@@ -485,7 +487,7 @@ class DefaultPreemption:
             except Exception:  # noqa: BLE001 - the general path reports it
                 return None
             if st is not None and st.code != Code.Success:
-                return None
+                return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
 
         self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
@@ -505,6 +507,34 @@ class DefaultPreemption:
         if violating and non_violating:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
+
+    def _unfit_without_potential(self, plan: _DryRunPlan, state: CycleState, pod: Pod, node_info: NodeInfo,
+                                 potential: Sequence[PodInfo], nominated: tuple[Resource, int] | None
+                                 ) -> tuple[list[Pod], int, Status] | None:
+        """SelectVictimsOnNode's answer for a node where the pod does not fit even with every
+        lower-priority pod removed, without the copies: the status of the Filter with nominated
+        pods on that node, worded as run_filter_plugins words it (the first rejecting plugin in
+        the profile's order, tagged with its name). Only for a fit_only plan: the node-only
+        filters see the node as it is and Fit sees the requests and pod count that remain (plus
+        the nominated pods in the first pass). None (the general path) if a filter raises or
+        errs, or if nothing rejects after all."""
+        usage = _Usage(node_info)
+        for pi in potential:
+            usage.change(pi.requests, -1)
+        views: list[Any] = [usage] if nominated is None else [_WithNominated(usage, *nominated), usage]
+        for view in views:
+            for name, pl in plan.filters:
+                try:
+                    st = pl.filter(state, pod, view if pl is plan.fit else node_info)
+                except Exception:  # noqa: BLE001 - the general path reports it
+                    return None
+                if st is None or st.code == Code.Success:
+                    continue
+                if not st.is_rejected():
+                    return None
+                st.plugin = name
+                return [], 0, st
+        return None
 
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add
@@ -554,12 +584,14 @@ class DefaultPreemption:
                        None)
         fit_only = False
         node_filters: tuple[Any, ...] = ()
+        named: tuple[tuple[str, Any], ...] = ()
         if fit is not None and not extensions:
-            active = [pl for name, pl in filters if name not in skip]
-            fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS for pl in active)
+            active = [(name, pl) for name, pl in filters if name not in skip]
+            fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS for _, pl in active)
             if fit_only:
-                node_filters = tuple(pl for pl in active if pl is not fit)
-        plan = _DryRunPlan(extensions, fit, fit_only, node_filters)
+                node_filters = tuple(pl for _, pl in active if pl is not fit)
+                named = tuple(active)
+        plan = _DryRunPlan(extensions, fit, fit_only, node_filters, named)
         self._plan_cache = (pod, fh, set(skip), plan)
         return plan
 
