@@ -78,6 +78,11 @@ class _PreScoreState:
         return self
 
 
+# Added requests above this are left to the per-node code (Python integers): a column value
+# plus the sum must stay within int64.
+_INT64_HEADROOM = 2**62
+
+
 def _has_request(req: Resource) -> bool:
     return bool(req.milli_cpu or req.memory or req.ephemeral_storage or any(req.scalar_resources.values()))
 
@@ -233,9 +238,18 @@ class NodeResourcesFit:
                                      added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
         """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
         ``requested`` (each pod's requests) and to the pod count, summed per node."""
-        sums = [(sum(pi.requests.milli_cpu for pi in pods), sum(pi.requests.memory for pi in pods),
-                 sum(pi.requests.ephemeral_storage for pi in pods), len(pods)) for pods in added]
-        extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T if sums else np.zeros((4, 0), np.int64)
+        sums = []
+        for pods in added:
+            cpu = mem = eph = 0
+            for pi in pods:
+                r = pi.requests
+                cpu += r.milli_cpu
+                mem += r.memory
+                eph += r.ephemeral_storage
+            sums.append((cpu, mem, eph, len(pods)))
+        if max(map(max, sums), default=0) > _INT64_HEADROOM:
+            return None  # sums numpy's int64 might not hold beside the columns: the copies' way
+        extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
         return self._filter_rows(state, node_infos, extra)
 
     def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo],

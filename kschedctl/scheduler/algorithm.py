@@ -17,7 +17,6 @@ scored) and an AttemptRecorder attached, which sees each node's status and each 
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -31,7 +30,7 @@ from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import Code, NodePluginScores, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.score_table import ScoreTable
-from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
+from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
 from kschedctl.scheduler.extender import (
     ExtenderError,
     find_nodes_that_pass_extenders,
@@ -319,7 +318,7 @@ class SchedulingAlgorithm:
                 continue
             if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
                 # Every node rejected: the walk below would record them all, in order.
-                nts.update(zip(_names(chunk), statuses))
+                nts.update(zip(node_names(chunk), statuses))
                 for status in distinct:
                     _add_plugin_status(diagnosis, status)
                 pos += size
@@ -393,7 +392,6 @@ class SchedulingAlgorithm:
 
 
 _KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not just record
-_NODE_NAME = operator.attrgetter("node.meta.name")
 
 
 _FEASIBLE, _REJECTED, _ERROR = 0, 1, 2
@@ -419,21 +417,13 @@ def _walk_mixed_chunk(chunk: Sequence[NodeInfo], statuses: list[Status | None], 
     rejected = np.flatnonzero(kinds[:end] == _REJECTED).tolist()
     if rejected:
         picked = list(map(statuses.__getitem__, rejected))
-        diagnosis.node_to_status.node_to_status.update(zip(_names([chunk[i] for i in rejected]), picked))
+        diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
         for status in dict(zip(map(id, picked), picked)).values():
             _add_plugin_status(diagnosis, status)  # type: ignore[arg-type]
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
     if done and end < len(statuses) and kinds[end] == _ERROR:
         return True, statuses[end]
     return done, None
-
-
-def _names(infos: Sequence[NodeInfo]) -> list[str]:
-    """[info.name for info in infos], without two property calls per node."""
-    try:
-        return list(map(_NODE_NAME, infos))
-    except AttributeError:  # a NodeInfo without its Node: the property knows what to say
-        return [info.name for info in infos]
 
 
 def _add_plugin_status(diagnosis: Diagnosis, status: Status) -> None:

@@ -19,7 +19,7 @@ from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResul
 from kschedctl.framework.runtime.calls import PluginCalls
 from kschedctl.framework.runtime.guard import as_status, optional, pair, raised, status_of, wrong
 from kschedctl.framework.runtime.sandbox import describe
-from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
 
 log = logging.getLogger("kschedctl.framework.runtime.framework")
 
@@ -243,18 +243,22 @@ class FilterPoints(PluginCalls):
         alive = list(range(n))
         two_pass: list[tuple[int, list[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
         if nominated:
-            alive = []
             batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
-            for i, ni in enumerate(nodes):
-                added = self._nominated_pods_to_add(pod, ni, nominated) if ni.name in nominated else None
-                if added:
-                    if batched is None:
-                        batched = self._first_pass_batchable(state)
-                    if not batched:
-                        out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
-                        continue
+            priority = pod.effective_priority()
+            copied: set[int] = set()  # positions answered by the two passes on copies
+            for i in [i for i, name in enumerate(node_names(nodes)) if name in nominated]:
+                added = self._nominated_pods_to_add(pod, priority, nodes[i], nominated)
+                if not added:
+                    continue
+                if batched is None:
+                    batched = self._first_pass_batchable(state)
+                if batched:
                     two_pass.append((i, added))
-                alive.append(i)
+                else:
+                    out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i])
+                    copied.add(i)
+            if copied:
+                alive = [i for i in alive if i not in copied]
         full = NodeBatch(nodes, columns_of(self.snapshot))
         skip = state.skip_filter_plugins
         for pl, name in self._named("filter"):
@@ -291,14 +295,16 @@ class FilterPoints(PluginCalls):
             self._first_pass_with_added_pods(state, pod, full, two_pass, out)
         return out.tolist()
 
-    def _nominated_pods_to_add(self, pod: Any, node_info: NodeInfo, nominated: dict[str, list[PodInfo]]) -> list[PodInfo]:
+    @staticmethod
+    def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo,
+                               nominated: dict[str, list[PodInfo]]) -> list[PodInfo]:
         """The nominated pods the Filter's first pass adds to this node (_add_nominated_pods:
-        priority >= the pod's, not the pod itself)."""
+        priority >= the pod's, ``priority``, and not the pod itself)."""
         if node_info.node is None:
             return []
-        priority = pod.effective_priority()
+        uid = pod.uid
         return [pi for pi in nominated.get(node_info.name, ())
-                if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid]
+                if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
 
     def _first_pass_batchable(self, state: CycleState) -> bool:
         """Whether the first pass (the node plus its nominated pods) can be asked of the plugins

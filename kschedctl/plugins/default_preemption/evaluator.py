@@ -282,17 +282,19 @@ class Evaluator:
         """
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        statuses = NodeToStatus()
-        errs: list[str] = []
+        rejected: list[tuple[NodeInfo, Status | None]] = []  # in visit order; None: not worded yet
         n = len(potential_nodes)
         # an optional Interface method: the same answer without copies, or None
         without_copy = getattr(self.interface, "select_victims_without_copy", None)
         for i in range(n):
             node = potential_nodes[(offset + i) % n]
-            answer = without_copy(state, pod, node, pdbs) if without_copy is not None else None
+            answer = without_copy(state, pod, node, pdbs, False) if without_copy is not None else None
             if answer is None:
                 answer = self.interface.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
             victims, num_violations, status = answer
+            if status is None:  # the node cannot help; its status is worded below if needed
+                rejected.append((node, None))
+                continue
             if status.is_success() and victims:
                 c = Candidate(node.name, list(victims), num_violations)
                 target = non_violating if num_violations == 0 else violating
@@ -303,10 +305,34 @@ class Evaluator:
                 continue
             if status.is_success():
                 status = Status(Code.Error, f'expected at least one victim pod on node "{node.name}"')
+            rejected.append((node, status))
+        candidates = non_violating + violating
+        statuses = NodeToStatus()
+        errs: list[str] = []
+        for node, status in rejected:
+            if status is None:
+                if candidates:
+                    # Preempt reads the statuses and errors only when there is no candidate
+                    # (default_preemption.go: a FitError, or the aggregated error): with
+                    # candidates, the nodes that cannot help are not worded.
+                    continue
+                status = self._word_rejection(state, pod, node, pdbs)
             if status.code == Code.Error:
                 errs.append(status.message())
             statuses.set(node.name, status)
-        return non_violating + violating, statuses, _aggregate(errs)
+        return candidates, statuses, _aggregate(errs)
+
+    def _word_rejection(self, state: CycleState, pod: Pod, node: NodeInfo,
+                        pdbs: Sequence[PodDisruptionBudget]) -> Status:
+        """The status of a node select_victims_without_copy found unable to help, worded."""
+        without_copy = getattr(self.interface, "select_victims_without_copy", None)
+        answer = without_copy(state, pod, node, pdbs, True) if without_copy is not None else None
+        if answer is None or answer[2] is None:
+            answer = self.interface.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
+        victims, _, status = answer
+        if status.is_success():
+            status = Status(Code.Error, f'expected at least one victim pod on node "{node.name}"')
+        return status
 
     def call_extenders(self, pod: Pod, candidates: list[Candidate]) -> tuple[list[Candidate], Status]:
         """callExtenders: each extender that supports preemption and is interested in the pod

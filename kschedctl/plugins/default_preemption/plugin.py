@@ -446,7 +446,8 @@ class DefaultPreemption:
         return [pi.pod for pi in victims], num_violating, Status()
 
     def select_victims_without_copy(self, state: CycleState, pod: Pod, node_info: NodeInfo,
-                                    pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status] | None:
+                                    pdbs: Sequence[PodDisruptionBudget], word_rejection: bool = True
+                                    ) -> tuple[list[Pod], int, Status | None] | None:
         """SelectVictimsOnNode without copying the node or the cycle state, when the answer is
         plain arithmetic; None means "use select_victims_on_node on copies".
 
@@ -454,8 +455,11 @@ class DefaultPreemption:
         PreFilter extension runs (_DryRunPlan.fit_only): removing the lower-priority pods and
         adding them back one by one then changes nothing any filter reads but the node's
         requests and pod count, which are counted here (_Usage) while ``node_info`` and
-        ``state`` are only read. A node that fails with every lower-priority pod removed, or a
-        filter that raises, goes to the general path, which words the status.
+        ``state`` are only read. A node that fails even with every lower-priority pod removed
+        gets the Filter's status (_unfit_without_potential); with ``word_rejection`` False the
+        status is None instead ("cannot help", worded on demand by a call with True: the dry
+        run needs the words only when no node can help). A filter that raises goes to the
+        general path.
         """
         plan = self._plan(state, pod)
         fit = plan.fit
@@ -474,6 +478,8 @@ class DefaultPreemption:
         if isinstance(req, Resource) and not any(req.scalar_resources.values()):
             counted = _counted_victims(req, node_info, nominated, potential)
             if counted is None:
+                if not word_rejection:
+                    return [], 0, None
                 return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
         else:
             fit_at = _FilterFit(fit, state, pod, node_info, nominated).change
@@ -487,6 +493,8 @@ class DefaultPreemption:
             except Exception:  # noqa: BLE001 - the general path reports it
                 return None
             if st is not None and st.code != Code.Success:
+                if not word_rejection:
+                    return [], 0, None
                 return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
 
         self._sort(potential)
