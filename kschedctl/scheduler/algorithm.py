@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -307,15 +308,15 @@ class SchedulingAlgorithm:
             else:
                 chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
             statuses = fwk.run_filter_plugins_batch(state, pod, chunk)
-            # Nodes failing the same way share one Status object: look at each object once.
-            distinct = dict(zip(map(id, statuses), statuses)).values()
-            if len(distinct) == 1 and statuses[0] is None:  # the whole chunk is feasible
+            if statuses.count(None) == len(statuses):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
                     feasible.extend(chunk[:need - 1])
                     return feasible, None
                 feasible.extend(chunk)
                 pos += size
                 continue
+            # Nodes failing the same way share one Status object: look at each object once.
+            distinct = dict(zip(map(id, statuses), statuses)).values()
             if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
                 # Every node rejected: the walk below would record them all, in order.
                 nts.update(zip(node_names(chunk), statuses))
@@ -384,8 +385,10 @@ class SchedulingAlgorithm:
         if not names:
             raise SchedulingError(Status(Code.Error, "empty priorityList"))
         best = max(totals)
-        tied = [i for i, t in enumerate(totals) if t == best]
-        return names[tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]]
+        if totals.count(best) == 1:  # no tie, no draw (C-level count and index)
+            return names[totals.index(best)]
+        tied = list(compress(range(len(totals)), map(best.__eq__, totals)))
+        return names[tied[self.rng.randrange(len(tied))]]
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
         return self.select_host_from_totals([s.name for s in scores], [s.total_score for s in scores])

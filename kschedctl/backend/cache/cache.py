@@ -40,15 +40,18 @@ class NodeTree:
         self.tree: dict[str, list[str]] = {}
         self.zones: list[str] = []
         self.num_nodes = 0
+        self._members: dict[str, set[str]] = {}  # the names of each zone's list, for membership
 
     def add_node(self, node: Node) -> None:
         zone = zone_key(node)
         names = self.tree.get(zone)
         if names is None:
             self.tree[zone] = [node.name]
+            self._members[zone] = {node.name}
             self.zones.append(zone)
-        elif node.name not in names:
+        elif node.name not in self._members[zone]:
             names.append(node.name)
+            self._members[zone].add(node.name)
         else:
             return
         self.num_nodes += 1
@@ -56,11 +59,13 @@ class NodeTree:
     def remove_node(self, node: Node) -> None:
         zone = zone_key(node)
         names = self.tree.get(zone)
-        if names and node.name in names:
+        if names and node.name in self._members[zone]:
             names.remove(node.name)
+            self._members[zone].discard(node.name)
             self.num_nodes -= 1
             if not names:
                 del self.tree[zone]
+                del self._members[zone]
                 self.zones.remove(zone)
 
     def update_node(self, old: Node, new: Node) -> None:

@@ -45,6 +45,18 @@ def _int_array(values: list[int]) -> np.ndarray:
         return np.asarray(values, dtype=object)
 
 
+def _int64_scores(values: Any, n: int) -> np.ndarray:
+    """A score_batch result as an int64 array; an all-zero list (a plugin with nothing to say
+    this cycle) is recognised by a C-level count instead of being converted element by element."""
+    if isinstance(values, np.ndarray):
+        return values.astype(np.int64, copy=False)
+    if not isinstance(values, list):
+        values = list(values)
+    if len(values) == n and values.count(0) == n:
+        return np.zeros(n, np.int64)
+    return np.asarray(values, np.int64)
+
+
 class ScorePoints(PluginCalls):
     """PreScore, Score and NormalizeScore of one profile."""
 
@@ -162,7 +174,7 @@ class ScorePoints(PluginCalls):
                 try:
                     values = batch_fn(state, pod, batch_nodes)  # None: "use the per-node form"
                     if values is not None:
-                        values = np.asarray(values if isinstance(values, np.ndarray) else list(values), np.int64)
+                        values = _int64_scores(values, n)
                         if values.shape != (n,):
                             values = None
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly

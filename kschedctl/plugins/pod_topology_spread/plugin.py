@@ -69,9 +69,10 @@ class PodTopologySpread:
         objects = self.handle.objects
         return build_default_constraints(pod, self.default_constraints, objects, action, self.enable_match_label_keys)
 
-    def _all_nodes(self) -> list[NodeInfo]:
+    def _all_nodes(self) -> Sequence[NodeInfo]:
+        """The snapshot's nodes, as its lister gives them (read only: no copy per cycle)."""
         lister = self.handle.snapshot_shared_lister()
-        return list(lister.list()) if lister is not None else []
+        return lister.list() if lister is not None else []
 
     # --- PreFilter / Filter -----------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod,
