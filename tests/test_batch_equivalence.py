@@ -237,6 +237,28 @@ def test_tracked_columns_follow_snapshot_updates():
     assert cols.req_cpu[cols.rows(snap.list())].tolist() == [0] * 6
 
 
+@pytest.mark.parametrize("first,size", [(0, 6), (2, 3), (4, 4), (5, 6)], ids=["all", "middle", "wraps", "wraps-all"])
+def test_range_rows_of_the_snapshot_list_equal_checked_rows(first, size):
+    """A chunk of the snapshot's own node list (the filter search's chunks): its rows taken as
+    positions (Columns.range_rows, after syncing the rows replaced by an assume) are the rows
+    the per-node check finds, and the columns there hold the nodes' current values."""
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[i % 3]).obj() for i in range(6)]
+    cache, snap = Cache(), Snapshot()
+    for n in nodes:
+        cache.add_node(n)
+    cache.update_snapshot(snap)
+    cols = columns_of(snap)
+    cols.rows(snap.list())
+    cache.assume_pod(make_pod("p").req(cpu="1", memory="1Gi").node("n3").obj())
+    cache.update_snapshot(snap)  # n3's row is replaced, not yet synced
+    members = snap.node_info_list
+    chunk = [members[(first + i) % len(members)] for i in range(size)]
+    rows = cols.range_rows(snap, first, size)
+    assert cols.req_cpu[rows].tolist() == [ni.requested.milli_cpu for ni in chunk]  # synced by range_rows
+    assert rows.tolist() == cols.rows(chunk).tolist()
+    assert cols.range_rows(Snapshot(), first, size) is None  # not the columns' own snapshot
+
+
 def test_standalone_snapshot_sees_in_place_edits():
     """from_nodes_and_pods snapshots do not track rows: an in-place edit is seen by generation."""
     fwk = new_framework(nodes=[make_node("n0").capacity(cpu="4", memory="8Gi").obj()])

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from kschedctl.backend.cache.cache import Snapshot
+from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
@@ -298,6 +299,7 @@ class SchedulingAlgorithm:
         n = len(nodes)
         feasible: list[NodeInfo] = []
         nts = diagnosis.node_to_status.node_to_status
+        columns = columns_of(fwk.snapshot)
         pos = 0
         while pos < n:
             need = num_to_find - len(feasible) + 1  # the search stops at one feasible node more
@@ -307,9 +309,15 @@ class SchedulingAlgorithm:
                 chunk = nodes[first:first + size]
             else:
                 chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
-            statuses = fwk.run_filter_plugins_batch(state, pod, chunk)
+            # the snapshot's own node list: a chunk's rows are its positions (no per-node check)
+            rows = columns.range_rows(fwk.snapshot, first, size) \
+                if columns is not None and nodes is getattr(fwk.snapshot, "node_info_list", None) else None
+            batch = NodeBatch(chunk, columns, rows)
+            statuses = fwk.run_filter_plugins_batch(state, pod, batch)
             if statuses.count(None) == len(statuses):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
+                    if not feasible:  # scoring reuses the chunk's rows
+                        return batch.head(need - 1), None
                     feasible.extend(chunk[:need - 1])
                     return feasible, None
                 feasible.extend(chunk)

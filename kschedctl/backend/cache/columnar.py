@@ -130,6 +130,20 @@ class Columns:
             return None
         return arr
 
+    def range_rows(self, snapshot: Any, first: int, size: int) -> np.ndarray | None:
+        """The rows of ``size`` consecutive members of a row-tracking snapshot's node list from
+        position ``first`` (wrapping around), after syncing the replaced rows: a member's row is
+        its position, so no per-node check is needed. None for any other snapshot."""
+        members = getattr(snapshot, "node_info_list", None)
+        if snapshot is not self.snapshot or members is None or not getattr(snapshot, "tracks_rows", False):
+            return None
+        self._sync_replaced(snapshot)
+        n = len(members)
+        every = self._arange(n)
+        if first + size <= n:
+            return every[first:first + size]
+        return np.concatenate((every[first:], every[:size - (n - first)]))
+
     def _arange(self, n: int) -> np.ndarray:
         """0..n-1, kept between calls (callers only index with it)."""
         if len(self._all_rows) != n:
@@ -178,6 +192,11 @@ class NodeBatch(list):
         return NodeBatch(list(map(self.__getitem__, positions)), self.columns,
                          rows[positions] if rows is not None else None)
 
+    def head(self, k: int) -> "NodeBatch":
+        """The first k nodes, with their rows when already known."""
+        rows = self._rows if self._rows_done else None
+        return NodeBatch(self[:k], self.columns, rows[:k] if rows is not None else None)
+
     @property
     def rows(self) -> np.ndarray | None:
         """None when the columnar view cannot serve these nodes: fall back to per-node code."""
@@ -194,10 +213,12 @@ def columns_of(snapshot: Any) -> Columns | None:
 
 
 def as_batch(nodes: Sequence[NodeInfo], snapshot: Any) -> NodeBatch:
-    """``nodes`` as a NodeBatch over the snapshot's columns (itself when it is one already)."""
-    if isinstance(nodes, NodeBatch):
+    """``nodes`` as a NodeBatch over the snapshot's columns (itself when it is one already,
+    over those columns: its rows are then reused)."""
+    columns = columns_of(snapshot)
+    if isinstance(nodes, NodeBatch) and nodes.columns is columns:
         return nodes
-    return NodeBatch(nodes, columns_of(snapshot))
+    return NodeBatch(nodes, columns)
 
 
 def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Any, default: Any) -> list | None:

@@ -98,6 +98,7 @@ class PriorityQueue:
         self.clock = clock
         self.pre_enqueue = pre_enqueue  # pod -> Status of its profile's PreEnqueue plugins
         self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
+        self._interest: dict[tuple[int, str, str], bool] = {}  # is_event_of_interest, remembered
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.max_in_unschedulable = max_in_unschedulable
@@ -345,9 +346,16 @@ class PriorityQueue:
 
     # --- events ----------------------------------------------------------------------------
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
+        """Whether any plugin registered for the event (answered once per event and set of
+        registrations: every binding asks it for the same AssignedPodAdd)."""
         if ev.is_wildcard(event) or self.hint_maps is None:
             return True
-        return any(ev.match_cluster_events(h.event, event) for hints in self.hint_maps.values() for h in hints)
+        key = (id(self.hint_maps), event.resource, event.action)
+        known = self._interest.get(key)
+        if known is None:
+            known = self._interest[key] = any(ev.match_cluster_events(h.event, event)
+                                              for hints in self.hint_maps.values() for h in hints)
+        return known
 
     def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> QueueingStrategy:
         """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod."""

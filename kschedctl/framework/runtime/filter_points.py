@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from kschedctl.backend.cache.columnar import NodeBatch, columns_of
+from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status
 from kschedctl.framework.runtime.calls import PluginCalls
@@ -259,7 +259,7 @@ class FilterPoints(PluginCalls):
                     copied.add(i)
             if copied:
                 alive = [i for i in alive if i not in copied]
-        full = NodeBatch(nodes, columns_of(self.snapshot))
+        full = as_batch(nodes, self.snapshot)
         skip = state.skip_filter_plugins
         for pl, name in self._named("filter"):
             if not alive:

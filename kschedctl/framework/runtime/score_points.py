@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from kschedctl.backend.cache.columnar import NodeBatch, columns_of
+from kschedctl.backend.cache.columnar import NodeBatch, as_batch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodePluginScores, NodeScore, Status
 from kschedctl.framework.runtime.calls import PluginCalls
@@ -162,7 +162,7 @@ class ScorePoints(PluginCalls):
         skip = state.skip_score_plugins
         plugins = [(pl, name) for pl, name in self._named("score") if name not in skip]
         columns = columns_of(self.snapshot) if self.use_batch else None
-        batch_nodes = NodeBatch(nodes, columns) if columns is not None else None
+        batch_nodes = as_batch(nodes, self.snapshot) if columns is not None else None
         rows = batch_nodes.rows if batch_nodes is not None and plugins else None
         table = ScoreTable(columns.names_of(rows) if rows is not None and columns is not None else [n.name for n in nodes])
         n = len(nodes)
