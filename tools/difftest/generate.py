@@ -181,8 +181,8 @@ def gen_taints(rng: random.Random, seed: int) -> Case:
                 t["operator"] = op
             if op != "Exists" and key:
                 t["value"] = rng.choice(["", "a", "b"])
-            if op == "" and not key:
-                t["key"] = rng.choice(TAINT_KEYS)  # an empty key needs operator Exists
+            if op != "Exists" and not key:
+                t["key"] = rng.choice(TAINT_KEYS)  # an empty key needs operator Exists (validation)
             eff = rng.choice(["", "NoSchedule", "PreferNoSchedule", "NoExecute"])
             if eff:
                 t["effect"] = eff
@@ -225,8 +225,9 @@ def _node_selector_term(rng: random.Random, node_names: list[str]) -> dict:
     if rng.random() < 0.85:
         term["matchExpressions"] = [_match_expression(rng, node_names) for _ in range(rng.randint(1, 2))]
     if rng.random() < 0.25:
+        # validation: a node field selector with In/NotIn takes exactly one value
         term["matchFields"] = [{"key": "metadata.name", "operator": rng.choice(["In", "NotIn"]),
-                                "values": rng.sample(node_names, rng.randint(1, min(4, len(node_names))))}]
+                                "values": rng.sample(node_names, 1)}]
     return term or {"matchExpressions": [_match_expression(rng, node_names)]}
 
 
@@ -424,7 +425,9 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
             nd["status"]["capacity"]["ephemeral-storage"] = s
     seq = o.PodSeq()
 
-    def ports(r: random.Random) -> list | None:
+    def ports(r: random.Random, used: set[tuple[str, str, int]]) -> list | None:
+        """Host ports of one container; ``used`` holds the pod's (protocol, hostIP, hostPort):
+        validation refuses one used twice in a pod."""
         if r.random() > 0.4:
             return None
         out = []
@@ -433,8 +436,11 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
                                  "protocol": r.choice(["TCP", "TCP", "UDP", "SCTP"])}
             if r.random() < 0.3:
                 p["hostIP"] = r.choice(["0.0.0.0", "10.0.0.1", "10.0.0.2", "127.0.0.1"])
-            out.append(p)
-        return out
+            key = (p["protocol"], p.get("hostIP", ""), p["hostPort"])
+            if key not in used:
+                used.add(key)
+                out.append(p)
+        return out or None
 
     def make(name: str, node_name: str | None) -> dict:
         cpu, mem = _req(rng)
@@ -443,11 +449,12 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
             extra["example.com/gpu"] = str(rng.randint(1, 3))
         if rng.random() < 0.2:
             extra["ephemeral-storage"] = f"{rng.randint(1, 50)}Gi"
+        used: set[tuple[str, str, int]] = set()
         cs = [o.container("main", cpu_m=cpu if rng.random() < 0.9 else None, mem_mi=mem if rng.random() < 0.9 else None,
-                          ports=ports(rng), extra=extra)]
+                          ports=ports(rng, used), extra=extra)]
         if rng.random() < 0.3:
             cs.append(o.container("side", cpu_m=rng.randrange(0, 2000, 50), mem_mi=rng.randrange(0, 2048, 64),
-                                  ports=ports(rng)))
+                                  ports=ports(rng, used)))
         spec: dict[str, Any] = {}
         inits = []
         for j in range(rng.choice([0, 0, 1, 2])):

@@ -52,7 +52,12 @@ def container(name: str = "c", cpu_m: int | None = None, mem_mi: int | None = No
     if mem_mi is not None:
         req["memory"] = f"{mem_mi}Mi"
     req.update(extra or {})
-    c: dict[str, Any] = {"name": name, "image": image, "resources": {"requests": req} if req else {}}
+    resources: dict[str, Any] = {"requests": req} if req else {}
+    # extended resources cannot be overcommitted: validation wants a limit equal to the request
+    limits = {k: v for k, v in (extra or {}).items() if "/" in k and not k.startswith("kubernetes.io/")}
+    if limits:
+        resources["limits"] = limits
+    c: dict[str, Any] = {"name": name, "image": image, "resources": resources}
     if ports:
         c["ports"] = ports
     if restart_policy:
