@@ -15,15 +15,15 @@ from __future__ import annotations
 import json
 from functools import cache, lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from referencing import Registry as RefRegistry
-from referencing import Resource
-from referencing.jsonschema import DRAFT202012
-
+from kschedctl.config.fastschema import conforms
 from kschedctl.framework.args import describe_value, did_you_mean
+
+if TYPE_CHECKING:  # jsonschema (about 85 ms to import) is loaded when a document needs it
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry as RefRegistry
 
 CONFIG_SCHEMA = "kubescheduler-config-v1.json"
 
@@ -57,6 +57,8 @@ def load_schema(name: str) -> dict:
 
 def checked_schema(name: str) -> dict:
     """A shipped schema, itself checked against draft 2020-12 (sweep matrices, scenarios)."""
+    from jsonschema import Draft202012Validator
+
     schema = load_schema(name)
     Draft202012Validator.check_schema(schema)
     return schema
@@ -73,6 +75,10 @@ def dotted_path(path: SchemaPath) -> str:
 @lru_cache(maxsize=1)
 def _ref_registry() -> RefRegistry:
     """Every schema under its file name, so the relative ``$ref``s of the config schema resolve."""
+    from referencing import Registry as RefRegistry
+    from referencing import Resource
+    from referencing.jsonschema import DRAFT202012
+
     pairs = [(name, Resource.from_contents(load_schema(name), default_specification=DRAFT202012))
              for name in schema_files()]
     return RefRegistry().with_resources(pairs)
@@ -80,6 +86,8 @@ def _ref_registry() -> RefRegistry:
 
 @cache
 def validator(name: str = CONFIG_SCHEMA) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema(name), registry=_ref_registry())
 
 
@@ -87,8 +95,13 @@ def iter_schema_errors(document: Any, schema: dict | None = None) -> list[tuple[
     """Every schema error as (absolute path, message); validate.py orders them by line.
 
     ``additionalProperties`` errors are split into one error per unexpected key, with the
-    key in the path and kube's strict-decoding wording (``unknown field "x"``).
+    key in the path and kube's strict-decoding wording (``unknown field "x"``). A document the
+    quick check (config/fastschema.py) finds valid has none, and jsonschema is not consulted.
     """
+    if conforms(document, load_schema(CONFIG_SCHEMA) if schema is None else schema, load_schema) is True:
+        return []
+    from jsonschema import Draft202012Validator
+
     v = validator() if schema is None else Draft202012Validator(schema, registry=_ref_registry())
     out: list[tuple[SchemaPath, str]] = []
     for error in v.iter_errors(document):
