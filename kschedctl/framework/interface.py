@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
+
     from kschedctl.api.types import Pod
     from kschedctl.backend.podgroup import PodGroup
     from kschedctl.framework.cycle_state import CycleState
@@ -223,7 +223,7 @@ class FilterPlugin(Plugin, Protocol):
 
 
 # What a batch Score or NormalizeScore form returns: one integer per node, a list or an int64 array.
-BatchScores: TypeAlias = Sequence[int] | np.ndarray
+BatchScores: TypeAlias = "Sequence[int] | np.ndarray"  # a string: importing interface leaves numpy out
 
 
 class BatchFilterPlugin(Protocol):

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import NodeScore, Status
+from kschedctl.lazy import numpy as np
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> Status | None:

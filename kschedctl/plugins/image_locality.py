@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_div
@@ -22,6 +20,7 @@ from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, BatchScores, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import ImageStateSummary, NodeInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 
 NAME = names.ImageLocality

@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from kschedctl.framework.types import AffinityTerm, NodeInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins.row_aggregate import (
     Contribution,
     Tracked,

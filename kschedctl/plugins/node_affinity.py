@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, ClassVar
 
-import numpy as np
-
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import (
     NodeSelector,
@@ -46,6 +44,7 @@ from kschedctl.framework.interface import (
 )
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (
     default_normalize_score,

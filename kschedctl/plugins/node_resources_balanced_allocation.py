@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-import numpy as np
-
 from kschedctl.api.types import Pod
 from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.cycle_state import CycleState
@@ -29,6 +27,7 @@ from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.runtime.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.resource_allocation import (
     ResourceAllocationScorer,

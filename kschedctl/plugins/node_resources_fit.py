@@ -17,8 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-import numpy as np
-
 from kschedctl.api.types import Node, Pod
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
 from kschedctl.framework.args import PluginArgs
@@ -37,6 +35,7 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.resource import Resource, compute_pod_resource_request
 from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.resource_allocation import (
     LEAST_ALLOCATED,

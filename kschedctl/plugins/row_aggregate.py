@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-import numpy as np
-
 from kschedctl.backend.cache.columnar import Columns, columns_of
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import numpy as np
 
 Contribution = dict[Any, dict[Any, int]]  # group -> key -> count (counts > 0); groups and keys are hashable
 

@@ -22,8 +22,6 @@ from collections.abc import Sequence
 from itertools import compress
 from typing import Any
 
-import numpy as np
-
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
@@ -33,6 +31,7 @@ from kschedctl.framework.interface import Code, NodePluginScores, Status
 from kschedctl.framework.runtime.framework import Framework
 from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
+from kschedctl.lazy import numpy as np
 from kschedctl.scheduler.extender import (
     ExtenderError,
     find_nodes_that_pass_extenders,

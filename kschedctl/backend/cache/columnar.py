@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from operator import attrgetter, is_
 from typing import Any
 
-import numpy as np
-
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import numpy as np
 
 _INT_COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
                 "nz_cpu", "nz_mem", "pod_count", "generation")

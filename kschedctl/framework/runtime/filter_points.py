@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
-import numpy as np
-
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status
@@ -20,6 +18,7 @@ from kschedctl.framework.runtime.calls import PluginCalls
 from kschedctl.framework.runtime.guard import as_status, optional, pair, raised, status_of, wrong
 from kschedctl.framework.runtime.sandbox import describe
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
+from kschedctl.lazy import numpy as np
 
 log = logging.getLogger("kschedctl.framework.runtime.framework")
 

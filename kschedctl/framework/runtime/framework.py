@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from kschedctl.config.types import Plugin, Profile
 from kschedctl.framework.args import ArgsError
 from kschedctl.framework.extension_points import (
@@ -61,6 +59,7 @@ from kschedctl.framework.runtime.sandbox import (
 from kschedctl.framework.runtime.score_points import ScorePoints
 from kschedctl.framework.runtime.services import Services
 from kschedctl.framework.runtime.waiting_pods import WaitingPod
+from kschedctl.lazy import loaded
 
 
 class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
@@ -250,7 +249,8 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
             return self._queue_sort_failure(a, b, f"raised {describe(exc)}")
         if out is True or out is False:
             return out
-        if isinstance(out, (bool, np.bool_)):
+        np = loaded("numpy")  # a numpy bool only exists once numpy is loaded
+        if np is not None and isinstance(out, np.bool_):
             return bool(out)
         return self._queue_sort_failure(a, b, f"returned {type(out).__name__}, expected a bool")
 

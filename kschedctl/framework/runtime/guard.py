@@ -11,20 +11,28 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
+from kschedctl.lazy import loaded
 
 log = logging.getLogger("kschedctl.framework.runtime.framework")
 
-NUMBER = (int, float, np.integer, np.floating)
+def is_number(value: Any) -> bool:
+    """A Python or numpy number (a bool counts: callers rule it out where it matters). A numpy
+    scalar exists only once numpy is loaded, so this never imports it."""
+    if isinstance(value, (int, float)):
+        return True
+    np = loaded("numpy")
+    return np is not None and isinstance(value, (np.integer, np.floating))
 
 
 def is_int(value: Any) -> bool:
     """An integer score (Python or numpy int; a bool is not a score)."""
-    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, np.integer)
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+    np = loaded("numpy")
+    return np is not None and isinstance(value, np.integer)
 
 
 def raised(name: str, what: str, exc: BaseException) -> Status:
@@ -80,7 +88,7 @@ def permit_result(name: str, out: Any) -> tuple[Status, float]:
     if isinstance(out, tuple) and len(out) == 2:
         st, timeout = out
         if (st is None or isinstance(st, Status)) and \
-                (timeout is None or (isinstance(timeout, NUMBER) and not isinstance(timeout, bool))):
+                (timeout is None or (is_number(timeout) and not isinstance(timeout, bool))):
             return (st if st is not None else Status()), float(timeout or 0)
     return wrong(name, "Permit", out, "a (Status | None, timeout seconds) pair"), 0.0
 
@@ -110,4 +118,4 @@ def priority_less(a: Any, b: Any) -> bool:
     return s1 < s2
 
 
-__all__ = ["NUMBER", "as_status", "is_int", "optional", "pair", "permit_result", "priority_less", "raised", "status_of", "wrong"]
+__all__ = ["as_status", "is_int", "is_number", "optional", "pair", "permit_result", "priority_less", "raised", "status_of", "wrong"]

@@ -8,8 +8,6 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodePluginScores, NodeScore, Status
@@ -17,6 +15,7 @@ from kschedctl.framework.runtime.calls import PluginCalls
 from kschedctl.framework.runtime.guard import as_status, is_int, optional, pair, raised, wrong
 from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import numpy as np
 
 log = logging.getLogger("kschedctl.framework.runtime.framework")
 

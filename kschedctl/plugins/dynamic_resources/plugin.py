@@ -36,8 +36,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
 from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim
@@ -67,6 +65,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.dynamic_resources import extended as ext
 from kschedctl.plugins.dynamic_resources.args import (

@@ -15,13 +15,12 @@ from collections.abc import Sequence
 from operator import is_
 from typing import Any
 
-import numpy as np
-
 from kschedctl.api.types import Node, Pod
 from kschedctl.backend.cache.columnar import columns_of
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import numpy as np
 from kschedctl.plugins.pod_topology_spread.common import (
     HONOR,
     MAX_INT32,

@@ -1,0 +1,54 @@
+"""Modules imported on first use: numpy, which only the batch forms and the columnar view need.
+
+Importing numpy costs about 65 ms, a fifth of a small `kschedctl schedule`, which runs node by
+node and never touches an array (backend/cache/columnar.py: a snapshot has a columnar view from
+``COLUMNAR_MIN_NODES`` nodes on). Modules that use numpy import it from here::
+
+    from kschedctl.lazy import numpy as np
+
+``np`` is a stand-in module: the first attribute read imports numpy and copies its namespace
+into the stand-in, so later reads (``np.zeros``, ``np.int64``) are plain module look-ups, as
+fast as on numpy itself. Type checkers see numpy (the ``TYPE_CHECKING`` import below), so
+``np.ndarray`` in annotations is checked as usual; with ``from __future__ import annotations``
+an annotation never reads the stand-in.
+
+``loaded("numpy")`` says whether some code has imported numpy, without importing it: a value
+can only be a numpy scalar if numpy is loaded (runtime/guard.py's ``is_int``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+
+class LazyModule(types.ModuleType):
+    """A module that imports the real one (same name) when an attribute is first read."""
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names not yet in this module's namespace: the first read, and
+        # names the real module resolves lazily itself (numpy's own __getattr__).
+        module = importlib.import_module(self.__name__)
+        if "__file__" not in self.__dict__:
+            namespace = dict(module.__dict__)
+            namespace.pop("__getattr__", None)
+            self.__dict__.update(namespace)
+        return getattr(module, name)
+
+    def __dir__(self) -> list[str]:
+        return dir(importlib.import_module(self.__name__))
+
+
+def loaded(name: str) -> types.ModuleType | None:
+    """The module if it has been imported (by anyone), else None; never imports it."""
+    return sys.modules.get(name)
+
+
+if TYPE_CHECKING:
+    import numpy as numpy
+else:
+    numpy = LazyModule("numpy")
+
+__all__ = ["LazyModule", "loaded", "numpy"]
