@@ -63,3 +63,22 @@ def explain_json(tmp_path: Path, run_cli: Callable[..., CliResult]) -> Callable[
         assert out.exit_code == 0, out.stderr
         return out.json()
     return explain
+
+
+@pytest.fixture
+def columnar_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Scheduler snapshot gets its columnar view whatever its size (it otherwise has one
+    from COLUMNAR_MIN_NODES nodes on), so that a test's small cluster goes through the batch
+    forms, the chunked filter walk and the tracked sums."""
+    from kschedctl.backend.cache import columnar
+
+    monkeypatch.setattr(columnar, "COLUMNAR_MIN_NODES", 0)
+
+
+@pytest.fixture(params=["node-by-node", "columnar"])
+def either_view(request: pytest.FixtureRequest) -> str:
+    """Runs a test twice: as a small cluster runs (node by node, no columnar view), and with the
+    columnar view (the batch forms, as from COLUMNAR_MIN_NODES nodes on)."""
+    if request.param == "columnar":
+        request.getfixturevalue("columnar_view")
+    return str(request.param)

@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kschedctl.backend.cache import columnar
 from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
@@ -523,6 +524,7 @@ def test_dynamic_resources_batch_forms_equal_per_node(release: str, tmp_path: Pa
     version = KubeVersion(release)
     registry = default_registry().registry
     with pytest.MonkeyPatch.context() as mp, _shadow(mp):
+        mp.setattr(columnar, "COLUMNAR_MIN_NODES", 0)  # 6 nodes: the batch forms run only with the view
         result = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry,
                            version, seed=1).run()
     assert result.placements and result.unschedulable  # the cluster fills up

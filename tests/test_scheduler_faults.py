@@ -275,7 +275,7 @@ def _err_on(*nodes: str) -> PluginSpec:
     return PluginSpec("ErrOn", lambda args, handle: ErrOn(set(nodes)), ErrOn)
 
 
-def test_error_on_the_nominated_node_falls_back_to_the_search():
+def test_error_on_the_nominated_node_falls_back_to_the_search(either_view):
     # upstream: schedule_one.go (1.35) / algorithm.go findNodesThatFitPod: evaluateNominatedNode's
     # error is only logged. Without Score plugins one feasible node is wanted: n0 is found, n2
     # (feasible, one too many) stops the search before n1 is filtered again.
@@ -285,7 +285,7 @@ def test_error_on_the_nominated_node_falls_back_to_the_search():
     assert [(p.pod, p.node) for p in result.placements] == [("default/p", "n0")]
 
 
-def test_error_past_the_last_needed_feasible_node_fails_the_attempt():
+def test_error_past_the_last_needed_feasible_node_fails_the_attempt(either_view):
     # upstream: findNodesThatPassFilters with one worker: after n0 (the one feasible node wanted)
     # the search goes on to n1, whose Error cancels it: the attempt fails with that error.
     nodes = [make_node(n).capacity(cpu="4", memory="8Gi") for n in ("n0", "n1", "n2")]

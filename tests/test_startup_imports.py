@@ -65,12 +65,13 @@ def test_help_imports_neither_numpy_nor_the_configuration() -> None:
 
 
 SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema",
-                                "tabulate", "http.client", "ssl"}
+                                "tabulate", "http.client", "ssl", "numpy"}
 
 
 def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: Path) -> None:
     """benchmarks/startup.py's 10-node `schedule -o json`: typer's pydantic coercion and --live's
-    capture code stay out (kschedctl/cli/coercion.py, kschedctl/cli/live.py)."""
+    capture code stay out (kschedctl/cli/coercion.py, kschedctl/cli/live.py), and so does numpy:
+    10 nodes are below COLUMNAR_MIN_NODES, so no columnar view and no batch form (kschedctl/lazy.py)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config

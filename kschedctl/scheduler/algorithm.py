@@ -268,7 +268,7 @@ class SchedulingAlgorithm:
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(num_to_find)], None
-        if getattr(fwk, "use_batch", False) and n > 1 and not find_all:
+        if n > 1 and not find_all and fwk.batches():
             return self._pass_filters_batched(fwk, state, pod, diagnosis, nodes, num_to_find, start)
         feasible: list[NodeInfo] = []
         for i in range(n):

@@ -25,6 +25,7 @@ from typing import Any
 
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
+from kschedctl.backend.cache import columnar
 from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.backend.queue.scheduling_queue import (
     PriorityQueue,
@@ -190,7 +191,7 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.clock = VirtualClock(self._start_time(cluster))
         self.start = self.clock.now()
         self.cache = Cache()
-        self.snapshot = Snapshot()
+        self.snapshot = Snapshot(columnar_min_nodes=columnar.COLUMNAR_MIN_NODES)
         self.pods_by_uid: dict[str, Pod] = {}
         for node in cluster.nodes:
             self.cache.add_node(node)

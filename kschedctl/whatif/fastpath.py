@@ -37,6 +37,7 @@ from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
 from kschedctl.framework.runtime.guard import optional
+from kschedctl.framework.runtime.score_points import score_array
 from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.plugins import names
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
@@ -247,7 +248,7 @@ class CopyAlgorithm(SchedulingAlgorithm):
         values = self.fwk._score_per_node(pl, name, state, pod, infos)
         if isinstance(values, Status):
             raise _Fallback()
-        return values
+        return score_array(values)
 
 
 def _is_none(value: Any) -> bool:

@@ -3,7 +3,8 @@ path's answer: every copy on the same node in the same order, the same count and
 message, on small clusters with several seeds, profiles, releases and pod shapes — including
 clusters above 100 nodes, where percentageOfNodesToScore makes each cycle look at a rotating
 window of nodes, and pods the fast path only partly covers (spread constraints, default
-spreading from a controller)."""
+spreading from a controller). The small clusters run both as they do (no columnar view: the
+batch forms have no rows) and with the columnar view (``either_view``)."""
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def _same(fast: Any, plain: Any) -> None:
 
 @pytest.mark.parametrize("pod", list(_pods()))
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_fast_path_equals_plain_path_default_profile(tmp_path: Path, pod: str, seed: int) -> None:
+def test_fast_path_equals_plain_path_default_profile(tmp_path: Path, pod: str, seed: int, either_view: str) -> None:
     objs = _cluster(12, seed)
     fast = _run(tmp_path, objs, _pods()[pod], None, "1.37", seed, True)
     plain = _run(tmp_path, objs, _pods()[pod], None, "1.37", seed, False)
@@ -126,7 +127,8 @@ def test_fast_path_equals_plain_path_default_profile(tmp_path: Path, pod: str, s
 @pytest.mark.parametrize("config", [MOST_ALLOCATED, only_plugins("NodeResourcesFit", "TaintToleration",
                                                                  "NodeUnschedulable")],
                          ids=["most-allocated-weights", "three-plugins"])
-def test_fast_path_equals_plain_path_profiles_and_releases(tmp_path: Path, config: str, version: str) -> None:
+def test_fast_path_equals_plain_path_profiles_and_releases(tmp_path: Path, config: str, version: str,
+                                                           either_view: str) -> None:
     objs = _cluster(15, 7)
     for pod in ("plain", "preferred-affinity"):
         fast = _run(tmp_path, objs, _pods()[pod], config, version, 5, True)
@@ -144,7 +146,7 @@ def test_fast_path_equals_plain_path_with_node_sampling(tmp_path: Path, seed: in
     _same(fast, plain)
 
 
-def test_fast_path_equals_plain_path_for_a_deployment_with_default_spreading(tmp_path: Path) -> None:
+def test_fast_path_equals_plain_path_for_a_deployment_with_default_spreading(tmp_path: Path, either_view: str) -> None:
     """The Deployment's ReplicaSet gives the copies PodTopologySpread's default constraints:
     that score is not node-local and is computed afresh every cycle."""
     objs = _cluster(12, 4)

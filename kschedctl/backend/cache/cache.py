@@ -92,7 +92,7 @@ _INDEX = attrgetter("index")
 class Snapshot:
     """The NodeInfos one scheduling cycle works on (cache/snapshot.go), the SharedLister."""
 
-    def __init__(self) -> None:
+    def __init__(self, columnar_min_nodes: int = 0) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
         self.node_info_list: list[NodeInfo] = []
         self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
@@ -112,9 +112,27 @@ class Snapshot:
         self.tracks_rows = True
         # The snapshot's columns (numpy arrays of per-node numbers, one row per NodeInfo.index)
         # and the per-snapshot sums the batch forms keep across cycles (plugins/row_aggregate.py):
-        # owned here, synced from replaced_rows, never rebuilt per call.
-        self.columns = Columns(self)
+        # owned here, synced from replaced_rows, never rebuilt per call. Made on first use, and
+        # only once the snapshot holds columnar_min_nodes nodes (see the columns property).
+        self.columnar_min_nodes = columnar_min_nodes
+        self._columns: Columns | None = None
         self.row_aggregates: dict[object, object] = {}
+
+    @property
+    def columns(self) -> Columns | None:
+        """The columnar view (backend/cache/columnar.py), made on first use; None while the
+        snapshot has fewer than ``columnar_min_nodes`` nodes. Without it the batch forms, the
+        tracked sums and numpy stay out and every plugin runs node by node, which decides the
+        same (tests/test_batch_equivalence.py) and, on a few nodes, costs less than importing
+        numpy. The Scheduler's snapshot starts the view at COLUMNAR_MIN_NODES; a snapshot made
+        directly (tests, from_nodes_and_pods) has it at any size. Once made, it is kept."""
+        cols = self._columns
+        if cols is None:
+            if len(self.node_info_list) < self.columnar_min_nodes:
+                return None
+            cols = self._columns = Columns(self)
+            self.replaced_rows = None  # rows replaced before the view existed: sync every row
+        return cols
 
     # NodeInfoLister
     def list(self) -> list[NodeInfo]:

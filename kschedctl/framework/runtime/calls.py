@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kschedctl.backend.cache.columnar import columns_of
 from kschedctl.framework.runtime.guard import optional, raised
 from kschedctl.framework.runtime.services import Services
 
@@ -26,6 +27,14 @@ class PluginCalls:
     # point -> (the plugin list as last seen, [(plugin, name)]) (_named)
     _named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]]
     _optional_methods: dict[tuple[int, str], Any]  # (id(plugin), method) -> bound method or None
+    # Batch forms of Filter/Score (filter_batch / score_batch) are used when True
+    use_batch: bool
+
+    def batches(self) -> bool:
+        """Whether this cycle's Filter and Score go through the batch forms: ``use_batch`` is on
+        and the snapshot has a columnar view (a small Scheduler snapshot has none, so a small
+        run calls each plugin per node and never imports numpy; both ways decide the same)."""
+        return self.use_batch and columns_of(self.snapshot) is not None
 
     def name_of(self, plugin: Any) -> str:
         return self.plugin_names[id(plugin)]

@@ -20,22 +20,32 @@ from kschedctl.lazy import numpy as np
 log = logging.getLogger("kschedctl.framework.runtime.framework")
 
 
-def _normalized_scores(scores: list[NodeScore], n: int) -> np.ndarray | None:
-    """The scores NormalizeScore left, as an array (see _int_array); None when the plugin left
-    something else than one NodeScore with an integer score per node."""
+def _normalized_scores(scores: list[NodeScore], n: int) -> list[int] | None:
+    """The scores NormalizeScore left, as Python ints; None when the plugin left something else
+    than one NodeScore with an integer score per node."""
     try:
         values = [ns.score for ns in scores]
     except AttributeError:
         return None
     if len(values) != n:
         return None
-    kind = np.asarray(values).dtype.kind if values else "i"
-    if kind not in "iuO" or (kind == "O" and not all(is_int(v) for v in values)):
+    if all(v.__class__ is int for v in values):
+        return values  # the common case, decided without numpy
+    return _normalized_by_numpy(values)
+
+
+def _normalized_by_numpy(values: list[Any]) -> list[int] | None:
+    """Scores that are not all plain ints (numpy ints, bools among ints, floats, None...), read
+    as numpy reads them: accepted when they make an integer array (see score_array)."""
+    arr = np.asarray(values)
+    kind = arr.dtype.kind
+    if arr.ndim != 1 or kind not in "iuO" or (kind == "O" and not all(is_int(v) for v in values)):
         return None  # floats, strings, bools: not scores
-    return _int_array(values)
+    ints: list[int] = score_array(values).tolist()
+    return ints
 
 
-def _int_array(values: list[int]) -> np.ndarray:
+def score_array(values: list[int]) -> np.ndarray:
     """Scores as an int64 array; an object array for values beyond int64 (a plugin's bug that
     the range check then reports with the value itself)."""
     try:
@@ -56,12 +66,28 @@ def _int64_scores(values: Any, n: int) -> np.ndarray:
     return np.asarray(values, np.int64)
 
 
+def _out_of_range(name: str, values: list[int] | np.ndarray) -> Status | None:
+    """The Error of a plugin whose (normalized) scores leave [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
+    if not len(values):
+        return None
+    if isinstance(values, list):
+        if max(values) <= MAX_NODE_SCORE and min(values) >= MIN_NODE_SCORE:
+            return None
+        listed = values
+    else:
+        if int(values.max()) <= MAX_NODE_SCORE and int(values.min()) >= MIN_NODE_SCORE:
+            return None
+        listed = values.tolist()
+    bad = next(v for v in listed if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+    msg = (f"applying score defaultWeights on Score plugins: plugin \"{name}\" returns an invalid "
+           f"score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+    return Status(Code.Error, msg, plugin=name)
+
+
 class ScorePoints(PluginCalls):
     """PreScore, Score and NormalizeScore of one profile."""
 
     score_weights: dict[str, int]
-    # Batch forms of Filter/Score (filter_batch / score_batch) are used when True
-    use_batch: bool
 
     # --- PreScore / Score ------------------------------------------------------------------
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
@@ -86,8 +112,8 @@ class ScorePoints(PluginCalls):
         return table.node_plugin_scores(), status
 
     def _score_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
-                        nodes: Sequence[NodeInfo]) -> np.ndarray | Status:
-        """One Score call per node: the raw scores, or the Status that ends the phase."""
+                        nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """One Score call per node: the raw scores (Python ints), or the Status that ends the phase."""
         per_node: list[int] = []
         score = optional(pl, "score")
         if score is None:
@@ -111,11 +137,13 @@ class ScorePoints(PluginCalls):
                 return Status(Code.Error, f"running Score plugins: plugin \"{name}\" failed with: {st.message()}",
                               plugin=name, err=st.err)
             per_node.append(int(value))
-        return _int_array(per_node)
+        return per_node
 
     def _normalize(self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None,
-                   names: list[str], values: np.ndarray) -> np.ndarray | Status:
-        """NormalizeScore through the plugin's ScoreExtensions, when it has them."""
+                   names: list[str], values: Any) -> Any:
+        """NormalizeScore through the plugin's ScoreExtensions, when it has them: the scores in
+        the form they came (an int64 array with a batch, else a list), or the Status that ends
+        the phase."""
         n = len(names)
         if self._opt(pl, "score_extensions") is None:
             return values
@@ -141,23 +169,26 @@ class ScorePoints(PluginCalls):
                 log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
                 normalized = None
         if normalized is None:
-            scores = [NodeScore(nm, v) for nm, v in zip(names, values.tolist())]
+            listed = values if isinstance(values, list) else values.tolist()
+            scores = [NodeScore(nm, v) for nm, v in zip(names, listed)]
             st = as_status(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
                                                                state, pod, scores))
             if not st.is_success():
                 return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
                                           f"{st.message()}", plugin=name)
-            normalized = _normalized_scores(scores, n)
-            if normalized is None:
+            ints = _normalized_scores(scores, n)
+            if ints is None:
                 return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" left scores that are "
                                           "not one integer NodeScore per node", plugin=name)
+            normalized = ints if batch_nodes is None else score_array(ints)
         return normalized
 
     def run_score_plugins_table(self, state: CycleState, pod: Any,
                                 nodes: Sequence[NodeInfo]) -> tuple["ScoreTable | None", Status]:
         """run_score_plugins as columns (one list of scores per plugin): no object per node and
         plugin, which is what makes scoring thousands of nodes cheap. ``score_batch`` is used
-        when a plugin has it (and ``use_batch`` is on), else one ``score`` call per node."""
+        when a plugin has it (``use_batch`` on and the snapshot has a columnar view: scores are
+        then int64 arrays), else one ``score`` call per node (scores are then lists, no numpy)."""
         skip = state.skip_score_plugins
         plugins = [(pl, name) for pl, name in self._named("score") if name not in skip]
         columns = columns_of(self.snapshot) if self.use_batch else None
@@ -165,7 +196,8 @@ class ScorePoints(PluginCalls):
         rows = batch_nodes.rows if batch_nodes is not None and plugins else None
         table = ScoreTable(columns.names_of(rows) if rows is not None and columns is not None else [n.name for n in nodes])
         n = len(nodes)
-        totals = np.zeros(n, np.int64)  # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
+        # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
+        totals: Any = np.zeros(n, np.int64) if batch_nodes is not None else [0] * n
         for pl, name in plugins:
             values: Any = None
             batch_fn = self._opt(pl, "score_batch") if batch_nodes is not None else None
@@ -180,26 +212,28 @@ class ScorePoints(PluginCalls):
                     log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
                     values = None
             if values is None:
-                values = self._score_per_node(pl, name, state, pod, nodes)
-                if isinstance(values, Status):
-                    return None, values
+                per_node = self._score_per_node(pl, name, state, pod, nodes)
+                if isinstance(per_node, Status):
+                    return None, per_node
+                values = per_node if batch_nodes is None else score_array(per_node)
             values = self._normalize(pl, name, state, pod, batch_nodes, table.names, values)
             if isinstance(values, Status):
                 return None, values
             weight = self.score_weights[name]
-            if n and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE):
-                bad = next(v for v in values.tolist() if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
-                msg = (f"applying score defaultWeights on Score plugins: plugin \"{name}\" returns an invalid "
-                       f"score {bad}, it should in the range of "
-                       f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-                return None, Status(Code.Error, msg, plugin=name)
+            wrong_range = _out_of_range(name, values)
+            if wrong_range is not None:
+                return None, wrong_range
+            if isinstance(values, list):  # per node: Python ints throughout
+                table.plugins.append((name, weight, values))
+                totals = [t + v * weight for t, v in zip(totals, values)]
+                continue
             if values.dtype != np.int64:
                 values = values.astype(np.int64)
             table.plugins.append((name, weight, values.tolist()))
             if n:
                 totals += values * weight
-        table.totals = totals.tolist()
+        table.totals = totals if isinstance(totals, list) else totals.tolist()
         return table, Status()
 
 
-__all__ = ["ScorePoints"]
+__all__ = ["ScorePoints", "score_array"]
