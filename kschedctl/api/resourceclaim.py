@@ -22,6 +22,9 @@ from kschedctl.api.types import ObjectMeta, Pod, _dict, _int, _list, _meta
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 ALLOCATION_MODE_ALL = "All"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+# resourceapi.ExtendedResourceClaimAnnotation; the implicit extended resource name of a class.
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,7 +444,8 @@ def claim_from_template(pod: Pod, ref: PodClaimRef, template: ResourceClaimTempl
 
 
 __all__ = [
-    "ALLOCATION_MODE_ALL", "ALLOCATION_MODE_EXACT_COUNT", "AllocationResult", "CapacityRequirements",
+    "ALLOCATION_MODE_ALL", "ALLOCATION_MODE_EXACT_COUNT", "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
+    "IMPLICIT_EXTENDED_RESOURCE_PREFIX", "AllocationResult", "CapacityRequirements",
     "DeviceConstraint", "DeviceRequest", "DeviceRequestAllocationResult", "DeviceToleration", "ExactDeviceRequest",
     "PodClaimRef", "ResourceClaim", "ResourceClaimConsumerReference", "ResourceClaimSpec", "ResourceClaimTemplate",
     "claim_from_template", "claim_spec_from_dict", "generated_claim_name", "pod_claim_refs",

@@ -23,17 +23,17 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
-from kschedctl.api.resourceclaim import ResourceClaim
+from kschedctl.api.resourceclaim import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    IMPLICIT_EXTENDED_RESOURCE_PREFIX,
+    ResourceClaim,
+)
 from kschedctl.api.types import Node
 from kschedctl.dra.cel import Cache
 from kschedctl.dra.structured import AllocatedState, DeviceID, Features, Pool, gather_pools
 
 if TYPE_CHECKING:
     from kschedctl.cluster.objects import ClusterObjects
-
-# resourceapi.ExtendedResourceClaimAnnotation; the implicit extended resource name of a class.
-EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
-IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,8 +155,8 @@ class NodeResourcesFit:
         """The DeviceClass resolver of the shared DRA state, when DRAExtendedResource is on."""
         if not self.dra_extended_resource:
             return None
-        manager = self.handle.shared_dra_manager()
-        return lambda name: manager.class_for_extended_resource(name) is not None
+        handle = self.handle  # the shared DRA state is built when a resource name is first asked about
+        return lambda name: handle.shared_dra_manager().class_for_extended_resource(name) is not None
 
     def name(self) -> str:
         return NAME

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resourceclaim import ResourceClaim, pod_claim_refs
 from kschedctl.api.types import Pod
-from kschedctl.dra.manager import DRAManager
+
+if TYPE_CHECKING:
+    from kschedctl.dra.manager import DRAManager
 
 
 class ClaimStore:
@@ -75,10 +77,11 @@ def is_for_pod(pod: Pod, claim: ResourceClaim) -> str | None:
     return None
 
 
-def foreach_pod_resource_claim(manager: DRAManager, pod: Pod,
+def foreach_pod_resource_claim(manager: Callable[[], DRAManager], pod: Pod,
                                cb: Callable[[str, ResourceClaim], None] | None = None) -> None:
     """foreachPodResourceClaim: every claim of the pod must exist, not be being deleted, and (for
-    claims from templates) be owned by the pod. Raises ClaimNotAvailable with kube's text."""
+    claims from templates) be owned by the pod. Raises ClaimNotAvailable with kube's text.
+    ``manager`` gives the shared DRA state, asked for only when the pod names a claim."""
     try:
         refs = pod_claim_refs(pod)
     except ObjectError as exc:
@@ -88,7 +91,7 @@ def foreach_pod_resource_claim(manager: DRAManager, pod: Pod,
             if ref.template_name is not None and not _has_status_entry(pod, ref.pod_claim_name):
                 raise ClaimNotAvailable(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
             continue  # a status entry without a name: no claim needed
-        claim = manager.get_claim(pod.namespace, ref.claim_name)
+        claim = manager().get_claim(pod.namespace, ref.claim_name)
         if claim is None:
             raise ClaimNotAvailable(f'could not find ResourceClaim "{pod.namespace}/{ref.claim_name}"')
         if claim.meta.deletion_timestamp is not None:
@@ -107,7 +110,7 @@ def _has_status_entry(pod: Pod, pod_claim_name: str) -> bool:
                for e in (status or {}).get("resourceClaimStatuses") or [])
 
 
-def pod_resource_claims(manager: DRAManager, pod: Pod) -> list[ResourceClaim]:
+def pod_resource_claims(manager: Callable[[], DRAManager], pod: Pod) -> list[ResourceClaim]:
     """podResourceClaims: the pod's claims in spec order."""
     claims: list[ResourceClaim] = []
     foreach_pod_resource_claim(manager, pod, lambda _name, claim: claims.append(claim))

@@ -12,21 +12,22 @@ that provides the resource through a device plugin is left to NodeResourcesFit.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from kschedctl.api.resourceclaim import ResourceClaim
-from kschedctl.api.types import Container, Pod
-from kschedctl.api.validation import is_extended_resource_name
-from kschedctl.dra.manager import (
+from kschedctl.api.resourceclaim import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
     IMPLICIT_EXTENDED_RESOURCE_PREFIX,
-    DRAManager,
+    ResourceClaim,
 )
+from kschedctl.api.types import Container, Pod
+from kschedctl.api.validation import is_extended_resource_name
 from kschedctl.framework.resource import pod_requests
 
 if TYPE_CHECKING:
+    from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.types import NodeInfo
 
 SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
@@ -42,12 +43,13 @@ def is_special_claim_name(name: str) -> bool:
     return name == SPECIAL_CLAIM_IN_MEM_NAME
 
 
-def pod_extended_requests(pod: Pod, manager: DRAManager) -> dict[str, Fraction] | None:
+def pod_extended_requests(pod: Pod, manager: Callable[[], DRAManager]) -> dict[str, Fraction] | None:
     """The pod's requests when one of them (non-zero) is an extended resource a DeviceClass
-    maps (hasDeviceClassMappedExtendedResource), else None."""
+    maps (hasDeviceClassMappedExtendedResource), else None. ``manager`` gives the shared DRA
+    state, asked for only when the pod requests an extended resource."""
     reqs = pod_requests(pod)
     for name, qty in reqs.items():
-        if qty and is_dra_extended_resource_name(name) and manager.class_for_extended_resource(name) is not None:
+        if qty and is_dra_extended_resource_name(name) and manager().class_for_extended_resource(name) is not None:
             return reqs
     return None
 

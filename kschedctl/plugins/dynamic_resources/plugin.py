@@ -34,21 +34,14 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
 from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim
 from kschedctl.api.types import Pod
 from kschedctl.dra.claimcontroller import DELETE_PROTECTION_FINALIZER
-from kschedctl.dra.manager import DRAManager
-from kschedctl.dra.structured import (
-    AllocationCancelled,
-    AllocationError,
-    AllocationFailedOnNode,
-    Allocator,
-)
-from kschedctl.dra.structured import Features as AllocatorFeatures
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import parse_duration
@@ -81,6 +74,13 @@ from kschedctl.plugins.dynamic_resources.claims import (
     kobj,
     pod_resource_claims,
 )
+
+if TYPE_CHECKING:
+    # The allocator (and the CEL it evaluates) and the shared DRA state are imported where a
+    # pod has claims to allocate: a run without any never loads them.
+    from kschedctl.dra.manager import DRAManager
+    from kschedctl.dra.structured import Allocator
+    from kschedctl.dra.structured import Features as AllocatorFeatures
 
 NAME = names.DynamicResources
 STATE_KEY = NAME
@@ -144,6 +144,8 @@ def _get_state(state: CycleState) -> StateData:
 
 def allocator_features(features: Features, version: Any) -> AllocatorFeatures:
     """AllocatorFeatures (dynamicresources.go), plus the release's non-gate behaviour."""
+    from kschedctl.dra.structured import Features as AllocatorFeatures
+
     return AllocatorFeatures(
         admin_access=features.dra_admin_access,
         prioritized_list=features.dra_prioritized_list,
@@ -154,6 +156,21 @@ def allocator_features(features: Features, version: Any) -> AllocatorFeatures:
         sorted_pools=version.has("DRASortedPoolsAndSlices") if version is not None else True,
         accounting_fixes=version.has("DRAAllocatorAccountingFixes") if version is not None else True,
     )
+
+
+def _allocation_failure(s: StateData, exc: Exception) -> Status:
+    """Filter's Status for an allocator exception; anything else is re-raised. (The allocator's
+    exception types are imported here, on the failure path: see the TYPE_CHECKING imports.)"""
+    from kschedctl.dra.structured import AllocationCancelled, AllocationError, AllocationFailedOnNode
+
+    if isinstance(exc, AllocationCancelled):
+        return statusUnschedulable("timed out trying to allocate devices")
+    if isinstance(exc, AllocationFailedOnNode):
+        s.validated = True
+        return statusUnschedulable(str(exc))
+    if isinstance(exc, AllocationError):
+        return Status(Code.Error, str(exc))
+    raise exc
 
 
 def _rfc3339(seconds: float) -> str:
@@ -178,13 +195,24 @@ class DynamicResources:
         self.args = DynamicResourcesArgs.of(args, self.fts)
         self.binding_timeout = parse_duration(self.args.binding_timeout or DEFAULT_BINDING_TIMEOUT)
         self._manager: DRAManager | None = None
-        self.allocator_features = allocator_features(self.fts, handle.version)  # one object: cache keys
+
+    @cached_property
+    def allocator_features(self) -> AllocatorFeatures:
+        """One object for the whole run (the allocator's caches are keyed by it), made when a
+        pod first has claims to allocate."""
+        return allocator_features(self.fts, self.handle.version)
 
     def name(self) -> str:
         return NAME
 
     @property
     def manager(self) -> DRAManager:
+        return self.shared_manager()
+
+    def shared_manager(self) -> DRAManager:
+        """kube's SharedDRAManager, built on first use (Services.dra_manager): asked for only
+        where a pod names a claim or an extended resource, so that a run without either never
+        builds it."""
         if self._manager is None:
             self._manager = self.handle.shared_dra_manager()
         return self._manager
@@ -221,7 +249,7 @@ class DynamicResources:
                 uses = True
 
         try:
-            foreach_pod_resource_claim(self.manager, pod, check)
+            foreach_pod_resource_claim(self.shared_manager, pod, check)
         except ClaimNotAvailable:
             return QueueingHint.QueueSkip
         if old is not None and old.allocation is not None and new.allocation is None:
@@ -241,7 +269,7 @@ class DynamicResources:
         if pod.uid != new.uid:
             return QueueingHint.QueueSkip
         try:
-            foreach_pod_resource_claim(self.manager, new)
+            foreach_pod_resource_claim(self.shared_manager, new)
         except ClaimNotAvailable:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
@@ -251,7 +279,7 @@ class DynamicResources:
         if not self.enabled:
             return None
         try:
-            foreach_pod_resource_claim(self.manager, pod)
+            foreach_pod_resource_claim(self.shared_manager, pod)
         except ClaimNotAvailable as exc:
             return statusUnschedulable(str(exc))
         return None
@@ -264,7 +292,7 @@ class DynamicResources:
         s = StateData()
         state.write(STATE_KEY, s)
         try:
-            user_claims = pod_resource_claims(self.manager, pod)
+            user_claims = pod_resource_claims(self.shared_manager, pod)
         except ClaimNotAvailable as exc:
             return None, statusUnschedulable(str(exc))
         extended_claim = self._pre_filter_extended_resources(pod, s)
@@ -308,6 +336,8 @@ class DynamicResources:
                         f"resource claim {kobj(claim)}, request {request.name}: unknown request type")
 
         if to_allocate > 0:
+            from kschedctl.dra.structured import Allocator
+
             features = self.allocator_features
             s.allocator_features = features
             allocated = self.manager.allocated_state(self.fts.dra_consumable_capacity)
@@ -334,7 +364,7 @@ class DynamicResources:
         """preFilterExtendedResources: the claim of an earlier attempt, or a new in-memory one."""
         if not self.fts.dra_extended_resource:
             return None
-        reqs = ext.pod_extended_requests(pod, self.manager)
+        reqs = ext.pod_extended_requests(pod, self.shared_manager)
         if reqs is None:
             return None
         s.extended = {n: int(q) for n, q in reqs.items()
@@ -461,13 +491,8 @@ class DynamicResources:
             return rejected or statusUnschedulable(MSG_CANNOT_ALLOCATE), None
         try:
             found = self._allocate(s, node, claims, tuple(filter(taken.__contains__, devices)))
-        except AllocationCancelled:
-            return statusUnschedulable("timed out trying to allocate devices"), None
-        except AllocationFailedOnNode as exc:
-            s.validated = True
-            return statusUnschedulable(str(exc)), None
-        except AllocationError as exc:
-            return Status(Code.Error, str(exc)), None
+        except Exception as exc:  # noqa: BLE001 - the allocator's errors, told apart (others re-raised)
+            return _allocation_failure(s, exc), None
         s.validated = True
         if found is None or len(found) != len(claims):
             return rejected or statusUnschedulable(MSG_CANNOT_ALLOCATE), None
