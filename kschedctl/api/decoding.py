@@ -12,7 +12,8 @@ kube-apiserver's YAML decoder (sigs.k8s.io/yaml over go-yaml v2, strict) accepts
   "billion laughs" document fails in milliseconds instead of expanding;
 - nesting deeper than MAX_DEPTH levels is refused, and so is an integer of more than 4300 digits.
 JSON goes through orjson (or the standard library) and gets the same refusals where they apply
-(NaN/Infinity, huge integers, depth).
+(NaN/Infinity, huge integers, depth): kschedctl.api.json_decoding, whose names this module
+re-exports (it imports no YAML code, so that reading JSON files alone never loads PyYAML).
 
 While a YAML document is built, the first and last line of each object are recorded (``Span``)
 so that kschedctl.api.locate can find an error's line from the object's own lines.
@@ -20,9 +21,7 @@ so that kschedctl.api.locate can find an error's line from the object's own line
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +33,8 @@ from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
+
+from kschedctl.api.json_decoding import MAX_DEPTH, DecodeError, load_json
 
 
 class _PyParser(Reader, Scanner, Parser, Composer):
@@ -55,15 +56,6 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
     _Parser = _PyParser  # type: ignore[misc, assignment]
     HAVE_LIBYAML = False
 
-try:  # a fast JSON parser when installed (extra "fast")
-    import orjson
-
-    _orjson_loads: Any = orjson.loads
-    _orjson_dumps: Any = orjson.dumps
-except ImportError:  # pragma: no cover
-    _orjson_loads = _orjson_dumps = None
-
-MAX_DEPTH = 512
 MAX_INT_DIGITS = 4300  # Python's int(str) limit (sys.int_max_str_digits)
 # go-yaml v2 decode.go: the share of decode operations that may come from alias expansion.
 _ALIAS_RATIO_RANGE_LOW = 400_000
@@ -86,15 +78,6 @@ for _first, _resolvers in Resolver.yaml_implicit_resolvers.items():
     _kept = [(tag, rx) for tag, rx in _resolvers if tag in (BOOL, INT, FLOAT, NULL, MERGE)]
     if _kept:
         _IMPLICIT[_first or ""] = _kept
-
-
-class DecodeError(ValueError):
-    """A document that is not acceptable JSON-shaped data; ``line`` is 1-based when known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
 
 
 def _line(node: Node | None) -> int | None:
@@ -363,78 +346,6 @@ def load_yaml(text: str) -> Any:
     if len(docs) > 1:
         raise DecodeError("expected a single YAML document, found several", docs[1].span.start + 1 if docs[1].span else None)
     return docs[0].data if docs else None
-
-
-# --- JSON ----------------------------------------------------------------------------------------
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _stack_depth() -> int:
-    """How many Python frames are on the stack now (what the recursion limit counts)."""
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
-    return depth
-
-
-def _stdlib_json(text: str) -> Any:
-    """json.loads with nesting bounded whatever the process's recursion limit is.
-
-    The C decoder counts each array/object level against the recursion limit, and a library
-    may have raised that limit; so it is set, for the call, to about MAX_DEPTH levels above here.
-    """
-    previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(_stack_depth() + MAX_DEPTH + 16)
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    finally:
-        sys.setrecursionlimit(previous)
-
-
-def _nested_deeper_than(value: Any, limit: int) -> bool:
-    """Whether containers nest more than `limit` levels, walked level by level (no recursion)."""
-    level, depth = [value], 0
-    while level:
-        depth += 1
-        if depth > limit:
-            return True
-        children = []
-        for container in level:
-            items = container.values() if type(container) is dict else container
-            children.extend(item for item in items if type(item) is dict or type(item) is list)
-        level = children
-    return False
-
-
-def _orjson(text: str) -> Any:
-    """orjson.loads with the same MAX_DEPTH bound as every other path.
-
-    orjson's own bound differs by release (none before 3.9, 1,024 levels since), so the value is
-    checked here. orjson.dumps refuses over 254 levels in C, at a small share of the load's cost;
-    only a document it refuses is walked in Python to find its real depth.
-    """
-    value = _orjson_loads(text)
-    try:
-        _orjson_dumps(value)
-    except Exception:  # noqa: BLE001 - too deep for dumps, or a value it cannot write: walk it
-        if isinstance(value, (dict, list)) and _nested_deeper_than(value, MAX_DEPTH):
-            raise RecursionError from None
-    return value
-
-
-def load_json(text: str) -> Any:
-    """A JSON text, refusing NaN/Infinity and over-deep nesting; errors carry the line."""
-    try:
-        if _orjson_loads is not None:
-            return _orjson(text)
-        return _stdlib_json(text)
-    except RecursionError:
-        raise DecodeError("malformed JSON: nested too deeply") from None
-    except ValueError as exc:
-        raise DecodeError(f"malformed JSON: {exc}", getattr(exc, "lineno", None)) from None
 
 
 __all__ = [

@@ -118,10 +118,10 @@ def test_json_depth_bound_holds_whatever_the_recursion_limit(monkeypatch, fast):
     """A library may raise the recursion limit; the standard decoder's depth bound must not move."""
     import sys
 
-    import kschedctl.api.decoding as decoding
+    import kschedctl.api.json_decoding as json_decoding
     if not fast:
-        monkeypatch.setattr(decoding, "_orjson_loads", None)
-    elif decoding._orjson_loads is None:
+        monkeypatch.setattr(json_decoding, "_orjson_loads", None)
+    elif json_decoding._orjson_loads is None:
         pytest.skip("orjson not installed")
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(50_000)
@@ -152,12 +152,12 @@ def _unbounded_loads(text: str) -> object:
 @pytest.mark.parametrize("depth", [600, 2000])
 def test_fast_json_path_has_the_same_depth_bound_whatever_its_release(monkeypatch, depth):
     """orjson's own bound is none before 3.9 and 1,024 since; kschedctl's is MAX_DEPTH on every path."""
-    import kschedctl.api.decoding as decoding
-    if decoding._orjson_dumps is None:
+    import kschedctl.api.json_decoding as json_decoding
+    if json_decoding._orjson_dumps is None:
         def refusing_dumps(value: object) -> bytes:
             raise TypeError("Recursion limit reached")  # as orjson.dumps says past 254 levels
-        monkeypatch.setattr(decoding, "_orjson_dumps", refusing_dumps)
-    monkeypatch.setattr(decoding, "_orjson_loads", _unbounded_loads)
+        monkeypatch.setattr(json_decoding, "_orjson_dumps", refusing_dumps)
+    monkeypatch.setattr(json_decoding, "_orjson_loads", _unbounded_loads)
     with pytest.raises(DecodeError, match="malformed JSON: nested too deeply"):
         load_json('{"a": ' + "[" * depth + "]" * depth + "}")
     document = load_json('{"a": ' + "[" * 400 + "]" * 400 + ', "b": {"c": 1}}')
