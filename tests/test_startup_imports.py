@@ -59,19 +59,22 @@ def test_help_imports_neither_numpy_nor_the_configuration() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(proc.stderr))
     assert "schedule" in proc.stdout
-    heavy = {"numpy", "jsonschema", "pluggy", "rich", "pydantic", "tabulate", "kschedctl.config.loader",
+    heavy = {"numpy", "jsonschema", "pluggy", "rich", "pydantic", "tabulate", "yaml", "kschedctl.config.loader",
              "kschedctl.framework.interface", "kschedctl.scheduler.scheduler", "kschedctl.cli.render"}
     assert heavy & loaded == set()
 
 
 SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema",
-                                "tabulate", "http.client", "ssl", "numpy"}
+                                "tabulate", "http.client", "ssl", "numpy", "yaml", "kschedctl.dra.manager",
+                                "kschedctl.dra.structured", "kschedctl.dra.cel"}
 
 
 def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: Path) -> None:
     """benchmarks/startup.py's 10-node `schedule -o json`: typer's pydantic coercion and --live's
     capture code stay out (kschedctl/cli/coercion.py, kschedctl/cli/live.py), and so does numpy:
-    10 nodes are below COLUMNAR_MIN_NODES, so no columnar view and no batch form (kschedctl/lazy.py)."""
+    10 nodes are below COLUMNAR_MIN_NODES, so no columnar view and no batch form (kschedctl/lazy.py);
+    PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), and the DRA allocator
+    and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config

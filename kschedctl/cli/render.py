@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from kschedctl.api.field import escape_control
 from kschedctl.cli.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
@@ -45,6 +43,8 @@ def to_json(data: Any) -> str:
 
 
 def to_yaml(data: Any) -> str:
+    import yaml  # only -o yaml needs it
+
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 

@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
 from kschedctl.api.errors import InputError
 
 CLUSTER_EXTRA_HINT = "reading a live cluster needs the kubernetes Python client: pip install 'kschedctl[cluster]'"
@@ -108,6 +106,8 @@ def resolve_kubeconfig(explicit: str | None, context: str | None,
 
 
 def _read_kubeconfig(path: str) -> dict[str, Any]:
+    import yaml  # --live only: the commands that take snapshot files never need it
+
     try:
         with open(path, encoding="utf-8") as fh:
             doc = yaml.safe_load(fh)

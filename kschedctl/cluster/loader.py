@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from kschedctl.api.admission import NAMESPACED, admit
-from kschedctl.api.decoding import DecodeError, load_json, yaml_documents
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
+from kschedctl.api.json_decoding import DecodeError, load_json
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -157,6 +157,8 @@ def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None
         except DecodeError as exc:
             if path.endswith(".json"):
                 raise InputError(exc.message, file=path, line=exc.line) from None
+    from kschedctl.api.decoding import yaml_documents  # PyYAML is loaded for YAML files only
+
     try:
         for index, doc in enumerate(yaml_documents(text)):
             yield index, doc.data, doc.item_spans, doc.span

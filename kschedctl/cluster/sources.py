@@ -13,9 +13,10 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kschedctl.api.decoding import DecodeError, Span, yaml_documents
-from kschedctl.api.locate import locate_in_json, locate_in_yaml, split_field_path
+if TYPE_CHECKING:
+    from kschedctl.api.decoding import Span
 
 _TEXTS: dict[str, str] = {}  # the text of stdin: it cannot be read twice
 
@@ -99,6 +100,8 @@ def locate(source: Source | None, field_path: str | None = None) -> int | None:
     text = _text(source.file)
     if text is None:
         return None
+    from kschedctl.api.locate import locate_in_json, locate_in_yaml, split_field_path  # error paths only
+
     if source.fmt == "json":
         prefix: list[str | int] = []
         if source.item is not None:
@@ -114,6 +117,9 @@ def locate_line(path: str, doc_index: int, item_index: int | None, field_path: s
     text = _text(path)
     if text is None:
         return None
+    from kschedctl.api.decoding import DecodeError, yaml_documents
+    from kschedctl.api.locate import locate_in_yaml
+
     try:
         for index, doc in enumerate(yaml_documents(text)):
             if index != doc_index:

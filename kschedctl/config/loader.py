@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import read_text
+from kschedctl.api.json_decoding import DecodeError
 from kschedctl.config.defaults import ConfigError, set_defaults
 from kschedctl.config.types import (
     PLUGIN_SET_FIELDS,
@@ -42,7 +42,12 @@ def _err(msg: str, source: str, field: str | None = None) -> ConfigError:
 def parse_config_yaml(text: str, source: str) -> dict:
     """The file's single document, read strictly and boundedly (kschedctl.api.decoding)."""
     try:
-        raw = load_yaml(text) if text.strip() else {"apiVersion": API_VERSION, "kind": KIND}
+        if text.strip():
+            from kschedctl.api.decoding import load_yaml  # PyYAML: only for a configuration file
+
+            raw = load_yaml(text)
+        else:
+            raw = {"apiVersion": API_VERSION, "kind": KIND}
     except DecodeError as exc:
         raise ConfigError(exc.message, file=source, line=exc.line) from None
     if not isinstance(raw, dict):
