@@ -282,14 +282,14 @@ def broken_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
         import kschedctl_dependency_that_is_not_installed  # noqa: F401
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    real = importlib.metadata.entry_points
+    real = plugin_manager.entry_points
     broken = FakeEntryPoint("broken-example", "kschedctl_broken_example_hooks", "kschedctl-broken-example")
 
     def entry_points(**selection: Any) -> list:
         found = list(real(**selection))
         return found + [broken] if selection.get("group") == plugin_manager.ENTRY_POINT_GROUP else found
 
-    monkeypatch.setattr(plugin_manager.importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(plugin_manager, "entry_points", entry_points)
     return "kschedctl-broken-example"
 
 
@@ -324,10 +324,10 @@ def test_package_whose_hook_raises_is_reported_and_skipped(run_cli, monkeypatch)
         def kschedctl_register_plugins(self) -> list[PluginSpec]:
             raise RuntimeError("cannot read my data file")
 
-    real = importlib.metadata.entry_points
+    real = plugin_manager.entry_points
     ep = FakeEntryPoint("raising-example", "unused", "kschedctl-raising-example")
     ep.load = lambda: RaisingHooks()  # type: ignore[method-assign]
-    monkeypatch.setattr(plugin_manager.importlib.metadata, "entry_points",
+    monkeypatch.setattr(plugin_manager, "entry_points",
                         lambda **sel: list(real(**sel)) + ([ep] if sel.get("group") == "kschedctl" else []))
     out = run_cli("plugins", "-o", "json")
     assert out.exit_code == 0
@@ -352,10 +352,10 @@ def test_misspelled_in_tree_module_raises(monkeypatch):
 @pytest.fixture
 def install_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """Install a package whose entry-point module has this source (an entry point of the group)."""
-    real = importlib.metadata.entry_points
+    real = plugin_manager.entry_points
     added: list[FakeEntryPoint] = []
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(plugin_manager.importlib.metadata, "entry_points",
+    monkeypatch.setattr(plugin_manager, "entry_points",
                         lambda **sel: list(real(**sel)) + (added if sel.get("group") == "kschedctl" else []))
 
     def install(module: str, source: str) -> str:

@@ -66,15 +66,16 @@ def test_help_imports_neither_numpy_nor_the_configuration() -> None:
 
 SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema",
                                 "tabulate", "http.client", "ssl", "numpy", "yaml", "kschedctl.dra.manager",
-                                "kschedctl.dra.structured", "kschedctl.dra.cel"}
+                                "kschedctl.dra.structured", "kschedctl.dra.cel", "importlib.metadata", "email"}
 
 
 def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: Path) -> None:
     """benchmarks/startup.py's 10-node `schedule -o json`: typer's pydantic coercion and --live's
     capture code stay out (kschedctl/cli/coercion.py, kschedctl/cli/live.py), and so does numpy:
     10 nodes are below COLUMNAR_MIN_NODES, so no columnar view and no batch form (kschedctl/lazy.py);
-    PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), and the DRA allocator
-    and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py)."""
+    PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), the DRA allocator
+    and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py), and importlib.metadata
+    with its email parser (framework/runtime/entry_points.py reads the plugin packages' files)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config

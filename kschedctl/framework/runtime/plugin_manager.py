@@ -11,13 +11,13 @@ takes the CLI down, nor changes what ``validate`` says or exits with.
 
 from __future__ import annotations
 
-import importlib.metadata
 from dataclasses import dataclass, field
 from typing import Any
 
 import pluggy
 
 from kschedctl import hookspecs
+from kschedctl.framework.runtime.entry_points import entry_points
 from kschedctl.framework.runtime.registry import (
     PLUGIN_API_VERSION,
     PluginSpec,
@@ -60,7 +60,8 @@ def get_plugin_manager() -> tuple[pluggy.PluginManager, dict[object, tuple[str, 
     pm.register(intree, name=INTREE)
     errors: list[str] = []
     packages: dict[object, tuple[str, str]] = {}
-    for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    # importlib.metadata's answer, without importing it (runtime/entry_points.py)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = getattr(ep, "dist", None)
         label = f"{dist.name if dist else ep.name}"
         sandbox = Sandbox(f"package {label}", DEFAULT_PLUGIN_TIMEOUT)
