@@ -28,7 +28,7 @@ from kschedctl.lazy import numpy as np
 
 # From this many nodes on, the Scheduler's snapshot has a columnar view (Snapshot.columns).
 # Where the batch forms start to pay: with numpy loaded, 200 pods on 16 nodes schedule 0-15 %
-# faster node by node, on 32 nodes 0-40 % faster with the view (SchedulingBasic, TopologySpreading,
+# faster node by node, on 32 nodes up to 40 % faster with the view (SchedulingBasic, TopologySpreading,
 # SchedulingPodAntiAffinity, Mixed); below it, a run also saves numpy's import (~65 ms).
 COLUMNAR_MIN_NODES = 24
 
