@@ -124,9 +124,9 @@ class NodeResourcesBalancedAllocation:
                 return 0, None
         return self.scorer.score(node_info, pod_requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
-        """score() over a NodeBatch: for up to two resources the fractions and the std are the
-        same IEEE-754 operations as balanced_resource_score, on arrays; otherwise per node."""
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+        """score() over a NodeBatch (an int64 array): for up to two resources the fractions and
+        the std are the same IEEE-754 operations as balanced_resource_score; otherwise per node."""
         s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
         if isinstance(s, _PreScoreState):
             pod_requests = s.pod_requests
@@ -141,14 +141,12 @@ class NodeResourcesBalancedAllocation:
             return None  # more than two resources, or one the arrays do not model: per node
         with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
         if self.scorer.scorer is balanced_resource_scorer_legacy:
-            legacy: list[int] = with_pod.tolist()
-            return legacy
+            return with_pod
         without_pod = _balanced_batch([(a, used) for a, _, used in columns])
         half = MAX_NODE_SCORE // 2
         diff = half + with_pod - without_pod
         # Go division truncates toward zero: diff may be negative
-        scores: list[int] = (half + np.where(diff < 0, -((-diff) // 2), diff // 2)).tolist()
-        return scores
+        return half + np.where(diff < 0, -((-diff) // 2), diff // 2)
 
     def score_extensions(self) -> None:
         return None
@@ -156,18 +154,22 @@ class NodeResourcesBalancedAllocation:
 
 def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """balanced_resource_score over arrays of (allocatable, requested) for one or two resources."""
+    if len(columns) == 1:
+        return np.full(len(columns[0][0]), MAX_NODE_SCORE, np.int64)  # std 0: (1 - 0) * 100
     fractions = []
     offered = []
     for alloc, req in columns:
         ok = alloc != 0
-        f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
-        fractions.append(np.where(ok, f, 0.0))
+        if ok.all():  # the usual case: no node without the resource, nothing to mask
+            fractions.append(np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0))
+        else:
+            f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
+            fractions.append(np.where(ok, f, 0.0))
         offered.append(ok)
-    if len(columns) == 2:
-        both = offered[0] & offered[1]
-        std = np.where(both, np.abs((fractions[0] - fractions[1]) / 2), 0.0)
-    else:
-        std = np.zeros(len(columns[0][0]), np.float64)
+    std = np.abs((fractions[0] - fractions[1]) / 2)
+    both = offered[0] & offered[1]
+    if not both.all():
+        std = np.where(both, std, 0.0)
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 

@@ -314,7 +314,7 @@ class NodeResourcesFit:
         pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
         return self.scorer.score(node_info, pod_requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
         """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node."""
         s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
         pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)

@@ -354,19 +354,25 @@ def allocation_columns(scorer: ResourceAllocationScorer, batch: Any,
         req = used + np.int64(want)
         # "only fill in resources the node offers": a resource with allocatable 0 is all zeros
         offered = alloc != 0
-        out.append((alloc, np.where(offered, req, 0), np.where(offered, req - np.int64(want), 0)))
+        if offered.all():  # the usual case: nothing to zero
+            out.append((alloc, req, used))
+        else:
+            out.append((alloc, np.where(offered, req, 0), np.where(offered, used, 0)))
     return out
 
 
 def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]],
-                         columns: list[tuple[Any, Any, Any]]) -> list[int] | None:
+                         columns: list[tuple[Any, Any, Any]]) -> Any:
     """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
-    per-node scorers (all operands are non-negative, so floor division is Go's truncation)."""
+    per-node scorers (all operands are non-negative, so floor division is Go's truncation):
+    an int64 array, or None for a strategy the arrays do not model."""
     import numpy as np
 
     if kind not in (LEAST_ALLOCATED, MOST_ALLOCATED):
         return None
     n = len(columns[0][0]) if columns else 0
+    if columns and all(alloc.all() for alloc, _, _ in columns):
+        return _weighted_offered(kind, resources, columns, n)
     node_score = np.zeros(n, np.int64)
     weight_sum = np.zeros(n, np.int64)
     for (alloc, req, _), (_, weight) in zip(columns, resources):
@@ -381,6 +387,23 @@ def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]],
         s = np.where(offered, s, 0)
         node_score += s * weight
         weight_sum += np.where(offered, weight, 0)
-    result = np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
-    scores: list[int] = result.tolist()
-    return scores
+    return np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
+
+
+def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]],
+                      columns: list[tuple[Any, Any, Any]], n: int) -> Any:
+    """weighted_score_batch when every node offers every resource (no allocatable 0): the same
+    arithmetic without the masks, and the weight sum the same for every node."""
+    import numpy as np
+
+    node_score = np.zeros(n, np.int64)
+    for (alloc, req, _), (_, weight) in zip(columns, resources):
+        if (req < 0).any():
+            return None
+        if kind == LEAST_ALLOCATED:
+            s = np.where(req > alloc, 0, ((alloc - req) * MAX_NODE_SCORE) // alloc)
+        else:
+            s = (np.minimum(req, alloc) * MAX_NODE_SCORE) // alloc
+        node_score += s * weight
+    weight_sum = sum(weight for _, weight in resources)
+    return node_score // weight_sum if weight_sum else np.zeros(n, np.int64)
