@@ -313,7 +313,7 @@ class Evaluator:
             if status is None:
                 if candidates:
                     # Preempt reads the statuses and errors only when there is no candidate
-                    # (default_preemption.go: a FitError, or the aggregated error): with
+                    # (framework/preemption/preemption.go: a FitError, or the aggregated error): with
                     # candidates, the nodes that cannot help are not worded.
                     continue
                 status = self._word_rejection(state, pod, node, pdbs)
