@@ -19,17 +19,26 @@ can only be a numpy scalar if numpy is loaded (runtime/guard.py's ``is_int``).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import types
 from typing import TYPE_CHECKING, Any
 
 
 class LazyModule(types.ModuleType):
-    """A module that imports the real one (same name) when an attribute is first read."""
+    """A module that imports the real one (same name) when an attribute is first read;
+    ``environ`` holds environment defaults set (where unset) just before that import."""
+
+    def __init__(self, name: str, environ: dict[str, str] | None = None) -> None:
+        super().__init__(name)
+        self.__dict__["_lazy_environ"] = dict(environ or {})
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names not yet in this module's namespace: the first read, and
         # names the real module resolves lazily itself (numpy's own __getattr__).
+        if self.__name__ not in sys.modules:
+            for key, value in self.__dict__.get("_lazy_environ", {}).items():
+                os.environ.setdefault(key, value)
         module = importlib.import_module(self.__name__)
         if "__file__" not in self.__dict__:
             namespace = dict(module.__dict__)
@@ -49,6 +58,8 @@ def loaded(name: str) -> types.ModuleType | None:
 if TYPE_CHECKING:
     import numpy as numpy
 else:
-    numpy = LazyModule("numpy")
+    # kschedctl calls no BLAS routine: one OpenBLAS thread spares the start of a thread pool that
+    # spins at import (about 90 ms of CPU on a 2-core machine). A value the user set is kept.
+    numpy = LazyModule("numpy", {"OPENBLAS_NUM_THREADS": "1"})
 
 __all__ = ["LazyModule", "loaded", "numpy"]

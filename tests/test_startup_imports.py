@@ -134,3 +134,18 @@ def test_plain_coercion_agrees_with_typers(command: str, param: Any) -> None:
         expected = _outcome(typer_runtime, value, param, ctx)
         got = _outcome(plain, value, param, ctx)
         assert got == expected and type(got[1]) is type(expected[1]), (command, param.name, value)
+
+
+@pytest.mark.parametrize("preset,expected", [(None, "1"), ("3", "3")], ids=["unset-becomes-1", "user-value-kept"])
+def test_numpy_is_imported_with_one_openblas_thread_unless_the_user_chose(preset: str | None, expected: str) -> None:
+    """kschedctl/lazy.py: the first use of numpy sets OPENBLAS_NUM_THREADS=1 where it is unset
+    (no BLAS routine is used; a pool of threads spinning at import costs CPU on small machines)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    code = ("import os, sys\nfrom kschedctl.lazy import numpy as np\nassert 'numpy' not in sys.modules\n"
+            "np.zeros(1)\nprint(os.environ['OPENBLAS_NUM_THREADS'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert proc.stdout.strip() == expected
