@@ -211,17 +211,22 @@ def test_chunking_and_start_index_at_scale():
         assert _run(nodes, [], pending, True, 5, pct) == _run(nodes, [], pending, False, 5, pct)
 
 
+def _six_node_tracked_snapshot() -> tuple[Cache, Snapshot, Any]:
+    """A Cache-kept snapshot of six empty nodes (three zones), its columns synced once."""
+    cache, snap = Cache(), Snapshot()
+    for i in range(6):
+        cache.add_node(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[i % 3]).obj())
+    cache.update_snapshot(snap)
+    cols = columns_of(snap)
+    cols.rows(snap.list())
+    return cache, snap, cols
+
+
 def test_tracked_columns_follow_snapshot_updates():
     """A Cache-kept snapshot: the columnar rows follow assume/forget through replaced_rows only,
     and a clone of a member (preemption's dry run) gets its own row values and gives them back."""
-    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[i % 3]).obj() for i in range(6)]
-    cache, snap = Cache(), Snapshot()
-    for n in nodes:
-        cache.add_node(n)
-    cache.update_snapshot(snap)
-    cols = columns_of(snap)
+    cache, snap, cols = _six_node_tracked_snapshot()
     assert snap.tracks_rows
-    cols.rows(snap.list())
     pod = make_pod("p").req(cpu="1", memory="1Gi").node("n2").obj()
     cache.assume_pod(pod)
     cache.update_snapshot(snap)
@@ -243,13 +248,7 @@ def test_range_rows_of_the_snapshot_list_equal_checked_rows(first, size):
     """A chunk of the snapshot's own node list (the filter search's chunks): its rows taken as
     positions (Columns.range_rows, after syncing the rows replaced by an assume) are the rows
     the per-node check finds, and the columns there hold the nodes' current values."""
-    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[i % 3]).obj() for i in range(6)]
-    cache, snap = Cache(), Snapshot()
-    for n in nodes:
-        cache.add_node(n)
-    cache.update_snapshot(snap)
-    cols = columns_of(snap)
-    cols.rows(snap.list())
+    cache, snap, cols = _six_node_tracked_snapshot()
     cache.assume_pod(make_pod("p").req(cpu="1", memory="1Gi").node("n3").obj())
     cache.update_snapshot(snap)  # n3's row is replaced, not yet synced
     members = snap.node_info_list

@@ -20,9 +20,6 @@ from typing import Any
 
 # Keywords that only annotate: no effect on validity.
 _ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "examples", "default"})
-_MODELLED = frozenset({"type", "properties", "additionalProperties", "items", "required", "const", "enum",
-                       "minimum", "maximum", "minLength", "minItems", "minProperties", "pattern",
-                       "if", "then", "else", "allOf", "anyOf", "oneOf", "$ref"}) | _ANNOTATIONS
 _JSON_TYPES = (dict, list, str, bool, int, float, type(None))
 
 
@@ -142,16 +139,12 @@ def _enum(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> b
     return any(_equal(instance, v) for v in value)
 
 
-def _number(instance: Any) -> bool:
-    return isinstance(instance, (int, float)) and not isinstance(instance, bool)
-
-
 def _minimum(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
-    return not _number(instance) or instance >= value
+    return not _is_type(instance, "number") or instance >= value
 
 
 def _maximum(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
-    return not _number(instance) or instance <= value
+    return not _is_type(instance, "number") or instance <= value
 
 
 def _min_length(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
@@ -199,6 +192,8 @@ _KEYWORDS: dict[str, Callable[[_Checker, Any, Any, dict, dict], bool]] = {
     "minLength": _min_length, "minItems": _min_items, "minProperties": _min_properties, "pattern": _pattern_kw,
     "if": _if, "allOf": _all_of, "anyOf": _any_of, "oneOf": _one_of, "$ref": _ref,
 }
+# then/else are read by "if"; the rest only annotate
+_MODELLED = frozenset(_KEYWORDS) | {"then", "else"} | _ANNOTATIONS
 
 
 def conforms(document: Any, schema: dict, load: Callable[[str], dict]) -> bool | None:

@@ -245,8 +245,10 @@ class FilterPoints(PluginCalls):
             batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
             priority = pod.effective_priority()
             copied: set[int] = set()  # positions answered by the two passes on copies
-            for i in [i for i, name in enumerate(node_names(nodes)) if name in nominated]:
-                added = self._nominated_pods_to_add(pod, priority, nodes[i], nominated)
+            for i, name in enumerate(node_names(nodes)):
+                if name not in nominated:
+                    continue
+                added = self._nominated_pods_to_add(pod, priority, nodes[i], nominated[name])
                 if not added:
                     continue
                 if batched is None:
@@ -298,14 +300,13 @@ class FilterPoints(PluginCalls):
 
     @staticmethod
     def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo,
-                               nominated: dict[str, list[PodInfo]]) -> list[PodInfo]:
-        """The nominated pods the Filter's first pass adds to this node (_add_nominated_pods:
+                               nominated: Sequence[PodInfo]) -> list[PodInfo]:
+        """Of the pods nominated to this node, those the Filter's first pass adds (addGENominatedPods:
         priority >= the pod's, ``priority``, and not the pod itself)."""
         if node_info.node is None:
             return []
         uid = pod.uid
-        return [pi for pi in nominated.get(node_info.name, ())
-                if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
+        return [pi for pi in nominated if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
 
     def _first_pass_batchable(self, state: CycleState) -> bool:
         """Whether the first pass (the node plus its nominated pods) can be asked of the plugins
@@ -389,28 +390,23 @@ class FilterPoints(PluginCalls):
 
     def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo,
                             nominator: Any) -> tuple[bool, CycleState, NodeInfo, Status]:
-        if nominator is None or node_info.node is None:
+        if nominator is None:
             return False, state, node_info, Status()
-        nominated = nominator.nominated_pods_for_node(node_info.name)
-        if not nominated:
-            return False, state, node_info, Status()
-        priority = pod.effective_priority()
-        if not any(pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid for pi in nominated):
+        to_add = self._nominated_pods_to_add(pod, pod.effective_priority(), node_info,
+                                             nominator.nominated_pods_for_node(node_info.name))
+        if not to_add:
             return False, state, node_info, Status()  # none would be added: no copies needed
         info_out = node_info.clone()
         try:
             state_out = state.clone()  # plugins' state data clone themselves
         except Exception as exc:  # noqa: BLE001
             return False, state, node_info, Status(Code.Error, f"cloning the cycle state: {describe(exc)}", err=exc)
-        added = False
-        for pi in nominated:
-            if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid:
-                info_out.add_pod_info(pi)
-                st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
-                if not st.is_success():
-                    return False, state, node_info, st
-                added = True
-        return added, state_out, info_out, Status()
+        for pi in to_add:
+            info_out.add_pod_info(pi)
+            st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+            if not st.is_success():
+                return False, state, node_info, st
+        return True, state_out, info_out, Status()
 
     # --- PostFilter ------------------------------------------------------------------------
     def run_post_filter_plugins(self, state: CycleState, pod: Any,

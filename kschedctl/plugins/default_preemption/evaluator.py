@@ -288,10 +288,7 @@ class Evaluator:
         without_copy = getattr(self.interface, "select_victims_without_copy", None)
         for i in range(n):
             node = potential_nodes[(offset + i) % n]
-            answer = without_copy(state, pod, node, pdbs, False) if without_copy is not None else None
-            if answer is None:
-                answer = self.interface.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
-            victims, num_violations, status = answer
+            victims, num_violations, status = self._select_victims(without_copy, state, pod, node, pdbs, False)
             if status is None:  # the node cannot help; its status is worded below if needed
                 rejected.append((node, None))
                 continue
@@ -303,8 +300,6 @@ class Evaluator:
                 if non_violating and len(non_violating) + len(violating) >= num_candidates:
                     break
                 continue
-            if status.is_success():
-                status = Status(Code.Error, f'expected at least one victim pod on node "{node.name}"')
             rejected.append((node, status))
         candidates = non_violating + violating
         statuses = NodeToStatus()
@@ -316,23 +311,22 @@ class Evaluator:
                     # (framework/preemption/preemption.go: a FitError, or the aggregated error): with
                     # candidates, the nodes that cannot help are not worded.
                     continue
-                status = self._word_rejection(state, pod, node, pdbs)
+                status = self._select_victims(without_copy, state, pod, node, pdbs, True)[2]
+            if status is None or status.is_success():
+                status = Status(Code.Error, f'expected at least one victim pod on node "{node.name}"')
             if status.code == Code.Error:
                 errs.append(status.message())
             statuses.set(node.name, status)
         return candidates, statuses, _aggregate(errs)
 
-    def _word_rejection(self, state: CycleState, pod: Pod, node: NodeInfo,
-                        pdbs: Sequence[PodDisruptionBudget]) -> Status:
-        """The status of a node select_victims_without_copy found unable to help, worded."""
-        without_copy = getattr(self.interface, "select_victims_without_copy", None)
-        answer = without_copy(state, pod, node, pdbs, True) if without_copy is not None else None
-        if answer is None or answer[2] is None:
+    def _select_victims(self, without_copy: Any, state: CycleState, pod: Pod, node: NodeInfo,
+                        pdbs: Sequence[PodDisruptionBudget], word_rejection: bool) -> tuple[Any, int, Status | None]:
+        """SelectVictimsOnNode's answer: without copies where the interface can give it, else on
+        copies. A status None (only with ``word_rejection`` False) means "cannot help, not worded"."""
+        answer = without_copy(state, pod, node, pdbs, word_rejection) if without_copy is not None else None
+        if answer is None or (word_rejection and answer[2] is None):
             answer = self.interface.select_victims_on_node(state.clone(), pod, node.clone(), pdbs)
-        victims, _, status = answer
-        if status.is_success():
-            status = Status(Code.Error, f'expected at least one victim pod on node "{node.name}"')
-        return status
+        return answer
 
     def call_extenders(self, pod: Pod, candidates: list[Candidate]) -> tuple[list[Candidate], Status]:
         """callExtenders: each extender that supports preemption and is interested in the pod

@@ -473,14 +473,19 @@ class DefaultPreemption:
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
+
+        def cannot_help() -> tuple[list[Pod], int, Status | None] | None:
+            """Even without its lower-priority pods the node does not take the pod."""
+            if not word_rejection:
+                return [], 0, None
+            return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
+
         req = state.get(PRE_FILTER_STATE_KEY)
         counted = None
         if isinstance(req, Resource) and not any(req.scalar_resources.values()):
             counted = _counted_victims(req, node_info, nominated, potential)
             if counted is None:
-                if not word_rejection:
-                    return [], 0, None
-                return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
+                return cannot_help()
         else:
             fit_at = _FilterFit(fit, state, pod, node_info, nominated).change
             for pi in potential:
@@ -493,9 +498,7 @@ class DefaultPreemption:
             except Exception:  # noqa: BLE001 - the general path reports it
                 return None
             if st is not None and st.code != Code.Success:
-                if not word_rejection:
-                    return [], 0, None
-                return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
+                return cannot_help()
 
         self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
