@@ -27,6 +27,13 @@ class CliResult:
         return json.loads(self.stdout)
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables are wrapped to $COLUMNS when it is set; pytest-xdist's workers inherit COLUMNS=80
+    from execnet, so every test starts without it and a test of wrapping sets its own."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def run_cli() -> Callable[..., CliResult]:
     def run(*args: str, input: str | None = None) -> CliResult:

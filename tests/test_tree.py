@@ -1,7 +1,9 @@
 """Checks over the whole tree: no import cycle between kschedctl's modules, ruff clean, and
 mypy --strict clean over the plugin API and the plugins (the configuration is pyproject.toml's).
 
-ruff and mypy come with the `test` extra; without them installed, those two tests skip.
+ruff and mypy come with the `test` extra; without them installed, those tests skip. They carry the
+`lint` marker and are deselected by default (the suite runs in parallel and they are slow and
+single-threaded); `.ci/run` runs them as their own step with `pytest -m lint -n 0`.
 """
 
 from __future__ import annotations
@@ -159,12 +161,21 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.lint
 def test_ruff_finds_nothing() -> None:
     _tool("ruff")
     out = _run("ruff", "check", "--no-cache", "--output-format", "concise", ".")
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.lint
+def test_ruff_format_would_change_nothing() -> None:
+    _tool("ruff")
+    out = _run("ruff", "format", "--check", "--no-cache", ".")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.lint
 def test_mypy_strict_finds_nothing_in_the_plugin_api_and_the_plugins() -> None:
     _tool("mypy")
     out = _run("mypy")
