@@ -298,6 +298,7 @@ def explain(
     from kschedctl.scheduler.explain_run import explain_in_run
 
     def run():
+        _refuse_swapped_arguments(pod, snapshot)
         version = _version(kube_version, feature_gates)
         key = pod_key(pod, namespace)
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders, pending_matters=False)
@@ -318,6 +319,18 @@ def explain(
     for warning in result.warnings:
         typer.echo(f"warning: {escape_control(warning)}", err=True)
     sys.stdout.write(render_explain(result, output.value, terminal_width(), top=top))
+
+
+def _refuse_swapped_arguments(pod: str, snapshot: list[str]) -> None:
+    """`explain FILE POD` is a common slip (kubectl puts the file behind -f): when the POD argument
+    names a file and a SNAPSHOT argument names nothing on disk, say which comes first instead of
+    "no such file" for the pod's name."""
+    if pod == "-" or not os.path.exists(pod):
+        return
+    missing = [s for s in snapshot if s != "-" and not os.path.exists(s)]
+    if missing:
+        raise InputError(f"a file where the pod is expected, and no file {missing[0]}: the pod comes first "
+                         f"(kschedctl explain POD SNAPSHOT..., here kschedctl explain {missing[0]} {pod})", file=pod)
 
 
 @app.command()

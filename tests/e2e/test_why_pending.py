@@ -237,3 +237,14 @@ def test_a_pod_that_fits_gets_a_verdict_too(run_cli):
     data = _explain(run_cli, "shop/web-7d9f-pqrst", CLUSTER, "--seed", "1")
     assert data["verdict"] == ("fits 1 of 6 node(s); the others: 3 node(s) didn't match pod topology spread "
                                "constraints, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable")
+
+
+def test_explain_with_its_arguments_swapped_says_the_pod_comes_first(run_cli):
+    """`explain FILE POD`: the pod's name is no file and the file is where the pod goes."""
+    out = run_cli("explain", CLUSTER, "batch/analytics-big")
+    assert out.exit_code == 2 and out.stdout == ""
+    assert out.stderr == (f"error: {CLUSTER}: a file where the pod is expected, and no file batch/analytics-big: "
+                          f"the pod comes first (kschedctl explain POD SNAPSHOT..., here kschedctl explain "
+                          f"batch/analytics-big {CLUSTER})\n")
+    # a pod that is not in the snapshot is still worded as before
+    assert "not found in the snapshot" in run_cli("explain", "batch/nope", CLUSTER).stderr
