@@ -300,7 +300,8 @@ def render_simulation(result: "SimulationResult", output: str, width: int | None
     data = escaped(data)
     rows = []
     for e in data["events"]:
-        details = {k: v for k, v in e.items() if k not in ("time", "event")}
+        # a None (no score: the only feasible node is not scored) is left out; -o json keeps it as null
+        details = {k: v for k, v in e.items() if k not in ("time", "event") and v is not None}
         text = " ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in details.items())
         rows.append([go_duration(float(e["time"])), e["event"], text])
     out = fit_table([Column("TIME"), Column("EVENT"), Column("DETAILS", wrap=True)], rows, width).text + "\n\nFINAL\n"

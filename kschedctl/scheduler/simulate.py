@@ -272,10 +272,21 @@ class _Applier:
         victims = [p for p in list(self.sched.pods_by_uid.values()) if p.node_name == node_name
                    and not any(o.get("kind") == "DaemonSet" for o in p.meta.owner_references)]
         for pod in sorted(victims, key=lambda p: p.key):
-            self.sched.record(kind, pod=pod.key, node=node_name)
+            controlled = _has_controller(pod)
+            if recreate and not controlled:  # a bare pod: gone for good, as `kubectl drain --force` leaves it
+                self.sched.record(kind, pod=pod.key, node=node_name, recreated="no (no controller owns it)")
+            else:
+                self.sched.record(kind, pod=pod.key, node=node_name)
             self.sched.delete_pod(pod)
-            if recreate:
+            if recreate and controlled:
                 self._create(_replacement(pod, self.sched.pods_by_uid))
+
+
+def _has_controller(pod: Pod) -> bool:
+    """Whether a controller (ReplicaSet, StatefulSet, Job, ...) owns the pod and so creates it
+    again when it is evicted or its node goes: an ownerReference with ``controller: true``, as
+    metav1.GetControllerOf reads it. Nothing recreates a bare pod."""
+    return any(isinstance(o, dict) and o.get("controller") is True for o in pod.meta.owner_references)
 
 
 def _replacement(pod: Pod, taken: Any = ()) -> dict:

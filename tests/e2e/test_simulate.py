@@ -105,3 +105,25 @@ def test_event_on_a_missing_node_is_exit_2(run_cli, tmp_path):
     out = run_cli("simulate", _scenario(tmp_path, [{"at": 1, "action": "cordonNode", "node": "ghost"}]))
     assert out.exit_code == 2
     assert "events[0].node" in out.stderr and "no node named 'ghost'" in out.stderr
+
+
+def test_drain_recreates_only_pods_a_controller_owns_and_prints_no_python_none(run_cli, write_snapshot, tmp_path):
+    """kubectl drain --force deletes a bare pod and nothing creates it again; a ReplicaSet's pod
+    comes back pending (its controller's ownerReference, metav1.GetControllerOf). The table's
+    details leave out a score that is null (the only feasible node is not scored)."""
+    owned = make_pod("web-1").node("n1").req(cpu="1").dict()
+    owned["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web",
+                                             "uid": "rs-1", "controller": True}]
+    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
+                          make_node("n2").capacity(cpu="4", memory="8Gi"),
+                          owned, make_pod("bare").node("n1").req(cpu="1"))
+    path = _scenario(tmp_path, [{"at": "1m", "action": "drainNode", "node": "n1"}], snapshot=snap)
+    data = run_cli("simulate", path, "-o", "json", "--seed", "1").json()
+    evicted = {e["pod"]: e for e in _events(data, "PodEvicted", node="n1")}
+    assert set(evicted) == {"default/web-1", "default/bare"}
+    assert evicted["default/bare"]["recreated"] == "no (no controller owns it)"
+    assert "recreated" not in evicted["default/web-1"]
+    assert [p["pod"] for p in data["placements"]] == ["default/web-1"]
+    assert data["final"]["n2"] == ["default/web-1"] and data["final"]["n1"] == []
+    table = run_cli("simulate", path, "--seed", "1").stdout
+    assert "None" not in table and "pod=default/web-1 node=n2 attempts=1" in table
