@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
+from kschedctl.config.known_plugins import known_elsewhere
 from kschedctl.config.types import (
     PLUGIN_SET_FIELDS,
     KubeSchedulerConfiguration,
@@ -269,6 +270,12 @@ def kube_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry:
 
 # --- kschedctl's checks: plugin names against the registry, weights ------------------------------
 def _hint(name: str, registry: Registry) -> str:
+    """Which package provides a well-known plugin, or what replaced a removed one; else the
+    closest registered name (never for a well-known name: NodeResourcesLeastAllocated is not a
+    misspelt NodeResourcesAllocatable)."""
+    elsewhere = known_elsewhere(name)
+    if elsewhere is not None:
+        return f": {elsewhere}"
     close = difflib.get_close_matches(name, sorted(registry), n=1, cutoff=0.7)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
