@@ -203,6 +203,7 @@ def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool =
                        pending_matters: bool = True) -> None:
     """What the snapshot lacks (kschedctl/cluster/references.py), said on stderr: an empty
     snapshot, no pending pod, objects the pods refer to that are not in it."""
+    from kschedctl.cluster.group_remarks import pod_group_remarks
     from kschedctl.cluster.references import emptiness, missing_references
 
     note = emptiness(cluster, pending_matters) if emptiness_too else None
@@ -210,6 +211,8 @@ def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool =
         _warn(note)
     for missing in missing_references(cluster, version):
         _warn(missing.message())
+    for remark in pod_group_remarks(cluster.objects, version):
+        _warn(remark)
 
 
 @app.command()

@@ -364,9 +364,26 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         elif kind == "ReplicationController":
             objects.replication_controllers.append(obj)
         else:
+            _check_group_version(kind, obj.api_version)
             objects.pod_groups[(storage_kind(kind, obj.api_version), key)] = obj
         return obj
     return None
+
+
+# The versions the API servers of the emulated releases serve these kinds in (1.35 Workload
+# v1alpha1; 1.36 PodGroup v1alpha2; 1.37 PodGroup v1beta1; scheduler-plugins' PodGroup v1alpha1).
+GROUP_VERSIONS = {
+    "PodGroup": ("scheduling.k8s.io/v1alpha2", "scheduling.k8s.io/v1beta1", "scheduling.x-k8s.io/v1alpha1"),
+    "Workload": ("scheduling.k8s.io/v1alpha1",),
+}
+
+
+def _check_group_version(kind: str, api_version: str) -> None:
+    """A pod-group object of a version no release serves is refused as kubectl refuses it
+    ("no matches for kind ... in version ..."), instead of being read as if it were served."""
+    if api_version not in GROUP_VERSIONS.get(kind, (api_version,)):
+        raise ObjectError(f'no matches for kind "{kind}" in version "{api_version}" (served: '
+                          f'{", ".join(GROUP_VERSIONS[kind])})', "apiVersion")
 
 
 def _build_dra(kind: str, raw: dict, objects: ClusterObjects) -> Any:

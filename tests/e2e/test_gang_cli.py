@@ -97,3 +97,37 @@ def test_explain_pod_group_shows_each_member_in_the_groups_simulated_state(run_c
     assert last["node"] is None and last["message"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
     table = run_cli("explain", "podgroup/default/train", path, "--seed", "1", "--feature-gates", GATES).stdout
     assert "pod group default/train" in table and "default/worker-3: unschedulable" in table
+
+
+def _one_member_of_three(write_snapshot, api_version=None):
+    group = make_pod_group("train", min_count=3)
+    if api_version:
+        group["apiVersion"] = api_version
+    return write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
+                          group, *_gang(1, cpu="1"))
+
+
+def test_a_pod_group_the_release_ignores_is_said_so_with_the_gate_to_set(run_cli, write_snapshot):
+    """1.37 reads PodGroups only with GenericWorkload (off by default) and applies minCount only
+    with GangScheduling too (pkg/scheduler/framework/plugins/registry.go): the user who wrote a
+    minCount-3 gang is told why its one member is scheduled alone."""
+    path = _one_member_of_three(write_snapshot)
+    out = run_cli("schedule", path, "--seed", "1")
+    assert out.exit_code == 0 and "Scheduled" in out.stdout
+    assert ("warning: 1 PodGroup(s) in the snapshot (default/train) ignored: pod groups are read only with the "
+            "GenericWorkload feature gate, off by default in 1.37 (--feature-gates GenericWorkload=true,"
+            "GangScheduling=true); their pods are scheduled one by one") in out.stderr
+    half = run_cli("schedule", path, "--seed", "1", "--feature-gates", "GenericWorkload=true")
+    assert "the gang rule (minCount) is not applied: the GangScheduling feature gate is off" in half.stderr
+    old = run_cli("schedule", path, "--seed", "1", "--kube-version", "1.35", "--feature-gates", GATES)
+    assert "ignored: kube-scheduler 1.35 reads pod groups from Workloads (spec.workloadRef)" in old.stderr
+    gang = run_cli("schedule", path, "--seed", "1", "--feature-gates", GATES)
+    assert "PodGroup" not in gang.stderr and "Skipped" in gang.stdout  # 1 of 3: waits for the rest
+
+
+def test_a_pod_group_of_a_version_no_release_serves_is_refused(run_cli, write_snapshot):
+    path = _one_member_of_three(write_snapshot, "scheduling.k8s.io/v9")
+    out = run_cli("schedule", path)
+    assert out.exit_code == 2 and out.stdout == ""
+    assert 'PodGroup default/train: apiVersion: no matches for kind "PodGroup" in version "scheduling.k8s.io/v9"' \
+        in out.stderr
