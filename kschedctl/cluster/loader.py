@@ -34,6 +34,7 @@ from kschedctl.api.types import (
 )
 from kschedctl.backend.podgroup import storage_kind
 from kschedctl.cluster.objects import ClusterObjects
+from kschedctl.cluster.simulator_export import as_list_document, is_simulator_export
 from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line, overlay_files, remember_text
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
@@ -209,6 +210,11 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
         text = read_text(path)
         remember_text(path, text)
         for doc_index, doc, item_spans, doc_span in iter_documents(text, path):
+            if is_simulator_export(doc):  # kube-scheduler-simulator's export: the List it stands for
+                if isinstance(doc.get("schedulerConfig"), dict):
+                    snap.warnings.append(f"warning: {path}: a kube-scheduler-simulator export; its schedulerConfig "
+                                         f"is the configuration only when the file is named with --config too")
+                doc, item_spans = as_list_document(doc), None
             if doc is not None:
                 snap.documents.append(doc)
             source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")

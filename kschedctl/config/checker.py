@@ -24,6 +24,7 @@ from kschedctl.config.defaults import set_defaults
 from kschedctl.config.loader import decode
 from kschedctl.config.schema import ARGS_SCHEMAS, iter_schema_errors
 from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.config.unwrap import unwrap_config_text
 from kschedctl.config.validation import Issue, profiles_to_build, semantic_issues
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.services import Services
@@ -248,5 +249,12 @@ def validate_files(paths: list[str], version: KubeVersion, registry: Any = None,
         except InputError as exc:
             reports.append(ValidationReport(path, False, [Finding("", None, exc.message)], True))
             continue
-        reports.append(validate_text(text, path, version, registry, build_profiles))
+        try:
+            unwrapped = unwrap_config_text(text, path)
+        except InputError as exc:
+            reports.append(ValidationReport(path, False, [Finding("", None, exc.message)]))
+            continue
+        report = validate_text(unwrapped.text, path, version, registry, build_profiles)
+        report.findings[:0] = [Finding("", None, note, "warning") for note in unwrapped.notes]
+        reports.append(report)
     return reports

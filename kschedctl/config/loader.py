@@ -21,6 +21,7 @@ from kschedctl.config.types import (
     PluginSet,
     Profile,
 )
+from kschedctl.config.unwrap import unwrap_config_text
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.versions import KubeVersion
 
@@ -163,4 +164,4 @@ def load_config_file(path: str | None, version: KubeVersion, registry: Registry)
         text = read_text(path)
     except InputError as exc:
         raise ConfigError(exc.message, file=path) from None
-    return load_config_text(text, path, version, registry)
+    return load_config_text(unwrap_config_text(text, path).text, path, version, registry)

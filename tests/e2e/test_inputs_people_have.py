@@ -1,0 +1,84 @@
+"""Inputs in the shapes people have: a KubeSchedulerConfiguration inside a ConfigMap (how clusters
+and scheduler-plugins' manifests ship it) or among other documents, and kube-scheduler-simulator's
+export (simulator/export/export.go ResourcesForExport) as a snapshot and as a configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures" / "inputs"
+CONFIGMAP = str(FIXTURES / "scheduler-configmap.yaml")
+EXPORT = str(FIXTURES / "simulator-export.json")
+CLUSTER = str(Path(__file__).resolve().parents[2] / "examples" / "cluster.yaml")
+
+CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled:
+      - name: ImageLocality
+"""
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: my-scheduler
+  namespace: kube-system
+"""
+
+
+def test_a_configuration_in_a_configmap_is_read_and_its_errors_keep_the_files_lines(run_cli):
+    out = run_cli("validate", CONFIGMAP)
+    assert out.exit_code == 1
+    assert ("scheduler-configmap.yaml:-: warning: using the KubeSchedulerConfiguration in ConfigMap "
+            "kube-system/scheduler-config (data key scheduler-config.yaml)") in out.stdout
+    # line 21 of the file is `type: MostAllocatd`, inside the ConfigMap's block scalar
+    assert ('scheduler-configmap.yaml:21: error: profiles[0].pluginConfig[0].args.scoringStrategy.type: '
+            'Unsupported value: "MostAllocatd"') in out.stdout
+    assert Path(CONFIGMAP).read_text().splitlines()[20].strip() == "type: MostAllocatd"
+
+
+def test_schedule_runs_with_the_configmaps_configuration(run_cli, tmp_path):
+    fixed = tmp_path / "cm.yaml"
+    fixed.write_text(Path(CONFIGMAP).read_text().replace("MostAllocatd", "MostAllocated"))
+    most = run_cli("schedule", CLUSTER, "--config", str(fixed), "--seed", "1", "-o", "json")
+    least = run_cli("schedule", CLUSTER, "--seed", "1", "-o", "json")
+    assert most.exit_code == 0 and "using the KubeSchedulerConfiguration in ConfigMap" in most.stderr
+    score = {p["pod"]: p["score"] for p in most.json()["placements"]}
+    assert score != {p["pod"]: p["score"] for p in least.json()["placements"]}  # MostAllocated scores differ
+
+
+def test_a_multi_document_file_gives_its_configuration_document_and_says_which(run_cli, tmp_path):
+    path = tmp_path / "manifest.yaml"
+    path.write_text(DEPLOYMENT + "---\n" + CONFIG.replace("profiles:", "percentageOfNodesToScore: 101\nprofiles:"))
+    out = run_cli("validate", str(path))
+    assert out.exit_code == 1
+    assert "warning: using the KubeSchedulerConfiguration of YAML document 2 of 2" in out.stdout
+    assert "manifest.yaml:9: error: percentageOfNodesToScore: Invalid value: 101" in out.stdout  # the file's line
+    path.write_text(DEPLOYMENT + "---\n" + CONFIG)
+    assert run_cli("schedule", CLUSTER, "--config", str(path), "--seed", "1").exit_code == 0
+
+
+def test_a_file_of_several_documents_without_a_configuration_or_with_two_is_refused(run_cli, tmp_path):
+    none = tmp_path / "none.yaml"
+    none.write_text(DEPLOYMENT + "---\n" + DEPLOYMENT)
+    out = run_cli("schedule", CLUSTER, "--config", str(none))
+    assert out.exit_code == 2
+    assert out.stderr.strip().endswith("none of the 2 YAML documents is a KubeSchedulerConfiguration "
+                                       "(or a ConfigMap holding one)")
+    two = tmp_path / "two.yaml"
+    two.write_text(CONFIG + "---\n" + CONFIG)
+    out = run_cli("schedule", CLUSTER, "--config", str(two))
+    assert out.exit_code == 2 and "2 documents hold a KubeSchedulerConfiguration (documents 1, 2)" in out.stderr
+
+
+def test_a_simulator_export_is_a_snapshot_and_its_scheduler_config_a_configuration(run_cli):
+    plain = run_cli("schedule", EXPORT, "--seed", "1", "-o", "json")
+    assert plain.exit_code == 0, plain.stderr
+    assert "its schedulerConfig is the configuration only when the file is named with --config too" in plain.stderr
+    assert [p["node"] for p in plain.json()["placements"]] == ["node-1"]  # LeastAllocated: an empty node
+    packed = run_cli("schedule", EXPORT, "--config", EXPORT, "--seed", "1", "-o", "json")
+    assert packed.exit_code == 0, packed.stderr
+    assert "using the KubeSchedulerConfiguration of a kube-scheduler-simulator export" in packed.stderr
+    assert [p["node"] for p in packed.json()["placements"]] == ["node-0"]  # its MostAllocated: the busy node
