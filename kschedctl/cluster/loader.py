@@ -21,6 +21,7 @@ from kschedctl.api.admission import NAMESPACED, admit
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.json_decoding import DecodeError, load_json
+from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -206,6 +207,7 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     """Read every file and build the snapshot; raises InputError on the first problem."""
     snap = ClusterSnapshot(inputs=list(paths))
     skipped_kinds: set[str] = set()
+    unknown: list[str] = []
     for path in expand_paths(paths):
         text = read_text(path)
         remember_text(path, text)
@@ -219,14 +221,40 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
                 snap.documents.append(doc)
             source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")
             for raw, obj_source in _document_objects(doc, source, item_spans):
-                if add_object(snap, raw, obj_source) is None:
+                built = add_object(snap, raw, obj_source)
+                if built is not None:
+                    unknown.extend(_unknown_fields(raw, obj_source))
+                else:
                     kind = str(raw.get("kind"))
                     if kind not in skipped_kinds:
                         skipped_kinds.add(kind)
                         snap.warnings.append(_skipped_kind_warning(kind))
     resolve_priorities(snap)
     snap.warnings.extend(dra_conversion_warnings(snap.objects))
+    snap.warnings.extend(_unknown_field_warnings(unknown))
     return snap
+
+
+MAX_UNKNOWN_FIELD_WARNINGS = 10
+
+
+def _unknown_fields(raw: dict, source: Source) -> list[str]:
+    """kubectl's 'unknown field' warnings for one object, each naming file, line and object."""
+    out = []
+    for path, same_but_case in unknown_fields(raw):
+        line = locate(source, path)
+        where = f"{source.file}:{line}" if line is not None else source.file
+        hint = f' (did you mean "{same_but_case}"?)' if same_but_case else ""
+        out.append(f'warning: {where}: {raw.get("kind")} {display_name(raw)}: unknown field "{path}"{hint}: '
+                   "the API server drops it, so scheduling does not see it")
+    return out
+
+
+def _unknown_field_warnings(lines: list[str]) -> list[str]:
+    if len(lines) <= MAX_UNKNOWN_FIELD_WARNINGS:
+        return lines
+    rest = len(lines) - MAX_UNKNOWN_FIELD_WARNINGS
+    return lines[:MAX_UNKNOWN_FIELD_WARNINGS] + [f"warning: and {rest} more unknown field(s)"]
 
 
 def copy_snapshot(snap: ClusterSnapshot) -> ClusterSnapshot:

@@ -82,3 +82,17 @@ def test_a_simulator_export_is_a_snapshot_and_its_scheduler_config_a_configurati
     assert packed.exit_code == 0, packed.stderr
     assert "using the KubeSchedulerConfiguration of a kube-scheduler-simulator export" in packed.stderr
     assert [p["node"] for p in packed.json()["placements"]] == ["node-0"]  # its MostAllocated: the busy node
+
+
+def test_a_miscased_field_is_warned_about_as_kubectl_does_and_not_applied(run_cli):
+    """The API server drops fields its schema lacks and kubectl warns ('unknown field "..."'):
+    the NodeAffinityPolicy written with a capital N is not in force, and the user is told so
+    with the file's line and the field it differs from only in case."""
+    path = str(FIXTURES / "miscased-fields.yaml")
+    out = run_cli("schedule", path, "--seed", "1")
+    assert out.exit_code == 0
+    assert (f'warning: {path}:27: Pod default/web: unknown field "spec.topologySpreadConstraints[0].NodeAffinityPolicy" '
+            '(did you mean "nodeAffinityPolicy"?): the API server drops it, so scheduling does not see it') in out.stderr
+    assert 'unknown field "spec.containers[0].resourcse"' in out.stderr
+    # the objects kschedctl's own examples and a capture hold give no such warning
+    assert "unknown field" not in run_cli("schedule", CLUSTER, "--seed", "1").stderr
