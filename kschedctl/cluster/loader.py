@@ -22,6 +22,7 @@ from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.json_decoding import DecodeError, load_json
 from kschedctl.api.known_fields import unknown_fields
+from kschedctl.api.names import NameGenerator, needs_generated_name
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -208,6 +209,7 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     snap = ClusterSnapshot(inputs=list(paths))
     skipped_kinds: set[str] = set()
     unknown: list[str] = []
+    names = NameGenerator()
     for path in expand_paths(paths):
         text = read_text(path)
         remember_text(path, text)
@@ -221,6 +223,9 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
                 snap.documents.append(doc)
             source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")
             for raw, obj_source in _document_objects(doc, source, item_spans):
+                prefix = needs_generated_name(raw)
+                if prefix is not None:  # named as the API server names it on create
+                    raw["metadata"]["name"] = names.generate(prefix, _names_taken(snap, raw))
                 built = add_object(snap, raw, obj_source)
                 if built is not None:
                     unknown.extend(_unknown_fields(raw, obj_source))
@@ -236,6 +241,13 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
 
 
 MAX_UNKNOWN_FIELD_WARNINGS = 10
+
+
+def _names_taken(snap: ClusterSnapshot, raw: dict) -> set[str]:
+    """The names already used by objects of the same kind (and namespace)."""
+    kind = raw.get("kind")
+    namespace = (raw["metadata"].get("namespace") or "default") if kind in NAMESPACED else ""
+    return {name for (k, ns, name) in snap.names if k == kind and ns == namespace}
 
 
 def _unknown_fields(raw: dict, source: Source) -> list[str]:

@@ -99,11 +99,16 @@ def _template_from_file(path: str, cluster: ClusterSnapshot) -> PodTemplate:
 def _workload_template(kind: str, raw: dict, cluster: ClusterSnapshot, path: str) -> PodTemplate:
     md: dict = raw["metadata"] if isinstance(raw.get("metadata"), dict) else {}
     name = str(md.get("name") or "")
+    generate = md.get("generateName")
+    if not name and isinstance(generate, str) and generate.rstrip("-"):
+        name = generate.rstrip("-")  # the copies are named from the prefix, as a controller names its pods
     if not name:
-        raise InputError("required value", file=path, obj=kind, field="metadata.name")
+        raise InputError("name or generateName is required", file=path, obj=kind, field="metadata.name")
     namespace = str(md.get("namespace") or "default")
     if kind == "Pod":
-        return _template(f"Pod {namespace}/{name}", copy.deepcopy(raw), [], name, cluster, path)
+        pod_raw = copy.deepcopy(raw)
+        pod_raw["metadata"]["name"] = name
+        return _template(f"Pod {namespace}/{name}", pod_raw, [], name, cluster, path)
     spec: dict = raw["spec"] if isinstance(raw.get("spec"), dict) else {}
     if kind == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec")) or {}

@@ -96,3 +96,30 @@ def test_a_miscased_field_is_warned_about_as_kubectl_does_and_not_applied(run_cl
     assert 'unknown field "spec.containers[0].resourcse"' in out.stderr
     # the objects kschedctl's own examples and a capture hold give no such warning
     assert "unknown field" not in run_cli("schedule", CLUSTER, "--seed", "1").stderr
+
+
+def test_objects_with_only_generate_name_get_names_as_the_api_server_gives_them(run_cli):
+    """upstream scheduler_perf's templates carry metadata.generateName only: each object is named
+    prefix + 5 characters of utilrand's alphabet (apiserver/pkg/storage/names/generate.go), the
+    same names on every run of the same input."""
+    import re
+
+    path = str(FIXTURES / "generate-name.yaml")
+    out = run_cli("schedule", path, "--seed", "1", "-o", "json")
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    pods = [p["pod"] for p in data["placements"]]
+    nodes = {p["node"] for p in data["placements"]}
+    assert len(pods) == 4 and len(set(pods)) == 4
+    assert all(re.fullmatch(r"default/pod-[bcdfghjklmnpqrstvwxz2456789]{5}", p) for p in pods)
+    assert all(re.fullmatch(r"scheduler-perf-[bcdfghjklmnpqrstvwxz2456789]{5}", n) for n in nodes)
+    assert run_cli("schedule", path, "--seed", "1", "-o", "json").stdout == out.stdout
+
+
+def test_a_capacity_template_with_only_generate_name_is_copied_under_its_prefix(run_cli, tmp_path):
+    template = tmp_path / "pod.yaml"
+    template.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: batch-\nspec:\n  containers:\n"
+                        "  - name: c\n    image: busybox\n    resources: {requests: {cpu: '1'}}\n")
+    out = run_cli("capacity", CLUSTER, "--pod", str(template), "--max", "2")
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.startswith("2 copies of Pod default/batch fit (stopped at --max 2)")
