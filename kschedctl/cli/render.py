@@ -182,7 +182,8 @@ def _node_table(data: dict, width: int | None) -> str:
         elif f["code"] == "NotEvaluated":
             verdict = "not evaluated (the attempt stopped before it)"
         else:
-            verdict = f"{f['code']}: {f.get('plugin') or '-'}: {', '.join(f['reasons'])}"
+            # no plugin: a PreFilter result left the node out (kube's status names none)
+            verdict = f"{f['code']}: {f.get('plugin') or 'PreFilter'}: {', '.join(f['reasons'])}"
         for also in n.get("alsoRejectedBy") or []:
             verdict += f"; also {also['plugin']}: {', '.join(also['reasons'])}"
         scores = n.get("scores") or {}

@@ -24,6 +24,7 @@ SHOWN = 3  # objects (and pods) named in a message; the rest are counted
 
 # The kubectl command that captures each kind (kschedctl capture takes them all).
 CAPTURE_COMMANDS = {
+    "Node": "kubectl get nodes -o yaml",
     "PersistentVolumeClaim": "kubectl get pvc -A -o yaml",
     "PersistentVolume": "kubectl get pv -o yaml",
     "StorageClass": "kubectl get storageclasses -o yaml",
@@ -37,6 +38,8 @@ CAPTURE_COMMANDS = {
 
 # What scheduling sees without the kind (kube's view of an object it cannot find).
 EFFECTS = {
+    "Node": ("a bound pod there counts on no node (kube's cache holds it apart until the node appears); "
+             "a pod that requires it by matchFields metadata.name fits nowhere"),
     "PersistentVolumeClaim": "a pod to schedule is unschedulable without its claims (persistentvolumeclaim ... not found)",
     "PersistentVolume": "the volumes' node affinity, zones and drivers cannot be checked",
     "StorageClass": "their claims are taken as Immediate binding, with no provisioner",
@@ -120,7 +123,14 @@ def missing_references(cluster: ClusterSnapshot, version: Any) -> list[MissingRe
         _claims(cluster, pod, found, check_class=pod.key in pending_keys)
         if pod.resource_claims:
             _resource_claims(claims, pod, found)
+    node_names = {n.name for n in cluster.nodes}
+    for pod in live:
+        if pod.node_name and pod.node_name not in node_names:
+            found.add("Node", pod.node_name, pod.key)
     for pod in pending:
+        for name in required_node_names(pod):
+            if name not in node_names:
+                found.add("Node", name, pod.key)
         if pod.priority_class_name and pod.priority_class_name not in cluster.objects.priority_classes:
             found.add("PriorityClass", pod.priority_class_name, pod.key)
         _pod_group(cluster, pod, version, found)
@@ -130,6 +140,22 @@ def missing_references(cluster: ClusterSnapshot, version: Any) -> list[MissingRe
             if node.name not in cluster.objects.csi_nodes:
                 found.add("CSINode", node.name, node.name)
     return found.result()
+
+
+def required_node_names(pod: Pod) -> list[str]:
+    """The node names a pod's required node affinity allows by ``matchFields metadata.name``
+    (NodeAffinity's PreFilter narrows the nodes to them when every term names some), in the
+    order written."""
+    affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+    required = affinity.required if affinity is not None else None
+    if required is None:
+        return []
+    out: list[str] = []
+    for term in required.terms:
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In":
+                out.extend(v for v in req.values if v not in out)
+    return out
 
 
 def _claim_name(pod: Pod, vol: Volume) -> str | None:

@@ -50,6 +50,8 @@ class NodeTable(AttemptRecorder):
                 row.dra = self._dra_details(state, info)  # a node the filters ran on
             if st.is_rejected() and info.name in nts.node_to_status:
                 self._explain_rejection(row, state, qpi, info, st)
+            elif st.is_rejected() and not st.plugin:  # left out by a PreFilter result: no plugin ran on it
+                row.details = _pre_filter_result_details(qpi, nodes)
             self.rows.append(row)
 
     def _explain_rejection(self, row: NodeExplanation, state: CycleState, qpi: QueuedPodInfo, info: NodeInfo,
@@ -85,6 +87,23 @@ class NodeTable(AttemptRecorder):
             if i is not None:
                 row.scores = {name: {"score": values[i], "weight": weight} for name, weight, values in table.plugins}
                 row.total = table.totals[i]
+
+
+def _pre_filter_result_details(qpi: QueuedPodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Any] | None:
+    """Why a node no Filter ran on was left out: NodeAffinity's PreFilter result keeps only the
+    nodes the pod names by matchFields metadata.name (nodeaffinity.go PreFilter), and a name
+    the snapshot has no node of is said as such."""
+    from kschedctl.cluster.references import required_node_names
+
+    wanted = required_node_names(qpi.pod)
+    if not wanted:
+        return None
+    present = {info.name for info in nodes}
+    missing = [n for n in wanted if n not in present]
+    summary = f"the pod requires one of the nodes {', '.join(wanted)} (matchFields metadata.name); this is none of them"
+    if missing:
+        summary += f"; no node {', '.join(missing)} in the snapshot"
+    return {"NodeAffinity": {"wanted": wanted, "missing": missing, "summary": summary}}
 
 
 __all__ = ["NodeTable"]

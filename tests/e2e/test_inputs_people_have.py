@@ -123,3 +123,21 @@ def test_a_capacity_template_with_only_generate_name_is_copied_under_its_prefix(
     out = run_cli("capacity", CLUSTER, "--pod", str(template), "--max", "2")
     assert out.exit_code == 0, out.stderr
     assert out.stdout.startswith("2 copies of Pod default/batch fit (stopped at --max 2)")
+
+
+def test_nodes_the_pods_name_and_the_snapshot_lacks_are_named(run_cli):
+    """A pod bound to n9 and a pod requiring n7 by matchFields metadata.name, on a snapshot of n1
+    and n2: stderr names both nodes; explain's rows say which PreFilter left each node out
+    (kube's status names no plugin) and why."""
+    path = str(FIXTURES / "absent-nodes.yaml")
+    out = run_cli("schedule", path, "--seed", "1")
+    assert ("warning: the snapshot has no Node n7, n9 (used by pods default/pinned, default/ghost-bound): "
+            "a bound pod there counts on no node") in out.stderr
+    assert "capture them with `kubectl get nodes -o yaml`" in out.stderr
+    data = run_cli("explain", "default/pinned", path, "-o", "json").json()
+    facts = data["nodes"]["n1"]["details"]["NodeAffinity"]
+    assert facts["missing"] == ["n7"] and "plugin" not in data["nodes"]["n1"]["filter"]  # kube's status, unchanged
+    table = run_cli("explain", "default/pinned", path).stdout
+    assert "UnschedulableAndUnresolvable: PreFilter: node(s) didn't satisfy plugin(s) [NodeAffinity]" in table
+    assert "n1: NodeAffinity: the pod requires one of the nodes n7 (matchFields metadata.name); this is none " \
+           "of them; no node n7 in the snapshot" in table
