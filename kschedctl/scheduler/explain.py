@@ -33,7 +33,7 @@ from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule, pod_state
-from kschedctl.scheduler.node_table import NodeTable
+from kschedctl.scheduler.node_table import NodeTable, verdict_notes
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,
@@ -150,7 +150,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
         }
         fit = outcome.fit_error
         result.verdict = verdict(pod, fit.reason_histogram(), fit.num_all_nodes,
-                                 ClusterFacts.of(sched.snapshot.list()))
+                                 ClusterFacts.of(sched.snapshot.list())) + verdict_notes(result.nodes)
     else:
         result.message = outcome.status.message() if outcome.status is not None else None
         result.preemption = {"nominatedNode": None, "victims": []}

@@ -66,12 +66,29 @@ class NodeTable(AttemptRecorder):
             row.also = [{"plugin": o.plugin, "code": o.code.name, "reasons": list(o.reasons)} for o in others]
             rejecting += others
         details = {}
+        nominated = self._nominated_here(qpi, info)
+        seen = info
+        if nominated:  # the first pass of the Filter saw the node with them (addGENominatedPods)
+            seen = info.clone()
+            for pi in nominated:
+                seen.add_pod_info(pi)
+            details["NominatedPods"] = _nominated_facts(qpi, info, nominated)
         for s in rejecting:
             if s.plugin and s.code != Code.Error:
-                facts = filter_details(s.plugin, self.fwk.instances.get(s.plugin), state, qpi.pod, info)
+                facts = filter_details(s.plugin, self.fwk.instances.get(s.plugin), state, qpi.pod, seen)
                 if facts:
                     details[s.plugin] = facts
         row.details = details or None
+
+    def _nominated_here(self, qpi: QueuedPodInfo, info: NodeInfo) -> list[Any]:
+        """The pods nominated to the node that the Filter adds for this pod: priority at least
+        the pod's, not the pod itself (schedule_one.go addGENominatedPods)."""
+        nominator = self.fwk.services.nominator
+        if nominator is None or info.node is None:
+            return []
+        priority, uid = qpi.pod.effective_priority(), qpi.pod.uid
+        return [pi for pi in nominator.nominated_pods_for_node(info.name)
+                if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
 
     def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
         """DynamicResources' view of the node, read from the state its Filter left (additive:
@@ -87,6 +104,55 @@ class NodeTable(AttemptRecorder):
             if i is not None:
                 row.scores = {name: {"score": values[i], "weight": weight} for name, weight, values in table.plugins}
                 row.total = table.totals[i]
+
+
+def _nominated_facts(qpi: QueuedPodInfo, info: NodeInfo, nominated: Sequence[Any]) -> dict[str, Any]:
+    """Who holds the room: kube filters a pod against the node as if the pods nominated there
+    (of its priority or higher) were already running, so an empty node can be full."""
+    from kschedctl.framework.resource import compute_pod_resource_request
+    from kschedctl.plugins.details import format_quantity
+
+    pods = []
+    for pi in nominated:
+        req = compute_pod_resource_request(pi.pod)
+        asks = {"cpu": format_quantity("cpu", req.milli_cpu), "memory": format_quantity("memory", req.memory)}
+        pods.append({"pod": pi.pod.key, "priority": pi.pod.effective_priority(), "requests": asks})
+    named = ", ".join(f"{p['pod']} (priority {p['priority']}, cpu {p['requests']['cpu']}, "
+                      f"memory {p['requests']['memory']})" for p in pods)
+    return {"pods": pods, "summary": f"nominated here by preemption and counted as running: {named}; "
+                                     f"this pod (priority {qpi.pod.effective_priority()}) gets the room only "
+                                     "once they are bound elsewhere or gone"}
+
+
+def verdict_notes(rows: Sequence[Any]) -> str:
+    """What the facts add to the verdict: pods nominated to rejected nodes, and each fact's own
+    ``verdictNote`` (a cluster-wide blocker such as a ReadWriteOncePod claim), once each."""
+    notes = [nominated_note(rows)]
+    seen: set[str] = set()
+    for row in rows:
+        for facts in (row.details or {}).values():
+            note = facts.get("verdictNote") if isinstance(facts, dict) else None
+            if note and note not in seen:
+                seen.add(note)
+                notes.append(" " + note)
+    return "".join(notes)
+
+
+def nominated_note(rows: Sequence[Any]) -> str:
+    """A sentence for the verdict when pods nominated to rejected nodes hold the room."""
+    holders = {}
+    nodes = []
+    for row in rows:
+        facts = (row.details or {}).get("NominatedPods")
+        if facts:
+            nodes.append(row.name)
+            for p in facts["pods"]:
+                holders.setdefault(p["pod"], p["priority"])
+    if not holders:
+        return ""
+    who = ", ".join(f"{k} (priority {v})" for k, v in holders.items())
+    return (f" Pods nominated by preemption hold room on {len(nodes)} node(s) ({', '.join(nodes[:3])}"
+            f"{' ...' if len(nodes) > 3 else ''}): {who}; kube counts them there until they are bound.")
 
 
 def _pre_filter_result_details(qpi: QueuedPodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Any] | None:
