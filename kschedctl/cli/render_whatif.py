@@ -159,14 +159,27 @@ def render_capacity(result: "CapacityResult", output: str) -> str:
     return out + ("\n" if data.get("notes") else "")
 
 
+def nodes_for_headline(data: dict) -> str:
+    """"N nodes like X are needed for M pods", or, when some pods fit no node of that shape,
+    that said first: "0 nodes are needed" is no answer for a pod no such node can hold."""
+    stuck = len(data["cannotHelp"])
+    existing = f"{data['fitExisting']} fit on the existing nodes"
+    if stuck and not data["nodesNeeded"]:
+        return (f"no node like {data['node']} can hold {stuck} of the {data['pods']} pods ({existing}): "
+                "adding nodes of this shape does not help them")
+    out = f"{data['nodesNeeded']} nodes like {data['node']} are needed for {data['pods']} pods ({existing})"
+    if stuck:
+        out += f"; {stuck} pod(s) fit no node of this shape"
+    return out
+
+
 def render_nodes_for(result: "NodesForResult", output: str) -> str:
     data = result.to_dict()
     if output == "json":
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
-    out = f"{data['nodesNeeded']} nodes like {data['node']} are needed for {data['pods']} pods"
-    out += f" ({data['fitExisting']} fit on the existing nodes)\n"
+    out = nodes_for_headline(data) + "\n"
     if data["newNodes"]:
         out += "\n" + tabulate([[n, len(p), ", ".join(p[:4]) + (", ..." if len(p) > 4 else "")]
                                 for n, p in data["newNodes"].items()],

@@ -99,9 +99,9 @@ def write_capacity_report(result: "CapacityResult | NodesForResult", path: str) 
 
     if isinstance(result, NodesForResult):
         data = result.to_dict()
-        page = _Page("kschedctl capacity --nodes-for",
-                     f"{data['nodesNeeded']} nodes like {data['node']} for {data['pods']} pods "
-                     f"({data['fitExisting']} fit on the existing nodes). Method: {data['method']}")
+        from kschedctl.cli.render_whatif import nodes_for_headline
+
+        page = _Page("kschedctl capacity --nodes-for", f"{nodes_for_headline(data)}. Method: {data['method']}")
         page.chart("Pods per added node", {"data": [{"type": "bar", "x": list(data["newNodes"]),
                                                      "y": [len(p) for p in data["newNodes"].values()]}],
                                            "layout": _layout("pods", "added node")}, "")

@@ -266,7 +266,9 @@ class _BinpackingEstimator:
                 self._add(pod, self.last_node)
                 continue
             if self.last_node and not self.new_nodes[self.last_node]:
-                self._give_up(rest[i:], "does not fit on an empty node of this shape")
+                # an empty node of this shape was tried already: the pod's own reason there
+                # (identical pods get identical reasons)
+                self._give_up(rest[i:], self._check(pod, self.last_node) or "does not fit on an empty node of this shape")
                 return
             self._add_node()
             why = self._check(pod, self.last_node)

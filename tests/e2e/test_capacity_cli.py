@@ -148,3 +148,18 @@ def test_nodes_for_copies_of_a_pod(run_cli, write_snapshot, write_yaml) -> None:
     data = _capacity(run_cli, snap, "--nodes-for", node, "--pod", pod, "--max", "10")
     assert (data["nodesNeeded"], data["pods"], data["fitExisting"]) == (5, 10, 0)
     assert run_cli("capacity", snap, "--nodes-for", node, "--pod", pod).exit_code == 2  # N is needed
+
+
+def test_nodes_for_says_when_no_node_of_the_shape_can_hold_the_pods(run_cli):
+    """Three identical 64-cpu pods and a 4-cpu shape: the same reason for each (the Filter's
+    message on an empty node of the shape), and a headline that says no such node helps instead
+    of "0 nodes ... are needed"."""
+    snap = str(Path(__file__).parent / "fixtures" / "inputs" / "too-big-for-shape.yaml")
+    shape = str(Path(__file__).resolve().parents[2] / "examples" / "whatif-node-m5-xlarge.yaml")
+    out = run_cli("capacity", snap, "--nodes-for", shape)
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.startswith("no node like m5-xlarge can hold 3 of the 3 pods (0 fit on the existing nodes): "
+                                 "adding nodes of this shape does not help them\n")
+    data = run_cli("capacity", snap, "--nodes-for", shape, "-o", "json").json()
+    assert [c["message"] for c in data["cannotHelp"]] == ["NodeResourcesFit: Insufficient cpu"] * 3
+    assert data["nodesNeeded"] == 0

@@ -163,5 +163,5 @@ def test_nodes_for_report(run_cli, write_snapshot, tmp_path) -> None:
     out = run_cli("capacity", snap, "--nodes-for", str(node), "--report", str(page))
     assert out.exit_code == 0, out.stderr
     text = page.read_text(encoding="utf-8")
-    assert "1 nodes like m5 for 3 pods (1 fit on the existing nodes)" in text  # n1 takes one, m5-e-0 two
+    assert "1 nodes like m5 are needed for 3 pods (1 fit on the existing nodes)" in text  # n1 takes one, m5-e-0 two
     assert "binpacking_estimator.go" in text and 'class="chart"' in text
