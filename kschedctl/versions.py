@@ -31,6 +31,13 @@ CHANGES: dict[str, Change] = {
     # and keys counter caches by pool ID (kubernetes/kubernetes#140431, #140437, #140435, #139040;
     # 1.36.3 and 1.37). 1.35.4 keeps the leaks (structured/internal/*/allocator_*.go).
     "DRAAllocatorAccountingFixes": Change("1.36", "kubernetes/kubernetes#140431 allocator_experimental.go allocateDevice"),
+    # DynamicResources' computeScore takes a claim allocated before the cycle from its status and
+    # pairs the allocations Filter made with the claims needing one; 1.35 pairs the i-th claim with
+    # the i-th allocation and fails on a pod with an allocated claim and one to allocate ("number
+    # of allocations 1 is smaller than number of claims"). 1.36+ Score also returns 0 while
+    # DRAPrioritizedList is off. Read in dynamicresources.go of v1.36.2 (vendored by
+    # openshift/kubernetes-autoscaler) and of 1.35 (kubernetes/kubernetes#134711's computeScore).
+    "DRAScoreReadsClaimAllocations": Change("1.36", "dynamicresources.go computeScore unallocatedIndex"),
     # The DRA allocator tries pools in (driver, pool) order and slices in name order
     # (kubernetes/kubernetes#136641 pools_experimental.go sortPoolsByID); 1.35 uses Go map order.
     "DRASortedPoolsAndSlices": Change("1.36", "kubernetes/kubernetes#136641 pools_experimental.go"),
