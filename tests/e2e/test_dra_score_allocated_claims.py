@@ -116,3 +116,13 @@ def test_one_claim_to_allocate_alone_scores_in_1_35(run_cli, write_snapshot):
     path = write_snapshot(*cluster, _pod("web", ["gpu"]))
     data = run_cli("schedule", path, "--kube-version", "1.35", "-o", "json").json()
     assert [p["pod"] for p in data["placements"]] == ["default/web"]
+
+
+@pytest.mark.parametrize("release", ["1.35", "1.36"])
+def test_prioritized_list_off(run_cli, write_snapshot, release):
+    # 1.35's Score checks only that DRA is on, so the error stays; 1.36's also returns 0 while
+    # DRAPrioritizedList is off (dynamicresources.go of v1.36.2, Score's first line); 1.37 locks it.
+    path = write_snapshot(*_cluster(2))
+    data = run_cli("schedule", path, "--kube-version", release, "--feature-gates", "DRAPrioritizedList=false", "-o", "json").json()
+    placed = [p["pod"] for p in data["placements"]]
+    assert placed == ([] if release == "1.35" else ["default/web"])
