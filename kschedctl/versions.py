@@ -31,6 +31,13 @@ CHANGES: dict[str, Change] = {
     # and keys counter caches by pool ID (kubernetes/kubernetes#140431, #140437, #140435, #139040;
     # 1.36.3 and 1.37). 1.35.4 keeps the leaks (structured/internal/*/allocator_*.go).
     "DRAAllocatorAccountingFixes": Change("1.36", "kubernetes/kubernetes#140431 allocator_experimental.go allocateDevice"),
+    # DynamicResources' computeScore takes a claim allocated before the cycle from its status and
+    # pairs the allocations Filter made with the claims needing one; 1.35 pairs the i-th claim with
+    # the i-th allocation and fails on a pod with an allocated claim and one to allocate ("number
+    # of allocations 1 is smaller than number of claims"). 1.36+ Score also returns 0 while
+    # DRAPrioritizedList is off. Read in dynamicresources.go of v1.36.2 (vendored by
+    # openshift/kubernetes-autoscaler) and of 1.35 (kubernetes/kubernetes#134711's computeScore).
+    "DRAScoreReadsClaimAllocations": Change("1.36", "dynamicresources.go computeScore unallocatedIndex"),
     # The DRA allocator tries pools in (driver, pool) order and slices in name order
     # (kubernetes/kubernetes#136641 pools_experimental.go sortPoolsByID); 1.35 uses Go map order.
     "DRASortedPoolsAndSlices": Change("1.36", "kubernetes/kubernetes#136641 pools_experimental.go"),
@@ -71,7 +78,9 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "GangScheduling": {"1.35": False},
     "TopologyAwareWorkloadScheduling": {"1.35": False},
     "TaintTolerationComparisonOperators": {"1.35": False},
-    "NodeDeclaredFeatures": {"1.35": False},
+    # alpha in 1.35, beta (on) in 1.36 (kube_features.go of v1.36.2), GA in 1.37; kschedctl has
+    # no NodeDeclaredFeatures plugin, so the value decides nothing yet.
+    "NodeDeclaredFeatures": {"1.35": False, "1.36": True},
     # VolumeBinding's FindMatchingVolume compares volumeAttributesClassName (GA in 1.34).
     "VolumeAttributesClass": {"1.35": True},
     # DynamicResourcesArgs fields (validation_pluginargs.go ValidateDynamicResourcesArgs):
@@ -89,6 +98,26 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "DRAConsumableCapacity": {"1.35": False, "1.36": True},
     "DRAExtendedResource": {"1.35": False, "1.36": True},
     "DRADeviceTaintRules": {"1.35": False, "1.37": True},
+}
+
+
+# Gates a release locks to its default (LockToDefault: true in the gate's versioned specs), as
+# {gate: first release locked}; a lock is never lifted (component-base featuregate refuses a
+# spec that unlocks). Setting such a gate to anything but its default makes kube-scheduler refuse
+# to start (feature_gate.go unsafeSetFromMap: "cannot set feature gate %v to %v, feature is
+# locked to %v"). Read in pkg/features/kube_features.go of v1.36.2 (vendored by
+# openshift/kubernetes-autoscaler; its history gives 1.35's locks) and, for 1.37, the scheduler's
+# feature list of the 1.37 development tree (SetupCurrentKubernetesSpecificFeatureGates).
+LOCKED_TO_DEFAULT: dict[str, str] = {
+    "DynamicResourceAllocation": "1.35",  # GA 1.34, locked 1.35
+    "SchedulerQueueingHints": "1.35",  # GA and locked since 1.34
+    "SidecarContainers": "1.35",  # GA and locked since 1.33
+    "VolumeAttributesClass": "1.36",
+    "DRAAdminAccess": "1.36",
+    "DRAPrioritizedList": "1.37",
+    "DRAResourceClaimDeviceStatus": "1.37",
+    "DRAExtendedResource": "1.37",
+    "NodeDeclaredFeatures": "1.37",
 }
 
 
@@ -133,6 +162,10 @@ def _key(version: str) -> tuple[int, int]:
 
 class UnsupportedVersion(ValueError):
     pass
+
+
+class LockedFeatureGate(UnsupportedVersion):
+    """`--feature-gates` changes a gate the release locks: kube-scheduler refuses to start."""
 
 
 class UnknownFeatureGate(KeyError):
@@ -186,6 +219,23 @@ class KubeVersion:
                 text = WORDINGS[key][release]
         return text.format(**fields) if fields else text
 
+    def locked_gate_errors(self) -> list[str]:
+        """kube-scheduler's refusals of the overrides that change a gate this release locks."""
+        errors = []
+        for gate, value in self.gate_overrides.items():
+            since = LOCKED_TO_DEFAULT.get(gate)
+            if since is None or not self.at_least(since):
+                continue
+            default = self.with_defaults().feature_enabled(gate)
+            if value != default:
+                errors.append(f"cannot set feature gate {gate} to {_go_bool(value)}, feature is locked to "
+                              f"{_go_bool(default)}")
+        return errors
+
+    def with_defaults(self) -> "KubeVersion":
+        """The release with every gate at its default."""
+        return KubeVersion(self.version)
+
     def with_gates(self, **gates: bool) -> "KubeVersion":
         merged = dict(self.gate_overrides)
         merged.update(gates)
@@ -212,5 +262,16 @@ def parse_feature_gates(text: str | None) -> dict[str, bool]:
     return gates
 
 
+def _go_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
 def parse_version(text: str | None, feature_gates: str | None = None) -> KubeVersion:
-    return KubeVersion(text or DEFAULT_VERSION, parse_feature_gates(feature_gates))
+    """The release and `--feature-gates` as a user gives them: kube-scheduler's own checks,
+    locked gates included (several refusals read as utilerrors.NewAggregate prints them).
+    KubeVersion itself accepts any override, as upstream's plugin tests set feature.Features."""
+    version = KubeVersion(text or DEFAULT_VERSION, parse_feature_gates(feature_gates))
+    errors = version.locked_gate_errors()
+    if errors:
+        raise LockedFeatureGate(errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
+    return version

@@ -270,22 +270,41 @@ def test_standalone_snapshot_sees_in_place_edits():
     assert cols.req_cpu[cols.rows(snap.list())].tolist() == [1000]
 
 
+def _image_node(rng: random.Random, name: str, zone: str):
+    b = make_node(name).capacity(cpu="4", memory="8Gi").zone(zone)
+    imgs = [([f"img:{k}"], rng.randint(0, 3000) * 1024 * 1024) for k in range(4) if rng.random() < 0.4]
+    if imgs:
+        b = b.images(imgs)
+    return b.obj()
+
+
 def test_image_locality_index_matches_per_node():
     """ImageLocality's batch form reads the snapshot's image index; equal to score() per node,
-    with images on some nodes, repeated images in the pod, and after a node is added."""
+    with images on some nodes (sizes differing per node: the cache's first size counts), repeated
+    images in the pod, after nodes are added, after nodes change their images (only the changed rows
+    are cloned, the others keep their holder counts), after nodes are removed and after a pod
+    lands on a node (its row alone is cloned again, with the counts of now)."""
     rng = random.Random(11)
-    nodes = []
-    for i in range(40):
-        b = make_node(f"n{i}").capacity(cpu="4", memory="8Gi").zone(ZONES[i % 3])
-        imgs = [([f"img:{k}"], rng.randint(0, 3000) * 1024 * 1024) for k in range(4) if rng.random() < 0.4]
-        if imgs:
-            b = b.images(imgs)
-        nodes.append(b.obj())
+    nodes = [_image_node(rng, f"n{i}", ZONES[i % 3]) for i in range(40)]
     cache, snap = Cache(), Snapshot()
     for n in nodes[:30]:
         cache.add_node(n)
     fwk = new_framework(nodes=nodes[:1])
-    for _step in range(2):
+
+    def change_images():
+        for i in (3, 7, 12):
+            old = cache.nodes[f"n{i}"].node
+            cache.update_node(old, _image_node(rng, f"n{i}", ZONES[i % 3]))
+
+    def remove_some():
+        for i in (0, 5):
+            cache.remove_node(cache.nodes[f"n{i}"].node)
+
+    def bind_a_pod():  # n1 is cloned again without a structural change: fresh counts, same index
+        cache.add_pod(make_pod("bound").uid("bound").node("n1").obj())
+
+    steps = [lambda: [cache.add_node(n) for n in nodes[30:]], change_images, remove_some, bind_a_pod, lambda: None]
+    for step in steps:
         cache.update_snapshot(snap)
         fwk.snapshot = snap
         plugin = fwk.instances["ImageLocality"]
@@ -297,8 +316,7 @@ def test_image_locality_index_matches_per_node():
             pod = b.obj()
             batch = plugin.score_batch(CycleState(), pod, NodeBatch(infos, columns_of(snap)))
             assert [int(v) for v in batch] == [plugin.score(CycleState(), pod, ni)[0] for ni in infos], images
-        for n in nodes[30:]:
-            cache.add_node(n)
+        step()
 
 
 def _ipa_cases():

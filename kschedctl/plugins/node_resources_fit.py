@@ -89,8 +89,10 @@ def _has_request(req: Resource) -> bool:
 def fits_request(req: Resource, node_info: NodeInfo, ignored_resources: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset(),
                  delegate_to_dra: Callable[[str], bool] | None = None) -> list[InsufficientResource]:
-    """fitsRequest: every resource the node cannot give, in upstream's order (pods, cpu, memory,
-    ephemeral-storage, then scalar resources sorted by name: upstream ranges over a Go map)."""
+    """fitsRequest: every resource the node cannot give, in upstream's order: pods, cpu, memory,
+    ephemeral-storage, then the scalar resources (extended, hugepages), which upstream ranges
+    over a Go map, so their order differs from run to run; here they are sorted by name, one
+    repeatable order among kube's, not a fact (tools/difftest compares them sorted)."""
     out: list[InsufficientResource] = []
     alloc, used = node_info.allocatable, node_info.requested
     allowed = alloc.allowed_pod_number

@@ -35,7 +35,13 @@ from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.sweep import patch
 from kschedctl.sweep.cell import content_key
-from kschedctl.versions import DEFAULT_VERSION, UnknownFeatureGate, UnsupportedVersion, parse_version
+from kschedctl.versions import (
+    DEFAULT_VERSION,
+    LockedFeatureGate,
+    UnknownFeatureGate,
+    UnsupportedVersion,
+    parse_version,
+)
 
 SWEEP_SCHEMA = "sweep-v1.json"
 COMMANDS = ("schedule", "diff", "simulate")
@@ -323,6 +329,8 @@ def _check_runs(matrix: Matrix, registry: Registry) -> None:
 def _version(path: str, where: str, version: str, gates: str) -> None:
     try:
         parse_version(version, gates)
+    except LockedFeatureGate as exc:  # locked from some release on: say which one refuses
+        raise _error(path, where, f"{exc} (kube-scheduler {version})") from None
     except (UnsupportedVersion, UnknownFeatureGate) as exc:
         raise _error(path, where, str(exc)) from None
 

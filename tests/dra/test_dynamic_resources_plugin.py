@@ -568,3 +568,18 @@ def test_compute_score_more_claims_than_allocations() -> None:
     # upstream: "more-claims-than-allocations"
     with pytest.raises(ValueError, match="number of allocations 0 is smaller than number of claims"):
         compute_score([_prio_claim(("req-1", 1)), _prio_claim(("req-2", 1))], [])
+
+
+def test_compute_score_with_a_claim_allocated_before_the_cycle() -> None:
+    """From the source of computeScore in dynamicresources.go: 1.35 (v1.35.x, as
+    kubernetes/kubernetes#134711 wrote it) pairs the i-th claim with the i-th allocation Filter
+    made, so an allocated claim next to one to allocate runs out of allocations; v1.36.2 takes
+    the allocated claim's own status.allocation and counts its subrequests too."""
+    allocated = _prio_claim(("req-1", 2))
+    allocated.allocation = _alloc("req-1/subreq-2")
+    to_allocate = _prio_claim(("req-2", 1))
+    with pytest.raises(ValueError, match="^number of allocations 1 is smaller than number of claims$"):
+        compute_score([allocated, to_allocate], [_alloc("req-2/subreq-1")], reads_claim_allocations=False)
+    assert compute_score([allocated, to_allocate], [_alloc("req-2/subreq-1")]) == 7 + 8
+    with pytest.raises(ValueError, match="^number of allocations 0 is smaller than number of claims needing allocation$"):
+        compute_score([allocated, to_allocate], [])

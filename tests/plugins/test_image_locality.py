@@ -124,3 +124,38 @@ def test_duplicate_names_on_one_node_count_the_node_once():
     # upstream: cache imageStates keep a node set per image name; "gcr.io/40:v1" is listed twice on machine1
     fwk = new_framework(CONFIG, nodes=[image_node("machine1", NODE_40_300_2000), image_node("machine2", NODE_250_10)])
     assert fwk.snapshot.get("machine1").image_states["gcr.io/40:v1"].num_nodes == 1
+
+
+def _summaries(cache):
+    from kschedctl.backend.cache.cache import Snapshot
+
+    snap = Snapshot()
+    cache.update_snapshot(snap)
+    return {info.name: {k: (v.size // MB, v.num_nodes) for k, v in info.image_states.items()} for info in snap.list()}
+
+
+def test_cache_image_states_follow_add_update_remove():
+    """From the source of v1.36.2 (and 1.37) pkg/scheduler/backend/cache/cache.go
+    addNodeImageStates / removeNodeImageStates, as AddNode / UpdateNode / RemoveNode call them:
+    one summary per name, its size from the first node to report it (within a node, its first
+    image listing the name), kept while any holder remains."""
+    from kschedctl.backend.cache.cache import Cache
+
+    cache = Cache()
+    a = image_node("a", [(["img:1"], 100 * MB), (["img:1", "img:2"], 200 * MB)])
+    b = image_node("b", [(["img:1"], 300 * MB)])
+    cache.add_node(a)
+    cache.add_node(b)
+    assert _summaries(cache) == {"a": {"img:1": (100, 2), "img:2": (200, 1)}, "b": {"img:1": (100, 2)}}
+    # b updated to report 400M: it shares img:1 with a, the entry keeps 100M
+    b2 = image_node("b", [(["img:1"], 400 * MB)])
+    cache.update_node(b, b2)
+    assert _summaries(cache)["b"] == {"img:1": (100, 2)}
+    # a updated to report img:2 at 250M: a was img:2's only holder, the entry is made anew
+    a2 = image_node("a", [(["img:2"], 250 * MB)])
+    cache.update_node(a, a2)
+    assert _summaries(cache) == {"a": {"img:2": (250, 1)}, "b": {"img:1": (100, 1)}}
+    # a removed and added back with img:1 at 500M: b still holds img:1 (100M)
+    cache.remove_node(a2)
+    cache.add_node(image_node("a", [(["img:1"], 500 * MB)]))
+    assert _summaries(cache) == {"a": {"img:1": (100, 2)}, "b": {"img:1": (100, 2)}}

@@ -182,9 +182,27 @@ def compare_final(sim: dict, final: dict) -> Difference | None:
 
 # --- explain ------------------------------------------------------------------------------------
 
+# NodeResourcesFit's fitsRequest (fit.go) checks pods, cpu, memory and ephemeral-storage in that
+# order, then ranges over the pod's ScalarResources, a Go map: the "Insufficient X" reasons of
+# extended resources (and hugepages, attachable volumes) come in a random order on each run.
+_ORDERED_FIT_REASONS = frozenset({"Too many pods", "Insufficient cpu", "Insufficient memory",
+                                  "Insufficient ephemeral-storage"})
+
+
+def comparable_reasons(reasons: list[str]) -> list[str]:
+    """``reasons`` with the scalar-resource "Insufficient X" reasons sorted among themselves
+    (each keeps a place of one of them): their order is a Go map's, on either side a fact of
+    nothing, so it is never compared."""
+    scalar = [i for i, r in enumerate(reasons) if r.startswith("Insufficient ") and r not in _ORDERED_FIT_REASONS]
+    out = list(reasons)
+    for i, r in zip(scalar, sorted(reasons[i] for i in scalar)):
+        out[i] = r
+    return out
+
+
 def _status(st: dict | None) -> tuple[str, str, list[str]]:
     st = st or {}
-    return st.get("code", ""), st.get("plugin", ""), list(st.get("reasons") or [])
+    return st.get("code", ""), st.get("plugin", ""), comparable_reasons(list(st.get("reasons") or []))
 
 
 def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Difference | None:

@@ -163,7 +163,10 @@ def _oracle_outcome(p: dict) -> dict:
 def _norm_filter(entry: dict) -> dict:
     if entry.get("code") == "Success":
         return {"code": "Success"}
-    return {"code": entry.get("code"), "plugin": entry.get("plugin") or "", "reasons": entry.get("reasons") or []}
+    from tools.difftest.compare import comparable_reasons  # extended resources' reasons: a Go map's order
+
+    return {"code": entry.get("code"), "plugin": entry.get("plugin") or "",
+            "reasons": comparable_reasons(list(entry.get("reasons") or []))}
 
 
 def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = ("sequential", "explain"),

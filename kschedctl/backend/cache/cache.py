@@ -15,6 +15,7 @@ from operator import attrgetter
 
 from kschedctl.api.types import Node, Pod
 from kschedctl.backend.cache.columnar import Columns
+from kschedctl.backend.cache.image_states import ImageStates
 from kschedctl.framework.types import ImageStateSummary, NodeInfo, PodInfo
 
 BETA_ZONE, ZONE = "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"
@@ -99,10 +100,12 @@ class Snapshot:
         self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
         self.used_pvc_set: set[str] = set()
         self.generation = 0
-        # image name -> [(row = NodeInfo.index, that node's ImageStateSummary)], built with
-        # node_info_list (the only place image_states are set); None when not built by a Cache.
-        # Lets ImageLocality's batch form touch only the nodes that hold an image.
-        self.image_index: dict[str, list[tuple[int, ImageStateSummary]]] | None = None
+        # image name -> [(row = NodeInfo.index, that node's ImageStateSummary)], made from
+        # node_info_list on first use after the list or a row's image states changed (see
+        # image_index). Lets ImageLocality's batch form touch only the nodes that hold an image.
+        self._image_index: dict[str, list[tuple[int, ImageStateSummary]]] | None = None
+        # per node name, the cache's image epoch when its NodeInfo's image_states were taken
+        self.image_epochs: dict[str, int] = {}
         # For the columnar view (backend/columnar.py): the rows (NodeInfo.index) whose NodeInfo
         # update_snapshot replaced since the view last synced; None when unknown (after a
         # rebuild), and then the view re-checks every row. ``tracks_rows`` is False for a
@@ -134,6 +137,22 @@ class Snapshot:
             self.replaced_rows = None  # rows replaced before the view existed: sync every row
         return cols
 
+    @property
+    def image_index(self) -> dict[str, list[tuple[int, ImageStateSummary]]]:
+        """Image name -> the (row, summary) of each node holding it, in row order."""
+        index = self._image_index
+        if index is None:
+            index = {}
+            for i, info in enumerate(self.node_info_list):
+                for image_name, summary in info.image_states.items():
+                    index.setdefault(image_name, []).append((i, summary))
+            self._image_index = index
+        return index
+
+    def image_states_changed(self) -> None:
+        """A NodeInfo's image_states were replaced: the image index is made again on next use."""
+        self._image_index = None
+
     # NodeInfoLister
     def list(self) -> list[NodeInfo]:
         return self.node_info_list
@@ -156,7 +175,9 @@ class Snapshot:
 
     @staticmethod
     def from_nodes_and_pods(nodes: Iterable[Node], pods: Iterable[Pod]) -> "Snapshot":
-        """NewSnapshot: a standalone snapshot, handy for tests and `explain`."""
+        """A standalone snapshot (tests), made through a Cache as the scheduler makes its own:
+        unlike upstream's NewSnapshot (a test helper giving each node its own image sizes),
+        image states are the cache's cluster-wide ones (image_states.py)."""
         cache = Cache()
         for node in nodes:
             cache.add_node(node)
@@ -177,6 +198,7 @@ class Cache:
         self.node_tree = NodeTree()
         self.pod_states: dict[str, Pod] = {}  # uid -> pod as it is in the cache (with nodeName)
         self.assumed_pods: set[str] = set()
+        self.image_states = ImageStates()
         self._structure_changed = True
         self._dirty: set[str] = set()
 
@@ -188,14 +210,20 @@ class Cache:
             self.nodes[node.name] = info
         else:
             self.node_tree.remove_node(info.node)  # type: ignore[arg-type]
+            self.image_states.remove_node(info.node)
+        self.image_states.add_node(node)
         info.set_node(node)
         self.node_tree.add_node(node)
         self._structure_changed = True
         return info
 
     def update_node(self, old: Node, new: Node) -> NodeInfo:
+        """UpdateNode: the node's images leave the image states and the new ones join them
+        (an image it shares with other nodes keeps its first size; see image_states.py)."""
         info = self.nodes[old.name]
         self.node_tree.update_node(old, new)
+        self.image_states.remove_node(info.node)
+        self.image_states.add_node(new)
         info.set_node(new)
         self._structure_changed = True  # labels, images or zone may have changed
         return info
@@ -205,6 +233,7 @@ class Cache:
         info = self.nodes.pop(node.name, None)
         if info is not None:
             self.node_tree.remove_node(node)
+            self.image_states.remove_node(node)
             self._structure_changed = True
 
     # --- pods ----------------------------------------------------------------------------
@@ -279,10 +308,9 @@ class Cache:
             if info.node is None or info.generation <= snapshot.generation:
                 continue
             old = snapshot.node_info_map.get(name)
-            clone = info.clone()
+            clone = self._snapshot_node_info(snapshot, name, old)
             if old is not None:
                 clone.index = old.index
-                clone.image_states = old.image_states
                 replaced.append((old, clone))
             if not pvc_changed and (clone.pvc_ref_counts or (old is not None and old.pvc_ref_counts)):
                 pvc_changed = True
@@ -302,30 +330,36 @@ class Cache:
         self._structure_changed = False
         self._dirty.clear()
 
+    def _snapshot_node_info(self, snapshot: Snapshot, name: str, old: NodeInfo | None) -> NodeInfo:
+        """NodeInfo.SnapshotConcrete of the cache's NodeInfo: its image states are the cache's
+        summaries as they are now (size, holder count), taken again only when some node's
+        images changed since this node's last clone (the same values otherwise)."""
+        clone = self.nodes[name].clone()
+        epoch = self.image_states.epoch
+        if old is not None and snapshot.image_epochs.get(name) == epoch:
+            clone.image_states = old.image_states
+            return clone
+        clone.image_states = self.image_states.summaries(name)
+        snapshot.image_epochs[name] = epoch
+        if old is None or clone.image_states != old.image_states:
+            snapshot.image_states_changed()
+        else:
+            clone.image_states = old.image_states
+        return clone
+
     def _rebuild_lists(self, snapshot: Snapshot) -> None:
         names = self.node_tree.list()
-        snapshot.node_info_map = {n: snapshot.node_info_map.get(n) or self.nodes[n].clone() for n in names}
-        image_nodes: dict[str, int] = {}
-        for n in names:
-            node = self.nodes[n].node
-            # a name listed twice on one node still counts that node once (imageState.nodes is a set)
-            for image_name in {name for image in (node.images if node is not None else ()) for name in image.names}:
-                image_nodes[image_name] = image_nodes.get(image_name, 0) + 1
+        snapshot.node_info_map = {
+            n: snapshot.node_info_map.get(n) or self._snapshot_node_info(snapshot, n, None) for n in names}
+        for gone in set(snapshot.image_epochs) - snapshot.node_info_map.keys():
+            del snapshot.image_epochs[gone]
         snapshot.node_info_list = []
-        image_index: dict[str, list[tuple[int, ImageStateSummary]]] = {}
         for i, n in enumerate(names):
             info = snapshot.node_info_map[n]
             info.index = i
             self.nodes[n].index = i
-            info.image_states = {
-                image_name: ImageStateSummary(image.size_bytes, image_nodes[image_name])
-                for image in (info.node.images if info.node is not None else ())
-                for image_name in image.names
-            }
-            for image_name, summary in info.image_states.items():
-                image_index.setdefault(image_name, []).append((i, summary))
             snapshot.node_info_list.append(info)
-        snapshot.image_index = image_index
+        snapshot.image_states_changed()
         self._rebuild_affinity_lists(snapshot)
 
     @staticmethod

@@ -585,8 +585,14 @@ class DynamicResources:
         return None, Status(Code.Unschedulable, MSG_STILL_NOT_SCHEDULABLE)
 
     # --- Score ---------------------------------------------------------------------------------
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+    def _scores(self) -> bool:
+        """Score's first check: 1.36+ also returns 0 while DRAPrioritizedList is off."""
         if not self.enabled:
+            return False
+        return self.fts.dra_prioritized_list or not self.handle.version.has("DRAScoreReadsClaimAllocations")
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        if not self._scores():
             return 0, None
         try:
             s = _get_state(state)
@@ -598,18 +604,23 @@ class DynamicResources:
         if allocation is None:
             return 0, None
         try:
-            return compute_score([c for _, c in s.claims.all()], allocation.results), None
+            return compute_score([c for _, c in s.claims.all()], allocation.results,
+                                 self.handle.version.has("DRAScoreReadsClaimAllocations")), None
         except ValueError as err:
             return 0, Status.as_status(err)
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes; a missing state raises (the runtime's per-node calls then
         report it exactly)."""
-        if not self.enabled:
+        if not self._scores():
             return [0] * len(node_infos)
         s = _get_state(state)
-        if s.claims.empty() or not s.node_allocations or not any(
-                r.first_available for _, c in s.claims.all() for r in c.spec.requests):
+        if s.claims.empty() or not s.node_allocations:
+            return [0] * len(node_infos)
+        if not self.handle.version.has("DRAScoreReadsClaimAllocations") and any(
+                c.allocation is not None for _, c in s.claims.all()):
+            return None  # 1.35: computeScore fails on every node with an allocation (per-node form)
+        if not any(r.first_available for _, c in s.claims.all() for r in c.spec.requests):
             return [0] * len(node_infos)  # only prioritized lists score
         return None  # the per-node form
 
@@ -920,13 +931,32 @@ def _min_devices(claims: ClaimStore, features: AllocatorFeatures) -> int | None:
     return max(per_claim) if features.consumable_capacity else sum(per_claim)
 
 
-def compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult]) -> int:
-    """computeScore: each allocated subrequest of a prioritized list scores 8 - its index."""
+def compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult],
+                  reads_claim_allocations: bool = True) -> int:
+    """computeScore: each allocated subrequest of a prioritized list scores 8 - its index.
+
+    ``allocations`` holds what Filter allocated on the node, one per claim needing allocation.
+    1.36+ (``reads_claim_allocations``; dynamicresources.go of v1.36.2) takes a claim allocated
+    before the cycle from its status and the others from ``allocations`` in turn. 1.35
+    (v1.35.x dynamicresources.go) pairs the i-th claim of the pod with the i-th allocation, so
+    a pod with an allocated claim and one to allocate fails: "number of allocations 1 is
+    smaller than number of claims"."""
     score = 0
+    next_allocation = 0
     for i, claim in enumerate(claims):
-        if i >= len(allocations):
-            raise ValueError(f"number of allocations {len(allocations)} is smaller than number of claims")
-        picked = {r.request for r in allocations[i].results if "/" in r.request}
+        if not reads_claim_allocations:
+            if i >= len(allocations):
+                raise ValueError(f"number of allocations {len(allocations)} is smaller than number of claims")
+            allocation = allocations[i]
+        elif claim.allocation is not None:
+            allocation = claim.allocation
+        else:
+            if next_allocation >= len(allocations):
+                raise ValueError(f"number of allocations {len(allocations)} is smaller than number of claims "
+                                 "needing allocation")
+            allocation = allocations[next_allocation]
+            next_allocation += 1
+        picked = {r.request for r in allocation.results if "/" in r.request}
         for request in claim.spec.requests:
             if request.exactly is not None:
                 continue

@@ -128,9 +128,16 @@ def _plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> st
     return plugin_dimension(rng, workdir, checker)
 
 
+def _fidelity_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
+    from kfuzz.fidelity import fidelity_dimension
+
+    return fidelity_dimension(rng, workdir, checker)
+
+
 # Chosen by name only (`--dimension plugin`): the default mix stays what it was, so a seed's
 # inputs stay the same from one version of the fuzzer to the next.
-OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension)}
+OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension),
+                                                           "fidelity": (1.0, _fidelity_dimension)}
 
 
 @dataclass
