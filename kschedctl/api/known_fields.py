@@ -4,7 +4,7 @@ The API server drops a field its schema does not have (a miscased ``NodeAffinity
 ``nodeAffinityPolicy``) and kubectl warns: ``Warning: unknown field "spec.topologySpreadConstraints[0].NodeAffinityPolicy"``.
 A snapshot written by hand is read as the API server would store it, so the field is not applied
 either; without a word, a user believes a policy is in force that is not. The schema is
-kschedctl/schemas/known-fields.json (tools/schemas/gen_known_fields.py): the field names of each
+kschedctl/api/known-fields.json (tools/schemas/gen_known_fields.py): the field names of each
 kind kschedctl reads, for the apiVersion it names; other versions and kinds are not checked.
 """
 
@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "known-fields.json"
+SCHEMA = Path(__file__).resolve().parent / "known-fields.json"
 
 
 @functools.cache

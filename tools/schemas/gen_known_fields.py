@@ -1,4 +1,4 @@
-"""Writes kschedctl/schemas/known-fields.json: the field names of every kind kschedctl reads, as
+"""Writes kschedctl/api/known-fields.json: the field names of every kind kschedctl reads, as
 the API server's OpenAPI schema has them, taken from the generated models of the official Python
 client (`pip install kubernetes`; each model's attribute_map and openapi_types).
 
@@ -21,7 +21,7 @@ import kubernetes
 import kubernetes.client.models as models
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "kschedctl" / "schemas" / "known-fields.json"
+OUT = ROOT / "kschedctl" / "api" / "known-fields.json"
 
 # kind -> (apiVersion checked, client model)
 KINDS = {
