@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.field import escape_control
 from kschedctl.cli.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
+from kschedctl.scheduler.sampling import sampling_line, tie_line
 
 if TYPE_CHECKING:
     from kschedctl.scheduler.simulate import SimulationResult
@@ -140,7 +141,11 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         out += wrap_line(f"note: {data['note']}", width, "    ") + "\n"
     if data.get("verdict"):
         out += "\n" + wrap_line(f"verdict: {data['verdict']}", width, "    ") + "\n"
-    out += _render_ranking(data["ranking"], None if wide else top, width)
+    if data.get("sampling"):
+        out += wrap_line(sampling_line(data["sampling"]), width, "    ") + "\n"
+    if data.get("tie"):
+        out += wrap_line(tie_line(data["tie"]), width, "    ") + "\n"
+    out += _render_ranking(data["ranking"], None if wide else top, width, data.get("node"))
     out += "\n" + _node_table(data, width) + "\n"
     if data["node"]:
         placed = "was scheduled to" if data.get("attempts") is not None else "would be scheduled to"
@@ -154,13 +159,20 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
     return out + _render_details(data, width) + _render_dra(data, width) + _render_attempts(data, width)
 
 
-def _render_ranking(ranking: list[dict], top: int | None, width: int | None) -> str:
-    """The best nodes by total score, ties marked (kube picks one of them at random)."""
+def _render_ranking(ranking: list[dict], top: int | None, width: int | None, chosen: str | None = None) -> str:
+    """The best nodes by total score, ties marked (kube picks one of them at random); the node
+    the pod goes to is marked, and listed below the top ones when it is not among them."""
     if not ranking or top == 0:
         return ""
     shown = ranking if top is None else ranking[:top]
-    lines = [f"  {r['rank']}{'=' if r['tie'] else '.'} {r['node']}  {r['total']}" + ("  (tie)" if r["tie"] else "")
-             for r in shown]
+
+    def line(r: dict) -> str:
+        return (f"  {r['rank']}{'=' if r['tie'] else '.'} {r['node']}  {r['total']}" + ("  (tie)" if r["tie"] else "")
+                + ("  <- chosen" if r["node"] == chosen else ""))
+
+    lines = [line(r) for r in shown]
+    if chosen and all(r["node"] != chosen for r in shown):
+        lines += ["  ..."] + [line(r) for r in ranking if r["node"] == chosen]
     more = len(ranking) - len(shown)
     head = f"\nbest nodes by total score ({len(ranking)} feasible"
     head += f", top {len(shown)}; -o wide lists all" if more else ""

@@ -40,6 +40,7 @@ from kschedctl.scheduler.result import (
     GroupMemberExplanation,
     NodeExplanation,
 )
+from kschedctl.scheduler.sampling import SampleRecorder, sampling_facts, tie_facts
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.scheduler.verdict import ClusterFacts, fits_verdict, verdict
 from kschedctl.versions import KubeVersion
@@ -137,10 +138,17 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
                            state=state, state_detail=detail)
     # The decision: what `schedule` does in this state (sampling, nominated node, tie rule,
     # PostFilter), without assuming anything; preemption runs dry.
-    outcome = sched.schedule_pod(fwk, CycleState(), qpi)
+    recorder = SampleRecorder(sched.algorithm.next_start_node_index)
+    sched.algorithm.recorders.append(recorder)
+    try:
+        outcome = sched.schedule_pod(fwk, CycleState(), qpi)
+    finally:
+        sched.algorithm.recorders.remove(recorder)
     if isinstance(outcome, ScheduleResult):
         result.node = outcome.suggested_host
         result.verdict = fits_verdict(result.nodes)
+        result.sampling = sampling_facts(recorder, result.node, {n.name: n.total for n in result.nodes})
+        result.tie = tie_facts(recorder, result.node)
     elif outcome.fit_error is not None:
         result.message = outcome.fit_error.message()
         nominating, pre = outcome.nominating, sched.client.last_preemption

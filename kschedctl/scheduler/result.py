@@ -219,6 +219,8 @@ class ExplainResult:
     run: dict[str, Any] | None = None  # the outcome `schedule` gives this pod, when it was looked up
     verdict: str | None = None  # the answer first (kschedctl/scheduler/verdict.py)
     attempts: list[dict[str, Any]] | None = None  # --in-run: the run's attempts for this pod
+    sampling: dict[str, Any] | None = None  # the nodes kube's search looked at, when not all (sampling.py)
+    tie: dict[str, Any] | None = None  # the best total shared by several scored nodes: kube's random pick
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "node": self.node,
@@ -239,6 +241,10 @@ class ExplainResult:
             out["ranking"] = ranking(self.nodes)
         if self.attempts is not None:
             out["attempts"] = self.attempts
+        if self.sampling is not None:
+            out["sampling"] = self.sampling
+        if self.tie is not None:
+            out["tie"] = self.tie
         return out
 
 

@@ -39,3 +39,44 @@ def test_a_read_write_once_pod_claim_held_elsewhere_names_the_holder_on_every_no
     assert data["verdict"].endswith("The ReadWriteOncePod claim default/data is held by default/holder on n1: "
                                     "no node can help until it is gone; more capacity would not.")
     assert "More capacity" not in data["verdict"]
+
+
+def _sampled_cluster(write_snapshot):
+    """300 nodes of 8 cpu; every node but node-299 runs a pod (1-5 cpu): node-299 scores best, and
+    kube's adaptive sampling (50 - 300/125 = 48 % -> 144 nodes from the start index) never reaches it."""
+    from kschedctl.testing import make_node, make_pod
+
+    objs = [make_node(f"node-{i:03d}").capacity(cpu="8", memory="32Gi") for i in range(300)]
+    objs += [make_pod(f"busy-{i}").node(f"node-{i:03d}").req(cpu=str(1 + i % 5), memory="4Gi") for i in range(299)]
+    return write_snapshot(*objs, make_pod("web").req(cpu="1", memory="1Gi"))
+
+
+def test_explain_says_which_nodes_kube_samples_and_the_better_node_it_never_considers(run_cli, write_snapshot):
+    """schedule_one.go numFeasibleNodesToFind / findNodesThatPassFilters: kube filters from the
+    rotating start index until it has 144 feasible nodes and scores only those."""
+    path = _sampled_cluster(write_snapshot)
+    data = run_cli("explain", "default/web", path, "--seed", "1", "-o", "json").json()
+    sampling = data["sampling"]
+    assert sampling == {"nodes": 300, "evaluated": 144, "startNode": "node-000", "feasible": 144, "scored": 144,
+                        "betterOutside": {"node": "node-299", "total": data["nodes"]["node-299"]["total"]}}
+    assert data["ranking"][0]["node"] == "node-299"
+    chosen = data["node"]
+    assert int(chosen.split("-")[1]) < 144  # inside the sample
+    assert data["nodes"]["node-299"]["total"] > data["nodes"][chosen]["total"]
+    # the tie among the scored nodes, and the pick `schedule` makes with the same seed
+    best = max(data["nodes"][f"node-{i:03d}"]["total"] for i in range(144))
+    tied = [f"node-{i:03d}" for i in range(144) if data["nodes"][f"node-{i:03d}"]["total"] == best]
+    assert data["tie"] == {"total": best, "nodes": len(tied), "chosen": chosen} and chosen in tied
+    placed = run_cli("schedule", path, "--seed", "1", "-o", "json").json()["placements"]
+    assert placed == [{"pod": "default/web", "node": chosen, "profile": "default-scheduler", "attempts": 1,
+                       "score": best}]
+    table = run_cli("explain", "default/web", path, "--seed", "1").stdout
+    assert ("sampling: kube evaluates 144 of 300 nodes for this pod (percentageOfNodesToScore), starting at node-000 "
+            "(the rotating start index); 144 feasible, 144 scored; node-299") in table
+    assert f"tie: {len(tied)} nodes tie at {best}; kube picks one at random (here {chosen})" in table
+    assert f"{chosen}  {best}  (tie)  <- chosen" in table
+
+
+def test_a_small_cluster_has_no_sampling_statement(run_cli):
+    data = run_cli("explain", "default/small", str(FIXTURES / "nominated-holds-room.yaml"), "-o", "json").json()
+    assert "sampling" not in data and "tie" not in data
