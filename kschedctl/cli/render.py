@@ -12,6 +12,7 @@ from kschedctl.api.field import escape_control
 from kschedctl.cli.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
 from kschedctl.scheduler.sampling import sampling_line, tie_line
+from kschedctl.scheduler.verdict import group_verdict
 
 if TYPE_CHECKING:
     from kschedctl.scheduler.simulate import SimulationResult
@@ -52,6 +53,9 @@ def to_yaml(data: Any) -> str:
 def render_run(result: RunResult, output: str, width: int | None = None) -> str:
     """``width``: the terminal's, to fit (None: no limit; ``wide`` never wraps)."""
     data = result.to_dict()
+    for group in data.get("podGroups") or []:  # the answer first, worded from the run's record
+        if group.get("status") != "Scheduled" and group.get("members"):
+            group["verdict"] = group_verdict(group.get("minCount"), str(group.get("policy")), group["members"])
     if output == "json":
         return to_json(data)
     if output == "yaml":
@@ -93,12 +97,16 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
             [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
             [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]], width).text + "\n"
     if data.get("podGroups"):
+        verdicts = [wrap_line(f"{g['podGroup']}: {g['verdict']}", width, "    ") for g in data["podGroups"]
+                    if g.get("verdict")]
         rows = [[g["podGroup"], g["policy"], g["minCount"], g["status"],
                  f"{g['placed']}/{g['total']}" if g.get("placed") is not None else "", g["message"]]
                 for g in data["podGroups"]]
         out += "\nPOD GROUPS\n" + fit_table(
             [Column("GROUP"), Column("POLICY"), Column("MINCOUNT"), Column("STATUS"), Column("PLACED"),
              Column("MESSAGE", wrap=True)], rows, width).text + "\n"
+        if verdicts:
+            out += "\n" + "\n".join(verdicts) + "\n"
     out += "\n" + wrap_line(_summary_line(data["summary"]), width) + "\n"
     return out
 
@@ -278,6 +286,8 @@ def render_validation(reports: list, output: str) -> str:
 
 def render_explain_group(result: ExplainGroupResult, output: str, width: int | None = None) -> str:
     data = result.to_dict()
+    if data["status"] != "Success" and result.min_count is not None:
+        data["verdict"] = group_verdict(result.min_count, result.policy, data["members"])
     if output == "wide":
         width = None
     if output == "json":
@@ -287,6 +297,8 @@ def render_explain_group(result: ExplainGroupResult, output: str, width: int | N
     data = escaped(data)
     head = f"pod group {data['podGroup']} (profile {data['profile']}): {data['status']}"
     out = wrap_line(head + (f": {data['message']}" if data["message"] else ""), width) + "\n"
+    if data.get("verdict"):
+        out += wrap_line(f"verdict: {data['verdict']}", width, "    ") + "\n"
     for m in data["members"]:
         line = f"{m['pod']}: " + (f"-> {m['node']}" if m["node"] else f"unschedulable: {m['message']}")
         out += "\n" + wrap_line(line, width) + "\n"

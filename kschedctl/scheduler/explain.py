@@ -225,7 +225,8 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
     sched.update_snapshot()
     attempt = cycle.run_algorithm(fwk, group, queued)
     out = ExplainGroupResult(f"{ns}/{name}", fwk.profile_name, attempt.status.code.name,
-                             attempt.status.message() or None, attempt.placement)
+                             attempt.status.message() or None, attempt.placement,
+                             min_count=group.min_count, policy=group.policy)
     for mr in attempt.results:
         out.members.append(GroupMemberExplanation(
             mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),

@@ -271,6 +271,8 @@ class ExplainGroupResult:
     placement: str | None = None
     members: list[GroupMemberExplanation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the result
+    min_count: int | None = None  # the group's quorum (gang policy), for its verdict
+    policy: str = "basic"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"podGroup": self.pod_group, "profile": self.profile, "status": self.status,

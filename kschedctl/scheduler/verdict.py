@@ -142,3 +142,27 @@ def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
 
 
 __all__ = ["ClusterFacts", "fits_verdict", "verdict"]
+
+
+def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -> str:
+    """A pod group's answer first: the quorum it needs, how many members fit in its last cycle
+    and where, and what blocks the rest (one clause per distinct message). ``members``: dicts
+    with ``pod``, ``node`` (placed), ``feasibleNode`` (found a node, the group did not complete)
+    and ``message``."""
+    fit = [(m["pod"], m.get("node") or m.get("feasibleNode")) for m in members
+           if m.get("node") or m.get("feasibleNode")]
+    blocked: dict[str, list[str]] = {}
+    for m in members:
+        if not (m.get("node") or m.get("feasibleNode")):
+            blocked.setdefault(str(m.get("message") or "not evaluated"), []).append(m["pod"])
+    where = ", ".join(f"{pod} on {node}" for pod, node in fit[:4]) + (", ..." if len(fit) > 4 else "")
+    need = f"the group needs {min_count} (minCount)" if policy == "gang" and min_count else "a basic group"
+    out = f"{need}; {len(fit)} of {len(members)} member(s) fit" + (f" ({where})" if fit else "")
+    for message, pods in blocked.items():
+        if policy == "gang" and message.startswith("minCount"):
+            continue  # the group's own verdict, already said by the counts
+        shown = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3 else "")
+        out += f"; {len(pods)} fit nowhere ({shown}): {message.rstrip('.')}"
+    if policy == "gang" and min_count and len(fit) < min_count:
+        out += f"; {min_count - len(fit)} more must fit before any member is bound"
+    return out

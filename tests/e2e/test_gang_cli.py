@@ -131,3 +131,22 @@ def test_a_pod_group_of_a_version_no_release_serves_is_refused(run_cli, write_sn
     assert out.exit_code == 2 and out.stdout == ""
     assert 'PodGroup default/train: apiVersion: no matches for kind "PodGroup" in version "scheduling.k8s.io/v9"' \
         in out.stderr
+
+
+def test_a_gang_that_cannot_complete_states_its_quorum_who_fits_where_and_what_blocks(run_cli, write_snapshot):
+    """4 members of 1.5 cpu on three 2-cpu nodes: the group cycle places 3 and the 4th fits
+    nowhere, so none is bound (gangscheduling.go PlacementFeasible). The verdict says it."""
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
+                          make_pod_group("train", min_count=4), *_gang(4))
+    data = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES).json()
+    [group] = data["podGroups"]
+    fit = {m["pod"]: m["feasibleNode"] for m in group["members"] if m.get("feasibleNode")}
+    assert len(fit) == 3 and sorted(fit.values()) == ["n0", "n1", "n2"]
+    where = ", ".join(f"{p} on {n}" for p, n in fit.items())
+    assert group["verdict"] == (f"the group needs 4 (minCount); 3 of 4 member(s) fit ({where}); 1 fit nowhere "
+                                "(default/worker-3): 0/3 nodes are available: 3 Insufficient cpu; 1 more must fit "
+                                "before any member is bound")
+    table = run_cli("schedule", path, "--seed", "1", "--feature-gates", GATES).stdout
+    assert "default/train: the group needs 4 (minCount); 3 of 4 member(s) fit" in table
+    explain = run_cli("explain", "podgroup/default/train", path, "--feature-gates", GATES).stdout
+    assert "verdict: the group needs 4 (minCount); 3 of 4 member(s) fit" in explain
