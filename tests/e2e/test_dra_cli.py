@@ -243,3 +243,39 @@ def test_claim_json_keys_are_stable(run_cli, write_snapshot, tmp_path: Path) -> 
     assert a.read_text() == b.read_text()
     assert json.dumps(yaml.safe_load(a.read_text()))  # plain data, no YAML aliases
     assert "&id" not in a.read_text()
+
+
+def _allocated_claim(name: str, device: str, holder: str) -> dict:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default", "uid": f"{name}-uid"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
+            "status": {"allocation": {"devices": {"results": [
+                {"request": "gpu", "driver": GPU, "pool": "n1", "device": device}]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}},
+                "reservedFor": [{"resource": "pods", "name": holder, "uid": f"{holder}-uid"}]}}
+
+
+def _holder(name: str, claim: str) -> dict:
+    p = pod(name, None, node_name="n1")
+    p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim}]
+    return p
+
+
+def test_explain_says_every_reason_a_device_cannot_serve_and_who_holds_the_taken_ones(run_cli, write_snapshot):
+    """n1's a100 and h100 are both allocated; the pod asks for an h100. The a100 would not match
+    even if it were free (its selector is the blocker, not its claim); the h100 is held by
+    default/holds-h100. Before, both counted as "allocated" and the "most" reason hid the rest."""
+    path = write_snapshot(node("n1"), gpu_slice("n1", "a100", "h100"), CLASS,
+                          _allocated_claim("holds-a100", "gpu-0", "a"), _allocated_claim("holds-h100", "gpu-1", "b"),
+                          _holder("a", "holds-a100"), _holder("b", "holds-h100"),
+                          template("h100", selector='device.attributes["gpu.example.com"].model == "h100"'),
+                          pod("p", "h100"))
+    out = run_cli("explain", "default/p", path, "-o", "json")
+    assert out.exit_code == 0, out.stderr
+    dra = out.json()["nodes"]["n1"]["dra"]
+    [request] = dra["claims"][0]["requests"]
+    assert request["excluded"] == {"allocated to another claim": 1, "request selector false": 1}
+    assert request["heldBy"] == {f"{GPU}/n1/gpu-1": "default/holds-h100"}
+    assert dra["why"].endswith("request gpu: none of the 2 devices on the node can serve it: 1 allocated to another "
+                               f"claim ({GPU}/n1/gpu-1 by default/holds-h100), 1 request selector false")

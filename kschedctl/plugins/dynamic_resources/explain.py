@@ -97,6 +97,8 @@ def _request(pl: Any, s: Any, claim: ResourceClaim, name: str, exact: ExactDevic
     errors: list[str] = []
     candidates = 0
     seen = 0
+    holders: dict[DeviceID, str] | None = None
+    held: dict[str, str] = {}
     admin = bool(exact.admin_access) and top
     for pool in pools:
         if pool.is_incomplete or pool.is_invalid:
@@ -111,10 +113,17 @@ def _request(pl: Any, s: Any, claim: ResourceClaim, name: str, exact: ExactDevic
                     candidates += 1
                 else:
                     excluded[reason] = excluded.get(reason, 0) + 1
+                    if reason == IN_USE:
+                        if holders is None:
+                            holders = _holders(pl)
+                        device_id = DeviceID(sl.driver, sl.pool.name, d.name)
+                        held[str(device_id)] = holders.get(device_id, "a claim being allocated in this run")
     entry["devicesOnNode"] = seen
     entry["candidates"] = candidates
     if excluded:
         entry["excluded"] = dict(sorted(excluded.items()))
+    if held:
+        entry["heldBy"] = held
     if errors:
         entry["selectorErrors"] = sorted(set(errors))
     return entry
@@ -124,8 +133,17 @@ def _exclusion(pl: Any, s: Any, claim: ResourceClaim, cls: DeviceClass | None, e
                admin: bool, sl: ResourceSlice, d: Device, allocated: set[DeviceID], node: Node,
                errors: list[str]) -> str | None:
     device_id = DeviceID(sl.driver, sl.pool.name, d.name)
-    if not admin and device_id in allocated:
+    # What the device is (class and request selectors, node, taints) is checked before whether it
+    # is taken: a taken device that would not match anyway is no blocker, and saying "allocated"
+    # of it hides the selector that is (the allocator itself checks allocation first).
+    reason = _intrinsic_exclusion(pl, s, claim, cls, exact, sl, d, node, errors)
+    if reason is None and not admin and device_id in allocated:
         return IN_USE
+    return reason
+
+
+def _intrinsic_exclusion(pl: Any, s: Any, claim: ResourceClaim, cls: DeviceClass | None, exact: ExactDeviceRequest,
+                         sl: ResourceSlice, d: Device, node: Node, errors: list[str]) -> str | None:
     features = s.allocator_features
     if not features.device_binding_and_status and d.binding_conditions:
         return BINDING
@@ -154,6 +172,30 @@ def _exclusion(pl: Any, s: Any, claim: ResourceClaim, cls: DeviceClass | None, e
     return None
 
 
+def _reasons(r: dict[str, Any]) -> str:
+    """Every reason with its count, most devices first (the allocator's order among equals), the
+    claims holding the taken devices named."""
+    order = [IN_USE, BINDING, CLASS_FALSE, CLASS_ERROR, REQUEST_FALSE, REQUEST_ERROR, NOT_ON_NODE, TAINTED]
+    items = sorted(r["excluded"].items(), key=lambda kv: (-kv[1], order.index(kv[0]) if kv[0] in order else 99))
+    out = []
+    for reason, count in items:
+        text = f"{count} {reason}"
+        if reason == IN_USE and r.get("heldBy"):
+            text += " (" + ", ".join(f"{dev} by {claim}" for dev, claim in sorted(r["heldBy"].items())) + ")"
+        out.append(text)
+    return ", ".join(out)
+
+
+def _holders(pl: Any) -> dict[DeviceID, str]:
+    """The claim each allocated device of the snapshot belongs to (status.allocation)."""
+    out: dict[DeviceID, str] = {}
+    for key, claim in pl.handle.objects.resource_claims.items():
+        if claim.allocation is not None:
+            for res in claim.allocation.results:
+                out[DeviceID(res.driver, res.pool, res.device)] = key
+    return out
+
+
 def _why(claims: list[dict[str, Any]], s: Any, pl: Any, node: Node) -> str:
     """One sentence: the first request short of candidates, else what ties requests together."""
     for c in claims:
@@ -166,9 +208,8 @@ def _why(claims: list[dict[str, Any]], s: Any, pl: Any, node: Node) -> str:
                 if r["devicesOnNode"] == 0:
                     return f"{c['claim']}, request {r['request']}: no devices on the node"
                 if r["candidates"] == 0 and r.get("excluded"):
-                    top = max(r["excluded"].items(), key=lambda kv: kv[1])[0]
                     return (f"{c['claim']}, request {r['request']}: none of the {r['devicesOnNode']} devices on "
-                            f"the node can serve it (most: {top})")
+                            f"the node can serve it: {_reasons(r)}")
                 return (f"{c['claim']}, request {r['request']}: {r['candidates']} of the {r['count']} devices it "
                         f"needs are available")
         subs = [r for r in c.get("requests", []) if "/" in r["request"]]
