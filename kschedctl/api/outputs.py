@@ -51,9 +51,13 @@ def kind_of(mode: int) -> str | None:
     """What a non-regular file is, in words (None for a regular file)."""
     if stat.S_ISREG(mode):
         return None
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -85,8 +89,9 @@ def _check_target(target: OutputPath, create_directory: bool = False) -> None:
     if st is not None:
         kind = kind_of(st.st_mode)
         if kind is not None:
-            raise target.error(f"cannot write: {kind}, not a regular file "
-                               "(kschedctl writes regular files only; for a pipe use standard output)")
+            raise target.error(
+                f"cannot write: {kind}, not a regular file (kschedctl writes regular files only; for a pipe use standard output)"
+            )
         return
     if not create_directory and not os.path.isdir(directory):
         raise target.error(f"cannot write: no such directory {directory!r}")
@@ -129,8 +134,7 @@ def check_outputs(outputs: Sequence[OutputPath], inputs: Iterable[str]) -> None:
                 source = None
         if source is not None:
             same = "" if source == out.given else f" ({source}, the same file)"
-            raise out.error(f"is one of this command's inputs{same}: writing it would destroy it; "
-                            "choose another file")
+            raise out.error(f"is one of this command's inputs{same}: writing it would destroy it; choose another file")
         other = seen.get(out.path)
         if other is not None:
             raise out.error(f"is also given to {other.flag}: give each output its own file")
@@ -200,5 +204,14 @@ def write_output(target: OutputPath, text: str | Callable[[], str]) -> None:
             os.fsync(fh.fileno())
 
 
-__all__ = ["OutputPath", "as_output", "atomic_path", "beside", "check_outputs", "input_identities", "kind_of", "resolve_output",
-           "write_output"]
+__all__ = [
+    "OutputPath",
+    "as_output",
+    "atomic_path",
+    "beside",
+    "check_outputs",
+    "input_identities",
+    "kind_of",
+    "resolve_output",
+    "write_output",
+]
