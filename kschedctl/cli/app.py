@@ -158,7 +158,8 @@ def settle_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[s
     plugin may os.chdir()), and checked (kschedctl/api/outputs.py): none is an input or another
     output, each is a regular file or new. Keyed by flag; a flag not given is left out."""
     targets = {flag: resolve_output(given, flag) for flag, given in outputs if given is not None}
-    check_outputs(list(targets.values()), input_files(inputs))
+    if targets:
+        check_outputs(list(targets.values()), input_files(inputs))
     return targets
 
 
@@ -365,10 +366,7 @@ def simulate(
 
     def run():
         check_stdin_once(scenario=scenario, config=config)
-        from kschedctl.sweep.matrix import scenario_files
-
-        scenario_inputs = [scenario, *scenario_files(scenario)] if scenario != "-" else [scenario]
-        targets = settle_outputs([("--report", report)], [*scenario_inputs, config])
+        targets = settle_outputs([("--report", report)], [*_scenario_inputs(scenario, report), config])
         version = _version(kube_version, feature_gates)
         cfg, registry = _load_config(config, version, no_extenders)
         loaded = load_scenario(scenario)
@@ -384,6 +382,16 @@ def simulate(
     for warning in result.run.warnings:
         typer.echo(f"warning: {escape_control(warning)}", err=True)
     emit(render_simulation(result, output.value, terminal_width()))
+
+
+def _scenario_inputs(scenario: str, report: str | None) -> list[str]:
+    """The scenario file and the snapshot files it reads (only looked up when there is an output
+    to check them against)."""
+    if report is None or scenario == "-":
+        return [scenario]
+    from kschedctl.sweep.matrix import scenario_files
+
+    return [scenario, *scenario_files(scenario)]
 
 
 @app.command()

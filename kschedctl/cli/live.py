@@ -47,9 +47,10 @@ def _fail(exc: BaseException, debug: bool) -> None:
     if debug:
         traceback.print_exc()
     if isinstance(exc, InputError):
-        typer.echo(f"error: {exc if exc.file else exc.message}", err=True)
+        typer.echo(f"error: {exc if exc.file else escape_control(exc.message)}", err=True)
     else:
-        typer.echo(f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", err=True)
+        typer.echo(f"error: internal error: {type(exc).__name__}: {escape_control(str(exc))} (run with --debug for details)",
+                   err=True)
     raise typer.Exit(2)
 
 

@@ -109,6 +109,22 @@ def test_diff_capacity_and_simulate_reports_onto_their_inputs(run_cli, tmp_path)
 # --- regular files only --------------------------------------------------------------------
 
 
+def _device(tmp_path: Path, name: str) -> Path:
+    """A character device as a target: as root a private node (null 1,3; full 1,7), so that a
+    regression replacing it cannot replace the machine's own; otherwise the real one, which an
+    unprivileged process cannot replace."""
+    if os.geteuid() != 0:
+        if not os.path.exists(f"/dev/{name}"):
+            pytest.skip(f"no /dev/{name}")
+        return Path(f"/dev/{name}")
+    path = tmp_path / f"dev-{name}"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3 if name == "null" else 7))
+    except OSError as exc:
+        pytest.skip(f"cannot make a device node: {exc}")
+    return path
+
+
 def _special(kind: str, tmp_path: Path) -> Path:
     if kind == "fifo":
         path = tmp_path / "fifo"
@@ -122,7 +138,7 @@ def _special(kind: str, tmp_path: Path) -> Path:
         return path
     if kind == "directory":
         return tmp_path
-    return Path("/dev/null")
+    return _device(tmp_path, "null")
 
 
 @pytest.mark.parametrize(
@@ -139,10 +155,9 @@ def test_only_regular_files_are_written(run_cli, tmp_path, flag, kind, words):
 
 
 def test_write_snapshot_to_dev_full_keeps_the_device(run_cli, tmp_path):
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full")
-    line = _error_line(run_cli("schedule", str(_snapshot(tmp_path)), "--write-snapshot", "/dev/full"))
-    assert "a character device" in line and stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    full = _device(tmp_path, "full")
+    line = _error_line(run_cli("schedule", str(_snapshot(tmp_path)), "--write-snapshot", str(full)))
+    assert "a character device" in line and stat.S_ISCHR(os.stat(full).st_mode)
 
 
 def test_missing_directory_and_empty_path(run_cli, tmp_path):
