@@ -116,7 +116,7 @@ def check_outputs(outputs: Sequence[OutputPath], inputs: Iterable[str]) -> None:
     """No output is an input (resolved path or same file), and no two outputs are one file."""
     inputs = list(inputs)
     identities = input_identities(inputs)
-    resolved = {}
+    resolved: dict[str, str] = {}
     for f in inputs:
         if f and f != STDIN:
             try:

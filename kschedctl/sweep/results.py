@@ -191,7 +191,7 @@ def _field(data: dict[str, Any], name: str, kind: type, required: bool = False) 
             raise ValueError(f"{name}: missing")
         return
     if not isinstance(value, kind):
-        what = {str: "a string", dict: "an object", list: "a list"}[kind]
+        what = {"str": "a string", "dict": "an object", "list": "a list"}[kind.__name__]
         raise ValueError(f"{name}: not {what}")
 
 

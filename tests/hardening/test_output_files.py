@@ -359,3 +359,12 @@ def test_sweep_table_escapes_control_characters_in_names(run_cli, tmp_path, monk
     assert "a\\x1b[2Jb\\nc.yaml" in out.stdout and "cfg\\u0085\\ninjected" in out.stdout
     rows = [x for x in out.stdout.splitlines() if x[:1].isdigit() and " cells: " not in x]
     assert len(rows) == 4  # 2 snapshots x 2 weights: no row forged, none split
+
+
+def test_diff_table_escapes_a_configuration_file_name(run_cli, tmp_path):
+    config = tmp_path / "c\x1b[31mfg\nB: forged.yaml"
+    config.write_text((ROOT / "profiles" / "bin-packing.yaml").read_text())
+    out = run_cli("diff", str(_snapshot(tmp_path)), "--config-b", str(config))
+    assert out.exit_code == 0, out.stderr
+    assert "\x1b" not in out.stdout and "\nB: forged" not in out.stdout
+    assert "c\\x1b[31mfg\\nB: forged.yaml, kube-scheduler" in out.stdout
