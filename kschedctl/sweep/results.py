@@ -105,7 +105,10 @@ class Journal:
         self.done: dict[str, CellOutcome] = self._read() if resume else {}
         try:
             Path(self.target.path).parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.target.path, "a" if resume else "w", encoding="utf-8")
+            # the resolved path, not followed again: a symlink planted there since the start is refused
+            flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+            flags |= os.O_APPEND if resume else os.O_TRUNC
+            self._fh = os.fdopen(os.open(self.target.path, flags, 0o666), "w", encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write the journal: {exc.strerror or exc}", file=self.path) from None
 
