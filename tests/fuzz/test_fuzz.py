@@ -60,6 +60,12 @@ def test_small_fixed_plugin_fuzz_run(tmp_path):
     assert report.inputs == 8 and not report.failures, "\n\n".join(report.failures)
 
 
+def test_small_fixed_output_fuzz_run(tmp_path):
+    """Output targets (kfuzz/output.py: inputs, links, FIFOs, devices, ...): nothing destroyed."""
+    report = fuzz(6, seed=20261201, workdir=tmp_path, timeout=30.0, dimensions=["output"])
+    assert report.inputs == 6 and not report.failures, "\n\n".join(report.failures)
+
+
 @pytest.mark.fuzz
 def test_long_fuzz_run(tmp_path):
     count = int(os.environ.get("KSCHEDCTL_FUZZ_COUNT", "2000"))
