@@ -7,10 +7,8 @@ pods with --fail-on-unschedulable.
 
 from __future__ import annotations
 
-import os
-import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,8 +18,10 @@ from kschedctl import __version__
 from kschedctl.api.errors import InputError
 from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
+from kschedctl.api.outputs import OutputPath, check_outputs, resolve_output
 from kschedctl.cli.helpformat import PlainCommand, PlainGroup
 from kschedctl.cli.live import capture_command, live_options
+from kschedctl.cli.stdout import emit, run_app
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
     DEFAULT_VERSION,
@@ -136,6 +136,33 @@ def _version(text: str, feature_gates: str | None = None) -> KubeVersion:
     return parse_version(text, feature_gates)
 
 
+def input_files(paths: Iterable[str | None]) -> list[str]:
+    """Every file a command will read among ``paths``, as far as can be told before reading:
+    a directory as the loader expands it. A path that cannot be expanded stays as given (reading
+    it fails later, with its own message)."""
+    from kschedctl.cluster.loader import expand_paths
+
+    out: list[str] = []
+    for p in paths:
+        if not p:
+            continue
+        try:
+            out += expand_paths([p])
+        except InputError:
+            out.append(p)
+    return out
+
+
+def settle_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[str | None]) -> dict[str, OutputPath]:
+    """The command's outputs (flag, path as given), resolved now, before any plugin code runs (a
+    plugin may os.chdir()), and checked (kschedctl/api/outputs.py): none is an input or another
+    output, each is a regular file or new. Keyed by flag; a flag not given is left out."""
+    targets = {flag: resolve_output(given, flag) for flag, given in outputs if given is not None}
+    if targets:
+        check_outputs(list(targets.values()), input_files(inputs))
+    return targets
+
+
 def _warn_registry_errors() -> None:
     from kschedctl.framework.runtime.plugin_manager import default_registry
 
@@ -238,11 +265,9 @@ def schedule(
     from kschedctl.scheduler.scheduler import Scheduler
 
     def run():
-        version = _version(kube_version, feature_gates)
         check_stdin_once(snapshot=snapshot, config=config, write_snapshot=write_snapshot)
-        if write_snapshot is not None:
-            from kschedctl.cluster.writer import check_target
-            check_target(write_snapshot)  # before the run: a typo in the path costs nothing
+        targets = settle_outputs([("--write-snapshot", write_snapshot), ("--report", report)], [*snapshot, config])
+        version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders)
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
@@ -252,11 +277,11 @@ def schedule(
             result = sched.run(progress=callback)
         if write_snapshot is not None:
             from kschedctl.cluster.writer import write_snapshot_file
-            write_snapshot_file(cluster, result, write_snapshot)
-        if report:
+            write_snapshot_file(cluster, result, targets["--write-snapshot"])
+        if report is not None:
             from kschedctl.cli.report import write_run_report
             from kschedctl.whatif.usage import cluster_usage
-            write_run_report(result, cluster_usage(sched.cache.nodes), report)
+            write_run_report(result, cluster_usage(sched.cache.nodes), targets["--report"])
         return result
 
     result = _guarded(debug, run)
@@ -264,7 +289,7 @@ def schedule(
         typer.echo(f"warning: {escape_control(warning)}", err=True)
     if namespace:
         result = result.in_namespace(namespace)
-    sys.stdout.write(render_run(result, output.value, terminal_width()))
+    emit(render_run(result, output.value, terminal_width()))
     if fail_on_unschedulable and result.unschedulable:
         raise typer.Exit(3)
 
@@ -321,7 +346,7 @@ def explain(
     result = _guarded(debug, run)
     for warning in result.warnings:
         typer.echo(f"warning: {escape_control(warning)}", err=True)
-    sys.stdout.write(render_explain(result, output.value, terminal_width(), top=top))
+    emit(render_explain(result, output.value, terminal_width(), top=top))
 
 
 def _refuse_swapped_arguments(pod: str, snapshot: list[str]) -> None:
@@ -356,22 +381,33 @@ def simulate(
     from kschedctl.scheduler.simulate import run_scenario
 
     def run():
-        version = _version(kube_version, feature_gates)
         check_stdin_once(scenario=scenario, config=config)
+        targets = settle_outputs([("--report", report)], [*_scenario_inputs(scenario, report), config])
+        version = _version(kube_version, feature_gates)
         cfg, registry = _load_config(config, version, no_extenders)
         loaded = load_scenario(scenario)
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
         result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
-        if report:
+        if report is not None:
             from kschedctl.cli.report import write_simulation_report
             from kschedctl.whatif.usage import cluster_usage
-            write_simulation_report(result, cluster_usage(result.node_infos or {}), report)
+            write_simulation_report(result, cluster_usage(result.node_infos or {}), targets["--report"])
         return result
 
     result = _guarded(debug, run)
     for warning in result.run.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    sys.stdout.write(render_simulation(result, output.value, terminal_width()))
+        typer.echo(f"warning: {escape_control(warning)}", err=True)
+    emit(render_simulation(result, output.value, terminal_width()))
+
+
+def _scenario_inputs(scenario: str, report: str | None) -> list[str]:
+    """The scenario file and the snapshot files it reads (only looked up when there is an output
+    to check them against)."""
+    if report is None or scenario == "-":
+        return [scenario]
+    from kschedctl.sweep.matrix import scenario_files
+
+    return [scenario, *scenario_files(scenario)]
 
 
 @app.command()
@@ -393,7 +429,7 @@ def validate(
         return validate_files(configs, _version(kube_version, feature_gates), default_registry().registry)
 
     reports = _guarded(debug, run)
-    sys.stdout.write(render_validation(reports, output.value))
+    emit(render_validation(reports, output.value))
     unreadable = [r for r in reports if r.unreadable]
     for report in unreadable:
         typer.echo(f"error: {escape_control(f'{report.file}: {report.findings[0].message}')}", err=True)
@@ -421,11 +457,11 @@ def plugins(
     rows = [{"name": s.name, "extensionPoints": s.extension_points, "source": s.source, "version": s.version or __version__ if s.source == "in-tree" else s.version}
             for s in sorted(loaded.registry.values(), key=lambda s: (s.source != "in-tree", s.name))]
     if output == TableOutput.json:
-        sys.stdout.write(to_json({"plugins": rows, "errors": loaded.errors}))
+        emit(to_json({"plugins": rows, "errors": loaded.errors}))
         return
     table = escaped([[r["name"], ",".join(r["extensionPoints"]), r["source"], r["version"]] for r in rows])
     columns = [Column("NAME"), Column("EXTENSION POINTS", wrap=True), Column("SOURCE"), Column("VERSION")]
-    sys.stdout.write(fit_table(columns, table, terminal_width()).text + "\n")
+    emit(fit_table(columns, table, terminal_width()).text + "\n")
 
 
 def _print_version(value: bool) -> None:
@@ -441,12 +477,7 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True, callba
 
 
 def main() -> None:
-    try:
-        app()
-    except BrokenPipeError:  # the reader of stdout went away (`| head`): nothing left to say
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - flushing at exit must not fail again
-        except OSError:
-            pass
-        raise SystemExit(0) from None
+    """The console script: standard output's write errors end the command as
+    kschedctl/cli/stdout.py says (a closed pipe: quiet, exit 141; anything else: one line, exit 2)."""
+    run_app(app)
 

@@ -27,6 +27,7 @@ import typer
 
 from kschedctl.api.errors import InputError
 from kschedctl.cli.app import app
+from kschedctl.cli.stdout import run_app
 from kschedctl.cluster.kubeclient import resolve_kubeconfig
 
 PROG_NAME = "kubectl ksched"
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     except InputError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise SystemExit(2) from None
-    app(args=translated, prog_name=PROG_NAME)
+    run_app(app, args=translated, prog_name=PROG_NAME)  # stdout's write errors as kschedctl's
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m kschedctl.cli.kubectl_plugin`

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import typer
 
 from kschedctl.api.errors import InputError
+from kschedctl.api.field import escape_control
+from kschedctl.cli.stdout import StdoutError, emit
 from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE
 
 if TYPE_CHECKING:
@@ -45,9 +47,10 @@ def _fail(exc: BaseException, debug: bool) -> None:
     if debug:
         traceback.print_exc()
     if isinstance(exc, InputError):
-        typer.echo(f"error: {exc if exc.file else exc.message}", err=True)
+        typer.echo(f"error: {exc if exc.file else escape_control(exc.message)}", err=True)
     else:
-        typer.echo(f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", err=True)
+        typer.echo(f"error: internal error: {type(exc).__name__}: {escape_control(str(exc))} (run with --debug for details)",
+                   err=True)
     raise typer.Exit(2)
 
 
@@ -98,7 +101,8 @@ def capture_command(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Capture the current cluster into one snapshot file: every kind kschedctl reads, never Secrets."""
-    from kschedctl.cluster.capture import ConfigMapRef, format_for, read_scheduler_config, render_capture, write_atomically
+    from kschedctl.api.outputs import check_outputs, resolve_output, write_output
+    from kschedctl.cluster.capture import ConfigMapRef, format_for, read_scheduler_config, render_capture
     from kschedctl.cluster.kubeclient import connect
 
     try:
@@ -106,26 +110,41 @@ def capture_command(
         config_path = config_output or (_config_path_beside(output) if ref else None)
         if ref and config_path is None:
             raise InputError("--scheduler-config with -o -: give --config-output FILE for the configuration")
+        targets = [resolve_output(output, "-o")] if output != "-" else []
+        if config_path is not None:
+            targets.append(resolve_output(config_path, "--config-output"))
+        check_outputs(targets, kubeconfig_files(kubeconfig))
         conn = connect(kubeconfig, context)
         try:
             config = read_scheduler_config(conn, ref) if ref is not None else None  # fail before the long part
             capture = capture_live(conn, chunk_size)
             if config is not None and config_path is not None:
                 capture.notes.append(f"scheduler configuration: {config[1]} -> {config_path}")
-                write_atomically(config_path, config[0])
+                write_output(targets[-1], config[0])
         finally:
             conn.close()
         if output == "-":
-            sys.stdout.write(render_capture(capture, "yaml"))
+            emit(render_capture(capture, "yaml"))
         else:
-            write_atomically(output, render_capture(capture, format_for(output)))
-            typer.echo(f"captured {len(capture.items)} objects from {conn.where} into {output}", err=True)
-    except (typer.Exit, KeyboardInterrupt):
+            write_output(targets[0], render_capture(capture, format_for(output)))
+            typer.echo(f"captured {len(capture.items)} objects from {conn.where} into {escape_control(output)}", err=True)
+    except (typer.Exit, KeyboardInterrupt, StdoutError):
         raise
     except OSError as exc:
         _fail(InputError(f"cannot write: {exc.strerror or exc}", file=exc.filename or output), debug)
     except Exception as exc:  # noqa: BLE001 - one line, never a bare traceback
         _fail(exc, debug)
+
+
+def kubeconfig_files(kubeconfig: str | None) -> list[str]:
+    """The kubeconfig files a connection reads, as kubectl finds them: --kubeconfig, else every
+    file of $KUBECONFIG, else ~/.kube/config. They are inputs: no output may overwrite them."""
+    if kubeconfig:
+        return [kubeconfig]
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        return [p for p in env.split(os.pathsep) if p]
+    return [os.path.join(os.path.expanduser("~"), ".kube", "config")]
 
 
 def _config_path_beside(output: str) -> str | None:
@@ -182,6 +201,18 @@ def _prepare(request: LiveRequest, snapshot: list[str], config: str | None,
     return snapshot, config
 
 
+OUTPUT_FLAGS = {"report": "--report", "write_snapshot": "--write-snapshot"}
+
+
+def _check_live_outputs(kwargs: dict[str, Any], kubeconfig: str | None, config: str | None) -> None:
+    """The command's outputs against what a live run reads (the kubeconfig, --config), before
+    the capture; the command checks them again against the captured snapshot."""
+    from kschedctl.api.outputs import check_outputs, resolve_output
+
+    targets = [resolve_output(kwargs[name], flag) for name, flag in OUTPUT_FLAGS.items() if kwargs.get(name) is not None]
+    check_outputs(targets, [*kubeconfig_files(kubeconfig), config])
+
+
 def _live_parameters() -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
     return [
@@ -226,6 +257,8 @@ def live_options(command: Callable[..., Any] | None = None, *, config_param: str
             try:
                 if scheduler_config and not takes_config:
                     raise InputError(f"--scheduler-config: {command.__name__} takes no configuration")
+                if request.needs_cluster:  # before the capture: a bad output path costs nothing
+                    _check_live_outputs(kwargs, kubeconfig, kwargs.get(config_param))
                 snapshot, config = _prepare(request, list(kwargs.get("snapshot") or []), kwargs.get(config_param), stack)
             except (typer.Exit, KeyboardInterrupt):
                 raise

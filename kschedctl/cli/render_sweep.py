@@ -12,6 +12,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from kschedctl.api.field import escape_control
 from kschedctl.cli.render import to_json, to_yaml
 from kschedctl.sweep.run import SweepResult
 
@@ -42,7 +43,7 @@ def render_table(result: SweepResult) -> str:
     fixed = [f"{AXIS_HEADERS[a].lower()} {_show(values[0])}" for a, values in axes.items() if len(values) == 1]
     params = result.matrix.param_columns()
     metrics = METRIC_HEADERS + (DIFF_HEADERS if result.matrix.command == "diff" else [])
-    headers = ["#", *[AXIS_HEADERS[a] for a in varying if a != "seed"], *params,
+    headers = ["#", *[AXIS_HEADERS[a] for a in varying if a != "seed"], *(escape_control(p) for p in params),
                *(["SEED"] if "seed" in varying else []), "STATUS", *[h for _, h in metrics]]
     rows = []
     for c in cells:
@@ -51,24 +52,26 @@ def render_table(result: SweepResult) -> str:
                      *[_show(c["params"].get(p)) for p in params], *([c["seed"]] if "seed" in varying else []),
                      c["status"], *[_metric(k, m.get(k)) for k, _ in metrics]])
     m = result.matrix
-    out = f"{m.command} sweep {m.name}: {len(cells)} cells"
+    out = f"{m.command} sweep {escape_control(m.name)}: {len(cells)} cells"
     out += f" ({', '.join(fixed)})\n\n" if fixed else "\n\n"
     out += tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True) + "\n"
     failed = [c for c in cells if c["status"] != "ok"]
     if failed:
-        out += "\n" + "\n".join(f"#{c['index']} {c['status']}: {c['error']}" for c in failed) + "\n"
+        out += "\n" + "\n".join(f"#{c['index']} {c['status']}: {escape_control(str(c['error']))}" for c in failed) + "\n"
     s = result.counts()
     out += f"\n{s['cells']} cells: {s['ok']} ok, {s['error']} failed, {s['crashed']} crashed"
     if s["notRun"]:
         out += f", {s['notRun']} not run"
-    out += f"; results: {result.results}\n" if result.results else "\n"
+    out += f"; results: {escape_control(result.results)}\n" if result.results else "\n"
     return out
 
 
 def _show(value: Any) -> str:
+    """A cell of the table: names come from the matrix and the file system, and a control
+    character in one (a newline, an ESC) would forge rows or drive the terminal: escaped."""
     if value is None or value == "":
         return "-"
-    return str(value)
+    return escape_control(str(value))
 
 
 def _metric(key: str, value: Any) -> str:
@@ -76,4 +79,4 @@ def _metric(key: str, value: Any) -> str:
         return "-"
     if key in PERCENTS:
         return f"{value * 100:.1f}%"
-    return str(value)
+    return escape_control(str(value))

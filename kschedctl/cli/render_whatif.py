@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from kschedctl.api.field import escape_control
 from kschedctl.cli.render import to_json, to_yaml
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def render_diff(result: "DiffResult", output: str) -> str:
 
 
 def _side(side: dict[str, Any]) -> str:
-    config = side["config"] or "default configuration"
+    config = escape_control(side["config"]) if side["config"] else "default configuration"  # a file name
     gates = f", feature gates {side['featureGates']}" if side["featureGates"] else ""
     return f"{config}, kube-scheduler {side['kubeVersion']}{gates}"
 
@@ -87,11 +88,11 @@ def _diff_changes(changes: list[dict[str, Any]]) -> str:
     notes = []
     for c in changes:
         if c.get("move"):
-            notes.append(f"{c['pod']}: {c['move']['detail']}")
+            notes.append(f"{c['pod']}: {escape_control(c['move']['detail'])}")
         for label in ("a", "b"):
             o = c[label]
             if o["message"] and o["status"] != "Scheduled":
-                notes.append(f"{c['pod']}: {label.upper()}: {o['message']}")
+                notes.append(f"{c['pod']}: {label.upper()}: {escape_control(o['message'])}")  # may quote input
             if o.get("victims"):
                 notes.append(f"{c['pod']}: {label.upper()}: preempted {', '.join(o['victims'])}")
             if o.get("preemptedBy"):
@@ -153,9 +154,9 @@ def render_capacity(result: "CapacityResult", output: str) -> str:
         out += "\n" + tabulate([[n, c] for n, c in data["perNode"].items()], headers=["NODE", "COPIES"],
                                tablefmt="plain") + "\n"
     if data["stopMessage"]:
-        out += f"\nthe next copy does not fit: {data['stopMessage']}\n"
+        out += f"\nthe next copy does not fit: {escape_control(data['stopMessage'])}\n"
     for note in data.get("notes", []):
-        out += f"\nnote: {note}"
+        out += f"\nnote: {escape_control(note)}"
     return out + ("\n" if data.get("notes") else "")
 
 
@@ -186,6 +187,6 @@ def render_nodes_for(result: "NodesForResult", output: str) -> str:
                                headers=["NEW NODE", "PODS", ""], tablefmt="plain") + "\n"
     if data["cannotHelp"]:
         out += "\nno node of this shape helps:\n" + "\n".join(
-            f"{c['pod']}: {c['message']}" for c in data["cannotHelp"]) + "\n"
+            f"{c['pod']}: {escape_control(c['message'])}" for c in data["cannotHelp"]) + "\n"
     out += f"\nmethod: {data['method']}\n"
     return out

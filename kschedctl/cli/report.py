@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.errors import InputError
+from kschedctl.api.outputs import OutputPath, as_output, write_output
 
 if TYPE_CHECKING:
     from kschedctl.scheduler.result import RunResult
@@ -49,7 +50,7 @@ def plotly_js() -> str:
 # --- the four reports ----------------------------------------------------------------------
 
 
-def write_run_report(result: "RunResult", usage: "ClusterUsage", path: str, title: str = "kschedctl schedule") -> None:
+def write_run_report(result: "RunResult", usage: "ClusterUsage", path: OutputPath | str, title: str = "kschedctl schedule") -> None:
     data = result.to_dict()
     page = _Page(title, _summary_line(data["summary"]))
     page.chart("Per-node utilisation", *_utilisation_figure(usage))
@@ -58,7 +59,7 @@ def write_run_report(result: "RunResult", usage: "ClusterUsage", path: str, titl
     _write(page, path)
 
 
-def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | None", path: str) -> None:
+def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | None", path: OutputPath | str) -> None:
     data = result.to_dict()
     page = _Page("kschedctl simulate", _summary_line(data["summary"]))
     page.chart("Timeline", *_timeline_figure(data))
@@ -71,7 +72,7 @@ def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | N
     _write(page, path)
 
 
-def write_diff_report(result: "DiffResult", path: str) -> None:
+def write_diff_report(result: "DiffResult", path: OutputPath | str) -> None:
     data = result.to_dict()
     s = data["summary"]
     subtitle = (f"A: {_side(data['a'])} — B: {_side(data['b'])} — seed {data['seed']}. "
@@ -94,7 +95,7 @@ def write_diff_report(result: "DiffResult", path: str) -> None:
     _write(page, path)
 
 
-def write_capacity_report(result: "CapacityResult | NodesForResult", path: str) -> None:
+def write_capacity_report(result: "CapacityResult | NodesForResult", path: OutputPath | str) -> None:
     from kschedctl.whatif.capacity import NodesForResult
 
     if isinstance(result, NodesForResult):
@@ -366,13 +367,11 @@ class _Page:
                                 figures=figures)
 
 
-def _write(page: _Page, path: str) -> None:
-    text = page.render(plotly_js())
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise InputError(f"cannot write the report: {exc.strerror or exc}", file=path) from None
+def _write(page: _Page, path: OutputPath | str) -> None:
+    """Atomically, into a regular file only (kschedctl/api/outputs.py); the CLI resolved and
+    checked the path before the run."""
+    target = as_output(path, "--report")
+    write_output(target, lambda: page.render(plotly_js()))
 
 
 _TEMPLATE = """<!DOCTYPE html>

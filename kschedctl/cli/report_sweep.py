@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kschedctl.api.outputs import OutputPath
 from kschedctl.cli.report import _layout, _Page, _write
 from kschedctl.sweep.results import metric_names
 from kschedctl.sweep.run import SweepResult
@@ -36,7 +37,7 @@ PERCENT = {"cpuUtilisationMean", "cpuUtilisationStddev", "memoryUtilisationMean"
            "cpuFragmentation", "memoryFragmentation"}
 
 
-def write_sweep_report(result: SweepResult, path: str) -> None:
+def write_sweep_report(result: SweepResult, path: OutputPath | str) -> None:
     m = result.matrix
     s = result.counts()
     page = _Page(f"kschedctl sweep {m.name}",

@@ -9,15 +9,24 @@ cells are reported, they do not fail the sweep), 2 bad input (the matrix, its co
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
+from kschedctl.api.field import escape_control
+from kschedctl.api.outputs import OutputPath, beside, check_outputs, resolve_output
 from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _warn_registry_errors, app
+from kschedctl.cli.stdout import emit
+
+if TYPE_CHECKING:
+    from kschedctl.sweep.matrix import Matrix
 
 EXIT_INTERRUPTED = 130
 FORMAT_HELP = "parquet (needs pyarrow) or csv (default: by --results' suffix, else parquet when pyarrow is installed)."
@@ -59,44 +68,81 @@ def sweep(
     if cluster and executor == ExecutorName.local:
         _fail("--cluster runs on Dask: leave out --executor local")
     executor_name = "dask" if cluster else (executor or ExecutorName.local).value
+    cwd = os.getcwd()  # the default results name is relative to it, whatever a plugin does later
 
     def prepare():
+        # the outputs given are resolved before any plugin code runs (a plugin may os.chdir())
+        given = {flag: resolve_output(p, flag, create_directory=flag == "--results")
+                 for flag, p in (("--results", results), ("--report", report)) if p is not None}
         if report:  # say it before the sweep, not after
             from kschedctl.cli.report import plotly_js
             plotly_js()
         _warn_registry_errors()
         m = load_matrix(matrix, default_registry().registry)
-        path, kind = _results_file(results, fmt, m.name)
-        return m, path, kind
+        outputs = _outputs(given, fmt, m, cwd)
+        return m, outputs
 
-    m, path, kind = _guarded(debug, prepare)
-    journal_file = store.journal_path(path)
+    m, outputs = _guarded(debug, prepare)
+    path = outputs.results.given
+    journal_file = outputs.journal.given
 
     def run():
-        journal = store.Journal(journal_file, resume)
-        try:
-            with make_executor(executor_name, jobs or default_jobs(), cluster) as ex, _progress() as progress:
-                result = run_sweep(m, ex, journal, progress)
-        finally:
-            journal.close()
-        write(result, path, kind)
-        if report:
+        with store.ResultsLock(outputs.lock):
+            journal = store.Journal(outputs.journal, resume)
+            try:
+                with make_executor(executor_name, jobs or default_jobs(), cluster) as ex, _progress() as progress:
+                    result = run_sweep(m, ex, journal, progress)
+            finally:
+                journal.close()
+            write(result, outputs.results, outputs.kind)
+        if outputs.report is not None:
             from kschedctl.cli.report_sweep import write_sweep_report
-            write_sweep_report(result, report)
+            write_sweep_report(result, outputs.report)
         return result
 
     try:
         result = _guarded(debug, run)
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: the finished cells are in {journal_file}; run again with --resume", err=True)
+        typer.echo(f"interrupted: the finished cells are in {escape_control(journal_file)}; run again with --resume",
+                   err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if result.resumed:
-        typer.echo(f"resumed: {result.resumed} of {len(m.cells)} cells were already done ({journal_file})", err=True)
+        typer.echo(f"resumed: {result.resumed} of {len(m.cells)} cells were already done "
+                   f"({escape_control(journal_file)})", err=True)
     warned = sum(1 for _, o in result.rows if o.warnings)
     if warned:
         typer.echo(f"warning: {warned} cells have warnings (the results' warnings column)", err=True)
-    typer.echo(f"{result.ran} cells run in {result.wall_seconds:.1f}s; results: {path}", err=True)
-    sys.stdout.write(render_sweep(result, output.value))
+    typer.echo(f"{result.ran} cells run in {result.wall_seconds:.1f}s; results: {escape_control(path)}", err=True)
+    emit(render_sweep(result, output.value))
+
+
+@dataclass(frozen=True)
+class SweepOutputs:
+    """Every file a sweep writes, resolved and checked: the results, the journal and the lock
+    beside them, the report."""
+
+    results: OutputPath
+    kind: str  # parquet | csv
+    journal: OutputPath
+    lock: OutputPath
+    report: OutputPath | None
+
+
+def _outputs(given: dict[str, OutputPath], fmt: ResultsFormat | None, m: Matrix, cwd: str) -> SweepOutputs:
+    """The results file (given, or NAME.results.KIND in the directory the sweep started in), the
+    files beside it, checked against every file the matrix reads (kschedctl/api/outputs.py)."""
+    from kschedctl.sweep.results import JOURNAL_SUFFIX, LOCK_SUFFIX
+
+    name, kind = _results_file(given["--results"].given if "--results" in given else None, fmt, m.name)
+    results = given.get("--results") or resolve_output(os.path.join(cwd, name), "--results", create_directory=True)
+    if "--results" not in given:
+        results = OutputPath(results.flag, name, results.path)
+    journal = beside(results, JOURNAL_SUFFIX, "--results (its journal)")
+    lock = beside(results, LOCK_SUFFIX, "--results (its lock)")
+    report = given.get("--report")
+    # the journal is read back on --resume: an input of the sweep, but its own
+    check_outputs([results, journal, lock, *([report] if report else [])], m.input_files())
+    return SweepOutputs(results, kind, journal, lock, report)
 
 
 def _results_file(results: str | None, fmt: ResultsFormat | None, name: str) -> tuple[str, str]:

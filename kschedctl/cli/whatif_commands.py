@@ -7,10 +7,10 @@ module). Exit codes follow ../shared/contract.md; `diff --fail-on-change` exits 
 from __future__ import annotations
 
 import copy
-import sys
 
 import typer
 
+from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.app import (
     OUTPUT_HELP,
@@ -22,8 +22,10 @@ from kschedctl.cli.app import (
     _load_config,
     _version,
     app,
+    settle_outputs,
 )
 from kschedctl.cli.live import live_options
+from kschedctl.cli.stdout import emit
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -56,6 +58,7 @@ def diff(
 
     def run():
         check_stdin_once(snapshot=snapshot, config_a=config_a, config_b=config_b)
+        targets = settle_outputs([("--report", report)], [*snapshot, config_a, config_b])
         version_a = _version(kube_version_a, feature_gates_a)
         version_b = _version(kube_version_b, feature_gates_b)
         cluster_a, cfg_a, registry = _load(snapshot, config_a, version_a)
@@ -65,16 +68,16 @@ def diff(
         side_a = Side("a", config_a, version_a, feature_gates_a, cfg_a, cluster_a)
         side_b = Side("b", config_b, version_b, feature_gates_b, cfg_b, cluster_b)
         result = run_diff(side_a, side_b, registry, seed, plugin_timeout=plugin_timeout)
-        if report:
+        if report is not None:
             from kschedctl.cli.report import write_diff_report
-            write_diff_report(result, report)
+            write_diff_report(result, targets["--report"])
         return result
 
     result = _guarded(debug, run)
     for side in (result.a, result.b):
         for warning in side.run.warnings:
-            typer.echo(f"warning: side {side.side.label.upper()}: {warning}", err=True)
-    sys.stdout.write(render_diff(result, output.value))
+            typer.echo(f"warning: side {side.side.label.upper()}: {escape_control(warning)}", err=True)
+    emit(render_diff(result, output.value))
     if fail_on_change and result.changes:
         raise typer.Exit(EXIT_CHANGED)
 
@@ -111,6 +114,8 @@ def capacity(
     def run():
         check_stdin_once(snapshot=snapshot, config=config, pod=pod, nodes_for=nodes_for,
                          add_nodes=[a.rsplit(":", 1)[0] for a in add_nodes])
+        targets = settle_outputs([("--report", report)],
+                                 [*snapshot, config, pod, nodes_for, *(a.rsplit(":", 1)[0] for a in add_nodes)])
         version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
         added = hypothetical_nodes(add_nodes, {n.name for n in cluster.nodes})
@@ -122,13 +127,13 @@ def capacity(
             assert template is not None
             result = cap.capacity(cluster, cfg, registry, version, template, max_copies=max_copies, seed=seed,
                                   added_nodes=added, fast=not plain, plugin_timeout=plugin_timeout)
-        if report:
+        if report is not None:
             from kschedctl.cli.report import write_capacity_report
-            write_capacity_report(result, report)
+            write_capacity_report(result, targets["--report"])
         return result
 
     result = _guarded(debug, run)
     if isinstance(result, cap.NodesForResult):
-        sys.stdout.write(render_nodes_for(result, output.value))
+        emit(render_nodes_for(result, output.value))
     else:
-        sys.stdout.write(render_capacity(result, output.value))
+        emit(render_capacity(result, output.value))

@@ -6,22 +6,22 @@ nominations, claims and volumes bound, DRA claims allocated or created, victims 
 kschedctl/cluster/after_run.py's to say; this module writes the objects out: every object of the
 input, in input order, unknown kinds included and unchanged, then the objects the run created.
 
-The file is written safely: into a temporary file in the target's directory, then renamed over
-the target (the target is never truncated, and a failed write leaves no partial file). Its
-format is the one its extension says: ``.json`` is JSON, anything else YAML.
+The file is written safely (kschedctl/api/outputs.py): into a temporary file in the target's
+directory, then renamed over the target (the target is never truncated, and a failed write
+leaves no partial file); only a regular file (or a new one) is written, never an input of the
+run. Its format is the one its extension says: ``.json`` is JSON, anything else YAML.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
 from kschedctl.api.errors import InputError
+from kschedctl.api.outputs import OutputPath, as_output, resolve_output, write_output
 from kschedctl.cluster.after_run import changes, created
 from kschedctl.cluster.loader import ClusterSnapshot
 from kschedctl.scheduler.result import RunResult
@@ -29,10 +29,13 @@ from kschedctl.scheduler.result import RunResult
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def write_snapshot_file(cluster: ClusterSnapshot, result: RunResult, path: str) -> None:
+def write_snapshot_file(cluster: ClusterSnapshot, result: RunResult, path: OutputPath | str) -> None:
+    """``path``: resolved by the CLI when the command started (a plain path is resolved now);
+    the format follows the name the user gave."""
+    target = as_output(path, "--write-snapshot")
     items = snapshot_items(cluster, result)
-    text = render_snapshot({"apiVersion": "v1", "kind": "List", "items": items}, path)
-    write_atomically(path, text)
+    text = render_snapshot({"apiVersion": "v1", "kind": "List", "items": items}, target.given)
+    write_output(target, text)
 
 
 def snapshot_items(cluster: ClusterSnapshot, result: RunResult) -> list[Any]:
@@ -71,40 +74,11 @@ def render_snapshot(document: dict, path: str) -> str:
 
 
 def check_target(path: str) -> None:
-    """The target can be written: its directory exists and it is not itself a directory."""
-    if not path:
-        raise InputError("cannot write: empty path", file='""')
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise InputError(f"cannot write: no such directory {directory!r}", file=path)
-    if os.path.isdir(path):
-        raise InputError("cannot write: is a directory", file=path)
+    """The target can be written: its directory exists, it is a regular file or new
+    (kschedctl/api/outputs.py)."""
+    resolve_output(path, "--write-snapshot")
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path`` and rename it over ``path``."""
-    check_target(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror or exc}", file=path) from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+def write_atomically(path: OutputPath | str, text: str) -> None:
+    """Write ``text`` to a temporary file next to the (resolved) target and rename it over it."""
+    write_output(as_output(path, "--write-snapshot"), text)

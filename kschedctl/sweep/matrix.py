@@ -28,6 +28,8 @@ import yaml
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
+from kschedctl.api.field import go_quote
+from kschedctl.api.validation import dns1123_subdomain_errors
 from kschedctl.cluster.loader import expand_paths, locate_line
 from kschedctl.config.loader import load_config_text, parse_config_yaml
 from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_errors
@@ -68,6 +70,7 @@ class ConfigSpec:
     raw: dict[str, Any] | None  # the document to load (None: the built-in configuration)
     source: str  # how errors name it
     entry: str = ""  # the matrix field it comes from: configs[i]
+    file: str | None = None  # the file it was read from (None: the built-in configuration)
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,14 @@ class Matrix:
     diff_a: SideA | None = None
     cells: list[Cell] = field(default_factory=list)
 
+    def input_files(self) -> list[str]:
+        """Every file the sweep reads: the matrix, each snapshot's (or scenario's) files, each
+        configuration file. No output of the sweep may be one of them."""
+        files = [self.path, *(f for s in self.snapshots for f in s.files), *(c.file for c in self.configs if c.file)]
+        if self.diff_a is not None and self.diff_a.config.file:
+            files.append(self.diff_a.config.file)
+        return files
+
     def param_columns(self) -> list[str]:
         """Every patch column, in the order the configurations first use them."""
         seen: dict[str, None] = {}
@@ -138,11 +149,23 @@ def load_matrix(path: str, registry: Registry) -> Matrix:
     diff_a = _side_a(path, base, doc) if command == "diff" else None
     if command != "diff" and "diff" in doc:
         raise _error(path, "diff", "only for command: diff")
-    matrix = Matrix(path, str((doc.get("metadata") or {}).get("name") or Path(path).stem), command, snapshots,
-                    configs, versions, gates, seeds, timeout, diff_a)
+    matrix = Matrix(path, _name(path, doc), command, snapshots, configs, versions, gates, seeds, timeout, diff_a)
     _check_runs(matrix, registry)
     matrix.cells = _cells(matrix)
     return matrix
+
+
+def _name(path: str, doc: dict[str, Any]) -> str:
+    """metadata.name, else the matrix file's stem. The name becomes a file name (the default
+    NAME.results.parquet, in the working directory) and is printed: it must be a DNS-1123
+    subdomain, as a Kubernetes object's name (no slash, no '..', no control character)."""
+    name = (doc.get("metadata") or {}).get("name")
+    if not name:
+        return Path(path).stem
+    errors = dns1123_subdomain_errors(name)
+    if errors:
+        raise _error(path, "metadata.name", f"Invalid value: {go_quote(name)}: {'; '.join(errors)}")
+    return str(name)
 
 
 def _read(path: str) -> Any:
@@ -208,7 +231,7 @@ def _spec(path: str, where: str, label: str, paths: tuple[str, ...], command: st
     except InputError as exc:
         raise _error(path, where, f"{exc.file}: {exc.message}") from None
     if command == "simulate":
-        files = files + [f for f in _scenario_files(files[0]) if f not in files]
+        files = files + [f for f in scenario_files(files[0]) if f not in files]
     chunks = []
     for f in files:
         try:
@@ -218,7 +241,7 @@ def _spec(path: str, where: str, label: str, paths: tuple[str, ...], command: st
     return SnapshotSpec(label, paths, tuple(files), content_key(chunks))
 
 
-def _scenario_files(scenario: str) -> list[str]:
+def scenario_files(scenario: str) -> list[str]:
     """The snapshot files a Scenario reads, named as load_scenario will name them. A scenario
     that does not parse reads nothing more: its cell reports why."""
     try:
@@ -254,7 +277,7 @@ def _configs(path: str, base: Path, entries: list[Any]) -> list[ConfigSpec]:
             source = file or "<default>"
             if p.params:
                 source += " patched with " + ", ".join(f"{k}={v}" for k, v in p.params.items())
-            out.append(ConfigSpec(label, p.params, p.raw, source, where))
+            out.append(ConfigSpec(label, p.params, p.raw, source, where, file))
     return out
 
 
@@ -270,7 +293,7 @@ def _side_a(path: str, base: Path, doc: dict[str, Any]) -> SideA:
     spec = doc.get("diff") or {}
     file = str(base / spec["config"]) if spec.get("config") else None
     raw = _config_document(path, "diff.config", file) if file else None
-    config = ConfigSpec(spec.get("config") or DEFAULT_CONFIG_LABEL, {}, raw, file or "<default>", "diff.config")
+    config = ConfigSpec(spec.get("config") or DEFAULT_CONFIG_LABEL, {}, raw, file or "<default>", "diff.config", file)
     return SideA(config, str(spec.get("kubeVersion") or DEFAULT_VERSION), _gates_text(spec.get("featureGates") or ""))
 
 

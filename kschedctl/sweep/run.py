@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kschedctl.api.outputs import OutputPath
 from kschedctl.sweep.cell import CRASHED, ERROR, OK, CellOutcome, CellTask, SideSpec, SnapshotSource
 from kschedctl.sweep.matrix import Cell, ConfigSpec, Matrix
 from kschedctl.sweep.results import AXES, Journal, metric_names, write_results
@@ -130,6 +131,6 @@ def sweep(matrix: Matrix, executor: Executor, journal: Journal, progress: Progre
     return SweepResult(matrix, outcomes, resumed, len(todo), wall_seconds=time.perf_counter() - start)
 
 
-def write(result: SweepResult, path: str, fmt: str) -> None:
-    result.results = path
+def write(result: SweepResult, path: OutputPath | str, fmt: str) -> None:
+    result.results = path.given if isinstance(path, OutputPath) else path
     write_results(result.records(), result.columns(), path, fmt)

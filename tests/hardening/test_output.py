@@ -59,10 +59,13 @@ def test_write_snapshot_into_a_missing_directory_is_a_clear_error(run_cli, write
     assert "cannot write: no such directory" in line and "Traceback" not in out.stderr
 
 
-def test_write_snapshot_over_its_own_input(run_cli, write_snapshot):
+def test_write_snapshot_over_its_own_input_is_refused(run_cli, write_snapshot):
+    # issue 21: an output is never one of the command's inputs (it was replaced before)
     path = write_snapshot(*_objects())
-    assert run_cli("schedule", path, "--write-snapshot", path).exit_code == 0
-    assert run_cli("schedule", path, "-o", "json").json()["summary"]["pending"] == 0
+    before = open(path).read()
+    out = run_cli("schedule", path, "--write-snapshot", path)
+    assert out.exit_code == 2 and "--write-snapshot: is one of this command's inputs" in out.stderr
+    assert open(path).read() == before
 
 
 @pytest.mark.parametrize("text,escaped", [

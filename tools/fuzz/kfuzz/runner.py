@@ -136,8 +136,15 @@ def _fidelity_dimension(rng: random.Random, workdir: Path, checker: Checker) -> 
 
 # Chosen by name only (`--dimension plugin`): the default mix stays what it was, so a seed's
 # inputs stay the same from one version of the fuzzer to the next.
+def _output_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
+    from kfuzz.output import output_dimension
+
+    return output_dimension(rng, workdir, checker)
+
+
 OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension),
-                                                           "fidelity": (1.0, _fidelity_dimension)}
+                                                           "fidelity": (1.0, _fidelity_dimension),
+                                                           "output": (1.0, _output_dimension)}
 
 
 @dataclass

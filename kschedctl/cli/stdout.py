@@ -1,0 +1,97 @@
+"""Standard output that cannot fail silently, nor with a traceback.
+
+Every command's result goes through :func:`emit`, which writes and flushes at once, so a write
+error is met where it happens and not at interpreter exit. :func:`run_app` (the console
+scripts' entry) turns it into the command's end:
+
+- the reader went away (EPIPE: ``kschedctl ... | head``): nothing on stderr, exit 141, what a
+  shell reports for a program that SIGPIPE ended (``yes | head``): quiet like every Unix tool,
+  and never 0, which would hide that the output was cut;
+- any other error (ENOSPC: ``> /dev/full``, EIO, EFBIG): one ``error:`` line on stderr, exit 2.
+
+Either way the rest of what was buffered is sent to /dev/null (the descriptor itself is
+replaced), so Python's own flush at exit cannot fail a second time.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from typing import Any
+
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+
+
+class StdoutError(Exception):
+    """Writing standard output failed (not an OSError: click would turn EPIPE into exit 1)."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(cause.strerror or str(cause))
+        self.cause = cause
+
+    @property
+    def broken_pipe(self) -> bool:
+        return isinstance(self.cause, BrokenPipeError) or self.cause.errno == errno.EPIPE
+
+
+def emit(text: str) -> None:
+    """Write a command's result to standard output, flushed."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise StdoutError(exc) from None
+
+
+def _silence_stdout() -> None:
+    """Point descriptor 1 at /dev/null: what is still buffered goes nowhere, without error."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _fail_stdout(exc: OSError) -> int:
+    _silence_stdout()
+    if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
+        return EXIT_BROKEN_PIPE
+    try:
+        sys.stderr.write(f"error: cannot write standard output: {exc.strerror or exc}\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+    return 2
+
+
+def run_app(app: Any, **kwargs: Any) -> None:
+    """Run the typer app; standard output's write errors end it as the module docstring says."""
+    code: Any = 0
+    try:
+        app(**kwargs)
+    except SystemExit as done:
+        code = done.code
+    except StdoutError as exc:
+        raise SystemExit(_fail_stdout(exc.cause)) from None
+    except OSError as exc:  # a write outside emit (click's own output): same rules
+        if exc.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT):
+            raise
+        raise SystemExit(_fail_stdout(exc)) from None
+    try:
+        sys.stdout.flush()  # what click echoed and is still buffered: said now, not at exit
+    except OSError as exc:
+        raise SystemExit(_fail_stdout(exc)) from None
+    raise SystemExit(code)
+
+
+__all__ = ["EXIT_BROKEN_PIPE", "StdoutError", "emit", "run_app"]
