@@ -7,6 +7,7 @@ pods with --fail-on-unschedulable.
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Callable, Iterable
 from enum import StrEnum

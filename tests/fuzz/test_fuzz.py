@@ -60,18 +60,17 @@ def test_small_fixed_plugin_fuzz_run(tmp_path):
     assert report.inputs == 8 and not report.failures, "\n\n".join(report.failures)
 
 
-<<<<<<< HEAD
 def test_small_fixed_fidelity_fuzz_run(tmp_path):
     """Gate sets per release (locked gates refused alike by every command) and image sizes nodes
     disagree on (ImageLocality from the cache's first size), kfuzz/fidelity.py."""
     report = fuzz(10, seed=20261205, workdir=tmp_path, timeout=30.0, dimensions=["fidelity"])
     assert report.inputs == 10 and not report.failures, "\n\n".join(report.failures)
-=======
+
+
 def test_small_fixed_output_fuzz_run(tmp_path):
     """Output targets (kfuzz/output.py: inputs, links, FIFOs, devices, ...): nothing destroyed."""
     report = fuzz(6, seed=20261201, workdir=tmp_path, timeout=30.0, dimensions=["output"])
     assert report.inputs == 6 and not report.failures, "\n\n".join(report.failures)
->>>>>>> h/output
 
 
 @pytest.mark.fuzz
