@@ -101,8 +101,7 @@ class ExecAuthenticator:
 
     def _run(self) -> ExecCredential:
         if self.config.api_version not in API_VERSIONS:
-            raise self._fail(f"invalid apiVersion {self.config.api_version!r} (kschedctl and client-go take "
-                             f"{' and '.join(API_VERSIONS)})")
+            raise self._fail(f"invalid apiVersion {self.config.api_version!r} (kschedctl and client-go take {' and '.join(API_VERSIONS)})")
         interactive = self._interactive()
         env = dict(os.environ)
         env.update(dict(self.config.env))
@@ -110,9 +109,14 @@ class ExecAuthenticator:
         timeout = exec_timeout()
         argv = [self.config.command, *self.config.args]
         try:
-            proc = subprocess.Popen(argv, env=env, stdin=None if interactive else subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=None if interactive else subprocess.PIPE,
-                                    start_new_session=not interactive)
+            proc = subprocess.Popen(
+                argv,
+                env=env,
+                stdin=None if interactive else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=None if interactive else subprocess.PIPE,
+                start_new_session=not interactive,
+            )
         except FileNotFoundError:
             hint = f"\n\n{self.config.install_hint}" if self.config.install_hint else ""
             raise self._fail(f"executable {self.config.command} not found{hint}".splitlines()[0]) from None
@@ -123,8 +127,7 @@ class ExecAuthenticator:
             sys.stderr.write(redact(stderr.decode("utf-8", "replace")))  # the plugin's own words, as kubectl
             sys.stderr.flush()
         if timed_out:
-            raise self._fail(f"{self.config.command} did not finish within {timeout:g}s and was killed "
-                             "(KSCHEDCTL_EXEC_TIMEOUT)")
+            raise self._fail(f"{self.config.command} did not finish within {timeout:g}s and was killed (KSCHEDCTL_EXEC_TIMEOUT)")
         if proc.returncode != 0:
             raise self._fail(f"executable {self.config.command} failed with exit code {proc.returncode}")
         return self._decode(stdout)
@@ -146,8 +149,10 @@ class ExecAuthenticator:
         if doc.get("kind") != "ExecCredential":
             raise self._fail(f"decoding stdout: kind {_shown(doc.get('kind'))}, expected ExecCredential")
         if doc.get("apiVersion") != self.config.api_version:
-            raise self._fail(f"exec plugin is configured to use API version {self.config.api_version}, plugin "
-                             f"returned version {_shown(doc.get('apiVersion'))}")
+            raise self._fail(
+                f"exec plugin is configured to use API version {self.config.api_version}, plugin "
+                f"returned version {_shown(doc.get('apiVersion'))}"
+            )
         if not isinstance(status, dict):
             raise self._fail("exec plugin didn't return a status field")
         token, cert, key = (status.get(k) or "" for k in ("token", "clientCertificateData", "clientKeyData"))

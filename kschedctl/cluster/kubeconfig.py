@@ -28,23 +28,53 @@ STRING, BOOL, BYTES, ANY, STRINGS = "string", "boolean", "bytes", "any", "string
 Spec = Any  # a type name above, a struct table (dict), ("list", Spec) or ("map", Spec)
 
 NAMED_EXTENSIONS = ("list", {"name": STRING, "extension": ANY})
-CLUSTER = {"server": STRING, "tls-server-name": STRING, "insecure-skip-tls-verify": BOOL,
-           "certificate-authority": STRING, "certificate-authority-data": BYTES, "proxy-url": STRING,
-           "disable-compression": BOOL, "extensions": NAMED_EXTENSIONS}
-EXEC_CONFIG = {"command": STRING, "args": STRINGS, "env": ("list", {"name": STRING, "value": STRING}),
-               "apiVersion": STRING, "installHint": STRING, "provideClusterInfo": BOOL,
-               "interactiveMode": STRING}
-AUTH_INFO = {"client-certificate": STRING, "client-certificate-data": BYTES, "client-key": STRING,
-             "client-key-data": BYTES, "token": STRING, "tokenFile": STRING, "as": STRING, "as-uid": STRING,
-             "as-groups": STRINGS, "as-user-extra": ("map", STRINGS), "username": STRING, "password": STRING,
-             "auth-provider": {"name": STRING, "config": ("map", STRING)}, "exec": EXEC_CONFIG,
-             "extensions": NAMED_EXTENSIONS}
+CLUSTER = {
+    "server": STRING,
+    "tls-server-name": STRING,
+    "insecure-skip-tls-verify": BOOL,
+    "certificate-authority": STRING,
+    "certificate-authority-data": BYTES,
+    "proxy-url": STRING,
+    "disable-compression": BOOL,
+    "extensions": NAMED_EXTENSIONS,
+}
+EXEC_CONFIG = {
+    "command": STRING,
+    "args": STRINGS,
+    "env": ("list", {"name": STRING, "value": STRING}),
+    "apiVersion": STRING,
+    "installHint": STRING,
+    "provideClusterInfo": BOOL,
+    "interactiveMode": STRING,
+}
+AUTH_INFO = {
+    "client-certificate": STRING,
+    "client-certificate-data": BYTES,
+    "client-key": STRING,
+    "client-key-data": BYTES,
+    "token": STRING,
+    "tokenFile": STRING,
+    "as": STRING,
+    "as-uid": STRING,
+    "as-groups": STRINGS,
+    "as-user-extra": ("map", STRINGS),
+    "username": STRING,
+    "password": STRING,
+    "auth-provider": {"name": STRING, "config": ("map", STRING)},
+    "exec": EXEC_CONFIG,
+    "extensions": NAMED_EXTENSIONS,
+}
 CONTEXT = {"cluster": STRING, "user": STRING, "namespace": STRING, "extensions": NAMED_EXTENSIONS}
-CONFIG = {"kind": STRING, "apiVersion": STRING, "preferences": {"colors": BOOL, "extensions": NAMED_EXTENSIONS},
-          "clusters": ("list", {"name": STRING, "cluster": CLUSTER}),
-          "users": ("list", {"name": STRING, "user": AUTH_INFO}),
-          "contexts": ("list", {"name": STRING, "context": CONTEXT}),
-          "current-context": STRING, "extensions": NAMED_EXTENSIONS}
+CONFIG = {
+    "kind": STRING,
+    "apiVersion": STRING,
+    "preferences": {"colors": BOOL, "extensions": NAMED_EXTENSIONS},
+    "clusters": ("list", {"name": STRING, "cluster": CLUSTER}),
+    "users": ("list", {"name": STRING, "user": AUTH_INFO}),
+    "contexts": ("list", {"name": STRING, "context": CONTEXT}),
+    "current-context": STRING,
+    "extensions": NAMED_EXTENSIONS,
+}
 SECRET_FIELDS = {"token", "password", "client-key-data"}
 _ZERO: dict[str, Any] = {STRING: "", BOOL: False, BYTES: b"", ANY: None}
 
@@ -67,8 +97,7 @@ def _kind_of(value: Any) -> str:
 
 def _bad(path: str, where: str, expected: str, value: Any, secret: bool = False) -> LiveClusterError:
     shown = "" if secret or isinstance(value, (dict, list)) else f" {str(value)[:60]!r}"
-    return LiveClusterError(f"{where}: expected {expected}, got {_kind_of(value)}{shown} "
-                            "(kubectl refuses this kubeconfig too)", file=path)
+    return LiveClusterError(f"{where}: expected {expected}, got {_kind_of(value)}{shown} (kubectl refuses this kubeconfig too)", file=path)
 
 
 def typed(value: Any, spec: Spec, path: str, where: str) -> Any:
@@ -95,8 +124,7 @@ def typed(value: Any, spec: Spec, path: str, where: str) -> Any:
     if isinstance(spec, dict):
         if not isinstance(value, dict):
             raise _bad(path, where, "a mapping", value)
-        return {key: typed(value[key], sub, path, f"{where}.{key}" if where else key)
-                for key, sub in spec.items() if key in value}
+        return {key: typed(value[key], sub, path, f"{where}.{key}" if where else key) for key, sub in spec.items() if key in value}
     kind, item = spec
     if kind == "list":
         if not isinstance(value, list):
@@ -210,8 +238,11 @@ def merge(paths: list[str]) -> Kubeconfig:
         doc = read_kubeconfig_file(path)
         if not merged.current_context and doc.get("current-context"):
             merged.current_context = doc["current-context"]
-        for section, key, target in (("contexts", "context", merged.contexts), ("clusters", "cluster", merged.clusters),
-                                     ("users", "user", merged.users)):
+        for section, key, target in (
+            ("contexts", "context", merged.contexts),
+            ("clusters", "cluster", merged.clusters),
+            ("users", "user", merged.users),
+        ):
             seen: set[str] = set()
             for i, entry in enumerate(doc.get(section) or []):
                 name = entry.get("name", "")
@@ -237,17 +268,25 @@ def cluster_entry(config: Kubeconfig, name: str, context: str) -> Cluster:
         raise LiveClusterError(f"cluster {name!r} was not found for context {context!r}", file=":".join(config.paths))
     origin, raw = config.clusters[name]
     ext = {e.get("name"): e.get("extension") for e in raw.get("extensions") or []}
-    cluster = Cluster(name=name, server=raw.get("server", ""), tls_server_name=raw.get("tls-server-name", ""),
-                      insecure=raw.get("insecure-skip-tls-verify", False),
-                      ca_file=_resolve(raw.get("certificate-authority", ""), origin),
-                      ca_data=raw.get("certificate-authority-data", b""), proxy_url=raw.get("proxy-url", ""),
-                      disable_compression=raw.get("disable-compression", False),
-                      exec_extension=ext.get("client.authentication.k8s.io/exec"))
+    cluster = Cluster(
+        name=name,
+        server=raw.get("server", ""),
+        tls_server_name=raw.get("tls-server-name", ""),
+        insecure=raw.get("insecure-skip-tls-verify", False),
+        ca_file=_resolve(raw.get("certificate-authority", ""), origin),
+        ca_data=raw.get("certificate-authority-data", b""),
+        proxy_url=raw.get("proxy-url", ""),
+        disable_compression=raw.get("disable-compression", False),
+        exec_extension=ext.get("client.authentication.k8s.io/exec"),
+    )
     if not cluster.server:
         raise LiveClusterError(f"no server found for cluster {name!r}", file=origin)
     if cluster.ca_file and cluster.ca_data:  # clientcmd/validation.go validateClusterInfo
-        raise LiveClusterError(f"certificate-authority-data and certificate-authority are both specified for "
-                               f"{name}. certificate-authority-data will override.", file=origin)
+        raise LiveClusterError(
+            f"certificate-authority-data and certificate-authority are both specified for "
+            f"{name}. certificate-authority-data will override.",
+            file=origin,
+        )
     return cluster
 
 
@@ -260,15 +299,23 @@ def auth_entry(config: Kubeconfig, name: str, context: str) -> AuthInfo:
     for key in ("token", "password"):
         register_secret(raw.get(key))
     user = AuthInfo(
-        name=name, source=origin, client_certificate=_resolve(raw.get("client-certificate", ""), origin),
+        name=name,
+        source=origin,
+        client_certificate=_resolve(raw.get("client-certificate", ""), origin),
         client_certificate_data=raw.get("client-certificate-data", b""),
-        client_key=_resolve(raw.get("client-key", ""), origin), client_key_data=raw.get("client-key-data", b""),
-        token=raw.get("token", ""), token_file=_resolve(raw.get("tokenFile", ""), origin),
-        impersonate=raw.get("as", ""), impersonate_uid=raw.get("as-uid", ""),
-        impersonate_groups=raw.get("as-groups", []), impersonate_extra=raw.get("as-user-extra", {}),
-        username=raw.get("username", ""), password=raw.get("password", ""),
+        client_key=_resolve(raw.get("client-key", ""), origin),
+        client_key_data=raw.get("client-key-data", b""),
+        token=raw.get("token", ""),
+        token_file=_resolve(raw.get("tokenFile", ""), origin),
+        impersonate=raw.get("as", ""),
+        impersonate_uid=raw.get("as-uid", ""),
+        impersonate_groups=raw.get("as-groups", []),
+        impersonate_extra=raw.get("as-user-extra", {}),
+        username=raw.get("username", ""),
+        password=raw.get("password", ""),
         auth_provider=(raw.get("auth-provider") or {}).get("name", "") if "auth-provider" in raw else "",
-        exec=_exec_config(raw.get("exec"), origin, name))
+        exec=_exec_config(raw.get("exec"), origin, name),
+    )
     _validate_auth(user, origin)
     return user
 
@@ -286,8 +333,7 @@ def _exec_config(raw: dict[str, Any] | None, origin: str, user: str) -> ExecConf
     if not mode and api_version == "client.authentication.k8s.io/v1beta1":
         mode = "IfAvailable"  # clientcmd/api/v1/defaults.go
     if not mode:
-        raise LiveClusterError(f"interactiveMode must be specified for {user} to use exec authentication plugin",
-                               file=origin)
+        raise LiveClusterError(f"interactiveMode must be specified for {user} to use exec authentication plugin", file=origin)
     if mode not in ("Never", "IfAvailable", "Always"):
         raise LiveClusterError(f"invalid interactiveMode for {user}: {mode!r}", file=origin)
     if os.sep in command:
@@ -295,38 +341,43 @@ def _exec_config(raw: dict[str, Any] | None, origin: str, user: str) -> ExecConf
     env = [(e.get("name", ""), e.get("value", "")) for e in raw.get("env") or []]
     for _, value in env:
         register_secret(value)  # plugins are often handed credentials through env
-    return ExecConfig(command, raw.get("args", []), env, api_version, raw.get("installHint", ""),
-                      raw.get("provideClusterInfo", False), mode)
+    return ExecConfig(
+        command, raw.get("args", []), env, api_version, raw.get("installHint", ""), raw.get("provideClusterInfo", False), mode
+    )
 
 
 def _validate_auth(user: AuthInfo, origin: str) -> None:
     """clientcmd/validation.go validateAuthInfo: one method, cert with key, no legacy provider."""
-    methods = [m for m, on in (("token", user.token or user.token_file),
-                               ("basicAuth", user.username or user.password)) if on]
+    methods = [m for m, on in (("token", user.token or user.token_file), ("basicAuth", user.username or user.password)) if on]
     if len(methods) > 1:
-        raise LiveClusterError(f"more than one authentication method found for {user.name}; found {methods}, "
-                               "only one is allowed", file=origin)
+        raise LiveClusterError(
+            f"more than one authentication method found for {user.name}; found {methods}, only one is allowed", file=origin
+        )
     has_cert = bool(user.client_certificate or user.client_certificate_data)
     has_key = bool(user.client_key or user.client_key_data)
     if has_cert and not has_key:
-        raise LiveClusterError(f"client-key-data or client-key must be specified for {user.name} to use the "
-                               "clientCert authentication method.", file=origin)
+        raise LiveClusterError(
+            f"client-key-data or client-key must be specified for {user.name} to use the clientCert authentication method.", file=origin
+        )
     if has_key and not has_cert:
-        raise LiveClusterError(f"client-cert-data or client-cert must be specified for {user.name} to use the "
-                               "clientCert authentication method.", file=origin)
+        raise LiveClusterError(
+            f"client-cert-data or client-cert must be specified for {user.name} to use the clientCert authentication method.", file=origin
+        )
     if user.client_certificate and user.client_certificate_data:
-        raise LiveClusterError(f"client-cert-data and client-cert are both specified for {user.name}. "
-                               "client-cert-data will override.", file=origin)
+        raise LiveClusterError(
+            f"client-cert-data and client-cert are both specified for {user.name}. client-cert-data will override.", file=origin
+        )
     if user.client_key and user.client_key_data:
-        raise LiveClusterError(f"client-key-data and client-key are both specified for {user.name}; "
-                               "client-key-data will override.", file=origin)
+        raise LiveClusterError(
+            f"client-key-data and client-key are both specified for {user.name}; client-key-data will override.", file=origin
+        )
     if user.auth_provider and user.exec is not None:
-        raise LiveClusterError(f"authProvider cannot be provided in combination with an exec plugin for {user.name}",
-                               file=origin)
+        raise LiveClusterError(f"authProvider cannot be provided in combination with an exec plugin for {user.name}", file=origin)
     if user.auth_provider:
-        raise LiveClusterError(f"user {user.name}: auth-provider {user.auth_provider!r} is not supported by "
-                               "kschedctl: use an exec credential plugin", file=origin)
+        raise LiveClusterError(
+            f"user {user.name}: auth-provider {user.auth_provider!r} is not supported by kschedctl: use an exec credential plugin",
+            file=origin,
+        )
 
 
-__all__ = ["AuthInfo", "Cluster", "ExecConfig", "Kubeconfig", "auth_entry", "cluster_entry", "merge",
-           "read_kubeconfig_file", "typed"]
+__all__ = ["AuthInfo", "Cluster", "ExecConfig", "Kubeconfig", "auth_entry", "cluster_entry", "merge", "read_kubeconfig_file", "typed"]

@@ -49,9 +49,11 @@ class Limits:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Limits":
         env = os.environ if environ is None else environ
         base = cls()
-        return cls(_env_number(env, "KSCHEDCTL_REQUEST_TIMEOUT", base.request_timeout),
-                   min(base.connect_timeout, _env_number(env, "KSCHEDCTL_REQUEST_TIMEOUT", base.connect_timeout)),
-                   int(_env_number(env, "KSCHEDCTL_MAX_RESPONSE_BYTES", base.max_body)))
+        return cls(
+            _env_number(env, "KSCHEDCTL_REQUEST_TIMEOUT", base.request_timeout),
+            min(base.connect_timeout, _env_number(env, "KSCHEDCTL_REQUEST_TIMEOUT", base.connect_timeout)),
+            int(_env_number(env, "KSCHEDCTL_MAX_RESPONSE_BYTES", base.max_body)),
+        )
 
 
 def _env_number(env: Mapping[str, str], name: str, default: float) -> float:
@@ -92,8 +94,9 @@ def ssl_context(tls: TLSSettings, where: str) -> ssl.SSLContext:
         try:
             ctx.load_verify_locations(cadata=tls.ca_data.decode("ascii", "replace"))
         except (ssl.SSLError, ValueError):
-            raise LiveClusterError("unable to load root certificates: no PEM certificate in the certificate "
-                                   "authority", file=where) from None
+            raise LiveClusterError(
+                "unable to load root certificates: no PEM certificate in the certificate authority", file=where
+            ) from None
     else:
         ctx.load_default_certs()
     if tls.cert_data:
@@ -139,8 +142,7 @@ def _load_pem(ctx: ssl.SSLContext, path: str, where: str) -> None:
     try:
         ctx.load_cert_chain(path)
     except ssl.SSLError:
-        raise LiveClusterError("the client certificate and key do not load (not PEM, or not a pair)",
-                               file=where) from None
+        raise LiveClusterError("the client certificate and key do not load (not PEM, or not a pair)", file=where) from None
 
 
 # --- the GET -------------------------------------------------------------------------------------
@@ -156,8 +158,7 @@ class Response:
 class _HTTPSConnection(http.client.HTTPSConnection):
     """An HTTPS connection verifying against ``server_name`` (tls-server-name) when one is set."""
 
-    def __init__(self, host: str, port: int | None, *, context: ssl.SSLContext, server_name: str,
-                 timeout: float) -> None:
+    def __init__(self, host: str, port: int | None, *, context: ssl.SSLContext, server_name: str, timeout: float) -> None:
         super().__init__(host, port, context=context, timeout=timeout)
         self._server_name = server_name
 
@@ -190,8 +191,7 @@ def proxy_for(url: str, proxy_url: str, where: str) -> Proxy | None:
             return None
     parts = urlsplit(proxy_url if "://" in proxy_url else f"http://{proxy_url}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise LiveClusterError(f"proxy {parts.scheme}://{parts.hostname or ''}: only http proxies are supported",
-                               file=where)
+        raise LiveClusterError(f"proxy {parts.scheme}://{parts.hostname or ''}: only http proxies are supported", file=where)
     auth = ""
     if parts.username is not None:
         import base64
@@ -214,8 +214,7 @@ def _is_loopback(host: str) -> bool:
 class HttpClient:
     """One keep-alive connection per origin, sequential GETs, each bounded by Limits."""
 
-    def __init__(self, *, context: ssl.SSLContext | None, server_name: str, proxy_url: str, limits: Limits,
-                 where: str) -> None:
+    def __init__(self, *, context: ssl.SSLContext | None, server_name: str, proxy_url: str, limits: Limits, where: str) -> None:
         self.context = context
         self.server_name = server_name
         self.proxy_url = proxy_url
@@ -227,8 +226,7 @@ class HttpClient:
         """GET with redirects; Authorization kept only while on the first URL's origin."""
         origin = _origin(url)
         for _ in range(MAX_REDIRECTS + 1):
-            sent = dict(headers) if _origin(url) == origin else {k: v for k, v in headers.items()
-                                                                 if k.lower() != "authorization"}
+            sent = dict(headers) if _origin(url) == origin else {k: v for k, v in headers.items() if k.lower() != "authorization"}
             status, location, body = self._once(url, sent)
             if status not in (301, 302, 303, 307, 308) or not location:
                 return Response(status, body, url)
@@ -247,13 +245,17 @@ class HttpClient:
         if scheme == "https":
             if self.context is None:
                 self.context = ssl_context(TLSSettings(), self.where)
-            conn = _HTTPSConnection(proxy.host if proxy else host, proxy.port if proxy else port,
-                                    context=self.context, server_name=self.server_name, timeout=timeout)
+            conn = _HTTPSConnection(
+                proxy.host if proxy else host,
+                proxy.port if proxy else port,
+                context=self.context,
+                server_name=self.server_name,
+                timeout=timeout,
+            )
             if proxy:
                 conn.set_tunnel(host, port, {"Proxy-Authorization": proxy.authorization} if proxy.authorization else None)
         else:
-            conn = http.client.HTTPConnection(proxy.host if proxy else host, proxy.port if proxy else port,
-                                              timeout=timeout)
+            conn = http.client.HTTPConnection(proxy.host if proxy else host, proxy.port if proxy else port, timeout=timeout)
             conn._kschedctl_proxy = proxy  # type: ignore[attr-defined]
         self._conns[key] = conn
         return conn
@@ -277,7 +279,9 @@ class HttpClient:
         try:
             conn.request("GET", target, headers=sent)
             resp = conn.getresponse()
-            body = self._read_body(resp, deadline)
+            body = self._read_body(resp, deadline, parts.path)
+            if expired.is_set():
+                raise OSError("deadline passed")
             if resp.will_close:
                 self._drop(url)
             return resp.status, resp.getheader("Location") or "", body
@@ -287,18 +291,20 @@ class HttpClient:
         except (OSError, http.client.HTTPException, ValueError) as exc:
             self._drop(url)
             if expired.is_set():
-                raise LiveClusterError(f"GET {parts.path}: no complete answer within {self.limits.request_timeout:g}s "
-                                       "(the whole request's deadline; KSCHEDCTL_REQUEST_TIMEOUT)",
-                                       file=self.where) from None
+                raise LiveClusterError(
+                    f"GET {parts.path}: no complete answer within {self.limits.request_timeout:g}s "
+                    "(the whole request's deadline; KSCHEDCTL_REQUEST_TIMEOUT)",
+                    file=self.where,
+                ) from None
             raise LiveClusterError(f"cannot reach the API server: {_describe(exc)}", file=self.where) from None
         finally:
             watchdog.cancel()
 
-    def _read_body(self, resp: http.client.HTTPResponse, deadline: float) -> bytes:
+    def _read_body(self, resp: http.client.HTTPResponse, deadline: float, path: str) -> bytes:
         limit = self.limits.max_body
         length = resp.getheader("Content-Length")
         if length is not None and length.strip().isdigit() and int(length) > limit:
-            raise self._too_big(resp, f"announces {int(length)} bytes")
+            raise self._too_big(path, f"announces {int(length)} bytes, more than the {limit}")
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -306,16 +312,21 @@ class HttpClient:
                 raise OSError("deadline passed")
             chunk = resp.read1(READ_CHUNK) if not resp.isclosed() else b""
             if not chunk:
+                if resp.length:  # the connection ended before the announced length: not an answer
+                    raise http.client.IncompleteRead(b"", resp.length)
                 resp.read()  # marks the response done, so the connection can carry the next request
                 return b"".join(chunks)
             size += len(chunk)
             if size > limit:
-                raise self._too_big(resp, "sent more")
+                raise self._too_big(path, f"goes on past the {limit}")
             chunks.append(chunk)
 
-    def _too_big(self, resp: http.client.HTTPResponse, what: str) -> LiveClusterError:
-        return LiveClusterError(f"the answer {what} than the {self.limits.max_body} bytes a response may have "
-                                "(KSCHEDCTL_MAX_RESPONSE_BYTES; lower --chunk-size for big lists)", file=self.where)
+    def _too_big(self, path: str, what: str) -> LiveClusterError:
+        return LiveClusterError(
+            f"GET {path}: the answer {what} bytes a response may have "
+            "(KSCHEDCTL_MAX_RESPONSE_BYTES; a smaller --chunk-size makes list pages smaller)",
+            file=self.where,
+        )
 
     def _drop(self, url: str) -> None:
         conn = self._conns.pop(_origin(url), None)
@@ -348,7 +359,7 @@ def _origin(url: str) -> tuple[str, str, int]:
 
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, ssl.SSLCertVerificationError):
-        return f"TLS: {exc.verify_message or 'certificate verify failed'}"
+        return "TLS: certificate verify failed" + (f": {exc.verify_message}" if exc.verify_message else "")
     if isinstance(exc, ssl.SSLError):
         return f"TLS: {exc.reason or type(exc).__name__}"
     if isinstance(exc, (socket.timeout, TimeoutError)):
