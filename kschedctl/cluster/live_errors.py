@@ -41,7 +41,9 @@ class LiveClusterError(InputError):
     """The cluster could not be read: one line on stderr and exit 2, like any bad input."""
 
     def __str__(self) -> str:
-        return redact(f"{self.file}: {self.message}" if self.file else self.message)
+        from kschedctl.api.field import escape_control  # a server's words may hold newlines or escapes
+
+        return redact(escape_control(f"{self.file}: {self.message}" if self.file else self.message))
 
 
 class ApiStatusError(LiveClusterError):

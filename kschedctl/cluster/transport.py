@@ -19,14 +19,15 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import os
+import signal
 import socket
 import ssl
 import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Mapping
-from contextlib import suppress
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -109,16 +110,17 @@ def _load_cert_chain(ctx: ssl.SSLContext, cert: bytes, key: bytes, where: str) -
 
     OpenSSL's Python binding loads a chain only from a path: a memfd (anonymous memory, Linux)
     is given as /proc/self/fd/N. Elsewhere, a 0600 file in a 0700 directory, removed right after
-    loading; the window is the load itself."""
+    loading, with SIGTERM, SIGINT and SIGHUP held back meanwhile (they arrive once it is gone)."""
     pem = cert.rstrip(b"\n") + b"\n" + key
-    fd = -1
-    with suppress(AttributeError, OSError):
-        fd = os.memfd_create("kschedctl-client-cert", os.MFD_CLOEXEC)  # type: ignore[attr-defined]
-    try:
-        if fd >= 0 and os.path.exists(f"/proc/self/fd/{fd}"):
+    fd = _memfd()
+    if fd >= 0:
+        try:
             os.write(fd, pem)
             _load_pem(ctx, f"/proc/self/fd/{fd}", where)
-            return
+        finally:
+            os.close(fd)
+        return
+    with _signals_held():
         directory = tempfile.mkdtemp(prefix="kschedctl-")
         path = os.path.join(directory, "client.pem")
         try:
@@ -133,9 +135,34 @@ def _load_cert_chain(ctx: ssl.SSLContext, cert: bytes, key: bytes, where: str) -
                 os.unlink(path)
             with suppress(OSError):
                 os.rmdir(directory)
+
+
+def _memfd() -> int:
+    """An anonymous in-memory file readable through /proc/self/fd, or -1 where there is none."""
+    create = getattr(os, "memfd_create", None)
+    if create is None:
+        return -1
+    try:
+        fd = create("kschedctl-client-cert", getattr(os, "MFD_CLOEXEC", 0))
+    except OSError:
+        return -1
+    if not os.path.exists(f"/proc/self/fd/{fd}"):
+        os.close(fd)
+        return -1
+    return fd
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    held = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
     finally:
-        if fd >= 0:
-            os.close(fd)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _load_pem(ctx: ssl.SSLContext, path: str, where: str) -> None:

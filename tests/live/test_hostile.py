@@ -384,8 +384,15 @@ def _files_holding(directory: Path, key: bytes) -> list[Path]:
 
 
 @needs_openssl
-def test_client_key_data_never_touches_tmpdir(tls_api, tmp_path, monkeypatch, run_cli):
+@pytest.mark.parametrize("memfd", [True, False], ids=["memfd", "no-memfd"])
+def test_client_key_data_never_stays_in_tmpdir(tls_api, tmp_path, monkeypatch, run_cli, memfd):
+    """In memory (a memfd); where there is none, a 0600 file removed as soon as it is loaded."""
     import tempfile
+
+    from kschedctl.cluster import transport
+
+    if not memfd:
+        monkeypatch.setattr(transport, "_memfd", lambda: -1)
 
     cert, key = _client_cert(tmp_path)
     tmpdir = tmp_path / "tmpdir"
