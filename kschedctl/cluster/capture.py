@@ -121,7 +121,7 @@ def discover(reader: ApiReader, specs: Iterable[KindSpec]) -> tuple[dict[KindSpe
         served = {"": [v for v in _listed(reader.get_json("/api"), "versions", "/api") if isinstance(v, str)]}
         for group in _listed(reader.get_json("/apis"), "groups", "/apis"):
             if isinstance(group, dict) and isinstance(group.get("name"), str):
-                served[group["name"]] = [v.get("version") for v in _listed(group, "versions", "/apis")
+                served[group["name"]] = [str(v["version"]) for v in _listed(group, "versions", "/apis")
                                          if isinstance(v, dict) and isinstance(v.get("version"), str)]
     except ApiStatusError as exc:
         if exc.status not in (403, 404):

@@ -228,7 +228,8 @@ def read_kubeconfig_file(path: str) -> dict[str, Any]:
         return {}
     if not isinstance(doc, dict):
         raise LiveClusterError("not a kubeconfig (expected a mapping)", file=path)
-    return typed(doc, CONFIG, path, "")
+    checked: dict[str, Any] = typed(doc, CONFIG, path, "")
+    return checked
 
 
 def merge(paths: list[str]) -> Kubeconfig:

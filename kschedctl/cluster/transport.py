@@ -143,7 +143,7 @@ def _memfd() -> int:
     if create is None:
         return -1
     try:
-        fd = create("kschedctl-client-cert", getattr(os, "MFD_CLOEXEC", 0))
+        fd = int(create("kschedctl-client-cert", getattr(os, "MFD_CLOEXEC", 0)))
     except OSError:
         return -1
     if not os.path.exists(f"/proc/self/fd/{fd}"):
@@ -191,8 +191,9 @@ class _HTTPSConnection(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         http.client.HTTPConnection.connect(self)
-        name = self._server_name or self._tunnel_host or self.host
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=name)
+        name = self._server_name or getattr(self, "_tunnel_host", None) or self.host
+        context: ssl.SSLContext = getattr(self, "_context")  # noqa: B009 - http.client keeps it there
+        self.sock = context.wrap_socket(self.sock, server_hostname=name)
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,8 @@ def proxy_for(url: str, proxy_url: str, where: str) -> Proxy | None:
         if host == "localhost" or _is_loopback(host):
             return None
         proxies = urllib.request.getproxies_environment()
-        if urllib.request.proxy_bypass_environment(host, proxies):
+        bypass = getattr(urllib.request, "proxy_bypass_environment")  # noqa: B009 - not in the stubs
+        if bypass(host, proxies):
             return None
         proxy_url = proxies.get(target.scheme, "")
         if not proxy_url:

@@ -30,6 +30,7 @@ class Request:
     def __init__(self, handler: BaseHTTPRequestHandler, server: "HostileServer") -> None:
         split = urlsplit(handler.path)
         self.handler, self.server = handler, server
+        self.raw_path = handler.path  # as sent: an absolute URL when asked through a proxy
         self.path, self.query = split.path, dict(parse_qsl(split.query))
         self.headers = {k.lower(): v for k, v in handler.headers.items()}
 

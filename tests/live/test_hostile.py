@@ -603,3 +603,21 @@ def test_live_errors_name_the_cluster_not_a_temporary_file(tmp_path, monkeypatch
     line = one_error(result)
     assert line.startswith(f"error: context ctx ({server.url}), as captured") and "n1" in line, line
     assert "kschedctl-live-" not in result.stderr
+
+
+def test_an_http_proxy_url_carries_the_requests(tmp_path, monkeypatch, run_cli):
+    """proxy-url: plain-HTTP targets are asked of the proxy by absolute URL (and the loopback
+    server of the other tests is never proxied through HTTP(S)_PROXY, as Go's client does)."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing there: must not be used below
+    with HostileServer(lambda req: False) as proxy:
+        kc = write_kubeconfig(tmp_path / "kc", "http://kube.invalid:6443", cluster={"proxy-url": proxy.url})
+        monkeypatch.setenv("KUBECONFIG", str(kc))
+        result = run_cli("capture")
+        assert result.exit_code == 0, result.stderr
+        assert proxy.requests[0].raw_path == "http://kube.invalid:6443/api"
+        kc = write_kubeconfig(tmp_path / "kc", "http://kube.invalid:6443", cluster={"proxy-url": "socks5://127.0.0.1:1"})
+        result = run_cli("capture")
+        assert one_error(result) == (
+            "error: context ctx (http://kube.invalid:6443): proxy socks5://127.0.0.1: only http proxies are supported"
+        )
+    no_secret(result)
