@@ -398,7 +398,9 @@ def header_lines(capture: Capture) -> list[str]:
     if absent:
         lines.append("not served (optional APIs): " + ", ".join(dict.fromkeys(absent)))
     lines.extend(capture.notes)
-    return lines
+    from kschedctl.api.field import escape_control  # a context name must not end the comment line
+
+    return [escape_control(line) for line in lines]
 
 
 def render_capture(capture: Capture, fmt: str) -> str:

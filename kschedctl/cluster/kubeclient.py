@@ -345,7 +345,9 @@ def _status_text(status: int, body: bytes) -> str:
         message = None
     if not isinstance(message, str):
         message = None
-    return f"{reason} ({status})" + (f": {message[:500]}" if message else "")
+    from kschedctl.api.field import escape_control  # the server's words go on one stderr line
+
+    return f"{reason} ({status})" + (f": {escape_control(message[:500])}" if message else "")
 
 
 __all__ = ["ApiReader", "ApiStatusError", "CLUSTER_EXTRA_HINT", "Connection", "KubeconfigView",

@@ -309,7 +309,7 @@ class HttpClient:
             conn.request("GET", target, headers=sent)
             resp = conn.getresponse()
             body = self._read_body(resp, deadline, parts.path)
-            if expired.is_set():
+            if expired.is_set() or time.monotonic() >= deadline - 0.05:  # the watchdog or the socket's timeout
                 raise OSError("deadline passed")
             if resp.will_close:
                 self._drop(url)
@@ -319,7 +319,7 @@ class HttpClient:
             raise
         except (OSError, http.client.HTTPException, ValueError) as exc:
             self._drop(url)
-            if expired.is_set():
+            if expired.is_set() or time.monotonic() >= deadline - 0.05:  # the watchdog or the socket's timeout
                 raise LiveClusterError(
                     f"GET {parts.path}: no complete answer within {self.limits.request_timeout:g}s "
                     "(the whole request's deadline; KSCHEDCTL_REQUEST_TIMEOUT)",

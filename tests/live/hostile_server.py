@@ -33,9 +33,13 @@ class Request:
         self.raw_path = handler.path  # as sent: an absolute URL when asked through a proxy
         self.path, self.query = split.path, dict(parse_qsl(split.query))
         self.headers = {k.lower(): v for k, v in handler.headers.items()}
+        peer = handler.connection.getpeercert() if hasattr(handler.connection, "getpeercert") else None
+        self.client_cn = next((v for rdn in (peer or {}).get("subject", ()) for k, v in rdn if k == "commonName"), "")
 
     def normal(self) -> tuple[int, dict[str, Any]]:
-        return self.server.api.answer(self.path, self.query, self.headers.get("authorization"))
+        """The fake cluster's answer; a verified client certificate counts as the right token."""
+        auth = f"Bearer {self.server.api.token}" if self.client_cn else self.headers.get("authorization")
+        return self.server.api.answer(self.path, self.query, auth)
 
     def send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> bool:
         h = self.handler
@@ -92,12 +96,21 @@ class Request:
 
 
 class HostileServer:
-    def __init__(self, behave: Behaviour, *, api: FakeApiServer | None = None, tls_dir: Path | None = None, lifetime: float = 30.0) -> None:
+    def __init__(
+        self,
+        behave: Behaviour,
+        *,
+        api: FakeApiServer | None = None,
+        tls_dir: Path | None = None,
+        client_ca: bytes | None = None,
+        lifetime: float = 30.0,
+    ) -> None:
         from conftest import demo_objects
 
         self.behave = behave
         self.api = api or FakeApiServer(demo_objects())
         self.tls_dir = tls_dir
+        self.client_ca = client_ca  # PEM: then a client certificate it signed is required
         self.ca_pem: bytes | None = None
         self.lifetime = lifetime
         self.requests: list[Request] = []
@@ -119,6 +132,9 @@ class HostileServer:
             self.ca_pem = cert.read_bytes()
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(cert, key)
+            if self.client_ca:
+                ctx.verify_mode = ssl.CERT_REQUIRED
+                ctx.load_verify_locations(cadata=self.client_ca.decode())
             server.socket = ctx.wrap_socket(server.socket, server_side=True)
         self._server = server
         self._url = f"{'https' if self.tls_dir else 'http'}://127.0.0.1:{server.server_address[1]}"

@@ -621,3 +621,59 @@ def test_an_http_proxy_url_carries_the_requests(tmp_path, monkeypatch, run_cli):
             "error: context ctx (http://kube.invalid:6443): proxy socks5://127.0.0.1: only http proxies are supported"
         )
     no_secret(result)
+
+
+def test_a_servers_words_stay_on_one_line(tmp_path, monkeypatch, run_cli):
+    def forbid(req: Request) -> bool:
+        return req.path == "/api/v1/services" and req.send_json(
+            {"kind": "Status", "code": 403, "message": "no\nerror: fake line\x1b[31m"}, 403
+        )
+
+    result, _ = hostile_run(tmp_path, monkeypatch, run_cli, forbid)
+    assert result.exit_code == 0, result.stderr
+    assert "warning: Service not captured (v1 services): Forbidden (403): no\\nerror: fake line\\x1b[31m;" in result.stderr
+    assert all(line.startswith(("warning: ", "captured ")) for line in result.stderr.splitlines())
+
+
+def test_a_context_name_cannot_break_the_snapshot_header(api, tmp_path, monkeypatch, run_cli):
+    kc = write_kubeconfig(tmp_path / "kc", api.url)
+    doc = yaml.safe_load(kc.read_text())
+    doc["contexts"][0]["name"] = doc["current-context"] = "ctx\nitems: []"
+    kc.write_text(yaml.safe_dump(doc))
+    monkeypatch.setenv("KUBECONFIG", str(kc))
+    result = run_cli("capture", "-o", str(tmp_path / "s.yaml"))
+    assert result.exit_code == 0, result.stderr
+    text = (tmp_path / "s.yaml").read_text()
+    assert "# context: ctx\\nitems: []\n" in text and len(yaml.safe_load(text)["items"]) > 20
+
+
+@needs_openssl
+@pytest.mark.parametrize("source", ["kubeconfig", "exec"])
+def test_a_client_certificate_authenticates_from_memory(tmp_path, monkeypatch, run_cli, source):
+    """Mutual TLS with client-key-data or an exec plugin's clientKeyData: the server sees the
+    certificate, no file of TMPDIR ever holds the key, no output shows it."""
+    import tempfile
+
+    cert, key = _client_cert(tmp_path)
+    if source == "exec":
+        status = {"clientCertificateData": cert.decode(), "clientKeyData": key.decode()}
+        cmd = plugin(
+            tmp_path,
+            f"print(json.dumps({{'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential', 'status': {status!r}}}))",
+        )
+        user = exec_user(cmd)
+    else:
+        user = {"client-certificate-data": base64.b64encode(cert).decode(), "client-key-data": base64.b64encode(key).decode()}
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmpdir))
+    (tmp_path / "tls").mkdir()
+    with HostileServer(lambda req: False, tls_dir=tmp_path / "tls", client_ca=cert) as server:
+        ca = base64.b64encode(server.ca_pem or b"").decode()
+        kc = write_kubeconfig(tmp_path / "kc", server.url, cluster={"certificate-authority-data": ca}, user=user)
+        monkeypatch.setenv("KUBECONFIG", str(kc))
+        result = run_cli("capture", "--debug")
+    assert result.exit_code == 0, result.stderr
+    assert {r.client_cn for r in server.requests} == {"me"} and set(server.auth_headers()) == {""}
+    assert _files_holding(tmpdir, key) == []
+    no_secret(result, key)
