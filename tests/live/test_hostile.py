@@ -677,3 +677,14 @@ def test_a_client_certificate_authenticates_from_memory(tmp_path, monkeypatch, r
     assert {r.client_cn for r in server.requests} == {"me"} and set(server.auth_headers()) == {""}
     assert _files_holding(tmpdir, key) == []
     no_secret(result, key)
+
+
+def test_tls_server_name_is_the_name_verified(tls_api, tmp_path, monkeypatch, run_cli):
+    ca = base64.b64encode(tls_api.ca_pem or b"").decode()
+    kc = write_kubeconfig(tmp_path / "kc", tls_api.url, cluster={"certificate-authority-data": ca, "tls-server-name": "other.example"})
+    monkeypatch.setenv("KUBECONFIG", str(kc))
+    result = run_cli("capture")
+    assert "certificate verify failed: Hostname mismatch" in one_error(result)
+    assert tls_api.requests == []
+    write_kubeconfig(kc, tls_api.url, cluster={"certificate-authority-data": ca, "tls-server-name": "127.0.0.1"})
+    assert run_cli("capture").exit_code == 0
