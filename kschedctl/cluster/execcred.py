@@ -118,8 +118,8 @@ class ExecAuthenticator:
                 start_new_session=not interactive,
             )
         except FileNotFoundError:
-            hint = f"\n\n{self.config.install_hint}" if self.config.install_hint else ""
-            raise self._fail(f"executable {self.config.command} not found{hint}".splitlines()[0]) from None
+            hint = " ".join(self.config.install_hint.split())
+            raise self._fail(f"executable {self.config.command} not found" + (f": {hint}" if hint else "")) from None
         except OSError as exc:
             raise self._fail(f"cannot run {self.config.command}: {exc.strerror or exc}") from None
         stdout, stderr, timed_out = _collect(proc, timeout, not interactive)

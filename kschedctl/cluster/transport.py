@@ -256,7 +256,10 @@ class HttpClient:
         origin = _origin(url)
         for _ in range(MAX_REDIRECTS + 1):
             sent = dict(headers) if _origin(url) == origin else {k: v for k, v in headers.items() if k.lower() != "authorization"}
-            status, location, body = self._once(url, sent)
+            try:
+                status, location, body = self._once(url, sent)
+            except _StaleConnection:  # as Go's transport: an idempotent GET is sent again on a new connection
+                status, location, body = self._once(url, sent)
             if status not in (301, 302, 303, 307, 308) or not location:
                 return Response(status, body, url)
             url = urljoin(url, location)
@@ -292,6 +295,7 @@ class HttpClient:
     def _once(self, url: str, headers: Mapping[str, str]) -> tuple[int, str, bytes]:
         """One request/response under the deadline; the connection is dropped on any failure."""
         conn = self._connection(url)
+        reused = conn.sock is not None  # kept alive from an earlier request: the server may have closed it
         parts = urlsplit(url)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         proxy = getattr(conn, "_kschedctl_proxy", None)
@@ -309,7 +313,7 @@ class HttpClient:
             conn.request("GET", target, headers=sent)
             resp = conn.getresponse()
             body = self._read_body(resp, deadline, parts.path)
-            if expired.is_set() or time.monotonic() >= deadline - 0.05:  # the watchdog or the socket's timeout
+            if expired.is_set():
                 raise OSError("deadline passed")
             if resp.will_close:
                 self._drop(url)
@@ -319,6 +323,8 @@ class HttpClient:
             raise
         except (OSError, http.client.HTTPException, ValueError) as exc:
             self._drop(url)
+            if reused and not expired.is_set() and isinstance(exc, _STALE):
+                raise _StaleConnection() from None
             if expired.is_set() or time.monotonic() >= deadline - 0.05:  # the watchdog or the socket's timeout
                 raise LiveClusterError(
                     f"GET {parts.path}: no complete answer within {self.limits.request_timeout:g}s "
@@ -366,6 +372,13 @@ class HttpClient:
         for conn in self._conns.values():
             conn.close()
         self._conns.clear()
+
+
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+
+
+class _StaleConnection(Exception):
+    """A kept-alive connection the server had closed: nothing of the answer was read."""
 
 
 def _cut(conn: http.client.HTTPConnection, expired: threading.Event) -> None:

@@ -688,3 +688,23 @@ def test_tls_server_name_is_the_name_verified(tls_api, tmp_path, monkeypatch, ru
     assert tls_api.requests == []
     write_kubeconfig(kc, tls_api.url, cluster={"certificate-authority-data": ca, "tls-server-name": "127.0.0.1"})
     assert run_cli("capture").exit_code == 0
+
+
+def test_a_kept_alive_connection_the_server_closed_is_opened_again(tmp_path, monkeypatch, run_cli):
+    def answer_then_hang_up(req: Request) -> bool:
+        status, body = req.normal()
+        req.send_json(body, status)  # no "Connection: close" said, yet closed
+        req.handler.close_connection = True
+        return True
+
+    result, server = hostile_run(tmp_path, monkeypatch, run_cli, answer_then_hang_up)
+    assert result.exit_code == 0, result.stderr
+    assert len(server.requests) > 20
+
+
+def test_a_missing_exec_plugin_names_the_install_hint(api, tmp_path, monkeypatch, run_cli):
+    user = exec_user(tmp_path / "nope", installHint="install it with:\n  brew install nope")
+    monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kc", api.url, user=user)))
+    assert one_error(run_cli("capture")).endswith(
+        f"user u: exec plugin: executable {tmp_path / 'nope'} not found: install it with: brew install nope"
+    )
