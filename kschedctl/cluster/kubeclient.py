@@ -314,6 +314,10 @@ def _server_url(server: str, tls: bool, origin: str) -> str:
     """client-go's DefaultServerURL: a bare host:port is https when TLS is configured, else http."""
     url = server if "://" in server else ("https://" if tls else "http://") + server
     parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:  # it would be shown in every message
+        register_secret(parts.password)
+        raise LiveClusterError("server: a URL holding credentials (user:password@) is refused; give them as the "
+                               "user's username and password", file=origin)
     try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError:

@@ -708,3 +708,13 @@ def test_a_missing_exec_plugin_names_the_install_hint(api, tmp_path, monkeypatch
     assert one_error(run_cli("capture")).endswith(
         f"user u: exec plugin: executable {tmp_path / 'nope'} not found: install it with: brew install nope"
     )
+
+
+def test_a_server_url_holding_credentials_is_refused_without_showing_them(tmp_path, monkeypatch, run_cli):
+    kc = write_kubeconfig(tmp_path / "kc", "https://admin:hunter2-secret@127.0.0.1:1")
+    monkeypatch.setenv("KUBECONFIG", str(kc))
+    result = run_cli("capture", "--debug")
+    assert one_error(result) == (
+        f"error: {kc}: server: a URL holding credentials (user:password@) is refused; give them as the user's username and password"
+    )
+    no_secret(result, "hunter2-secret")
