@@ -328,7 +328,8 @@ def _capture(reader: ApiReader, context: str, server: str, chunk_size: int, prog
 def _unmodelled_warnings(capture: Capture) -> list[str]:
     """Pods that need objects the cluster did not give us: say so rather than misjudge quietly."""
     captured = {r.spec.kind for r in capture.kinds if r.api_version and r.problem is None}
-    uses_claims = any(o["kind"] == "Pod" and (o.get("spec") or {}).get("resourceClaims") for o in capture.items)
+    uses_claims = any(o["kind"] == "Pod" and isinstance(o.get("spec"), dict) and o["spec"].get("resourceClaims")
+                      for o in capture.items)  # a spec of the wrong type is the loader's to report
     if uses_claims and "ResourceClaim" not in captured:
         return ["pods use resource claims but resource.k8s.io/v1 ResourceClaims were not captured"]
     return []

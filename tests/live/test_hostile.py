@@ -718,3 +718,18 @@ def test_a_server_url_holding_credentials_is_refused_without_showing_them(tmp_pa
         f"error: {kc}: server: a URL holding credentials (user:password@) is refused; give them as the user's username and password"
     )
     no_secret(result, "hunter2-secret")
+
+
+def test_a_pod_spec_of_the_wrong_type_is_captured_as_sent_and_refused_by_schedule(tmp_path, monkeypatch, run_cli):
+    """Found by the live fuzz dimension: capture keeps what the server sent (as kubectl get
+    would); reading the file is where the object is refused, naming it."""
+
+    def odd_pod(req: Request) -> bool:
+        return req.path == "/api/v1/pods" and req.send_json(
+            {"kind": "PodList", "items": [{"metadata": {"name": "p", "namespace": "a"}, "spec": "oops"}]}
+        )
+
+    result, _ = hostile_run(tmp_path, monkeypatch, run_cli, odd_pod)
+    assert result.exit_code == 0, result.stderr
+    line = one_error(run_cli("schedule", str(tmp_path / "snap.yaml")))
+    assert str(tmp_path / "snap.yaml") in line and "a/p" in line, line

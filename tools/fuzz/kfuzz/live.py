@@ -127,7 +127,7 @@ class HostileServer:
         self.seed = rng.random()
         self.stopped = threading.Event()
         self.requests = 0
-        self.note = ""
+        self.notes: list[str] = []  # every mutation served, for the report
         self._lock = threading.Lock()
         handler = _handler(self)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -234,11 +234,11 @@ def _abuse(h: Any, hostile: HostileServer, path: str, query: dict[str, str]) -> 
         h._json(status, doc)
     elif abuse == "structure" and isinstance(doc, dict):
         mutation = mutate_structure(doc, rng)
-        hostile.note = mutation.describe()
+        hostile.notes.append(mutation.describe())
         h._raw(status, json.dumps(doc, default=str).encode())
     elif abuse == "text":
         text, mutation = mutate_text(json.dumps(doc), rng)
-        hostile.note = mutation.describe()
+        hostile.notes.append(mutation.describe())
         h._raw(status, text.encode("utf-8", "surrogateescape"))
     elif abuse == "nan" and isinstance(doc, dict):
         doc.setdefault("metadata", {})["weird"] = rng.choice([math.nan, math.inf, -math.inf])
@@ -341,7 +341,7 @@ def live_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
     leftovers = [p.name for p in workdir.iterdir() if p.name.startswith(".snap")]
     if leftovers:
         checker.fail("temp-file", f"capture left {leftovers}", run)
-    return f"live {abuse} on {where} via {command}" + (f" ({hostile.note})" if hostile.note else "")
+    return f"live {abuse} on {where} via {command}" + (f" ({'; '.join(dict.fromkeys(hostile.notes))[:600]})" if hostile.notes else "")
 
 
 __all__ = ["live_dimension"]
