@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+_SHOWN_AS: dict[str, str] = {}
+
+
+def show_file_as(path: str, name: str | None) -> None:
+    """Errors about ``path`` name ``name`` instead (None: forget): a --live run's temporary snapshot
+    is named after the cluster it came from, not after a file the user never saw."""
+    if name is None:
+        _SHOWN_AS.pop(path, None)
+    else:
+        _SHOWN_AS[path] = name
+
 
 class InputError(Exception):
     """Bad user input: names the file, the object, the field and the line where known.
@@ -21,7 +32,7 @@ class InputError(Exception):
     def __str__(self) -> str:
         from kschedctl.api.field import escape_control  # here: kschedctl.framework imports this module
 
-        where = str(self.file) if self.file else "<input>"
+        where = _SHOWN_AS.get(str(self.file), str(self.file)) if self.file else "<input>"
         if self.line is not None:
             where += f":{self.line}"
         parts = [where]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
-from kschedctl.api.errors import InputError
+from kschedctl.api.errors import InputError, show_file_as
 from kschedctl.api.field import escape_control
 from kschedctl.cli.stdout import StdoutError, emit
 from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE
@@ -43,13 +43,15 @@ SCHEDULER_CONFIG_HELP = ("Read the KubeSchedulerConfiguration from a ConfigMap o
 
 
 def _fail(exc: BaseException, debug: bool) -> None:
-    """The CLI's one-line error: exit 2, a traceback only with --debug."""
+    """The CLI's one-line error: exit 2, a traceback only with --debug; no secret in either."""
+    from kschedctl.cluster.live_errors import redact
+
     if debug:
-        traceback.print_exc()
+        typer.echo(redact(traceback.format_exc()).rstrip("\n"), err=True)
     if isinstance(exc, InputError):
-        typer.echo(f"error: {exc if exc.file else escape_control(exc.message)}", err=True)
+        typer.echo(redact(f"error: {exc if exc.file else escape_control(exc.message)}"), err=True)
     else:
-        typer.echo(f"error: internal error: {type(exc).__name__}: {escape_control(str(exc))} (run with --debug for details)",
+        typer.echo(redact(f"error: internal error: {type(exc).__name__}: {escape_control(str(exc))} (run with --debug for details)"),
                    err=True)
     raise typer.Exit(2)
 
@@ -193,6 +195,8 @@ def _prepare(request: LiveRequest, snapshot: list[str], config: str | None,
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(render_capture(capture, "compact-json"))
         snapshot = [path]
+        show_file_as(path, f"{conn.where}, as captured")  # errors name the cluster, not a gone temp file
+        stack.callback(show_file_as, path, None)
     if ref is not None:
         text, source = read_scheduler_config(conn, ref)
         config = os.path.join(workdir, f"{_safe_name(source.replace('/', '.'))}.yaml")

@@ -15,6 +15,7 @@ groups) that are not served are simply absent.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
@@ -117,9 +118,11 @@ def discover(reader: ApiReader, specs: Iterable[KindSpec]) -> tuple[dict[KindSpe
     warnings: list[str] = []
     served: dict[str, list[str]] | None
     try:
-        served = {"": [str(v) for v in reader.get_json("/api").get("versions") or []]}
-        for group in reader.get_json("/apis").get("groups") or []:
-            served[str(group.get("name"))] = [str(v.get("version")) for v in group.get("versions") or []]
+        served = {"": [v for v in _listed(reader.get_json("/api"), "versions", "/api") if isinstance(v, str)]}
+        for group in _listed(reader.get_json("/apis"), "groups", "/apis"):
+            if isinstance(group, dict) and isinstance(group.get("name"), str):
+                served[group["name"]] = [str(v["version"]) for v in _listed(group, "versions", "/apis")
+                                         if isinstance(v, dict) and isinstance(v.get("version"), str)]
     except ApiStatusError as exc:
         if exc.status not in (403, 404):
             raise
@@ -142,7 +145,7 @@ def _resource_names(reader: ApiReader, group_version: str, cache: dict[str, set[
     if group_version not in cache:
         path = f"/apis/{group_version}" if "/" in group_version else f"/api/{group_version}"
         try:
-            resources = reader.get_json(path).get("resources") or []
+            resources = _listed(reader.get_json(path), "resources", path)
             cache[group_version] = {str(r.get("name")) for r in resources if isinstance(r, dict)}
         except ApiStatusError as exc:
             if exc.status not in (403, 404):
@@ -151,34 +154,122 @@ def _resource_names(reader: ApiReader, group_version: str, cache: dict[str, set[
     return cache[group_version]
 
 
+def _listed(doc: dict[str, Any], key: str, path: str) -> list[Any]:
+    """A discovery document's list field: absent or null is empty, any other type is an error."""
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise LiveClusterError(f"GET {path}: {key} is {_type_name(value)}, expected a list")
+    return value
+
+
 # --- listing --------------------------------------------------------------------------------
 
 
 def list_kind(reader: ApiReader, spec: KindSpec, version: str, chunk_size: int = DEFAULT_CHUNK_SIZE,
               progress: Progress | None = None) -> list[dict[str, Any]]:
-    """Every object of one kind, page by page, shaped as kubectl prints it."""
+    """Every object of one kind, page by page, shaped as kubectl prints it.
+
+    A server can page forever (a new ``continue`` token each time) or send more objects than a
+    cluster holds: pages and objects per list are bounded (ListLimits), and each page is checked
+    as strictly as a snapshot file's List (``metadata`` an object, ``items`` a list of objects
+    each named)."""
     path, api_version = spec.path(version), spec.api_version(version)
+    limits = ListLimits.from_env()
     items: list[dict[str, Any]] = []
     token: str | None = None
     seen_tokens: set[str] = set()
-    while True:
+    for pages in itertools.count(1):
         query = list(spec.query)
         if chunk_size > 0:
             query.append(("limit", str(chunk_size)))
         if token:
             query.append(("continue", token))
         page = reader.get_json(path, query)
-        for raw in page.get("items") or []:
-            if isinstance(raw, dict):
-                items.append(as_listed_object(raw, spec.kind, api_version))
+        for i, raw in enumerate(_page_items(page, path)):
+            items.append(as_listed_object(_checked_item(raw, path, i, spec.kind), spec.kind, api_version))
+        if len(items) > limits.max_objects:
+            raise LiveClusterError(f"GET {path}: the server listed more than {limits.max_objects} {spec.kind} "
+                                   "objects, more than a cluster holds (KSCHEDCTL_MAX_LIST_OBJECTS)")
         if progress is not None:
             progress(spec.kind, len(items))
-        token = (page.get("metadata") or {}).get("continue") or None
+        token = _continue_token(page, path)
         if token is None:
             return items
         if token in seen_tokens:  # a server that never ends the list must not hang us
-            raise LiveClusterError(f"GET {path}: the server repeated continue token {token!r}")
+            raise LiveClusterError(f"GET {path}: the server repeated continue token {token[:80]!r}")
+        if pages >= limits.max_pages:
+            raise LiveClusterError(f"GET {path}: the list did not end after {limits.max_pages} pages of "
+                                   f"--chunk-size {chunk_size} (the server keeps sending continue tokens; "
+                                   "KSCHEDCTL_MAX_LIST_PAGES)")
         seen_tokens.add(token)
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class ListLimits:
+    """Bounds on one list: kube's largest supported clusters hold 150,000 pods and 5,000 nodes."""
+
+    max_pages: int = 10_000
+    max_objects: int = 2_000_000
+
+    @classmethod
+    def from_env(cls) -> "ListLimits":
+        return cls(_env_int("KSCHEDCTL_MAX_LIST_PAGES", cls.max_pages),
+                   _env_int("KSCHEDCTL_MAX_LIST_OBJECTS", cls.max_objects))
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name, "")
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise LiveClusterError(f"{name}={text!r}: expected a positive whole number")
+    return int(text)
+
+
+def _type_name(value: Any) -> str:
+    return {str: "a string", bool: "a boolean", int: "a number", float: "a number", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _page_items(page: dict[str, Any], path: str) -> list[Any]:
+    metadata = page.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise LiveClusterError(f"GET {path}: the list's metadata is {_type_name(metadata)}, expected an object")
+    items = page.get("items")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise LiveClusterError(f"GET {path}: the list's items is {_type_name(items)}, expected a list")
+    return items
+
+
+def _continue_token(page: dict[str, Any], path: str) -> str | None:
+    token = (page.get("metadata") or {}).get("continue")
+    if token is None or token == "":
+        return None
+    if not isinstance(token, str):
+        raise LiveClusterError(f"GET {path}: metadata.continue is {_type_name(token)}, expected a string")
+    return token
+
+
+def _checked_item(raw: Any, path: str, index: int, kind: str) -> dict[str, Any]:
+    """One listed object: an object with a metadata object and a name, as the loader needs."""
+    if not isinstance(raw, dict):
+        raise LiveClusterError(f"GET {path}: items[{index}] is {_type_name(raw)}, expected a {kind} object")
+    metadata = raw.get("metadata")
+    if not isinstance(metadata, dict):
+        raise LiveClusterError(f"GET {path}: items[{index}].metadata is {_type_name(metadata)}, expected an object")
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    if not isinstance(name, str) or not name:
+        raise LiveClusterError(f"GET {path}: items[{index}].metadata.name is {_type_name(name)}, expected a "
+                               "non-empty string")
+    if namespace is not None and not isinstance(namespace, str):
+        raise LiveClusterError(f"GET {path}: {kind} {name}: metadata.namespace is {_type_name(namespace)}, "
+                               "expected a string")
+    return raw
 
 
 def as_listed_object(raw: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
@@ -197,6 +288,16 @@ def capture_cluster(reader: ApiReader, *, context: str, server: str, chunk_size:
                     progress: Progress | None = None, now: datetime | None = None,
                     specs: Iterable[KindSpec] = CAPTURED_KINDS) -> Capture:
     """Discover, then list every kind; 403 and 404 on a kind are warnings, anything else fails."""
+    try:
+        return _capture(reader, context, server, chunk_size, progress, now, specs)
+    except LiveClusterError as exc:
+        if exc.file is None:  # name the server the answer came from
+            exc.file = f"context {context} ({server})"
+        raise
+
+
+def _capture(reader: ApiReader, context: str, server: str, chunk_size: int, progress: Progress | None,
+             now: datetime | None, specs: Iterable[KindSpec]) -> Capture:
     taken = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = Capture(context=context, server=server, taken_at=taken)
     versions, out.warnings = discover(reader, specs)
@@ -227,7 +328,8 @@ def capture_cluster(reader: ApiReader, *, context: str, server: str, chunk_size:
 def _unmodelled_warnings(capture: Capture) -> list[str]:
     """Pods that need objects the cluster did not give us: say so rather than misjudge quietly."""
     captured = {r.spec.kind for r in capture.kinds if r.api_version and r.problem is None}
-    uses_claims = any(o["kind"] == "Pod" and (o.get("spec") or {}).get("resourceClaims") for o in capture.items)
+    uses_claims = any(o["kind"] == "Pod" and isinstance(o.get("spec"), dict) and o["spec"].get("resourceClaims")
+                      for o in capture.items)  # a spec of the wrong type is the loader's to report
     if uses_claims and "ResourceClaim" not in captured:
         return ["pods use resource claims but resource.k8s.io/v1 ResourceClaims were not captured"]
     return []
@@ -261,7 +363,10 @@ def read_scheduler_config(reader: ApiReader, ref: ConfigMapRef) -> tuple[str, st
         cm = reader.get_json(f"/api/v1/namespaces/{ref.namespace}/configmaps/{ref.name}")
     except ApiStatusError as exc:
         raise LiveClusterError(f"--scheduler-config {ref}: {exc.detail}") from None
-    data = {str(k): v for k, v in (cm.get("data") or {}).items() if isinstance(v, str)}
+    raw = cm.get("data") or {}
+    if not isinstance(raw, dict):
+        raise LiveClusterError(f"--scheduler-config {ref}: data is {_type_name(raw)}, expected an object")
+    data = {str(k): v for k, v in raw.items() if isinstance(v, str)}
     key = ref.key or _config_key(data, ref)
     if key not in data:
         raise LiveClusterError(f"--scheduler-config {ref}: no key {key!r} (keys: {', '.join(sorted(data)) or 'none'})")
@@ -294,7 +399,9 @@ def header_lines(capture: Capture) -> list[str]:
     if absent:
         lines.append("not served (optional APIs): " + ", ".join(dict.fromkeys(absent)))
     lines.extend(capture.notes)
-    return lines
+    from kschedctl.api.field import escape_control  # a context name must not end the comment line
+
+    return [escape_control(line) for line in lines]
 
 
 def render_capture(capture: Capture, fmt: str) -> str:

@@ -73,6 +73,13 @@ def test_small_fixed_output_fuzz_run(tmp_path):
     assert report.inputs == 6 and not report.failures, "\n\n".join(report.failures)
 
 
+def test_small_fixed_live_fuzz_run(tmp_path):
+    """A hostile API server (tools/fuzz/kfuzz/live.py): huge, slow, endless and malformed answers."""
+    report = fuzz(10, seed=20261201, workdir=tmp_path, timeout=30.0, dimensions=["live"])
+    assert report.inputs == 10
+    assert not report.failures, "\n\n".join(report.failures)
+
+
 @pytest.mark.fuzz
 def test_long_fuzz_run(tmp_path):
     count = int(os.environ.get("KSCHEDCTL_FUZZ_COUNT", "2000"))

@@ -78,7 +78,6 @@ def test_explicit_kubeconfig_must_exist(tmp_path):
 def test_in_cluster_service_account_when_no_kubeconfig(tmp_path, monkeypatch):
     """In a pod: no kubeconfig anywhere, KUBERNETES_SERVICE_HOST/PORT and the mounted token and CA."""
     from conftest import demo_objects
-    from kubernetes.config import incluster_config
 
     tls = tmp_path / "tls"
     tls.mkdir()
@@ -90,8 +89,6 @@ def test_in_cluster_service_account_when_no_kubeconfig(tmp_path, monkeypatch):
         (sa / "namespace").write_text("shop")
         (sa / "ca.crt").write_bytes(server.ca_pem or b"")
         monkeypatch.setattr(kubeclient, "SERVICE_ACCOUNT_DIR", sa)
-        monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(sa / "token"))
-        monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(sa / "ca.crt"))
         monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
         monkeypatch.setenv("KUBERNETES_SERVICE_PORT", server.url.rsplit(":", 1)[1])
         conn = connect()

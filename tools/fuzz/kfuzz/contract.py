@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from kschedctl.cli.app import app
 
-ALLOWED_EXIT = {"schedule": {0, 2}, "explain": {0, 2}, "simulate": {0, 2}, "validate": {0, 1, 2}, "diff": {0, 2}}
+ALLOWED_EXIT = {"capture": {0, 2}, "schedule": {0, 2}, "explain": {0, 2}, "simulate": {0, 2}, "validate": {0, 1, 2},
+                "diff": {0, 2}}
 
 
 class RunTimeout(BaseException):

@@ -128,23 +128,25 @@ def _plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> st
     return plugin_dimension(rng, workdir, checker)
 
 
-def _fidelity_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
-    from kfuzz.fidelity import fidelity_dimension
-
-    return fidelity_dimension(rng, workdir, checker)
-
-
 # Chosen by name only (`--dimension plugin`): the default mix stays what it was, so a seed's
 # inputs stay the same from one version of the fuzzer to the next.
-def _output_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
-    from kfuzz.output import output_dimension
+def _dimension(name: str) -> Dimension:
+    """The optional dimension ``name``: ``kfuzz/<name>.py``'s ``<name>_dimension``, imported on use."""
 
-    return output_dimension(rng, workdir, checker)
+    def run(rng: random.Random, workdir: Path, checker: Checker) -> str:
+        import importlib
+
+        module = importlib.import_module(f"kfuzz.{name}")
+        result: str = getattr(module, f"{name}_dimension")(rng, workdir, checker)
+        return result
+
+    return run
 
 
-OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension),
-                                                           "fidelity": (1.0, _fidelity_dimension),
-                                                           "output": (1.0, _output_dimension)}
+OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
+    "plugin": (1.0, _plugin_dimension),
+    **{name: (1.0, _dimension(name)) for name in ("fidelity", "output", "live")},
+}
 
 
 @dataclass
