@@ -21,12 +21,13 @@ from typing import Any
 
 import yaml
 
+from kschedctl.api.decoding import SafeDumper
 from kschedctl.api.errors import InputError
 from kschedctl.cluster.after_run import changes, created
 from kschedctl.cluster.loader import ClusterSnapshot
 from kschedctl.scheduler.result import RunResult
 
-_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_Dumper: Any = SafeDumper  # quotes strings kubectl would read as numbers, booleans or times
 
 
 def write_snapshot_file(cluster: ClusterSnapshot, result: RunResult, path: str) -> None:

@@ -47,12 +47,12 @@ def _snap(tmp_path, text: str, name: str = "s.yaml") -> str:
     ("a: !!python/object:os.system x\n", "unsupported YAML tag !!python/object:os.system (only JSON types are accepted)", 1),
     ("a: .nan\n", ".nan is not a JSON number (NaN and infinities are not accepted)", 1),
     ("b: 1\na: -.inf\n", "-.inf is not a JSON number (NaN and infinities are not accepted)", 2),
-    ("{1: a}\n", "mapping key 1 is not a string (JSON object keys are strings)", 1),
+    ("{~: a}\n", "unsupported map key of type: <nil>, key: '~'", 1),
     ("a: &x [*x]\n", "anchor value contains itself", 1),
     ("a: " + "9" * 5000 + "\n", "integer of 5000 digits is too large", 1),
-    ("a: !!float nope\n", "invalid float 'nope'", 1),
+    ("a: !!float nope\n", "cannot decode !!str `nope` as a !!float", 1),
     ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"document nested deeper than {MAX_DEPTH} levels", 1),
-], ids=["duplicate-keys", "set-tag", "binary-tag", "python-tag", "nan", "inf", "non-string-key", "self-anchor",
+], ids=["duplicate-keys", "set-tag", "binary-tag", "python-tag", "nan", "inf", "null-key", "self-anchor",
         "integer-over-4300-digits", "bad-float", "deep-nesting"])
 def test_decoder_refusals(text, message, line):
     with pytest.raises(DecodeError) as info:
@@ -65,7 +65,7 @@ def test_timestamps_stay_strings_as_in_go_yaml():
 
 
 def test_merge_keys_are_honoured_and_bounded():
-    assert load_yaml("b: &b {x: 1, y: 2}\nc: {<<: *b, y: 3}\n")["c"] == {"x": 1, "y": 3}
+    assert load_yaml("b: &b {x: 1, z: 2}\nc: {<<: *b, z: 3}\n")["c"] == {"x": 1, "z": 3}
 
 
 @pytest.mark.parametrize("where", ["annotations", "labels"])
@@ -240,3 +240,141 @@ def test_missing_stdin_is_an_error(monkeypatch):
     monkeypatch.setattr("sys.stdin", None)
     with pytest.raises(InputError, match="standard input is closed"):
         load_snapshot(["-"])
+
+
+# --- YAML 1.1 forms read as kubectl sends them (issue 21, "Input read wrongly") -------------------
+# kubectl turns YAML into JSON with sigs.k8s.io/yaml YAMLToJSON over go-yaml v2, whose resolve.go
+# (sigs.k8s.io/yaml goyaml.v2/resolve.go) is not PyYAML's YAML 1.1 resolver: base-60 numbers are
+# strings, y/n are booleans, 0o17/09/+.5/1e3 are numbers, 2001-12-14 is a time.Time written back as
+# RFC 3339. A pod annotation must be a string, so the API server's verdict on it shows how the
+# value was read: accepted (a string) or "cannot unmarshal <type> into Go value of type string".
+FORM_NODE = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+"""
+FORM_POD = """---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p1
+  namespace: default
+  annotations:
+    note: VALUE
+spec:
+  containers:
+  - name: c
+    image: x
+    resources: {requests: {cpu: CPU}}
+"""
+
+
+def _form_snapshot(tmp_path, value: str, cpu: str = '"1"', where: str = "annotations") -> str:
+    pod = FORM_POD.replace("VALUE", value).replace("CPU", cpu)
+    if where == "labels":
+        pod = pod.replace("annotations:", "labels:")
+    return _snap(tmp_path, FORM_NODE + pod)
+
+
+@pytest.mark.parametrize("value,verdict", [
+    # resolve.go: "Base 60 floats are a bad idea, were dropped in YAML 1.2, and are purposefully unsupported"
+    ("12:30", None), ("1:30", None), ("190:20:30.15", None), ("-1:30", None),
+    # resolve.go resolveMapList: y/Y/yes/on and n/N/no/off are booleans (PyYAML has no y/n)
+    ("y", "cannot unmarshal bool"), ("N", "cannot unmarshal bool"), ("yes", "cannot unmarshal bool"),
+    ("off", "cannot unmarshal bool"), ("ON", "cannot unmarshal bool"),
+    # resolve.go: strconv.ParseInt(plain, 0, 64) after removing "_": Go's 0b/0o/0x and leading-0 octal
+    ("0o17", "cannot unmarshal number 15 "), ("017", "cannot unmarshal number 15 "),
+    ("0b101", "cannot unmarshal number 5 "), ("0x1F", "cannot unmarshal number 31 "),
+    ("1_000", "cannot unmarshal number 1000 "), ("-0b11", "cannot unmarshal number -3 "),
+    # resolve.go yamlStyleFloat: 09, +.5 and 1e3 are floats (strings for PyYAML); an integral float
+    # reaches the API server as JSON "9" (encoding/json writes no fraction under 1e21)
+    ("09", "cannot unmarshal number 9 "), ("+.5", "cannot unmarshal number 0.5 "),
+    ("1e3", "cannot unmarshal number 1000 "), ("1.5e3", "cannot unmarshal number 1500 "),
+    # ParseFloat out of range is not a float: the text stays a string
+    ("1e400", None),
+    # resolveMapList .inf/.nan: json.Marshal refuses them (unsupported value)
+    (".inf", "is not a JSON number"), ("-.Inf", "is not a JSON number"), (".NaN", "is not a JSON number"),
+    # "=" (YAML 1.1 value key) and "~"-less texts stay strings; "~" and "null" are null (accepted: "")
+    ("=", None), ("~", None), ("Null", None),
+    # parseTimestamp: an unquoted date becomes time.Time, written back by YAMLToJSON as RFC 3339
+    ("2001-12-14", None), ("2001-13-14", None),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_yaml_forms_in_an_annotation_read_as_kubectl_sends_them(tmp_path, run_cli, value, verdict):
+    result = run_cli("schedule", _form_snapshot(tmp_path, value))
+    if verdict is None:
+        assert result.exit_code == 0, result.stderr
+        assert "default/p1  Scheduled" in result.stdout
+    else:
+        assert result.exit_code == 2
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+        assert verdict in result.stderr and "s.yaml:13: " in result.stderr
+        if "JSON number" not in verdict:  # refused by YAMLToJSON itself, before any object is read
+            assert "Pod default/p1" in result.stderr and "metadata.annotations" in result.stderr
+
+
+def test_sexagesimal_quantity_is_kubes_quantity_error_not_90_cpus(tmp_path, run_cli):
+    """`cpu: 1:30` was 90 CPUs (PyYAML's base 60) and accepted; kubectl sends "1:30", an invalid
+    quantity (resolve.go: base 60 unsupported; resource.ParseQuantity's error)."""
+    result = run_cli("schedule", _form_snapshot(tmp_path, "x", cpu="1:30"))
+    assert result.exit_code == 2
+    assert "spec.containers[0].resources.requests[cpu]: quantities must match the regular expression" in result.stderr
+    assert "'1:30'" in result.stderr and "s.yaml:18: " in result.stderr
+
+
+def test_octal_quantity_is_a_number_as_in_go_yaml(tmp_path, run_cli):
+    """`cpu: 0o17` is 15 CPUs for go-yaml (ParseInt base 0); PyYAML read the string "0o17", an
+    invalid quantity. 15 CPUs do not fit a 4-CPU node."""
+    result = run_cli("schedule", _form_snapshot(tmp_path, "x", cpu="0o17"))
+    assert result.exit_code == 0, result.stderr
+    assert "default/p1  Unschedulable" in result.stdout
+    assert "Insufficient cpu" in result.stdout
+
+
+def test_unquoted_date_label_is_refused_as_the_rfc3339_text_kubectl_sends(tmp_path, run_cli):
+    """go-yaml v2 parseTimestamp + Time.MarshalJSON: `release: 2024-01-01` reaches the API server as
+    "2024-01-01T00:00:00Z", which is not a valid label value."""
+    result = run_cli("schedule", _form_snapshot(tmp_path, "2024-01-01", where="labels"))
+    assert result.exit_code == 2
+    assert "metadata.labels" in result.stderr and '"2024-01-01T00:00:00Z"' in result.stderr
+
+
+@pytest.mark.parametrize("text,data", [
+    ("yes: a\n", {"true": "a"}),       # go-yaml bool key, written "true" (convertToJSONableObject)
+    ("1: a\n", {"1": "a"}),            # int key, strconv.Itoa
+    ("0x10: a\n", {"16": "a"}),
+    ("1.5: a\n", {"1.5": "a"}),        # float key, FormatFloat(k, 'g', -1, 32)
+    ("1e6: a\n", {"1e+06": "a"}),
+    ("0.1: a\n", {"0.1": "a"}),
+    ("'1:30': a\n1:31: b\n", {"1:30": "a", "1:31": "b"}),
+], ids=["bool", "int", "hex", "float", "float-exponent", "float32-digits", "base60"])
+def test_non_string_keys_become_the_strings_sigs_k8s_yaml_writes(text, data):
+    assert load_yaml(text) == data
+
+
+@pytest.mark.parametrize("text,message", [
+    ("2001-12-14: a\n", "unsupported map key of type: time.Time"),
+    ("18446744073709551615: a\n", "unsupported map key of type: uint64"),
+    ("a: !!int 1:30\n", "cannot decode !!str `1:30` as a !!int"),
+    ("a: 2001-12-14T21:59:43+24:00\n", "timezone hour outside of range [0,23]"),
+], ids=["timestamp-key", "uint64-key", "tagged-base60", "marshal-offset-24h"])
+def test_what_yamltojson_refuses_is_refused(text, message):
+    with pytest.raises(DecodeError) as info:
+        load_yaml(text)
+    assert message in info.value.message
+
+
+def test_written_snapshot_quotes_what_kubectl_would_read_as_another_type(tmp_path, run_cli):
+    """--write-snapshot writes "y", "0o17", "2001-12-14" and "1:30" quoted: reading it back (here,
+    or with kubectl) gives the same strings, not a boolean, 15, a time or 90."""
+    values = ["y", "0o17", "2001-12-14", "1:30", "09", "+.5", "1e3", "no"]
+    notes = "\n".join(f"    n{i}: '{v}'" for i, v in enumerate(values))
+    text = FORM_NODE + FORM_POD.replace("    note: VALUE", notes).replace("CPU", '"1"')
+    out = tmp_path / "after.yaml"
+    result = run_cli("schedule", _snap(tmp_path, text), "--write-snapshot", str(out))
+    assert result.exit_code == 0, result.stderr
+    docs = [d for d in yaml_documents(out.read_text())]
+    pods = [item for d in docs for item in (d.data.get("items") or [d.data]) if item.get("kind") == "Pod"]
+    assert pods[0]["metadata"]["annotations"] == {f"n{i}": v for i, v in enumerate(values)}
+    again = run_cli("schedule", str(out))
+    assert again.exit_code == 0, again.stderr
