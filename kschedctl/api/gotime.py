@@ -137,7 +137,7 @@ def _skip(value: str, prefix: str) -> str | None:
 def _nanos(value: str, nbytes: int) -> int:
     """time.parseNanoseconds: value[0] is '.' or ','; at most nine digits count."""
     digits = value[1 : min(nbytes, 10)]
-    return int(digits) * 10 ** (9 - len(digits))
+    return int(digits) * int(10 ** (9 - len(digits)))
 
 
 def is_leap(year: int) -> bool:

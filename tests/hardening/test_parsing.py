@@ -378,3 +378,120 @@ def test_written_snapshot_quotes_what_kubectl_would_read_as_another_type(tmp_pat
     assert pods[0]["metadata"]["annotations"] == {f"n{i}": v for i, v in enumerate(values)}
     again = run_cli("schedule", str(out))
     assert again.exit_code == 0, again.stderr
+
+
+# --- timestamps read as metav1.Time reads them (issue 21) ------------------------------------------
+# metav1.Time.UnmarshalJSON (apimachinery pkg/apis/meta/v1/time.go) is time.Parse(time.RFC3339, s):
+# the offset is honoured (the scheduler receives the UTC instant), and what Go refuses the API
+# server refuses ("... cannot be handled as a Pod: parsing time ...").
+QUEUE = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  allocatable: {cpu: "1", memory: 8Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: default, creationTimestamp: "2024-01-01T08:00:00Z"}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default, creationTimestamp: STAMP}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+@pytest.mark.parametrize("stamp", ['"2024-01-01T10:00:00+05:00"', "2024-01-01T10:00:00+05:00",
+                                   '"2024-01-01T13:30:00+08:00"', '"2024-01-01T07:59:59.999-00:00"'],
+                         ids=["quoted", "unquoted-go-yaml-timestamp", "half-hour-offset", "fraction-negative-zero"])
+def test_creation_timestamp_offset_decides_which_pod_goes_first(tmp_path, run_cli, stamp):
+    """Pod a was created at 10:00+05:00 = 05:00Z, before pod b (08:00Z): it is queued first and
+    takes the only CPU. Read as 10:00Z (the offset dropped), b went first."""
+    result = run_cli("schedule", _snap(tmp_path, QUEUE.replace("STAMP", stamp)))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("default/a  Scheduled") and lines[2].startswith("default/b  Unschedulable"), lines
+
+
+def test_later_instant_with_offset_still_goes_after(tmp_path, run_cli):
+    """2024-01-01T03:00:00-06:00 is 09:00Z, after b's 08:00Z: b goes first (as the text alone
+    would wrongly say the opposite)."""
+    result = run_cli("schedule", _snap(tmp_path, QUEUE.replace("STAMP", '"2024-01-01T03:00:00-06:00"')))
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("default/b  Scheduled") and lines[2].startswith("default/a  Unschedulable"), lines
+
+
+@pytest.mark.parametrize("where,value,message", [
+    ("creation", "2024-13-01T10:00:00Z", 'parsing time "2024-13-01T10:00:00Z": month out of range'),
+    ("creation", "10000-01-01T00:00:00Z", 'parsing time "10000-01-01T00:00:00Z" as "2006-01-02T15:04:05Z07:00": '
+                                          'cannot parse "0-01-01T00:00:00Z" as "-"'),
+    ("creation", "2023-02-29T00:00:00Z", 'parsing time "2023-02-29T00:00:00Z": day out of range'),
+    ("creation", "2024-01-01T24:00:00Z", 'parsing time "2024-01-01T24:00:00Z": hour out of range'),
+    ("creation", "2024-01-01T10:60:00Z", 'parsing time "2024-01-01T10:60:00Z": minute out of range'),
+    ("creation", "2024-01-01T10:00:60Z", 'parsing time "2024-01-01T10:00:60Z": second out of range'),
+    ("creation", "2024-01-01t10:00:00Z", 'cannot parse "t10:00:00Z" as "T"'),
+    ("creation", "2024-01-01T10:00:00z", 'cannot parse "z" as "Z07:00"'),
+    ("creation", "2024-01-01T10:00:00", 'cannot parse "" as "Z07:00"'),
+    ("creation", "2024-01-01T10:00:00+25:00", "time zone offset hour out of range"),
+    ("creation", "2024-01-01T10:00:00Z ", 'extra text: " "'),
+    ("creation", "yesterday", 'cannot parse "yesterday" as "2006"'),
+    ("deletion", "2024-01-01T10:00:00+0500", 'cannot parse "+0500" as "Z07:00"'),
+    ("start", "2024-00-10T10:00:00Z", "month out of range"),
+    ("condition", "2024-01-32T10:00:00Z", "day out of range"),
+], ids=["month-13", "year-10000", "feb-29-2023", "hour-24", "minute-60", "second-60", "lowercase-t",
+        "lowercase-z", "no-zone", "offset-25h", "trailing-space", "words", "deletion-no-colon", "start-month-0",
+        "condition-day-32"])
+def test_invalid_timestamps_are_refused_as_the_api_server_refuses_them(tmp_path, run_cli, where, value, message):
+    pod = QUEUE.replace("STAMP", '"2024-01-01T08:00:00Z"')
+    field_path = {"creation": "metadata.creationTimestamp", "deletion": "metadata.deletionTimestamp",
+                  "start": "status.startTime", "condition": "status.conditions[0].lastTransitionTime"}[where]
+    if where == "creation":
+        pod = pod.replace('creationTimestamp: "2024-01-01T08:00:00Z"}', f'creationTimestamp: "{value}"}}', 1)
+        line = 9
+    elif where == "deletion":
+        pod = pod.replace('2024-01-01T08:00:00Z"}', f'2024-01-01T08:00:00Z", deletionTimestamp: "{value}"}}', 1)
+        line = 9
+    else:
+        status = (f'status: {{startTime: "{value}"}}\n' if where == "start" else
+                  f'status:\n  conditions:\n  - {{type: Ready, status: "True", lastTransitionTime: "{value}"}}\n')
+        pod = pod.replace("---\napiVersion: v1\nkind: Pod\nmetadata: {name: a", status + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a", 1)
+        line = 12 if where == "start" else 14
+    result = run_cli("schedule", _snap(tmp_path, pod))
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+    assert f"s.yaml:{line}: Pod default/b: {field_path}: " in result.stderr, result.stderr
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize("value", ["2024-01-01T10:00:00.5Z", "2024-01-01T10:00:00,5Z", "2024-01-01T1:00:00Z",
+                                   "2024-02-29T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59+24:00",
+                                   "2024-01-01T10:00:00.123456789123-00:00"],
+                         ids=["fraction", "comma-fraction", "one-digit-hour", "leap-day", "year-0", "offset-24h",
+                              "long-fraction"])
+def test_what_go_time_parse_accepts_is_accepted(tmp_path, run_cli, value):
+    """time.Parse falls back to its general parser when the RFC 3339 fast path refuses: a comma
+    before the fraction, a one-digit hour and offsets up to 24:60 pass there."""
+    result = run_cli("schedule", _snap(tmp_path, QUEUE.replace("STAMP", f'"{value}"')))
+    assert result.exit_code == 0, result.stderr
+
+
+def test_other_kinds_timestamps_are_checked(tmp_path, run_cli):
+    """Node conditions' lastHeartbeatTime, a PDB's disruptedPods (map[string]metav1.Time) and
+    managedFields[].time are metav1.Time too."""
+    node_bad = FORM_NODE.replace("status:\n", "status:\n  conditions:\n  - {type: Ready, status: \"True\", "
+                                            "lastHeartbeatTime: \"2024-01-01T10:00:00+5:00\"}\n")
+    result = run_cli("schedule", _snap(tmp_path, node_bad))
+    assert result.exit_code == 2 and "Node n1: status.conditions[0].lastHeartbeatTime: parsing time" in result.stderr
+    pdb = FORM_NODE + ("---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: default}\n"
+                       "spec: {minAvailable: 1, selector: {}}\nstatus:\n  disruptedPods: {web: \"2024-04-31T00:00:00Z\"}\n")
+    result = run_cli("schedule", _snap(tmp_path, pdb, "pdb.yaml"))
+    assert result.exit_code == 2
+    assert "PodDisruptionBudget default/p: status.disruptedPods.web: parsing time" in result.stderr
+    assert "day out of range" in result.stderr
+    managed = FORM_NODE.replace("metadata: {name: n1}", "metadata:\n  name: n1\n  managedFields:\n"
+                                                       "  - {manager: kubectl, time: \"2024-01-01\"}")
+    result = run_cli("schedule", _snap(tmp_path, managed, "m.yaml"))
+    assert result.exit_code == 2 and "metadata.managedFields[0].time: parsing time" in result.stderr
