@@ -526,6 +526,38 @@ class YamlDocument:
     data: Any
     span: Span | None
     item_spans: list[Span] | None  # one per item of a List document (or of a bare sequence)
+    nested_spans: dict[tuple[int, ...], Span] | None = None  # items of Lists inside its items, by index path
+
+
+def _items_node(node: Node) -> SequenceNode | None:
+    if isinstance(node, MappingNode):
+        for key, value in node.value:
+            if isinstance(key, ScalarNode) and key.value == "items" and isinstance(value, SequenceNode):
+                return value
+    return None
+
+
+def _nested_spans(node: Node, data: Any) -> dict[tuple[int, ...], Span] | None:
+    """The spans of the items of Lists nested in a List's items (keyed by their index path), so
+    that an error in a flattened item finds its line; None when no item holds items (the
+    common case costs one look-up per item)."""
+    items = data if isinstance(data, list) else data.get("items") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not any(type(item) is dict and "items" in item for item in items):
+        return None
+    top = node if isinstance(node, SequenceNode) else _items_node(node)
+    if top is None:
+        return None
+    spans: dict[tuple[int, ...], Span] = {}
+    queue: list[tuple[tuple[int, ...], Node]] = [((i,), item) for i, item in enumerate(top.value)]
+    while queue and len(spans) < 1_000_000:
+        path, item = queue.pop()
+        inner = _items_node(item)
+        if inner is None or len(path) > 64:
+            continue
+        for j, sub in enumerate(inner.value):
+            spans[path + (j,)] = _span(sub)
+            queue.append((path + (j,), sub))
+    return spans
 
 
 def _item_spans(node: Node) -> list[Span] | None:
@@ -565,7 +597,7 @@ def yaml_documents(text: str) -> Iterator[YamlDocument]:
                 data = _Builder(tracked).build(node)
             except RecursionError:
                 raise DecodeError(f"document nested deeper than {MAX_DEPTH} levels", _line(node)) from None
-            yield YamlDocument(data, _span(node), _item_spans(node))
+            yield YamlDocument(data, _span(node), _item_spans(node), _nested_spans(node, data))
     finally:
         dispose = getattr(composer, "dispose", None)
         if dispose is not None:

@@ -495,3 +495,78 @@ def test_other_kinds_timestamps_are_checked(tmp_path, run_cli):
                                                        "  - {manager: kubectl, time: \"2024-01-01\"}")
     result = run_cli("schedule", _snap(tmp_path, managed, "m.yaml"))
     assert result.exit_code == 2 and "metadata.managedFields[0].time: parsing time" in result.stderr
+
+
+# --- Lists inside Lists, and *List kinds (issue 21) --------------------------------------------------
+# kubectl's FlattenListVisitor (cli-runtime pkg/resource/visitor.go) flattens Lists found among a
+# List's items, breadth first; unstructuredJSONScheme.decodeToList gives the items of a typed list
+# (PodList, NodeList) that name neither kind nor apiVersion the list's item kind and apiVersion.
+NESTED = """apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: List
+  items:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: inner, namespace: default}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+  - apiVersion: v1
+    kind: PodList
+    items:
+    - metadata: {name: deepest, namespace: default}
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+- apiVersion: v1
+  kind: NodeList
+  items:
+  - metadata: {name: n1}
+    status:
+      allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: outer, namespace: default}
+  spec:
+    containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_nested_lists_are_flattened_as_kubectl_flattens_them(tmp_path, run_cli, fmt):
+    """The pods of a List inside a List were dropped with "skipping objects of kind 'List' (not
+    used for scheduling)"; now every pod and node is read, PodList/NodeList items included."""
+    text = NESTED if fmt == "yaml" else json.dumps(yaml.safe_load(NESTED), indent=2)
+    result = run_cli("schedule", _snap(tmp_path, text, f"s.{fmt}"), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert "skipping" not in result.stderr
+    placed = {p["pod"]: p["node"] for p in json.loads(result.stdout)["placements"]}
+    assert placed == {"default/inner": "n1", "default/deepest": "n1", "default/outer": "n1"}
+
+
+def test_flattened_order_is_breadth_first(tmp_path):
+    """FlattenListVisitor appends a nested List's items after the items of the List holding it:
+    outer (depth 1) comes before inner (depth 2), before deepest (depth 3)."""
+    snap = load_snapshot([_snap(tmp_path, NESTED)])
+    assert [p.name for p in snap.pods] == ["outer", "inner", "deepest"]
+    assert [n.name for n in snap.nodes] == ["n1"]
+
+
+def test_error_in_a_nested_item_names_its_path_and_line(tmp_path, run_cli):
+    text = NESTED.replace("    - metadata: {name: deepest, namespace: default}",
+                          "    - apiVersion: v1\n      metadata: {name: deepest, namespace: default}")
+    result = run_cli("schedule", _snap(tmp_path, text))
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {tmp_path / 's.yaml'}:15: items[0].items[1].items[0]: kind: object has no kind\n"
+
+
+def test_lists_nested_too_deep_are_refused(tmp_path, run_cli):
+    doc: dict = {"apiVersion": "v1", "kind": "List", "items": []}
+    inner = doc
+    for _ in range(20):
+        nested = {"apiVersion": "v1", "kind": "List", "items": []}
+        inner["items"].append(nested)
+        inner = nested
+    result = run_cli("schedule", _snap(tmp_path, json.dumps(doc), "deep.json"))
+    assert result.exit_code == 2
+    assert "Lists nested more than 16 levels deep" in result.stderr and result.stderr.count("\n") == 1
