@@ -100,6 +100,7 @@ for _tag, _value, _words in (
 _RESOLVE_MAP[""] = (G_NULL, None)
 _HINTED = frozenset("+-0123456789yYnNtTfFoO~.<")  # resolveTable's hinted first bytes ('<': the merge key)
 _DIGIT_HINT = frozenset("+-0123456789")
+_NUMERIC_HINT = frozenset(["+", "-", ".", *"0123456789"])
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
 _UINT64_MAX = 2**64 - 1
@@ -268,8 +269,12 @@ class _JsonResolver:
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
-            if implicit[0] and (not value or value[0] in _HINTED):
-                return go_resolve(value, True)[0]
+            if implicit[0]:
+                if value[:1] in _NUMERIC_HINT:  # numbers, timestamps, .inf: parsed (memoised)
+                    return go_resolve(value, True)[0]
+                found = _RESOLVE_MAP.get(value)  # booleans, nulls, "<<"; most names miss here
+                if found is not None:
+                    return found[0]
             return STR
         return MAP if kind is MappingNode else SEQ
 

@@ -316,6 +316,7 @@ def parse_rfc3339(text: str) -> GoTime:
     return parse(RFC3339, text)
 
 
+@functools.lru_cache(maxsize=8192)
 def canonical_rfc3339(text: str) -> str:
     """The text a metav1.Time field holds once the API server has read it: the same instant, in
     UTC, whole seconds (what the scheduler receives). TimeParseError where the API server refuses."""
