@@ -237,6 +237,13 @@ def _document_objects(doc: Any, source: Source, item_spans: list | None,
             queue.append((sub, source.nested_source(sub_path, (nested_spans or {}).get(sub_path)), sub_path))
 
 
+def document_objects(doc: Any) -> Iterator[Any]:
+    """The objects of a document the loader has read, in the loader's order (Lists, nested ones
+    included, flattened): what --write-snapshot writes back."""
+    for raw, _source in _document_objects(doc, Source("", 0, None), None):
+        yield raw
+
+
 # --- building typed objects ----------------------------------------------------------------
 
 
@@ -457,5 +464,5 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
-__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "copy_snapshot", "expand_paths", "files_overlay", "is_pending",
-           "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]
+__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "copy_snapshot", "document_objects", "expand_paths",
+           "files_overlay", "is_pending", "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]
