@@ -30,25 +30,70 @@ from kfuzz.mutate import field_paths, format_path, get
 
 # (text, accepted by time.Parse(time.RFC3339, text)); from Go's time/format.go parse().
 TIMESTAMPS: list[tuple[str, bool]] = [
-    ("2024-01-01T10:00:00Z", True), ("2024-01-01T10:00:00+05:00", True), ("2024-01-01T10:00:00-11:30", True),
-    ("2024-01-01T10:00:00.5Z", True), ("2024-01-01T10:00:00,25+01:00", True), ("2024-01-01T1:00:00Z", True),
-    ("2024-02-29T23:59:59Z", True), ("0000-01-01T00:00:00+05:00", True), ("9999-12-31T23:59:59-05:00", True),
-    ("2024-01-01T10:00:00+24:00", True), ("2024-01-01T10:00:00.1234567891234Z", True),
-    ("2024-13-01T00:00:00Z", False), ("2024-00-01T00:00:00Z", False), ("2023-02-29T00:00:00Z", False),
-    ("2024-04-31T00:00:00Z", False), ("10000-01-01T00:00:00Z", False), ("2024-01-01T24:00:00Z", False),
-    ("2024-01-01T10:60:00Z", False), ("2024-01-01T10:00:60Z", False), ("2024-01-01t10:00:00Z", False),
-    ("2024-01-01T10:00:00z", False), ("2024-01-01T10:00:00", False), ("2024-01-01 10:00:00Z", False),
-    ("2024-01-01T10:00:00+0500", False), ("2024-01-01T10:00:00+25:00", False), ("24-01-01T10:00:00Z", False),
-    ("2024-1-01T10:00:00Z", False), ("+2024-01-01T10:00:00Z", False), ("", False), ("now", False),
+    ("2024-01-01T10:00:00Z", True),
+    ("2024-01-01T10:00:00+05:00", True),
+    ("2024-01-01T10:00:00-11:30", True),
+    ("2024-01-01T10:00:00.5Z", True),
+    ("2024-01-01T10:00:00,25+01:00", True),
+    ("2024-01-01T1:00:00Z", True),
+    ("2024-02-29T23:59:59Z", True),
+    ("0000-01-01T00:00:00+05:00", True),
+    ("9999-12-31T23:59:59-05:00", True),
+    ("2024-01-01T10:00:00+24:00", True),
+    ("2024-01-01T10:00:00.1234567891234Z", True),
+    ("2024-13-01T00:00:00Z", False),
+    ("2024-00-01T00:00:00Z", False),
+    ("2023-02-29T00:00:00Z", False),
+    ("2024-04-31T00:00:00Z", False),
+    ("10000-01-01T00:00:00Z", False),
+    ("2024-01-01T24:00:00Z", False),
+    ("2024-01-01T10:60:00Z", False),
+    ("2024-01-01T10:00:60Z", False),
+    ("2024-01-01t10:00:00Z", False),
+    ("2024-01-01T10:00:00z", False),
+    ("2024-01-01T10:00:00", False),
+    ("2024-01-01 10:00:00Z", False),
+    ("2024-01-01T10:00:00+0500", False),
+    ("2024-01-01T10:00:00+25:00", False),
+    ("24-01-01T10:00:00Z", False),
+    ("2024-1-01T10:00:00Z", False),
+    ("+2024-01-01T10:00:00Z", False),
+    ("", False),
+    ("now", False),
 ]
 # Unquoted, go-yaml resolves these texts to another type or text (verdict as an annotation value:
 # True = still a string, so accepted; False = a number/bool, refused). resolve.go by hand.
 YAML_FORMS: list[tuple[str, bool]] = [
-    ("1:30", True), ("12:30", True), ("190:20:30.15", True), ("-1:30", True), ("y", False), ("n", False),
-    ("Y", False), ("N", False), ("yes", False), ("No", False), ("on", False), ("OFF", False), ("0o17", False),
-    ("017", False), ("0b101", False), ("0x1F", False), ("09", False), ("+.5", False), ("1e3", False),
-    ("1_000", False), ("1e400", True), ("=", True), ("2001-12-14", True), ("2001-12-14 21:59:43.10", True),
-    ("2001-13-14", True), ("_1", True), ("0x", True), ("1__0", False), ("-0b11", False), (".5", False),
+    ("1:30", True),
+    ("12:30", True),
+    ("190:20:30.15", True),
+    ("-1:30", True),
+    ("y", False),
+    ("n", False),
+    ("Y", False),
+    ("N", False),
+    ("yes", False),
+    ("No", False),
+    ("on", False),
+    ("OFF", False),
+    ("0o17", False),
+    ("017", False),
+    ("0b101", False),
+    ("0x1F", False),
+    ("09", False),
+    ("+.5", False),
+    ("1e3", False),
+    ("1_000", False),
+    ("1e400", True),
+    ("=", True),
+    ("2001-12-14", True),
+    ("2001-12-14 21:59:43.10", True),
+    ("2001-13-14", True),
+    ("_1", True),
+    ("0x", True),
+    ("1__0", False),
+    ("-0b11", False),
+    (".5", False),
 ]
 # Unquoted, go-yaml's parseTimestamp reads these with its own layouts first and YAMLToJSON writes
 # the time back: one-digit month and lowercase "t" become valid RFC 3339, a 24-hour offset fails
@@ -56,8 +101,7 @@ YAML_FORMS: list[tuple[str, bool]] = [
 UNQUOTED_VERDICT = {"2024-01-01t10:00:00Z": True, "2024-1-01T10:00:00Z": True, "2024-01-01T10:00:00+24:00": False}
 NONFINITE = [".inf", "-.Inf", ".NaN"]  # refused by json.Marshal
 PLACEHOLDER = "kfuzz-raw-{}"
-TIME_FIELDS = ("metadata.creationTimestamp", "metadata.deletionTimestamp", "status.startTime",
-               "status.conditions[0].lastTransitionTime")
+TIME_FIELDS = ("metadata.creationTimestamp", "metadata.deletionTimestamp", "status.startTime", "status.conditions[0].lastTransitionTime")
 
 
 def _raw_yaml(doc: Any, raws: dict[str, str]) -> str:
@@ -124,12 +168,21 @@ def queue_order(rng: random.Random, workdir: Path, checker: Checker) -> str:
         local = datetime.fromtimestamp(seconds, UTC).astimezone(timezone(timedelta(seconds=offset)))
         return local.isoformat().replace("+00:00", "Z")
 
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
-            "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}}
-    pods = [{"apiVersion": "v1", "kind": "Pod",
-             "metadata": {"name": f"p{i}", "namespace": "default", "creationTimestamp": text(instants[i], offsets[i])},
-             "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}
-            for i in range(2)]
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}},
+    }
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"p{i}", "namespace": "default", "creationTimestamp": text(instants[i], offsets[i])},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]},
+        }
+        for i in range(2)
+    ]
     if rng.random() < 0.5:
         pods.reverse()
     path = str(workdir / "queue.yaml")
@@ -253,8 +306,7 @@ def _depth(doc: Any) -> int:
 
 def _reported(stdout: str) -> list[str]:
     data = json.loads(stdout)
-    return sorted([p["pod"] for p in data["placements"]] + [u["pod"] for u in data["unschedulable"]]
-                  + [s["pod"] for s in data["skipped"]])
+    return sorted([p["pod"] for p in data["placements"]] + [u["pod"] for u in data["unschedulable"]] + [s["pod"] for s in data["skipped"]])
 
 
 def inputs_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
