@@ -81,7 +81,32 @@ class GoTime(NamedTuple):
 
 
 class TimeParseError(ValueError):
-    """time.ParseError, with Go's message."""
+    """time.ParseError, with Go's message (built when shown: go-yaml tries layouts on any
+    scalar that starts like a date, and a failed try must not cost a copy of a long text)."""
+
+    def __init__(self, layout: str, value: str, layout_elem: str, value_elem: str, message: str = "") -> None:
+        super().__init__(layout, value)
+        self.parts = (layout, value, layout_elem, value_elem, message)
+
+    def __str__(self) -> str:
+        layout, value, layout_elem, value_elem, message = self.parts
+        if message:
+            return f"parsing time {_shown(value)}{_cut(message)}"
+        return f"parsing time {_shown(value)} as {_quote(layout)}: cannot parse {_shown(value_elem)} as {_quote(layout_elem)}"
+
+
+SHOWN_LIMIT = 256  # characters of a refused text shown in an error (the error line stays short)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_LIMIT else text[:SHOWN_LIMIT] + f"...({len(text)} characters)"
+
+
+def _shown(text: str) -> str:
+    """Go's quoted text, cut after SHOWN_LIMIT characters."""
+    if len(text) <= SHOWN_LIMIT:
+        return _quote(text)
+    return _quote(text[:SHOWN_LIMIT])[:-1] + f'..."({len(text)} characters)'
 
 
 def _quote(text: str) -> str:
@@ -100,9 +125,7 @@ def _quote(text: str) -> str:
 
 
 def _error(layout: str, value: str, layout_elem: str, value_elem: str, message: str = "") -> TimeParseError:
-    if message:
-        return TimeParseError(f"parsing time {_quote(value)}{message}")
-    return TimeParseError(f"parsing time {_quote(value)} as {_quote(layout)}: cannot parse {_quote(value_elem)} as {_quote(layout_elem)}")
+    return TimeParseError(layout, value, layout_elem, value_elem, message)
 
 
 def _is_digit(s: str, i: int) -> bool:
@@ -268,7 +291,7 @@ def parse(layout: Layout, value: str) -> GoTime:
         if bad:
             raise _error(text, original, std_text, hold)
     if value:
-        raise _error(text, original, "", value, f": extra text: {_quote(value)}")
+        raise _error(text, original, "", value, f": extra text: {_shown(value)}")
     if not 1 <= day <= days_in(month, year):
         raise _error(text, original, "", value, ": day out of range")
     seconds = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + sec - offset

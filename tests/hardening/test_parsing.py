@@ -570,3 +570,11 @@ def test_lists_nested_too_deep_are_refused(tmp_path, run_cli):
     result = run_cli("schedule", _snap(tmp_path, json.dumps(doc), "deep.json"))
     assert result.exit_code == 2
     assert "Lists nested more than 16 levels deep" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_huge_refused_timestamp_gives_a_short_error_line(tmp_path, run_cli):
+    """Go prints the whole text; an error line here stays short (the text is cut, its length said)."""
+    text = QUEUE.replace('"2024-01-01T08:00:00Z"', '"2024-01-01T08:00:00Z' + "z" * 200_000 + '"')
+    result = run_cli("schedule", _snap(tmp_path, text.replace("STAMP", '"2024-01-01T08:00:00Z"')))
+    assert result.exit_code == 2 and len(result.stderr) < 1000, len(result.stderr)
+    assert "metadata.creationTimestamp: parsing time" in result.stderr and "(200020 characters)" in result.stderr
