@@ -578,3 +578,16 @@ def test_a_huge_refused_timestamp_gives_a_short_error_line(tmp_path, run_cli):
     result = run_cli("schedule", _snap(tmp_path, text.replace("STAMP", '"2024-01-01T08:00:00Z"')))
     assert result.exit_code == 2 and len(result.stderr) < 1000, len(result.stderr)
     assert "metadata.creationTimestamp: parsing time" in result.stderr and "(200020 characters)" in result.stderr
+
+
+def test_json_snapshots_keep_their_strings(tmp_path, run_cli):
+    """JSON has its own types: "y", "1:30", "0o17" and "2001-12-14" in a JSON file stay those texts."""
+    doc = yaml.safe_load(FORM_NODE)
+    pod = list(yaml_documents(FORM_POD.replace("VALUE", "x").replace("CPU", '"1"')))[0].data
+    pod["metadata"]["annotations"] = {"a": "y", "b": "1:30", "c": "0o17", "d": "2001-12-14"}
+    pod["metadata"]["labels"] = {"release": "2024-01-01"}
+    path = _snap(tmp_path, json.dumps({"apiVersion": "v1", "kind": "List", "items": [doc, pod]}), "s.json")
+    result = run_cli("schedule", path, "--write-snapshot", str(tmp_path / "out.yaml"))
+    assert result.exit_code == 0, result.stderr
+    written = [i for i in yaml_documents((tmp_path / "out.yaml").read_text())][0].data["items"]
+    assert written[1]["metadata"]["annotations"] == {"a": "y", "b": "1:30", "c": "0o17", "d": "2001-12-14"}
