@@ -1,11 +1,17 @@
 """Files into JSON-shaped documents, as strictly and as boundedly as the API server decodes them.
 
-Every input file (snapshot, scenario, configuration) goes through here. YAML is read the way
-kube-apiserver's YAML decoder (sigs.k8s.io/yaml over go-yaml v2, strict) accepts it:
-- only JSON types: mappings with string keys, sequences, strings, integers, finite floats,
-  booleans and null. Tags such as ``!!set``, ``!!binary``, ``!!omap`` or ``!custom`` are refused;
-  plain scalars that look like timestamps stay strings (go-yaml resolves them only into
-  time.Time fields); ``.nan`` and ``.inf`` are refused (JSON has no such numbers);
+Every input file (snapshot, scenario, configuration, sweep matrix) goes through here. YAML is
+read the way kubectl turns it into the JSON the API server reads (sigs.k8s.io/yaml YAMLToJSON
+over go-yaml v2), strictly:
+- plain scalars resolve as go-yaml v2's resolve.go resolves them, not as PyYAML's YAML 1.1
+  resolver: ``1:30`` is text (no base 60), ``y``/``n``/``yes``/``off`` are booleans, integers
+  are Go's base-0 integers with ``_`` removed (``0o17``, ``017``, ``0x1F``, ``0b101``), ``09``,
+  ``+.5`` and ``1e3`` are floats, an integral float arrives as an integer (encoding/json writes
+  no fraction), and an unquoted date or time becomes the RFC 3339 text Time.MarshalJSON writes
+  (``2001-12-14`` -> "2001-12-14T00:00:00Z"); an explicit tag must resolve to itself;
+- only JSON types: int, bool and float keys become strings as YAMLToJSON writes them, null and
+  time keys are refused. Tags such as ``!!set``, ``!!binary``, ``!!omap`` or ``!custom`` are
+  refused; ``.nan`` and ``.inf`` are refused (JSON has no such numbers);
 - a key given twice in one mapping is an error (go-yaml's strict mode: ``key "x" already set in map``);
 - alias expansion is bounded exactly as go-yaml v2 bounds it (decode.go allowedAliasRatio:
   "document contains excessive aliasing"), and an anchor that contains itself is refused, so a
