@@ -354,8 +354,10 @@ def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None,
                                "plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": enabled}}}
     if plugin_config:
         profile["pluginConfig"] = [{"name": n, "args": a} for n, a in plugin_config.items()]
-    return yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                           "profiles": [profile]}, sort_keys=False)
+    from kschedctl.api.decoding import SafeDumper  # quotes what kube's go-yaml reads as another type
+
+    return yaml.dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                      "profiles": [profile]}, Dumper=SafeDumper, sort_keys=False)
 
 
 

@@ -11,7 +11,18 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from kschedctl.api.decoding import SafeDumper
 from kschedctl.cli.app import app
+
+
+def _safe_dump(data: Any, stream: Any = None, **kwds: Any) -> Any:
+    """yaml.safe_dump, quoting what kubectl's go-yaml reads as another type: PyYAML writes the
+    strings "y", "n", "0o17", "1e3" plain, which go-yaml (and kschedctl) read as a boolean or
+    a number. Test files are written as kubectl users would have to write them."""
+    return yaml.dump_all([data], stream, Dumper=SafeDumper, **kwds)
+
+
+yaml.safe_dump = _safe_dump
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -95,7 +95,7 @@ def test_kinds_kube_reads_but_kschedctl_does_not_model_are_said_so(tmp_path, kin
 @pytest.mark.parametrize("content,expected", [
     ("kind: Pod\nmetadata: {name: x\n", "malformed YAML"),
     ("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "metadata.name: Required value: name or generateName is required"),
-    ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable:\n    cpu: lots\n", "status.allocatable.cpu"),
+    ("apiVersion: v1\nkind: Node\nmetadata: {name: nd}\nstatus:\n  allocatable:\n    cpu: lots\n", "status.allocatable.cpu"),
     ("- just\n- a list\n", "expected a Kubernetes object"),
     ("apiVersion: v1\nmetadata: {name: x}\n", "object has no kind"),
 ])
@@ -110,12 +110,12 @@ def test_bad_input_is_one_error_naming_file_object_and_field(tmp_path, content, 
 
 def test_field_errors_carry_the_line_of_the_field(tmp_path):
     f = tmp_path / "bad.yaml"
-    f.write_text("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n}\n"
+    f.write_text("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: nd}\n"
                  "  status:\n    allocatable:\n      cpu: lots\n")
     with pytest.raises(InputError) as info:
         load_snapshot([str(f)])
     assert info.value.line == 9
-    assert str(info.value).startswith(f"{f}:9: Node n: status.allocatable.cpu:")
+    assert str(info.value).startswith(f"{f}:9: Node nd: status.allocatable.cpu:")
 
 
 def test_duplicate_pods_are_rejected(tmp_path):

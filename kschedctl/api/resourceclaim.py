@@ -17,7 +17,7 @@ from typing import Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resource import DeviceSelector, _quantity, selectors_from_list
-from kschedctl.api.types import ObjectMeta, Pod, _dict, _int, _list, _meta
+from kschedctl.api.types import ObjectMeta, Pod, _dict, _int, _list, _meta, _ts
 
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 ALLOCATION_MODE_ALL = "All"
@@ -264,7 +264,8 @@ def _allocation(raw: Any, where: str) -> AllocationResult | None:
     return AllocationResult(tuple(results),
                             tuple(_dict(c, f"{where}.devices.config[{i}]")
                                   for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config"))),
-                            raw.get("nodeSelector"), None if stamp in (None, "") else str(stamp))
+                            raw.get("nodeSelector"),
+                            None if stamp in (None, "") else _ts(stamp, f"{where}.allocationTimestamp"))
 
 
 @dataclass(frozen=True, slots=True)

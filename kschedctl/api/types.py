@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.gotime import TimeParseError, canonical_rfc3339
 from kschedctl.api.labels import (
     LabelSelector,
     LabelSelectorRequirement,
@@ -323,20 +324,24 @@ def _meta(raw: dict, namespaced: bool) -> ObjectMeta:
         uid=str(md.get("uid") or (f"{namespace}/{name}" if namespaced else str(name))),
         labels=_str_map(labels, "metadata.labels") if labels else {},
         annotations=_str_map(annotations, "metadata.annotations") if annotations else {},
-        creation_timestamp=_ts(md.get("creationTimestamp")),
-        deletion_timestamp=_ts(md.get("deletionTimestamp")),
+        creation_timestamp=_ts(md.get("creationTimestamp"), "metadata.creationTimestamp"),
+        deletion_timestamp=_ts(md.get("deletionTimestamp"), "metadata.deletionTimestamp"),
         owner_references=tuple(_list(refs, "metadata.ownerReferences")) if refs else (),
     )
 
 
-def _ts(value: Any) -> str | None:
-    """Timestamps are compared as RFC 3339 strings; YAML may hand us a datetime."""
+def _ts(value: Any, path: str) -> str | None:
+    """A metav1.Time as the scheduler receives it: the instant the text names (its offset
+    honoured), in UTC, whole seconds ("2024-01-01T10:00:00+05:00" -> "2024-01-01T05:00:00Z"),
+    so that texts compare and sort as instants. ObjectError where the API server refuses it."""
     if value is None:
         return None
-    if hasattr(value, "isoformat"):
-        text = value.isoformat()
-        return text.replace("+00:00", "Z")
-    return str(value)
+    if type(value) is not str:
+        raise ObjectError(f"cannot unmarshal {type(value).__name__} into Go value of type string", path)
+    try:
+        return canonical_rfc3339(value)
+    except TimeParseError as exc:
+        raise ObjectError(str(exc), path) from None
 
 
 @dataclass(slots=True)
@@ -459,7 +464,7 @@ class Pod:
             host_network=host_network,
             phase=str(status.get("phase") or ""),
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
-            start_time=_ts(status.get("startTime")),
+            start_time=_ts(status.get("startTime"), "status.startTime"),
             conditions=tuple(_list(status.get("conditions"), "status.conditions")) if status.get("conditions") else (),
             raw=raw,
         )

@@ -47,7 +47,9 @@ def to_json(data: Any) -> str:
 def to_yaml(data: Any) -> str:
     import yaml  # only -o yaml needs it
 
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    from kschedctl.api.decoding import SafeDumper  # quotes what kubectl would read as another type
+
+    return yaml.dump(data, Dumper=SafeDumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def render_run(result: RunResult, output: str, width: int | None = None) -> str:

@@ -413,8 +413,9 @@ def render_capture(capture: Capture, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
     header = "".join(f"# {line}\n" for line in header_lines(capture))
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return header + yaml.dump(doc, Dumper=dumper, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    from kschedctl.api.decoding import SafeDumper  # quotes what kubectl would read as another type
+
+    return header + yaml.dump(doc, Dumper=SafeDumper, sort_keys=True, default_flow_style=False, allow_unicode=True)
 
 
 def format_for(path: str) -> str:

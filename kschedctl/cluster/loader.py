@@ -12,6 +12,7 @@ Lines are looked up only when an error is reported, from the object's own lines
 from __future__ import annotations
 
 import copy
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,12 +151,13 @@ def _looks_like_json(text: str, path: str) -> bool:
     return path.endswith(".json") or text.lstrip().startswith(("{", "["))
 
 
-def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None, Any]]:
-    """(index, data, item spans, document span) of every document of a file; JSON has no spans
-    (its lines are found by walking the text). Malformed input is one InputError with its line."""
+def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None, Any, dict | None]]:
+    """(index, data, item spans, document span, nested item spans) of every document of a file;
+    JSON has no spans (its lines are found by walking the text). Malformed input is one
+    InputError with its line."""
     if _looks_like_json(text, path):
         try:
-            yield 0, load_json(text), None, None
+            yield 0, load_json(text), None, None, None
             return
         except DecodeError as exc:
             if path.endswith(".json"):
@@ -164,14 +166,14 @@ def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None
 
     try:
         for index, doc in enumerate(yaml_documents(text)):
-            yield index, doc.data, doc.item_spans, doc.span
+            yield index, doc.data, doc.item_spans, doc.span, doc.nested_spans
     except DecodeError as exc:
         raise InputError(exc.message, file=path, line=exc.line) from None
 
 
 def parse_documents(text: str, path: str) -> list[Any]:
     """Every document of a file, read as load_snapshot reads them (strict and bounded)."""
-    return [doc for _, doc, _, _ in iter_documents(text, path)]
+    return [doc for _, doc, _, _, _ in iter_documents(text, path)]
 
 
 def iter_objects(doc: Any, path: str, doc_index: int) -> Iterator[tuple[Any, Source]]:
@@ -179,26 +181,70 @@ def iter_objects(doc: Any, path: str, doc_index: int) -> Iterator[tuple[Any, Sou
     yield from _document_objects(doc, Source(path, doc_index, None, fmt="yaml"), None)
 
 
-def _document_objects(doc: Any, source: Source, item_spans: list | None) -> Iterator[tuple[Any, Source]]:
-    """The objects of one document: the document itself, or the items of a List (``*List``)."""
+MAX_LIST_DEPTH = 16  # Lists inside Lists: flattened this deep, refused deeper
+
+
+def _is_list(doc: dict) -> bool:
+    """A List document: ``kind: List``, or a ``*List`` kind with items (what kubectl get prints
+    for one kind: PodList, NodeList...)."""
+    kind = doc.get("kind")
+    return isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc))
+
+
+def _list_items(doc: dict, source: Source) -> list:
+    """The items of a List, each lacking both kind and apiVersion given the list's item kind and
+    apiVersion (unstructuredJSONScheme.decodeToList: a PodList's items are Pods)."""
+    items = doc.get("items") or []
+    if not isinstance(items, list):
+        raise InputError("items: expected a list", file=source.file, obj=source.where or str(doc.get("kind")),
+                         field="items", line=locate(source, "items"))
+    item_kind = str(doc.get("kind")).removesuffix("List")
+    if item_kind:
+        for item in items:
+            if type(item) is dict and not item.get("kind") and not item.get("apiVersion"):
+                item["kind"] = item_kind
+                if isinstance(doc.get("apiVersion"), str):
+                    item["apiVersion"] = doc["apiVersion"]
+    return items
+
+
+def _document_objects(doc: Any, source: Source, item_spans: list | None,
+                      nested_spans: dict | None = None) -> Iterator[tuple[Any, Source]]:
+    """The objects of one document: the document itself, or the items of a List (``*List``),
+    Lists among the items flattened in the order kubectl's FlattenListVisitor visits them
+    (cli-runtime resource/visitor.go: breadth first, a nested List's items after the items
+    of the List that holds it), at most MAX_LIST_DEPTH levels deep."""
     if doc is None:
         return
     if isinstance(doc, list):  # a bare JSON array (or YAML sequence) of objects
-        for i, item in enumerate(doc):
-            yield item, source.item_source(i, item_spans)
-        return
-    if not isinstance(doc, dict):
+        top = doc
+    elif not isinstance(doc, dict):
         raise InputError("expected a Kubernetes object or a list of them", file=source.file, line=locate(source))
-    kind = doc.get("kind")
-    if isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc)):
-        items = doc.get("items") or []
-        if not isinstance(items, list):
-            raise InputError("items: expected a list", file=source.file, obj=kind, field="items",
-                             line=locate(source, "items"))
-        for i, item in enumerate(items):
-            yield item, source.item_source(i, item_spans)
+    elif not _is_list(doc):
+        yield doc, source
         return
-    yield doc, source
+    else:
+        top = _list_items(doc, source)
+    queue: deque[tuple[Any, Source, tuple[int, ...]]] = deque(
+        (item, source.item_source(i, item_spans), (i,)) for i, item in enumerate(top))
+    while queue:
+        item, item_source, path = queue.popleft()
+        if type(item) is not dict or not _is_list(item):
+            yield item, item_source
+            continue
+        if len(path) >= MAX_LIST_DEPTH:
+            raise InputError(f"Lists nested more than {MAX_LIST_DEPTH} levels deep", file=source.file,
+                             obj=item_source.where, field="items", line=locate(item_source, "items"))
+        for j, sub in enumerate(_list_items(item, item_source)):
+            sub_path = path + (j,)
+            queue.append((sub, source.nested_source(sub_path, (nested_spans or {}).get(sub_path)), sub_path))
+
+
+def document_objects(doc: Any) -> Iterator[Any]:
+    """The objects of a document the loader has read, in the loader's order (Lists, nested ones
+    included, flattened): what --write-snapshot writes back."""
+    for raw, _source in _document_objects(doc, Source("", 0, None), None):
+        yield raw
 
 
 # --- building typed objects ----------------------------------------------------------------
@@ -213,16 +259,16 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     for path in expand_paths(paths):
         text = read_text(path)
         remember_text(path, text)
-        for doc_index, doc, item_spans, doc_span in iter_documents(text, path):
+        for doc_index, doc, item_spans, doc_span, nested_spans in iter_documents(text, path):
             if is_simulator_export(doc):  # kube-scheduler-simulator's export: the List it stands for
                 if isinstance(doc.get("schedulerConfig"), dict):
                     snap.warnings.append(f"warning: {path}: a kube-scheduler-simulator export; its schedulerConfig "
                                          f"is the configuration only when the file is named with --config too")
-                doc, item_spans = as_list_document(doc), None
+                doc, item_spans, nested_spans = as_list_document(doc), None, None
             if doc is not None:
                 snap.documents.append(doc)
             source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")
-            for raw, obj_source in _document_objects(doc, source, item_spans):
+            for raw, obj_source in _document_objects(doc, source, item_spans, nested_spans):
                 prefix = needs_generated_name(raw)
                 if prefix is not None:  # named as the API server names it on create
                     raw["metadata"]["name"] = names.generate(prefix, _names_taken(snap, raw))
@@ -481,5 +527,5 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
-__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "copy_snapshot", "expand_paths", "files_overlay", "is_pending",
-           "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]
+__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "copy_snapshot", "document_objects", "expand_paths",
+           "files_overlay", "is_pending", "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]

@@ -64,7 +64,7 @@ class Source:
     """An object's file, document, item (in a List) and, for YAML, its lines. (A plain slotted
     class: one is made per object of the snapshot, so it must be cheap.)"""
 
-    __slots__ = ("file", "document", "item", "span", "fmt", "embedded")
+    __slots__ = ("file", "document", "item", "span", "fmt", "embedded", "outer")
 
     def __init__(self, file: str, document: int, item: int | None, span: Span | None = None,
                  fmt: str = "yaml", embedded: str | None = None) -> None:
@@ -74,6 +74,7 @@ class Source:
         self.span = span
         self.fmt = fmt  # "yaml", "json", or "embedded": an object inside a scenario at path ``embedded``
         self.embedded = embedded
+        self.outer: tuple[int, ...] = ()  # the indices of the Lists' items holding a nested List's item
 
     def __repr__(self) -> str:
         return f"Source({self.file!r}, {self.document}, {self.item}, {self.span}, {self.fmt!r})"
@@ -82,11 +83,20 @@ class Source:
         span = item_spans[index] if item_spans is not None and index < len(item_spans) else None
         return Source(self.file, self.document, index, span, self.fmt)
 
+    def nested_source(self, path: tuple[int, ...], span: Span | None) -> "Source":
+        """The source of an item of a List nested in this document's List (path: the index of
+        each enclosing item, then the item's own)."""
+        source = Source(self.file, self.document, path[-1], span, self.fmt)
+        source.outer = path[:-1]
+        return source
+
     @property
     def where(self) -> str | None:
         if self.embedded is not None:
             return self.embedded
-        return f"items[{self.item}]" if self.item is not None else None
+        if self.item is None:
+            return None
+        return "".join(f"items[{i}]." for i in self.outer) + f"items[{self.item}]"
 
 
 def locate(source: Source | None, field_path: str | None = None) -> int | None:
@@ -105,8 +115,10 @@ def locate(source: Source | None, field_path: str | None = None) -> int | None:
     if source.fmt == "json":
         prefix: list[str | int] = []
         if source.item is not None:
-            stripped = text.lstrip()
-            prefix = [source.item] if stripped.startswith("[") else ["items", source.item]
+            indices = [*source.outer, source.item]
+            prefix = [indices[0]] if text.lstrip().startswith("[") else ["items", indices[0]]
+            for index in indices[1:]:
+                prefix += ["items", index]
         return locate_in_json(text, prefix + split_field_path(field_path))
     return locate_in_yaml(text, source.span, source.item is not None, field_path)
 

@@ -20,13 +20,14 @@ from typing import Any
 
 import yaml
 
+from kschedctl.api.decoding import SafeDumper
 from kschedctl.api.errors import InputError
 from kschedctl.api.outputs import OutputPath, as_output, resolve_output, write_output
 from kschedctl.cluster.after_run import changes, created
-from kschedctl.cluster.loader import ClusterSnapshot
+from kschedctl.cluster.loader import ClusterSnapshot, document_objects
 from kschedctl.scheduler.result import RunResult
 
-_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_Dumper: Any = SafeDumper  # quotes strings kubectl would read as numbers, booleans or times
 
 
 def write_snapshot_file(cluster: ClusterSnapshot, result: RunResult, path: OutputPath | str) -> None:
@@ -53,15 +54,10 @@ def snapshot_items(cluster: ClusterSnapshot, result: RunResult) -> list[Any]:
 
 
 def _objects(documents: list[Any]) -> Iterator[Any]:
-    """The objects of the input documents, as the loader read them (List items flattened)."""
+    """The objects of the input documents, as the loader read them (Lists flattened, nested
+    ones included, in the loader's order)."""
     for doc in documents:
-        if isinstance(doc, list):
-            yield from doc
-        elif isinstance(doc, dict) and isinstance(doc.get("kind"), str) and (
-                doc["kind"] == "List" or (doc["kind"].endswith("List") and "items" in doc)):
-            yield from doc.get("items") or []
-        elif doc is not None:
-            yield doc
+        yield from document_objects(doc)
 
 
 def render_snapshot(document: dict, path: str) -> str:

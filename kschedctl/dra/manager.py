@@ -16,12 +16,14 @@ AssumedClaimRestore have nothing to do.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.gotime import seconds_of
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
@@ -307,9 +309,10 @@ class DRAManager:
         return None
 
 
-def _neg_time(stamp: str | None) -> str:
-    """Sort key putting the newest creationTimestamp first (RFC 3339 sorts as text)."""
-    return "".join(chr(0x10FFFF - ord(ch)) for ch in (stamp or ""))
+def _neg_time(stamp: str | None) -> float:
+    """Sort key putting the newest creationTimestamp first (as instants: an absent one is oldest)."""
+    seconds = seconds_of(stamp)
+    return math.inf if seconds is None else -float(seconds)
 
 
 def claims_of(objects: "ClusterObjects", keys: Iterable[str]) -> list[ResourceClaim]:

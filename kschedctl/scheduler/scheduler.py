@@ -14,15 +14,14 @@ trace of timed events for `simulate`); it never renders.
 
 from __future__ import annotations
 
-import calendar
 import dataclasses
 import heapq
 import itertools
 import random
-import time as _time
 from collections.abc import Callable
 from typing import Any
 
+from kschedctl.api.gotime import seconds_of
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache import columnar
@@ -97,12 +96,9 @@ class VirtualClock:
 
 
 def parse_rfc3339(text: str | None) -> float | None:
-    if not text:
-        return None
-    try:
-        return float(calendar.timegm(_time.strptime(text.replace("Z", "")[:19], "%Y-%m-%dT%H:%M:%S")))
-    except ValueError:
-        return None
+    """Seconds since the epoch of a metav1.Time text (kschedctl.api.gotime: offsets honoured)."""
+    seconds = seconds_of(text)
+    return None if seconds is None else float(seconds)
 
 
 class SimulatedClient:

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kschedctl import __version__
+from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError
 from kschedctl.api.field import go_quote
 from kschedctl.api.validation import dns1123_subdomain_errors
@@ -173,12 +172,10 @@ def _read(path: str) -> Any:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {exc}", file=path) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(f"malformed YAML: {getattr(exc, 'problem', None) or exc}", file=path,
-                         line=mark.line + 1 if mark is not None else None) from None
+    try:  # read as every other input: kubectl's YAML rules, strict and bounded
+        return load_yaml(text)
+    except DecodeError as exc:
+        raise InputError(exc.message, file=path, line=exc.line) from None
 
 
 def _error(path: str, dotted: str, message: str) -> InputError:
@@ -245,11 +242,11 @@ def scenario_files(scenario: str) -> list[str]:
     """The snapshot files a Scenario reads, named as load_scenario will name them. A scenario
     that does not parse reads nothing more: its cell reports why."""
     try:
-        doc = yaml.safe_load(Path(scenario).read_text(encoding="utf-8"))
+        doc = load_yaml(Path(scenario).read_text(encoding="utf-8"))
         files = doc.get("snapshot") or []
         files = [files] if isinstance(files, str) else list(files)
         return expand_paths([str(Path(scenario).parent / f) for f in files])
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError, TypeError, InputError):
+    except (OSError, UnicodeDecodeError, DecodeError, AttributeError, TypeError, InputError):
         return []
 
 

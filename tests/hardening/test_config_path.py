@@ -23,7 +23,7 @@ BROKEN = [
     ("weight-minus-1e30", PROFILE + "  plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n"
      "        weight: -1.0e+30\n", "profiles[0].plugins.score.enabled[0].weight",
      "Invalid value: -1e+30: out of range, must be >= -2147483648", 9),
-    ("non-string-yaml-key", "1: x\n" + PROFILE, "", "mapping key 1 is not a string (JSON object keys are strings)", 3),
+    ("int-yaml-key-is-a-string", "1: x\n" + PROFILE, "1", 'unknown field "1"', 3),
     ("alias-bomb-in-args", PROFILE + "  pluginConfig:\n  - name: NodeAffinity\n    args: {a: &a [1,1,1,1,1,1,1,1,1,1],"
      + "".join(f" {c}: &{c} [" + ",".join([f"*{p}"] * 10) + "]," for p, c in zip("abcdefg", "bcdefgh")) + " z: *h}\n",
      "", "document contains excessive aliasing", 7),

@@ -216,6 +216,10 @@ INVALID = [
     pytest.param("snapshots: [a.yaml]\ndiff: {kubeVersion: '1.35'}\n", "m.yaml:4: Sweep: diff: only for command: diff",
                  id="diff without command diff"),
     pytest.param("snapshots: [a.yaml\n", "m.yaml:4: malformed YAML", id="malformed YAML"),
+    # read as every other input (kschedctl.api.decoding): strict, bounded, kubectl's YAML rules
+    pytest.param("snapshots: [a.yaml]\nseeds: [1]\nseeds: [2]\n", 'm.yaml:5: key "seeds" already set in map',
+                 id="duplicate key"),
+    pytest.param("snapshots: [a.yaml]\nseeds: [1:30]\n", "m.yaml:4: Sweep: seeds[0]: ", id="base-60 is text"),
 ]
 
 

@@ -22,6 +22,7 @@ from kschedctl.api.admission.fields import (
     check_enum,
     check_label_key,
     check_meta,
+    condition_times,
     fail,
     integer,
     items,
@@ -260,6 +261,9 @@ def admit_node(raw: dict) -> None:
     boolean(spec, "unschedulable", "spec.unschedulable")
     status = obj(raw, "status", "status", "v1.NodeStatus") or {}
     check_node_resources(status)
+    if "conditions" in status:
+        condition_times(lst(status, "conditions", "status.conditions", "[]v1.NodeCondition"), "status.conditions",
+                        ("lastHeartbeatTime", "lastTransitionTime"))
     images = lst(status, "images", "status.images", "[]v1.ContainerImage")
     for _, path, image in items(images, "status.images"):
         strings(lst(image, "names", f"{path}.names", "[]string"), f"{path}.names")

@@ -16,6 +16,7 @@ from typing import Any
 
 from kschedctl.api import field
 from kschedctl.api.field import FieldError
+from kschedctl.api.gotime import TimeParseError, parse_rfc3339
 from kschedctl.api.validation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -110,6 +111,30 @@ def integer(parent: dict, key: str, path: str, bounds: tuple[int, int] = INT32) 
     elif type(value) is float and value.is_integer() and bounds[0] <= value <= bounds[1]:
         return int(value)
     raise type_error(path, value, "int32" if bounds == INT32 else "int64")
+
+
+def timestamp(parent: dict, key: str, path: str) -> str | None:
+    """A metav1.Time field: null or an RFC 3339 text that metav1.Time.UnmarshalJSON accepts
+    (time.Parse(time.RFC3339, s): offsets honoured, fractions accepted, ranges checked); its
+    refusal is time.Parse's message, as kube-apiserver answers it."""
+    value = parent.get(key)
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise type_error(path, value, "string")
+    try:
+        parse_rfc3339(value)
+    except TimeParseError as exc:
+        raise Invalid(FieldError(path, str(exc))) from None
+    return value
+
+
+def condition_times(conditions: list | None, path: str, keys: tuple[str, ...]) -> None:
+    """The metav1.Time fields of a list of conditions (lastTransitionTime, lastProbeTime...)."""
+    for _, cpath, cond in items(conditions, path):
+        for key in keys:
+            if key in cond:
+                timestamp(cond, key, f"{cpath}.{key}")
 
 
 def items(value: list | None, path: str, go_type: str = "object") -> Iterable[tuple[int, str, dict]]:
@@ -230,6 +255,20 @@ def _meta_string(key: str) -> Callable[[dict, bool], None]:
     return check
 
 
+def _meta_time(key: str) -> Callable[[dict, bool], None]:
+    def check(md: dict, namespaced: bool) -> None:
+        timestamp(md, key, f"metadata.{key}")
+    return check
+
+
+def _meta_managed_fields(md: dict, namespaced: bool) -> None:
+    """managedFields[].time is a metav1.Time too (kubectl get -o yaml --show-managed-fields)."""
+    entries = lst(md, "managedFields", "metadata.managedFields", "[]v1.ManagedFieldsEntry")
+    for _, path, entry in items(entries, "metadata.managedFields"):
+        if "time" in entry:
+            timestamp(entry, "time", f"{path}.time")
+
+
 def _meta_labels(md: dict, namespaced: bool) -> None:
     check_labels(string_map(md, "labels", "metadata.labels"), "metadata.labels")
 
@@ -259,7 +298,8 @@ def _meta_owner_references(md: dict, namespaced: bool) -> None:
 
 _META_CHECKS: dict[str, Callable[[dict, bool], None]] = {
     "namespace": _meta_namespace, "uid": _meta_string("uid"),
-    "creationTimestamp": _meta_string("creationTimestamp"), "deletionTimestamp": _meta_string("deletionTimestamp"),
+    "creationTimestamp": _meta_time("creationTimestamp"), "deletionTimestamp": _meta_time("deletionTimestamp"),
+    "managedFields": _meta_managed_fields,
     "labels": _meta_labels, "annotations": _meta_annotations, "ownerReferences": _meta_owner_references,
 }
 

@@ -27,6 +27,7 @@ from kschedctl.api.admission.fields import (
     check_meta,
     check_node_selector,
     check_subdomain,
+    condition_times,
     fail,
     integer,
     items,
@@ -36,6 +37,7 @@ from kschedctl.api.admission.fields import (
     string,
     string_map,
     strings,
+    timestamp,
 )
 from kschedctl.api.validation import label_key_errors
 
@@ -233,9 +235,13 @@ def admit_pdb(raw: dict) -> None:
         value = integer(status, key, f"status.{key}", INT32)
         if value is not None and value < 0:
             raise fail(field.invalid(f"status.{key}", value, IS_NEGATIVE))
-    disrupted = string_map(status, "disruptedPods", "status.disruptedPods")
+    disrupted = obj(status, "disruptedPods", "status.disruptedPods", "map[string]v1.Time") or {}
     for pod_name in disrupted:
+        timestamp(disrupted, pod_name, f"status.disruptedPods.{pod_name}")  # map[string]metav1.Time
         check_subdomain(pod_name, "status.disruptedPods")
+    if "conditions" in status:
+        condition_times(lst(status, "conditions", "status.conditions", "[]v1.Condition"), "status.conditions",
+                        ("lastTransitionTime",))
 
 
 def _check_pod_group_policy(policy: dict, path: str) -> None:

@@ -36,6 +36,7 @@ from kschedctl.api.admission.fields import (
     string,
     string_map,
     strings,
+    timestamp,
     type_error,
 )
 from kschedctl.api.validation import label_key_errors, port_num_errors
@@ -146,7 +147,9 @@ def _spec_spread(spec: dict, md: dict, host_network: bool, claim_names: set[str]
 def _check_status(raw: dict) -> None:
     status = obj(raw, "status", "status", "v1.PodStatus") or {}
     for key in status:
-        if key in ("phase", "startTime", "nominatedNodeName"):
+        if key == "startTime":
+            timestamp(status, key, "status.startTime")
+        elif key in ("phase", "nominatedNodeName"):
             value = string(status, key, f"status.{key}")
             if key == "nominatedNodeName" and value:
                 check_subdomain(value, "status.nominatedNodeName")
@@ -155,6 +158,9 @@ def _check_status(raw: dict) -> None:
             for _, path, cond in items(conditions, "status.conditions"):
                 for ckey in ("type", "status", "reason", "message"):
                     string(cond, ckey, f"{path}.{ckey}")
+                for ckey in ("lastProbeTime", "lastTransitionTime"):
+                    if ckey in cond:
+                        timestamp(cond, ckey, f"{path}.{ckey}")
 
 
 # --- containers -------------------------------------------------------------------------------------

@@ -18,9 +18,9 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Protocol
 
+from kschedctl.api.gotime import seconds_of
 from kschedctl.api.types import Pod, PodDisruptionBudget
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import Victims
@@ -60,11 +60,10 @@ def pod_start_time(pod: Pod) -> float:
 
 @functools.lru_cache(maxsize=65536)
 def _parse_start_time(text: str) -> float:
-    """RFC 3339 text -> seconds; memoised, as the dry run compares the same pods on every node."""
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return math.inf
+    """RFC 3339 text -> seconds (metav1.Time's reading: kschedctl.api.gotime); memoised, as the dry
+    run compares the same pods on every node."""
+    seconds = seconds_of(text)
+    return math.inf if seconds is None else float(seconds)
 
 
 def more_important_pod(pod1: Pod, pod2: Pod) -> bool:

@@ -29,7 +29,6 @@ waiting for binding conditions in PreBind ends at once with kube's "device bindi
 
 from __future__ import annotations
 
-import calendar
 import json
 import time
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.gotime import seconds_of
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
 from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim
 from kschedctl.api.types import Pod
@@ -178,12 +178,9 @@ def _rfc3339(seconds: float) -> str:
 
 
 def _parse_rfc3339(text: str | None) -> float | None:
-    if not text:
-        return None
-    try:
-        return float(calendar.timegm(time.strptime(text.replace("Z", "")[:19], "%Y-%m-%dT%H:%M:%S")))
-    except ValueError:
-        return None
+    """Seconds of a metav1.Time text (kschedctl.api.gotime: offsets honoured)."""
+    seconds = seconds_of(text)
+    return None if seconds is None else float(seconds)
 
 
 class DynamicResources:

@@ -145,7 +145,7 @@ def _dimension(name: str) -> Dimension:
 
 OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
     "plugin": (1.0, _plugin_dimension),
-    **{name: (1.0, _dimension(name)) for name in ("fidelity", "output", "live")},
+    **{name: (1.0, _dimension(name)) for name in ("fidelity", "output", "live", "inputs")},
 }
 
 
