@@ -182,9 +182,33 @@ def compare_final(sim: dict, final: dict) -> Difference | None:
 
 # --- explain ------------------------------------------------------------------------------------
 
+# NodeResourcesFit's reasons come in a fixed order ("Too many pods", cpu, memory,
+# ephemeral-storage), then one "Insufficient <name>" per scalar resource (extended resources,
+# hugepages) in the order kube iterates a Go map (fitsRequest ranges over
+# podRequest.ScalarResources): that run is random, so both sides' runs are sorted before comparing.
+_FIXED_INSUFFICIENT = frozenset({"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"})
+
+
+def _scalar_insufficient(reason: str) -> bool:
+    return reason.startswith("Insufficient ") and reason not in _FIXED_INSUFFICIENT
+
+
+def sort_scalar_reasons(reasons: list[str]) -> list[str]:
+    """Reasons with every consecutive run of scalar-resource "Insufficient X" sorted by name."""
+    out: list[str] = []
+    run: list[str] = []
+    for r in reasons:
+        if _scalar_insufficient(r):
+            run.append(r)
+            continue
+        out += sorted(run) + [r]
+        run = []
+    return out + sorted(run)
+
+
 def _status(st: dict | None) -> tuple[str, str, list[str]]:
     st = st or {}
-    return st.get("code", ""), st.get("plugin", ""), list(st.get("reasons") or [])
+    return st.get("code", ""), st.get("plugin", ""), sort_scalar_reasons(list(st.get("reasons") or []))
 
 
 def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Difference | None:

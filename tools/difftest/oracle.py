@@ -1,4 +1,5 @@
-"""The real kube-scheduler 1.35.4, through the kschedoracle harness (see ../shared/oracle/README.md)."""
+"""The real kube-scheduler, through the kschedoracle harness: 1.35.4 (../shared/oracle/README.md)
+or 1.36.2 (../shared/oracle136/README.md), one binary per release."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-DEFAULT_ORACLE = os.environ.get("KSCHEDORACLE", "/work/oracle/kschedoracle")
+RELEASES = ("1.35", "1.36")
+DEFAULT_RELEASE = "1.35"
+
+
+def default_oracle(release: str) -> str:
+    """KSCHEDORACLE_135 / KSCHEDORACLE_136 (1.35 also reads the older KSCHEDORACLE), else the
+    conventional build location /opt/kschedoracle/<135|136>/kschedoracle."""
+    tag = release.replace(".", "")
+    env = os.environ.get(f"KSCHEDORACLE_{tag}")
+    if not env and release == "1.35":
+        env = os.environ.get("KSCHEDORACLE")
+    return env or f"/opt/kschedoracle/{tag}/kschedoracle"
 
 
 class OracleError(RuntimeError):
