@@ -66,6 +66,7 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
     for mode in case.modes:
         if mode in ("sequential", "sample"):
             orc = oracle.run(oracle_bin, "sequential", snap, cfg, case.gates, sample=mode == "sample")
+            oracle.check_release(orc, case.release)
             sim, err = ksched.run_json(["simulate", str(scenario), *_ks_args(case, cfg)])
             dumps[f"kube-{mode}.json"], dumps[f"kschedctl-{mode}.json"] = orc, sim
             if sim is None:
@@ -85,6 +86,7 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
         elif mode == "explain":
             sample = sum(1 for x in case.objects if x["kind"] == "Node") >= 100
             orc = oracle.run(oracle_bin, "explain", snap, cfg, case.gates, sample=sample)
+            oracle.check_release(orc, case.release)
             dumps["kube-explain.json"] = orc
             no_score = _no_score_profiles(orc)
             count, explained = 0, {}
