@@ -147,6 +147,13 @@ WORDINGS: dict[str, dict[str, str]] = {
     "GangScheduling.MinCountNotInQueue": {
         "1.35": "waiting for minCount pods from a gang to appear in scheduling queue",
     },
+    # dynamic-resource-allocation/resourceclaim IsForPod: a claim from a template that the pod does
+    # not own (DynamicResources PreEnqueue/PreFilter). 1.36 capitalises Pod (resourceclaim.go, next
+    # to the new IsForPodGroup); checked in the v1.35.4 and v1.36.2 vendored sources.
+    "DynamicResources.ClaimNotForPod": {
+        "1.35": "ResourceClaim {claim} was not created for pod {pod} (pod is not owner)",
+        "1.36": "ResourceClaim {claim} was not created for Pod {pod} (Pod is not owner)",
+    },
     # Permit (1.35/1.36): Wait while fewer than minCount pods of the gang are assumed.
     "GangScheduling.PermitWait": {
         "1.35": "waiting for minCount pods from a gang to be waiting on permit",

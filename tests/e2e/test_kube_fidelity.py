@@ -416,3 +416,37 @@ def test_terminating_victim_is_not_evicted_again(run_cli, tmp_path, release):
     explained = run_cli("explain", "default/hi", snap, "--kube-version", release, "-o", "json").json()
     assert explained["message"] == "0/1 nodes are available: 1 Insufficient cpu."
     assert explained["preemption"] == {"nominatedNode": "n1", "victims": []}
+
+
+DRA_CLAIM_NOT_OWNED = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: gpu, namespace: default},
+   spec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: web-gpu, namespace: default,
+   annotations: {resource.kubernetes.io/pod-claim-name: gpu},
+   ownerReferences: [{apiVersion: v1, kind: Pod, name: other, uid: uid-other, controller: true}]},
+   spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: default, uid: uid-web},
+   spec: {containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}],
+          resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]},
+   status: {resourceClaimStatuses: [{name: gpu, resourceClaimName: web-gpu}]}}
+"""
+
+
+@pytest.mark.parametrize("release,reason", [
+    # kschedoracle 1.35.4 -mode sequential: "Gated", "DynamicResources: <reason>"
+    ("1.35", "ResourceClaim default/web-gpu was not created for pod default/web (pod is not owner)"),
+    # kschedoracle 1.36.2 -mode sequential (dra-mixed/dra-dealloc/dra-taints categories at 1.36)
+    ("1.36", "ResourceClaim default/web-gpu was not created for Pod default/web (Pod is not owner)"),
+    ("1.37", "ResourceClaim default/web-gpu was not created for Pod default/web (Pod is not owner)"),
+], ids=ALL_RELEASES)
+def test_claim_from_template_not_owned_by_the_pod(run_cli, tmp_path, release, reason):
+    # The pod's status names a claim that another pod controls: DynamicResources' PreEnqueue holds it.
+    # upstream: dynamic-resource-allocation/resourceclaim/resourceclaim.go IsForPod, capitalised in
+    # 1.36 next to the new IsForPodGroup ("... for PodGroup %s/%s (PodGroup is not owner)")
+    snap = _write(tmp_path, "notowner.yaml", DRA_CLAIM_NOT_OWNED)
+    data = run_cli("schedule", snap, "--kube-version", release, "-o", "json").json()
+    assert data["skipped"] == [{"pod": "default/web", "reason": reason}]

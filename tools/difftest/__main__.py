@@ -1,11 +1,13 @@
-"""Differential runner: kschedctl --kube-version 1.35 against the real kube-scheduler 1.35.4.
+"""Differential runner: kschedctl --kube-version R against the real kube-scheduler R (1.35.4 or 1.36.2).
 
-    python -m tools.difftest                          # every category, 20 clusters each
+    python -m tools.difftest                          # every category, 20 clusters each, 1.35
+    python -m tools.difftest --oracle-version 1.36    # the same against kube-scheduler 1.36.2
     python -m tools.difftest -c spread -n 100 -s 7    # one category, 100 clusters from seed 7
     python -m tools.difftest -c taints --only 12      # one cluster (seed 12), kept in --out
 
-Needs the kschedoracle binary (KSCHEDORACLE or --oracle; see ../shared/oracle/README.md) and
-kschedctl installed in this Python. Not part of the test suite: CI never needs Go. Each cluster
+Needs the kschedoracle binary of the release (--oracle, or KSCHEDORACLE_135 / KSCHEDORACLE_136,
+else /opt/kschedoracle/135|136/kschedoracle; see ../shared/oracle/README.md and
+../shared/oracle136/README.md) and kschedctl installed in this Python. Not part of the test suite: CI never needs Go. Each cluster
 that differs is written to --out (snapshot.json, config.yaml, the two outputs, diff.txt) so that
 the difference can be replayed and pinned as a test.
 """
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compare, ksched, oracle
-from .generate import GENERATORS, Case, generate
+from .generate import GENERATORS, SKIPPED, Case, generate
 
 
 @dataclass
@@ -47,7 +49,7 @@ def _write(case: Case, where: Path) -> tuple[Path, Path, Path]:
 
 
 def _ks_args(case: Case, cfg: Path) -> list[str]:
-    args = ["--config", str(cfg), "--kube-version", "1.35", "-o", "json"]
+    args = ["--config", str(cfg), "--kube-version", case.release, "-o", "json"]
     if case.gates:
         args += ["--feature-gates", case.gates]
     return args
@@ -64,6 +66,7 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
     for mode in case.modes:
         if mode in ("sequential", "sample"):
             orc = oracle.run(oracle_bin, "sequential", snap, cfg, case.gates, sample=mode == "sample")
+            oracle.check_release(orc, case.release)
             sim, err = ksched.run_json(["simulate", str(scenario), *_ks_args(case, cfg)])
             dumps[f"kube-{mode}.json"], dumps[f"kschedctl-{mode}.json"] = orc, sim
             if sim is None:
@@ -83,6 +86,7 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
         elif mode == "explain":
             sample = sum(1 for x in case.objects if x["kind"] == "Node") >= 100
             orc = oracle.run(oracle_bin, "explain", snap, cfg, case.gates, sample=sample)
+            oracle.check_release(orc, case.release)
             dumps["kube-explain.json"] = orc
             no_score = _no_score_profiles(orc)
             count, explained = 0, {}
@@ -120,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", "--clusters", type=int, default=20, help="clusters per category")
     ap.add_argument("-s", "--seed", type=int, default=1, help="first seed")
     ap.add_argument("--only", type=int, help="run this one seed")
-    ap.add_argument("--oracle", default=oracle.DEFAULT_ORACLE, help="kschedoracle binary")
-    ap.add_argument("--out", default="/tmp/difftest", help="where differing clusters are kept")
+    ap.add_argument("--oracle-version", choices=oracle.RELEASES, default=oracle.DEFAULT_RELEASE,
+                    help="kube-scheduler release of the oracle; kschedctl runs --kube-version of the same")
+    ap.add_argument("--oracle", help="kschedoracle binary of that release (default: KSCHEDORACLE_135 / "
+                                     "KSCHEDORACLE_136, else /opt/kschedoracle/135|136/kschedoracle)")
+    ap.add_argument("--out", default="/tmp/difftest", help="where differing clusters are kept (under a folder per release)")
     ap.add_argument("--tie-rule", choices=["lowest", "kschedctl"], default="lowest",
                     help="lowest: kschedctl breaks equal best totals by lowest node name, as the oracle")
     ap.add_argument("--keep", action="store_true", help="keep every cluster's files, not only differing ones")
@@ -130,18 +137,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.tie_rule == "kschedctl":
         ksched.TIE_RULE = "kschedctl"
         compare.LOWEST_NAME_TIES = False
+    release = args.oracle_version
+    oracle_bin = args.oracle or oracle.default_oracle(release)
     cats = args.category or sorted(GENERATORS)
     seeds = [args.only] if args.only is not None else list(range(args.seed, args.seed + args.clusters))
-    out = Path(args.out)
+    out = Path(args.out) / release  # one tree per release: runs at both never overwrite
     summary: dict[str, dict[str, int]] = {}
     failed = 0
+    print(f"kube-scheduler {release}: {oracle_bin}; kschedctl --kube-version {release}")
     for cat in cats:
+        if (cat, release) in SKIPPED:
+            print(f"{cat}: skipped at {release}: {SKIPPED[cat, release]}")
+            continue
         s = summary.setdefault(cat, {"clusters": 0, "differ": 0, "errors": 0})
         t0 = time.time()
         for seed in seeds:
-            case = generate(cat, seed)
+            case = generate(cat, seed, release)
             try:
-                res = run_case(case, args.oracle, out / case.name, args.keep)
+                res = run_case(case, oracle_bin, out / case.name, args.keep)
             except Exception as exc:  # noqa: BLE001 - a harness failure is reported, the run goes on
                 s["errors"] += 1
                 print(f"{case.name}: harness error: {exc}", file=sys.stderr)
@@ -161,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{case.name}: same ({', '.join(f'{m} {n}' for m, n in res.pods.items())})"
                       + (f"; {'; '.join(res.notes)}" if res.notes else ""))
         s["seconds"] = int(time.time() - t0)
-    print("\nsummary")
+    print(f"\nsummary ({release})")
     for cat, s in summary.items():
         print(f"  {cat:13s} " + ", ".join(f"{k} {v}" for k, v in s.items()))
     return 1 if failed else 0

@@ -23,6 +23,7 @@ class Case:
     objects: list[dict]
     config: dict
     gates: str = ""
+    release: str = "1.35"  # kube release of the oracle; kschedctl runs --kube-version of the same
     modes: tuple[str, ...] = ("sequential", "explain")
     explain_limit: int = 12  # pending pods explained per cluster (one kschedctl call each)
     notes: list[str] = field(default_factory=list)
@@ -630,6 +631,17 @@ GANG_GATES = "GenericWorkload=true,GangScheduling=true"
 def gen_gangs(rng: random.Random, seed: int) -> Case:
     """1.35 Workload pod groups (GenericWorkload, GangScheduling): gangs that fit, gangs short of
     pods or of room (Permit waits until the run ends), basic groups, pods of missing groups."""
+    return _gang_cluster(rng, seed, pod_group_objects=False)
+
+
+def gen_pod_groups(rng: random.Random, seed: int) -> Case:
+    """The gangs category at 1.36: the same clusters (same seed, same draws) with 1.36's API, one
+    scheduling.k8s.io/v1alpha2 PodGroup per group and pods naming it in
+    spec.schedulingGroup.podGroupName (1.35's Workload and spec.workloadRef do not exist there)."""
+    return _gang_cluster(rng, seed, pod_group_objects=True)
+
+
+def _gang_cluster(rng: random.Random, seed: int, pod_group_objects: bool) -> Case:
     zones = _zones(rng, rng.randint(1, 3))
     nodes = _nodes(rng, rng.randint(2, 12), zones, width=2, pods=(4, 30))
     seq = o.PodSeq()
@@ -642,9 +654,14 @@ def gen_gangs(rng: random.Random, seed: int) -> Case:
         for g in range(rng.randint(1, 2)):
             policy = {"gang": {"minCount": rng.randint(1, 5)}} if rng.random() < 0.8 else {"basic": {}}
             groups.append({"name": f"g{g}", "policy": policy})
-        if rng.random() > 0.1:  # sometimes the Workload object is missing
-            objs.append({"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
-                         "metadata": {"name": f"job{w}", "namespace": "default"}, "spec": {"podGroups": groups}})
+        if rng.random() > 0.1:  # sometimes the Workload (1.36: the PodGroup objects) is missing
+            if pod_group_objects:
+                objs += [{"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+                          "metadata": {"name": f"job{w}-{g['name']}", "namespace": "default"},
+                          "spec": {"schedulingPolicy": g["policy"]}} for g in groups]
+            else:
+                objs.append({"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+                             "metadata": {"name": f"job{w}", "namespace": "default"}, "spec": {"podGroups": groups}})
         for g in groups:
             mc = g["policy"].get("gang", {}).get("minCount", 2)
             count = max(0, mc + rng.choice([-1, 0, 0, 1, 2]))
@@ -652,8 +669,10 @@ def gen_gangs(rng: random.Random, seed: int) -> Case:
             for k in range(count):
                 name = g["name"] if rng.random() > 0.05 else "nogroup"
                 cpu, mem = _req(rng, big=big)
-                pending.append(seq.pod(f"w{w}-{g['name']}-{k}", [o.container(cpu_m=cpu, mem_mi=mem)],
-                                       workloadRef={"name": f"job{w}", "podGroup": name}))
+                ref: dict[str, Any] = (
+                    {"schedulingGroup": {"podGroupName": f"job{w}-{name}"}} if pod_group_objects
+                    else {"workloadRef": {"name": f"job{w}", "podGroup": name}})
+                pending.append(seq.pod(f"w{w}-{g['name']}-{k}", [o.container(cpu_m=cpu, mem_mi=mem)], **ref))
         for _ in range(rng.randint(0, 3)):
             cpu, mem = _req(rng)
             pending.append(seq.pod(f"solo{singles}", [o.container(cpu_m=cpu, mem_mi=mem)]))
@@ -884,9 +903,22 @@ GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
 }
 
 
-def generate(category: str, seed: int) -> Case:
+# Where a category's objects differ by release (same seed, same cluster shape, the release's API).
+RELEASE_GENERATORS: dict[str, dict[str, Callable[[random.Random, int], Case]]] = {
+    "1.36": {"gangs": gen_pod_groups},
+}
+
+# Categories that are not compared at a release, and why (printed by the runner).
+SKIPPED: dict[tuple[str, str], str] = {}
+
+
+def generate(category: str, seed: int, release: str = "1.35") -> Case:
+    """The category's cluster for this seed, in the objects of the given release."""
     rng = random.Random(f"{category}/{seed}")
-    return GENERATORS[category](rng, seed)
+    gen = RELEASE_GENERATORS.get(release, {}).get(category, GENERATORS[category])
+    case = gen(rng, seed)
+    case.release = release
+    return case
 
 
 # --- Dynamic Resource Allocation ------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resourceclaim import ResourceClaim, pod_claim_refs
 from kschedctl.api.types import Pod
+from kschedctl.versions import KubeVersion
 
 if TYPE_CHECKING:
     from kschedctl.dra.manager import DRAManager
@@ -65,23 +66,28 @@ class ClaimStore:
         self.claims[self.num_user_owned] = claim
 
 
+CLAIM_NOT_FOR_POD = "DynamicResources.ClaimNotForPod"  # versions.WORDINGS key
+
+
 class ClaimNotAvailable(Exception):
     """foreachPodResourceClaim's errors: the pod cannot be scheduled yet (kube's text)."""
 
 
-def is_for_pod(pod: Pod, claim: ResourceClaim) -> str | None:
-    """resourceclaim.IsForPod: None, or the error text."""
+def is_for_pod(pod: Pod, claim: ResourceClaim, version: Any = None) -> str | None:
+    """resourceclaim.IsForPod: None, or the error text of the emulated release (``version``, a
+    KubeVersion; None: kschedctl's default release)."""
     if claim.namespace != pod.namespace or not claim.is_controlled_by(pod):
-        return (f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
-                f"{pod.namespace}/{pod.name} (pod is not owner)")
+        words = version if version is not None else KubeVersion()
+        return str(words.wording(CLAIM_NOT_FOR_POD, claim=f"{claim.namespace}/{claim.name}", pod=f"{pod.namespace}/{pod.name}"))
     return None
 
 
 def foreach_pod_resource_claim(manager: Callable[[], DRAManager], pod: Pod,
-                               cb: Callable[[str, ResourceClaim], None] | None = None) -> None:
+                               cb: Callable[[str, ResourceClaim], None] | None = None, version: Any = None) -> None:
     """foreachPodResourceClaim: every claim of the pod must exist, not be being deleted, and (for
     claims from templates) be owned by the pod. Raises ClaimNotAvailable with kube's text.
-    ``manager`` gives the shared DRA state, asked for only when the pod names a claim."""
+    ``manager`` gives the shared DRA state, asked for only when the pod names a claim;
+    ``version`` (KubeVersion) words the not-owner error as the emulated release does."""
     try:
         refs = pod_claim_refs(pod)
     except ObjectError as exc:
@@ -97,7 +103,7 @@ def foreach_pod_resource_claim(manager: Callable[[], DRAManager], pod: Pod,
         if claim.meta.deletion_timestamp is not None:
             raise ClaimNotAvailable(f'resourceclaim "{claim.name}" is being deleted')
         if ref.must_check_owner:
-            problem = is_for_pod(pod, claim)
+            problem = is_for_pod(pod, claim, version)
             if problem:
                 raise ClaimNotAvailable(problem)
         if cb is not None:
@@ -110,10 +116,10 @@ def _has_status_entry(pod: Pod, pod_claim_name: str) -> bool:
                for e in (status or {}).get("resourceClaimStatuses") or [])
 
 
-def pod_resource_claims(manager: Callable[[], DRAManager], pod: Pod) -> list[ResourceClaim]:
+def pod_resource_claims(manager: Callable[[], DRAManager], pod: Pod, version: Any = None) -> list[ResourceClaim]:
     """podResourceClaims: the pod's claims in spec order."""
     claims: list[ResourceClaim] = []
-    foreach_pod_resource_claim(manager, pod, lambda _name, claim: claims.append(claim))
+    foreach_pod_resource_claim(manager, pod, lambda _name, claim: claims.append(claim), version)
     return claims
 
 

@@ -246,7 +246,7 @@ class DynamicResources:
                 uses = True
 
         try:
-            foreach_pod_resource_claim(self.shared_manager, pod, check)
+            foreach_pod_resource_claim(self.shared_manager, pod, check, self.handle.version)
         except ClaimNotAvailable:
             return QueueingHint.QueueSkip
         if old is not None and old.allocation is not None and new.allocation is None:
@@ -266,7 +266,7 @@ class DynamicResources:
         if pod.uid != new.uid:
             return QueueingHint.QueueSkip
         try:
-            foreach_pod_resource_claim(self.shared_manager, new)
+            foreach_pod_resource_claim(self.shared_manager, new, version=self.handle.version)
         except ClaimNotAvailable:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
@@ -276,7 +276,7 @@ class DynamicResources:
         if not self.enabled:
             return None
         try:
-            foreach_pod_resource_claim(self.shared_manager, pod)
+            foreach_pod_resource_claim(self.shared_manager, pod, version=self.handle.version)
         except ClaimNotAvailable as exc:
             return statusUnschedulable(str(exc))
         return None
@@ -289,7 +289,7 @@ class DynamicResources:
         s = StateData()
         state.write(STATE_KEY, s)
         try:
-            user_claims = pod_resource_claims(self.shared_manager, pod)
+            user_claims = pod_resource_claims(self.shared_manager, pod, self.handle.version)
         except ClaimNotAvailable as exc:
             return None, statusUnschedulable(str(exc))
         extended_claim = self._pre_filter_extended_resources(pod, s)
