@@ -7,7 +7,6 @@ pods with --fail-on-unschedulable.
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -425,12 +424,23 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True, callba
 
 
 def main() -> None:
+    """The command as a process: guarded against the plugin code it runs (framework/runtime/
+    process.py: its own output on a private descriptor, fd 1 and plugin prints on stderr, no
+    os._exit or exec by plugin code, no fork child printing a result), and ended with the
+    command's status once the result is flushed, whatever threads a plugin left running."""
+    from kschedctl.framework.runtime import process
+
+    process.contain()
+    code = 1
     try:
         app()
+        code = 0
+    except SystemExit as exc:
+        code = process.exit_code(exc)
     except BrokenPipeError:  # the reader of stdout went away (`| head`): nothing left to say
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - flushing at exit must not fail again
-        except OSError:
-            pass
-        raise SystemExit(0) from None
-
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException:  # noqa: BLE001 - the process still ends below, with a traceback
+        traceback.print_exc()
+    process.finish(code)
