@@ -184,22 +184,24 @@ def _what(rec: Record) -> str:
 
 def changed(records: list[Record]) -> str | None:
     """After the call: None when everything is as it was; else every record is put back and the
-    answer names the first object that changed."""
-    first = None
+    answer names the objects that changed."""
+    names: list[str] = []
     for rec in records:
         obj = rec[0]
         if len(rec) == 6:  # a NodeInfo's
             if _take_node_info(obj) != rec:
-                first = first or _what(rec)
+                names.append(_what(rec))
                 _put_node_info(rec)
             continue
         now = _take_pod(obj)
         if rec[4] is None:  # no PodInfo before the call: one computed during it is not a change
             now = now[:4] + (None, None, None)
         if now != rec:
-            first = first or _what(rec)
+            names.append(_what(rec))
             _put_pod(rec)
-    return first
+    if not names:
+        return None
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 __all__ = ["changed", "taken"]
