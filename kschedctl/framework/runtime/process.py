@@ -19,7 +19,7 @@ the process up so that none of that changes kschedctl's result:
   pod's attempt; a plugin thread it is raised in ends), so the process never ends, nor is
   replaced, with status 0 before its result is written. ``finish()`` writes and flushes the
   result, then ends the process with the command's status even if plugin threads are still
-  running (no interpreter shutdown: no plugin atexit handler or thread join runs after it).
+  running (then with os._exit: no interpreter shutdown waits for them).
 
 What it cannot contain (ctypes calls into libc, signals sent to the process, closing or
 re-pointing descriptors with os.dup2): docs/writing-plugins.md, "The trust boundary".
@@ -188,19 +188,24 @@ def exit_code(exc: SystemExit) -> int:
 
 
 def finish(code: int) -> None:
-    """Flush the result and standard error, then end the process with ``code`` (plugin threads
-    still running or not)."""
-    STATE.exiting = True
+    """Flush the result and standard error, then end the process with ``code``: through
+    SystemExit (the interpreter's usual shutdown) when no other thread would hold it up, else
+    at once with os._exit (a thread a plugin left running is not waited for)."""
     if STATE.forked_child or os.getpid() != STATE.pid:
         STATE.real_exit(0)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except BrokenPipeError:  # the reader of the output went away (`| head`): nothing more to say
-            pass
+            STATE.exiting = True
+            STATE.real_exit(code)
         except (OSError, ValueError):
             code = code or 2
-    STATE.real_exit(code)
+    main = threading.main_thread()
+    if any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate()):
+        STATE.exiting = True
+        STATE.real_exit(code)
+    raise SystemExit(code)
 
 
 def end_now(message: str, code: int = 2) -> None:
