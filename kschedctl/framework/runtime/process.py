@@ -47,6 +47,7 @@ class _State:
     real_exit: Any = staticmethod(os._exit)
     stderr: Any = None
     saved: list[Any] = []  # the original stdout objects, kept open (their fd is 1)
+    on_finish: list[Any] = []  # called by finish() first (the sandbox's timers disarmed)
 
 
 STATE = _State()
@@ -193,6 +194,8 @@ def finish(code: int) -> None:
     at once with os._exit (a thread a plugin left running is not waited for)."""
     if STATE.forked_child or os.getpid() != STATE.pid:
         STATE.real_exit(0)
+    for fn in STATE.on_finish:
+        fn()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -197,6 +197,7 @@ class _Watchdog:
             self._main = threading.main_thread().ident
             if STATE.contained:
                 self._hard = _new_hard_timer()
+                STATE.on_finish.append(lambda: self.keep_armed([]))  # no alarm during shutdown
             threading.Thread(target=self._watch, name="kschedctl plugin watchdog", daemon=True).start()
             self.started = True
 
