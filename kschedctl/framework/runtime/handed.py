@@ -22,6 +22,7 @@ made by a plugin's own thread after its call returned.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 # Record[0] is the object; the rest is what restore() needs.
@@ -29,6 +30,7 @@ Record = tuple[Any, ...]
 _Taker = Callable[[Any], Record]
 
 _TAKERS: dict[type, _Taker] | None = None
+_G: dict[str, Any] = {}  # kind -> operator.attrgetter of its fields (a tuple, built in C)
 _POD_FIELDS: tuple[str, ...] = ()
 _META_FIELDS: tuple[str, ...] = ()
 _NODE_FIELDS: tuple[str, ...] = ()
@@ -58,7 +60,7 @@ def _put_resource(r: Any, saved: tuple[Any, ...]) -> None:
 
 
 def _meta(meta: Any) -> tuple[Any, ...]:
-    return (tuple(getattr(meta, f) for f in _META_FIELDS), dict(meta.labels), dict(meta.annotations))
+    return (_G["meta"](meta), dict(meta.labels), dict(meta.annotations))
 
 
 def _put_meta(meta: Any, saved: tuple[Any, ...]) -> None:
@@ -80,7 +82,7 @@ def _take_pod(pod: Any) -> Record:
     requests = info.requests if info is not None else None
     return (
         pod,
-        tuple(getattr(pod, f) for f in _POD_FIELDS),
+        _G["pod"](pod),
         _meta(pod.meta),
         dict(pod.node_selector),
         info,
@@ -102,7 +104,7 @@ def _put_pod(rec: Record) -> None:
 
 
 def _take_node(node: Any) -> tuple[Any, ...]:
-    return (tuple(getattr(node, f) for f in _NODE_FIELDS), _meta(node.meta), dict(node.allocatable))
+    return (_G["node"](node), _meta(node.meta), dict(node.allocatable))
 
 
 def _put_node(node: Any, saved: tuple[Any, ...]) -> None:
@@ -117,10 +119,10 @@ def _take_node_info(ni: Any) -> Record:
     node = ni.node
     return (
         ni,
-        tuple(getattr(ni, f) for f in _NODE_INFO_FIELDS),
+        _G["node_info"](ni),
         len(ni.pods),
         ni.generation,
-        tuple(_resource(getattr(ni, r)) for r in _RESOURCES),
+        (_resource(ni.requested), _resource(ni.non_zero_requested), _resource(ni.allocatable)),
         _take_node(node) if node is not None else None,
     )
 
@@ -149,6 +151,12 @@ def _takers() -> dict[type, _Taker]:
         _POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod) if f.name not in ("raw", "cache"))
         _META_FIELDS = tuple(f.name for f in dataclasses.fields(ObjectMeta))
         _NODE_FIELDS = tuple(f.name for f in dataclasses.fields(Node) if f.name != "raw")
+        _G.update(
+            pod=attrgetter(*_POD_FIELDS),
+            meta=attrgetter(*_META_FIELDS),
+            node=attrgetter(*_NODE_FIELDS),
+            node_info=attrgetter(*_NODE_INFO_FIELDS),
+        )
         _TAKERS = {
             Pod: _take_pod,
             NodeInfo: _take_node_info,

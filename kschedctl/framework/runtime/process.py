@@ -153,11 +153,16 @@ def contain() -> None:
     except (OSError, ValueError, AttributeError):
         fd = None
     if fd is not None:
-        os.dup2(2, 1)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no standard error to point fd 1 at: kschedctl's output stays on fd 1
+            os.close(fd)
+            fd = None
+    if fd is not None:
         STATE.result_fd = fd
         STATE.saved = [out, sys.__stdout__]
         result = io.TextIOWrapper(
-            io.FileIO(fd, "w", closefd=True),
+            io.BufferedWriter(io.FileIO(fd, "w", closefd=True)),  # retries partial writes
             encoding=getattr(out, "encoding", None) or "utf-8",
             errors=getattr(out, "errors", None) or "strict",
             line_buffering=bool(getattr(out, "line_buffering", False)),

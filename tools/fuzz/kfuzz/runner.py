@@ -130,7 +130,14 @@ def _plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> st
 
 # Chosen by name only (`--dimension plugin`): the default mix stays what it was, so a seed's
 # inputs stay the same from one version of the fuzzer to the next.
-OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension)}
+def _plugin_process_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
+    from kfuzz.plugins import plugin_process_dimension
+
+    return plugin_process_dimension(rng, workdir, checker)
+
+
+OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension),
+                                                           "plugin-process": (1.0, _plugin_process_dimension)}
 
 
 @dataclass
