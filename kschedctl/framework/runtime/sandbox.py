@@ -2,23 +2,29 @@
 
 kube-scheduler's plugins are compiled in; kschedctl loads third-party Python packages, which
 may do anything a Python function can: raise a BaseException (SystemExit from sys.exit(), a
-class of their own), block, or print. The runtime already turns any ``Exception`` of any
-plugin into an Error Status naming the plugin; for code that is not kschedctl's own (every
-plugin not registered by kschedctl.plugins.intree, and every installed package's import and
-hook), the sandbox adds three guarantees:
+class of their own), block, print, change directory or the objects they are handed. The
+runtime already turns any ``Exception`` of any plugin into an Error Status naming the plugin;
+for code that is not kschedctl's own (every plugin not registered by kschedctl.plugins.intree,
+and every installed package's import and hook), the sandbox adds:
 
 * any BaseException but a real Ctrl-C (``KeyboardInterrupt`` itself) becomes a
   ``PluginFailure`` (an ``Exception``), so it fails one pod's attempt, never the run;
 * a call that does not return within the time limit is interrupted (on the main thread a
   watchdog thread sends SIGALRM, whose handler raises ``PluginTimeout`` inside the plugin;
-  elsewhere the call runs in a worker thread that is abandoned) and fails with a timeout; a plugin that timed out once is not
-  called again in the run (every later call fails at once), so a blocking plugin costs one
-  time limit, not one per node and pod;
+  elsewhere the call runs in a worker thread that is abandoned) and fails with a timeout; a
+  plugin that timed out once is not called again in the run (every later call fails at once),
+  so a blocking plugin costs one time limit, not one per node and pod; in a contained process
+  (process.py) a call that will not stop ends the run (_Watchdog);
 * ``sys.stdout`` is ``sys.stderr`` while the plugin runs, so a ``print()`` cannot corrupt
-  ``-o json``.
+  ``-o json`` (process.py does the same at the file-descriptor level, for any thread);
+* the working directory is put back after each call, so relative output paths keep meaning
+  what they meant;
+* a plugin method's call that changed the pods or NodeInfos it was handed is undone and fails
+  (handed.py), and a Status it returns must have string reasons.
 
-The cost is about a microsecond per sandboxed call (a clock read, the stdout swap, a list
-append), paid only by out-of-tree plugins; in-tree plugins are called directly.
+The cost is a few microseconds per sandboxed call (a clock read, the stdout swap, a list
+append, a getcwd, a record of the pod and NodeInfo handed), paid only by out-of-tree plugins;
+in-tree plugins are called directly.
 """
 
 from __future__ import annotations
