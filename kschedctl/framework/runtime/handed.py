@@ -8,8 +8,8 @@ decided on (an over-committed node, a selector that matches what it should not).
 
 For every call into a sandboxed plugin's method (framework/runtime/sandbox.py), ``taken``
 records the parts of the pods and NodeInfos among its arguments that decisions read: each
-field's object (so an assignment shows), the resource amounts, the pod list's length, and the
-contents of the label, annotation, selector and allocatable maps. ``changed`` compares after
+field's object (so an assignment shows), the resource amounts, and the contents of the pod
+list and of the label, annotation, selector and allocatable maps. ``changed`` compares after
 the call; on a difference it puts every recorded value back and names what changed, and the
 sandbox fails that call (a failed attempt naming the plugin). In-tree plugins are called
 directly and pay nothing; a sandboxed call pays a few microseconds per pod or node handed.
@@ -120,7 +120,7 @@ def _take_node_info(ni: Any) -> Record:
     return (
         ni,
         _G["node_info"](ni),
-        len(ni.pods),
+        tuple(ni.pods),  # the PodInfos themselves: one added or removed shows
         ni.generation,
         (_resource(ni.requested), _resource(ni.non_zero_requested), _resource(ni.allocatable)),
         _take_node(node) if node is not None else None,
@@ -128,10 +128,10 @@ def _take_node_info(ni: Any) -> Record:
 
 
 def _put_node_info(rec: Record) -> None:
-    ni, fields, n_pods, generation, amounts, node = rec
+    ni, fields, pods, generation, amounts, node = rec
     for f, v in zip(_NODE_INFO_FIELDS, fields):
         setattr(ni, f, v)
-    del ni.pods[n_pods:]
+    ni.pods[:] = pods
     ni.generation = generation
     for r, saved in zip(_RESOURCES, amounts):
         _put_resource(getattr(ni, r), saved)
