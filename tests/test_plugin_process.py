@@ -254,7 +254,8 @@ END = ('error: plugin "Odd" did not return within 1s (the plugin time limit, --p
        "interrupted; the run was ended")
 
 
-@pytest.mark.parametrize("mode", ["catch-all", "sigalrm-ignored", "regex-loop", "c-loop"])
+@pytest.mark.parametrize("mode", ["catch-all", "sigalrm-ignored", "regex-loop", pytest.param(
+    "c-loop", marks=pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the native timer is Linux's"))])
 def test_a_plugin_that_will_not_stop_ends_the_run(mode, package, files):
     """Past the limit and its grace (1 s each here) the run ends: one error line, exit 2 (the
     handler, the watchdog thread, or for C code holding the GIL the native timer)."""
