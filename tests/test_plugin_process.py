@@ -42,11 +42,15 @@ def act(pod, node_info):
     elif MODE == "dunder":
         print("garbage on sys.__stdout__", file=sys.__stdout__, flush=True)
     elif MODE == "thread":
+        said = threading.Event()
+
         def chatter():
             for _ in range(20):
                 print("garbage from a plugin thread", flush=True)
+                said.set()
                 time.sleep(0.005)
         threading.Thread(target=chatter).start()
+        said.wait(10)  # it has printed once; it goes on printing while kschedctl writes its result
     elif MODE == "linger":
         threading.Thread(target=time.sleep, args=(60,)).start()
     elif MODE == "fork":
