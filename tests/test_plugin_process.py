@@ -29,7 +29,7 @@ from kschedctl.testing import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PLUGIN = '''
+PLUGIN = """
 import os, re, signal, sys, threading, time
 from kschedctl.framework import Code, PluginSpec, Status, hookimpl
 KSCHEDCTL_PLUGIN_API = 1
@@ -108,10 +108,13 @@ class Odd:
 @hookimpl
 def kschedctl_register_plugins():
     return [PluginSpec("Odd", Odd, Odd)]
-'''
+"""
 
-CONFIG = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-          "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": "Odd"}]}}}]}
+CONFIG = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": "Odd"}]}}}],
+}
 ODD = "default/odd"
 ODD_FIRST = 1000  # the odd pod's priority: scheduled first
 
@@ -131,9 +134,11 @@ def package(tmp_path: Path) -> Path:
 def files(tmp_path: Path, write_snapshot: Callable[..., str]) -> dict[str, str]:
     """One 2-CPU node; the odd pod first, then three 900m pods: two fit."""
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(CONFIG))
-    snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="8Gi"),
-                          make_pod("odd").label("odd", "yes").priority(ODD_FIRST).req(cpu="100m"),
-                          *[make_pod(f"p{i}").req(cpu="900m") for i in range(3)])
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="2", memory="8Gi"),
+        make_pod("odd").label("odd", "yes").priority(ODD_FIRST).req(cpu="100m"),
+        *[make_pod(f"p{i}").req(cpu="900m") for i in range(3)],
+    )
     return {"snapshot": snap, "config": str(tmp_path / "config.yaml")}
 
 
@@ -148,19 +153,23 @@ class Ran:
         return json.loads(self.stdout)  # exactly one JSON document, nothing else
 
 
-def run(package: Path, mode: str, *args: str, cwd: Path | None = None, timeout: float = 30,
-        env: dict[str, str] | None = None) -> Ran:
-    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(package)]), "KPX_MODE": mode,
-               **(env or {})}
+def run(package: Path, mode: str, *args: str, cwd: Path | None = None, timeout: float = 30, env: dict[str, str] | None = None) -> Ran:
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(package)]), "KPX_MODE": mode, **(env or {})}
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "kschedctl", *args], capture_output=True, text=True,
-                          env=environ, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kschedctl", *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=cwd,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     return Ran(proc, time.monotonic() - start)
 
 
 def schedule(package: Path, files: dict[str, str], mode: str, *extra: str, **kw: Any) -> Ran:
-    return run(package, mode, "schedule", files["snapshot"], "--config", files["config"], "-o", "json",
-               "--seed", "1", *extra, **kw)
+    return run(package, mode, "schedule", files["snapshot"], "--config", files["config"], "-o", "json", "--seed", "1", *extra, **kw)
 
 
 def outcome(data: dict) -> dict[str, str]:
@@ -179,11 +188,14 @@ def placed(data: dict) -> list[str]:
     return sorted(p["pod"] for p in data["placements"])
 
 
-@pytest.mark.parametrize("mode, said", [
-    ("write1", "garbage on fd 1"),
-    ("dunder", "garbage on sys.__stdout__"),
-    ("thread", "garbage from a plugin thread"),
-])
+@pytest.mark.parametrize(
+    "mode, said",
+    [
+        ("write1", "garbage on fd 1"),
+        ("dunder", "garbage on sys.__stdout__"),
+        ("thread", "garbage from a plugin thread"),
+    ],
+)
 def test_plugin_output_never_reaches_stdout(mode, said, package, files):
     out = schedule(package, files, mode)
     assert out.code == 0, out.stderr
@@ -222,24 +234,37 @@ def test_chdir_does_not_move_relative_output_paths(package, files, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     work.mkdir()
     elsewhere.mkdir()
-    out = schedule(package, files, "chdir", "--write-snapshot", "after.yaml", "--report", "report.html", cwd=work,
-                   env={"KPX_ELSEWHERE": str(elsewhere)})
+    out = schedule(
+        package,
+        files,
+        "chdir",
+        "--write-snapshot",
+        "after.yaml",
+        "--report",
+        "report.html",
+        cwd=work,
+        env={"KPX_ELSEWHERE": str(elsewhere)},
+    )
     assert out.code == 0, out.stderr
     assert (work / "after.yaml").is_file() and (work / "report.html").is_file()
     assert list(elsewhere.iterdir()) == []
 
 
-@pytest.mark.parametrize("mode, changed", [
-    ("allocatable", 'the NodeInfo of node "n1"'),
-    ("labels", f'pod "{ODD}"'),
-])
+@pytest.mark.parametrize(
+    "mode, changed",
+    [
+        ("allocatable", 'the NodeInfo of node "n1"'),
+        ("labels", f'pod "{ODD}"'),
+    ],
+)
 def test_changing_what_it_was_handed_fails_the_call_and_is_undone(mode, changed, package, files):
     out = schedule(package, files, mode)
     assert out.code == 0, out.stderr
     data = out.json()
     seen = outcome(data)
-    assert seen[ODD] == (f'running "Odd" filter plugin: plugin "Odd" changed {changed}, which it was handed in '
-                         f"Filter to read; the change was undone")
+    assert seen[ODD] == (
+        f'running "Odd" filter plugin: plugin "Odd" changed {changed}, which it was handed in Filter to read; the change was undone'
+    )
     assert len(data["placements"]) == 2  # 2 CPUs: two 900m pods, not three (no over-commit)
     if mode == "labels":
         [entry] = [u for u in data["unschedulable"] if u["pod"] == ODD]
@@ -249,17 +274,26 @@ def test_changing_what_it_was_handed_fails_the_call_and_is_undone(mode, changed,
 def test_a_status_with_reasons_that_are_not_strings(package, files):
     out = schedule(package, files, "reasons")
     assert out.code == 0, out.stderr
-    assert outcome(out.json())[ODD] == ('running "Odd" filter plugin: plugin "Odd" returned a Status with a reason of '
-                                        "type int from Filter, expected a list of strings")
+    assert outcome(out.json())[ODD] == (
+        'running "Odd" filter plugin: plugin "Odd" returned a Status with a reason of type int from Filter, expected a list of strings'
+    )
     assert "internal error" not in out.stderr
 
 
-END = ('error: plugin "Odd" did not return within 1s (the plugin time limit, --plugin-timeout) and could not be '
-       "interrupted; the run was ended")
+END = (
+    'error: plugin "Odd" did not return within 1s (the plugin time limit, --plugin-timeout) and could not be interrupted; the run was ended'
+)
 
 
-@pytest.mark.parametrize("mode", ["catch-all", "sigalrm-ignored", "regex-loop", pytest.param(
-    "c-loop", marks=pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the native timer is Linux's"))])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "catch-all",
+        "sigalrm-ignored",
+        "regex-loop",
+        pytest.param("c-loop", marks=pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the native timer is Linux's")),
+    ],
+)
 def test_a_plugin_that_will_not_stop_ends_the_run(mode, package, files):
     """Past the limit and its grace (1 s each here) the run ends: one error line, exit 2 (the
     handler, the watchdog thread, or for C code holding the GIL the native timer)."""
