@@ -125,3 +125,60 @@ def test_sandboxed_plugin_wraps_methods_and_extension_objects():
     assert isinstance(ext, SandboxedPlugin)
     with pytest.raises(PluginFailure, match="SystemExit: 1"):
         ext.normalize_score()
+
+
+def test_what_a_plugin_was_handed_is_put_back_and_its_call_fails():
+    """handed.py: assignments, resource amounts, the pod list and the maps, each undone."""
+    from kschedctl.framework.types import NodeInfo, PodInfo
+    from kschedctl.testing import make_node, make_pod
+
+    pod = make_pod("p").label("app", "web").req(cpu="1").obj()
+    other = make_pod("q").req(cpu="1").obj()
+    ni = NodeInfo(make_node("n1").capacity(cpu="4", memory="8Gi").label("zone", "a").obj(), [PodInfo(other)])
+    before = (ni.allocatable.milli_cpu, ni.requested.milli_cpu, list(ni.pods), dict(ni.node.labels), dict(pod.labels))
+
+    class Plugin:
+        def filter(self, state, pod, node_info):
+            node_info.allocatable.milli_cpu = 10**9
+            node_info.requested = type(node_info.requested)()
+            node_info.pods.clear()
+            node_info.node.labels["zone"] = "b"
+            pod.labels["app"] = "db"
+            pod.node_name = "n1"
+            return None
+
+    proxy = SandboxedPlugin(Plugin(), Sandbox("P"))
+    with pytest.raises(PluginFailure, match=r'changed pod "default/p", the NodeInfo of node "n1", which it was '
+                                            r"handed in \{point\} to read; the change was undone") as exc:
+        proxy.filter(None, pod, ni)
+    assert exc.value.worded
+    assert (ni.allocatable.milli_cpu, ni.requested.milli_cpu, list(ni.pods), dict(ni.node.labels),
+            dict(pod.labels)) == before
+    assert pod.node_name == ""
+
+
+def test_a_status_with_reasons_that_are_not_strings_fails_the_call():
+    from kschedctl.framework import Code, Status
+
+    class Plugin:
+        def filter(self, state, pod, node_info):
+            return Status(Code.Unschedulable, "fine", 3)
+
+        def score(self, state, pod, node_info):
+            st = Status(Code.Error)
+            st.reasons = "not a list"
+            return 0, st
+
+    proxy = SandboxedPlugin(Plugin(), Sandbox("P"))
+    with pytest.raises(PluginFailure, match="a reason of type int"):
+        proxy.filter(None, None, None)
+    with pytest.raises(PluginFailure, match="reasons of type str"):
+        proxy.score(None, None, None)
+
+
+def test_the_working_directory_is_put_back(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    Sandbox("p").call(os.chdir, "/")
+    assert os.getcwd() == str(tmp_path)

@@ -478,7 +478,22 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True, callba
 
 
 def main() -> None:
-    """The console script: standard output's write errors end the command as
-    kschedctl/cli/stdout.py says (a closed pipe: quiet, exit 141; anything else: one line, exit 2)."""
-    run_app(app)
+    """The command as a process: guarded against the plugin code it runs (framework/runtime/
+    process.py: its own output on a private descriptor, fd 1 and plugin prints on stderr, no
+    os._exit or exec by plugin code, no fork child printing a result), standard output's write
+    errors ending it as kschedctl/cli/stdout.py says (a closed pipe: quiet, exit 141; anything
+    else: one line, exit 2), and ended with the command's status once the result is flushed,
+    whatever threads a plugin left running."""
+    from kschedctl.framework.runtime import process
 
+    process.contain()
+    code = 1
+    try:
+        run_app(app)
+    except SystemExit as exc:
+        code = process.exit_code(exc)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException:  # noqa: BLE001 - the process still ends below, with a traceback
+        traceback.print_exc()
+    process.finish(code)

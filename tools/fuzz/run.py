@@ -4,6 +4,7 @@
     python tools/fuzz/run.py --count 200 --dimension config   # one dimension only
     python tools/fuzz/run.py --replay 4711 --seed 1           # input 4711 again, alone, files kept
     python tools/fuzz/run.py --count 500 --dimension plugin   # a misbehaving plugin package
+    python tools/fuzz/run.py --count 300 --dimension plugin-process   # ... acting on the process
 
 Exit 0 when no input broke the contract, 1 otherwise (each break printed with its input).
 """

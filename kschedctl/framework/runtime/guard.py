@@ -41,6 +41,8 @@ def raised(name: str, what: str, exc: BaseException) -> Status:
         # a CycleState read that found nothing: kube's framework.ErrNotFound, "not found"
         return Status(Code.Error, str(exc), plugin=name, err=exc)
     log.debug("plugin %s raised in %s", name, what, exc_info=True)
+    if isinstance(exc, PluginFailure) and exc.worded:  # it says what the plugin did
+        return Status(Code.Error, f"plugin \"{name}\" " + str(exc).replace("{point}", what), plugin=name, err=exc)
     if isinstance(exc, PluginFailure) and exc.timed_out:
         return Status(Code.Error, f"plugin \"{name}\" {exc}", plugin=name, err=exc)
     return Status(Code.Error, f"plugin \"{name}\" raised in {what}: {describe(exc)}", plugin=name, err=exc)

@@ -143,8 +143,15 @@ def _dimension(name: str) -> Dimension:
     return run
 
 
+def _plugin_process_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
+    from kfuzz.plugins import plugin_process_dimension
+
+    return plugin_process_dimension(rng, workdir, checker)
+
+
 OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
     "plugin": (1.0, _plugin_dimension),
+    "plugin-process": (1.0, _plugin_process_dimension),
     **{name: (1.0, _dimension(name)) for name in ("fidelity", "output", "live", "inputs")},
 }
 

@@ -1,0 +1,229 @@
+"""The kschedctl process, guarded against the plugin code it runs (set up by the CLI's main()).
+
+The sandbox (sandbox.py) contains what a plugin call does in Python; a plugin can also act on
+the process: write to file descriptor 1 or to ``sys.__stdout__``, print from a thread of its
+own, leave a non-daemon thread running, fork, call ``os._exit`` or ``os.exec*``. When
+kschedctl runs as a command (``main()``, not typer's in-process runner), ``contain()`` sets
+the process up so that none of that changes kschedctl's result:
+
+* output: kschedctl's own output goes to a private duplicate of the real standard output;
+  file descriptor 1 becomes a duplicate of standard error, and ``sys.stdout`` a router that
+  sends kschedctl's writes (the main thread, the original process, outside plugin calls) to
+  the private descriptor and everything else to standard error. ``sys.__stdout__`` is
+  standard error. A subprocess a plugin starts inherits standard error as its output.
+* fork: a child forked by plugin code may run the plugin's code, never kschedctl's: it closes
+  the private descriptor at once, writes nothing to it, and ends silently when the plugin call
+  it forked in returns (sandbox.py).
+* exit: ``os._exit`` and ``os.exec*`` called in the original process by anything but
+  kschedctl itself raise ``ExitRefused`` (a SystemExit: a plugin call it interrupts fails that
+  pod's attempt; a plugin thread it is raised in ends), so the process never ends, nor is
+  replaced, with status 0 before its result is written. ``finish()`` writes and flushes the
+  result, then ends the process with the command's status even if plugin threads are still
+  running (then with os._exit: no interpreter shutdown waits for them).
+
+What it cannot contain (ctypes calls into libc, signals sent to the process, closing or
+re-pointing descriptors with os.dup2): docs/writing-plugins.md, "The trust boundary".
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import threading
+from typing import Any
+
+
+class ExitRefused(SystemExit):
+    """os._exit or os.exec* called by plugin code in the kschedctl process."""
+
+
+class _State:
+    contained = False  # contain() ran: kschedctl is the process (main()), not a library
+    pid = 0  # the original process
+    forked_child = False  # this process was forked by plugin code
+    exiting = False  # finish() is ending the process
+    result_fd: int | None = None
+    real_exit: Any = staticmethod(os._exit)
+    stderr: Any = None
+    saved: list[Any] = []  # the original stdout objects, kept open (their fd is 1)
+    on_finish: list[Any] = []  # called by finish() first (the sandbox's timers disarmed)
+
+
+STATE = _State()
+
+
+class _Router(io.TextIOBase):
+    """``sys.stdout`` of a contained process: kschedctl's writes to its result, others' to stderr."""
+
+    def __init__(self, result: io.TextIOWrapper, err: Any) -> None:
+        super().__init__()
+        self._result = result
+        self._err = err
+        self._main = threading.main_thread().ident
+
+    def _target(self) -> Any:
+        if threading.get_ident() == self._main and not STATE.forked_child and os.getpid() == STATE.pid:
+            return self._result
+        return self._err
+
+    def write(self, s: str) -> int:
+        return self._target().write(s)  # type: ignore[no-any-return]
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def fileno(self) -> int:
+        return self._result.fileno()
+
+    def isatty(self) -> bool:
+        return self._result.isatty()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._result.encoding
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return self._result.errors
+
+    @property
+    def buffer(self) -> Any:
+        return self._result.buffer
+
+    @property
+    def line_buffering(self) -> bool:
+        return self._result.line_buffering
+
+
+def _refuse(name: str, real: Any) -> Any:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if STATE.exiting or STATE.forked_child or os.getpid() != STATE.pid:
+            return real(*args, **kwargs)
+        shown = ", ".join(repr(a) for a in args[:1])
+        raise ExitRefused(f"os.{name}({shown}) called in the kschedctl process: refused (kschedctl ends only after writing its result)")
+
+    guarded.__name__ = name
+    return guarded
+
+
+def _forked() -> None:
+    """In a child forked by plugin code: never kschedctl's output, never the rest of the command."""
+    STATE.forked_child = True
+    if STATE.result_fd is not None:
+        try:
+            os.close(STATE.result_fd)
+        except OSError:
+            pass
+
+
+def _thread_ended(args: Any) -> None:
+    """A thread (a plugin's) ended with an exception: one warning line, not a traceback."""
+    if isinstance(args.exc_value, ExitRefused) or args.exc_type is SystemExit:
+        return
+    name = args.thread.name if args.thread is not None else "?"
+    text = " ".join(str(args.exc_value).split())
+    try:
+        STATE.stderr.write(f"warning: thread {name!r} ended with {args.exc_type.__name__}: {text}\n")
+        STATE.stderr.flush()
+    except Exception:  # noqa: BLE001 - nothing more to say
+        pass
+
+
+def contain() -> None:
+    """Set the process up as described above; once, at the start of main()."""
+    if STATE.contained:
+        return
+    import posix
+
+    STATE.contained = True
+    STATE.pid = os.getpid()
+    STATE.stderr = sys.stderr
+    out = sys.stdout
+    try:
+        out.flush()
+        fd = os.dup(1)  # not inheritable: no subprocess gets it
+    except (OSError, ValueError, AttributeError):
+        fd = None
+    if fd is not None:
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no standard error to point fd 1 at: kschedctl's output stays on fd 1
+            os.close(fd)
+            fd = None
+    if fd is not None:
+        STATE.result_fd = fd
+        STATE.saved = [out, sys.__stdout__]
+        result = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(fd, "w", closefd=True)),  # retries partial writes
+            encoding=getattr(out, "encoding", None) or "utf-8",
+            errors=getattr(out, "errors", None) or "strict",
+            line_buffering=bool(getattr(out, "line_buffering", False)),
+        )
+        sys.stdout = _Router(result, sys.stderr)
+        sys.__stdout__ = sys.stderr  # type: ignore[misc,assignment]
+    for name in ("_exit", "execv", "execve"):
+        real = getattr(os, name)
+        guarded = _refuse(name, real)
+        setattr(os, name, guarded)
+        if getattr(posix, name, None) is real:
+            setattr(posix, name, guarded)
+    os.register_at_fork(after_in_child=_forked)
+    threading.excepthook = _thread_ended
+
+
+def exit_code(exc: SystemExit) -> int:
+    """The status a SystemExit asks for (Python's rules: None 0, a number, else 1 and the text)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(f"{code}\n")
+    except Exception:  # noqa: BLE001
+        pass
+    return 1
+
+
+def finish(code: int) -> None:
+    """Flush the result and standard error, then end the process with ``code``: through
+    SystemExit (the interpreter's usual shutdown) when no other thread would hold it up, else
+    at once with os._exit (a thread a plugin left running is not waited for)."""
+    if STATE.forked_child or os.getpid() != STATE.pid:
+        STATE.real_exit(0)
+    for fn in STATE.on_finish:
+        fn()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # the reader of the output went away (`| head`): nothing more to say
+            STATE.exiting = True
+            STATE.real_exit(code)
+        except (OSError, ValueError):
+            code = code or 2
+    main = threading.main_thread()
+    if any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate()):
+        STATE.exiting = True
+        STATE.real_exit(code)
+    raise SystemExit(code)
+
+
+def end_now(message: str, code: int = 2) -> None:
+    """End the process at once from any thread: one line on stderr (written to fd 2 directly,
+    taking no lock a stuck thread may hold), then ``code``. For a plugin that cannot be stopped."""
+    try:
+        os.write(2, message.encode("utf-8", "replace"))
+    except OSError:
+        pass
+    STATE.real_exit(code)
+
+
+__all__ = ["STATE", "ExitRefused", "contain", "end_now", "exit_code", "finish"]
