@@ -47,7 +47,7 @@ def workload_cases() -> list[tuple[str, Any]]:
 
     from kschedctl.cluster.loader import load_snapshot
     from kschedctl.config.loader import load_config_file
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.scheduler.scheduler import Scheduler
     from kschedctl.versions import KubeVersion
 
@@ -99,8 +99,8 @@ def example_cases() -> list[tuple[str, Any]]:
     from kschedctl.cluster.loader import is_pending, load_snapshot
     from kschedctl.cluster.scenario import load_scenario
     from kschedctl.config.loader import load_config_file
-    from kschedctl.framework.runtime.plugin_manager import default_registry
-    from kschedctl.scheduler.explain import explain_pod
+    from kschedctl.explain.explain import explain_pod
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.scheduler.scheduler import Scheduler
     from kschedctl.scheduler.simulate import run_scenario
     from kschedctl.versions import parse_version
@@ -163,7 +163,7 @@ def pytest_configure(config: Any) -> None:
         return
     import random
 
-    from kschedctl.scheduler import explain as explain_mod
+    from kschedctl.explain import explain as explain_mod
     from kschedctl.scheduler import scheduler as sched_mod
 
     state: dict[str, Any] = {"test": "", "n": 0, "inside_explain": 0}

@@ -81,7 +81,7 @@ def build(nodes: int, devices: int, pods: int) -> dict:
 def schedule(path: str, release: str, profile: bool) -> tuple[float, object, float]:
     from kschedctl.cluster.loader import load_snapshot
     from kschedctl.config.loader import load_config_file
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.scheduler.scheduler import Scheduler
     from kschedctl.versions import KubeVersion
 

@@ -49,7 +49,7 @@ def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bo
 
     from kschedctl.cluster.loader import load_snapshot
     from kschedctl.config.loader import load_config_file
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.scheduler.scheduler import Scheduler
     from kschedctl.versions import DEFAULT_VERSION, KubeVersion
 

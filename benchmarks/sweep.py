@@ -70,7 +70,7 @@ def per_cell_numbers(folder: Path, matrix: Path) -> dict[str, float]:
     """Wall time per cell (from the results file), bytes shipped per cell, parse vs cache hit."""
     import pyarrow.parquet as pq
 
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.sweep import cell
     from kschedctl.sweep.executors import _with_data
     from kschedctl.sweep.matrix import load_matrix

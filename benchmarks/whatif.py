@@ -30,7 +30,7 @@ import workloads  # noqa: E402
 
 from kschedctl.cluster.loader import load_snapshot  # noqa: E402
 from kschedctl.config.loader import load_config_file  # noqa: E402
-from kschedctl.framework.runtime.plugin_manager import default_registry  # noqa: E402
+from kschedctl.plugins.plugin_manager import default_registry  # noqa: E402
 from kschedctl.versions import KubeVersion  # noqa: E402
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe", "namespace": "default"},

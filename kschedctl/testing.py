@@ -362,7 +362,7 @@ def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None,
 
 
 def FakeClock(now: float = 0.0) -> Any:  # noqa: N802 - kept for tests: a clock only tests move
-    from kschedctl.framework.runtime.services import FixedClock
+    from kschedctl.runtime.services import FixedClock
 
     return FixedClock(now)
 
@@ -377,9 +377,9 @@ def new_framework(config_yaml: str | None = None, *, nodes: Iterable[Node] = (),
                   objects: Any = None, version: Any = None) -> Any:
     """A Framework for the (first) profile of a config (default config when None), over a snapshot."""
     from kschedctl.config.loader import load_config_text
-    from kschedctl.framework.runtime.framework import Framework
-    from kschedctl.framework.runtime.plugin_manager import default_registry
-    from kschedctl.framework.runtime.services import Services
+    from kschedctl.plugins.plugin_manager import default_registry
+    from kschedctl.runtime.framework import Framework
+    from kschedctl.runtime.services import Services
 
     services = Services.minimal(version, objects)
     registry = default_registry().registry
@@ -492,7 +492,7 @@ def make_csi_node(name: str, limits: dict[str, int | None]) -> StorageObjectBuil
 
 def cluster_objects(*objs: Any) -> Any:
     """ClusterObjects holding these GenericObjects (or builders), indexed by kind."""
-    from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.api.objects import ClusterObjects
 
     out = ClusterObjects()
     index = {"PersistentVolume": out.persistent_volumes, "StorageClass": out.storage_classes,

@@ -482,7 +482,7 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
 
 def _batch_classes() -> dict[tuple[type, str], Any]:
     """Every in-tree plugin class with a batch method, with that method."""
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
 
     out: dict[tuple[type, str], Any] = {}
     for spec in default_registry().registry.values():
@@ -530,7 +530,7 @@ def test_dynamic_resources_batch_forms_equal_per_node(release: str, tmp_path: Pa
     (benchmarks/dra_schedule.py): shadowed by the per-node forms during a whole run."""
     from kschedctl.cluster.loader import load_snapshot
     from kschedctl.config.loader import load_config_file
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.scheduler.scheduler import Scheduler
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -622,6 +622,6 @@ def _never_exercised() -> list[tuple[str, str]]:
 
 
 def _plugin_name(cls: type) -> str:
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
 
     return next(spec.name for spec in default_registry().registry.values() if spec.plugin_class is cls)

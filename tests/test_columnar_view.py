@@ -17,10 +17,10 @@ import pytest
 from kschedctl.backend.cache import columnar
 from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.backend.cache.columnar import COLUMNAR_MIN_NODES, columns_of
-from kschedctl.cli.render import render_run
 from kschedctl.cluster.loader import ClusterSnapshot, load_snapshot, resolve_priorities
 from kschedctl.config.loader import load_config_file
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.output.render import render_run
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod
 from kschedctl.versions import parse_version

@@ -1,4 +1,4 @@
-"""kschedctl/framework/runtime/entry_points.py lists a group's entry points exactly as
+"""kschedctl/runtime/entry_points.py lists a group's entry points exactly as
 importlib.metadata.entry_points(group=...) does (Python's importlib/metadata: FastPath, Lookup,
 Prepared.normalize, Sectioned, Pair, EntryPoint.load), without importing it: on this
 environment's real sys.path, and on made-up layouts (shadowed and differently spelled
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from kschedctl.framework.runtime import entry_points as fast
+from kschedctl.runtime import entry_points as fast
 
 
 @pytest.fixture(autouse=True)

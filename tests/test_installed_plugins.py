@@ -24,9 +24,9 @@ from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.defaults import default_plugins
 from kschedctl.config.loader import load_config_text
 from kschedctl.framework.interface import Status
-from kschedctl.framework.runtime import plugin_manager
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
+from kschedctl.framework.registry import PluginSpec, Registry
 from kschedctl.hookspecs import hookimpl
+from kschedctl.plugins import plugin_manager
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod
 from kschedctl.versions import KubeVersion

@@ -1,10 +1,10 @@
-"""Tables and lines fitted to the terminal (kschedctl/cli/layout.py)."""
+"""Tables and lines fitted to the terminal (kschedctl/output/layout.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kschedctl.cli.layout import Column, abbreviations, fit_table, terminal_width, wrap_cell, wrap_line
+from kschedctl.output.layout import Column, abbreviations, fit_table, terminal_width, wrap_cell, wrap_line
 
 
 @pytest.mark.parametrize("names, expected", [

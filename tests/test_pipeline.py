@@ -1,6 +1,6 @@
 """One pipeline: `schedule`, `explain`, `simulate` and pod groups share one find-nodes-and-score
 path (SchedulingAlgorithm.schedule_pod), one reserve-and-permit path (ScheduleOne.reserve_and_permit)
-and one map of profiles per run (kschedctl/scheduler/profile.py, upstream pkg/scheduler/profile).
+and one map of profiles per run (kschedctl/runtime/profile.py, upstream pkg/scheduler/profile).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-import kschedctl.framework.runtime.framework as framework_module
+import kschedctl.runtime.framework as framework_module
 from kschedctl.cluster.loader import ClusterSnapshot, load_snapshot
 from kschedctl.config.loader import load_config_text
-from kschedctl.framework.runtime.plugin_manager import default_registry
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
-from kschedctl.framework.runtime.services import Services
-from kschedctl.scheduler import profile
+from kschedctl.explain.explain import explain_pod
+from kschedctl.framework.registry import PluginSpec, Registry
+from kschedctl.plugins.plugin_manager import default_registry
+from kschedctl.runtime import profile
+from kschedctl.runtime.services import Services
 from kschedctl.scheduler.algorithm import AttemptRecorder
-from kschedctl.scheduler.explain import explain_pod
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod
 from kschedctl.versions import KubeVersion
@@ -192,7 +192,7 @@ def test_explain_of_a_pod_group_tries_each_placement_as_schedule_does() -> None:
     tried within each placement's nodes (Snapshot.AssumePlacement); explain runs that very
     cycle, so its members land where `schedule` puts them and see only the placement's nodes."""
     from kschedctl.cluster.loader import _build, resolve_priorities
-    from kschedctl.scheduler.explain import explain_pod_group
+    from kschedctl.explain.explain import explain_pod_group
     from kschedctl.testing import make_pod_group
 
     version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True,

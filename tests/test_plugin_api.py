@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 import kschedctl.framework as api
-from kschedctl.config.types import PLUGIN_SET_FIELDS, Plugins
+from kschedctl.framework.config_types import PLUGIN_SET_FIELDS, Plugins
 from kschedctl.framework.extension_points import (
     CONFIG_FIELDS,
     EXTENSION_POINTS,
     extension_points_of,
 )
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.testing import make_node, make_pod, new_framework
 
 ROOT = Path(__file__).resolve().parent.parent

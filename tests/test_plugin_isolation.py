@@ -33,7 +33,7 @@ from kschedctl.framework import (
     Status,
     hookimpl,
 )
-from kschedctl.framework.runtime import plugin_manager
+from kschedctl.plugins import plugin_manager
 from kschedctl.testing import make_node, make_pod, make_pod_group
 
 NAME = "Broken"

@@ -12,8 +12,8 @@ import pytest
 from kschedctl.backend.queue.scheduling_queue import PriorityQueue
 from kschedctl.cluster.loader import ClusterSnapshot, _build, resolve_priorities
 from kschedctl.config.loader import load_config_text
-from kschedctl.framework.runtime.plugin_manager import default_registry
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import FakeClock, make_node, make_pod, make_pod_group
 from kschedctl.versions import KubeVersion

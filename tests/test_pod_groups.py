@@ -9,7 +9,7 @@ import pytest
 
 from kschedctl.cluster.loader import ClusterSnapshot, _build, resolve_priorities
 from kschedctl.config.loader import load_config_text
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod, make_pod_group
 from kschedctl.versions import KubeVersion

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from kschedctl.framework.runtime.sandbox import PluginFailure, Sandbox, SandboxedPlugin
+from kschedctl.runtime.sandbox import PluginFailure, Sandbox, SandboxedPlugin
 
 
 class Stop(BaseException):

@@ -16,8 +16,8 @@ import pytest
 from kschedctl.cluster.loader import ClusterSnapshot, resolve_priorities
 from kschedctl.config.loader import load_config_text
 from kschedctl.framework.interface import Code, Status
-from kschedctl.framework.runtime.plugin_manager import default_registry
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
+from kschedctl.framework.registry import PluginSpec, Registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod
 from kschedctl.versions import KubeVersion

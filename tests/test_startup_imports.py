@@ -60,7 +60,7 @@ def test_help_imports_neither_numpy_nor_the_configuration() -> None:
     loaded = set(json.loads(proc.stderr))
     assert "schedule" in proc.stdout
     heavy = {"numpy", "jsonschema", "pluggy", "rich", "pydantic", "tabulate", "yaml", "kschedctl.config.loader",
-             "kschedctl.framework.interface", "kschedctl.scheduler.scheduler", "kschedctl.cli.render"}
+             "kschedctl.framework.interface", "kschedctl.scheduler.scheduler", "kschedctl.output.render"}
     assert heavy & loaded == set()
 
 

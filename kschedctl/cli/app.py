@@ -23,7 +23,7 @@ from kschedctl.api.outputs import OutputPath, check_outputs, resolve_output
 from kschedctl.cli.helpformat import PlainCommand, PlainGroup
 from kschedctl.cli.live import capture_command, live_options
 from kschedctl.cli.stdout import emit, run_app
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import (
     DEFAULT_VERSION,
     SUPPORTED_VERSIONS,
@@ -33,8 +33,8 @@ from kschedctl.versions import (
 )
 
 if TYPE_CHECKING:
-    from kschedctl.config.types import KubeSchedulerConfiguration
-    from kschedctl.framework.runtime.registry import Registry
+    from kschedctl.framework.config_types import KubeSchedulerConfiguration
+    from kschedctl.framework.registry import Registry
 
 # Startup (benchmarks/startup.py): `kschedctl --help` and argument errors need only typer and
 # this module's definitions, so the configuration, the framework (numpy), the renderers and the
@@ -102,7 +102,7 @@ def _fail(message: str, code: int = 2) -> None:
 
 def _guarded(debug: bool, fn: Callable[[], T]) -> T:
     """Bad input becomes one line on stderr and exit 2; a traceback only with --debug."""
-    from kschedctl.framework.runtime.framework import FrameworkError
+    from kschedctl.runtime.framework import FrameworkError
 
     try:
         return fn()
@@ -165,7 +165,7 @@ def settle_outputs(outputs: Iterable[tuple[str, str | None]], inputs: Iterable[s
 
 
 def _warn_registry_errors() -> None:
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
 
     for err in default_registry().errors:
         typer.echo(f"warning: {escape_control(str(err))}", err=True)
@@ -185,7 +185,7 @@ def _load(snapshot: list[str], config: str | None, version: KubeVersion, no_exte
 
 
 def _load_config(config: str | None, version: KubeVersion, no_extenders: bool = False):
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
 
     _warn_registry_errors()
     registry = default_registry().registry
@@ -261,8 +261,8 @@ def schedule(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
-    from kschedctl.cli.layout import terminal_width
-    from kschedctl.cli.render import render_run
+    from kschedctl.output.layout import terminal_width
+    from kschedctl.output.render import render_run
     from kschedctl.scheduler.scheduler import Scheduler
 
     def run():
@@ -277,10 +277,10 @@ def schedule(
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
             result = sched.run(progress=callback)
         if write_snapshot is not None:
-            from kschedctl.cluster.writer import write_snapshot_file
+            from kschedctl.output.writer import write_snapshot_file
             write_snapshot_file(cluster, result, targets["--write-snapshot"])
         if report is not None:
-            from kschedctl.cli.report import write_run_report
+            from kschedctl.output.report import write_run_report
             from kschedctl.whatif.usage import cluster_usage
             write_run_report(result, cluster_usage(sched.cache.nodes), targets["--report"])
         return result
@@ -315,16 +315,16 @@ def explain(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """One pod against the snapshot as given: what the pod is, the verdict, every node's filter result and every score."""
-    from kschedctl.cli.layout import terminal_width
-    from kschedctl.cli.render import render_explain
-    from kschedctl.scheduler.explain import (
+    from kschedctl.explain.explain import (
         POD_GROUP_PREFIX,
         explain_pod,
         explain_pod_group,
         find_pod,
         pod_key,
     )
-    from kschedctl.scheduler.explain_run import explain_in_run
+    from kschedctl.explain.explain_run import explain_in_run
+    from kschedctl.output.layout import terminal_width
+    from kschedctl.output.render import render_explain
 
     def run():
         _refuse_swapped_arguments(pod, snapshot)
@@ -376,9 +376,9 @@ def simulate(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
-    from kschedctl.cli.layout import terminal_width
-    from kschedctl.cli.render import render_simulation
     from kschedctl.cluster.scenario import load_scenario
+    from kschedctl.output.layout import terminal_width
+    from kschedctl.output.render import render_simulation
     from kschedctl.scheduler.simulate import run_scenario
 
     def run():
@@ -390,7 +390,7 @@ def simulate(
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
         result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         if report is not None:
-            from kschedctl.cli.report import write_simulation_report
+            from kschedctl.output.report import write_simulation_report
             from kschedctl.whatif.usage import cluster_usage
             write_simulation_report(result, cluster_usage(result.node_infos or {}), targets["--report"])
         return result
@@ -420,9 +420,9 @@ def validate(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
-    from kschedctl.cli.render import render_validation
     from kschedctl.config.checker import validate_files
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.output.render import render_validation
+    from kschedctl.plugins.plugin_manager import default_registry
 
     def run():
         check_stdin_once(configs=configs)
@@ -448,9 +448,9 @@ def plugins(
     output: TableOutput = typer.Option(TableOutput.table, "-o", "--output", help="Output format."),
 ) -> None:
     """List every plugin known: in-tree and from installed packages."""
-    from kschedctl.cli.layout import Column, fit_table, terminal_width
-    from kschedctl.cli.render import escaped, to_json
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.output.layout import Column, fit_table, terminal_width
+    from kschedctl.output.render import escaped, to_json
+    from kschedctl.plugins.plugin_manager import default_registry
 
     loaded = default_registry()
     for err in loaded.errors:
@@ -484,7 +484,7 @@ def main() -> None:
     errors ending it as kschedctl/cli/stdout.py says (a closed pipe: quiet, exit 141; anything
     else: one line, exit 2), and ended with the command's status once the result is flushed,
     whatever threads a plugin left running."""
-    from kschedctl.framework.runtime import process
+    from kschedctl.runtime import process
 
     process.contain()
     code = 1

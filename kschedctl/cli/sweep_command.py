@@ -57,8 +57,8 @@ def sweep(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Run schedule, diff or simulate over every cell of a matrix; one results file, one summary."""
-    from kschedctl.cli.render_sweep import render_sweep
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.output.render_sweep import render_sweep
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.sweep import results as store
     from kschedctl.sweep.executors import default_jobs, make_executor
     from kschedctl.sweep.matrix import load_matrix
@@ -75,7 +75,7 @@ def sweep(
         given = {flag: resolve_output(p, flag, create_directory=flag == "--results")
                  for flag, p in (("--results", results), ("--report", report)) if p is not None}
         if report:  # say it before the sweep, not after
-            from kschedctl.cli.report import plotly_js
+            from kschedctl.output.report import plotly_js
             plotly_js()
         _warn_registry_errors()
         m = load_matrix(matrix, default_registry().registry)
@@ -96,7 +96,7 @@ def sweep(
                 journal.close()
             write(result, outputs.results, outputs.kind)
         if outputs.report is not None:
-            from kschedctl.cli.report_sweep import write_sweep_report
+            from kschedctl.output.report_sweep import write_sweep_report
             write_sweep_report(result, outputs.report)
         return result
 

@@ -26,7 +26,7 @@ from kschedctl.cli.app import (
 )
 from kschedctl.cli.live import live_options
 from kschedctl.cli.stdout import emit
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
 EXIT_CHANGED = 4
@@ -51,8 +51,8 @@ def diff(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Schedule the snapshot under two configurations (or releases, or feature gates) and compare."""
-    from kschedctl.cli.render_whatif import render_diff
     from kschedctl.cluster.loader import load_snapshot
+    from kschedctl.output.render_whatif import render_diff
     from kschedctl.whatif.diff import Side
     from kschedctl.whatif.diff import diff as run_diff
 
@@ -69,7 +69,7 @@ def diff(
         side_b = Side("b", config_b, version_b, feature_gates_b, cfg_b, cluster_b)
         result = run_diff(side_a, side_b, registry, seed, plugin_timeout=plugin_timeout)
         if report is not None:
-            from kschedctl.cli.report import write_diff_report
+            from kschedctl.output.report import write_diff_report
             write_diff_report(result, targets["--report"])
         return result
 
@@ -102,7 +102,7 @@ def capacity(
 ) -> None:
     """How many copies of a pod fit, where, and what stops the next one; or, with --nodes-for,
     how many nodes of a shape the pending pods need."""
-    from kschedctl.cli.render_whatif import render_capacity, render_nodes_for
+    from kschedctl.output.render_whatif import render_capacity, render_nodes_for
     from kschedctl.whatif import capacity as cap
     from kschedctl.whatif.templates import hypothetical_nodes, load_node_template, load_pod_template
 
@@ -128,7 +128,7 @@ def capacity(
             result = cap.capacity(cluster, cfg, registry, version, template, max_copies=max_copies, seed=seed,
                                   added_nodes=added, fast=not plain, plugin_timeout=plugin_timeout)
         if report is not None:
-            from kschedctl.cli.report import write_capacity_report
+            from kschedctl.output.report import write_capacity_report
             write_capacity_report(result, targets["--report"])
         return result
 

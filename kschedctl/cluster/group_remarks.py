@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.backend.podgroup import POD_GROUP_KIND, WORKLOAD_KIND, uses_pod_group_object
+from kschedctl.framework.podgroup import POD_GROUP_KIND, WORKLOAD_KIND, uses_pod_group_object
 
 GATES = "--feature-gates GenericWorkload=true,GangScheduling=true"
 

@@ -24,6 +24,7 @@ from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.json_decoding import DecodeError, load_json
 from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import NameGenerator, needs_generated_name
+from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -35,10 +36,9 @@ from kschedctl.api.types import (
     PodDisruptionBudget,
     PriorityClass,
 )
-from kschedctl.backend.podgroup import storage_kind
-from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.cluster.simulator_export import as_list_document, is_simulator_export
 from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line, overlay_files, remember_text
+from kschedctl.framework.podgroup import storage_kind
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",

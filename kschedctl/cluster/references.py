@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.types import Pod, Volume
-from kschedctl.backend.podgroup import scheduling_group_name, uses_pod_group_object, workload_ref
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
+from kschedctl.framework.podgroup import scheduling_group_name, uses_pod_group_object, workload_ref
 from kschedctl.plugins.node_volume_limits import _MIGRATABLE
 from kschedctl.plugins.volume_util import NOT_SUPPORTED_PROVISIONER as NO_PROVISIONER
 

@@ -23,12 +23,12 @@ from kschedctl.api.inputs import read_text
 from kschedctl.config.defaults import set_defaults
 from kschedctl.config.loader import decode
 from kschedctl.config.schema import ARGS_SCHEMAS, iter_schema_errors
-from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.config.unwrap import unwrap_config_text
 from kschedctl.config.validation import Issue, profiles_to_build, semantic_issues
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.services import Services
-from kschedctl.scheduler.profile import profile_issues
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
+from kschedctl.framework.registry import Registry
+from kschedctl.runtime.profile import profile_issues
+from kschedctl.runtime.services import Services
 from kschedctl.versions import KubeVersion
 
 Path = tuple[Any, ...]
@@ -175,7 +175,7 @@ def _args_schema_errors(data: dict, registry: Registry) -> list[tuple[Path, str]
 
 def _as_registry(registry: Any) -> Registry:
     if registry is None:
-        from kschedctl.framework.runtime.plugin_manager import default_registry
+        from kschedctl.plugins.plugin_manager import default_registry
 
         return default_registry().registry
     return getattr(registry, "registry", registry)
@@ -239,7 +239,7 @@ def configuration_errors(cfg: KubeSchedulerConfiguration, version: KubeVersion,
 def validate_files(paths: list[str], version: KubeVersion, registry: Any = None,
                    build_profiles: bool = True) -> list[ValidationReport]:
     """One report per file, in the order given. ``registry`` is a Registry or a LoadedRegistry
-    (None: kschedctl.framework.runtime.plugin_manager.default_registry(), with installed packages).
+    (None: kschedctl.plugins.plugin_manager.default_registry(), with installed packages).
     ``build_profiles=False`` leaves out what building the profiles finds: a command that runs the
     configuration builds them once anyway (scheduler/profile.new_map), and reports the same errors."""
     reports = []

@@ -11,7 +11,8 @@ import copy
 import logging
 
 from kschedctl.api.errors import InputError
-from kschedctl.config.types import (
+from kschedctl.framework.args import ArgsError, PluginArgs
+from kschedctl.framework.config_types import (
     PLUGIN_SET_FIELDS,
     KubeSchedulerConfiguration,
     Plugin,
@@ -20,9 +21,8 @@ from kschedctl.config.types import (
     PluginSet,
     Profile,
 )
-from kschedctl.framework.args import ArgsError, PluginArgs
 from kschedctl.framework.features import Features
-from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.registry import Registry
 from kschedctl.versions import KubeVersion
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,8 @@ from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import read_text
 from kschedctl.api.json_decoding import DecodeError
 from kschedctl.config.defaults import ConfigError, set_defaults
-from kschedctl.config.types import (
+from kschedctl.config.unwrap import unwrap_config_text
+from kschedctl.framework.config_types import (
     PLUGIN_SET_FIELDS,
     KubeSchedulerConfiguration,
     Plugin,
@@ -21,8 +22,7 @@ from kschedctl.config.types import (
     PluginSet,
     Profile,
 )
-from kschedctl.config.unwrap import unwrap_config_text
-from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.registry import Registry
 from kschedctl.versions import KubeVersion
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"

@@ -4,7 +4,7 @@ Upstream: pkg/scheduler/apis/config/validation/validation.go (ValidateKubeSchedu
 component-base/config/validation (leader election, client connection), the args validators
 (validation_pluginargs.go: each plugin's typed args, ``PluginArgs.validate``) and the
 plugin names against the registry. What building the profiles finds (NewFramework's errors,
-profile.go's queue sort check) is kschedctl/scheduler/profile.py's.
+profile.go's queue sort check) is kschedctl/runtime/profile.py's.
 
 Messages follow apimachinery's field.Error: ``<path>: <type>[: <value>][: <detail>]``; an
 Issue keeps the path apart from the rest so the CLI can map it to a line of the file.
@@ -20,12 +20,12 @@ from typing import Any
 
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
 from kschedctl.config.known_plugins import known_elsewhere
-from kschedctl.config.types import (
+from kschedctl.framework import gosemantics as field
+from kschedctl.framework.config_types import (
     PLUGIN_SET_FIELDS,
     KubeSchedulerConfiguration,
     PluginSet,
 )
-from kschedctl.framework import gosemantics as field
 from kschedctl.framework.extension_points import WEIGHTED_FIELDS
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import (
@@ -33,8 +33,8 @@ from kschedctl.framework.gosemantics import (
     go_value,
     parse_go_duration,
 )
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import Sandbox, describe
+from kschedctl.framework.registry import Registry
+from kschedctl.runtime.sandbox import Sandbox, describe
 from kschedctl.versions import KubeVersion
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -361,7 +361,7 @@ def _profile_index(path: str) -> int | None:
 def semantic_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[Issue]:
     """Every semantic issue (errors and warnings) of a decoded and defaulted configuration:
     kube's rules, the plugin names and advice (warnings). Building the profiles (what
-    NewFramework refuses) is kschedctl.scheduler.profile's: `validate` adds its issues
+    NewFramework refuses) is kschedctl.runtime.profile's: `validate` adds its issues
     (profiles_to_build says which profiles), and so does every run given a --config, which
     runs validate's checks first (kschedctl/cli/app.py)."""
     return kube_issues(cfg, version, registry) + registry_issues(cfg, registry) + advice_issues(cfg)

@@ -31,7 +31,7 @@ from kschedctl.api.resourceclaim import (
 from kschedctl.api.types import Pod
 
 if TYPE_CHECKING:
-    from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.api.objects import ClusterObjects
 
 # resourceapi.Finalizer: set by the scheduler when it allocates a claim.
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"

@@ -35,7 +35,7 @@ from kschedctl.dra.cel import Cache
 from kschedctl.dra.structured import AllocatedState, DeviceID, Features, Pool, gather_pools
 
 if TYPE_CHECKING:
-    from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.api.objects import ClusterObjects
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,9 +27,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kschedctl.api.objects import ClusterObjects
     from kschedctl.api.types import Node, Pod
-    from kschedctl.backend.podgroup import PodGroup, PodGroupManager, PodGroupState
-    from kschedctl.cluster.objects import ClusterObjects
     from kschedctl.framework import gosemantics
     from kschedctl.framework.args import (
         ArgsError,
@@ -94,27 +93,28 @@ if TYPE_CHECKING:
         is_success,
     )
     from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
-    from kschedctl.framework.runtime.registry import (
+    from kschedctl.framework.podgroup import PodGroup, PodGroupManager, PodGroupState
+    from kschedctl.framework.registry import (
         PLUGIN_API_VERSION,
         PluginFactory,
         PluginFactoryWithFeatures,
         PluginSpec,
         with_features,
     )
-    from kschedctl.framework.runtime.waiting_pods import WaitingPod
     from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, QueuedPodInfo
+    from kschedctl.framework.waiting_pods import WaitingPod
     from kschedctl.hookspecs import hookimpl
 
 # name -> the module defining it: the names above, imported on first use (PEP 562), so that
-# importing one submodule (kschedctl.framework.runtime.sandbox, say) does not load the whole API
+# importing one submodule (kschedctl.runtime.sandbox, say) does not load the whole API
 # and numpy with it. tests/test_framework_exports.py keeps this table and the imports above equal.
 _EXPORTS: dict[str, str] = {
     "Node": "kschedctl.api.types",
     "Pod": "kschedctl.api.types",
-    "PodGroup": "kschedctl.backend.podgroup",
-    "PodGroupManager": "kschedctl.backend.podgroup",
-    "PodGroupState": "kschedctl.backend.podgroup",
-    "ClusterObjects": "kschedctl.cluster.objects",
+    "PodGroup": "kschedctl.framework.podgroup",
+    "PodGroupManager": "kschedctl.framework.podgroup",
+    "PodGroupState": "kschedctl.framework.podgroup",
+    "ClusterObjects": "kschedctl.api.objects",
     "gosemantics": "kschedctl.framework.gosemantics",
     "ArgsError": "kschedctl.framework.args",
     "ArgsStruct": "kschedctl.framework.args",
@@ -177,12 +177,12 @@ _EXPORTS: dict[str, str] = {
     "Placement": "kschedctl.framework.placement",
     "PlacementScore": "kschedctl.framework.placement",
     "PodGroupAssignment": "kschedctl.framework.placement",
-    "PLUGIN_API_VERSION": "kschedctl.framework.runtime.registry",
-    "PluginFactory": "kschedctl.framework.runtime.registry",
-    "PluginFactoryWithFeatures": "kschedctl.framework.runtime.registry",
-    "PluginSpec": "kschedctl.framework.runtime.registry",
-    "with_features": "kschedctl.framework.runtime.registry",
-    "WaitingPod": "kschedctl.framework.runtime.waiting_pods",
+    "PLUGIN_API_VERSION": "kschedctl.framework.registry",
+    "PluginFactory": "kschedctl.framework.registry",
+    "PluginFactoryWithFeatures": "kschedctl.framework.registry",
+    "PluginSpec": "kschedctl.framework.registry",
+    "with_features": "kschedctl.framework.registry",
+    "WaitingPod": "kschedctl.framework.waiting_pods",
     "NodeInfo": "kschedctl.framework.types",
     "NodeToStatus": "kschedctl.framework.types",
     "PodInfo": "kschedctl.framework.types",

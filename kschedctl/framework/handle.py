@@ -4,7 +4,7 @@ Upstream: staging/src/k8s.io/kube-scheduler/framework/interface.go (Handle: the 
 SharedLister, the informers' listers, the clientset, waiting pods, the PodNominator, the
 PluginsRunner, the WorkloadManager). A plugin gets its Handle from its factory
 ``factory(args, handle)``; the scheduler behind it is never handed over. The Handle is filled
-from the scheduler's ``Services`` (kschedctl.framework.runtime.services), which config
+from the scheduler's ``Services`` (kschedctl.runtime.services), which config
 validation and tests build without a scheduler (``Services.minimal``).
 
 kschedctl's informers are the snapshot: ``objects`` holds the cluster objects
@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kschedctl.framework.interface import NodePluginScores, Status
 
 if TYPE_CHECKING:
+    from kschedctl.api.objects import ClusterObjects
     from kschedctl.api.resourceclaim import ResourceClaim
     from kschedctl.api.types import Pod
-    from kschedctl.backend.podgroup import PodGroupManager
-    from kschedctl.cluster.objects import ClusterObjects
     from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.cycle_state import CycleState
     from kschedctl.framework.extender import Extender
     from kschedctl.framework.features import Features
-    from kschedctl.framework.runtime.framework import Framework
-    from kschedctl.framework.runtime.services import Services
-    from kschedctl.framework.runtime.waiting_pods import WaitingPod
+    from kschedctl.framework.podgroup import PodGroupManager
     from kschedctl.framework.types import NodeInfo, PodInfo
+    from kschedctl.framework.waiting_pods import WaitingPod
+    from kschedctl.runtime.framework import Framework
+    from kschedctl.runtime.services import Services
     from kschedctl.versions import KubeVersion
 
 
@@ -149,7 +149,7 @@ class Handle:
     def pod_group_manager(self) -> "PodGroupManager":
         """Pod groups: a pod's group, the group objects, each group's pods (WorkloadManager)."""
         if self._pod_groups is None:
-            from kschedctl.backend.podgroup import PodGroupManager
+            from kschedctl.framework.podgroup import PodGroupManager
 
             self._pod_groups = PodGroupManager(self._services.objects, self._services.version, self._pods.list,
                                                self._services.assumed_pod)

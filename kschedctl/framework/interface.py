@@ -16,13 +16,13 @@ if TYPE_CHECKING:
     import numpy as np
 
     from kschedctl.api.types import Pod
-    from kschedctl.backend.podgroup import PodGroup
     from kschedctl.framework.cycle_state import CycleState
     from kschedctl.framework.placement import (
         Placement,
         PlacementScore,
         PodGroupAssignment,
     )
+    from kschedctl.framework.podgroup import PodGroup
     from kschedctl.framework.types import NodeInfo, PodInfo, QueuedPodInfo
 
 MAX_NODE_SCORE = 100

@@ -12,7 +12,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Status
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.plugins import names
 
 NAME = names.DefaultBinder

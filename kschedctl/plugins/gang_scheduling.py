@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.api.types import Pod
-from kschedctl.backend import podgroup as pg
+from kschedctl.framework import podgroup as pg
 from kschedctl.framework.features import Features
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
@@ -28,7 +28,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins import names
 
 NAME = names.GangScheduling

@@ -18,7 +18,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, BatchScores, Status
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import ImageStateSummary, NodeInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names

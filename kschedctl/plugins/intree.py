@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.hookspecs import hookimpl
 from kschedctl.plugins.names import IN_TREE_MODULES
 

@@ -42,7 +42,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names

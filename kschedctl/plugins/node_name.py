@@ -19,7 +19,7 @@ from kschedctl.framework.interface import (
     Code,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import node_only_filter_batch

@@ -21,7 +21,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import HostPortInfo, NodeInfo, PodInfo, host_ports_of
 from kschedctl.plugins import names
 

@@ -25,7 +25,7 @@ from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import FieldError, duplicate, go_div, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names

@@ -32,8 +32,8 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.framework.resource import Resource, compute_pod_resource_request
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names

@@ -28,7 +28,7 @@ from kschedctl.framework.interface import (
     PreFilterResult,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.volume_util import (

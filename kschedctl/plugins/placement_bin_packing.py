@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from kschedctl.backend import podgroup as pg
+from kschedctl.framework import podgroup as pg
 from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import FieldError, forbidden
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.placement import PodGroupAssignment
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.plugins.resource_allocation import (
     MOST_ALLOCATED,
     ResourceAllocationScorer,

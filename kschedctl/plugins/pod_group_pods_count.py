@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.backend import podgroup as pg
+from kschedctl.framework import podgroup as pg
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
 from kschedctl.framework.placement import PlacementScore, PodGroupAssignment
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 
 NAME = "PodGroupPodsCount"
 

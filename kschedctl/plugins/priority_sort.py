@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.framework.handle import Handle
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import QueuedPodInfo
 from kschedctl.plugins import names
 

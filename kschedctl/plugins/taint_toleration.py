@@ -38,7 +38,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.backend import podgroup as pg
+from kschedctl.framework import podgroup as pg
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.placement import Placement
-from kschedctl.framework.runtime.registry import PluginSpec
+from kschedctl.framework.registry import PluginSpec
 
 NAME = "TopologyPlacementGenerator"
 

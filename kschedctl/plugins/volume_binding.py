@@ -46,7 +46,7 @@ from kschedctl.framework.interface import (
     PreFilterResult,
     Status,
 )
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.resource_allocation import (

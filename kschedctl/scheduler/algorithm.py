@@ -28,10 +28,10 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import Code, NodePluginScores, Status
-from kschedctl.framework.runtime.framework import Framework
-from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
 from kschedctl.lazy import numpy as np
+from kschedctl.runtime.framework import Framework
+from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.extender import (
     ExtenderError,
     find_nodes_that_pass_extenders,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Node, Pod
-from kschedctl.backend.podgroup import group_key_of
 from kschedctl.dra.claimcontroller import ClaimChanges, create_template_claims, release_pod_claims
 from kschedctl.framework import events as ev
 from kschedctl.framework.interface import ClusterEvent
+from kschedctl.framework.podgroup import group_key_of
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
 from kschedctl.scheduler.result import Deleted
 

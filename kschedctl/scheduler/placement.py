@@ -20,7 +20,7 @@ from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAss
 from kschedctl.scheduler.algorithm import SchedulingError
 
 if TYPE_CHECKING:
-    from kschedctl.backend.podgroup import PodGroup
+    from kschedctl.framework.podgroup import PodGroup
 
 
 class PlacementView:

@@ -38,7 +38,7 @@ class Unschedulable:
     nominated_node: str = ""
     error: bool = False  # the last attempt ended in an Error status rather than a FitError
     time: float = 0.0  # when the last attempt failed (virtual clock, seconds since the epoch)
-    diagnosis: str | None = None  # the verdict (kschedctl/scheduler/verdict.py), next to kube's message
+    diagnosis: str | None = None  # the verdict (kschedctl/explain/verdict.py), next to kube's message
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "attempts": self.attempts,
@@ -96,7 +96,7 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)  # said on stderr by the CLI
     deleted: list[Deleted] = field(default_factory=list)
     # objects plugins wrote through the client during the run (PreBind: PVs, PVCs), in order;
-    # not rendered: --write-snapshot applies them (kschedctl/cluster/after_run.py)
+    # not rendered: --write-snapshot applies them (kschedctl/output/after_run.py)
     written: list[dict[str, Any]] = field(default_factory=list)
     start_time: float = 0.0  # the virtual clock at the start (seconds since the epoch)
     # DRA objects as the run left them, {kind: {key: raw}} (claims allocated, reserved, released,
@@ -217,7 +217,7 @@ class ExplainResult:
     evaluated: bool = True  # False: a gated, bound, terminal or no-profile pod not evaluated
     note: str = ""  # what was evaluated (the snapshot as given) and, when it differs, the run's outcome
     run: dict[str, Any] | None = None  # the outcome `schedule` gives this pod, when it was looked up
-    verdict: str | None = None  # the answer first (kschedctl/scheduler/verdict.py)
+    verdict: str | None = None  # the answer first (kschedctl/explain/verdict.py)
     attempts: list[dict[str, Any]] | None = None  # --in-run: the run's attempts for this pod
     sampling: dict[str, Any] | None = None  # the nodes kube's search looked at, when not all (sampling.py)
     tie: dict[str, Any] | None = None  # the best total shared by several scored nodes: kube's random pick

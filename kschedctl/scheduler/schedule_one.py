@@ -28,9 +28,9 @@ from kschedctl.framework import events as ev
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.interface import Code, PostFilterResult, Status
-from kschedctl.framework.runtime.framework import Framework
-from kschedctl.framework.runtime.waiting_pods import WaitingPod
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo, fit_error_for_single_node
+from kschedctl.framework.waiting_pods import WaitingPod
+from kschedctl.runtime.framework import Framework
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingError
 from kschedctl.scheduler.extender import extenders_binding
 from kschedctl.scheduler.result import Placement

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kschedctl.backend import podgroup as pg
+from kschedctl.framework import podgroup as pg
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
@@ -37,7 +37,7 @@ from kschedctl.scheduler.placement import (
 )
 
 if TYPE_CHECKING:
-    from kschedctl.framework.runtime.framework import Framework
+    from kschedctl.runtime.framework import Framework
     from kschedctl.scheduler.schedule_one import Reservation
     from kschedctl.scheduler.scheduler import Scheduler
 

@@ -31,19 +31,20 @@ from kschedctl.backend.queue.scheduling_queue import (
     build_queueing_hint_map,
 )
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
-from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.explain.verdict import ClusterFacts, verdict
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.extender import EXTENDER_NAME
 from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Status
-from kschedctl.framework.runtime.framework import Framework, FrameworkError
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
-from kschedctl.framework.runtime.services import Services
+from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import QueuedPodInfo
+from kschedctl.runtime.framework import Framework, FrameworkError
+from kschedctl.runtime.profile import new_map
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.runtime.services import Services
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm
 from kschedctl.scheduler.eventhandlers import EventHandlers
 from kschedctl.scheduler.extender import build_extenders
-from kschedctl.scheduler.profile import new_map
 from kschedctl.scheduler.result import (
     Placement,
     Preemption,
@@ -53,7 +54,6 @@ from kschedctl.scheduler.result import (
 )
 from kschedctl.scheduler.schedule_one import Binding, PodOutcome, ScheduleOne
 from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
-from kschedctl.scheduler.verdict import ClusterFacts, verdict
 from kschedctl.versions import KubeVersion
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every

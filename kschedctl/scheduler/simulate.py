@@ -24,10 +24,10 @@ from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, locate_line, resolve_priorities
 from kschedctl.cluster.scenario import Scenario, ScenarioEvent
-from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.gosemantics import go_duration
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.framework.registry import Registry
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion

@@ -26,7 +26,7 @@ from typing import Any
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
-from kschedctl.framework.runtime.multipoint import FrameworkError
+from kschedctl.runtime.multipoint import FrameworkError
 from kschedctl.versions import KubeVersion, UnsupportedVersion, parse_version
 
 OK = "ok"
@@ -213,7 +213,7 @@ def outcome_digest(run: dict[str, Any]) -> str:
 
 
 def _registry() -> Any:
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
 
     return default_registry().registry
 

@@ -32,8 +32,8 @@ from kschedctl.api.validation import dns1123_subdomain_errors
 from kschedctl.cluster.loader import expand_paths, locate_line
 from kschedctl.config.loader import load_config_text, parse_config_yaml
 from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_errors
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.framework.registry import Registry
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.sweep import patch
 from kschedctl.sweep.cell import content_key
 from kschedctl.versions import (

@@ -32,12 +32,12 @@ from typing import Any
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
-from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.registry import Registry
 from kschedctl.framework.resource import Resource
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import PodInfo
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
 from kschedctl.whatif.templates import PodTemplate, node_copy

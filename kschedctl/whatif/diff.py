@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.cluster.loader import ClusterSnapshot
-from kschedctl.config.types import KubeSchedulerConfiguration
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
+from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import QueuedPodInfo
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler

@@ -36,10 +36,10 @@ import numpy as np
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
-from kschedctl.framework.runtime.guard import optional
-from kschedctl.framework.runtime.score_points import score_array
-from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.plugins import names
+from kschedctl.runtime.guard import optional
+from kschedctl.runtime.score_points import score_array
+from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.whatif.templates import PodTemplate

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from kschedctl.framework.runtime.plugin_manager import default_registry
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
+from kschedctl.framework.registry import PluginSpec, Registry
+from kschedctl.plugins.plugin_manager import default_registry
 
 # upstream plugin -> the method names of the extension points it implements
 _POINTS = {

@@ -42,7 +42,7 @@ def test_default_plugin_args():
     fit = fwk.instances["NodeResourcesFit"]
     assert fit is not None
     from kschedctl.config.loader import load_config_text
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
 
     cfg = load_config_text("", "<default>", KubeVersion(), default_registry().registry)
     args = {pc.name: pc.args.to_dict() for pc in cfg.profiles[0].plugin_config}  # typed args, as JSON

@@ -6,10 +6,10 @@ import pytest
 
 from kschedctl.config.defaults import merge_plugin_set
 from kschedctl.config.loader import load_config_text
-from kschedctl.config.types import Plugin, PluginSet
-from kschedctl.framework.runtime.framework import Framework, FrameworkError
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
-from kschedctl.framework.runtime.services import Services
+from kschedctl.framework.config_types import Plugin, PluginSet
+from kschedctl.framework.registry import PluginSpec, Registry
+from kschedctl.runtime.framework import Framework, FrameworkError
+from kschedctl.runtime.services import Services
 from kschedctl.versions import KubeVersion
 
 

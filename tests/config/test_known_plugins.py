@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.config.validation import _hint
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 
 CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

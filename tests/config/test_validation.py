@@ -27,7 +27,7 @@ from kschedctl.config.loader import load_config_text
 from kschedctl.config.schema import ARGS_SCHEMAS, load_schema, schema_files
 from kschedctl.config.validation import validate_config
 from kschedctl.framework.args import PluginArgs, Raw
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
+from kschedctl.framework.registry import PluginSpec, Registry
 from kschedctl.versions import KubeVersion
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,8 +82,8 @@ def test_profiles_present():
 
 def test_default_profile_file_is_the_builtin_default(registry):
     """profiles/default.yaml builds the same framework as no configuration at all."""
-    from kschedctl.framework.runtime.framework import Framework
-    from kschedctl.framework.runtime.services import Services
+    from kschedctl.runtime.framework import Framework
+    from kschedctl.runtime.services import Services
 
     written = load_config_text((REPO / "profiles" / "default.yaml").read_text(), "default.yaml", V, registry)
     builtin = load_config_text("", "<default>", V, registry)
@@ -450,7 +450,7 @@ def test_validate_config_returns_errors_for_schedule(extended_registry):
 
 
 def test_validate_text_accepts_loaded_registry_and_default(tmp_path):
-    # registry=None uses kschedctl.framework.runtime.plugin_manager.default_registry() (in-tree plus installed packages)
+    # registry=None uses kschedctl.plugins.plugin_manager.default_registry() (in-tree plus installed packages)
     text = HEAD + textwrap.dedent("""\
         profiles:
           - plugins:

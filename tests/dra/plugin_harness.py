@@ -20,16 +20,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Node, Pod
-from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.features import Features
 from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Code, NodeScore, Status
-from kschedctl.framework.runtime.services import FixedClock
 from kschedctl.plugins.dynamic_resources import DynamicResources
+from kschedctl.runtime.services import FixedClock
 from kschedctl.testing import new_framework
 from kschedctl.versions import KubeVersion
 

@@ -453,8 +453,8 @@ def test_plugin(case: Case, release: str) -> None:
 def _plugin(claims: list[dict]):
     import dataclasses
 
+    from kschedctl.api.objects import ClusterObjects
     from kschedctl.api.resourceclaim import ResourceClaim as RC
-    from kschedctl.cluster.objects import ClusterObjects
     from kschedctl.framework.features import Features
     from kschedctl.plugins.dynamic_resources import DynamicResources
     from kschedctl.testing import new_framework

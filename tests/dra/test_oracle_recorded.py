@@ -26,9 +26,9 @@ import pytest
 from kschedctl.api.resourceclaim import pod_claim_refs
 from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.loader import load_config_file
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.explain.explain import explain_pod
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm
-from kschedctl.scheduler.explain import explain_pod
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion, parse_feature_gates
 

@@ -8,7 +8,7 @@ Messages as kube-scheduler 1.35 words them (reference section 12).
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.testing import make_node, make_pod
 
 # DynamicResources runs before DefaultPreemption at PostFilter and contributes its own reason.

@@ -45,7 +45,7 @@ def test_write_snapshot_failure_never_truncates_the_target(run_cli, write_snapsh
 
     def broken_dump(*_a, **_k):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr("kschedctl.cluster.writer.yaml.dump", broken_dump)
+    monkeypatch.setattr("kschedctl.output.writer.yaml.dump", broken_dump)
     out = run_cli("schedule", path, "--write-snapshot", str(target))
     assert out.exit_code == 2
     assert target.read_text() == "precious: data\n"

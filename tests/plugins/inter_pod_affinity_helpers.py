@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.types import Namespace, Node, Pod
-from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
 from kschedctl.testing import make_node, make_pod, new_framework
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.types import PodDisruptionBudget
-from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeToStatus

@@ -17,8 +17,8 @@ import pytest
 
 from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.loader import load_config_file
-from kschedctl.framework.runtime.plugin_manager import default_registry
 from kschedctl.plugins.default_preemption.plugin import DefaultPreemption
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
 

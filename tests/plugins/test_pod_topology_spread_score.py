@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pts_helpers import BAR, FOO, TAINTS, node, plugin_for, pod
 
+from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.types import GenericObject
-from kschedctl.cluster.objects import ClusterObjects
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import ClusterEvent, Code, NodeScore, QueueingHint
 from kschedctl.plugins.pod_topology_spread import plugin_spec

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from kschedctl.api.errors import InputError
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.sweep.matrix import load_matrix
 from kschedctl.sweep.patch import PatchError, expand
 from kschedctl.testing import make_node, make_pod

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.sweep import cell as cellmod
 from kschedctl.sweep.cell import CRASHED, ERROR, OK, CellOutcome, SnapshotSource, run_cell
 from kschedctl.sweep.executors import LocalPool

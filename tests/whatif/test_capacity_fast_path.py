@@ -17,7 +17,7 @@ import yaml
 
 from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.loader import load_config_file
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.testing import make_node, make_pod, only_plugins
 from kschedctl.versions import KubeVersion
 from kschedctl.whatif.capacity import capacity

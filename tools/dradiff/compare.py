@@ -49,7 +49,7 @@ def _lowest_name_ties() -> None:
 
 def _setup() -> tuple[Any, Any, Any]:
     from kschedctl.config.loader import load_config_file
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.versions import KubeVersion, parse_feature_gates
 
     version = KubeVersion("1.35", parse_feature_gates(GATES))
@@ -122,7 +122,7 @@ def kschedctl_sequential(snapshot: Path) -> list[dict]:
 
 def kschedctl_explain(snapshot: Path, pods: list[str]) -> dict[str, dict]:
     from kschedctl.cluster.loader import load_snapshot
-    from kschedctl.scheduler.explain import explain_pod
+    from kschedctl.explain.explain import explain_pod
 
     version, cfg, registry = _setup()
     out = {}

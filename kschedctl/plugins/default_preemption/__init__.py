@@ -5,7 +5,7 @@ Upstream: pkg/scheduler/framework/plugins/defaultpreemption/ and pkg/scheduler/f
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins.default_preemption.evaluator import (
     Candidate,
     Evaluator,

@@ -3,7 +3,7 @@ dynamicresources). ``plugin.py`` has the extension points, ``claims.py`` the pod
 ``extended.py`` extended resources backed by DRA, ``explain.py`` what explain shows per node,
 ``args.py`` DynamicResourcesArgs. The allocator itself is kschedctl.dra.structured."""
 
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins.dynamic_resources.args import (
     DEFAULT_BINDING_TIMEOUT,
     DEFAULT_FILTER_TIMEOUT,

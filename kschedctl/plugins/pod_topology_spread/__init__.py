@@ -7,7 +7,7 @@ args.py (PodTopologySpreadArgs), plugin.py (the plugin, events and queueing hint
 
 from __future__ import annotations
 
-from kschedctl.framework.runtime.registry import PluginSpec, with_features
+from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from kschedctl.plugins.pod_topology_spread.plugin import NAME, PodTopologySpread
 

@@ -45,7 +45,7 @@ from kschedctl.framework.gosemantics import invalid
 
 NAME = "Coscheduling"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
-POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # kschedctl.backend.podgroup.X_K8S_POD_GROUP_KIND
+POD_GROUP_KIND = "PodGroup.scheduling.x-k8s.io"  # kschedctl.framework.podgroup.X_K8S_POD_GROUP_KIND
 DEFAULT_PERMIT_WAITING_TIME_SECONDS = 60
 DEFAULT_POD_GROUP_BACKOFF_SECONDS = 0
 

@@ -9,7 +9,7 @@ import pytest
 
 from kschedctl.cluster.loader import ClusterSnapshot, _build, resolve_priorities
 from kschedctl.config.loader import load_config_text
-from kschedctl.framework.runtime.plugin_manager import default_registry
+from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod
 from kschedctl.versions import KubeVersion
@@ -81,7 +81,7 @@ def test_pods_without_group_schedule_normally():
 
 def test_less_keeps_group_members_together():
     # upstream: coscheduling_test.go TestLess "equal priority, sorted by podGroup creation time"
-    from kschedctl.cluster.objects import ClusterObjects
+    from kschedctl.api.objects import ClusterObjects
     from kschedctl.framework.types import PodInfo, QueuedPodInfo
     from kschedctl.testing import new_framework
 

@@ -136,7 +136,7 @@ def test_registered_through_entry_point():
            if ep.value == "kschedctl_node_resources_allocatable.hooks"]
     if not eps:
         pytest.skip("package not installed: pip install --no-deps -e plugins/kschedctl-node-resources-allocatable")
-    from kschedctl.framework.runtime.plugin_manager import build_registry
+    from kschedctl.plugins.plugin_manager import build_registry
 
     loaded = build_registry()
     spec = loaded.registry[NAME]

@@ -89,7 +89,7 @@ def plugin_class(rng: random.Random) -> tuple[type, str]:
 def registered(cls: type) -> Iterator[None]:
     """The plugin registered through the hook for the duration (the registry rebuilt around it)."""
     from kschedctl.framework import PluginSpec, hookimpl
-    from kschedctl.framework.runtime import plugin_manager
+    from kschedctl.plugins import plugin_manager
 
     class Hooks:
         KSCHEDCTL_PLUGIN_API = 1

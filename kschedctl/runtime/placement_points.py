@@ -9,8 +9,8 @@ from typing import Any
 
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAssignment
-from kschedctl.framework.runtime.calls import PluginCalls
-from kschedctl.framework.runtime.guard import is_int, pair, status_of
+from kschedctl.runtime.calls import PluginCalls
+from kschedctl.runtime.guard import is_int, pair, status_of
 
 
 class PlacementPoints(PluginCalls):

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.config.types import Plugin, Profile
 from kschedctl.framework.args import ArgsError
+from kschedctl.framework.config_types import Plugin, Profile
 from kschedctl.framework.extension_points import (
     BY_FIELD,
     EXTENSION_POINTS,
@@ -43,23 +43,23 @@ from kschedctl.framework.interface import (
     Code,
     Status,
 )
-from kschedctl.framework.runtime.binding_points import BindingPoints
-from kschedctl.framework.runtime.filter_points import FilterPoints
-from kschedctl.framework.runtime.guard import as_status, optional, priority_less
-from kschedctl.framework.runtime.multipoint import FrameworkError, expand_multi_point
-from kschedctl.framework.runtime.placement_points import PlacementPoints
-from kschedctl.framework.runtime.registry import PluginSpec, Registry
-from kschedctl.framework.runtime.sandbox import (
+from kschedctl.framework.registry import PluginSpec, Registry
+from kschedctl.framework.waiting_pods import WaitingPod
+from kschedctl.lazy import loaded
+from kschedctl.runtime.binding_points import BindingPoints
+from kschedctl.runtime.filter_points import FilterPoints
+from kschedctl.runtime.guard import as_status, optional, priority_less
+from kschedctl.runtime.multipoint import FrameworkError, expand_multi_point
+from kschedctl.runtime.placement_points import PlacementPoints
+from kschedctl.runtime.sandbox import (
     PluginFailure,
     Sandbox,
     SandboxedPlugin,
     describe,
     sandbox_hint,
 )
-from kschedctl.framework.runtime.score_points import ScorePoints
-from kschedctl.framework.runtime.services import Services
-from kschedctl.framework.runtime.waiting_pods import WaitingPod
-from kschedctl.lazy import loaded
+from kschedctl.runtime.score_points import ScorePoints
+from kschedctl.runtime.services import Services
 
 
 class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.config.types import Plugin, PluginSet
+from kschedctl.framework.config_types import Plugin, PluginSet
 from kschedctl.framework.extension_points import CONFIG_FIELDS, implements, label
-from kschedctl.framework.runtime.registry import Registry
+from kschedctl.framework.registry import Registry
 
 
 class FrameworkError(ValueError):

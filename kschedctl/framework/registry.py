@@ -69,7 +69,7 @@ class PluginSpec:
         the plugin, never a crash."""
         from kschedctl.framework.args import ArgsError
         from kschedctl.framework.gosemantics import FieldError
-        from kschedctl.framework.runtime.sandbox import Sandbox, describe
+        from kschedctl.runtime.sandbox import Sandbox, describe
 
         assert self.args_type is not None
         if self.trusted:

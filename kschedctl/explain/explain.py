@@ -23,26 +23,26 @@ from typing import Any
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Pod
-from kschedctl.backend.podgroup import group_of
 from kschedctl.cluster.loader import ClusterSnapshot, copy_snapshot, is_pending
-from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.explain.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule, pod_state
+from kschedctl.explain.node_table import NodeTable, verdict_notes
+from kschedctl.explain.sampling import SampleRecorder, sampling_facts, tie_facts
+from kschedctl.explain.verdict import ClusterFacts, fits_verdict, verdict
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.runtime.framework import Framework
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.framework.podgroup import group_of
+from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
+from kschedctl.runtime.framework import Framework
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
-from kschedctl.scheduler.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule, pod_state
-from kschedctl.scheduler.node_table import NodeTable, verdict_notes
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,
     GroupMemberExplanation,
     NodeExplanation,
 )
-from kschedctl.scheduler.sampling import SampleRecorder, sampling_facts, tie_facts
 from kschedctl.scheduler.scheduler import Scheduler
-from kschedctl.scheduler.verdict import ClusterFacts, fits_verdict, verdict
 from kschedctl.versions import KubeVersion
 
 POD_GROUP_PREFIX = "podgroup/"

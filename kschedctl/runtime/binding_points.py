@@ -9,9 +9,9 @@ from typing import Any
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_PERMIT_TIMEOUT_SECONDS, Code, Status
-from kschedctl.framework.runtime.calls import PluginCalls
-from kschedctl.framework.runtime.guard import as_status, permit_result
-from kschedctl.framework.runtime.waiting_pods import WaitingPod
+from kschedctl.framework.waiting_pods import WaitingPod
+from kschedctl.runtime.calls import PluginCalls
+from kschedctl.runtime.guard import as_status, permit_result
 
 
 class BindingPoints(PluginCalls):

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 
 if TYPE_CHECKING:
+    from kschedctl.api.objects import ClusterObjects
     from kschedctl.api.types import Pod
-    from kschedctl.cluster.objects import ClusterObjects
     from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.extender import Extender
     from kschedctl.framework.handle import Client, Clock, PodLister, PodNominator
@@ -66,7 +66,7 @@ class Services:
     def minimal(cls, version: "KubeVersion | None" = None, objects: "ClusterObjects | None" = None,
                 seed: int = 0, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> "Services":
         """Services without a scheduler: config validation builds its frameworks with these."""
-        from kschedctl.cluster.objects import ClusterObjects
+        from kschedctl.api.objects import ClusterObjects
         from kschedctl.versions import KubeVersion
 
         return cls(objects if objects is not None else ClusterObjects(),

@@ -9,10 +9,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.field import escape_control
-from kschedctl.cli.layout import Column, fit_table, wrap_line
+from kschedctl.explain.sampling import sampling_line, tie_line
+from kschedctl.explain.verdict import group_verdict
+from kschedctl.output.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
-from kschedctl.scheduler.sampling import sampling_line, tie_line
-from kschedctl.scheduler.verdict import group_verdict
 
 if TYPE_CHECKING:
     from kschedctl.scheduler.simulate import SimulationResult

@@ -13,10 +13,10 @@ from typing import Any
 
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interface import Code, Status
-from kschedctl.framework.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
 from kschedctl.lazy import loaded
+from kschedctl.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
 
-log = logging.getLogger("kschedctl.framework.runtime.framework")
+log = logging.getLogger("kschedctl.runtime.framework")
 
 def is_number(value: Any) -> bool:
     """A Python or numpy number (a bool counts: callers rule it out where it matters). A numpy

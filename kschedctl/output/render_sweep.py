@@ -13,7 +13,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kschedctl.api.field import escape_control
-from kschedctl.cli.render import to_json, to_yaml
+from kschedctl.output.render import to_json, to_yaml
 from kschedctl.sweep.run import SweepResult
 
 AXIS_HEADERS = {"snapshot": "SNAPSHOT", "config": "CONFIG", "kubeVersion": "RELEASE", "featureGates": "GATES",

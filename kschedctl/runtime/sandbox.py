@@ -39,8 +39,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kschedctl.framework.gosemantics import go_duration
-from kschedctl.framework.runtime.handed import changed, taken
-from kschedctl.framework.runtime.process import STATE, end_now
+from kschedctl.runtime.handed import changed, taken
+from kschedctl.runtime.process import STATE, end_now
 
 T = TypeVar("T")
 

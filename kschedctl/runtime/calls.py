@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.backend.cache.columnar import columns_of
-from kschedctl.framework.runtime.guard import optional, raised
-from kschedctl.framework.runtime.services import Services
+from kschedctl.runtime.guard import optional, raised
+from kschedctl.runtime.services import Services
 
 
 class PluginCalls:

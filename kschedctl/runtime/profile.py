@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.errors import InputError
-from kschedctl.config.types import KubeSchedulerConfiguration, Profile
+from kschedctl.framework.config_types import KubeSchedulerConfiguration, Profile
 from kschedctl.framework.gosemantics import go_quote
-from kschedctl.framework.runtime.framework import Framework, FrameworkError
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.services import Services
+from kschedctl.framework.registry import Registry
+from kschedctl.runtime.framework import Framework, FrameworkError
+from kschedctl.runtime.services import Services
 
 KIND = "KubeSchedulerConfiguration"
 

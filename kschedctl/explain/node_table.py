@@ -11,9 +11,9 @@ from typing import Any
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, Status
-from kschedctl.framework.runtime.framework import Framework
-from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, NodeInfo, QueuedPodInfo
+from kschedctl.runtime.framework import Framework
+from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import AttemptRecorder
 from kschedctl.scheduler.result import NodeExplanation
 

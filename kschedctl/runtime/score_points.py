@@ -11,13 +11,13 @@ from typing import Any
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodePluginScores, NodeScore, Status
-from kschedctl.framework.runtime.calls import PluginCalls
-from kschedctl.framework.runtime.guard import as_status, is_int, optional, pair, raised, wrong
-from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
+from kschedctl.runtime.calls import PluginCalls
+from kschedctl.runtime.guard import as_status, is_int, optional, pair, raised, wrong
+from kschedctl.runtime.score_table import ScoreTable
 
-log = logging.getLogger("kschedctl.framework.runtime.framework")
+log = logging.getLogger("kschedctl.runtime.framework")
 
 
 def _normalized_scores(scores: list[NodeScore], n: int) -> list[int] | None:

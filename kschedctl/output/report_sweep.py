@@ -1,5 +1,5 @@
 """`kschedctl sweep --report FILE.html`: the metrics of every cell, per axis, on the same
-self-contained page as the other reports (kschedctl/cli/report.py: plotly.js embedded, opens
+self-contained page as the other reports (kschedctl/output/report.py: plotly.js embedded, opens
 offline).
 
 One chart per axis that varies (snapshot, configuration, each patch column, release, gates,
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.api.outputs import OutputPath
-from kschedctl.cli.report import _layout, _Page, _write
+from kschedctl.output.report import _layout, _Page, _write
 from kschedctl.sweep.results import metric_names
 from kschedctl.sweep.run import SweepResult
 

@@ -14,13 +14,13 @@ from typing import Any
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status
-from kschedctl.framework.runtime.calls import PluginCalls
-from kschedctl.framework.runtime.guard import as_status, optional, pair, raised, status_of, wrong
-from kschedctl.framework.runtime.sandbox import describe
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
 from kschedctl.lazy import numpy as np
+from kschedctl.runtime.calls import PluginCalls
+from kschedctl.runtime.guard import as_status, optional, pair, raised, status_of, wrong
+from kschedctl.runtime.sandbox import describe
 
-log = logging.getLogger("kschedctl.framework.runtime.framework")
+log = logging.getLogger("kschedctl.runtime.framework")
 
 
 def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray,

@@ -18,17 +18,17 @@ from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
-from kschedctl.config.types import KubeSchedulerConfiguration
+from kschedctl.explain.node_table import NodeTable
+from kschedctl.explain.verdict import fits_verdict
+from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Status
-from kschedctl.framework.runtime.registry import Registry
-from kschedctl.framework.runtime.score_table import ScoreTable
+from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import Diagnosis, NodeInfo, QueuedPodInfo
+from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult
-from kschedctl.scheduler.node_table import NodeTable
 from kschedctl.scheduler.result import ExplainResult, RunResult
 from kschedctl.scheduler.scheduler import Scheduler
-from kschedctl.scheduler.verdict import fits_verdict
 from kschedctl.versions import KubeVersion
 
 # Plain explain runs `schedule` to compare outcomes only up to this many pending pods (a bigger

@@ -3,7 +3,7 @@
 Runs can then be chained: the output of one run is a valid snapshot for the next. What changes
 (placed pods bound with their PodScheduled condition, unschedulable pods' conditions and
 nominations, claims and volumes bound, DRA claims allocated or created, victims gone) is
-kschedctl/cluster/after_run.py's to say; this module writes the objects out: every object of the
+kschedctl/output/after_run.py's to say; this module writes the objects out: every object of the
 input, in input order, unknown kinds included and unchanged, then the objects the run created.
 
 The file is written safely (kschedctl/api/outputs.py): into a temporary file in the target's
@@ -23,8 +23,8 @@ import yaml
 from kschedctl.api.decoding import SafeDumper
 from kschedctl.api.errors import InputError
 from kschedctl.api.outputs import OutputPath, as_output, resolve_output, write_output
-from kschedctl.cluster.after_run import changes, created
 from kschedctl.cluster.loader import ClusterSnapshot, document_objects
+from kschedctl.output.after_run import changes, created
 from kschedctl.scheduler.result import RunResult
 
 _Dumper: Any = SafeDumper  # quotes strings kubectl would read as numbers, booleans or times

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from kschedctl.api.field import escape_control
-from kschedctl.cli.render import to_json, to_yaml
+from kschedctl.output.render import to_json, to_yaml
 
 if TYPE_CHECKING:
     from kschedctl.whatif.capacity import CapacityResult, NodesForResult

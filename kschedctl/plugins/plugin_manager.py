@@ -17,13 +17,13 @@ from typing import Any
 import pluggy
 
 from kschedctl import hookspecs
-from kschedctl.framework.runtime.entry_points import entry_points
-from kschedctl.framework.runtime.registry import (
+from kschedctl.framework.registry import (
     PLUGIN_API_VERSION,
     PluginSpec,
     Registry,
 )
-from kschedctl.framework.runtime.sandbox import (
+from kschedctl.runtime.entry_points import entry_points
+from kschedctl.runtime.sandbox import (
     DEFAULT_PLUGIN_TIMEOUT,
     Sandbox,
     describe,

@@ -15,8 +15,8 @@ from typing import Any
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Status
-from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, NodeInfo, QueuedPodInfo
+from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import AttemptRecorder
 
 

@@ -100,7 +100,7 @@ def write_capacity_report(result: "CapacityResult | NodesForResult", path: Outpu
 
     if isinstance(result, NodesForResult):
         data = result.to_dict()
-        from kschedctl.cli.render_whatif import nodes_for_headline
+        from kschedctl.output.render_whatif import nodes_for_headline
 
         page = _Page("kschedctl capacity --nodes-for", f"{nodes_for_headline(data)}. Method: {data['method']}")
         page.chart("Pods per added node", {"data": [{"type": "bar", "x": list(data["newNodes"]),
