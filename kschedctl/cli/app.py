@@ -272,10 +272,11 @@ def schedule(
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders)
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
+        from kschedctl.explain.verdict import word_run
 
         sched = Scheduler(cluster, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
-            result = sched.run(progress=callback)
+            result = word_run(sched.run(progress=callback))
         if write_snapshot is not None:
             from kschedctl.output.writer import write_snapshot_file
             write_snapshot_file(cluster, result, targets["--write-snapshot"])
@@ -377,6 +378,7 @@ def simulate(
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
     from kschedctl.cluster.scenario import load_scenario
+    from kschedctl.explain.verdict import word_run
     from kschedctl.output.layout import terminal_width
     from kschedctl.output.render import render_simulation
     from kschedctl.scheduler.simulate import run_scenario
@@ -389,6 +391,7 @@ def simulate(
         loaded = load_scenario(scenario)
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
         result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        word_run(result.run)
         if report is not None:
             from kschedctl.output.report import write_simulation_report
             from kschedctl.whatif.usage import cluster_usage

@@ -27,7 +27,7 @@ from kschedctl.cluster.loader import ClusterSnapshot, copy_snapshot, is_pending
 from kschedctl.explain.explain_run import MAX_PENDING_TO_COMPARE, compare_with_schedule, pod_state
 from kschedctl.explain.node_table import NodeTable, verdict_notes
 from kschedctl.explain.sampling import SampleRecorder, sampling_facts, tie_facts
-from kschedctl.explain.verdict import ClusterFacts, fits_verdict, verdict
+from kschedctl.explain.verdict import fits_verdict, verdict
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.podgroup import group_of
@@ -43,6 +43,7 @@ from kschedctl.scheduler.result import (
     NodeExplanation,
 )
 from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.scheduler.shortfall import ClusterFacts
 from kschedctl.versions import KubeVersion
 
 POD_GROUP_PREFIX = "podgroup/"

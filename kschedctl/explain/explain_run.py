@@ -19,7 +19,7 @@ from typing import Any
 from kschedctl.api.types import Pod
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.explain.node_table import NodeTable
-from kschedctl.explain.verdict import fits_verdict
+from kschedctl.explain.verdict import fits_verdict, word_run
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Status
@@ -173,7 +173,7 @@ def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConf
     sched = _new_run(cluster, config, registry, version, seed, plugin_timeout)
     recorder = PodAttempts(sched, pod.uid, all_filters)
     sched.algorithm.recorders.append(recorder)
-    run = sched.run()
+    run = word_run(sched.run())
     outcome = run_outcome(run, pod.key)
     profile = pod.scheduler_name
     state, detail = pod_state(sched, pod)

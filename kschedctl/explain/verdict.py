@@ -6,122 +6,69 @@ means for this pod: for a resource the pod's request, whether any node could hol
 hold it), and whether preemption could help — said only when it could: the pod may preempt
 (preemptionPolicy is not Never) and lower-priority pods run on nodes big enough for it.
 
-`explain` and `schedule` give the same line for the same histogram. It is computed from the
-histogram kube builds anyway and from ClusterFacts, built once per run from the nodes, so that
-`schedule` pays for it only for the pods left unschedulable, once each, with memoised answers
-for identical pods (replicas).
+`explain` and `schedule` give the same line for the same histogram.
+The counts are the run's (kschedctl/scheduler/shortfall.py, recorded on each Unschedulable);
+the words are said here, for `explain` and for `schedule`'s results alike (`word_run`).
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 
 from kschedctl.api.types import Pod
-from kschedctl.framework.resource import Resource, compute_pod_resource_request
-from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins.details import format_quantity
-from kschedctl.scheduler.result import NodeExplanation
-
-INSUFFICIENT = "Insufficient "
-
-
-def _amount(res: Resource, name: str) -> int:
-    if name == "cpu":
-        return res.milli_cpu
-    if name == "memory":
-        return res.memory
-    if name == "ephemeral-storage":
-        return res.ephemeral_storage
-    return int(res.scalar_resources.get(name, 0))
-
-
-@dataclass
-class ClusterFacts:
-    """What the verdict needs of the nodes: per node its allocatable and the lowest priority
-    of the pods on it (None: no pod), read once."""
-
-    nodes: list[tuple[Resource, int | None]]
-    _sorted: dict[str, list[int]] = field(default_factory=dict)
-    _memo: dict[tuple[object, ...], str] = field(default_factory=dict)
-
-    @staticmethod
-    def of(infos: Iterable[NodeInfo]) -> ClusterFacts:
-        out = []
-        for info in infos:
-            prios = [p.pod.effective_priority() for p in info.pods]
-            out.append((info.allocatable, min(prios) if prios else None))
-        return ClusterFacts(out)
-
-    def allocatables(self, name: str) -> list[int]:
-        """Every node's allocatable of ``name``, sorted (for counting the nodes big enough)."""
-        values = self._sorted.get(name)
-        if values is None:
-            values = self._sorted[name] = sorted(_amount(a, name) for a, _ in self.nodes)
-        return values
-
-    def big_enough(self, name: str, want: int) -> int:
-        values = self.allocatables(name)
-        return len(values) - bisect.bisect_left(values, want)
-
-    def with_lower_priority(self, req: Resource, short: list[str], priority: int) -> int:
-        """Nodes big enough (empty) for every short resource that run a pod of lower priority."""
-        return sum(1 for alloc, low in self.nodes
-                   if low is not None and low < priority and all(_amount(alloc, n) >= _amount(req, n) for n in short))
+from kschedctl.scheduler.result import NodeExplanation, RunResult
+from kschedctl.scheduler.shortfall import INSUFFICIENT, ClusterFacts, Shortfall, count_shortfall
 
 
 def verdict(pod: Pod, histogram: Mapping[str, int], num_nodes: int, facts: ClusterFacts) -> str:
     """The one-line answer for a pod no node fits (the same words in `explain` and `schedule`)."""
-    key = (tuple(sorted(histogram.items())), num_nodes, pod.effective_priority(), pod.preemption_policy,
-           _request_key(pod))
-    cached = facts._memo.get(key)
-    if cached is None:
-        cached = facts._memo[key] = _verdict(pod, histogram, num_nodes, facts)
-    return cached
+    return word(count_shortfall(pod, histogram, num_nodes, facts))
 
 
-def _request_key(pod: Pod) -> tuple[object, ...]:
-    req = compute_pod_resource_request(pod)
-    return (req.milli_cpu, req.memory, req.ephemeral_storage, tuple(sorted(req.scalar_resources.items())))
+def word_run(run: RunResult) -> RunResult:
+    """Each unschedulable pod's `diagnosis`, worded from the counts its run recorded (once per
+    distinct count: replicas share theirs)."""
+    said: dict[int, str] = {}
+    for u in run.unschedulable:
+        if u.shortfall is not None and u.diagnosis is None:
+            key = id(u.shortfall)
+            if key not in said:
+                said[key] = word(u.shortfall)
+            u.diagnosis = said[key]
+    return run
 
 
-def _verdict(pod: Pod, histogram: Mapping[str, int], num_nodes: int, facts: ClusterFacts) -> str:
-    req = compute_pod_resource_request(pod)
-    ordered = sorted(histogram.items(), key=lambda kv: (-kv[1], kv[0]))
-    short = [r[len(INSUFFICIENT):] for r, _ in ordered if r.startswith(INSUFFICIENT)]
-    never = [n for n in short if facts.big_enough(n, _amount(req, n)) == 0]
+def word(s: Shortfall) -> str:
     parts = []
-    for reason, count in ordered:
+    for reason, count in s.reasons:
         if not reason.startswith(INSUFFICIENT):
             parts.append(f"{count} {reason}")
             continue
         name = reason[len(INSUFFICIENT):]
-        want = _amount(req, name)
-        asks = f"the pod asks {format_quantity(name, want)} {name}"
-        if name in never:
-            largest = facts.allocatables(name)[-1] if facts.nodes else 0
+        short = s.short[name]
+        asks = f"the pod asks {format_quantity(name, short.want)} {name}"
+        if name in s.never:
             parts.append(f"{count} {reason} — {asks}, more than every node's allocatable "
-                         f"(largest {format_quantity(name, largest)})")
+                         f"(largest {format_quantity(name, short.largest)})")
         else:
             parts.append(f"{count} {reason} — {asks}, free now on none of these {count} node(s); "
-                         f"{facts.big_enough(name, want)} node(s) have the allocatable for it (when empty)")
-    head = f"{num_nodes} node(s), none fits: " + "; ".join(parts) + "."
-    if never:
-        return head + f" No node could ever hold it: its {' and '.join(never)} request exceeds every node's allocatable."
-    if not short:
+                         f"{short.big_enough} node(s) have the allocatable for it (when empty)")
+    head = f"{s.num_nodes} node(s), none fits: " + "; ".join(parts) + "."
+    if s.never:
+        return head + f" No node could ever hold it: its {' and '.join(s.never)} request exceeds every node's allocatable."
+    if not s.short:
         return head
-    return head + " " + _remedy(pod, req, short, facts)
+    return head + " " + _remedy(s)
 
 
-def _remedy(pod: Pod, req: Resource, short: list[str], facts: ClusterFacts) -> str:
+def _remedy(s: Shortfall) -> str:
     """What would make room, said only when true of this pod and these nodes."""
-    if pod.preemption_policy == "Never":
+    if s.never_preempts:
         return "More capacity (nodes, or fewer pods) could help; the pod never preempts (preemptionPolicy: Never)."
-    lower = facts.with_lower_priority(req, short, pod.effective_priority())
-    if lower == 0:
+    if s.lower_priority == 0:
         return "More capacity (nodes, or fewer pods) could help; no node big enough for it runs a lower-priority pod to preempt."
-    return (f"Preemption could help (lower-priority pods run on {lower} node(s) big enough for it), "
+    return (f"Preemption could help (lower-priority pods run on {s.lower_priority} node(s) big enough for it), "
             f"or more nodes.")
 
 
@@ -141,7 +88,7 @@ def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
     return out
 
 
-__all__ = ["ClusterFacts", "fits_verdict", "verdict"]
+__all__ = ["fits_verdict", "group_verdict", "verdict", "word", "word_run"]
 
 
 def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -> str:

@@ -7,7 +7,10 @@ The scheduler fills these; it never formats them. Keys of ``to_dict`` are the co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kschedctl.scheduler.shortfall import Shortfall
 
 
 @dataclass
@@ -38,7 +41,9 @@ class Unschedulable:
     nominated_node: str = ""
     error: bool = False  # the last attempt ended in an Error status rather than a FitError
     time: float = 0.0  # when the last attempt failed (virtual clock, seconds since the epoch)
-    diagnosis: str | None = None  # the verdict (kschedctl/explain/verdict.py), next to kube's message
+    diagnosis: str | None = None  # the verdict, next to kube's message: worded by kschedctl/explain/verdict.py
+    # the counts behind it, recorded by the run (a FitError only); never in to_dict
+    shortfall: Shortfall | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "attempts": self.attempts,

@@ -31,7 +31,6 @@ from kschedctl.backend.queue.scheduling_queue import (
     build_queueing_hint_map,
 )
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
-from kschedctl.explain.verdict import ClusterFacts, verdict
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.extender import EXTENDER_NAME
 from kschedctl.framework.handle import ApiError
@@ -54,6 +53,7 @@ from kschedctl.scheduler.result import (
 )
 from kschedctl.scheduler.schedule_one import Binding, PodOutcome, ScheduleOne
 from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
+from kschedctl.scheduler.shortfall import ClusterFacts, count_shortfall
 from kschedctl.versions import KubeVersion
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
@@ -386,13 +386,14 @@ class Scheduler(ScheduleOne, EventHandlers):
                 self.result.skipped.append(Skipped(pod.key, qpi.gating_message or f"gated by {qpi.gating_plugin}"))
                 continue
             outcome = self.outcomes.get(pod.uid, PodOutcome())
-            diagnosis = None
-            if outcome.reasons and outcome.num_nodes:  # a FitError: the verdict beside kube's message
+            shortfall = None
+            if outcome.reasons and outcome.num_nodes:  # a FitError: the counts its verdict is worded from
                 facts = facts or ClusterFacts.of(self.cache.nodes.values())
-                diagnosis = verdict(pod, outcome.reasons, outcome.num_nodes, facts)
+                shortfall = count_shortfall(pod, outcome.reasons, outcome.num_nodes, facts)
             self.result.unschedulable.append(Unschedulable(
                 pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
-                self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now(), diagnosis))
+                self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now(),
+                shortfall=shortfall))
 
     def claims_created_warning(self) -> list[str]:
         if not self.dra_claims_created:

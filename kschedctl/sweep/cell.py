@@ -166,6 +166,7 @@ def _diff(task: CellTask, source: SnapshotSource) -> tuple[dict[str, Any], dict[
 
 def _simulate(task: CellTask, source: SnapshotSource) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     from kschedctl.api.types import Pod
+    from kschedctl.explain.verdict import word_run
     from kschedctl.scheduler.simulate import run_scenario
     from kschedctl.whatif.usage import cluster_usage, pod_shape
 
@@ -176,6 +177,7 @@ def _simulate(task: CellTask, source: SnapshotSource) -> tuple[dict[str, Any], d
     shapes = [pod_shape(p) for p in scenario.cluster.pending_pods]
     shapes += [pod_shape(Pod.from_dict(e.spec["object"])) for e in scenario.events if e.action == "createPod"]
     result = run_scenario(scenario, cfg, registry, version, seed=task.seed, plugin_timeout=task.plugin_timeout)
+    word_run(result.run)
     packing = cluster_usage(result.node_infos or {}).packing(shapes)
     data = result.to_dict()
     return data, run_metrics(data, packing), [*scenario.cluster.warnings, *result.run.warnings]

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.cluster.loader import ClusterSnapshot
+from kschedctl.explain.verdict import word_run
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import QueuedPodInfo
@@ -281,7 +282,7 @@ def run_side(side: Side, registry: Registry, seed: int,
              plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SideResult:
     sched = Scheduler(side.cluster, side.config, registry, side.version, seed=seed, plugin_timeout=plugin_timeout)
     sched.algorithm.recorders.extend(recorders)
-    result = sched.run(progress=progress)
+    result = word_run(sched.run(progress=progress))
     usage = cluster_usage(sched.cache.nodes)
     packing = usage.packing([pod_shape(p) for p in side.cluster.pending_pods])
     return SideResult(side, result, usage, packing)
