@@ -23,6 +23,7 @@ from kschedctl.framework.config_types import (
 )
 from kschedctl.framework.features import Features
 from kschedctl.framework.registry import Registry
+from kschedctl.runtime.plugin_args import new_args
 from kschedctl.versions import KubeVersion
 
 log = logging.getLogger(__name__)
@@ -126,12 +127,12 @@ def set_defaults_profile(profile: Profile, version: KubeVersion, registry: Regis
         spec = registry.get(name)
         if spec is None or spec.args_type is None or name in given:
             continue
-        profile.plugin_config.append(PluginConfig(name, spec.new_args(None, features)))
+        profile.plugin_config.append(PluginConfig(name, new_args(spec, None, features)))
     for j, pc in enumerate(profile.plugin_config):
         spec = registry.get(pc.name)
         if pc.name in given and spec is not None and spec.args_type is not None and not isinstance(pc.args, PluginArgs):
             try:
-                pc.args = spec.new_args(pc.args, features)
+                pc.args = new_args(spec, pc.args, features)
             except ArgsError as exc:
                 base = f"profiles[{index}].pluginConfig[{j}].args"
                 raise ConfigError(exc.message, file=source, obj="KubeSchedulerConfiguration",

@@ -56,31 +56,12 @@ class PluginSpec:
     version: str = ""
     extension_points: list[str] = field(default_factory=list)
     # kschedctl's own plugins (registered by kschedctl.plugins.intree) are called directly;
-    # every other plugin runs sandboxed (framework/runtime/sandbox.py). Set by the registry.
+    # every other plugin runs sandboxed (kschedctl/runtime/sandbox.py). Set by the registry.
     trusted: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.extension_points:
             self.extension_points = extension_points_of(self.plugin_class)
-
-    def new_args(self, raw: Any, features: "Features") -> "PluginArgs":
-        """Strict decoding and v1 defaulting of this plugin's pluginConfig args (None: none
-        given). A package's own code runs sandboxed: whatever it does is an ArgsError naming
-        the plugin, never a crash."""
-        from kschedctl.framework.args import ArgsError
-        from kschedctl.framework.gosemantics import FieldError
-        from kschedctl.runtime.sandbox import Sandbox, describe
-
-        assert self.args_type is not None
-        if self.trusted:
-            args: PluginArgs = self.args_type.from_dict(raw, features)
-            return args
-        try:
-            return Sandbox(self.name).call(self.args_type.from_dict, raw, features)
-        except ArgsError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - third-party defaulting code
-            raise ArgsError([FieldError("", f"Internal error: decoding args of {self.name}: {describe(exc)}")]) from exc
 
     @property
     def args_kind(self) -> str | None:

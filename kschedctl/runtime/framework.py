@@ -51,6 +51,7 @@ from kschedctl.runtime.filter_points import FilterPoints
 from kschedctl.runtime.guard import as_status, optional, priority_less
 from kschedctl.runtime.multipoint import FrameworkError, expand_multi_point
 from kschedctl.runtime.placement_points import PlacementPoints
+from kschedctl.runtime.plugin_args import new_args
 from kschedctl.runtime.sandbox import (
     PluginFailure,
     Sandbox,
@@ -136,7 +137,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         sandbox = None if spec.trusted else Sandbox(spec.name, self.services.plugin_timeout)
         if spec.args_type is not None and not isinstance(args, spec.args_type):
             try:  # a profile built without config defaulting (tests, tools): decode and default here
-                args = spec.new_args(args, self.features)
+                args = new_args(spec, args, self.features)
             except ArgsError as exc:
                 raise FrameworkError(f"plugin \"{spec.name}\": {exc}") from exc
         try:
