@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kschedctl.api.storage import MIGRATABLE
+from kschedctl.api.storage import NOT_SUPPORTED_PROVISIONER as NO_PROVISIONER
 from kschedctl.api.types import Pod, Volume
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.framework.podgroup import scheduling_group_name, uses_pod_group_object, workload_ref
-from kschedctl.plugins.node_volume_limits import _MIGRATABLE
-from kschedctl.plugins.volume_util import NOT_SUPPORTED_PROVISIONER as NO_PROVISIONER
 
 SHOWN = 3  # objects (and pods) named in a message; the rest are counted
 
@@ -212,7 +212,7 @@ def _uses_attachable_volumes(cluster: ClusterSnapshot, pod: Pod) -> bool:
 
 
 def _attachable_source(source: dict) -> bool:
-    return "csi" in source or any(field in source for field, _ in _MIGRATABLE.values())
+    return "csi" in source or any(field in source for field, _ in MIGRATABLE.values())
 
 def _claim_class(raw: dict) -> str:
     annotations = (raw.get("metadata") or {}).get("annotations") or {}

@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
+from kschedctl.api.storage import MIGRATABLE
 from kschedctl.api.types import GenericObject, Pod, Volume
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
@@ -48,14 +49,6 @@ CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
 RESOURCE_NAME_LENGTH_LIMIT = 63
 # Deterministic stand-in for upstream's random 32-character prefix of unbound-claim handles.
 UNBOUND_VOLUME_ID_PREFIX = "kschedctl-unbound"
-
-# In-tree plugin -> (source field in a volume / PV spec, CSI driver). csi-translation-lib.
-_MIGRATABLE = {
-    "kubernetes.io/aws-ebs": ("awsElasticBlockStore", "ebs.csi.aws.com"),
-    "kubernetes.io/gce-pd": ("gcePersistentDisk", "pd.csi.storage.gke.io"),
-    "kubernetes.io/azure-disk": ("azureDisk", "disk.csi.azure.com"),
-    "kubernetes.io/cinder": ("cinder", "cinder.csi.openstack.org"),
-}
 
 
 def csi_attach_limit_key(driver: str) -> str:
@@ -102,7 +95,7 @@ def _ebs_handle(source: dict[str, Any]) -> str:
 
 def _translate(source_container: dict[str, Any], pv_labels: dict[str, Any] | None) -> tuple[str, str, str] | None:
     """(in-tree plugin, CSI driver, handle) of an in-tree source, or None."""
-    for plugin, (field, driver) in _MIGRATABLE.items():
+    for plugin, (field, driver) in MIGRATABLE.items():
         source = source_container.get(field)
         if source is None:
             continue
@@ -150,10 +143,10 @@ class NodeVolumeLimits:
             return "", ""
         handle = f"{UNBOUND_VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
         provisioner = str(sc.raw.get("provisioner") or "")
-        if provisioner in _MIGRATABLE:
+        if provisioner in MIGRATABLE:
             if csi_node is None:
                 return "", ""
-            return _MIGRATABLE[provisioner][1], handle
+            return MIGRATABLE[provisioner][1], handle
         return provisioner, handle
 
     def _driver_info(self, pvc: GenericObject, csi_node: GenericObject | None) -> tuple[str, str]:

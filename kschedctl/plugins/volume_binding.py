@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.quantity import QuantityError, int_value
+from kschedctl.api.storage import NOT_SUPPORTED_PROVISIONER
 from kschedctl.api.types import GenericObject, Node, Pod
 from kschedctl.framework.args import Int64, PluginArgs
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
@@ -56,7 +57,6 @@ from kschedctl.plugins.resource_allocation import (
 from kschedctl.plugins.volume_util import (
     ANN_SELECTED_NODE,
     CLAIM_LOST,
-    NOT_SUPPORTED_PROVISIONER,
     NotFound,
     annotations_of,
     check_node_affinity,

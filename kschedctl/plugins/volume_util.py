@@ -21,7 +21,6 @@ from kschedctl.api.types import GenericObject, Pod, Volume
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
