@@ -40,7 +40,7 @@ class Plugins:
 @dataclass
 class PluginConfig:
     name: str
-    args: dict | None = None
+    args: dict[str, Any] | None = None
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Profile:
     plugins: Plugins | None = None
     plugin_config: list[PluginConfig] = field(default_factory=list)
 
-    def args_for(self, name: str) -> dict | None:
+    def args_for(self, name: str) -> dict[str, Any] | None:
         for pc in self.plugin_config:
             if pc.name == name:
                 return pc.args
@@ -67,6 +67,6 @@ class KubeSchedulerConfiguration:
     pod_max_backoff_seconds: int = 10
     delay_cache_until_active: bool = False
     profiles: list[Profile] = field(default_factory=list)
-    extenders: list[dict] = field(default_factory=list)
+    extenders: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
     source: str = "<default>"

@@ -42,7 +42,7 @@ class PodGroup:
     policy: str = "basic"  # "basic" or "gang"
     min_count: int = 1
     topology_keys: list[str] = field(default_factory=list)
-    raw: dict = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def key(self) -> str:
@@ -61,7 +61,7 @@ def _policy(spec_policy: Any) -> tuple[str, int]:
     return "basic", 1
 
 
-def pod_group_from_raw(raw: dict) -> PodGroup:
+def pod_group_from_raw(raw: dict[str, Any]) -> PodGroup:
     md = raw.get("metadata") or {}
     spec = raw.get("spec") or {}
     policy, min_count = _policy(spec.get("schedulingPolicy"))
@@ -70,7 +70,7 @@ def pod_group_from_raw(raw: dict) -> PodGroup:
     return PodGroup(str(md.get("namespace") or "default"), str(md.get("name") or ""), policy, min_count, keys, raw)
 
 
-def workload_pod_group(raw: dict, group_name: str) -> PodGroup | None:
+def workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:
     """1.35: the named entry of a Workload's spec.podGroups."""
     md = raw.get("metadata") or {}
     for entry in (raw.get("spec") or {}).get("podGroups") or []:
@@ -81,7 +81,7 @@ def workload_pod_group(raw: dict, group_name: str) -> PodGroup | None:
     return None
 
 
-def _spec(pod: Pod) -> dict:
+def _spec(pod: Pod) -> dict[str, Any]:
     raw = pod.raw if isinstance(pod.raw, dict) else {}
     return raw.get("spec") or {}
 

@@ -106,9 +106,10 @@ def _queue_sort_of(profile: Profile, fwk: Framework) -> tuple[str, Any]:
 
 def _raw_profile(cfg: KubeSchedulerConfiguration, i: int) -> dict[str, Any]:
     profiles = (cfg.raw or {}).get("profiles")
+    profile: dict[str, Any] = {}
     if isinstance(profiles, list) and i < len(profiles) and isinstance(profiles[i], dict):
-        return profiles[i]
-    return {}
+        profile = profiles[i]
+    return profile
 
 
 __all__ = ["ProfileError", "ProfileIssue", "build", "new_map", "new_profile", "profile_issues"]
