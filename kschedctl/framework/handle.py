@@ -4,8 +4,10 @@ Upstream: staging/src/k8s.io/kube-scheduler/framework/interface.go (Handle: the 
 SharedLister, the informers' listers, the clientset, waiting pods, the PodNominator, the
 PluginsRunner, the WorkloadManager). A plugin gets its Handle from its factory
 ``factory(args, handle)``; the scheduler behind it is never handed over. The Handle is filled
-from the scheduler's ``Services`` (kschedctl.runtime.services), which config
-validation and tests build without a scheduler (``Services.minimal``).
+from what the runtime lends it, seen here only through two interfaces, as kube's Handle sees
+frameworkImpl: ``ProfileRunner`` (its profile's Framework, kschedctl/runtime/framework.py)
+and ``HandleServices`` (the scheduler's ``Services``, kschedctl/runtime/services.py, which
+config validation and tests build without a scheduler, ``Services.minimal``).
 
 kschedctl's informers are the snapshot: ``objects`` holds the cluster objects
 (namespaces, PVCs, PVs, storage classes, CSINodes, PDBs, pod groups, ...) and
@@ -15,7 +17,7 @@ kschedctl's informers are the snapshot: ``objects`` holds the cluster objects
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kschedctl.framework.interface import NodePluginScores, Status
@@ -31,8 +33,6 @@ if TYPE_CHECKING:
     from kschedctl.framework.podgroup import PodGroupManager
     from kschedctl.framework.types import NodeInfo, PodInfo
     from kschedctl.framework.waiting_pods import WaitingPod
-    from kschedctl.runtime.framework import Framework
-    from kschedctl.runtime.services import Services
     from kschedctl.versions import KubeVersion
 
 
@@ -114,12 +114,87 @@ class _SnapshotPods:
         return [pi.pod for ni in (snap.list() if snap is not None else []) for pi in ni.pods]
 
 
+class ProfileRunner(Protocol):
+    """What a Handle reads of its profile's Framework (the runtime's, kschedctl/runtime/framework.py):
+    the cycle's snapshot, the profile's plugins, its waiting pods, and the PluginsRunner."""
+
+    @property
+    def snapshot(self) -> SharedLister: ...
+
+    @property
+    def features(self) -> "Features": ...
+
+    @property
+    def profile_name(self) -> str: ...
+
+    @property
+    def points(self) -> Mapping[str, Sequence[Any]]: ...
+
+    @property
+    def waiting_pods(self) -> Mapping[str, "WaitingPod"]: ...
+
+    def name_of(self, plugin: Any) -> str: ...
+
+    def reject_waiting_pod(self, uid: str) -> bool: ...
+
+    def run_filter_plugins(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status: ...
+
+    def run_filter_plugins_with_nominated_pods(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status: ...
+
+    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo",
+                                         node_info: "NodeInfo") -> Status: ...
+
+    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo",
+                                            node_info: "NodeInfo") -> Status: ...
+
+    def has_pre_filter_extensions(self, state: "CycleState") -> bool: ...
+
+    def run_pre_score_plugins(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> Status: ...
+
+    def run_score_plugins(self, state: "CycleState", pod: "Pod",
+                          nodes: Sequence["NodeInfo"]) -> tuple[list[NodePluginScores], Status]: ...
+
+
+class HandleServices(Protocol):
+    """What a Handle reads of the scheduler's services (the runtime's Services,
+    kschedctl/runtime/services.py): the objects, the release, the clock, the client."""
+
+    @property
+    def objects(self) -> "ClusterObjects": ...
+
+    @property
+    def version(self) -> "KubeVersion": ...
+
+    @property
+    def rng(self) -> random.Random: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def nominator(self) -> PodNominator | None: ...
+
+    @property
+    def client(self) -> Client | None: ...
+
+    @property
+    def pods(self) -> PodLister | None: ...
+
+    @property
+    def assumed_pod(self) -> "Callable[[str], Pod | None] | None": ...
+
+    @property
+    def extenders(self) -> Sequence["Extender"]: ...
+
+    def dra_manager(self) -> "DRAManager": ...
+
+
 class Handle:
     """framework.Handle for one profile: services, listers, waiting pods, plugins runner."""
 
     __slots__ = ("_fwk", "_services", "_pods", "_pod_groups")
 
-    def __init__(self, fwk: "Framework", services: "Services") -> None:
+    def __init__(self, fwk: ProfileRunner, services: HandleServices) -> None:
         self._fwk = fwk
         self._services = services
         self._pods: PodLister = services.pods if services.pods is not None else _SnapshotPods(self)
@@ -240,4 +315,5 @@ class Handle:
         return f"Handle(profile={self.profile_name!r})"
 
 
-__all__ = ["ApiError", "Client", "Clock", "Handle", "PodLister", "PodNominator", "SharedLister"]
+__all__ = ["ApiError", "Client", "Clock", "Handle", "HandleServices", "PodLister", "PodNominator", "ProfileRunner",
+           "SharedLister"]
