@@ -1,5 +1,6 @@
-"""Checks over the whole tree: no import cycle between kschedctl's modules, ruff clean, and
-mypy --strict clean over the plugin API and the plugins (the configuration is pyproject.toml's).
+"""Checks over the whole tree: no import cycle between kschedctl's modules, folders as layers
+(no module imports a module of a higher layer), ruff clean, and mypy --strict clean over the
+plugin API and the plugins (the configuration is pyproject.toml's).
 
 ruff and mypy come with the `test` extra; without them installed, those tests skip. They carry the
 `lint` marker and are deselected by default (the suite runs in parallel and they are slow and
@@ -148,6 +149,95 @@ def test_the_import_graph_sees_lazy_imports_and_skips_type_checking_ones() -> No
     assert "kschedctl.scheduler.scheduler" in graph["kschedctl.cli.app"]
     # eventhandlers names the Scheduler only for type checking
     assert "kschedctl.scheduler.scheduler" not in graph["kschedctl.scheduler.eventhandlers"]
+
+
+# --- layers -------------------------------------------------------------------------------------
+# Folders are layers (issue 22; kube keeps .import-restrictions files for the same end). Top to
+# bottom; a module imports only modules of its own folder, or of a folder further down this list.
+# A level may hold several folders (a tuple): within it a folder imports only the folders AFTER it
+# in the tuple, so `sweep` may use `whatif` and `explain`, and `whatif` may use `explain`, never the
+# other way round. The package root's own modules are placed like folders: `__main__` with the CLI;
+# `testing` (the builders tests use) with `cluster`, since it builds what a snapshot holds; and the
+# root itself (`kschedctl`, its version), `versions`, `lazy` and `hookspecs`, which import nothing of
+# kschedctl, are the base under `api`. The schemas (kschedctl/schemas) are data, read by config and
+# sweep: no module.
+LAYERS: list[tuple[str, ...]] = [
+    ("__main__", "cli"),
+    ("output",),
+    ("sweep", "whatif", "explain"),
+    ("scheduler",),
+    ("testing", "cluster"),
+    ("config",),
+    ("plugins",),
+    ("runtime",),
+    ("backend",),
+    ("framework",),
+    ("dra",),
+    ("api",),
+    ("", "versions", "lazy", "hookspecs"),  # "": the package kschedctl itself
+]
+
+
+def layer_of(module: str) -> tuple[int, int] | None:
+    """(level, place within the level) of a kschedctl module; None: no layer holds it."""
+    parts = module.split(".")
+    folder = parts[1] if len(parts) > 1 else ""
+    for level, folders in enumerate(LAYERS):
+        if folder in folders:
+            return level, folders.index(folder)
+    return None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a module from a higher layer (or from a folder before it on its level),
+    as "importer -> imported", sorted."""
+    out = []
+    for module in sorted(graph):
+        at = layer_of(module)
+        for target in sorted(graph[module]):
+            to = layer_of(target)
+            if at is None or to is None or module.split(".")[:2] == target.split(".")[:2]:
+                continue
+            if to[0] < at[0] or (to[0] == at[0] and to[1] < at[1]):
+                out.append(f"{module} -> {target}")
+    return out
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for m in sorted(_modules()) if layer_of(m) is None] == []
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    found = upward_imports(import_graph())
+    assert not found, "imports running up the layers (tests/test_tree.py LAYERS):\n" + "\n".join(found)
+
+
+def test_the_public_api_exports_from_its_layer_or_below() -> None:
+    """kschedctl.framework hands its names on by importlib (`_EXPORTS`), which the graph cannot
+    see: each module named there must be the framework's or below."""
+    import kschedctl.framework as api
+
+    framework = layer_of("kschedctl.framework")
+    assert framework is not None
+    above = sorted({m for m in api._EXPORTS.values() if (layer_of(m) or (-1, 0))[0] < framework[0]})
+    assert above == []
+
+
+@pytest.mark.parametrize("edge, expected", [
+    (("kschedctl.api.types", "kschedctl.cli.app"), ["kschedctl.api.types -> kschedctl.cli.app"]),
+    (("kschedctl.framework.handle", "kschedctl.runtime.framework"),
+     ["kschedctl.framework.handle -> kschedctl.runtime.framework"]),
+    (("kschedctl.explain.verdict", "kschedctl.sweep.cell"), ["kschedctl.explain.verdict -> kschedctl.sweep.cell"]),
+    (("kschedctl.versions", "kschedctl.api.types"), ["kschedctl.versions -> kschedctl.api.types"]),
+    (("kschedctl.sweep.cell", "kschedctl.explain.verdict"), []),
+    (("kschedctl.cli.app", "kschedctl.api.types"), []),
+], ids=["api-up-to-cli", "framework-up-to-runtime", "explain-back-to-sweep-on-its-level", "base-up-to-api",
+        "sweep-down-its-level", "a-downward-import"])
+def test_the_layer_check_reports_an_injected_upward_import(edge: tuple[str, str], expected: list[str]) -> None:
+    graph = {module: set(targets) for module, targets in import_graph().items()}
+    assert upward_imports(graph) == []
+    graph[edge[0]].add(edge[1])
+    assert upward_imports(graph) == expected
 
 
 # --- ruff and mypy ------------------------------------------------------------------------------
