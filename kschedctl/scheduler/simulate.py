@@ -7,7 +7,8 @@ objects (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate). Each
 scheduler's informer handlers (kschedctl/scheduler/eventhandlers.py), so the queue reacts to it exactly
 as to the matching ClusterEvent: only pods an event may help are retried. The result is the
 schedule JSON shape plus "time" on placements and preemptions, the timed "events" and the
-"final" pods per node.
+"final" pods per node. A node added by an event gets, as from the DaemonSet controller, one pending
+pod of every DaemonSet of the scenario that should run there (kschedctl/cluster/daemonsets.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.admission import admit
-from kschedctl.api.errors import InputError
+from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import served_as_v1
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -129,6 +130,20 @@ class _Applier:
             self._fail("object.metadata.name", f"node {node.name!r} already exists")
         self.sched.record("NodeAdded", node=node.name)
         self.sched.add_node_to_cache(node)
+        self._create_daemon_pods(node)
+
+    def _create_daemon_pods(self, node: Node) -> None:
+        """The DaemonSet controller sees the new node: one pending pod of every DaemonSet that
+        should run there, pinned to it by node affinity, for the scheduler to place
+        (kschedctl/cluster/daemonsets.py). Each is a PodCreated event naming its DaemonSet."""
+        from kschedctl.cluster.daemonsets import pending_pods_for_node
+
+        try:
+            created = pending_pods_for_node(self.sched.objects, node)
+        except ObjectError as exc:  # a DaemonSet whose PriorityClass the scenario lacks
+            self._fail("object", f"node {node.name}: {exc.field}: {exc.message}")
+        for ds, raw in created:
+            self._create(raw, daemon_set=ds.key)
 
     def _removeNode(self, spec: dict) -> None:
         node = self._node(spec["node"])
@@ -180,7 +195,7 @@ class _Applier:
     def _createPod(self, spec: dict) -> None:
         self._create(copy.deepcopy(spec["object"]))
 
-    def _create(self, raw: dict) -> Pod:
+    def _create(self, raw: dict, daemon_set: str | None = None) -> Pod:
         pod = Pod.from_dict(raw)
         if any(p.key == pod.key for p in self.sched.pods_by_uid.values()):
             self._fail("object.metadata.name", f"pod {pod.key} already exists")
@@ -191,7 +206,10 @@ class _Applier:
             resolve_priorities(ClusterSnapshot(pods=[pod], objects=self.sched.objects))
         except InputError as exc:
             self._fail("object.spec.priorityClassName", exc.message)
-        self.sched.record("PodCreated", pod=pod.key)
+        if daemon_set is None:
+            self.sched.record("PodCreated", pod=pod.key)
+        else:
+            self.sched.record("PodCreated", pod=pod.key, daemonSet=daemon_set)
         if pod.node_name:
             self.sched.add_pod(pod)
         else:
