@@ -165,6 +165,8 @@ def daemon_set_lines(by_node: dict[str, list[dict[str, Any]]]) -> str:
     "extra-1, extra-2: 2 DaemonSet pods (kube-system/fluentd, ...) requesting cpu 600m, memory 456Mi"."""
     if not by_node:
         return ""
+    if not any(by_node.values()):
+        return "DaemonSet pods on the added nodes: none\n"
     groups: dict[tuple[str, ...], list[str]] = {}
     totals: dict[tuple[str, ...], dict[str, int]] = {}
     for node, pods in by_node.items():
