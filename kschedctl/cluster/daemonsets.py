@@ -59,6 +59,13 @@ _DAEMON_TOLERATIONS = (
     (UNSCHEDULABLE, "NoSchedule"),
 )
 _DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
+
+
+class PodRefused(ObjectError):
+    """The API server would refuse the DaemonSet's pod (its PriorityClass does not exist): the
+    controller's create fails (a FailedCreate event), so no node gets the pod."""
+
+
 OBJECT_NAME_FIELD = "metadata.name"
 
 
@@ -174,7 +181,7 @@ def _resolve_priority(pod: Pod, objects: ClusterObjects | None) -> None:
         elif name in SYSTEM_PRIORITY_CLASSES:
             pod.priority = SYSTEM_PRIORITY_CLASSES[name]
         elif name:
-            raise ObjectError(f"no PriorityClass with name {name} was found", "spec.template.spec.priorityClassName")
+            raise PodRefused(f"no PriorityClass with name {name} was found", "spec.template.spec.priorityClassName")
         else:
             pod.priority = 0
     if pod.preemption_policy is None:
@@ -205,32 +212,55 @@ def daemon_sets(objects: ClusterObjects) -> list[DaemonSet]:
 
 def pods_for_node(objects: ClusterObjects, node: Node) -> list[Pod]:
     """GetDaemonSetPodsForNode: one pod of every DaemonSet that should run on ``node``, bound
-    to it (as cluster-autoscaler puts them on a template node)."""
+    to it (as cluster-autoscaler puts them on a template node). A pod the API server would
+    refuse (see ``refused``) is left out."""
     out = []
     for ds in daemon_sets(objects):
         raw = ds.new_pod_raw(node.name)
         raw["spec"]["nodeName"] = node.name
-        pod = build_pod(ds, raw, objects)
-        if should_run(ds, pod, node):
-            out.append(pod)
+        pod = build_pod(ds, raw, None)
+        if not should_run(ds, pod, node):
+            continue
+        try:
+            _resolve_priority(pod, objects)
+        except PodRefused:
+            continue
+        out.append(pod)
     return out
 
 
-def pending_pods_for_node(objects: ClusterObjects, node: Node) -> list[tuple[DaemonSet, dict]]:
+def refused(objects: ClusterObjects) -> dict[str, str]:
+    """DaemonSet -> why the API server refuses its pods (a PriorityClass the snapshot lacks)."""
+    out = {}
+    for ds in daemon_sets(objects):
+        try:
+            _resolve_priority(build_pod(ds, ds.new_pod_raw("node"), None), objects)
+        except PodRefused as exc:
+            out[ds.key] = exc.message
+    return out
+
+
+def pending_pods_for_node(objects: ClusterObjects, node: Node) -> list[tuple[DaemonSet, dict | None, str]]:
     """What the DaemonSet controller creates when ``node`` joins: for every DaemonSet that
     should run there, a pending pod pinned to the node by a required ``matchFields`` term
-    (util.ReplaceDaemonSetPodNodeNameNodeAffinity), for the scheduler to place."""
-    out = []
+    (util.ReplaceDaemonSetPodNodeNameNodeAffinity), for the scheduler to place; or, when the
+    API server would refuse it, None and why (the controller's FailedCreate)."""
+    out: list[tuple[DaemonSet, dict | None, str]] = []
     for ds in daemon_sets(objects):
         raw = ds.new_pod_raw(node.name)
         probe = copy.deepcopy(raw)
         probe["spec"]["nodeName"] = node.name
-        pod = build_pod(ds, probe, objects)
+        pod = build_pod(ds, probe, None)
         if not should_run(ds, pod, node):
+            continue
+        try:
+            _resolve_priority(pod, objects)
+        except PodRefused as exc:
+            out.append((ds, None, exc.message))
             continue
         _pin_to_node(raw["spec"], node.name)
         raw["spec"]["priority"] = pod.priority  # as the Priority admission plugin sets it on create
-        out.append((ds, raw))
+        out.append((ds, raw, ""))
     return out
 
 
@@ -266,5 +296,6 @@ __all__ = [
     "describe_pods",
     "pending_pods_for_node",
     "pods_for_node",
+    "refused",
     "should_run",
 ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.admission import admit
-from kschedctl.api.errors import InputError, ObjectError
+from kschedctl.api.errors import InputError
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import served_as_v1
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -138,12 +138,11 @@ class _Applier:
         (kschedctl/cluster/daemonsets.py). Each is a PodCreated event naming its DaemonSet."""
         from kschedctl.cluster.daemonsets import pending_pods_for_node
 
-        try:
-            created = pending_pods_for_node(self.sched.objects, node)
-        except ObjectError as exc:  # a DaemonSet whose PriorityClass the scenario lacks
-            self._fail("object", f"node {node.name}: {exc.field}: {exc.message}")
-        for ds, raw in created:
-            self._create(raw, daemon_set=ds.key)
+        for ds, raw, refused in pending_pods_for_node(self.sched.objects, node):
+            if raw is None:  # the API server refuses the pod: the controller's FailedCreate event
+                self.sched.record("FailedCreate", daemonSet=ds.key, node=node.name, message=refused)
+            else:
+                self._create(raw, daemon_set=ds.key)
 
     def _removeNode(self, spec: dict) -> None:
         node = self._node(spec["node"])

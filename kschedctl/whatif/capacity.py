@@ -36,7 +36,7 @@ from typing import Any
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Node, Pod
-from kschedctl.cluster.daemonsets import describe_pods, pods_for_node
+from kschedctl.cluster.daemonsets import describe_pods, pods_for_node, refused
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
@@ -130,9 +130,11 @@ def daemon_pods_for(cluster: ClusterSnapshot, nodes: list[Node]) -> dict[str, li
 
 def daemon_set_notes(cluster: ClusterSnapshot) -> list[str]:
     """A snapshot whose pods have DaemonSet owners but that holds no DaemonSet: added nodes get
-    no DaemonSet pods, and the estimate is too generous; say so, and how to capture them."""
+    no DaemonSet pods, and the estimate is too generous; say so, and how to capture them. A
+    DaemonSet whose pods the API server would refuse (no such PriorityClass) places none either."""
     if cluster.objects.daemon_sets:
-        return []
+        return [f"DaemonSet {key}: {why}: the API server refuses its pods, so no added node runs one"
+                for key, why in refused(cluster.objects).items()]
     owned = {f"{p.namespace}/{o.get('name')}" for p in cluster.pods for o in p.meta.owner_references
              if isinstance(o, dict) and o.get("kind") == "DaemonSet"}
     if not owned:

@@ -161,3 +161,25 @@ def test_bad_daemonset_is_one_error_line(run_cli, tmp_path) -> None:
     assert out.exit_code == 2 and "Traceback" not in out.stderr
     [line] = out.stderr.strip().splitlines()
     assert "DaemonSet kube-system/fluentd" in line and "spec.template.spec.containers[0].resources.requests" in line
+
+
+def test_daemonset_whose_priority_class_is_missing_places_no_pod(run_cli, tmp_path) -> None:
+    """The API server refuses a pod naming a PriorityClass that does not exist, so the DaemonSet
+    controller's create fails: capacity leaves that DaemonSet's pod out and says why; simulate
+    records the controller's FailedCreate instead of a PodCreated."""
+    doc = yaml.safe_load(Path(CLUSTER).read_text())
+    ds = next(o for o in doc["items"] if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "fluentd")
+    ds["spec"]["template"]["spec"]["priorityClassName"] = "daemons"
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(doc))
+    out = run_cli("capacity", str(tmp_path / "cluster.yaml"), "--pod", WEB, "--add-nodes", _node("general"), "-o", "json")
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    assert _daemon_sets(data, "general") == ["kube-system/kube-proxy", "monitoring/node-exporter"]
+    assert ("DaemonSet kube-system/fluentd: no PriorityClass with name daemons was found: the API server refuses "
+            "its pods, so no added node runs one") in data["notes"]
+    (tmp_path / "scenario.yaml").write_text((FIXTURES / "scenario-add-node.yaml").read_text())
+    out = run_cli("simulate", str(tmp_path / "scenario.yaml"), "-o", "json", "--seed", "1")
+    assert out.exit_code == 0, out.stderr
+    [failed] = [e for e in out.json()["events"] if e["event"] == "FailedCreate"]
+    assert failed == {"time": 30, "event": "FailedCreate", "daemonSet": "kube-system/fluentd", "node": "general-1",
+                      "message": "no PriorityClass with name daemons was found"}
