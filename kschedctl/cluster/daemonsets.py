@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import Any
 
 from kschedctl.api.admission import admit
 from kschedctl.api.admission.other import SYSTEM_PRIORITY_CLASSES
@@ -69,7 +70,7 @@ class PodRefused(ObjectError):
 OBJECT_NAME_FIELD = "metadata.name"
 
 
-def add_daemon_pod_tolerations(spec: dict) -> None:
+def add_daemon_pod_tolerations(spec: dict[str, Any]) -> None:
     """util.AddOrUpdateDaemonPodTolerations: the tolerations every DaemonSet pod carries."""
     wanted = list(_DAEMON_TOLERATIONS)
     if spec.get("hostNetwork") is True:
@@ -81,7 +82,7 @@ def add_daemon_pod_tolerations(spec: dict) -> None:
         _add_or_update_toleration(tolerations, {"key": key, "operator": "Exists", "effect": effect})
 
 
-def _add_or_update_toleration(tolerations: list, toleration: dict) -> None:
+def _add_or_update_toleration(tolerations: list[Any], toleration: dict[str, Any]) -> None:
     """v1helper.AddOrUpdateTolerationInPodSpec: one that matches (same key, operator, value and
     effect) is replaced, so a tolerationSeconds bound is dropped; else the toleration is added."""
 
@@ -108,10 +109,11 @@ class DaemonSet:
         return f"{self.obj.namespace}/{self.obj.name}"
 
     @property
-    def template(self) -> dict:
-        return self.obj.raw["spec"]["template"]  # admission checked it is an object
+    def template(self) -> dict[str, Any]:
+        template: dict[str, Any] = self.obj.raw["spec"]["template"]  # admission checked it is an object
+        return template
 
-    def new_pod_raw(self, node_name: str) -> dict:
+    def new_pod_raw(self, node_name: str) -> dict[str, Any]:
         """NewPod: what the controller creates for ``node_name`` (metadata, spec, tolerations,
         a controller owner reference); neither bound nor pinned yet."""
         template = copy.deepcopy(self.template)
@@ -150,7 +152,7 @@ def daemon_set_from(obj: GenericObject, objects: ClusterObjects | None = None) -
     return ds
 
 
-def build_pod(ds: DaemonSet, raw: dict, objects: ClusterObjects | None) -> Pod:
+def build_pod(ds: DaemonSet, raw: dict[str, Any], objects: ClusterObjects | None) -> Pod:
     """The pod admitted and built, with its priority resolved as the Priority admission plugin
     resolves it on create (the class's value; a built-in system class's; else the default)."""
     error = admit(raw)
@@ -240,12 +242,12 @@ def refused(objects: ClusterObjects) -> dict[str, str]:
     return out
 
 
-def pending_pods_for_node(objects: ClusterObjects, node: Node) -> list[tuple[DaemonSet, dict | None, str]]:
+def pending_pods_for_node(objects: ClusterObjects, node: Node) -> list[tuple[DaemonSet, dict[str, Any] | None, str]]:
     """What the DaemonSet controller creates when ``node`` joins: for every DaemonSet that
     should run there, a pending pod pinned to the node by a required ``matchFields`` term
     (util.ReplaceDaemonSetPodNodeNameNodeAffinity), for the scheduler to place; or, when the
     API server would refuse it, None and why (the controller's FailedCreate)."""
-    out: list[tuple[DaemonSet, dict | None, str]] = []
+    out: list[tuple[DaemonSet, dict[str, Any] | None, str]] = []
     for ds in daemon_sets(objects):
         raw = ds.new_pod_raw(node.name)
         probe = copy.deepcopy(raw)
@@ -264,7 +266,7 @@ def pending_pods_for_node(objects: ClusterObjects, node: Node) -> list[tuple[Dae
     return out
 
 
-def _pin_to_node(spec: dict, node_name: str) -> None:
+def _pin_to_node(spec: dict[str, Any], node_name: str) -> None:
     """util.ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity becomes one term
     matching the node's name (the pod's other affinity is kept)."""
     term = {"matchFields": [{"key": OBJECT_NAME_FIELD, "operator": "In", "values": [node_name]}]}
@@ -277,7 +279,7 @@ def _pin_to_node(spec: dict, node_name: str) -> None:
     spec["affinity"] = affinity
 
 
-def describe_pods(pods: list[Pod]) -> list[dict]:
+def describe_pods(pods: list[Pod]) -> list[dict[str, Any]]:
     """What each DaemonSet pod is and asks for (``requests`` in the scheduler's units: milli-cpu,
     bytes, counts), for the JSON outputs' ``daemonSetPods``."""
     out = []
