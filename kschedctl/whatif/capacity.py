@@ -40,7 +40,7 @@ from kschedctl.cluster.daemonsets import describe_pods, pods_for_node, refused
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.config.types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.resource import Resource
+from kschedctl.framework.resource import Resource, pod_requests
 from kschedctl.framework.runtime.registry import Registry
 from kschedctl.framework.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.framework.types import PodInfo
@@ -128,6 +128,26 @@ def daemon_pods_for(cluster: ClusterSnapshot, nodes: list[Node]) -> dict[str, li
     return {node.name: pods_for_node(cluster.objects, node) for node in nodes}
 
 
+def overcommit_notes(nodes: list[Node], daemon_pods: dict[str, list[Pod]], shape: bool = False) -> list[str]:
+    """Nodes whose DaemonSet pods ask for more than they have: the controller creates them all
+    the same (it does not check resources), so nothing else fits there; say which resource."""
+    from kschedctl.cli.render_whatif import fmt_amount
+
+    notes = []
+    for node in nodes:
+        requested = Resource()
+        for pod in daemon_pods.get(node.name, []):
+            requested.add(Resource.from_list(pod_requests(pod)))
+        alloc = Resource.from_list(node.allocatable).as_dict()
+        over = [f"{r} {fmt_amount(r, v)} of {fmt_amount(r, alloc.get(r, 0))}"
+                for r, v in requested.as_dict().items() if v > alloc.get(r, 0)]
+        if over:
+            which = f"a node like {node.name}" if shape else node.name
+            notes.append(f"the DaemonSet pods of {which} ask for more than it has ({', '.join(over)}): "
+                         "the DaemonSet controller does not check room, so nothing else fits there")
+    return notes
+
+
 def daemon_set_notes(cluster: ClusterSnapshot) -> list[str]:
     """A snapshot whose pods have DaemonSet owners but that holds no DaemonSet: added nodes get
     no DaemonSet pods, and the estimate is too generous; say so, and how to capture them. A
@@ -181,6 +201,7 @@ def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regis
         notes.append(f"the snapshot's {pending} pending pods were left out: they hold no resources until scheduled")
     if added_nodes:
         notes.extend(daemon_set_notes(cluster))
+        notes.extend(overcommit_notes(list(added_nodes), daemon_pods))
     zones = _zones(sched)
     per_zone: dict[str, int] = {}
     for node, n in per_node.items():
@@ -253,6 +274,9 @@ def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regi
     by_key = {p.key: p for p in cluster.pods if is_pending(p)}
     left = [by_key[u.pod] for u in run.unschedulable if u.pod in by_key]
     estimator = _BinpackingEstimator(sched, node_template)
+    notes.extend(overcommit_notes(list(added_nodes), added_daemon_pods))
+    shape = estimator.template_node
+    notes.extend(overcommit_notes([shape], {shape.name: pods_for_node(sched.objects, shape)}, shape=True))
     for group in _ordered_groups(left, estimator.template_node):
         estimator.place_group(group)
     daemon_set_pods = {n: describe_pods(p) for n, p in added_daemon_pods.items()}

@@ -183,3 +183,19 @@ def test_daemonset_whose_priority_class_is_missing_places_no_pod(run_cli, tmp_pa
     [failed] = [e for e in out.json()["events"] if e["event"] == "FailedCreate"]
     assert failed == {"time": 30, "event": "FailedCreate", "daemonSet": "kube-system/fluentd", "node": "general-1",
                       "message": "no PriorityClass with name daemons was found"}
+
+
+def test_daemonsets_bigger_than_the_node_are_said(run_cli, tmp_path) -> None:
+    """The controller does not check room: on a 500m gpu node the DaemonSet pods (1100m) are all
+    there, nothing else fits, and a note says which resource is over."""
+    shape = yaml.safe_load(Path(_node("gpu")).read_text())
+    shape["status"]["allocatable"]["cpu"] = shape["status"]["capacity"]["cpu"] = "500m"
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(shape))
+    data = _capacity(run_cli, "--pod", WEB, "--add-nodes", str(path))
+    assert len(data["daemonSetPods"]["gpu"]) == 4 and data["count"] == 0
+    assert ("the DaemonSet pods of gpu ask for more than it has (cpu 1100m of 500m): the DaemonSet controller does "
+            "not check room, so nothing else fits there") in data["notes"]
+    data = _capacity(run_cli, "--nodes-for", str(path))
+    assert data["nodesNeeded"] == 0 and any(n.startswith("the DaemonSet pods of a node like gpu ask for more")
+                                            for n in data["notes"])
