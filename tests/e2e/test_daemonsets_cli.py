@@ -199,3 +199,18 @@ def test_daemonsets_bigger_than_the_node_are_said(run_cli, tmp_path) -> None:
     data = _capacity(run_cli, "--nodes-for", str(path))
     assert data["nodesNeeded"] == 0 and any(n.startswith("the DaemonSet pods of a node like gpu ask for more")
                                             for n in data["notes"])
+
+
+def test_required_affinity_on_the_node_name(run_cli, tmp_path) -> None:
+    """A template pinned by a matchFields metadata.name term runs on that node only."""
+    doc = yaml.safe_load(Path(CLUSTER).read_text())
+    ds = next(o for o in doc["items"] if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "fluentd")
+    ds["spec"]["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["general-2"]}]}]}}}
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(doc))
+    out = run_cli("capacity", str(tmp_path / "cluster.yaml"), "--pod", WEB, "--add-nodes", f"{_node('general')}:2",
+                  "-o", "json")
+    assert out.exit_code == 0, out.stderr
+    data = out.json()
+    assert _daemon_sets(data, "general-1") == ["kube-system/kube-proxy", "monitoring/node-exporter"]
+    assert _daemon_sets(data, "general-2") == LINUX_DAEMONS
