@@ -190,6 +190,70 @@ def _resolve_priority(pod: Pod, objects: ClusterObjects | None) -> None:
         pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
+def should_continue_running(ds: DaemonSet, pod: Pod, node: Node) -> bool:
+    """NodeShouldRunDaemonPod's shouldContinueRunning: node name and required node affinity
+    still match, and no NoExecute taint goes untolerated (an untolerated NoSchedule taint keeps
+    new pods off, not the one already there)."""
+    from kschedctl.plugins.node_affinity import RequiredNodeAffinity
+
+    wanted = ds.template_node_name()
+    if wanted and wanted != node.name:
+        return False
+    if not RequiredNodeAffinity(pod).matches(node):
+        return False
+    return find_matching_untolerated_taint(node.taints, pod.tolerations, ("NoExecute",)) is None
+
+
+def owned_by(ds: DaemonSet, pod: Pod) -> bool:
+    """The pod's controller is this DaemonSet (by uid, or by name in its namespace when the
+    DaemonSet has no uid)."""
+    for ref in pod.meta.owner_references:
+        if isinstance(ref, dict) and ref.get("controller") and ref.get("kind") == "DaemonSet":
+            if ds.obj.meta.uid:
+                return bool(ref.get("uid") == ds.obj.meta.uid)
+            return pod.namespace == ds.obj.namespace and ref.get("name") == ds.obj.name
+    return False
+
+
+def target_node_name(pod: Pod) -> str:
+    """util.GetTargetNodeName: the pod's node, or the node its matchFields metadata.name term
+    pins it to while it waits to be scheduled."""
+    if pod.node_name:
+        return pod.node_name
+    required = pod.affinity.node_affinity.required if pod.affinity and pod.affinity.node_affinity else None
+    for term in required.terms if required is not None else ():
+        for req in term.match_fields:
+            if req.key == OBJECT_NAME_FIELD and req.operator == "In" and len(req.values) == 1:
+                return str(req.values[0])
+    return ""
+
+
+def node_changed(
+    objects: ClusterObjects, old: Node, new: Node, pods: list[Pod]
+) -> tuple[list[tuple[DaemonSet, dict[str, Any] | None, str]], list[tuple[DaemonSet, Pod]]]:
+    """What the DaemonSet controller does when a node changes (its updateNode handler: only the
+    DaemonSets whose shouldRun or shouldContinueRunning changed are synced): a pod to create for
+    each that should now run there and has none (as ``pending_pods_for_node``), and its pods to
+    delete for each that should no longer continue running there."""
+    create: list[tuple[DaemonSet, dict[str, Any] | None, str]] = []
+    delete: list[tuple[DaemonSet, Pod]] = []
+    pending = {ds.key: (ds, raw, why) for ds, raw, why in pending_pods_for_node(objects, new)}
+    for ds in daemon_sets(objects):
+        probe = ds.new_pod_raw(new.name)
+        probe["spec"]["nodeName"] = new.name
+        pod = build_pod(ds, probe, None)
+        before = (should_run(ds, pod, old), should_continue_running(ds, pod, old))
+        after = (should_run(ds, pod, new), should_continue_running(ds, pod, new))
+        if before == after:
+            continue
+        mine = [p for p in pods if owned_by(ds, p) and target_node_name(p) == new.name]
+        if after[0] and not mine:
+            create.append(pending[ds.key])
+        elif not after[1]:
+            delete.extend((ds, p) for p in mine)
+    return create, delete
+
+
 def should_run(ds: DaemonSet, pod: Pod, node: Node) -> bool:
     """NodeShouldRunDaemonPod's shouldRun: node name, required node affinity, NoSchedule and
     NoExecute taints (with the DaemonSet tolerations). Resources are not looked at."""
@@ -296,6 +360,7 @@ __all__ = [
     "daemon_set_from",
     "daemon_sets",
     "describe_pods",
+    "node_changed",
     "pending_pods_for_node",
     "pods_for_node",
     "refused",

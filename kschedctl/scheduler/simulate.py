@@ -8,7 +8,8 @@ scheduler's informer handlers (kschedctl/scheduler/eventhandlers.py), so the que
 as to the matching ClusterEvent: only pods an event may help are retried. The result is the
 schedule JSON shape plus "time" on placements and preemptions, the timed "events" and the
 "final" pods per node. A node added by an event gets, as from the DaemonSet controller, one pending
-pod of every DaemonSet of the scenario that should run there (kschedctl/cluster/daemonsets.py).
+pod of every DaemonSet of the scenario that should run there, and a node update syncs the
+DaemonSets whose verdict for it changed (kschedctl/cluster/daemonsets.py).
 """
 
 from __future__ import annotations
@@ -138,7 +139,10 @@ class _Applier:
         (kschedctl/cluster/daemonsets.py). Each is a PodCreated event naming its DaemonSet."""
         from kschedctl.cluster.daemonsets import pending_pods_for_node
 
-        for ds, raw, refused in pending_pods_for_node(self.sched.objects, node):
+        self._create_daemon_set_pods(node, pending_pods_for_node(self.sched.objects, node))
+
+    def _create_daemon_set_pods(self, node: Node, created: list) -> None:
+        for ds, raw, refused in created:
             if raw is None:  # the API server refuses the pod: the controller's FailedCreate event
                 self.sched.record("FailedCreate", daemonSet=ds.key, node=node.name, message=refused)
             else:
@@ -189,6 +193,19 @@ class _Applier:
         self.sched.record("NodeUpdated", node=old.name,
                           changed=[k for k in ("allocatable", "labels", "taints") if k in spec])
         self.sched.update_node_in_cache(old, new)
+        self._sync_daemon_pods(old, new)
+
+    def _sync_daemon_pods(self, old: Node, node: Node) -> None:
+        """The DaemonSet controller after a node update: a pod for each DaemonSet that now
+        selects the node and has none there; the pods of those that should no longer continue
+        running there (affinity lost, an untolerated NoExecute taint) deleted."""
+        from kschedctl.cluster.daemonsets import node_changed
+
+        create, delete = node_changed(self.sched.objects, old, node, list(self.sched.pods_by_uid.values()))
+        for ds, pod in sorted(delete, key=lambda d: d[1].key):
+            self.sched.record("PodDeleted", pod=pod.key, daemonSet=ds.key)
+            self.sched.delete_pod(pod)
+        self._create_daemon_set_pods(node, create)
 
     # pods
     def _createPod(self, spec: dict) -> None:

@@ -214,3 +214,31 @@ def test_required_affinity_on_the_node_name(run_cli, tmp_path) -> None:
     data = out.json()
     assert _daemon_sets(data, "general-1") == ["kube-system/kube-proxy", "monitoring/node-exporter"]
     assert _daemon_sets(data, "general-2") == LINUX_DAEMONS
+
+
+def test_simulate_node_update_syncs_the_daemonsets_it_changes(run_cli, tmp_path) -> None:
+    """The controller's updateNode: labelling the node accelerator=nvidia makes gpu-plugin select
+    it (a pod is created); a NoSchedule taint keeps the pods there; a NoExecute one deletes the
+    pods that do not tolerate it (all but kube-proxy)."""
+    scenario = yaml.safe_load((FIXTURES / "scenario-add-node.yaml").read_text())
+    scenario["snapshot"] = str(FIXTURES / "cluster.yaml")
+    taint = {"key": "dedicated", "value": "batch"}
+    scenario["events"] += [
+        {"at": "60s", "action": "updateNode", "node": "general-1", "labels": {"accelerator": "nvidia"}},
+        {"at": "90s", "action": "updateNode", "node": "general-1", "taints": [{**taint, "effect": "NoSchedule"}]},
+        {"at": "120s", "action": "updateNode", "node": "general-1", "taints": [{**taint, "effect": "NoExecute"}]}]
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    out = run_cli("simulate", str(path), "-o", "json", "--seed", "1")
+    assert out.exit_code == 0, out.stderr
+    events = out.json()["events"]
+
+    def at(t: int, kind: str) -> list[tuple[str, str]]:
+        return [(e["pod"], e["daemonSet"]) for e in events if e["time"] == t and e["event"] == kind and "daemonSet" in e]
+
+    assert at(60, "PodCreated") == [("kube-system/gpu-plugin-general-1", "kube-system/gpu-plugin")]
+    assert at(90, "PodCreated") == [] and at(90, "PodDeleted") == []
+    assert at(120, "PodDeleted") == [("kube-system/fluentd-general-1", "kube-system/fluentd"),
+                                     ("kube-system/gpu-plugin-general-1", "kube-system/gpu-plugin"),
+                                     ("monitoring/node-exporter-general-1", "monitoring/node-exporter")]
+    assert "kube-system/kube-proxy-general-1" in out.json()["final"]["general-1"]
