@@ -131,7 +131,7 @@ def daemon_pods_for(cluster: ClusterSnapshot, nodes: list[Node]) -> dict[str, li
 def overcommit_notes(nodes: list[Node], daemon_pods: dict[str, list[Pod]], shape: bool = False) -> list[str]:
     """Nodes whose DaemonSet pods ask for more than they have: the controller creates them all
     the same (it does not check resources), so nothing else fits there; say which resource."""
-    from kschedctl.cli.render_whatif import fmt_amount
+    from kschedctl.plugins.details import format_quantity as fmt_amount
 
     notes = []
     for node in nodes:
