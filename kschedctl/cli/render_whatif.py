@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from kschedctl.api.field import escape_control
 from kschedctl.cli.render import to_json, to_yaml
 
 if TYPE_CHECKING:
@@ -216,10 +217,10 @@ def render_nodes_for(result: "NodesForResult", output: str) -> str:
                                headers=["NEW NODE", "PODS", ""], tablefmt="plain") + "\n"
     if data.get("daemonSetPods"):
         out += "\n" + daemon_set_lines(data["daemonSetPods"])
+    for note in data.get("notes", []):
+        out += f"\nnote: {escape_control(note)}\n"
     if data["cannotHelp"]:
         out += "\nno node of this shape helps:\n" + "\n".join(
             f"{c['pod']}: {c['message']}" for c in data["cannotHelp"]) + "\n"
-    for note in data.get("notes", []):
-        out += f"\nnote: {note}\n"
     out += f"\nmethod: {data['method']}\n"
     return out
