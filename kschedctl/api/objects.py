@@ -36,6 +36,8 @@ class ClusterObjects:
     replication_controllers: list[GenericObject] = field(default_factory=list)
     replica_sets: list[GenericObject] = field(default_factory=list)
     stateful_sets: list[GenericObject] = field(default_factory=list)
+    # the pods a new node gets (what-if: capacity --add-nodes / --nodes-for, simulate addNode)
+    daemon_sets: list[GenericObject] = field(default_factory=list)
     # pod groups: (kind, "ns/name") -> object; kinds as given in the snapshot
     pod_groups: dict[tuple[str, str], GenericObject] = field(default_factory=dict)
     # Dynamic Resource Allocation (resource.k8s.io/v1): classes and slices by name, claims and

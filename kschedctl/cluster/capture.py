@@ -75,6 +75,8 @@ CAPTURED_KINDS: tuple[KindSpec, ...] = (
     KindSpec("ReplicationController", "replicationcontrollers", "", ("v1",)),
     KindSpec("ReplicaSet", "replicasets", "apps", ("v1",)),
     KindSpec("StatefulSet", "statefulsets", "apps", ("v1",)),
+    # the pods a new node gets in the what-if commands (daemon_controller.go NodeShouldRunDaemonPod)
+    KindSpec("DaemonSet", "daemonsets", "apps", ("v1",)),
     KindSpec("DeviceClass", "deviceclasses", "resource.k8s.io", ("v1",), optional=True),
     KindSpec("ResourceSlice", "resourceslices", "resource.k8s.io", ("v1",), optional=True),
     KindSpec("ResourceClaim", "resourceclaims", "resource.k8s.io", ("v1",), optional=True),

@@ -36,13 +36,14 @@ from kschedctl.api.types import (
     PodDisruptionBudget,
     PriorityClass,
 )
+from kschedctl.cluster.daemonsets import daemon_set_from
 from kschedctl.cluster.simulator_export import as_list_document, is_simulator_export
 from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line, overlay_files, remember_text
 from kschedctl.framework.podgroup import storage_kind
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
-                       "PodGroup", "Workload"}
+                       "PodGroup", "Workload", "DaemonSet"}
 _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
 # Read through ClusterObjects.other[kind] (VolumeBinding's capacity check; NodeVolumeLimits' attachments).
 _OTHER_NAMESPACED = {"CSIStorageCapacity"}
@@ -455,6 +456,9 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
             objects.stateful_sets.append(obj)
         elif kind == "ReplicationController":
             objects.replication_controllers.append(obj)
+        elif kind == "DaemonSet":  # its template is checked as the pod it becomes, field under spec.template
+            daemon_set_from(obj)
+            objects.daemon_sets.append(obj)
         else:
             _check_group_version(kind, obj.api_version)
             objects.pod_groups[(storage_kind(kind, obj.api_version), key)] = obj

@@ -147,6 +147,7 @@ def render_capacity(result: "CapacityResult", output: str) -> str:
     out += f" (stopped at --max {data['max']})\n" if data["stoppedBy"] == "max" else "\n"
     if data.get("addedNodes"):
         out += f"with {len(data['addedNodes'])} hypothetical nodes added: {', '.join(data['addedNodes'])}\n"
+        out += daemon_set_lines(data.get("daemonSetPods") or {})
     if data["perZone"]:
         out += "\n" + tabulate([[z or "-", n] for z, n in data["perZone"].items()], headers=["ZONE", "COPIES"],
                                tablefmt="plain") + "\n"
@@ -158,6 +159,35 @@ def render_capacity(result: "CapacityResult", output: str) -> str:
     for note in data.get("notes", []):
         out += f"\nnote: {escape_control(note)}"
     return out + ("\n" if data.get("notes") else "")
+
+
+def daemon_set_lines(by_node: dict[str, list[dict[str, Any]]]) -> str:
+    """What the added nodes start with, one line per distinct set of DaemonSet pods:
+    "extra-1, extra-2: 2 DaemonSet pods (kube-system/fluentd, ...) requesting cpu 600m, memory 456Mi"."""
+    if not by_node:
+        return ""
+    if not any(by_node.values()):
+        return "DaemonSet pods on the added nodes: none\n"
+    groups: dict[tuple[str, ...], list[str]] = {}
+    totals: dict[tuple[str, ...], dict[str, int]] = {}
+    for node, pods in by_node.items():
+        key = tuple(p["daemonSet"] for p in pods)
+        groups.setdefault(key, []).append(node)
+        total: dict[str, int] = {}
+        for p in pods:
+            for r, v in p["requests"].items():
+                total[r] = total.get(r, 0) + v
+        totals[key] = total
+    lines = []
+    for key, nodes in groups.items():
+        shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "")
+        if not key:
+            lines.append(f"{shown}: no DaemonSet pods")
+            continue
+        asks = ", ".join(f"{r} {fmt_amount(r, v)}" for r, v in totals[key].items()) or "nothing"
+        lines.append(f"{shown}: {len(key)} DaemonSet pod(s) ({', '.join(key)}) requesting {asks}")
+    return "DaemonSet pods on the added nodes (counted against their allocatable):\n" + "\n".join(
+        f"  {line}" for line in lines) + "\n"
 
 
 def nodes_for_headline(data: dict) -> str:
@@ -185,6 +215,10 @@ def render_nodes_for(result: "NodesForResult", output: str) -> str:
         out += "\n" + tabulate([[n, len(p), ", ".join(p[:4]) + (", ..." if len(p) > 4 else "")]
                                 for n, p in data["newNodes"].items()],
                                headers=["NEW NODE", "PODS", ""], tablefmt="plain") + "\n"
+    if data.get("daemonSetPods"):
+        out += "\n" + daemon_set_lines(data["daemonSetPods"])
+    for note in data.get("notes", []):
+        out += f"\nnote: {escape_control(note)}\n"
     if data["cannotHelp"]:
         out += "\nno node of this shape helps:\n" + "\n".join(
             f"{c['pod']}: {escape_control(c['message'])}" for c in data["cannotHelp"]) + "\n"

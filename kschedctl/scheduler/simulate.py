@@ -7,7 +7,9 @@ objects (DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate). Each
 scheduler's informer handlers (kschedctl/scheduler/eventhandlers.py), so the queue reacts to it exactly
 as to the matching ClusterEvent: only pods an event may help are retried. The result is the
 schedule JSON shape plus "time" on placements and preemptions, the timed "events" and the
-"final" pods per node.
+"final" pods per node. A node added by an event gets, as from the DaemonSet controller, one pending
+pod of every DaemonSet of the scenario that should run there, and a node update syncs the
+DaemonSets whose verdict for it changed (kschedctl/cluster/daemonsets.py).
 """
 
 from __future__ import annotations
@@ -129,6 +131,22 @@ class _Applier:
             self._fail("object.metadata.name", f"node {node.name!r} already exists")
         self.sched.record("NodeAdded", node=node.name)
         self.sched.add_node_to_cache(node)
+        self._create_daemon_pods(node)
+
+    def _create_daemon_pods(self, node: Node) -> None:
+        """The DaemonSet controller sees the new node: one pending pod of every DaemonSet that
+        should run there, pinned to it by node affinity, for the scheduler to place
+        (kschedctl/cluster/daemonsets.py). Each is a PodCreated event naming its DaemonSet."""
+        from kschedctl.cluster.daemonsets import pending_pods_for_node
+
+        self._create_daemon_set_pods(node, pending_pods_for_node(self.sched.objects, node))
+
+    def _create_daemon_set_pods(self, node: Node, created: list) -> None:
+        for ds, raw, refused in created:
+            if raw is None:  # the API server refuses the pod: the controller's FailedCreate event
+                self.sched.record("FailedCreate", daemonSet=ds.key, node=node.name, message=refused)
+            else:
+                self._create(raw, daemon_set=ds.key)
 
     def _removeNode(self, spec: dict) -> None:
         node = self._node(spec["node"])
@@ -175,12 +193,25 @@ class _Applier:
         self.sched.record("NodeUpdated", node=old.name,
                           changed=[k for k in ("allocatable", "labels", "taints") if k in spec])
         self.sched.update_node_in_cache(old, new)
+        self._sync_daemon_pods(old, new)
+
+    def _sync_daemon_pods(self, old: Node, node: Node) -> None:
+        """The DaemonSet controller after a node update: a pod for each DaemonSet that now
+        selects the node and has none there; the pods of those that should no longer continue
+        running there (affinity lost, an untolerated NoExecute taint) deleted."""
+        from kschedctl.cluster.daemonsets import node_changed
+
+        create, delete = node_changed(self.sched.objects, old, node, list(self.sched.pods_by_uid.values()))
+        for ds, pod in sorted(delete, key=lambda d: d[1].key):
+            self.sched.record("PodDeleted", pod=pod.key, daemonSet=ds.key)
+            self.sched.delete_pod(pod)
+        self._create_daemon_set_pods(node, create)
 
     # pods
     def _createPod(self, spec: dict) -> None:
         self._create(copy.deepcopy(spec["object"]))
 
-    def _create(self, raw: dict) -> Pod:
+    def _create(self, raw: dict, daemon_set: str | None = None) -> Pod:
         pod = Pod.from_dict(raw)
         if any(p.key == pod.key for p in self.sched.pods_by_uid.values()):
             self._fail("object.metadata.name", f"pod {pod.key} already exists")
@@ -191,7 +222,10 @@ class _Applier:
             resolve_priorities(ClusterSnapshot(pods=[pod], objects=self.sched.objects))
         except InputError as exc:
             self._fail("object.spec.priorityClassName", exc.message)
-        self.sched.record("PodCreated", pod=pod.key)
+        if daemon_set is None:
+            self.sched.record("PodCreated", pod=pod.key)
+        else:
+            self.sched.record("PodCreated", pod=pod.key, daemonSet=daemon_set)
         if pod.node_name:
             self.sched.add_pod(pod)
         else:

@@ -20,6 +20,11 @@ predicate checker:
    fit, then to a new node; a pod that does not fit a freshly added, empty node cannot be helped
    by this shape, and neither can the rest of its group;
 4. the answer is the number of added nodes that received a pod.
+
+Every node added (``--add-nodes``, and the estimator's copies of the shape) first gets the pods
+of the snapshot's DaemonSets that select it, bound and counted against its allocatable as any
+bound pod (kschedctl/cluster/daemonsets.py; cluster-autoscaler's template NodeInfo,
+simulator/node_info_utils.go); the results say which, per added node (``daemonSetPods``).
 """
 
 from __future__ import annotations
@@ -31,11 +36,12 @@ from typing import Any
 
 from kschedctl.api.errors import InputError
 from kschedctl.api.types import Node, Pod
+from kschedctl.cluster.daemonsets import describe_pods, pods_for_node, refused
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.registry import Registry
-from kschedctl.framework.resource import Resource
+from kschedctl.framework.resource import Resource, pod_requests
 from kschedctl.framework.types import PodInfo
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.scheduler import Scheduler
@@ -47,7 +53,8 @@ BINPACKING_METHOD = (
     "cluster-autoscaler's binpacking estimator (estimator/binpacking_estimator.go): pods that fit on the "
     "existing nodes are scheduled there first by the scheduler; the rest, in equivalence groups sorted by "
     "decreasing cpu+memory share of the node (DecreasingPodOrderer), go first-fit onto added copies of the "
-    "node, checked with the profile's PreFilter and Filter plugins; the answer counts the added nodes that "
+    "node (each holding first the pods of the DaemonSets that select it, as cluster-autoscaler's template node "
+    "does), checked with the profile's PreFilter and Filter plugins; the answer counts the added nodes that "
     "received pods")
 
 
@@ -66,6 +73,7 @@ class CapacityResult:
     usage: ClusterUsage | None = None  # the cluster with every fitting copy bound (for the report)
     fast_path: bool = False
     fast_attempts: int = 0  # attempts the fast path answered (the others went the plain way)
+    daemon_set_pods: dict[str, list[dict]] = field(default_factory=dict)  # added node -> its DaemonSet pods
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pod": self.pod, "count": self.count, "perNode": dict(self.per_node),
@@ -75,6 +83,7 @@ class CapacityResult:
             out["max"] = self.max_copies
         if self.added_nodes:
             out["addedNodes"] = list(self.added_nodes)
+            out["daemonSetPods"] = {n: list(self.daemon_set_pods.get(n, [])) for n in self.added_nodes}
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -90,20 +99,70 @@ class NodesForResult:
     cannot_help: list[dict[str, str]]
     skipped: list[dict[str, str]] = field(default_factory=list)
     method: str = BINPACKING_METHOD
+    daemon_set_pods: dict[str, list[dict]] = field(default_factory=dict)  # new (and added) node -> DaemonSet pods
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"node": self.node, "nodesNeeded": self.nodes_needed, "pods": self.pods,
-                "fitExisting": self.fit_existing, "newNodes": {k: list(v) for k, v in self.new_nodes.items()},
-                "cannotHelp": list(self.cannot_help), "skipped": list(self.skipped), "method": self.method}
+        out = {"node": self.node, "nodesNeeded": self.nodes_needed, "pods": self.pods,
+               "fitExisting": self.fit_existing, "newNodes": {k: list(v) for k, v in self.new_nodes.items()},
+               "cannotHelp": list(self.cannot_help), "skipped": list(self.skipped), "method": self.method,
+               "daemonSetPods": {k: list(v) for k, v in self.daemon_set_pods.items()}}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 # --- capacity ------------------------------------------------------------------------------
 
 
-def without_pending(cluster: ClusterSnapshot, extra_nodes: list[Node] = ()) -> ClusterSnapshot:  # type: ignore[assignment]
-    """The cluster as it runs: nodes (plus the hypothetical ones) and the pods bound to them."""
-    return ClusterSnapshot(nodes=[*cluster.nodes, *extra_nodes], pods=[p for p in cluster.pods if not is_pending(p)],
-                           objects=cluster.objects)
+def without_pending(cluster: ClusterSnapshot, extra_nodes: list[Node] = (),  # type: ignore[assignment]
+                    daemon_pods: list[Pod] = ()) -> ClusterSnapshot:  # type: ignore[assignment]
+    """The cluster as it runs: nodes (plus the hypothetical ones, with their DaemonSet pods) and
+    the pods bound to them."""
+    return ClusterSnapshot(nodes=[*cluster.nodes, *extra_nodes],
+                           pods=[*(p for p in cluster.pods if not is_pending(p)), *daemon_pods], objects=cluster.objects)
+
+
+def daemon_pods_for(cluster: ClusterSnapshot, nodes: list[Node]) -> dict[str, list[Pod]]:
+    """node -> the DaemonSet pods it starts with (cluster-autoscaler's template NodeInfo)."""
+    return {node.name: pods_for_node(cluster.objects, node) for node in nodes}
+
+
+def overcommit_notes(nodes: list[Node], daemon_pods: dict[str, list[Pod]], shape: bool = False) -> list[str]:
+    """Nodes whose DaemonSet pods ask for more than they have: the controller creates them all
+    the same (it does not check resources), so nothing else fits there; say which resource."""
+    from kschedctl.plugins.details import format_quantity as fmt_amount
+
+    notes = []
+    for node in nodes:
+        requested = Resource()
+        for pod in daemon_pods.get(node.name, []):
+            requested.add(Resource.from_list(pod_requests(pod)))
+        alloc = Resource.from_list(node.allocatable).as_dict()
+        over = [f"{r} {fmt_amount(r, v)} of {fmt_amount(r, alloc.get(r, 0))}"
+                for r, v in requested.as_dict().items() if v > alloc.get(r, 0)]
+        if over:
+            which = f"a node like {node.name}" if shape else node.name
+            notes.append(f"the DaemonSet pods of {which} ask for more than it has ({', '.join(over)}): "
+                         "the DaemonSet controller does not check room, so nothing else fits there")
+    return notes
+
+
+def daemon_set_notes(cluster: ClusterSnapshot) -> list[str]:
+    """A snapshot whose pods have DaemonSet owners but that holds no DaemonSet: added nodes get
+    no DaemonSet pods, and the estimate is too generous; say so, and how to capture them. A
+    DaemonSet whose pods the API server would refuse (no such PriorityClass) places none either."""
+    if cluster.objects.daemon_sets:
+        return [f"DaemonSet {key}: {why}: the API server refuses its pods, so no added node runs one"
+                for key, why in refused(cluster.objects).items()]
+    owned = {f"{p.namespace}/{o.get('name')}" for p in cluster.pods for o in p.meta.owner_references
+             if isinstance(o, dict) and o.get("kind") == "DaemonSet"}
+    if not owned:
+        return []
+    shown = ", ".join(sorted(owned)[:3]) + (f" and {len(owned) - 3} more" if len(owned) > 3 else "")
+    return [f"the snapshot's pods belong to {len(owned)} DaemonSet(s) ({shown}) but it holds no DaemonSet: "
+            "added nodes were given no DaemonSet pods, so they look emptier than they would be; capture them "
+            "with `kubectl get daemonsets -A -o yaml`"]
 
 
 def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
@@ -114,8 +173,9 @@ def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regis
     """Schedule copies of ``template`` one at a time until one does not fit (or ``max_copies``)."""
     pending = len(cluster.pending_pods)
     template.install(cluster)
-    sched = Scheduler(without_pending(cluster, list(added_nodes)), config, registry, version, seed=seed, dry_run=True,
-                      plugin_timeout=plugin_timeout)
+    daemon_pods = daemon_pods_for(cluster, list(added_nodes))
+    sched = Scheduler(without_pending(cluster, list(added_nodes), [p for ps in daemon_pods.values() for p in ps]),
+                      config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     if template.base.scheduler_name not in sched.profiles:
         raise InputError(f"no profile for schedulerName {template.base.scheduler_name!r} in the configuration",
                          obj=template.source, field="spec.schedulerName")
@@ -139,6 +199,9 @@ def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regis
     notes = []
     if pending:
         notes.append(f"the snapshot's {pending} pending pods were left out: they hold no resources until scheduled")
+    if added_nodes:
+        notes.extend(daemon_set_notes(cluster))
+        notes.extend(overcommit_notes(list(added_nodes), daemon_pods))
     zones = _zones(sched)
     per_zone: dict[str, int] = {}
     for node, n in per_node.items():
@@ -146,7 +209,8 @@ def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regis
     return CapacityResult(template.source, i, dict(sorted(per_node.items())), dict(sorted(per_zone.items())),
                           stop_message, stopped_by, max_copies, [n.name for n in added_nodes], notes, placements,
                           cluster_usage(sched.cache.nodes), copier is not None,
-                          getattr(sched.algorithm, "fast_cycles", 0))
+                          getattr(sched.algorithm, "fast_cycles", 0),
+                          {node: describe_pods(pods) for node, pods in daemon_pods.items()})
 
 
 def _schedule_copy(sched: Scheduler, pod: Pod) -> tuple[str | None, str]:
@@ -199,22 +263,31 @@ def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regi
             raise ValueError("nodes_for with a template needs the number of copies")
         template.install(cluster)
         pods = [template.copy(i) for i in range(1, copies + 1)]
+    added_daemon_pods = daemon_pods_for(cluster, list(added_nodes))
+    notes = daemon_set_notes(cluster)
     cluster = ClusterSnapshot(nodes=[*cluster.nodes, *added_nodes],
-                              pods=[*(p for p in cluster.pods if not is_pending(p)), *pods], objects=cluster.objects)
+                              pods=[*(p for p in cluster.pods if not is_pending(p)),
+                                    *(p for ps in added_daemon_pods.values() for p in ps), *pods],
+                              objects=cluster.objects)
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     run = sched.run()
     by_key = {p.key: p for p in cluster.pods if is_pending(p)}
     left = [by_key[u.pod] for u in run.unschedulable if u.pod in by_key]
     estimator = _BinpackingEstimator(sched, node_template)
+    notes.extend(overcommit_notes(list(added_nodes), added_daemon_pods))
+    shape = estimator.template_node
+    notes.extend(overcommit_notes([shape], {shape.name: pods_for_node(sched.objects, shape)}, shape=True))
     for group in _ordered_groups(left, estimator.template_node):
         estimator.place_group(group)
+    daemon_set_pods = {n: describe_pods(p) for n, p in added_daemon_pods.items()}
+    daemon_set_pods.update({n: describe_pods(estimator.daemon_pods[n]) for n, p in estimator.new_nodes.items() if p})
     return NodesForResult(
         node=str(node_template.get("metadata", {}).get("name", "")),
         nodes_needed=sum(1 for pods_on in estimator.new_nodes.values() if pods_on),
         pods=run.pending - len(run.skipped), fit_existing=len(run.placements),
         new_nodes={n: p for n, p in estimator.new_nodes.items() if p},
         cannot_help=estimator.cannot_help,
-        skipped=[s.to_dict() for s in run.skipped])
+        skipped=[s.to_dict() for s in run.skipped], daemon_set_pods=daemon_set_pods, notes=notes)
 
 
 def _ordered_groups(pods: list[Pod], template: Node) -> list[list[Pod]]:
@@ -255,6 +328,7 @@ class _BinpackingEstimator:
         self.raw_template = node_template
         self.template_node = node_copy(node_template, str(node_template.get("metadata", {}).get("name", "template")))
         self.new_nodes: dict[str, list[str]] = {}  # added node -> pods, in order
+        self.daemon_pods: dict[str, list[Pod]] = {}  # added node -> the DaemonSet pods it started with
         self.last_node = ""
         self.last_index = 0
         self.cannot_help: list[dict[str, str]] = []
@@ -333,6 +407,10 @@ class _BinpackingEstimator:
         name = f"{self.template_node.name}-e-{len(self.new_nodes)}"
         node = node_copy(self.raw_template, name)
         self.sched.cache.add_node(node)
+        # the template NodeInfo's DaemonSet pods come with the node, bound whatever room they leave
+        self.daemon_pods[name] = pods_for_node(self.sched.objects, node)
+        for pod in self.daemon_pods[name]:
+            self.sched.cache.add_pod(pod)
         self.sched.state_changed()
         self.new_nodes[name] = []
         self.last_node = name

@@ -50,6 +50,7 @@ RESOURCES = [
     Resource("", "v1", "configmaps", "ConfigMap", True),
     Resource("apps", "v1", "replicasets", "ReplicaSet", True),
     Resource("apps", "v1", "statefulsets", "StatefulSet", True),
+    Resource("apps", "v1", "daemonsets", "DaemonSet", True),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
     Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),

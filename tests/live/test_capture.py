@@ -335,3 +335,28 @@ def test_an_expired_continue_token_fails_the_capture():
     with pytest.raises(ApiStatusError) as err:
         _capture(FakeApiServer(demo_objects()), expired, chunk_size=2)
     assert err.value.status == 410
+
+
+def test_capture_takes_the_daemonsets(tmp_path, monkeypatch, run_cli):
+    """DaemonSets are captured (apps/v1) and read back: the pods a new node gets in `capacity
+    --add-nodes`, `--nodes-for` and `simulate` addNode."""
+    from conftest import demo_objects
+
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet",
+          "metadata": {"name": "fluentd", "namespace": "kube-system", "uid": "ds-fluentd"},
+          "spec": {"selector": {"matchLabels": {"app": "fluentd"}}, "template": {
+              "metadata": {"labels": {"app": "fluentd"}},
+              "spec": {"containers": [{"name": "c", "image": "fluentd", "resources": {"requests": {"cpu": "100m"}}}]}}}}
+    server = FakeApiServer([*demo_objects(), ds]).start()
+    try:
+        monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(tmp_path / "kubeconfig")))
+        out = tmp_path / "snap.json"
+        result = run_cli("capture", "-o", str(out))
+        assert result.exit_code == 0, result.stderr
+    finally:
+        server.stop()
+    captured = [o for o in json.loads(out.read_text())["items"] if o["kind"] == "DaemonSet"]
+    assert [(o["apiVersion"], o["metadata"]["name"]) for o in captured] == [("apps/v1", "fluentd")]
+    snap = load_snapshot([str(out)])
+    assert [d.name for d in snap.objects.daemon_sets] == ["fluentd"]
+    assert not any("DaemonSet" in w for w in snap.warnings)

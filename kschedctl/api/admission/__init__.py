@@ -17,6 +17,7 @@ from kschedctl.api.admission.other import (
     admit_csi_driver,
     admit_csi_node,
     admit_csi_storage_capacity,
+    admit_daemon_set,
     admit_owner,
     admit_pdb,
     admit_persistent_volume,
@@ -44,14 +45,15 @@ ADMITTERS: dict[str, Callable[[dict], None]] = {
     "Service": admit_owner,
     "ReplicaSet": admit_owner,
     "StatefulSet": admit_owner,
+    "DaemonSet": admit_daemon_set,
     "ReplicationController": admit_owner,
     "PodGroup": admit_pod_group,
     "Workload": admit_workload,
 }
 # Kinds whose names are unique per namespace (the others are cluster-scoped).
 NAMESPACED = frozenset({"Pod", "PodDisruptionBudget", "PersistentVolumeClaim", "CSIStorageCapacity", "Service",
-                        "ReplicaSet", "StatefulSet", "ReplicationController", "PodGroup", "Workload", "ResourceClaim",
-                        "ResourceClaimTemplate"})
+                        "ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController", "PodGroup", "Workload",
+                        "ResourceClaim", "ResourceClaimTemplate"})
 
 
 def admit(raw: dict) -> FieldError | None:

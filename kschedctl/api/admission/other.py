@@ -1,7 +1,7 @@
 """The other kinds the scheduler reads: storage (PV, PVC, StorageClass, CSINode, CSIDriver,
 CSIStorageCapacity), PriorityClass, PodDisruptionBudget, pod groups (Workload, PodGroup) and the
 owners whose selectors default PodTopologySpread (Service, ReplicaSet, StatefulSet,
-ReplicationController).
+ReplicationController), and DaemonSet (the pods a new node gets, for the what-if commands).
 
 Upstream: pkg/apis/core/validation/validation.go (ValidatePersistentVolume[Claim]Spec,
 ValidateTopologySelectorTerm), pkg/apis/storage/validation, pkg/apis/scheduling/validation
@@ -39,6 +39,7 @@ from kschedctl.api.admission.fields import (
     strings,
     timestamp,
 )
+from kschedctl.api.labels import LabelSelector
 from kschedctl.api.validation import label_key_errors
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
@@ -312,8 +313,30 @@ def admit_owner(raw: dict) -> None:
     integer(spec, "replicas", "spec.replicas", INT32)
 
 
+def admit_daemon_set(raw: dict) -> None:
+    """DaemonSet (apps/v1): ValidateDaemonSetSpec for what the DaemonSet controller reads when it
+    places pods on a new node: a non-empty selector that matches the template's labels, and a
+    pod template (checked as the pod it becomes, by the reader, kschedctl.cluster.daemonsets)."""
+    check_meta(raw, namespaced=True)
+    spec = obj(raw, "spec", "spec", "v1.DaemonSetSpec") or {}
+    selector = check_label_selector(spec, "selector", "spec.selector")
+    if not selector or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        raise fail(field.required("spec.selector"))
+    template = obj(spec, "template", "spec.template", "v1.PodTemplateSpec")
+    if template is None:
+        raise fail(field.required("spec.template"))
+    tmd = obj(template, "metadata", "spec.template.metadata", "v1.ObjectMeta") or {}
+    labels = string_map(tmd, "labels", "spec.template.metadata.labels") or {}
+    check_labels(labels, "spec.template.metadata.labels")
+    parsed = LabelSelector.from_dict(selector, "spec.selector")
+    if parsed is not None and not parsed.matches(labels):
+        raise fail(field.invalid("spec.template.metadata.labels", labels,
+                                 "`selector` does not match template `labels`"))
+    obj(template, "spec", "spec.template.spec", "v1.PodSpec")
+
+
 __all__ = [
-    "admit_csi_driver", "admit_csi_node", "admit_csi_storage_capacity", "admit_owner", "admit_pdb",
+    "admit_csi_driver", "admit_csi_node", "admit_csi_storage_capacity", "admit_daemon_set", "admit_owner", "admit_pdb",
     "admit_persistent_volume", "admit_persistent_volume_claim", "admit_pod_group", "admit_priority_class",
     "admit_storage_class", "admit_workload",
 ]

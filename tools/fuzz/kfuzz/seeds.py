@@ -89,6 +89,12 @@ def snapshot() -> dict:
          "spec": {"replicas": 1, "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["db"]}]}}},
         {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "legacy", "namespace": "default"},
          "spec": {"replicas": 1, "selector": {"app": "legacy"}}},
+        {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+         "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+             "metadata": {"labels": {"app": "agent"}},
+             "spec": {"hostNetwork": True, "nodeSelector": {"kubernetes.io/os": "linux"},
+                      "tolerations": [{"key": "dedicated", "operator": "Exists"}],
+                      "containers": [{"name": "c", "image": "agent", "resources": {"requests": {"cpu": "50m"}}}]}}}},
         {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "gang", "namespace": "default"},
          "spec": {"schedulingPolicy": {"gang": {"minCount": 2}},
                   "schedulingConstraints": {"topology": [{"key": ZONE}]}}},
