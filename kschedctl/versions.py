@@ -54,6 +54,12 @@ CHANGES: dict[str, Change] = {
     # Pods name a standalone PodGroup (spec.schedulingGroup.podGroupName, scheduling/v1alpha2)
     # instead of a Workload's pod group (spec.workloadRef, scheduling/v1alpha1).
     "PodGroupObject": Change("1.36", "KEP-4671 scheduling/v1alpha2 PodGroup"),
+    # Pod-group members are filtered and scored without the single-pod PostFilter (preemption):
+    # algorithm_podgroup.go schedulePod of the 1.37 tree. In 1.36.2 each member goes through
+    # schedulingAlgorithm with post-filters on (podGroupPodSchedulingAlgorithm, runAllPostFilters):
+    # the FitError message ends with what DynamicResources and DefaultPreemption say, and a member
+    # whose preemption nominates a node is assumed there ("pod group is waiting for preemption").
+    "PodGroupMembersSkipPostFilter": Change("1.37", "algorithm_podgroup.go schedulePod"),
     # Pods of a group are popped together and placed in one snapshot (scheduleOnePodGroup);
     # 1.35 schedules them one by one and holds them at Permit.
     "PodGroupSchedulingCycle": Change("1.36", "pkg/scheduler/schedule_one_podgroup.go"),

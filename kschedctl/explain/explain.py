@@ -230,7 +230,8 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
                              min_count=group.min_count, policy=group.policy)
     for mr in attempt.results:
         out.members.append(GroupMemberExplanation(
-            mr.pod.key, mr.host, None if mr.status.is_success() else mr.status.message(),
+            mr.pod.key, mr.host if mr.status.is_success() else None,
+            None if mr.status.is_success() else mr.status.message(),
             tables.get((attempt.placement, mr.pod.key), [])))
     out.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     return out

@@ -13,7 +13,14 @@ Each member is assumed (and reserved) in the cache so the next member sees it; e
 simulated assumption is reverted before the accepted members go through the real assume,
 Reserve, Permit and binding cycle. Both are the Scheduler's one reserve-and-permit path
 (schedule_one.py reserve_and_permit; the trial is ``simulated``), and each member's nodes are
-found and scored by the one algorithm (algorithm.py schedule_pod), without PostFilter. With
+found and scored by the one algorithm (algorithm.py schedule_pod). In 1.36 a member that fits
+nowhere then runs PostFilter (schedulingAlgorithm with post-filters on): its message ends the
+FitError text, and a member whose preemption nominates a node is assumed there as if it fitted
+("requires preemption"); once a Permit succeeds the group is "waiting for preemption to
+complete" and every member is requeued, nominated to its node. 1.37 runs no PostFilter there
+(CHANGES "PodGroupMembersSkipPostFilter"). The victims' eviction waits until the algorithm ends
+(Scheduler.deferred_evictions), as upstream's asynchronous API calls leave the group's snapshot
+as it was. With
 TopologyAwareWorkloadScheduling the group is tried in each placement (node subset) the
 PlacementGenerate plugins propose and the PlacementScore plugins pick the best feasible one.
 """
@@ -26,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework import podgroup as pg
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.interface import Code, PostFilterResult, Status
 from kschedctl.framework.types import FitError, QueuedPodInfo, fit_error_for_single_node
 from kschedctl.scheduler.algorithm import SchedulingError
 from kschedctl.scheduler.placement import (
@@ -35,6 +42,7 @@ from kschedctl.scheduler.placement import (
     best_placement,
     generate_placements,
 )
+from kschedctl.scheduler.schedule_one import CLEAR_NOMINATED_NODE
 
 if TYPE_CHECKING:
     from kschedctl.runtime.framework import Framework
@@ -43,6 +51,7 @@ if TYPE_CHECKING:
 
 GANG = "GangScheduling"
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+ERR_WAITING_FOR_PREEMPTION = "pod group is waiting for preemption to complete"
 
 
 @dataclass
@@ -56,6 +65,10 @@ class MemberResult:
     fit_error: FitError | None = None
     permit: Status | None = None
     state: CycleState | None = None  # the member's cycle state, reused by its binding cycle
+    # PostFilter's nomination (None: ModeNoop, as when no PostFilter runs); with a node name the
+    # member requires preemption and ``host`` is that node
+    nominating: PostFilterResult | None = None
+    requires_preemption: bool = False
 
     @property
     def pod(self) -> Any:
@@ -69,6 +82,7 @@ class GroupAttempt:
     results: list[MemberResult] = field(default_factory=list)
     status: Status = field(default_factory=lambda: Status(Code.Unschedulable, ERR_POD_GROUP_UNSCHEDULABLE))
     placement: str | None = None
+    waiting_on_preemption: bool = False  # feasible once the members' preemptions complete (1.36)
 
 
 @dataclass
@@ -165,9 +179,16 @@ class PodGroupCycle:
         """podGroupCycle's algorithm on the current snapshot: in each proposed placement with
         TopologyAwareWorkloadScheduling, else on the whole cluster. Every simulated assumption
         is taken back before it returns."""
-        if self.sched.version.feature_enabled("TopologyAwareWorkloadScheduling"):
-            return self._placement_algorithm(fwk, group, members)
-        return self._default_algorithm(fwk, group, members)
+        sched = self.sched
+        outer, sched.deferred_evictions = sched.deferred_evictions, []
+        try:
+            if sched.version.feature_enabled("TopologyAwareWorkloadScheduling"):
+                return self._placement_algorithm(fwk, group, members)
+            return self._default_algorithm(fwk, group, members)
+        finally:
+            evictions, sched.deferred_evictions = sched.deferred_evictions, outer
+            for preemptor, record, victims in evictions:
+                sched.delete_victims(preemptor, record, victims)
 
     def _collect(self, first: QueuedPodInfo, group: pg.PodGroup) -> list[QueuedPodInfo]:
         """podGroupInfoForPod + skipPodGroupPodSchedule: the popped pod and its unscheduled
@@ -201,6 +222,7 @@ class PodGroupCycle:
         attempt = GroupAttempt()
         reverts: list[Callable[[], None]] = []
         newest = sched.version.has("GangPlacementFeasible")
+        requires_preemption = False
         try:
             if newest:
                 scheduled = fwk.handle.pod_group_manager().state(group.key).scheduled_pods_count()
@@ -217,6 +239,7 @@ class PodGroupCycle:
                 if not mr.status.is_success() and not mr.status.is_rejected():
                     attempt.status = Status(Code.Error, f"failed to schedule other pod from a pod group: "
                                                         f"{mr.status.message()}")
+                    attempt.waiting_on_preemption = False
                     break
                 if newest:
                     remaining -= 1
@@ -226,7 +249,12 @@ class PodGroupCycle:
                     if st.code == Code.Unschedulable:
                         break
                 elif mr.permit is not None and mr.permit.is_success():
-                    attempt.status = Status()
+                    requires_preemption = requires_preemption or mr.requires_preemption
+                    attempt.waiting_on_preemption = requires_preemption
+                    attempt.status = (Status(Code.Unschedulable, ERR_WAITING_FOR_PREEMPTION)
+                                      if requires_preemption else Status())
+                elif mr.requires_preemption:
+                    requires_preemption = True
             if attempt.status.is_success() and not any(r.status.is_success() for r in attempt.results):
                 attempt.status = Status(Code.Unschedulable, "no pods were schedulable")
         finally:
@@ -236,30 +264,52 @@ class PodGroupCycle:
 
     def _member(self, fwk: "Framework", qpi: QueuedPodInfo,
                 run_permit: bool) -> tuple[MemberResult, Callable[[], None] | None]:
-        """podGroupPodSchedulingAlgorithm: filter/score (no PostFilter), then assume and
-        Reserve in the group's simulated state; 1.36 also runs Permit."""
+        """podGroupPodSchedulingAlgorithm: filter/score (1.36: PostFilter when no node fits),
+        then assume and Reserve in the group's simulated state, on the chosen node or the one
+        preemption nominated; 1.36 also runs Permit."""
         sched = self.sched
         sched.cache.update_snapshot(sched.snapshot)
         if self.before_member is not None:
             self.before_member(fwk, qpi)
         state = CycleState()
         snapshot = fwk.snapshot if fwk.snapshot is not None else sched.snapshot
+        failed: MemberResult | None = None
         try:
             result = sched.algorithm.schedule_pod(fwk, state, qpi, snapshot)
+            host, score = result.suggested_host, result.total_score_of(result.suggested_host)
         except FitError as fit_error:
-            return MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error), None
+            failed = self._post_filter(fwk, state, qpi, fit_error)
+            if not failed.requires_preemption:
+                return failed, None
+            host, score = failed.host or "", None
         except SchedulingError as err:
             return MemberResult(qpi, status=err.status), None
-        host = result.suggested_host
         reservation = sched.reserve_and_permit(fwk, state, qpi.pod_info, host, simulated=True, permit=run_permit)
         st = reservation.status
-        if not reservation.held:
+        if not reservation.held:  # the nomination is cleared (clearNominatedNode)
             fe = fit_error_for_single_node(qpi.pod, host, st) if st.is_rejected() else None
-            return MemberResult(qpi, status=st, fit_error=fe), None
-        mr = MemberResult(qpi, host, result.total_score_of(host), state=state)
+            return MemberResult(qpi, status=st, fit_error=fe,
+                                nominating=CLEAR_NOMINATED_NODE if failed is not None else None), None
+        mr = failed or MemberResult(qpi, host, score)
+        mr.state = state
         if run_permit:
             mr.permit = _permit_status(reservation)
         return mr, lambda: sched.unreserve(fwk, state, reservation.assumed, host, simulated=True)
+
+    def _post_filter(self, fwk: "Framework", state: CycleState, qpi: QueuedPodInfo,
+                     fit_error: FitError) -> MemberResult:
+        """schedulingAlgorithm's failure path for a member: 1.36 runs PostFilter (its message
+        ends the FitError text; a nominated node means the member requires preemption), 1.37
+        none (the nomination is left as it is)."""
+        nominating: PostFilterResult | None = None
+        if not self.sched.version.has("PodGroupMembersSkipPostFilter"):
+            nominating = (self.sched.run_post_filter(fwk, state, qpi.pod, fit_error)
+                          if fwk.has_post_filter_plugins() else CLEAR_NOMINATED_NODE)
+        mr = MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error,
+                          nominating=nominating)
+        if nominating is not None and nominating.nominated_node_name:
+            mr.host, mr.requires_preemption = nominating.nominated_node_name, True
+        return mr
 
     def _placement_algorithm(self, fwk: "Framework", group: pg.PodGroup, members: list[QueuedPodInfo]) -> GroupAttempt:
         """podGroupSchedulingPlacementAlgorithm: the group in each proposed placement."""
@@ -285,7 +335,7 @@ class PodGroupCycle:
             if attempt.status.code == Code.Error:
                 return attempt
             first = first or attempt
-            if attempt.status.is_success():
+            if attempt.status.is_success() or attempt.waiting_on_preemption:
                 feasible.append((placement, attempt))
         if not feasible:
             attempt = first or GroupAttempt()
@@ -330,13 +380,23 @@ class PodGroupCycle:
                 if group_ok:
                     entry.update(node=mr.host)
                     self._bind_member(fwk, qpi, mr, entry)
+                elif attempt.waiting_on_preemption:  # requeued, nominated to its node
+                    entry.update(node=None, feasibleNode=mr.host, message=attempt.status.message())
+                    self._reject(fwk, qpi, attempt.status.message(), PostFilterResult(mr.host))
                 else:
                     msg = attempt.status.message() if mr.permit is None else mr.permit.message()
                     entry.update(node=None, feasibleNode=mr.host, message=msg)
                     self._reject(fwk, qpi, msg)
+            elif mr is not None and mr.requires_preemption and not attempt.waiting_on_preemption:
+                # the group is unschedulable: the preemption message no longer matters
+                msg = mr.permit.message() if mr.permit is not None else attempt.status.message()
+                entry.update(node=None, message=msg)
+                self._reject(fwk, qpi, msg, CLEAR_NOMINATED_NODE)
             elif mr is not None and mr.fit_error is not None:
                 entry.update(node=None, message=mr.fit_error.message(), reasons=mr.fit_error.reason_histogram())
-                sched.handle_scheduling_failure(fwk, qpi, fit_error=mr.fit_error)
+                if mr.requires_preemption:
+                    entry.update(nominatedNode=mr.host)
+                sched.handle_scheduling_failure(fwk, qpi, fit_error=mr.fit_error, nominating=mr.nominating)
             elif mr is not None:
                 entry.update(node=None, message=mr.status.message())
                 sched.handle_scheduling_failure(fwk, qpi, status=mr.status)
@@ -344,12 +404,13 @@ class PodGroupCycle:
                 entry.update(node=None, message=attempt.status.message())
                 self._reject(fwk, qpi, attempt.status.message())
 
-    def _reject(self, fwk: "Framework", qpi: QueuedPodInfo, message: str) -> None:
+    def _reject(self, fwk: "Framework", qpi: QueuedPodInfo, message: str,
+                nominating: PostFilterResult | None = None) -> None:
         """An Unschedulable status for a member because of its group (errPodGroupUnschedulable)."""
         qpi.unschedulable_plugins = {GANG} if GANG in fwk.instances else {"PodGroup"}
         status = Status(Code.Unschedulable, message)
         pending = set(qpi.unschedulable_plugins)
-        self.sched.handle_scheduling_failure(fwk, qpi, status=status)
+        self.sched.handle_scheduling_failure(fwk, qpi, status=status, nominating=nominating)
         qpi.unschedulable_plugins = pending
         self.sched.outcomes[qpi.pod.uid].error = False
 

@@ -213,6 +213,8 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.algorithm.extenders = self.extenders
         self.result = RunResult(kube_version=str(version), start_time=self.start)
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
+        # evictions a pod-group cycle's PostFilter asked for, done when its algorithm ends
+        self.deferred_evictions: list[tuple[Pod, Preemption, list[Pod]]] | None = None
         self.outcomes: dict[str, PodOutcome] = {}
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
         self.placements_by_uid: dict[str, Placement] = {}
@@ -404,7 +406,12 @@ class Scheduler(ScheduleOne, EventHandlers):
     # --- preemption side effects -----------------------------------------------------------
     def delete_victims(self, preemptor: Pod, record: Preemption, victims: list[Pod]) -> None:
         """prepareCandidate: victims waiting at Permit are rejected, the others deleted; lower
-        priority pods nominated to the node lose their nomination."""
+        priority pods nominated to the node lose their nomination. Inside a pod-group cycle
+        (``deferred_evictions`` set) this waits until the cycle's algorithm ends: upstream the
+        evictions are API calls (async preemption) and the group's snapshot keeps the victims."""
+        if self.deferred_evictions is not None:
+            self.deferred_evictions.append((preemptor, record, victims))
+            return
         self.result.preemptions.append(record)
         self.record("Preempted", preemptor=preemptor.key, node=record.node, victims=list(record.victims))
         for victim in victims:

@@ -450,3 +450,88 @@ def test_claim_from_template_not_owned_by_the_pod(run_cli, tmp_path, release, re
     snap = _write(tmp_path, "notowner.yaml", DRA_CLAIM_NOT_OWNED)
     data = run_cli("schedule", snap, "--kube-version", release, "-o", "json").json()
     assert data["skipped"] == [{"pod": "default/web", "reason": reason}]
+
+
+# --- pod-group members and PostFilter (1.36 group cycle) -------------------------------------
+
+def _gang_of_two(member_priority: int, old_cpu: str) -> str:
+    """Two 2-cpu nodes; "old" (priority 0) holds ``old_cpu`` on n1; the gang g (minCount 2) has two
+    1500m members m0 and m1 of ``member_priority``: m0 fits on n2, m1 fits nowhere."""
+    member = ("{{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: default, uid: uid-{name}, "
+              "creationTimestamp: \"2024-01-01T00:00:0{sec}Z\"}}, spec: {{schedulingGroup: {{podGroupName: g}}, "
+              "priority: {prio}, containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1500m}}}}}}]}}}}")
+    node = ("{{apiVersion: v1, kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}}}}}, "
+            "status: {{allocatable: {{cpu: \"2\", memory: 8Gi, pods: \"110\"}}}}}}")
+    return "\n".join([
+        "- {apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {name: g, namespace: default},"
+        " spec: {schedulingPolicy: {gang: {minCount: 2}}}}",
+        "- " + node.format(n="n1"),
+        "- " + node.format(n="n2"),
+        "- {apiVersion: v1, kind: Pod, metadata: {name: old, namespace: default, uid: uid-old,"
+        " creationTimestamp: \"2024-01-01T00:00:00Z\"}, spec: {nodeName: n1, priority: 0, containers:"
+        f" [{{name: c, image: x, resources: {{requests: {{cpu: {old_cpu}}}}}}}]}}, status: {{phase: Running,"
+        " startTime: \"2024-01-01T00:00:00Z\"}}",
+        "- " + member.format(name="m0", sec=1, prio=member_priority),
+        "- " + member.format(name="m1", sec=2, prio=member_priority),
+    ]) + "\n"
+
+
+NO_VICTIMS_MESSAGE = ("0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: "
+                      "0/2 nodes are available: 2 No preemption victims found for incoming pod.")
+
+
+@pytest.mark.parametrize("release,message", [
+    # kschedoracle 1.36.2 -mode sequential -feature-gates GenericWorkload=true,GangScheduling=true
+    # (gangs category at 1.36; the harness runs members pod by pod, m0 waiting at Permit on n2):
+    # m1's first attempt reads NO_VICTIMS_MESSAGE. In kube 1.36.2's group cycle m1 gets the same
+    # text: podGroupPodSchedulingAlgorithm -> schedulingAlgorithm -> RunPostFilterPlugins (the
+    # group cycle runs post-filters, runAllPostFilters), m0 being assumed on n2 in the snapshot.
+    ("1.36", NO_VICTIMS_MESSAGE),
+    # upstream 1.37 tree (read in the repository): algorithm_podgroup.go schedulePod runs no
+    # single-pod PostFilter for a member ("gang preemption ... handled at the pod group level")
+    ("1.37", "0/2 nodes are available: 2 Insufficient cpu."),
+])
+def test_pod_group_member_that_fits_nowhere_gets_post_filter_message(run_cli, tmp_path, release, message):
+    snap = _write(tmp_path, "gang.yaml", "apiVersion: v1\nkind: List\nitems:\n" + _gang_of_two(0, '"1"'))
+    data = run_cli("schedule", snap, "--kube-version", release, "--feature-gates", GANG_GATES, "-o", "json").json()
+    assert data["placements"] == [] and data["preemptions"] == []
+    messages = {u["pod"]: u["message"] for u in data["unschedulable"]}
+    assert messages["default/m1"] == message
+    [group] = data["podGroups"]
+    assert group["status"] == "Unschedulable"
+    assert {m["pod"]: m["message"] for m in group["members"]}["default/m1"] == message
+
+
+def test_pod_group_member_preemption_makes_the_group_wait_then_places_it(run_cli, tmp_path):
+    # upstream 1.36.2 schedule_one_podgroup.go: m1 fits nowhere, DefaultPreemption (PostFilter)
+    # nominates n1 (victim "old", priority 0 < 100); podGroupPodSchedulingAlgorithm assumes m1 on n1
+    # ("requires preemption"), its Permit succeeds (minCount 2 reached), so the group's status is
+    # "pod group is waiting for preemption to complete" (waitingOnPreemption): m0 is requeued with
+    # that status, nominated to n2, m1 with its FitError (PostFilter's Success adds nothing),
+    # nominated to n1. The victim's deletion moves them back and the next group cycle places both.
+    # kschedoracle 1.36.2 -mode sequential (pod by pod) on the same file: m0 -> n2; m1 attempt 1
+    # "0/2 nodes are available: 2 Insufficient cpu." with preemption {Success, n1, [default/old]};
+    # m1 attempt 2 -> n1. The final placements and m1's first message are the same here.
+    objects = _gang_of_two(100, "1500m")
+    scenario = _write(tmp_path, "gang-preempt.yaml",
+                      "apiVersion: kschedctl.io/v1alpha1\nkind: Scenario\nmetadata: {name: gang-preempt}\n"
+                      "objects:\n" + objects + "events: []\n")
+    data = run_cli("simulate", scenario, "--kube-version", "1.36", "--feature-gates", GANG_GATES,
+                   "-o", "json").json()
+    trace = [(e["event"], e.get("pod") or e.get("podGroup") or e.get("preemptor"), e.get("message"))
+             for e in data["events"]]
+    assert trace[:4] == [
+        ("Preempted", "default/m1", None),
+        ("PodGroupUnschedulable", "default/g", "pod group is waiting for preemption to complete"),
+        ("FailedScheduling", "default/m0", "pod group is waiting for preemption to complete"),
+        ("FailedScheduling", "default/m1", "0/2 nodes are available: 2 Insufficient cpu."),
+    ]
+    assert data["preemptions"] == [{"preemptor": "default/m1", "node": "n1", "victims": ["default/old"], "time": 0}]
+    assert sorted((p["pod"], p["node"], p["attempts"]) for p in data["placements"]) == [
+        ("default/m0", "n2", 2), ("default/m1", "n1", 2)]
+    # 1.37: no PostFilter for members; the gang stays pending and nothing is evicted
+    snap = _write(tmp_path, "gang-preempt-list.yaml", "apiVersion: v1\nkind: List\nitems:\n" + objects)
+    data = run_cli("schedule", snap, "--kube-version", "1.37", "--feature-gates", GANG_GATES, "-o", "json").json()
+    assert data["placements"] == [] and data["preemptions"] == []
+    assert {u["pod"]: u["message"] for u in data["unschedulable"]}["default/m1"] == (
+        "0/2 nodes are available: 2 Insufficient cpu.")
