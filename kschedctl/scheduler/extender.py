@@ -7,11 +7,17 @@ resources ``ignoredByScheduler`` become NodeResourcesFit's ignoredResources), sc
 framework/preemption/preemption.go (callExtenders); the wire types are
 k8s.io/kube-scheduler/extender/v1 (no JSON tags: Go's field names, decoded case-insensitively).
 
-An extender's call is a POST of JSON to ``urlPrefix/verb`` with the configured timeout (5 s by
-default) over plain HTTP or TLS (``tlsConfig``; ``enableHTTPS`` without a CA skips verification,
-as makeTransport does). A failing call is an ``ExtenderError`` worded as Go's http client and
-json decoder word it (``Post "URL": dial tcp ...: connect: connection refused``); the callers
-decide, as upstream does, whether it fails the attempt or is skipped (``ignorable``).
+An extender's call is a POST of JSON to ``urlPrefix/verb`` within the configured timeout (5 s by
+default; one deadline for the whole call, redirects and body included) over plain HTTP or TLS
+(``tlsConfig``, made into one SSL context per extender when the run starts:
+kschedctl/scheduler/extender_tls.py; the wire: kschedctl/scheduler/extender_http.py). A failing
+call is an ``ExtenderError`` worded as Go's http client and json decoder word it (``Post "URL":
+dial tcp ...: connect: connection refused``); the callers decide, as upstream does, whether it
+fails the attempt or is skipped (``ignorable``). The answer is decoded as strictly as every
+JSON input (kschedctl.api.json_decoding: no NaN, bounded nesting), then read as Go's
+encoding/json reads the extender types. A password in ``urlPrefix`` is sent as Basic
+credentials, as Go does, and shown nowhere (``***``): not in errors, warnings or the extender's
+name in explain.
 
 The calls are deterministic given the server's answers: extenders are called one after the other
 in configuration order (upstream prioritizes them concurrently; the sum is the same), and maps
@@ -20,34 +26,26 @@ the server returns are read in the order of the nodes that were sent.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
-import os
-import tempfile
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import Any, TypeVar
 
-from kschedctl.api.errors import ObjectError
+from kschedctl.api.errors import InputError, ObjectError
+from kschedctl.api.json_decoding import MAX_DEPTH, DecodeError, load_json
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, Extender, Victims
-from kschedctl.framework.gosemantics import go_quote, parse_duration
+from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_quote, parse_duration
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.types import NodeInfo
-
-if TYPE_CHECKING:
-    import http.client
-    import ssl
+from kschedctl.scheduler.extender_http import ExtenderError, HTTPClient, Response, display_url, url_secrets
+from kschedctl.scheduler.extender_tls import TLSConfigError, new_ssl_context, wants_tls_config
 
 DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
 
 MISSING = object()
-
-
-class ExtenderError(Exception):
-    """A failed extender call, with the text kube-scheduler's error would have."""
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -97,33 +95,67 @@ class ExtenderConfig:
 
 
 def build_extenders(raw_extenders: Sequence[dict[str, Any]], warn: Callable[[str], None] | None = None,
-                    post: "Callable[..., tuple[int, bytes]] | None" = None) -> tuple[list["HTTPExtender"], list[str]]:
+                    post: "Callable[..., tuple[int, bytes]] | None" = None,
+                    source: str | None = None) -> tuple[list["HTTPExtender"], list[str]]:
     """buildExtenders: the extenders, ignorable ones placed last, and the managed resources the
     scheduler is to ignore (NodeResourcesFit's ignoredResources in every profile). ``warn``
-    hears of failed calls that were skipped."""
+    hears of failed calls that were skipped. A tlsConfig that cannot be loaded stops the run
+    here, as NewHTTPExtender stops kube-scheduler (InputError naming ``source``, the field)."""
     required: list[HTTPExtender] = []
     ignorable: list[HTTPExtender] = []
     ignored: list[str] = []
-    for raw in raw_extenders:
+    for i, raw in enumerate(raw_extenders):
         cfg = ExtenderConfig.from_dict(raw)
-        (ignorable if cfg.ignorable else required).append(HTTPExtender(cfg, post, warn))
+        try:
+            extender = HTTPExtender(cfg, post, warn)
+        except TLSConfigError as exc:
+            raise InputError(exc.message, file=source, obj="KubeSchedulerConfiguration",
+                             field=f"extenders[{i}].tlsConfig.{exc.field}") from None
+        (ignorable if cfg.ignorable else required).append(extender)
         ignored += [r.name for r in cfg.managed_resources if r.ignored_by_scheduler]
     return required + ignorable, ignored
 
 
 # --- the extender -------------------------------------------------------------------------------
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _scrubbed(method: F) -> F:
+    """The method's ExtenderError with the URL's secrets replaced: whatever builds the text (an
+    extender may even echo the credentials it was sent in its Error field), none is shown."""
+    @functools.wraps(method)
+    def call(self: "HTTPExtender", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except ExtenderError as err:
+            text = str(err)
+            for secret in self._secrets:
+                text = text.replace(secret, "***")
+            if text == str(err):
+                raise
+            raise ExtenderError(text) from None
+    return call  # type: ignore[return-value]
+
+
 class HTTPExtender:
     """HTTPExtender: one configured extender. ``post(url, body, timeout, tls) -> (status, body)``
-    is the transport (the default speaks HTTP/HTTPS with http.client)."""
+    replaces the transport in tests; the default is an HTTPClient holding the extender's TLS
+    context, built here once (TLSConfigError when the tlsConfig cannot be loaded)."""
 
     def __init__(self, config: ExtenderConfig, post: "Callable[..., tuple[int, bytes]] | None" = None,
                  warn: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.timeout = config.http_timeout or DEFAULT_EXTENDER_TIMEOUT
         self.managed = {r.name for r in config.managed_resources}
-        self._post = post or http_post
+        self._post = post
         self._warn = warn
+        self._secrets = url_secrets(config.url_prefix)
+        self._client: HTTPClient | None = None
+        if post is None:
+            tls = config.tls or {}
+            context = new_ssl_context(tls, config.enable_https) if wants_tls_config(tls, config.enable_https) else None
+            self._client = HTTPClient(context, str(tls.get("serverName") or ""))
 
     def skipped(self, call: str, err: Exception) -> None:
         """A failed call that did not fail the attempt: said once (kube logs it)."""
@@ -131,10 +163,10 @@ class HTTPExtender:
             what = "ignorable extender skipped" if call != "prioritize" else "no score given by it"
             self._warn(f"extender {self.name}: {call} failed ({what}): {err}")
 
-    # Name returns extenderURL to identify the extender.
+    # Name returns extenderURL to identify the extender (its password, if any, as ***).
     @property
     def name(self) -> str:
-        return self.config.url_prefix
+        return display_url(self.config.url_prefix)
 
     def is_ignorable(self) -> bool:
         return self.config.ignorable
@@ -162,6 +194,7 @@ class HTTPExtender:
         return False
 
     # --- Filter ---------------------------------------------------------------------------
+    @_scrubbed
     def filter(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]:
         """The nodes the extender keeps, and its FailedNodes and FailedAndUnresolvableNodes.
 
@@ -195,6 +228,7 @@ class HTTPExtender:
         return kept, failed, unresolvable
 
     # --- Prioritize -----------------------------------------------------------------------
+    @_scrubbed
     def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]:
         """(host, score) pairs and the extender's weight; without a prioritize verb every node
         gets 0 and the weight is 0."""
@@ -209,6 +243,7 @@ class HTTPExtender:
         return out, self.config.weight
 
     # --- ProcessPreemption ------------------------------------------------------------------
+    @_scrubbed
     def process_preemption(self, pod: Pod, node_to_victims: dict[str, Victims],
                            node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims | None]:
         """The candidates (node -> victims) the extender keeps, as it answers them (always as
@@ -251,6 +286,7 @@ class HTTPExtender:
                             "but the pod is not found on that node")
 
     # --- Bind -----------------------------------------------------------------------------
+    @_scrubbed
     def bind(self, pod: Pod, node_name: str) -> None:
         if not self.is_binder():
             raise ExtenderError("unexpected empty bindVerb in extender")
@@ -272,17 +308,14 @@ class HTTPExtender:
         """send: POST the JSON to urlPrefix/verb; a non-200 answer or undecodable JSON fails."""
         url = self.config.url_prefix.rstrip("/") + "/" + verb
         body = json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode()
-        status, payload = self._post(url, body, self.timeout, self._tls())
-        if status != 200:
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
-        return _decode(payload)
-
-    def _tls(self) -> dict[str, Any] | None:
-        """makeTransport: the tlsConfig, made insecure when enableHTTPS is set without a CA."""
-        tls = dict(self.config.tls or {})
-        if self.config.enable_https and not (tls.get("caFile") or tls.get("caData")):
-            tls["insecure"] = True
-        return tls or None
+        if self._client is not None:
+            response = self._client.post(url, body, self.timeout)
+        else:
+            assert self._post is not None
+            response = Response(*self._post(url, body, self.timeout, self.config.tls))
+        if response.status != 200:
+            raise ExtenderError(f"failed {verb} with extender at URL {display_url(url)}, code {response.status}")
+        return _decode(response.body, response.cut)
 
 
 def _pod_json(pod: Pod) -> dict[str, Any]:
@@ -368,11 +401,12 @@ def _string(value: Any, where: str) -> str:
 
 
 def _int64(value: Any, where: str) -> int:
+    """An int64 field: an integer literal in range (Go refuses 1.0, 1e2 and 2**63 there)."""
     if value is None or value is MISSING:
         return 0
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _mismatch(value, where, "int64")
-    if isinstance(value, float) and not value.is_integer():
+    if isinstance(value, float) or not INT64_MIN <= value <= INT64_MAX:
         raise _mismatch(value, where, "int64", shown=f"number {value}")
     return int(value)
 
@@ -385,21 +419,75 @@ def _failed_map(value: Any, where: str) -> dict[str, str]:
     return {str(k): _string(v, f"ExtenderFilterResult.{where}") for k, v in value.items()}
 
 
-def _decode(payload: bytes) -> Any:
-    """json.NewDecoder(body).Decode: Go's messages for an empty body and for syntax errors."""
-    text = payload.decode("utf-8", errors="replace")
-    if not text.strip():
-        raise ExtenderError("EOF")
+_GO_SPACE = " \t\r\n"  # encoding/json's isSpace
+_DIGITS_KEPT = 19  # longer integer literals become floats (int64 cannot hold them; Python's int(str) is capped)
+
+
+class _GoSyntaxError(ValueError):
+    """A literal Go's scanner refuses where Python's accepts it (NaN, Infinity)."""
+
+
+_CONSTANTS = {"NaN": "invalid character 'N' looking for beginning of value",
+              "Infinity": "invalid character 'I' looking for beginning of value",
+              "-Infinity": "invalid character 'I' in numeric literal"}
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _GoSyntaxError(_CONSTANTS.get(name, "invalid character looking for beginning of value"))
+
+
+def _int_literal(text: str) -> int | float:
+    return int(text) if len(text.lstrip("-")) <= _DIGITS_KEPT else float(text)
+
+
+_FIRST_VALUE = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_int_literal)
+
+
+def _decode(payload: bytes, cut: ExtenderError | None = None) -> Any:
+    """json.NewDecoder(body).Decode: the first JSON value of the body, Go's messages for an
+    empty body and for syntax errors. ``cut`` is what stopped the body short (the deadline, an
+    early close, the size limit): as Go's decoder, a value that ended before it is kept, and
+    the cut's error is the answer when the value was still incomplete."""
+    text = payload.decode("utf-8", errors="replace").lstrip(_GO_SPACE)
+    if not text:
+        raise cut or ExtenderError("EOF")
+    if cut is None:
+        try:  # the usual answer: the whole body one value, strictly decoded (orjson when installed)
+            return load_json(text)
+        except DecodeError as exc:
+            if "nested too deeply" in exc.message:
+                raise ExtenderError(f"json: nested deeper than {MAX_DEPTH} levels (kschedctl's limit)") from None
+    value = _first_value(text, cut)
+    if cut is not None and not isinstance(value, (dict, list)):
+        raise cut  # Go's decoder needs the next byte to end a number, string or literal
+    return value
+
+
+def _first_value(text: str, cut: ExtenderError | None) -> Any:
+    """The first value of ``text`` (trailing bytes ignored, as Decode ignores them), nesting
+    bounded as load_json bounds it; an incomplete value is the cut's error, or unexpected EOF."""
+    previous = sys.getrecursionlimit()
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
+    sys.setrecursionlimit(depth + MAX_DEPTH + 16)
     try:
-        return json.JSONDecoder().raw_decode(text.lstrip())[0]
+        return _FIRST_VALUE.raw_decode(text)[0]
+    except RecursionError:
+        raise ExtenderError(f"json: nested deeper than {MAX_DEPTH} levels (kschedctl's limit)") from None
+    except _GoSyntaxError as exc:
+        raise ExtenderError(str(exc)) from None
     except json.JSONDecodeError as exc:
-        stripped = text.lstrip()
-        if exc.pos >= len(stripped):
-            raise ExtenderError("unexpected EOF") from None
-        char = stripped[exc.pos]
+        if exc.pos >= len(text):
+            raise cut or ExtenderError("unexpected EOF") from None
+        char = text[exc.pos]
         if exc.msg.startswith("Expecting value"):
             raise ExtenderError(f"invalid character {_go_char(char)} looking for beginning of value") from None
         raise ExtenderError(f"invalid character {_go_char(char)} {_go_context(exc.msg)}") from None
+    except ValueError as exc:  # a literal Python cannot convert
+        raise ExtenderError(f"json: {str(exc)[:200]}") from None
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def _go_char(c: str) -> str:
@@ -420,117 +508,6 @@ def _go_context(python_msg: str) -> str:
     if "':'" in python_msg:
         return "after object key"
     return "after top-level value"
-
-
-# --- the transport ----------------------------------------------------------------------------
-
-def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None) -> tuple[int, bytes]:
-    """POST ``body`` as application/json; errors worded as Go's http.Client words them.
-
-    http.client, socket and ssl are imported on the first call: a run without extenders never needs them."""
-    import http.client
-    import socket
-    import ssl
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    https = parts.scheme == "https"
-    port = parts.port or (443 if https else 80)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    conn: http.client.HTTPConnection
-    try:
-        if https:
-            context, server_name = _ssl_context(tls)
-            conn = _https_connection_class()(host, port, timeout=timeout, context=context, server_name=server_name or host)
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
-        try:
-            conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
-            response = conn.getresponse()
-            try:
-                return response.status, response.read()
-            except TimeoutError:
-                raise ExtenderError("context deadline exceeded (Client.Timeout or context cancellation while "
-                                    "reading body)") from None
-        finally:
-            conn.close()
-    except ExtenderError:
-        raise
-    except TimeoutError:
-        raise ExtenderError(f'Post {go_quote(url)}: context deadline exceeded (Client.Timeout exceeded while '
-                            'awaiting headers)') from None
-    except ConnectionRefusedError:
-        raise ExtenderError(f"Post {go_quote(url)}: dial tcp {_address(host, port)}: connect: connection refused") \
-            from None
-    except socket.gaierror:
-        raise ExtenderError(f"Post {go_quote(url)}: dial tcp: lookup {host}: no such host") from None
-    except ssl.SSLCertVerificationError as exc:
-        why = "x509: certificate signed by unknown authority" if "self" in str(exc) or "issuer" in str(exc) \
-            else f"x509: {exc.verify_message}"
-        raise ExtenderError(f"Post {go_quote(url)}: tls: failed to verify certificate: {why}") from None
-    except (OSError, http.client.HTTPException, ValueError) as exc:
-        raise ExtenderError(f"Post {go_quote(url)}: {getattr(exc, 'strerror', None) or exc}") from None
-
-
-def _address(host: str, port: int) -> str:
-    import socket
-
-    try:
-        ip = str(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
-    except OSError:
-        ip = host
-    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
-
-
-@functools.cache
-def _https_connection_class() -> Callable[..., http.client.HTTPSConnection]:
-    """The HTTPS connection class, defined on first use (http.client is imported only then)."""
-    import http.client
-
-    class _HTTPSConnection(http.client.HTTPSConnection):
-        """An HTTPS connection whose TLS server name may differ from the host (tlsConfig.serverName)."""
-
-        def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext, server_name: str) -> None:
-            super().__init__(host, port, timeout=timeout, context=context)
-            self._server_name = server_name
-            self._context = context
-
-        def connect(self) -> None:
-            http.client.HTTPConnection.connect(self)
-            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name)
-
-    return _HTTPSConnection
-
-
-def _ssl_context(tls: dict[str, Any] | None) -> tuple[ssl.SSLContext, str]:
-    """restclient.TLSConfigFor: CA (file or base64 data), client certificate, insecure."""
-    import ssl
-
-    tls = tls or {}
-    context = ssl.create_default_context()
-    if tls.get("caFile"):
-        context.load_verify_locations(cafile=str(tls["caFile"]))
-    if tls.get("caData"):
-        context.load_verify_locations(cadata=base64.b64decode(str(tls["caData"])).decode())
-    cert, key = tls.get("certFile"), tls.get("keyFile")
-    if tls.get("certData") or tls.get("keyData"):
-        cert, key = _temp_pem(tls.get("certData")), _temp_pem(tls.get("keyData"))
-    if cert:
-        context.load_cert_chain(str(cert), str(key) if key else None)
-    if tls.get("insecure"):
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context, str(tls.get("serverName") or "")
-
-
-def _temp_pem(data: Any) -> str | None:
-    """ssl loads certificates from files only: base64 data goes to a private temporary file."""
-    if not data:
-        return None
-    fd, path = tempfile.mkstemp(prefix="kschedctl-extender-", suffix=".pem")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(base64.b64decode(str(data)))
-    return path
 
 
 # --- how the scheduler uses them (schedule_one.go, preemption.go) ------------------------------
@@ -621,5 +598,5 @@ def extenders_binding(extenders: Sequence[Extender], pod: Pod, node_name: str) -
 __all__ = [
     "DEFAULT_EXTENDER_TIMEOUT", "EXTENDER_NAME", "MAX_EXTENDER_PRIORITY", "ExtenderConfig", "ExtenderError",
     "ExtenderScores", "HTTPExtender", "Victims", "build_extenders", "extenders_binding",
-    "find_nodes_that_pass_extenders", "http_post", "prioritize_with_extenders",
+    "find_nodes_that_pass_extenders", "prioritize_with_extenders",
 ]
