@@ -50,6 +50,7 @@ MISSING = object()
 
 # --- configuration ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ManagedResource:
     name: str
@@ -88,15 +89,21 @@ class ExtenderConfig:
             tls=dict(raw["tlsConfig"]) if isinstance(raw.get("tlsConfig"), dict) else None,
             http_timeout=parse_duration(timeout) if isinstance(timeout, str) and timeout else 0.0,
             node_cache_capable=bool(raw.get("nodeCacheCapable")),
-            managed_resources=tuple(ManagedResource(str(r.get("name", "")), bool(r.get("ignoredByScheduler")))
-                                    for r in raw.get("managedResources") or [] if isinstance(r, dict)),
+            managed_resources=tuple(
+                ManagedResource(str(r.get("name", "")), bool(r.get("ignoredByScheduler")))
+                for r in raw.get("managedResources") or []
+                if isinstance(r, dict)
+            ),
             ignorable=bool(raw.get("ignorable")),
         )
 
 
-def build_extenders(raw_extenders: Sequence[dict[str, Any]], warn: Callable[[str], None] | None = None,
-                    post: "Callable[..., tuple[int, bytes]] | None" = None,
-                    source: str | None = None) -> tuple[list["HTTPExtender"], list[str]]:
+def build_extenders(
+    raw_extenders: Sequence[dict[str, Any]],
+    warn: Callable[[str], None] | None = None,
+    post: "Callable[..., tuple[int, bytes]] | None" = None,
+    source: str | None = None,
+) -> tuple[list["HTTPExtender"], list[str]]:
     """buildExtenders: the extenders, ignorable ones placed last, and the managed resources the
     scheduler is to ignore (NodeResourcesFit's ignoredResources in every profile). ``warn``
     hears of failed calls that were skipped. A tlsConfig that cannot be loaded stops the run
@@ -109,8 +116,9 @@ def build_extenders(raw_extenders: Sequence[dict[str, Any]], warn: Callable[[str
         try:
             extender = HTTPExtender(cfg, post, warn)
         except TLSConfigError as exc:
-            raise InputError(exc.message, file=source, obj="KubeSchedulerConfiguration",
-                             field=f"extenders[{i}].tlsConfig.{exc.field}") from None
+            raise InputError(
+                exc.message, file=source, obj="KubeSchedulerConfiguration", field=f"extenders[{i}].tlsConfig.{exc.field}"
+            ) from None
         (ignorable if cfg.ignorable else required).append(extender)
         ignored += [r.name for r in cfg.managed_resources if r.ignored_by_scheduler]
     return required + ignorable, ignored
@@ -124,6 +132,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def _scrubbed(method: F) -> F:
     """The method's ExtenderError with the URL's secrets replaced: whatever builds the text (an
     extender may even echo the credentials it was sent in its Error field), none is shown."""
+
     @functools.wraps(method)
     def call(self: "HTTPExtender", *args: Any, **kwargs: Any) -> Any:
         try:
@@ -135,6 +144,7 @@ def _scrubbed(method: F) -> F:
             if text == str(err):
                 raise
             raise ExtenderError(text) from None
+
     return call  # type: ignore[return-value]
 
 
@@ -143,8 +153,9 @@ class HTTPExtender:
     replaces the transport in tests; the default is an HTTPClient holding the extender's TLS
     context, built here once (TLSConfigError when the tlsConfig cannot be loaded)."""
 
-    def __init__(self, config: ExtenderConfig, post: "Callable[..., tuple[int, bytes]] | None" = None,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, config: ExtenderConfig, post: "Callable[..., tuple[int, bytes]] | None" = None, warn: Callable[[str], None] | None = None
+    ) -> None:
         self.config = config
         self.timeout = config.http_timeout or DEFAULT_EXTENDER_TIMEOUT
         self.managed = {r.name for r in config.managed_resources}
@@ -216,8 +227,9 @@ class HTTPExtender:
             for i, name in enumerate(_array(names, "ExtenderFilterResult.NodeNames", "[]string")):
                 name = _string(name, f"ExtenderFilterResult.NodeNames.{i}")
                 if name not in by_name:
-                    raise ExtenderError(f"extender {go_quote(self.name)} claims a filtered node {go_quote(name)} "
-                                        "which is not found in the input node list")
+                    raise ExtenderError(
+                        f"extender {go_quote(self.name)} claims a filtered node {go_quote(name)} which is not found in the input node list"
+                    )
                 kept.append(by_name[name])
         elif listed not in (MISSING, None):
             items = _get(_object(listed, "v1.NodeList", "ExtenderFilterResult.Nodes"), "Items")
@@ -244,25 +256,33 @@ class HTTPExtender:
 
     # --- ProcessPreemption ------------------------------------------------------------------
     @_scrubbed
-    def process_preemption(self, pod: Pod, node_to_victims: dict[str, Victims],
-                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims | None]:
+    def process_preemption(
+        self, pod: Pod, node_to_victims: dict[str, Victims], node_info: Callable[[str], NodeInfo | None]
+    ) -> dict[str, Victims | None]:
         """The candidates (node -> victims) the extender keeps, as it answers them (always as
         NodeNameToMetaVictims: pod UIDs, found again among the node's pods)."""
         if not self.supports_preemption():
             raise ExtenderError(f"preempt verb is not defined for extender {self.name} but run into ProcessPreemption")
         if self.config.node_cache_capable:
-            victims_arg: dict[str, Any] = {"NodeNameToVictims": None, "NodeNameToMetaVictims": {
-                node: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
-                for node, v in node_to_victims.items()}}
+            victims_arg: dict[str, Any] = {
+                "NodeNameToVictims": None,
+                "NodeNameToMetaVictims": {
+                    node: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                    for node, v in node_to_victims.items()
+                },
+            }
         else:
-            victims_arg = {"NodeNameToVictims": {
-                node: {"Pods": [_pod_json(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
-                for node, v in node_to_victims.items()}, "NodeNameToMetaVictims": None}
+            victims_arg = {
+                "NodeNameToVictims": {
+                    node: {"Pods": [_pod_json(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                    for node, v in node_to_victims.items()
+                },
+                "NodeNameToMetaVictims": None,
+            }
         result = self._send(self.config.preempt_verb, {"Pod": _pod_json(pod), **victims_arg})
         meta = _get(_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
         out: dict[str, Victims | None] = {}
-        for node_name, mv in _object(meta, "map[string]*v1.MetaVictims",
-                                     "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
+        for node_name, mv in _object(meta, "map[string]*v1.MetaVictims", "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
             info = node_info(node_name)
             if info is None:
                 raise ExtenderError(f"nodeinfo not found for node name {go_quote(node_name)}")
@@ -272,8 +292,9 @@ class HTTPExtender:
             mv = _object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
             victims = Victims(num_pdb_violations=_int64(_get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
             for meta_pod in _array(_get(mv, "Pods"), "MetaVictims.Pods", "[]*v1.MetaPod"):
-                uid = _string(_get(_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID") \
-                    if meta_pod is not None else ""
+                uid = (
+                    _string(_get(_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID") if meta_pod is not None else ""
+                )
                 victims.pods.append(self._pod_on_node(uid, info))
             out[node_name] = victims
         return out
@@ -282,16 +303,18 @@ class HTTPExtender:
         for p in info.pods:
             if p.pod.uid == uid:
                 return p.pod
-        raise ExtenderError(f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: {info.name}, "
-                            "but the pod is not found on that node")
+        raise ExtenderError(
+            f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: {info.name}, but the pod is not found on that node"
+        )
 
     # --- Bind -----------------------------------------------------------------------------
     @_scrubbed
     def bind(self, pod: Pod, node_name: str) -> None:
         if not self.is_binder():
             raise ExtenderError("unexpected empty bindVerb in extender")
-        result = self._send(self.config.bind_verb, {"PodName": pod.name, "PodNamespace": pod.namespace,
-                                                    "PodUID": pod.uid, "Node": node_name})
+        result = self._send(
+            self.config.bind_verb, {"PodName": pod.name, "PodNamespace": pod.namespace, "PodUID": pod.uid, "Node": node_name}
+        )
         error = _string(_get(_object(result, "v1.ExtenderBindingResult"), "Error"), "ExtenderBindingResult.Error")
         if error:
             raise ExtenderError(error)
@@ -336,11 +359,11 @@ def _node(raw: Any) -> Node:
     try:
         return Node.from_dict(_object(raw, "v1.Node", "ExtenderFilterResult.Nodes.items"))
     except ObjectError as exc:
-        raise ExtenderError(f"json: cannot unmarshal a Node returned by the extender: {exc.field}: {exc.message}") \
-            from None
+        raise ExtenderError(f"json: cannot unmarshal a Node returned by the extender: {exc.field}: {exc.message}") from None
 
 
 # --- Go's encoding/json, as far as the extender types need it ----------------------------------
+
 
 def _get(obj: dict[str, Any], name: str) -> Any:
     """A struct field: its exact key, else any key equal to it ignoring case (the last one wins)."""
@@ -427,9 +450,11 @@ class _GoSyntaxError(ValueError):
     """A literal Go's scanner refuses where Python's accepts it (NaN, Infinity)."""
 
 
-_CONSTANTS = {"NaN": "invalid character 'N' looking for beginning of value",
-              "Infinity": "invalid character 'I' looking for beginning of value",
-              "-Infinity": "invalid character 'I' in numeric literal"}
+_CONSTANTS = {
+    "NaN": "invalid character 'N' looking for beginning of value",
+    "Infinity": "invalid character 'I' looking for beginning of value",
+    "-Infinity": "invalid character 'I' in numeric literal",
+}
 
 
 def _refuse_constant(name: str) -> Any:
@@ -512,8 +537,10 @@ def _go_context(python_msg: str) -> str:
 
 # --- how the scheduler uses them (schedule_one.go, preemption.go) ------------------------------
 
-def find_nodes_that_pass_extenders(extenders: Sequence[Extender], pod: Pod, feasible: list[NodeInfo],
-                                   set_status: Callable[[str, Status], None]) -> list[NodeInfo]:
+
+def find_nodes_that_pass_extenders(
+    extenders: Sequence[Extender], pod: Pod, feasible: list[NodeInfo], set_status: Callable[[str, Status], None]
+) -> list[NodeInfo]:
     """findNodesThatPassExtenders: the filter extenders one after another, each on the nodes the
     previous ones kept; their failed nodes get Unschedulable (FailedNodes) or
     UnschedulableAndUnresolvable (FailedAndUnresolvableNodes, which wins) statuses. An error
@@ -596,7 +623,16 @@ def extenders_binding(extenders: Sequence[Extender], pod: Pod, node_name: str) -
 
 
 __all__ = [
-    "DEFAULT_EXTENDER_TIMEOUT", "EXTENDER_NAME", "MAX_EXTENDER_PRIORITY", "ExtenderConfig", "ExtenderError",
-    "ExtenderScores", "HTTPExtender", "Victims", "build_extenders", "extenders_binding",
-    "find_nodes_that_pass_extenders", "prioritize_with_extenders",
+    "DEFAULT_EXTENDER_TIMEOUT",
+    "EXTENDER_NAME",
+    "MAX_EXTENDER_PRIORITY",
+    "ExtenderConfig",
+    "ExtenderError",
+    "ExtenderScores",
+    "HTTPExtender",
+    "Victims",
+    "build_extenders",
+    "extenders_binding",
+    "find_nodes_that_pass_extenders",
+    "prioritize_with_extenders",
 ]

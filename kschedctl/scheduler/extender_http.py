@@ -123,8 +123,7 @@ class HTTPClient:
                 sock.close()
         raise AssertionError("unreachable")
 
-    def _round_trip(self, method: str, url: str, data: bytes | None,
-                    deadline: float) -> tuple[socket.socket, "http.client.HTTPResponse"]:
+    def _round_trip(self, method: str, url: str, data: bytes | None, deadline: float) -> tuple[socket.socket, "http.client.HTTPResponse"]:
         """One request on a new connection, up to the response's headers."""
         import http.client
 
@@ -180,7 +179,7 @@ def _send_all(sock: socket.socket, data: bytes, deadline: float) -> None:
     view = memoryview(data)
     while view:
         sock.settimeout(_left(deadline))
-        view = view[sock.send(view[:_READ_SIZE]):]
+        view = view[sock.send(view[:_READ_SIZE]) :]
 
 
 _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
@@ -253,9 +252,11 @@ def _read_body(response: "http.client.HTTPResponse", limit: int, url: str) -> Re
         cut = ExtenderError(_read_error(exc))
     else:
         if size > limit:
-            cut = ExtenderError(f"Post {go_quote(display_url(url))}: the extender's answer is larger than {limit} "
-                                f"bytes, kschedctl's limit (the larger of {MAX_RESPONSE_BYTES >> 20} MiB and twice "
-                                "the request)")
+            cut = ExtenderError(
+                f"Post {go_quote(display_url(url))}: the extender's answer is larger than {limit} "
+                f"bytes, kschedctl's limit (the larger of {MAX_RESPONSE_BYTES >> 20} MiB and twice "
+                "the request)"
+            )
         elif response.length:  # the server closed before Content-Length bytes came
             cut = ExtenderError("unexpected EOF")
     body = b"".join(chunks)
@@ -281,8 +282,9 @@ def _transport_error(exc: Exception, host: str, port: int) -> str:
     if isinstance(exc, socket.gaierror):
         return f"dial tcp: lookup {host}: no such host"
     if isinstance(exc, ssl_module.SSLCertVerificationError):
-        why = "x509: certificate signed by unknown authority" if "self" in str(exc) or "issuer" in str(exc) \
-            else f"x509: {exc.verify_message}"
+        why = (
+            "x509: certificate signed by unknown authority" if "self" in str(exc) or "issuer" in str(exc) else f"x509: {exc.verify_message}"
+        )
         return f"tls: failed to verify certificate: {why}"
     if isinstance(exc, http.client.RemoteDisconnected):
         return "EOF"
@@ -304,5 +306,14 @@ def _address(host: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
-__all__ = ["AWAITING_HEADERS", "MAX_RESPONSE_BYTES", "READING_BODY", "ExtenderError", "HTTPClient", "Response",
-           "display_url", "response_limit", "url_secrets"]
+__all__ = [
+    "AWAITING_HEADERS",
+    "MAX_RESPONSE_BYTES",
+    "READING_BODY",
+    "ExtenderError",
+    "HTTPClient",
+    "Response",
+    "display_url",
+    "response_limit",
+    "url_secrets",
+]

@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     import ssl
 
 # what an unhandled signal would kill the process with while a fallback key file exists
-_FATAL_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
-                       if hasattr(signal, name))
+_FATAL_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
 
 
 class TLSConfigError(ValueError):
@@ -47,8 +46,9 @@ def wants_tls_config(tls: dict[str, Any] | None, enable_https: bool) -> bool:
     """TLSConfigFor returns nil (Go's default transport) unless a CA, a client certificate,
     insecure or a server name is set; makeTransport's enableHTTPS sets insecure or keeps the CA."""
     tls = tls or {}
-    return bool(enable_https or tls.get("caFile") or tls.get("caData") or tls.get("insecure")
-                or tls.get("serverName") or _has_cert_auth(tls))
+    return bool(
+        enable_https or tls.get("caFile") or tls.get("caData") or tls.get("insecure") or tls.get("serverName") or _has_cert_auth(tls)
+    )
 
 
 def _has_cert_auth(tls: dict[str, Any]) -> bool:
@@ -134,8 +134,7 @@ def _load_client_certificate(context: "ssl.SSLContext", tls: dict[str, Any]) -> 
     except _EncryptedKey:
         raise TLSConfigError(key_field, "tls: failed to parse private key (it is encrypted)") from None
     except (ssl.SSLError, OSError, ValueError) as exc:
-        raise TLSConfigError(key_field, f"tls: failed to load the client certificate and key: {_ssl_reason(exc)}") \
-            from None
+        raise TLSConfigError(key_field, f"tls: failed to load the client certificate and key: {_ssl_reason(exc)}") from None
 
 
 def _ssl_reason(exc: BaseException) -> str:
@@ -180,7 +179,7 @@ def _memfd(data: bytes) -> int | None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         if os.path.exists(f"/proc/self/fd/{fd}"):
             return fd
     except OSError:
