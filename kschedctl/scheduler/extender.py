@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -443,7 +444,7 @@ def _failed_map(value: Any, where: str) -> dict[str, str]:
 
 
 _GO_SPACE = " \t\r\n"  # encoding/json's isSpace
-_DIGITS_KEPT = 19  # longer integer literals become floats (int64 cannot hold them; Python's int(str) is capped)
+_NUMBER_TAIL = re.compile(r"-?[0-9]*(\.[0-9]*)?([eE][-+]?[0-9]*)?")
 
 
 class _GoSyntaxError(ValueError):
@@ -461,18 +462,15 @@ def _refuse_constant(name: str) -> Any:
     raise _GoSyntaxError(_CONSTANTS.get(name, "invalid character looking for beginning of value"))
 
 
-def _int_literal(text: str) -> int | float:
-    return int(text) if len(text.lstrip("-")) <= _DIGITS_KEPT else float(text)
-
-
-_FIRST_VALUE = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_int_literal)
+_FIRST_VALUE = json.JSONDecoder(parse_constant=_refuse_constant)
+_DEPTH_ERROR = f"json: nested deeper than {MAX_DEPTH} levels (kschedctl's limit)"
 
 
 def _decode(payload: bytes, cut: ExtenderError | None = None) -> Any:
     """json.NewDecoder(body).Decode: the first JSON value of the body, Go's messages for an
-    empty body and for syntax errors. ``cut`` is what stopped the body short (the deadline, an
-    early close, the size limit): as Go's decoder, a value that ended before it is kept, and
-    the cut's error is the answer when the value was still incomplete."""
+    empty body and for syntax errors. ``cut`` is what stopped the body short (the deadline or
+    an early close): as Go's decoder, an object or array that ended before it is kept, and the
+    cut's error is the answer when the value was incomplete."""
     text = payload.decode("utf-8", errors="replace").lstrip(_GO_SPACE)
     if not text:
         raise cut or ExtenderError("EOF")
@@ -481,16 +479,16 @@ def _decode(payload: bytes, cut: ExtenderError | None = None) -> Any:
             return load_json(text)
         except DecodeError as exc:
             if "nested too deeply" in exc.message:
-                raise ExtenderError(f"json: nested deeper than {MAX_DEPTH} levels (kschedctl's limit)") from None
-    value = _first_value(text, cut)
-    if cut is not None and not isinstance(value, (dict, list)):
-        raise cut  # Go's decoder needs the next byte to end a number, string or literal
-    return value
+                raise ExtenderError(_DEPTH_ERROR) from None
+    elif text[0] not in "{[":
+        raise cut  # Go's decoder needs the byte after a number, string or literal to end it
+    return _first_value(text, cut)
 
 
 def _first_value(text: str, cut: ExtenderError | None) -> Any:
-    """The first value of ``text`` (trailing bytes ignored, as Decode ignores them), nesting
-    bounded as load_json bounds it; an incomplete value is the cut's error, or unexpected EOF."""
+    """The first value of ``text`` (trailing bytes ignored, as Decode ignores them), NaN refused
+    and nesting bounded as load_json does; an incomplete value is the cut's error, or
+    ``unexpected EOF`` (the body ended)."""
     previous = sys.getrecursionlimit()
     depth, frame = 0, sys._getframe()
     while frame is not None:
@@ -499,20 +497,33 @@ def _first_value(text: str, cut: ExtenderError | None) -> Any:
     try:
         return _FIRST_VALUE.raw_decode(text)[0]
     except RecursionError:
-        raise ExtenderError(f"json: nested deeper than {MAX_DEPTH} levels (kschedctl's limit)") from None
+        raise ExtenderError(_DEPTH_ERROR) from None
     except _GoSyntaxError as exc:
         raise ExtenderError(str(exc)) from None
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text):
+        if _incomplete(text, exc):
             raise cut or ExtenderError("unexpected EOF") from None
         char = text[exc.pos]
         if exc.msg.startswith("Expecting value"):
             raise ExtenderError(f"invalid character {_go_char(char)} looking for beginning of value") from None
         raise ExtenderError(f"invalid character {_go_char(char)} {_go_context(exc.msg)}") from None
-    except ValueError as exc:  # a literal Python cannot convert
-        raise ExtenderError(f"json: {str(exc)[:200]}") from None
+    except ValueError:  # an integer literal longer than Python converts (4300 digits)
+        raise ExtenderError("json: a number literal too long to read (over 4300 digits)") from None
     finally:
         sys.setrecursionlimit(previous)
+
+
+def _incomplete(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the text stops inside a value rather than at a wrong byte: only whitespace, an
+    unterminated string or the start of a number or literal follows the error's position."""
+    rest = text[exc.pos :].rstrip(_GO_SPACE)
+    if not rest or exc.msg.startswith("Unterminated string"):
+        return True
+    if exc.msg.startswith("Invalid \\uXXXX escape") and len(text) - exc.pos <= 5:
+        return True
+    if any(word.startswith(rest) for word in ("true", "false", "null")):
+        return True
+    return _NUMBER_TAIL.fullmatch(rest) is not None
 
 
 def _go_char(c: str) -> str:

@@ -18,9 +18,11 @@ and net/http's client.go (the deadline, redirects, url.Error's wording).
 - The body is read up to a limit (MAX_RESPONSE_BYTES, or twice the request when that is more:
   an extender may echo the NodeList it was sent); Go has none, but a 10 GiB Content-Length or an
   endless chunked body must not take the process's memory. What stops a body short (the
-  deadline, the server closing mid-body, the limit) is handed to the JSON decoder with the
-  bytes that came: like json.Decoder, it returns a value that ended before the cut, and the
-  cut's error otherwise.
+  deadline, the server closing mid-body) is handed to the JSON decoder with the bytes that
+  came: like json.Decoder, it returns a value that ended before the cut, and the cut's error
+  otherwise. An answer over the limit fails the call, whatever it holds (Go would decode a
+  first value that ended within it and never read the rest: a difference only for an extender
+  sending megabytes of junk after its answer).
 """
 
 from __future__ import annotations
@@ -238,7 +240,7 @@ def _read_body(response: "http.client.HTTPResponse", limit: int, url: str) -> Re
     cut: ExtenderError | None = None
     try:
         while size <= limit:
-            piece = response.read(min(_READ_SIZE, limit + 1 - size))
+            piece = response.read1(min(_READ_SIZE, limit + 1 - size))  # read1: a cut keeps what came
             if not piece:
                 break
             chunks.append(piece)
@@ -251,13 +253,13 @@ def _read_body(response: "http.client.HTTPResponse", limit: int, url: str) -> Re
     except (OSError, http.client.HTTPException) as exc:
         cut = ExtenderError(_read_error(exc))
     else:
-        if size > limit:
-            cut = ExtenderError(
+        if size > limit:  # no value is looked for in it: the answer is refused whole
+            raise ExtenderError(
                 f"Post {go_quote(display_url(url))}: the extender's answer is larger than {limit} "
                 f"bytes, kschedctl's limit (the larger of {MAX_RESPONSE_BYTES >> 20} MiB and twice "
                 "the request)"
             )
-        elif response.length:  # the server closed before Content-Length bytes came
+        if response.length:  # the server closed before Content-Length bytes came
             cut = ExtenderError("unexpected EOF")
     body = b"".join(chunks)
     return Response(200, body[:limit], cut)
