@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import socket
 import time
 from dataclasses import dataclass
@@ -70,23 +71,35 @@ def response_limit(request_size: int) -> int:
 
 
 def display_url(url: str) -> str:
-    """stripPassword: the URL with its password, if any, as ``***``."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    """stripPassword: the URL with its password, if any, as ``***`` (even a URL that does not parse)."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return _USERINFO.sub(r"//\1:***@", url)
+    if password is None:
         return url
     userinfo, _, hostport = parts.netloc.rpartition("@")
     user = userinfo.split(":", 1)[0]
     return parts._replace(netloc=f"{user}:***@{hostport}").geturl()
 
 
+_USERINFO = re.compile(r"//([^/@:]*):[^/@]*@")
+
+
 def url_secrets(url: str) -> list[str]:
     """What of a URL must never be shown: its password (as written and decoded) and the Basic
     credentials made of it."""
-    parts = urlsplit(url)
-    if not parts.password:
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username or "", parts.password
+    except ValueError:
+        found = _USERINFO.search(url)
+        user, password = (found.group(1), url[found.end(1) + 1 : found.end() - 1]) if found else ("", None)
+    if not password:
         return []
-    token = _basic_token(parts.username or "", parts.password)
-    return sorted({parts.password, unquote(parts.password), token}, key=len, reverse=True)
+    token = _basic_token(user, password)
+    return sorted({password, unquote(password), token}, key=len, reverse=True)
 
 
 def _basic_token(user: str, password: str) -> str:
@@ -115,7 +128,7 @@ class HTTPClient:
                         raise ExtenderError(f"Post {go_quote(display_url(current))}: stopped after 10 redirects")
                     if response.status in (301, 302, 303):
                         method, data = "GET", None
-                    current = urljoin(current, location.strip())
+                    current = _location(current, location)
                     continue
                 if response.status != 200:
                     return Response(response.status)
@@ -130,7 +143,10 @@ class HTTPClient:
         import http.client
 
         where = f"Post {go_quote(display_url(url))}"
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError as exc:
+            raise ExtenderError(f"{where}: {exc}") from None
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https"):
             raise ExtenderError(f"{where}: unsupported protocol scheme {go_quote(parts.scheme)}")
@@ -167,6 +183,18 @@ class HTTPClient:
 
             self._context = ssl.create_default_context()
         return self._context
+
+
+def _location(current: str, location: str) -> str:
+    """The redirect's target, resolved against the URL that answered it."""
+    try:
+        target = urljoin(current, location.strip())
+        urlsplit(target).port  # noqa: B018 - a port that is no number raises here, as url.Parse refuses it
+    except ValueError as exc:
+        raise ExtenderError(
+            f"Post {go_quote(display_url(current))}: failed to parse Location header {go_quote(display_url(location)[:_SHOWN_LINE])}: {exc}"
+        ) from None
+    return target
 
 
 def _left(deadline: float) -> float:

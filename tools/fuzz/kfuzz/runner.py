@@ -5,7 +5,9 @@ A dimension is ``fn(rng, workdir, checker) -> description``: write the function 
 ``DIMENSIONS`` with a weight, or to ``OPTIONAL_DIMENSIONS`` to run it only when named. The
 plugin-misbehaviour dimension (kfuzz/plugins.py: a fake package registered through the pluggy
 hook for the run, its methods raising, exiting, printing or returning the wrong type for some
-pods) is one of those: `run.py --dimension plugin`.
+pods) is one of those: `run.py --dimension plugin`; so is the hostile-extender dimension
+(kfuzz/extender.py: an HTTP extender on 127.0.0.1 with mutated or abusive answers):
+`run.py --dimension extender`.
 """
 
 from __future__ import annotations
@@ -128,9 +130,18 @@ def _plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> st
     return plugin_dimension(rng, workdir, checker)
 
 
-# Chosen by name only (`--dimension plugin`): the default mix stays what it was, so a seed's
-# inputs stay the same from one version of the fuzzer to the next.
-OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {"plugin": (1.0, _plugin_dimension)}
+def _extender_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
+    from kfuzz.extender import extender_dimension
+
+    return extender_dimension(rng, workdir, checker)
+
+
+# Chosen by name only (`--dimension plugin`, `--dimension extender`): the default mix stays what
+# it was, so a seed's inputs stay the same from one version of the fuzzer to the next.
+OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
+    "plugin": (1.0, _plugin_dimension),
+    "extender": (1.0, _extender_dimension),
+}
 
 
 @dataclass
