@@ -118,7 +118,8 @@ class HTTPClient:
         """Client.Do of a POST of JSON, redirects followed, all within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         limit = limit if limit is not None else response_limit(len(body))
-        method, data, current = "POST", body, url
+        method, current = "POST", url
+        data: bytes | None = body
         for sent in range(1, MAX_REQUESTS + 1):
             sock, response = self._round_trip(method, current, data, deadline)
             try:

@@ -173,7 +173,7 @@ def _memfd(data: bytes) -> int | None:
     if create is None:
         return None
     try:
-        fd = create("kschedctl-extender-tls", getattr(os, "MFD_CLOEXEC", 0))
+        fd: int = create("kschedctl-extender-tls", getattr(os, "MFD_CLOEXEC", 0))
     except OSError:
         return None
     try:
@@ -181,7 +181,7 @@ def _memfd(data: bytes) -> int | None:
         while view:
             view = view[os.write(fd, view) :]
         if os.path.exists(f"/proc/self/fd/{fd}"):
-            return fd
+            return int(fd)
     except OSError:
         pass
     os.close(fd)
@@ -207,7 +207,7 @@ def _private_file(data: bytes) -> Iterator[str]:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
-def _block_fatal_signals() -> set[signal.Signals] | None:
+def _block_fatal_signals() -> "set[int | signal.Signals] | None":
     """Block SIGTERM/SIGINT/SIGHUP/SIGQUIT (the previous mask returned); None where the
     platform has no signal masks."""
     if not hasattr(signal, "pthread_sigmask"):

@@ -347,12 +347,17 @@ def test_redirects_are_followed_as_go_follows_them(run_cli, tmp_path):
         (lambda r: redirect(308, "filter"), 'Post "{url}/filter": stopped after 10 redirects', 10),
         (lambda r: redirect(301, "ftp://127.0.0.1/x"), 'Post "ftp://127.0.0.1/x": unsupported protocol scheme "ftp"', 1),
         (
+            lambda r: redirect(302, "http://[::1"),
+            'Post "{url}/filter": failed to parse Location header "http://[::1": Invalid IPv6 URL',
+            1,
+        ),
+        (
             lambda r: raw_bytes(b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n"),
             "failed filter with extender at URL {url}/filter, code 302",
             1,
         ),
     ],
-    ids=["loop", "other-scheme", "no-location"],
+    ids=["loop", "other-scheme", "unparsable-location", "no-location"],
 )
 def test_redirects_that_go_nowhere(run_cli, tmp_path, answer, text, calls):
     with ExtenderServer(filter=answer) as srv:
