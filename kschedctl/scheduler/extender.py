@@ -15,7 +15,7 @@ call is an ``ExtenderError`` worded as Go's http client and json decoder word it
 dial tcp ...: connect: connection refused``); the callers decide, as upstream does, whether it
 fails the attempt or is skipped (``ignorable``). The answer is decoded as strictly as every
 JSON input (kschedctl.api.json_decoding: no NaN, bounded nesting), then read as Go's
-encoding/json reads the extender types. A password in ``urlPrefix`` is sent as Basic
+encoding/json reads the extender types (kschedctl/scheduler/extender_json.py). A password in ``urlPrefix`` is sent as Basic
 credentials, as Go does, and shown nowhere (``***``): not in errors, warnings or the extender's
 name in explain.
 
@@ -28,26 +28,21 @@ from __future__ import annotations
 
 import functools
 import json
-import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kschedctl.api.errors import InputError, ObjectError
-from kschedctl.api.json_decoding import MAX_DEPTH, DecodeError, load_json
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, Extender, Victims
-from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_quote, parse_duration
+from kschedctl.framework.gosemantics import go_quote, parse_duration
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.types import NodeInfo
 from kschedctl.scheduler.extender_http import ExtenderError, HTTPClient, Response, display_url, url_secrets
+from kschedctl.scheduler.extender_json import MISSING, decode, failed_map, get, go_array, go_int64, go_object, go_string
 from kschedctl.scheduler.extender_tls import TLSConfigError, new_ssl_context, wants_tls_config
 
 DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
-
-MISSING = object()
-
 
 # --- configuration ---------------------------------------------------------------------------
 
@@ -217,27 +212,27 @@ class HTTPExtender:
             return list(nodes), {}, {}
         by_name = {n.name: n for n in nodes}
         result = self._send(self.config.filter_verb, self._node_args(pod, nodes))
-        result = _object(result, "v1.ExtenderFilterResult")
-        error = _string(_get(result, "Error"), "ExtenderFilterResult.Error")
+        result = go_object(result, "v1.ExtenderFilterResult")
+        error = go_string(get(result, "Error"), "ExtenderFilterResult.Error")
         if error:
             raise ExtenderError(error)
-        names = _get(result, "NodeNames")
-        listed = _get(result, "Nodes")
+        names = get(result, "NodeNames")
+        listed = get(result, "Nodes")
         kept: list[NodeInfo] = []
         if self.config.node_cache_capable and names not in (MISSING, None):
-            for i, name in enumerate(_array(names, "ExtenderFilterResult.NodeNames", "[]string")):
-                name = _string(name, f"ExtenderFilterResult.NodeNames.{i}")
+            for i, name in enumerate(go_array(names, "ExtenderFilterResult.NodeNames", "[]string")):
+                name = go_string(name, f"ExtenderFilterResult.NodeNames.{i}")
                 if name not in by_name:
                     raise ExtenderError(
                         f"extender {go_quote(self.name)} claims a filtered node {go_quote(name)} which is not found in the input node list"
                     )
                 kept.append(by_name[name])
         elif listed not in (MISSING, None):
-            items = _get(_object(listed, "v1.NodeList", "ExtenderFilterResult.Nodes"), "Items")
-            for raw in _array(items, "ExtenderFilterResult.Nodes.items", "[]v1.Node"):
+            items = get(go_object(listed, "v1.NodeList", "ExtenderFilterResult.Nodes"), "Items")
+            for raw in go_array(items, "ExtenderFilterResult.Nodes.items", "[]v1.Node"):
                 kept.append(NodeInfo(_node(raw)))
-        failed = _failed_map(_get(result, "FailedNodes"), "FailedNodes")
-        unresolvable = _failed_map(_get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
+        failed = failed_map(get(result, "FailedNodes"), "FailedNodes")
+        unresolvable = failed_map(get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
         return kept, failed, unresolvable
 
     # --- Prioritize -----------------------------------------------------------------------
@@ -249,10 +244,10 @@ class HTTPExtender:
             return [(n.name, 0) for n in nodes], 0
         result = self._send(self.config.prioritize_verb, self._node_args(pod, nodes))
         out = []
-        for entry in _array(result, "v1.HostPriorityList", "v1.HostPriorityList", top=True):
-            entry = _object(entry, "v1.HostPriority")
-            host = _string(_get(entry, "Host"), "HostPriority.Host")
-            out.append((host, _int64(_get(entry, "Score"), "HostPriority.Score")))
+        for entry in go_array(result, "v1.HostPriorityList", "v1.HostPriorityList", top=True):
+            entry = go_object(entry, "v1.HostPriority")
+            host = go_string(get(entry, "Host"), "HostPriority.Host")
+            out.append((host, go_int64(get(entry, "Score"), "HostPriority.Score")))
         return out, self.config.weight
 
     # --- ProcessPreemption ------------------------------------------------------------------
@@ -281,20 +276,22 @@ class HTTPExtender:
                 "NodeNameToMetaVictims": None,
             }
         result = self._send(self.config.preempt_verb, {"Pod": _pod_json(pod), **victims_arg})
-        meta = _get(_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
+        meta = get(go_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
         out: dict[str, Victims | None] = {}
-        for node_name, mv in _object(meta, "map[string]*v1.MetaVictims", "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
+        for node_name, mv in go_object(meta, "map[string]*v1.MetaVictims", "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
             info = node_info(node_name)
             if info is None:
                 raise ExtenderError(f"nodeinfo not found for node name {go_quote(node_name)}")
             if mv is None:
                 out[node_name] = None  # checked by the caller, as upstream
                 continue
-            mv = _object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
-            victims = Victims(num_pdb_violations=_int64(_get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
-            for meta_pod in _array(_get(mv, "Pods"), "MetaVictims.Pods", "[]*v1.MetaPod"):
+            mv = go_object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
+            victims = Victims(num_pdb_violations=go_int64(get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
+            for meta_pod in go_array(get(mv, "Pods"), "MetaVictims.Pods", "[]*v1.MetaPod"):
                 uid = (
-                    _string(_get(_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID") if meta_pod is not None else ""
+                    go_string(get(go_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID")
+                    if meta_pod is not None
+                    else ""
                 )
                 victims.pods.append(self._pod_on_node(uid, info))
             out[node_name] = victims
@@ -316,7 +313,7 @@ class HTTPExtender:
         result = self._send(
             self.config.bind_verb, {"PodName": pod.name, "PodNamespace": pod.namespace, "PodUID": pod.uid, "Node": node_name}
         )
-        error = _string(_get(_object(result, "v1.ExtenderBindingResult"), "Error"), "ExtenderBindingResult.Error")
+        error = go_string(get(go_object(result, "v1.ExtenderBindingResult"), "Error"), "ExtenderBindingResult.Error")
         if error:
             raise ExtenderError(error)
 
@@ -339,7 +336,7 @@ class HTTPExtender:
             response = Response(*self._post(url, body, self.timeout, self.config.tls))
         if response.status != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {display_url(url)}, code {response.status}")
-        return _decode(response.body, response.cut)
+        return decode(response.body, response.cut)
 
 
 def _pod_json(pod: Pod) -> dict[str, Any]:
@@ -358,192 +355,9 @@ def _pod_json(pod: Pod) -> dict[str, Any]:
 
 def _node(raw: Any) -> Node:
     try:
-        return Node.from_dict(_object(raw, "v1.Node", "ExtenderFilterResult.Nodes.items"))
+        return Node.from_dict(go_object(raw, "v1.Node", "ExtenderFilterResult.Nodes.items"))
     except ObjectError as exc:
         raise ExtenderError(f"json: cannot unmarshal a Node returned by the extender: {exc.field}: {exc.message}") from None
-
-
-# --- Go's encoding/json, as far as the extender types need it ----------------------------------
-
-
-def _get(obj: dict[str, Any], name: str) -> Any:
-    """A struct field: its exact key, else any key equal to it ignoring case (the last one wins)."""
-    value = MISSING
-    for key, v in obj.items():
-        if key == name or key.lower() == name.lower():
-            value = v
-    return value
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def _mismatch(value: Any, where: str, go_type: str, *, top: bool = False, shown: str | None = None) -> ExtenderError:
-    """UnmarshalTypeError's text: a struct field's path, an element's path (``Struct.Field.0``,
-    as the Go the oracle is built with words it), or the top-level value."""
-    what = shown or _kind(value)
-    if top:
-        return ExtenderError(f"json: cannot unmarshal {what} into Go value of type {go_type}")
-    if where.rsplit(".", 1)[-1].isdigit():
-        return ExtenderError(f"json: cannot unmarshal {what} into {where} of type {go_type}")
-    return ExtenderError(f"json: cannot unmarshal {what} into Go struct field {where} of type {go_type}")
-
-
-def _object(value: Any, go_type: str, where: str | None = None) -> dict[str, Any]:
-    """A JSON object for a struct (or map) of ``go_type``; ``where`` names the field it is in
-    (None: the top-level value)."""
-    if value is None or value is MISSING:
-        return {}
-    if not isinstance(value, dict):
-        raise _mismatch(value, where or go_type, go_type, top=where is None)
-    return value
-
-
-def _array(value: Any, where: str, go_type: str, top: bool = False) -> list[Any]:
-    if value is None or value is MISSING:
-        return []
-    if not isinstance(value, list):
-        raise _mismatch(value, where, go_type, top=top)
-    return value
-
-
-def _string(value: Any, where: str) -> str:
-    if value is None or value is MISSING:
-        return ""
-    if not isinstance(value, str):
-        raise _mismatch(value, where, "string")
-    return value
-
-
-def _int64(value: Any, where: str) -> int:
-    """An int64 field: an integer literal in range (Go refuses 1.0, 1e2 and 2**63 there)."""
-    if value is None or value is MISSING:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _mismatch(value, where, "int64")
-    if isinstance(value, float) or not INT64_MIN <= value <= INT64_MAX:
-        raise _mismatch(value, where, "int64", shown=f"number {value}")
-    return int(value)
-
-
-def _failed_map(value: Any, where: str) -> dict[str, str]:
-    if value is None or value is MISSING:
-        return {}
-    if not isinstance(value, dict):
-        raise _mismatch(value, f"ExtenderFilterResult.{where}", "v1.FailedNodesMap")
-    return {str(k): _string(v, f"ExtenderFilterResult.{where}") for k, v in value.items()}
-
-
-_GO_SPACE = " \t\r\n"  # encoding/json's isSpace
-_NUMBER_TAIL = re.compile(r"-?[0-9]*(\.[0-9]*)?([eE][-+]?[0-9]*)?")
-
-
-class _GoSyntaxError(ValueError):
-    """A literal Go's scanner refuses where Python's accepts it (NaN, Infinity)."""
-
-
-_CONSTANTS = {
-    "NaN": "invalid character 'N' looking for beginning of value",
-    "Infinity": "invalid character 'I' looking for beginning of value",
-    "-Infinity": "invalid character 'I' in numeric literal",
-}
-
-
-def _refuse_constant(name: str) -> Any:
-    raise _GoSyntaxError(_CONSTANTS.get(name, "invalid character looking for beginning of value"))
-
-
-_FIRST_VALUE = json.JSONDecoder(parse_constant=_refuse_constant)
-_DEPTH_ERROR = f"json: nested deeper than {MAX_DEPTH} levels (kschedctl's limit)"
-
-
-def _decode(payload: bytes, cut: ExtenderError | None = None) -> Any:
-    """json.NewDecoder(body).Decode: the first JSON value of the body, Go's messages for an
-    empty body and for syntax errors. ``cut`` is what stopped the body short (the deadline or
-    an early close): as Go's decoder, an object or array that ended before it is kept, and the
-    cut's error is the answer when the value was incomplete."""
-    text = payload.decode("utf-8", errors="replace").lstrip(_GO_SPACE)
-    if not text:
-        raise cut or ExtenderError("EOF")
-    if cut is None:
-        try:  # the usual answer: the whole body one value, strictly decoded (orjson when installed)
-            return load_json(text)
-        except DecodeError as exc:
-            if "nested too deeply" in exc.message:
-                raise ExtenderError(_DEPTH_ERROR) from None
-    elif text[0] not in "{[":
-        raise cut  # Go's decoder needs the byte after a number, string or literal to end it
-    return _first_value(text, cut)
-
-
-def _first_value(text: str, cut: ExtenderError | None) -> Any:
-    """The first value of ``text`` (trailing bytes ignored, as Decode ignores them), NaN refused
-    and nesting bounded as load_json does; an incomplete value is the cut's error, or
-    ``unexpected EOF`` (the body ended)."""
-    previous = sys.getrecursionlimit()
-    depth, frame = 0, sys._getframe()
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
-    sys.setrecursionlimit(depth + MAX_DEPTH + 16)
-    try:
-        return _FIRST_VALUE.raw_decode(text)[0]
-    except RecursionError:
-        raise ExtenderError(_DEPTH_ERROR) from None
-    except _GoSyntaxError as exc:
-        raise ExtenderError(str(exc)) from None
-    except json.JSONDecodeError as exc:
-        if _incomplete(text, exc):
-            raise cut or ExtenderError("unexpected EOF") from None
-        char = text[exc.pos]
-        if exc.msg.startswith("Expecting value"):
-            raise ExtenderError(f"invalid character {_go_char(char)} looking for beginning of value") from None
-        raise ExtenderError(f"invalid character {_go_char(char)} {_go_context(exc.msg)}") from None
-    except ValueError:  # an integer literal longer than Python converts (4300 digits)
-        raise ExtenderError("json: a number literal too long to read (over 4300 digits)") from None
-    finally:
-        sys.setrecursionlimit(previous)
-
-
-def _incomplete(text: str, exc: json.JSONDecodeError) -> bool:
-    """Whether the text stops inside a value rather than at a wrong byte: only whitespace, an
-    unterminated string or the start of a number or literal follows the error's position."""
-    rest = text[exc.pos :].rstrip(_GO_SPACE)
-    if not rest or exc.msg.startswith("Unterminated string"):
-        return True
-    if exc.msg.startswith("Invalid \\uXXXX escape") and len(text) - exc.pos <= 5:
-        return True
-    if any(word.startswith(rest) for word in ("true", "false", "null")):
-        return True
-    return _NUMBER_TAIL.fullmatch(rest) is not None
-
-
-def _go_char(c: str) -> str:
-    """quoteChar: 'x', with \\' and \\" escaped as Go does."""
-    if c == "'":
-        return "'\\''"
-    if c == '"':
-        return "'\"'"
-    return repr(c) if not c.isprintable() else f"'{c}'"
-
-
-def _go_context(python_msg: str) -> str:
-    """The scanner's step names for the common cases (Go's decode_test wording)."""
-    if "delimiter" in python_msg and "," in python_msg:
-        return "after object key:value pair" if "object" in python_msg or "}" in python_msg else "after array element"
-    if "property name" in python_msg:
-        return "looking for beginning of object key string"
-    if "':'" in python_msg:
-        return "after object key"
-    return "after top-level value"
 
 
 # --- how the scheduler uses them (schedule_one.go, preemption.go) ------------------------------
