@@ -15,9 +15,9 @@ call is an ``ExtenderError`` worded as Go's http client and json decoder word it
 dial tcp ...: connect: connection refused``); the callers decide, as upstream does, whether it
 fails the attempt or is skipped (``ignorable``). The answer is decoded as strictly as every
 JSON input (kschedctl.api.json_decoding: no NaN, bounded nesting), then read as Go's
-encoding/json reads the extender types (kschedctl/scheduler/extender_json.py). A password in ``urlPrefix`` is sent as Basic
-credentials, as Go does, and shown nowhere (``***``): not in errors, warnings or the extender's
-name in explain.
+encoding/json reads the extender types (kschedctl/scheduler/extender_json.py). A password in
+``urlPrefix`` is sent as Basic credentials, as Go does, and shown nowhere (``***``): not in
+errors, warnings or the extender's name in explain.
 
 The calls are deterministic given the server's answers: extenders are called one after the other
 in configuration order (upstream prioritizes them concurrently; the sum is the same), and maps
