@@ -162,7 +162,7 @@ class HTTPClient:
             sock = socket.create_connection((host, port), timeout=_left(deadline))
             if scheme == "https":
                 sock.settimeout(_left(deadline))
-                sock = self._tls(scheme).wrap_socket(sock, server_hostname=self._server_name or host)
+                sock = self._tls().wrap_socket(sock, server_hostname=self._server_name or host)
             _send_all(sock, _request_head(method, parts, data), deadline)
             if data:
                 _send_all(sock, data, deadline)
@@ -178,7 +178,8 @@ class HTTPClient:
                 raise ExtenderError(f"{where}: {_transport_error(exc, host, port)}") from None
             raise
 
-    def _tls(self, scheme: str) -> "ssl.SSLContext":
+    def _tls(self) -> "ssl.SSLContext":
+        """The context for an https URL (the default one, made now, when the extender has none)."""
         if self._context is None:
             import ssl
 

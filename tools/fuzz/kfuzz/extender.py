@@ -172,6 +172,7 @@ class _Plan:
 
     def __init__(self, rng: random.Random, verbs: list[str]) -> None:
         self.salt = rng.randrange(1 << 30)
+        self.closed_port = _closed_port()  # one for the input: the same answers on the second run
         self.ways = {v: rng.choice(_WAYS) for v in verbs}
         # a slow answer costs the whole timeout on each attempt: for few pods only
         self.share = {v: 8 if self.ways[v] == "slow" else rng.choice([1, 2, 3]) for v in verbs}
@@ -207,7 +208,7 @@ def _answer(handler: BaseHTTPRequestHandler, plan: _Plan, verb: str, request: An
                 f"{base}-2",
                 "/elsewhere/" + base,
                 "ftp://127.0.0.1/x",
-                f"http://127.0.0.1:{_closed_port()}/x",
+                f"http://127.0.0.1:{plan.closed_port}/x",
                 "http://[::1",
                 "//127.0.0.1:1/x",
             ]
@@ -370,6 +371,10 @@ class _LazyPlan(_Plan):
 
     def __init__(self, holder: list[_Plan]) -> None:
         self._holder = holder
+
+    @property
+    def closed_port(self) -> int:  # type: ignore[override]
+        return self._holder[0].closed_port
 
     def rng_for(self, verb: str, request: Any) -> tuple[str, random.Random]:
         return self._holder[0].rng_for(verb, request)
