@@ -14,8 +14,9 @@ bytes that are not HTTP.
 
 `schedule` must keep the contract whatever the extender does: exit 0 with valid JSON (an
 extender's failure fails the pod's attempt or is skipped, never the run), every pending pod
-once, the same output twice, no "internal error", no run past the time limit, and the URL's
-password never printed. Pods may land on nodes the filters refused when a Node-object
+once, the same output twice (not checked when an answer is dripped past the timeout: on a
+loaded machine that race may go either way for the answers around it), no "internal error",
+no run past the time limit, and the URL's password never printed. Pods may land on nodes the filters refused when a Node-object
 extender answers other nodes (kube-scheduler trusts that answer too), so the fit check is
 left out for those.
 """
@@ -362,7 +363,10 @@ def extender_dimension(rng: random.Random, workdir: Path, checker: Checker) -> s
             if run.exit_code != 0:
                 checker.fail("extender-isolation", "a misbehaving extender failed the run", run)
             else:
-                checker.schedule_invariants(run, str(snap), lambda: checker.run(args), check_fit=not objects)
+                # a dripped answer races the timeout on a loaded machine: no second run to compare then
+                slow = "slow" in plan.ways.values()
+                rerun = (lambda: run) if slow else (lambda: checker.run(args))
+                checker.schedule_invariants(run, str(snap), rerun, check_fit=not objects)
     return "extender " + ", ".join(f"{v}:{w}/{plan.share[v]}" for v, w in plan.ways.items() if "-" not in v)
 
 
