@@ -348,6 +348,9 @@ def extender_dimension(rng: random.Random, workdir: Path, checker: Checker) -> s
         extenders, verbs, objects = _extenders(rng, url)
         plan = _Plan(plan_rng, verbs + [f"{v}-2" for v in verbs])
         with_plan.append(plan)
+        for ext in extenders:  # an error pod is retried tens of times: a dripping extender's calls kept short
+            if any(plan.ways.get(ext.get(f"{v}Verb", "")) == "slow" for v in ("filter", "prioritize", "preempt", "bind")):
+                ext["httpTimeout"] = "250ms"
         cfg.write_text(
             yaml.safe_dump(
                 {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "extenders": extenders},
