@@ -57,8 +57,8 @@ def _has_cert_auth(tls: dict[str, Any]) -> bool:
 
 
 def new_ssl_context(tls: dict[str, Any] | None, enable_https: bool) -> "ssl.SSLContext":
-    """makeTransport + TLSConfigFor as an SSLContext (the default one when nothing is set:
-    system roots, hostname checked)."""
+    """makeTransport + TLSConfigFor as an SSLContext: the system's roots unless a CA is given
+    (then that CA only), the hostname (or serverName) checked unless insecure."""
     import ssl
 
     tls = dict(tls or {})
@@ -67,7 +67,8 @@ def new_ssl_context(tls: dict[str, Any] | None, enable_https: bool) -> "ssl.SSLC
         tls["insecure"] = True
     if has_ca and tls.get("insecure"):
         raise TLSConfigError("insecure", "specifying a root certificates file with the insecure flag is not allowed")
-    context = ssl.create_default_context()
+    # with a CA, that CA alone is trusted (client-go's RootCAs replace the system pool)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if has_ca else ssl.create_default_context()
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     if has_ca:
         _load_ca(context, tls)

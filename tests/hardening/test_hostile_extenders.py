@@ -453,3 +453,16 @@ def test_url_credentials_are_sent_as_basic_auth_and_shown_nowhere(run_cli, tmp_p
     assert runs[0].json()["unschedulable"][0]["message"] == "who are you, Basic *** / ***?"
     assert f"extender {shown}: prioritize failed" in runs[1].stderr
     assert runs[4].json()["unschedulable"][0]["message"] == f'Post "{shown}/filter": {AWAITING}'
+
+
+def test_a_given_ca_is_the_only_one_trusted(run_cli, tmp_path, pki):
+    """client-go's RootCAs replace the system pool: with caData, nothing else is trusted."""
+    from kschedctl.scheduler.extender_tls import new_ssl_context
+
+    context = new_ssl_context({"caData": _b64(pki["server"])}, enable_https=False)
+    assert context.cert_store_stats()["x509_ca"] == 1
+    with ExtenderServer(filter=_all_nodes) as srv:
+        srv.use_tls(str(pki["server"]), str(pki["server-key"]))
+        ext = _filter(srv.url, tlsConfig={"caData": _b64(pki["client"]), "serverName": "extender.test"})
+        message = _message(run_cli, tmp_path, ext)
+    assert message == f'Post "{srv.url}/filter": tls: failed to verify certificate: x509: certificate signed by unknown authority'
