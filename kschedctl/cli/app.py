@@ -191,8 +191,10 @@ def _load_config(config: str | None, version: KubeVersion, no_extenders: bool = 
     registry = default_registry().registry
     cfg = _checked_config(config, version, registry)
     if no_extenders and cfg.extenders:
+        from kschedctl.scheduler.extender_http import display_url  # a URL's password is shown nowhere
+
         _warn(f"--no-extenders: not calling the configuration's {len(cfg.extenders)} extender(s) "
-              f"({', '.join(str(e.get('urlPrefix', '')) for e in cfg.extenders)}): decisions may differ from the cluster's")
+              f"({', '.join(display_url(str(e.get('urlPrefix', ''))) for e in cfg.extenders)}): decisions may differ from the cluster's")
         cfg.extenders = []
     return cfg, registry
 

@@ -7,11 +7,17 @@ resources ``ignoredByScheduler`` become NodeResourcesFit's ignoredResources), sc
 framework/preemption/preemption.go (callExtenders); the wire types are
 k8s.io/kube-scheduler/extender/v1 (no JSON tags: Go's field names, decoded case-insensitively).
 
-An extender's call is a POST of JSON to ``urlPrefix/verb`` with the configured timeout (5 s by
-default) over plain HTTP or TLS (``tlsConfig``; ``enableHTTPS`` without a CA skips verification,
-as makeTransport does). A failing call is an ``ExtenderError`` worded as Go's http client and
-json decoder word it (``Post "URL": dial tcp ...: connect: connection refused``); the callers
-decide, as upstream does, whether it fails the attempt or is skipped (``ignorable``).
+An extender's call is a POST of JSON to ``urlPrefix/verb`` within the configured timeout (5 s by
+default; one deadline for the whole call, redirects and body included) over plain HTTP or TLS
+(``tlsConfig``, made into one SSL context per extender when the run starts:
+kschedctl/scheduler/extender_tls.py; the wire: kschedctl/scheduler/extender_http.py). A failing
+call is an ``ExtenderError`` worded as Go's http client and json decoder word it (``Post "URL":
+dial tcp ...: connect: connection refused``); the callers decide, as upstream does, whether it
+fails the attempt or is skipped (``ignorable``). The answer is decoded as strictly as every
+JSON input (kschedctl.api.json_decoding: no NaN, bounded nesting), then read as Go's
+encoding/json reads the extender types (kschedctl/scheduler/extender_json.py). A password in
+``urlPrefix`` is sent as Basic credentials, as Go does, and shown nowhere (``***``): not in
+errors, warnings or the extender's name in explain.
 
 The calls are deterministic given the server's answers: extenders are called one after the other
 in configuration order (upstream prioritizes them concurrently; the sum is the same), and maps
@@ -20,37 +26,26 @@ the server returns are read in the order of the nodes that were sent.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import Any, TypeVar
 
-from kschedctl.api.errors import ObjectError
+from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, Extender, Victims
 from kschedctl.framework.gosemantics import go_quote, parse_duration
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.types import NodeInfo
-
-if TYPE_CHECKING:
-    import http.client
-    import ssl
+from kschedctl.scheduler.extender_http import ExtenderError, HTTPClient, Response, display_url, url_secrets
+from kschedctl.scheduler.extender_json import MISSING, decode, failed_map, get, go_array, go_int64, go_object, go_string
+from kschedctl.scheduler.extender_tls import TLSConfigError, new_ssl_context, wants_tls_config
 
 DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
 
-MISSING = object()
-
-
-class ExtenderError(Exception):
-    """A failed extender call, with the text kube-scheduler's error would have."""
-
-
 # --- configuration ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ManagedResource:
@@ -90,40 +85,84 @@ class ExtenderConfig:
             tls=dict(raw["tlsConfig"]) if isinstance(raw.get("tlsConfig"), dict) else None,
             http_timeout=parse_duration(timeout) if isinstance(timeout, str) and timeout else 0.0,
             node_cache_capable=bool(raw.get("nodeCacheCapable")),
-            managed_resources=tuple(ManagedResource(str(r.get("name", "")), bool(r.get("ignoredByScheduler")))
-                                    for r in raw.get("managedResources") or [] if isinstance(r, dict)),
+            managed_resources=tuple(
+                ManagedResource(str(r.get("name", "")), bool(r.get("ignoredByScheduler")))
+                for r in raw.get("managedResources") or []
+                if isinstance(r, dict)
+            ),
             ignorable=bool(raw.get("ignorable")),
         )
 
 
-def build_extenders(raw_extenders: Sequence[dict[str, Any]], warn: Callable[[str], None] | None = None,
-                    post: "Callable[..., tuple[int, bytes]] | None" = None) -> tuple[list["HTTPExtender"], list[str]]:
+def build_extenders(
+    raw_extenders: Sequence[dict[str, Any]],
+    warn: Callable[[str], None] | None = None,
+    post: "Callable[..., tuple[int, bytes]] | None" = None,
+    source: str | None = None,
+) -> tuple[list["HTTPExtender"], list[str]]:
     """buildExtenders: the extenders, ignorable ones placed last, and the managed resources the
     scheduler is to ignore (NodeResourcesFit's ignoredResources in every profile). ``warn``
-    hears of failed calls that were skipped."""
+    hears of failed calls that were skipped. A tlsConfig that cannot be loaded stops the run
+    here, as NewHTTPExtender stops kube-scheduler (InputError naming ``source``, the field)."""
     required: list[HTTPExtender] = []
     ignorable: list[HTTPExtender] = []
     ignored: list[str] = []
-    for raw in raw_extenders:
+    for i, raw in enumerate(raw_extenders):
         cfg = ExtenderConfig.from_dict(raw)
-        (ignorable if cfg.ignorable else required).append(HTTPExtender(cfg, post, warn))
+        try:
+            extender = HTTPExtender(cfg, post, warn)
+        except TLSConfigError as exc:
+            raise InputError(
+                exc.message, file=source, obj="KubeSchedulerConfiguration", field=f"extenders[{i}].tlsConfig.{exc.field}"
+            ) from None
+        (ignorable if cfg.ignorable else required).append(extender)
         ignored += [r.name for r in cfg.managed_resources if r.ignored_by_scheduler]
     return required + ignorable, ignored
 
 
 # --- the extender -------------------------------------------------------------------------------
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _scrubbed(method: F) -> F:
+    """The method's ExtenderError with the URL's secrets replaced: whatever builds the text (an
+    extender may even echo the credentials it was sent in its Error field), none is shown."""
+
+    @functools.wraps(method)
+    def call(self: "HTTPExtender", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except ExtenderError as err:
+            text = str(err)
+            for secret in self._secrets:
+                text = text.replace(secret, "***")
+            if text == str(err):
+                raise
+            raise ExtenderError(text) from None
+
+    return call  # type: ignore[return-value]
+
+
 class HTTPExtender:
     """HTTPExtender: one configured extender. ``post(url, body, timeout, tls) -> (status, body)``
-    is the transport (the default speaks HTTP/HTTPS with http.client)."""
+    replaces the transport in tests; the default is an HTTPClient holding the extender's TLS
+    context, built here once (TLSConfigError when the tlsConfig cannot be loaded)."""
 
-    def __init__(self, config: ExtenderConfig, post: "Callable[..., tuple[int, bytes]] | None" = None,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, config: ExtenderConfig, post: "Callable[..., tuple[int, bytes]] | None" = None, warn: Callable[[str], None] | None = None
+    ) -> None:
         self.config = config
         self.timeout = config.http_timeout or DEFAULT_EXTENDER_TIMEOUT
         self.managed = {r.name for r in config.managed_resources}
-        self._post = post or http_post
+        self._post = post
         self._warn = warn
+        self._secrets = url_secrets(config.url_prefix)
+        self._client: HTTPClient | None = None
+        if post is None:
+            tls = config.tls or {}
+            context = new_ssl_context(tls, config.enable_https) if wants_tls_config(tls, config.enable_https) else None
+            self._client = HTTPClient(context, str(tls.get("serverName") or ""))
 
     def skipped(self, call: str, err: Exception) -> None:
         """A failed call that did not fail the attempt: said once (kube logs it)."""
@@ -131,10 +170,10 @@ class HTTPExtender:
             what = "ignorable extender skipped" if call != "prioritize" else "no score given by it"
             self._warn(f"extender {self.name}: {call} failed ({what}): {err}")
 
-    # Name returns extenderURL to identify the extender.
+    # Name returns extenderURL to identify the extender (its password, if any, as ***).
     @property
     def name(self) -> str:
-        return self.config.url_prefix
+        return display_url(self.config.url_prefix)
 
     def is_ignorable(self) -> bool:
         return self.config.ignorable
@@ -162,6 +201,7 @@ class HTTPExtender:
         return False
 
     # --- Filter ---------------------------------------------------------------------------
+    @_scrubbed
     def filter(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]:
         """The nodes the extender keeps, and its FailedNodes and FailedAndUnresolvableNodes.
 
@@ -172,29 +212,31 @@ class HTTPExtender:
             return list(nodes), {}, {}
         by_name = {n.name: n for n in nodes}
         result = self._send(self.config.filter_verb, self._node_args(pod, nodes))
-        result = _object(result, "v1.ExtenderFilterResult")
-        error = _string(_get(result, "Error"), "ExtenderFilterResult.Error")
+        result = go_object(result, "v1.ExtenderFilterResult")
+        error = go_string(get(result, "Error"), "ExtenderFilterResult.Error")
         if error:
             raise ExtenderError(error)
-        names = _get(result, "NodeNames")
-        listed = _get(result, "Nodes")
+        names = get(result, "NodeNames")
+        listed = get(result, "Nodes")
         kept: list[NodeInfo] = []
         if self.config.node_cache_capable and names not in (MISSING, None):
-            for i, name in enumerate(_array(names, "ExtenderFilterResult.NodeNames", "[]string")):
-                name = _string(name, f"ExtenderFilterResult.NodeNames.{i}")
+            for i, name in enumerate(go_array(names, "ExtenderFilterResult.NodeNames", "[]string")):
+                name = go_string(name, f"ExtenderFilterResult.NodeNames.{i}")
                 if name not in by_name:
-                    raise ExtenderError(f"extender {go_quote(self.name)} claims a filtered node {go_quote(name)} "
-                                        "which is not found in the input node list")
+                    raise ExtenderError(
+                        f"extender {go_quote(self.name)} claims a filtered node {go_quote(name)} which is not found in the input node list"
+                    )
                 kept.append(by_name[name])
         elif listed not in (MISSING, None):
-            items = _get(_object(listed, "v1.NodeList", "ExtenderFilterResult.Nodes"), "Items")
-            for raw in _array(items, "ExtenderFilterResult.Nodes.items", "[]v1.Node"):
+            items = get(go_object(listed, "v1.NodeList", "ExtenderFilterResult.Nodes"), "Items")
+            for raw in go_array(items, "ExtenderFilterResult.Nodes.items", "[]v1.Node"):
                 kept.append(NodeInfo(_node(raw)))
-        failed = _failed_map(_get(result, "FailedNodes"), "FailedNodes")
-        unresolvable = _failed_map(_get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
+        failed = failed_map(get(result, "FailedNodes"), "FailedNodes")
+        unresolvable = failed_map(get(result, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes")
         return kept, failed, unresolvable
 
     # --- Prioritize -----------------------------------------------------------------------
+    @_scrubbed
     def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]:
         """(host, score) pairs and the extender's weight; without a prioritize verb every node
         gets 0 and the weight is 0."""
@@ -202,43 +244,55 @@ class HTTPExtender:
             return [(n.name, 0) for n in nodes], 0
         result = self._send(self.config.prioritize_verb, self._node_args(pod, nodes))
         out = []
-        for entry in _array(result, "v1.HostPriorityList", "v1.HostPriorityList", top=True):
-            entry = _object(entry, "v1.HostPriority")
-            host = _string(_get(entry, "Host"), "HostPriority.Host")
-            out.append((host, _int64(_get(entry, "Score"), "HostPriority.Score")))
+        for entry in go_array(result, "v1.HostPriorityList", "v1.HostPriorityList", top=True):
+            entry = go_object(entry, "v1.HostPriority")
+            host = go_string(get(entry, "Host"), "HostPriority.Host")
+            out.append((host, go_int64(get(entry, "Score"), "HostPriority.Score")))
         return out, self.config.weight
 
     # --- ProcessPreemption ------------------------------------------------------------------
-    def process_preemption(self, pod: Pod, node_to_victims: dict[str, Victims],
-                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims | None]:
+    @_scrubbed
+    def process_preemption(
+        self, pod: Pod, node_to_victims: dict[str, Victims], node_info: Callable[[str], NodeInfo | None]
+    ) -> dict[str, Victims | None]:
         """The candidates (node -> victims) the extender keeps, as it answers them (always as
         NodeNameToMetaVictims: pod UIDs, found again among the node's pods)."""
         if not self.supports_preemption():
             raise ExtenderError(f"preempt verb is not defined for extender {self.name} but run into ProcessPreemption")
         if self.config.node_cache_capable:
-            victims_arg: dict[str, Any] = {"NodeNameToVictims": None, "NodeNameToMetaVictims": {
-                node: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
-                for node, v in node_to_victims.items()}}
+            victims_arg: dict[str, Any] = {
+                "NodeNameToVictims": None,
+                "NodeNameToMetaVictims": {
+                    node: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                    for node, v in node_to_victims.items()
+                },
+            }
         else:
-            victims_arg = {"NodeNameToVictims": {
-                node: {"Pods": [_pod_json(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
-                for node, v in node_to_victims.items()}, "NodeNameToMetaVictims": None}
+            victims_arg = {
+                "NodeNameToVictims": {
+                    node: {"Pods": [_pod_json(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                    for node, v in node_to_victims.items()
+                },
+                "NodeNameToMetaVictims": None,
+            }
         result = self._send(self.config.preempt_verb, {"Pod": _pod_json(pod), **victims_arg})
-        meta = _get(_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
+        meta = get(go_object(result, "v1.ExtenderPreemptionResult"), "NodeNameToMetaVictims")
         out: dict[str, Victims | None] = {}
-        for node_name, mv in _object(meta, "map[string]*v1.MetaVictims",
-                                     "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
+        for node_name, mv in go_object(meta, "map[string]*v1.MetaVictims", "ExtenderPreemptionResult.NodeNameToMetaVictims").items():
             info = node_info(node_name)
             if info is None:
                 raise ExtenderError(f"nodeinfo not found for node name {go_quote(node_name)}")
             if mv is None:
                 out[node_name] = None  # checked by the caller, as upstream
                 continue
-            mv = _object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
-            victims = Victims(num_pdb_violations=_int64(_get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
-            for meta_pod in _array(_get(mv, "Pods"), "MetaVictims.Pods", "[]*v1.MetaPod"):
-                uid = _string(_get(_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID") \
-                    if meta_pod is not None else ""
+            mv = go_object(mv, "v1.MetaVictims", f"ExtenderPreemptionResult.NodeNameToMetaVictims.{node_name}")
+            victims = Victims(num_pdb_violations=go_int64(get(mv, "NumPDBViolations"), "MetaVictims.NumPDBViolations"))
+            for meta_pod in go_array(get(mv, "Pods"), "MetaVictims.Pods", "[]*v1.MetaPod"):
+                uid = (
+                    go_string(get(go_object(meta_pod, "v1.MetaPod", "MetaVictims.Pods"), "UID"), "MetaPod.UID")
+                    if meta_pod is not None
+                    else ""
+                )
                 victims.pods.append(self._pod_on_node(uid, info))
             out[node_name] = victims
         return out
@@ -247,16 +301,19 @@ class HTTPExtender:
         for p in info.pods:
             if p.pod.uid == uid:
                 return p.pod
-        raise ExtenderError(f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: {info.name}, "
-                            "but the pod is not found on that node")
+        raise ExtenderError(
+            f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: {info.name}, but the pod is not found on that node"
+        )
 
     # --- Bind -----------------------------------------------------------------------------
+    @_scrubbed
     def bind(self, pod: Pod, node_name: str) -> None:
         if not self.is_binder():
             raise ExtenderError("unexpected empty bindVerb in extender")
-        result = self._send(self.config.bind_verb, {"PodName": pod.name, "PodNamespace": pod.namespace,
-                                                    "PodUID": pod.uid, "Node": node_name})
-        error = _string(_get(_object(result, "v1.ExtenderBindingResult"), "Error"), "ExtenderBindingResult.Error")
+        result = self._send(
+            self.config.bind_verb, {"PodName": pod.name, "PodNamespace": pod.namespace, "PodUID": pod.uid, "Node": node_name}
+        )
+        error = go_string(get(go_object(result, "v1.ExtenderBindingResult"), "Error"), "ExtenderBindingResult.Error")
         if error:
             raise ExtenderError(error)
 
@@ -272,17 +329,14 @@ class HTTPExtender:
         """send: POST the JSON to urlPrefix/verb; a non-200 answer or undecodable JSON fails."""
         url = self.config.url_prefix.rstrip("/") + "/" + verb
         body = json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode()
-        status, payload = self._post(url, body, self.timeout, self._tls())
-        if status != 200:
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
-        return _decode(payload)
-
-    def _tls(self) -> dict[str, Any] | None:
-        """makeTransport: the tlsConfig, made insecure when enableHTTPS is set without a CA."""
-        tls = dict(self.config.tls or {})
-        if self.config.enable_https and not (tls.get("caFile") or tls.get("caData")):
-            tls["insecure"] = True
-        return tls or None
+        if self._client is not None:
+            response = self._client.post(url, body, self.timeout)
+        else:
+            assert self._post is not None
+            response = Response(*self._post(url, body, self.timeout, self.config.tls))
+        if response.status != 200:
+            raise ExtenderError(f"failed {verb} with extender at URL {display_url(url)}, code {response.status}")
+        return decode(response.body, response.cut)
 
 
 def _pod_json(pod: Pod) -> dict[str, Any]:
@@ -301,242 +355,17 @@ def _pod_json(pod: Pod) -> dict[str, Any]:
 
 def _node(raw: Any) -> Node:
     try:
-        return Node.from_dict(_object(raw, "v1.Node", "ExtenderFilterResult.Nodes.items"))
+        return Node.from_dict(go_object(raw, "v1.Node", "ExtenderFilterResult.Nodes.items"))
     except ObjectError as exc:
-        raise ExtenderError(f"json: cannot unmarshal a Node returned by the extender: {exc.field}: {exc.message}") \
-            from None
-
-
-# --- Go's encoding/json, as far as the extender types need it ----------------------------------
-
-def _get(obj: dict[str, Any], name: str) -> Any:
-    """A struct field: its exact key, else any key equal to it ignoring case (the last one wins)."""
-    value = MISSING
-    for key, v in obj.items():
-        if key == name or key.lower() == name.lower():
-            value = v
-    return value
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def _mismatch(value: Any, where: str, go_type: str, *, top: bool = False, shown: str | None = None) -> ExtenderError:
-    """UnmarshalTypeError's text: a struct field's path, an element's path (``Struct.Field.0``,
-    as the Go the oracle is built with words it), or the top-level value."""
-    what = shown or _kind(value)
-    if top:
-        return ExtenderError(f"json: cannot unmarshal {what} into Go value of type {go_type}")
-    if where.rsplit(".", 1)[-1].isdigit():
-        return ExtenderError(f"json: cannot unmarshal {what} into {where} of type {go_type}")
-    return ExtenderError(f"json: cannot unmarshal {what} into Go struct field {where} of type {go_type}")
-
-
-def _object(value: Any, go_type: str, where: str | None = None) -> dict[str, Any]:
-    """A JSON object for a struct (or map) of ``go_type``; ``where`` names the field it is in
-    (None: the top-level value)."""
-    if value is None or value is MISSING:
-        return {}
-    if not isinstance(value, dict):
-        raise _mismatch(value, where or go_type, go_type, top=where is None)
-    return value
-
-
-def _array(value: Any, where: str, go_type: str, top: bool = False) -> list[Any]:
-    if value is None or value is MISSING:
-        return []
-    if not isinstance(value, list):
-        raise _mismatch(value, where, go_type, top=top)
-    return value
-
-
-def _string(value: Any, where: str) -> str:
-    if value is None or value is MISSING:
-        return ""
-    if not isinstance(value, str):
-        raise _mismatch(value, where, "string")
-    return value
-
-
-def _int64(value: Any, where: str) -> int:
-    if value is None or value is MISSING:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _mismatch(value, where, "int64")
-    if isinstance(value, float) and not value.is_integer():
-        raise _mismatch(value, where, "int64", shown=f"number {value}")
-    return int(value)
-
-
-def _failed_map(value: Any, where: str) -> dict[str, str]:
-    if value is None or value is MISSING:
-        return {}
-    if not isinstance(value, dict):
-        raise _mismatch(value, f"ExtenderFilterResult.{where}", "v1.FailedNodesMap")
-    return {str(k): _string(v, f"ExtenderFilterResult.{where}") for k, v in value.items()}
-
-
-def _decode(payload: bytes) -> Any:
-    """json.NewDecoder(body).Decode: Go's messages for an empty body and for syntax errors."""
-    text = payload.decode("utf-8", errors="replace")
-    if not text.strip():
-        raise ExtenderError("EOF")
-    try:
-        return json.JSONDecoder().raw_decode(text.lstrip())[0]
-    except json.JSONDecodeError as exc:
-        stripped = text.lstrip()
-        if exc.pos >= len(stripped):
-            raise ExtenderError("unexpected EOF") from None
-        char = stripped[exc.pos]
-        if exc.msg.startswith("Expecting value"):
-            raise ExtenderError(f"invalid character {_go_char(char)} looking for beginning of value") from None
-        raise ExtenderError(f"invalid character {_go_char(char)} {_go_context(exc.msg)}") from None
-
-
-def _go_char(c: str) -> str:
-    """quoteChar: 'x', with \\' and \\" escaped as Go does."""
-    if c == "'":
-        return "'\\''"
-    if c == '"':
-        return "'\"'"
-    return repr(c) if not c.isprintable() else f"'{c}'"
-
-
-def _go_context(python_msg: str) -> str:
-    """The scanner's step names for the common cases (Go's decode_test wording)."""
-    if "delimiter" in python_msg and "," in python_msg:
-        return "after object key:value pair" if "object" in python_msg or "}" in python_msg else "after array element"
-    if "property name" in python_msg:
-        return "looking for beginning of object key string"
-    if "':'" in python_msg:
-        return "after object key"
-    return "after top-level value"
-
-
-# --- the transport ----------------------------------------------------------------------------
-
-def http_post(url: str, body: bytes, timeout: float, tls: dict[str, Any] | None) -> tuple[int, bytes]:
-    """POST ``body`` as application/json; errors worded as Go's http.Client words them.
-
-    http.client, socket and ssl are imported on the first call: a run without extenders never needs them."""
-    import http.client
-    import socket
-    import ssl
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    https = parts.scheme == "https"
-    port = parts.port or (443 if https else 80)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    conn: http.client.HTTPConnection
-    try:
-        if https:
-            context, server_name = _ssl_context(tls)
-            conn = _https_connection_class()(host, port, timeout=timeout, context=context, server_name=server_name or host)
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
-        try:
-            conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
-            response = conn.getresponse()
-            try:
-                return response.status, response.read()
-            except TimeoutError:
-                raise ExtenderError("context deadline exceeded (Client.Timeout or context cancellation while "
-                                    "reading body)") from None
-        finally:
-            conn.close()
-    except ExtenderError:
-        raise
-    except TimeoutError:
-        raise ExtenderError(f'Post {go_quote(url)}: context deadline exceeded (Client.Timeout exceeded while '
-                            'awaiting headers)') from None
-    except ConnectionRefusedError:
-        raise ExtenderError(f"Post {go_quote(url)}: dial tcp {_address(host, port)}: connect: connection refused") \
-            from None
-    except socket.gaierror:
-        raise ExtenderError(f"Post {go_quote(url)}: dial tcp: lookup {host}: no such host") from None
-    except ssl.SSLCertVerificationError as exc:
-        why = "x509: certificate signed by unknown authority" if "self" in str(exc) or "issuer" in str(exc) \
-            else f"x509: {exc.verify_message}"
-        raise ExtenderError(f"Post {go_quote(url)}: tls: failed to verify certificate: {why}") from None
-    except (OSError, http.client.HTTPException, ValueError) as exc:
-        raise ExtenderError(f"Post {go_quote(url)}: {getattr(exc, 'strerror', None) or exc}") from None
-
-
-def _address(host: str, port: int) -> str:
-    import socket
-
-    try:
-        ip = str(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
-    except OSError:
-        ip = host
-    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
-
-
-@functools.cache
-def _https_connection_class() -> Callable[..., http.client.HTTPSConnection]:
-    """The HTTPS connection class, defined on first use (http.client is imported only then)."""
-    import http.client
-
-    class _HTTPSConnection(http.client.HTTPSConnection):
-        """An HTTPS connection whose TLS server name may differ from the host (tlsConfig.serverName)."""
-
-        def __init__(self, host: str, port: int, *, timeout: float, context: ssl.SSLContext, server_name: str) -> None:
-            super().__init__(host, port, timeout=timeout, context=context)
-            self._server_name = server_name
-            self._context = context
-
-        def connect(self) -> None:
-            http.client.HTTPConnection.connect(self)
-            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_name)
-
-    return _HTTPSConnection
-
-
-def _ssl_context(tls: dict[str, Any] | None) -> tuple[ssl.SSLContext, str]:
-    """restclient.TLSConfigFor: CA (file or base64 data), client certificate, insecure."""
-    import ssl
-
-    tls = tls or {}
-    context = ssl.create_default_context()
-    if tls.get("caFile"):
-        context.load_verify_locations(cafile=str(tls["caFile"]))
-    if tls.get("caData"):
-        context.load_verify_locations(cadata=base64.b64decode(str(tls["caData"])).decode())
-    cert, key = tls.get("certFile"), tls.get("keyFile")
-    if tls.get("certData") or tls.get("keyData"):
-        cert, key = _temp_pem(tls.get("certData")), _temp_pem(tls.get("keyData"))
-    if cert:
-        context.load_cert_chain(str(cert), str(key) if key else None)
-    if tls.get("insecure"):
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context, str(tls.get("serverName") or "")
-
-
-def _temp_pem(data: Any) -> str | None:
-    """ssl loads certificates from files only: base64 data goes to a private temporary file."""
-    if not data:
-        return None
-    fd, path = tempfile.mkstemp(prefix="kschedctl-extender-", suffix=".pem")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(base64.b64decode(str(data)))
-    return path
+        raise ExtenderError(f"json: cannot unmarshal a Node returned by the extender: {exc.field}: {exc.message}") from None
 
 
 # --- how the scheduler uses them (schedule_one.go, preemption.go) ------------------------------
 
-def find_nodes_that_pass_extenders(extenders: Sequence[Extender], pod: Pod, feasible: list[NodeInfo],
-                                   set_status: Callable[[str, Status], None]) -> list[NodeInfo]:
+
+def find_nodes_that_pass_extenders(
+    extenders: Sequence[Extender], pod: Pod, feasible: list[NodeInfo], set_status: Callable[[str, Status], None]
+) -> list[NodeInfo]:
     """findNodesThatPassExtenders: the filter extenders one after another, each on the nodes the
     previous ones kept; their failed nodes get Unschedulable (FailedNodes) or
     UnschedulableAndUnresolvable (FailedAndUnresolvableNodes, which wins) statuses. An error
@@ -619,7 +448,16 @@ def extenders_binding(extenders: Sequence[Extender], pod: Pod, node_name: str) -
 
 
 __all__ = [
-    "DEFAULT_EXTENDER_TIMEOUT", "EXTENDER_NAME", "MAX_EXTENDER_PRIORITY", "ExtenderConfig", "ExtenderError",
-    "ExtenderScores", "HTTPExtender", "Victims", "build_extenders", "extenders_binding",
-    "find_nodes_that_pass_extenders", "http_post", "prioritize_with_extenders",
+    "DEFAULT_EXTENDER_TIMEOUT",
+    "EXTENDER_NAME",
+    "MAX_EXTENDER_PRIORITY",
+    "ExtenderConfig",
+    "ExtenderError",
+    "ExtenderScores",
+    "HTTPExtender",
+    "Victims",
+    "build_extenders",
+    "extenders_binding",
+    "find_nodes_that_pass_extenders",
+    "prioritize_with_extenders",
 ]

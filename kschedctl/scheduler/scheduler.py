@@ -201,7 +201,7 @@ class Scheduler(ScheduleOne, EventHandlers):
                                  pods=_KnownPods(self), assumed_pod=self._assumed_pod, plugin_timeout=plugin_timeout)
         # buildExtenders: ignorable extenders last; resources they manage and the scheduler is
         # to ignore become NodeResourcesFit's ignoredResources in every profile
-        self.extenders, ignored = build_extenders(config.extenders, self.services.warn)
+        self.extenders, ignored = build_extenders(config.extenders, self.services.warn, source=config.source)
         self.services.extenders = self.extenders
         if ignored:
             config = dataclasses.replace(config, profiles=[with_ignored_resources(p, ignored) for p in config.profiles])

@@ -86,3 +86,9 @@ def test_long_fuzz_run(tmp_path):
     report = fuzz(count, seed=int(os.environ.get("KSCHEDCTL_FUZZ_SEED", "1")), workdir=tmp_path, timeout=30.0)
     print(report.summary())
     assert not report.failures, "\n\n".join(report.failures[:20])
+
+
+def test_small_fixed_extender_fuzz_run(tmp_path):
+    """A hostile HTTP extender on 127.0.0.1 (kfuzz/extender.py): the run keeps the contract."""
+    report = fuzz(6, seed=7, workdir=tmp_path, timeout=30.0, dimensions=["extender"])
+    assert report.inputs == 6 and not report.failures, "\n\n".join(report.failures)
