@@ -172,7 +172,8 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
                 traces.append({"type": "bar", "name": f"{prefix}{r}", "x": x,
                                "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
                                "marker": {"color": colors[prefix, r]}})
-        layout = _layout("% of allocatable requested", kind, barmode="group")
+        layout = _layout("% of allocatable requested", kind, barmode="group",
+                         height=360 + _label_room(n.name for n in nodes))
         note = f"Nodes grouped by {kind}." if kind != "cluster" else ""
     else:
         for prefix, side_nodes in sides:
@@ -306,7 +307,8 @@ def _heatmap_figure(usage: "ClusterUsage") -> tuple[dict[str, Any] | None, str]:
                     start = i
         xaxis["title"]["text"] = f"{len(nodes)} nodes, sorted by {kind} then cpu requested (hover for each node)"
         xaxis["title"]["standoff"] = 24
-    layout = {"margin": {"l": 60, "r": 20, "t": 20, "b": 40}, "height": 140 + 36 * len(rows), "xaxis": xaxis,
+    room = _label_room(n.name for n in nodes) if labelled else 40
+    layout = {"margin": {"l": 60, "r": 20, "t": 34, "b": 40}, "height": 100 + 36 * len(rows) + room, "xaxis": xaxis,
               "plot_bgcolor": "#d9d9d9",
               "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
               "shapes": shapes, "annotations": annotations}
@@ -314,6 +316,13 @@ def _heatmap_figure(usage: "ClusterUsage") -> tuple[dict[str, Any] | None, str]:
     note = (f"Requested / allocatable on each of the {len(nodes)} nodes ({grouped}sorted by cpu requested); "
             "pods: pods on the node / its pod capacity. Grey: the node offers none of the resource.")
     return {"data": [trace], "layout": layout}, note
+
+
+def _label_room(names: Iterable[str]) -> int:
+    """Height for node names under an x axis: plotly turns long ones upright and takes that room
+    from the plot area, which a fixed height would squash (7 px a character, up to 300)."""
+    longest = max((len(n) for n in names), default=0)
+    return min(300, 7 * longest)
 
 
 def _amount(resource: str, value: int) -> str:
@@ -437,8 +446,11 @@ def _pod_tables(page: "_Page", tables: list[Any], data: dict[str, Any]) -> None:
     status.update({u["pod"]: "Unschedulable" for u in data["unschedulable"]})
     unsched = {u["pod"] for u in data["unschedulable"]}
     with_table = {t.pod for t in tables}
+    per_pod: dict[str, list[Any]] = {}
+    for t in tables:
+        per_pod.setdefault(t.pod, []).append(t)
     missing = len(unsched - with_table)
-    note = (f"{len(tables)} pods: the unschedulable ones (up to {MAX_POD_TABLES}) and a sample of the placed "
+    note = (f"{len(per_pod)} pods: the unschedulable ones (up to {MAX_POD_TABLES}) and a sample of the placed "
             f"ones, each as its last attempt saw the nodes. Filter: ✓ passed, the reason where the plugin "
             f"rejected the node, · not run (kube stops at the first rejection). Score: each plugin's normalised "
             f"score (its weight in the header). Up to {MAX_NODE_ROWS} nodes a pod: the scored nodes by total, "
@@ -446,11 +458,26 @@ def _pod_tables(page: "_Page", tables: list[Any], data: dict[str, Any]) -> None:
             f"rejection.")
     if missing:
         note += f" {missing} unschedulable pods have no table here (over the cap)."
-    blocks = [_pod_block(t, status.get(t.pod, "")) for t in tables]
+    victims = _victims_of(data["preemptions"])
+    blocks = [_pod_block(pod, attempts, status.get(pod, ""), victims.get(pod, []))
+              for pod, attempts in per_pod.items()]
     page.raw("Per-pod node tables", note, "".join(blocks), sid="pod-tables")
 
 
-def _pod_block(table: Any, status: str) -> str:
+def _pod_block(pod: str, attempts: list[Any], status: str, victims: list[str]) -> str:
+    """One pod: its status (and victims) in the summary, then each recorded attempt's table."""
+    last = attempts[-1]
+    evaluated = sum(1 for r in last.rows if r.code != "NotEvaluated")
+    summary = (f"{html.escape(pod)} — {html.escape(status or 'pending')}: {last.feasible} of {evaluated} "
+               f"evaluated nodes fit (attempt {last.attempt})")
+    if victims:
+        summary += f"; preempted {html.escape(', '.join(victims))}"
+    body = "".join(_attempt_table(t, len(attempts) > 1) for t in attempts)
+    return (f'<details class="pod-table" data-pod="{html.escape(pod)}"><summary>{summary}</summary>'
+            f"{body}</details>")
+
+
+def _attempt_table(table: Any, titled: bool) -> str:
     rows = table.rows
     scored = sorted((r for r in rows if r.total is not None), key=lambda r: -(r.total or 0))
     rest = [r for r in rows if r.total is None]
@@ -479,12 +506,11 @@ def _pod_block(table: Any, status: str) -> str:
            if passed else "")
     more = (f'<p class="note hidden-rows">{hidden} more nodes hidden (of {len(rows)}): '
             f"`kschedctl explain {html.escape(table.pod)}` lists them all.</p>") if hidden else ""
-    summary = (f"{html.escape(table.pod)} — {html.escape(status or 'pending')}: {table.feasible} of "
-               f"{len(evaluated)} evaluated nodes fit (attempt {table.attempt})")
-    return (f'<details class="pod-table" data-pod="{html.escape(table.pod)}"><summary>{summary}</summary>'
-            '<div class="table-wrap"><table class="nodes"><thead><tr>'
+    title = (f'<p class="attempt">Attempt {table.attempt}: {table.feasible} of {len(evaluated)} evaluated '
+             f'nodes fit</p>') if titled else ""
+    return (f'{title}<div class="table-wrap"><table class="nodes"><thead><tr>'
             + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-            + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{ran}{more}</details>")
+            + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{ran}{more}")
 
 
 def _filter_cell(row: Any, plugin: str, filters: list[str]) -> str:
@@ -630,6 +656,7 @@ table.nodes tr.fits td:first-child {{ border-left: 3px solid #54a24b; }}
 table.nodes tr.rejected td:first-child {{ border-left: 3px solid #e45756; }}
 details.pod-table {{ margin: .3rem 0; border: 1px solid #eee; border-radius: 4px; padding: .2rem .5rem; }}
 details.pod-table summary {{ cursor: pointer; font-size: .9rem; }}
+p.attempt {{ margin: .5rem 0 0; font-size: .85rem; font-weight: 600; }}
 input.search {{ padding: .3rem .5rem; width: 22rem; max-width: 100%; box-sizing: border-box; }}
 span.count {{ margin-left: .8rem; color: #666; font-size: .85rem; }}
 @media (max-width: 900px) {{

@@ -48,8 +48,7 @@ class PodTable:
 
 
 class PodTables(AttemptRecorder):
-    """Records the tables; ``tables()`` gives them in the order the pods were first recorded,
-    failed attempts' pods first."""
+    """Records the tables: per pod its last failed attempt and its last successful one."""
 
     def __init__(self, framework_for: Any, max_unschedulable: int = MAX_UNSCHEDULABLE_PODS,
                  max_sampled: int = MAX_SAMPLED_PODS) -> None:
@@ -66,17 +65,17 @@ class PodTables(AttemptRecorder):
         self._current = None
         key = qpi.pod.key
         if feasible:
-            # a sample of placed pods; a pod that failed before and fits now keeps its failure out
-            if key in self.placed or (len(self.placed) >= self.max_sampled and key not in self.failed):
+            # a sample of placed pods, and every pod with a failed attempt recorded (a preemptor:
+            # its failure says why it preempted, its last attempt where it went)
+            if key not in self.failed and (key in self.placed or len(self.placed) >= self.max_sampled):
                 return
             bucket = self.placed
-            self.failed.pop(key, None)
         else:
             if key not in self.failed and len(self.failed) >= self.max_unschedulable:
                 self.dropped += 1
                 return
             bucket = self.failed
-            self.placed.pop(key, None)
+            self.placed.pop(key, None)  # a later failure: the earlier success is not the story
         fwk = self.framework_for(qpi.pod)
         table = NodeTable(fwk, sampled=True, details=False)
         table.filtered(qpi, state, nodes, feasible, diagnosis, error)
@@ -90,7 +89,14 @@ class PodTables(AttemptRecorder):
             self._current[1].scored(qpi, table)
 
     def tables(self) -> list[PodTable]:
-        return [*self.failed.values(), *self.placed.values()]
+        """Each pod's last failed attempt, then its later success if any; then the sampled
+        placed pods."""
+        out: list[PodTable] = []
+        for key, table in self.failed.items():
+            out.append(table)
+            if key in self.placed:
+                out.append(self.placed[key])
+        return out + [t for k, t in self.placed.items() if k not in self.failed]
 
 
 def plugin_names(fwk: Framework) -> tuple[list[str], list[str]]:
