@@ -397,7 +397,8 @@ def simulate(
         cfg, registry = _load_config(config, version, no_extenders)
         loaded = load_scenario(scenario)
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
-        result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout,
+                              pod_tables=report is not None)
         word_run(result.run)
         if report is not None:
             from kschedctl.output.report import write_simulation_report

@@ -80,6 +80,7 @@ def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | N
     page.table("Pods", *_run_rows(data))
     page.table("Events", ["time (s)", "event", "details"],
                [[e["time"], e["event"], _details(e)] for e in data["events"]])
+    _pod_tables(page, result.run.pod_tables, data)
     _write(page, path)
 
 

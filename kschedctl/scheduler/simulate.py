@@ -63,11 +63,20 @@ def _num(t: float) -> float | int:
 
 
 def run_scenario(scenario: Scenario, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-                 seed: int | None = None, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SimulationResult:
+                 seed: int | None = None, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+                 pod_tables: bool = False) -> SimulationResult:
+    """``pod_tables``: also record the report's per-pod node tables (pod_tables.py)."""
     sched = Scheduler(scenario.cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
     for event in scenario.events:
         sched.at(event.at, lambda event=event: _Applier(sched, scenario.path).apply(event))
+    recorder = None
+    if pod_tables:
+        from kschedctl.scheduler.pod_tables import PodTables
+        recorder = PodTables(sched.framework_for_pod)
+        sched.algorithm.recorders.append(recorder)
     result = sched.run()
+    if recorder is not None:
+        result.pod_tables = recorder.tables()
     return SimulationResult(result, sched.trace, final_placement(sched), sched.start, sched.cache.nodes)
 
 

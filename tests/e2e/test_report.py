@@ -98,6 +98,7 @@ def test_reports_render_in_headless_chromium_offline(reports: dict[str, Path], t
             browser.wait_until("Array.from(document.querySelectorAll('.chart'))"
                                ".every(d => d.querySelector('svg.main-svg g.cartesianlayer'))")
             assert browser.evaluate("document.querySelectorAll('.chart .trace').length") > 0, name
+            assert browser.evaluate(LEGEND_OVERLAPS) == [], name
             if name == "sweep":
                 _metric_menu_switches_the_boxes(browser)
             if name == "schedule":
@@ -181,7 +182,7 @@ LEGEND_OVERLAPS = """Array.from(document.querySelectorAll('.chart')).flatMap(d =
         return r.width > 0 && r.height > 0 && L.left < r.right - 1 && r.left < L.right - 1
             && L.top < r.bottom - 1 && r.top < L.bottom - 1; };
     return Array.from(d.querySelectorAll('.nsewdrag, g[class^="xtick"] text, g[class^="ytick"] text, '
-        + '.g-xtitle text, .g-ytitle text')).filter(hit).map(e => d.id + ': ' + (e.textContent || e.className.baseVal));
+        + '.g-xtitle text, .g-ytitle text, .updatemenu-header')).filter(hit).map(e => d.id + ': ' + (e.textContent || e.className.baseVal));
 })"""
 
 
