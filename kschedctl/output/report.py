@@ -491,27 +491,36 @@ def _attempt_table(table: Any, titled: bool) -> str:
     columns = [p for p in filters if p in rejecting]
     passed = [p for p in filters if p not in rejecting]
     weights = next((r.scores for r in scored if r.scores), {}) or {}
-    head = ["node", "filter", *columns, *(f"{p} (×{weights.get(p, {}).get('weight', 1)})"
-                                          for p in table.score_plugins), "total"]
+    head = ["node", "verdict", *(f"filter: {p}" for p in columns),
+            *(f"score: {p} (×{weights.get(p, {}).get('weight', 1)})" for p in table.score_plugins), "total"]
     body = []
     for r in shown:
         verdict = "fits" if r.code == "Success" else r.code if r.code == "NotEvaluated" else \
-            f"rejected by {r.plugin or 'PreFilter'} ({r.code})"
+            f"rejected by {r.plugin or 'PreFilter'}"
         cells = [r.name, verdict]
         cells += [_filter_cell(r, plugin, filters) for plugin in columns]
         cells += ["" if not r.scores or p not in r.scores else r.scores[p]["score"] for p in table.score_plugins]
         cells.append("" if r.total is None else r.total)
         cls = "fits" if r.code == "Success" else "rejected"
-        body.append(f'<tr class="{cls}">' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+        tip = f' title="{html.escape(r.code)}"' if r.code not in ("Success", "NotEvaluated") else ""
+        body.append(f'<tr class="{cls}"{tip}>' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells)
+                    + "</tr>")
     ran = (f'<p class="note">Passed by every node shown, or not run: {html.escape(", ".join(passed))}.</p>'
            if passed else "")
     more = (f'<p class="note hidden-rows">{hidden} more nodes hidden (of {len(rows)}): '
             f"`kschedctl explain {html.escape(table.pod)}` lists them all.</p>") if hidden else ""
+    said: dict[str, int] = {}  # every node's rejection, the hidden ones included
+    for r in rows:
+        if r.code not in ("Success", "NotEvaluated"):
+            what = f"{r.plugin or 'PreFilter'}: {'; '.join(r.reasons) or r.code}"
+            said[what] = said.get(what, 0) + 1
+    counted = ", ".join(f"{n} × {w}" for w, n in sorted(said.items(), key=lambda kv: (-kv[1], kv[0])))
+    tally = f'<p class="note tally">Rejected: {html.escape(counted)}.</p>' if said else ""
     title = (f'<p class="attempt">Attempt {table.attempt}: {table.feasible} of {len(evaluated)} evaluated '
              f'nodes fit</p>') if titled else ""
     return (f'{title}<div class="table-wrap"><table class="nodes"><thead><tr>'
             + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-            + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{ran}{more}")
+            + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{tally}{ran}{more}")
 
 
 def _filter_cell(row: Any, plugin: str, filters: list[str]) -> str:

@@ -261,10 +261,8 @@ def test_report_at_800_and_1400_px(preemption_report: Path, tmp_path: Path) -> N
             })()""")
             assert huge["closed"] and huge["visible"]
             assert len(huge["rows"]) == 6
-            assert ["cordoned-0.eu-west-1.compute.internal",
-                    "rejected by NodeUnschedulable (UnschedulableAndUnresolvable)"] in huge["rows"]
-            assert ["gpu-node-0.eu-west-1.compute.internal",
-                    "rejected by TaintToleration (UnschedulableAndUnresolvable)"] in huge["rows"]
+            assert ["cordoned-0.eu-west-1.compute.internal", "rejected by NodeUnschedulable"] in huge["rows"]
+            assert ["gpu-node-0.eu-west-1.compute.internal", "rejected by TaintToleration"] in huge["rows"]
             heat = browser.evaluate("""(() => { const d = Array.from(document.querySelectorAll('.chart'))
                 .find(c => c.data[0].type === 'heatmap');
                 return {rows: d.data[0].y, columns: d.data[0].z[0].length,
@@ -309,3 +307,29 @@ def test_heat_map_of_1000_nodes_stays_one_picture(tmp_path: Path) -> None:
         assert browser.evaluate(LEGEND_OVERLAPS) == []
         browser.screenshot(folder / "heat-map-1000-nodes-800.png")
         assert browser.problems() == []
+
+
+def test_node_tables_are_capped(run_cli, write_snapshot, tmp_path) -> None:
+    """55 nodes, 55 pods that fit nowhere and 12 that fit: tables for the first 50 unschedulable
+    pods (the page says 5 have none) and a sample of 10 placed ones, 50 rows each (the page says
+    how many are hidden). Without --report no recorder runs (schedule's output is unchanged)."""
+    from kschedctl.cli.report import MAX_NODE_ROWS, MAX_POD_TABLES
+
+    nodes = [make_node(f"n{i:02d}").capacity(cpu="2", memory="4Gi", pods="110") for i in range(55)]
+    pods = [make_pod(f"big-{i:02d}").req(cpu="4") for i in range(55)]
+    pods += [make_pod(f"small-{i:02d}").req(cpu="100m") for i in range(12)]
+    snap = write_snapshot(*nodes, *pods)
+    page = tmp_path / "capped.html"
+    out = run_cli("schedule", snap, "--seed", "1", "--report", str(page))
+    assert out.exit_code == 0, out.stderr
+    assert run_cli("schedule", snap, "--seed", "1").stdout == out.stdout
+    text = page.read_text(encoding="utf-8")
+    blocks = re.findall(r'<details class="pod-table" data-pod="([^"]+)"', text)
+    assert MAX_POD_TABLES == 50 and len([b for b in blocks if "/big-" in b]) == 50
+    assert len([b for b in blocks if "/small-" in b]) == 10
+    assert "5 unschedulable pods have no table here (over the cap)." in text
+    assert text.count(f"{55 - MAX_NODE_ROWS} more nodes hidden (of 55)") == 60  # every table
+    first = text.split('data-pod="default/big-00"')[1].split("</details>")[0]
+    assert first.count('<tr class="rejected"') == MAX_NODE_ROWS
+    assert "Insufficient cpu" in first
+    assert "Rejected: 55 × NodeResourcesFit: Insufficient cpu." in first  # the hidden rows counted too
