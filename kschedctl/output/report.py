@@ -4,9 +4,12 @@ renderers read (schedule, diff, capacity, simulate).
 The page embeds plotly.js (from the `plotly` Python package: `pip install 'kschedctl[report]'`)
 and its data, so it opens offline and fetches nothing. Charts: per-node utilisation grouped by
 zone or node pool (bars up to MAX_NODE_BARS nodes, one box of per-node points per group above
-that; A and B side by side for `diff`), the unschedulable reasons histogram, the `simulate`
-timeline of pending / placed / preempted pods; and a searchable per-pod table with each pod's
-message (and its `diagnosis`, when a result carries one).
+that; A and B side by side for `diff`), the node × resource heat map, the unschedulable reasons
+split into blocking and incidental (REASONS_NOTE), the `simulate` timeline of pending / placed /
+preempted pods; the preemptions with their victims; a searchable per-pod table with each pod's
+message (and its `diagnosis`, when a result carries one); and the per-pod node tables the run
+recorded (kschedctl/scheduler/pod_tables.py), one collapsed block per pod. Legends sit above
+their plot (LEGEND_ABOVE); the page holds from 800 px wide (wide tables scroll inside their box).
 """
 
 from __future__ import annotations
