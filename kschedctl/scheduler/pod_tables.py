@@ -41,27 +41,27 @@ class PodTable:
     rows: list[NodeExplanation] = field(default_factory=list)
     feasible: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"pod": self.pod, "attempt": self.attempt, "filterPlugins": list(self.filter_plugins),
-                "scorePlugins": list(self.score_plugins), "feasible": self.feasible,
-                "nodes": {n.name: n.to_dict() for n in self.rows}}
-
 
 class PodTables(AttemptRecorder):
     """Records the tables: per pod its last failed attempt and its last successful one."""
 
-    def __init__(self, framework_for: Any, max_unschedulable: int = MAX_UNSCHEDULABLE_PODS,
-                 max_sampled: int = MAX_SAMPLED_PODS) -> None:
+    def __init__(self, framework_for: Any, max_unschedulable: int = MAX_UNSCHEDULABLE_PODS, max_sampled: int = MAX_SAMPLED_PODS) -> None:
         self.framework_for = framework_for  # Scheduler.framework_for_pod
         self.max_unschedulable = max_unschedulable
         self.max_sampled = max_sampled
         self.failed: dict[str, PodTable] = {}
         self.placed: dict[str, PodTable] = {}
-        self.dropped = 0  # pods with a failed attempt beyond the cap
         self._current: tuple[str, NodeTable, PodTable] | None = None
 
-    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                 diagnosis: Diagnosis, error: Status) -> None:
+    def filtered(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        nodes: Sequence[NodeInfo],
+        feasible: Sequence[NodeInfo],
+        diagnosis: Diagnosis,
+        error: Status,
+    ) -> None:
         self._current = None
         key = qpi.pod.key
         if feasible:
@@ -72,8 +72,7 @@ class PodTables(AttemptRecorder):
             bucket = self.placed
         else:
             if key not in self.failed and len(self.failed) >= self.max_unschedulable:
-                self.dropped += 1
-                return
+                return  # over the cap: the report says how many have no table
             bucket = self.failed
             self.placed.pop(key, None)  # a later failure: the earlier success is not the story
         fwk = self.framework_for(qpi.pod)
@@ -101,8 +100,7 @@ class PodTables(AttemptRecorder):
 
 def plugin_names(fwk: Framework) -> tuple[list[str], list[str]]:
     """The profile's Filter and Score plugins, in the order they run."""
-    return ([fwk.plugin_names[id(p)] for p in fwk.points["filter"]],
-            [fwk.plugin_names[id(p)] for p in fwk.points["score"]])
+    return ([fwk.plugin_names[id(p)] for p in fwk.points["filter"]], [fwk.plugin_names[id(p)] for p in fwk.points["score"]])
 
 
 __all__ = ["PodTable", "PodTables", "MAX_UNSCHEDULABLE_PODS", "MAX_SAMPLED_PODS"]

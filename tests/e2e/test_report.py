@@ -237,6 +237,10 @@ def test_page_names_victims_blockers_and_node_tables(preemption_report: Path) ->
     assert "preempted batch/filler-1-0-0, batch/filler-1-0-1" in text  # the preemptor's own row and summary
     assert "A reason blocks a pod when it rejects nodes the pod is allowed on" in text
     assert text.count('<details class="pod-table"') == 3  # prod/huge, the two preemptors
+    # a preemptor: the failed attempt that made it preempt, then the one that placed it
+    block = text.split('data-pod="prod/critical-0"')[1].split("</details>")[0]
+    assert "Attempt 1: 0 of 6 evaluated nodes fit" in block and "Attempt 2: 1 of 1 evaluated nodes fit" in block
+    assert "Rejected: 4 × NodeResourcesFit: Insufficient cpu, 1 × NodeUnschedulable" in block
 
 
 def test_report_at_800_and_1400_px(preemption_report: Path, tmp_path: Path) -> None:
