@@ -277,7 +277,7 @@ def schedule(
         sched = Scheduler(cluster, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         tables = None
         if report is not None:  # the report's per-pod node tables, recorded on the run's attempts
-            from kschedctl.scheduler.pod_tables import PodTables
+            from kschedctl.explain.pod_tables import PodTables
             tables = PodTables(sched.framework_for_pod)
             sched.algorithm.recorders.append(tables)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
@@ -397,8 +397,9 @@ def simulate(
         cfg, registry = _load_config(config, version, no_extenders)
         loaded = load_scenario(scenario)
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
+        from kschedctl.explain.pod_tables import attach_pod_tables
         result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout,
-                              pod_tables=report is not None)
+                              attach=attach_pod_tables if report is not None else None)
         word_run(result.run)
         if report is not None:
             from kschedctl.output.report import write_simulation_report

@@ -8,7 +8,7 @@ that; A and B side by side for `diff`), the node × resource heat map, the unsch
 split into blocking and incidental (REASONS_NOTE), the `simulate` timeline of pending / placed /
 preempted pods; the preemptions with their victims; a searchable per-pod table with each pod's
 message (and its `diagnosis`, when a result carries one); and the per-pod node tables the run
-recorded (kschedctl/scheduler/pod_tables.py), one collapsed block per pod. Legends sit above
+recorded (kschedctl/explain/pod_tables.py), one collapsed block per pod. Legends sit above
 their plot (LEGEND_ABOVE); the page holds from 800 px wide (wide tables scroll inside their box).
 """
 

@@ -287,7 +287,7 @@ def test_heat_map_of_1000_nodes_stays_one_picture(tmp_path: Path) -> None:
     """1,000 nodes in 4 zones: one column a node, no node names on the axis (the zones are
     marked instead), drawn at 800 px without sideways scrolling."""
     _chromium_or_skip()
-    from kschedctl.cli.report import write_run_report
+    from kschedctl.output.report import write_run_report
     from kschedctl.scheduler.result import RunResult
     from kschedctl.whatif.usage import ClusterUsage, NodeUsage
 
@@ -317,7 +317,7 @@ def test_node_tables_are_capped(run_cli, write_snapshot, tmp_path) -> None:
     """55 nodes, 55 pods that fit nowhere and 12 that fit: tables for the first 50 unschedulable
     pods (the page says 5 have none) and a sample of 10 placed ones, 50 rows each (the page says
     how many are hidden). Without --report no recorder runs (schedule's output is unchanged)."""
-    from kschedctl.cli.report import MAX_NODE_ROWS, MAX_POD_TABLES
+    from kschedctl.output.report import MAX_NODE_ROWS, MAX_POD_TABLES
 
     nodes = [make_node(f"n{i:02d}").capacity(cpu="2", memory="4Gi", pods="110") for i in range(55)]
     pods = [make_pod(f"big-{i:02d}").req(cpu="4") for i in range(55)]

@@ -7,23 +7,24 @@ tables are kept for the pods whose attempt found no node (the ones a user looks 
 MAX_UNSCHEDULABLE_PODS, plus the first MAX_SAMPLED_PODS pods that were placed, as a sample; a
 pod keeps its last attempt only. Rows are NodeTable's (node_table.py), without the facts behind
 each rejection (kschedctl/plugins/details), which cost a plugin call per rejected node: `explain`
-gives those. The report words and draws them (kschedctl/cli/report.py).
+gives those. The report words and draws them (kschedctl/output/report.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.explain.node_table import NodeTable
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Status
-from kschedctl.framework.runtime.framework import Framework
-from kschedctl.framework.runtime.score_table import ScoreTable
 from kschedctl.framework.types import Diagnosis, NodeInfo, QueuedPodInfo
+from kschedctl.runtime.framework import Framework
+from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import AttemptRecorder
-from kschedctl.scheduler.node_table import NodeTable
 from kschedctl.scheduler.result import NodeExplanation
+from kschedctl.scheduler.scheduler import Scheduler
 
 MAX_UNSCHEDULABLE_PODS = 50
 MAX_SAMPLED_PODS = 10
@@ -98,9 +99,16 @@ class PodTables(AttemptRecorder):
         return out + [t for k, t in self.placed.items() if k not in self.failed]
 
 
+def attach_pod_tables(sched: Scheduler) -> Callable[[], list[PodTable]]:
+    """A PodTables on the scheduler's attempts (simulate's ``attach``); gives its tables."""
+    recorder = PodTables(sched.framework_for_pod)
+    sched.algorithm.recorders.append(recorder)
+    return recorder.tables
+
+
 def plugin_names(fwk: Framework) -> tuple[list[str], list[str]]:
     """The profile's Filter and Score plugins, in the order they run."""
     return ([fwk.plugin_names[id(p)] for p in fwk.points["filter"]], [fwk.plugin_names[id(p)] for p in fwk.points["score"]])
 
 
-__all__ = ["PodTable", "PodTables", "MAX_UNSCHEDULABLE_PODS", "MAX_SAMPLED_PODS"]
+__all__ = ["PodTable", "PodTables", "attach_pod_tables", "MAX_UNSCHEDULABLE_PODS", "MAX_SAMPLED_PODS"]
