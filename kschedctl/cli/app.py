@@ -277,8 +277,15 @@ def schedule(
         from kschedctl.explain.verdict import word_run
 
         sched = Scheduler(cluster, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        tables = None
+        if report is not None:  # the report's per-pod node tables, recorded on the run's attempts
+            from kschedctl.explain.pod_tables import PodTables
+            tables = PodTables(sched.framework_for_pod)
+            sched.algorithm.recorders.append(tables)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
             result = word_run(sched.run(progress=callback))
+        if tables is not None:
+            result.pod_tables = tables.tables()
         if write_snapshot is not None:
             from kschedctl.output.writer import write_snapshot_file
             write_snapshot_file(cluster, result, targets["--write-snapshot"])
@@ -392,7 +399,9 @@ def simulate(
         cfg, registry = _load_config(config, version, no_extenders)
         loaded = load_scenario(scenario)
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
-        result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        from kschedctl.explain.pod_tables import attach_pod_tables
+        result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout,
+                              attach=attach_pod_tables if report is not None else None)
         word_run(result.run)
         if report is not None:
             from kschedctl.output.report import write_simulation_report

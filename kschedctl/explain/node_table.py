@@ -25,12 +25,14 @@ class NodeTable(AttemptRecorder):
     DynamicResources' view of each node it filtered. ``all_filters``: each rejected node is
     also run through every other Filter plugin (kube stops at the first failure). ``sampled``:
     the attempt may not have looked at every node (an attempt of the run): a node it did not
-    reach is ``NotEvaluated``."""
+    reach is ``NotEvaluated``. ``details=False``: no facts behind the rejections, no DRA view
+    (a plugin call per node: the report's tables, pod_tables.py, leave them to `explain`)."""
 
-    def __init__(self, fwk: Framework, all_filters: bool = False, sampled: bool = False) -> None:
+    def __init__(self, fwk: Framework, all_filters: bool = False, sampled: bool = False, details: bool = True) -> None:
         self.fwk = fwk
         self.all_filters = all_filters
         self.sampled = sampled
+        self.details = details
         self.rows: list[NodeExplanation] = []
         dra = fwk.instances.get("DynamicResources")
         self.dra = dra if dra is not None and getattr(dra, "enabled", False) else None
@@ -46,6 +48,9 @@ class NodeTable(AttemptRecorder):
                 continue
             st = Status() if info.name in passed else nts.get(info.name)
             row = NodeExplanation(info.name, st.code.name, st.plugin, list(st.reasons))
+            if not self.details:
+                self.rows.append(row)
+                continue
             if self.dra is not None and (info.name in passed or info.name in nts.node_to_status):
                 row.dra = self._dra_details(state, info)  # a node the filters ran on
             if st.is_rejected() and info.name in nts.node_to_status:

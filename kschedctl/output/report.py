@@ -4,9 +4,12 @@ renderers read (schedule, diff, capacity, simulate).
 The page embeds plotly.js (from the `plotly` Python package: `pip install 'kschedctl[report]'`)
 and its data, so it opens offline and fetches nothing. Charts: per-node utilisation grouped by
 zone or node pool (bars up to MAX_NODE_BARS nodes, one box of per-node points per group above
-that; A and B side by side for `diff`), the unschedulable reasons histogram, the `simulate`
-timeline of pending / placed / preempted pods; and a searchable per-pod table with each pod's
-message (and its `diagnosis`, when a result carries one).
+that; A and B side by side for `diff`), the node × resource heat map, the unschedulable reasons
+split into blocking and incidental (REASONS_NOTE), the `simulate` timeline of pending / placed /
+preempted pods; the preemptions with their victims; a searchable per-pod table with each pod's
+message (and its `diagnosis`, when a result carries one); and the per-pod node tables the run
+recorded (kschedctl/explain/pod_tables.py), one collapsed block per pod. Legends sit above
+their plot (LEGEND_ABOVE); the page holds from 800 px wide (wide tables scroll inside their box).
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ if TYPE_CHECKING:
     from kschedctl.whatif.usage import ClusterUsage
 
 MAX_NODE_BARS = 400
+# The legend sits above the plot area (plotly pushes the top margin for it), never at the
+# bottom where plotly puts it by default, over the x axis' node names.
+LEGEND_ABOVE = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
 MAX_TABLE_ROWS = 20000
+MAX_POD_TABLES = 50  # pod_tables.MAX_UNSCHEDULABLE_PODS, said in the page
+MAX_NODE_ROWS = 50  # nodes shown in a pod's table
+MAX_LABELLED_NODES = 60  # above: the heat map's columns carry no node names
 MISSING_PLOTLY = "--report needs the plotly package: pip install 'kschedctl[report]'"
 
 
@@ -54,8 +63,11 @@ def write_run_report(result: "RunResult", usage: "ClusterUsage", path: OutputPat
     data = result.to_dict()
     page = _Page(title, _summary_line(data["summary"]))
     page.chart("Per-node utilisation", *_utilisation_figure(usage))
+    page.chart("Requested / allocatable per node and resource", *_heatmap_figure(usage))
     page.chart("Why pods are unschedulable", *_reasons_figure([("", data["unschedulable"])]))
+    _preemptions(page, data["preemptions"])
     page.table("Pods", *_run_rows(data))
+    _pod_tables(page, result.pod_tables, data)
     _write(page, path)
 
 
@@ -65,10 +77,13 @@ def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | N
     page.chart("Timeline", *_timeline_figure(data))
     if usage is not None:
         page.chart("Per-node utilisation at the end", *_utilisation_figure(usage))
+        page.chart("Requested / allocatable per node and resource, at the end", *_heatmap_figure(usage))
     page.chart("Why pods are unschedulable", *_reasons_figure([("", data["unschedulable"])]))
+    _preemptions(page, data["preemptions"])
     page.table("Pods", *_run_rows(data))
     page.table("Events", ["time (s)", "event", "details"],
                [[e["time"], e["event"], _details(e)] for e in data["events"]])
+    _pod_tables(page, result.run.pod_tables, data)
     _write(page, path)
 
 
@@ -118,6 +133,7 @@ def write_capacity_report(result: "CapacityResult | NodesForResult", path: Outpu
     page = _Page("kschedctl capacity", subtitle)
     if result.usage is not None:
         page.chart("Per-node utilisation with the copies placed", *_utilisation_figure(result.usage))
+        page.chart("Requested / allocatable per node and resource", *_heatmap_figure(result.usage))
     page.chart("Copies per zone", {"data": [{"type": "bar", "x": [z or "(no zone)" for z in data["perZone"]],
                                              "y": list(data["perZone"].values())}],
                                    "layout": _layout("copies", "zone")}, "")
@@ -136,8 +152,8 @@ def _unschedulable_of(result: "DiffResult", side: str) -> list[dict[str, Any]]:
 
 
 def _layout(ytitle: str, xtitle: str = "", **extra: Any) -> dict[str, Any]:
-    out = {"margin": {"l": 60, "r": 20, "t": 30, "b": 80}, "yaxis": {"title": {"text": ytitle}},
-           "xaxis": {"title": {"text": xtitle}, "automargin": True}, "legend": {"orientation": "h"},
+    out = {"margin": {"l": 60, "r": 20, "t": 40, "b": 80}, "yaxis": {"title": {"text": ytitle}, "automargin": True},
+           "xaxis": {"title": {"text": xtitle}, "automargin": True}, "legend": dict(LEGEND_ABOVE),
            "height": 420}
     out.update(extra)
     return out
@@ -160,7 +176,8 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
                 traces.append({"type": "bar", "name": f"{prefix}{r}", "x": x,
                                "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
                                "marker": {"color": colors[prefix, r]}})
-        layout = _layout("% of allocatable requested", kind, barmode="group")
+        layout = _layout("% of allocatable requested", kind, barmode="group",
+                         height=360 + _label_room(n.name for n in nodes))
         note = f"Nodes grouped by {kind}." if kind != "cluster" else ""
     else:
         for prefix, side_nodes in sides:
@@ -174,36 +191,154 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
     return {"data": traces, "layout": layout}, note
 
 
+# Reasons of the placement rules: kube's default profile runs these Filter plugins first
+# (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity), so a node another plugin
+# rejected had passed them. Prefixes, to match older releases' wordings too.
+PLACEMENT_REASONS = ("node(s) were unschedulable", "node(s) didn't match the requested node name",
+                     "node(s) had untolerated taint", "node(s) had taint", "node(s) didn't match Pod's node affinity",
+                     "node(s) didn't match scheduler-enforced node affinity", "node(s) didn't match node selector")
+REASONS_NOTE = ("A reason blocks a pod when it rejects nodes the pod is allowed on. kube filters the placement "
+                "rules first (a cordoned node, nodeName, untolerated taints, node affinity/selector), so a node "
+                "rejected by any other reason passed them and would otherwise fit: that reason blocks. The "
+                "placement rules' reasons are incidental (nodes the pod is not meant for), unless they "
+                "rejected every node, when they are what blocks. Ranked by the pods each reason blocks; hover "
+                "for how many nodes gave it.")
+
+
+def is_placement_reason(reason: str) -> bool:
+    return reason.startswith(PLACEMENT_REASONS)
+
+
+def blocking_reasons(reasons: dict[str, int]) -> set[str]:
+    """The reasons that block a pod (REASONS_NOTE): those of the nodes that passed the
+    placement rules, or the placement rules' own when they rejected every node."""
+    others = {r for r in reasons if not is_placement_reason(r)}
+    return others or set(reasons)
+
+
 def _reasons_figure(sides: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict[str, Any] | None, str]:
-    """How many unschedulable pods cite each reason (hover: how many nodes gave it in all)."""
+    """Per reason, the unschedulable pods it blocks and those it is incidental for (stacked),
+    ranked by the pods blocked (hover: how many nodes gave it in all)."""
     traces: list[dict[str, Any]] = []
     most = reasons = 0
     for label, unsched in sides:
-        pods: dict[str, int] = {}
+        blocked: dict[str, int] = {}
+        incidental: dict[str, int] = {}
         nodes: dict[str, int] = {}
         for u in unsched:
-            for reason, count in (u.get("reasons") or {}).items():
-                pods[reason] = pods.get(reason, 0) + 1
+            given = u.get("reasons") or {}
+            if not given:
+                given = {(u.get("message") or "no reason given").split(".")[0]: 0}
+            blocks = blocking_reasons(given)
+            for reason, count in given.items():
+                into = blocked if reason in blocks else incidental
+                into[reason] = into.get(reason, 0) + 1
                 nodes[reason] = nodes.get(reason, 0) + count
-            if not u.get("reasons"):
-                reason = (u.get("message") or "no reason given").split(".")[0]
-                pods[reason] = pods.get(reason, 0) + 1
-        order = sorted(pods, key=lambda r: (-pods[r], r))
-        most, reasons = max([most, *pods.values()]), max(reasons, len(order))
-        color = {"A": "#9ecae9", "B": "#4c78a8"}.get(label, "#4c78a8")
-        traces.append({"type": "bar", "orientation": "h", "name": label or "pods", "y": order,
-                       "marker": {"color": color},
-                       "x": [pods[r] for r in order],
-                       "customdata": [nodes.get(r, 0) for r in order],
-                       "hovertemplate": "%{y}: %{x} pods (%{customdata} nodes in all)<extra></extra>"})
+        cited = set(blocked) | set(incidental)
+        order = sorted(cited, key=lambda r: (-blocked.get(r, 0), -incidental.get(r, 0), r))
+        most = max([most, *(blocked.get(r, 0) + incidental.get(r, 0) for r in order)])
+        reasons = max(reasons, len(order))
+        solid, light = {"A": ("#6baed6", "#c6dbef"), "B": ("#4c78a8", "#b3c7dd")}.get(label, ("#c0392b", "#bbbbbb"))
+        prefix = f"{label} " if label else ""
+        low = [blocked.get(r, 0) for r in order]
+        for name, values, color, base in ((f"{prefix}blocking", low, solid, None),
+                                          (f"{prefix}incidental", [incidental.get(r, 0) for r in order], light, low)):
+            trace = {"type": "bar", "orientation": "h", "name": name, "y": order, "x": values,
+                     "offsetgroup": label or "pods", "marker": {"color": color},
+                     "customdata": [nodes.get(r, 0) for r in order],
+                     "hovertemplate": f"%{{y}}: {name} for %{{x}} pods (%{{customdata}} nodes in all)<extra></extra>"}
+            if base is not None:
+                trace["base"] = base
+            traces.append(trace)
     if not any(u for _, u in sides):
         return None, "No pod is unschedulable."
     layout = _layout("", "unschedulable pods citing the reason", barmode="group",
-                     height=140 + 28 * reasons * len(traces),
+                     height=160 + 28 * reasons * max(1, len(sides)),
                      yaxis={"automargin": True, "autorange": "reversed"},
                      xaxis={"title": {"text": "unschedulable pods citing the reason"}, "tickformat": ",d",
-                            "dtick": max(1, -(-most // 8)), "rangemode": "tozero"})
-    return {"data": traces, "layout": layout}, ""
+                            "dtick": max(1, -(-most // 8)), "rangemode": "tozero", "automargin": True})
+    return {"data": traces, "layout": layout}, REASONS_NOTE
+
+
+def _heatmap_figure(usage: "ClusterUsage") -> tuple[dict[str, Any] | None, str]:
+    """Requested / allocatable per node (columns) and resource (rows: cpu, memory, pods, then the
+    extended resources some node offers), nodes sorted by zone or pool, then by cpu use. Node
+    names label the columns up to MAX_LABELLED_NODES; above that the columns carry none (hover
+    says which node), and the groups are marked on the axis instead, so 1,000+ nodes stay one
+    readable picture."""
+    if not usage.nodes:
+        return None, "No node in the snapshot."
+    kind, _groups = usage.grouping()
+    key = (lambda n: n.zone) if kind == "zone" else (lambda n: n.pool) if kind == "pool" else (lambda n: "")
+    nodes = sorted(usage.nodes, key=lambda n: (key(n), -n.utilisation("cpu"), n.name))
+    resources = [r for r in usage.resources() if r in ("cpu", "memory") or any(n.allocatable.get(r) for n in nodes)]
+    rows = [*resources[:2], "pods", *resources[2:]]
+    z: list[list[float | None]] = []
+    text: list[list[str]] = []
+    for r in rows:
+        zr: list[float | None] = []
+        tr: list[str] = []
+        for n in nodes:
+            req, alloc = (n.pods, n.allowed_pods) if r == "pods" else (n.requested.get(r, 0), n.allocatable.get(r, 0))
+            pct = round(100.0 * req / alloc, 1) if alloc > 0 else None
+            zr.append(pct)
+            where = f" ({key(n)})" if key(n) else ""
+            tr.append(f"{n.name}{where}<br>{r}: {_amount(r, req)} of {_amount(r, alloc)}"
+                      + (f" = {pct}%" if pct is not None else " (none offered)"))
+        z.append(zr)
+        text.append(tr)
+    labelled = len(nodes) <= MAX_LABELLED_NODES
+    x = [n.name for n in nodes] if labelled else list(range(len(nodes)))
+    trace = {"type": "heatmap", "z": z, "x": x, "y": rows, "text": text, "hoverinfo": "text",
+             "zmin": 0, "zmax": 100, "colorscale": "YlOrRd", "reversescale": True, "xgap": 1 if labelled else 0, "ygap": 2,
+             "colorbar": {"title": {"text": "% requested"}, "thickness": 12}}
+    xaxis: dict[str, Any] = {"automargin": True, "title": {"text": f"{len(nodes)} nodes"}}
+    shapes, annotations = [], []
+    if labelled:
+        xaxis.update({"type": "category", "tickangle": -45})
+    else:
+        xaxis.update({"showticklabels": False, "ticks": ""})
+        # group boundaries and names instead of node names
+        if kind != "cluster":
+            start = 0
+            for i in range(1, len(nodes) + 1):
+                if i == len(nodes) or key(nodes[i]) != key(nodes[start]):
+                    annotations.append({"x": (start + i - 1) / 2, "y": 0, "yref": "paper", "yanchor": "top",
+                                        "text": key(nodes[start]) or "-", "showarrow": False, "font": {"size": 11}})
+                    if i < len(nodes):
+                        shapes.append({"type": "line", "x0": i - 0.5, "x1": i - 0.5, "y0": 0, "y1": 1,
+                                       "yref": "paper", "line": {"color": "#222", "width": 1}})
+                    start = i
+        xaxis["title"]["text"] = f"{len(nodes)} nodes, sorted by {kind} then cpu requested (hover for each node)"
+        xaxis["title"]["standoff"] = 24
+    room = _label_room(n.name for n in nodes) if labelled else 40
+    layout = {"margin": {"l": 60, "r": 20, "t": 34, "b": 40}, "height": 100 + 36 * len(rows) + room, "xaxis": xaxis,
+              "plot_bgcolor": "#d9d9d9",
+              "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
+              "shapes": shapes, "annotations": annotations}
+    grouped = f"grouped by {kind}, " if kind != "cluster" else ""
+    note = (f"Requested / allocatable on each of the {len(nodes)} nodes ({grouped}sorted by cpu requested); "
+            "pods: pods on the node / its pod capacity. Grey: the node offers none of the resource.")
+    return {"data": [trace], "layout": layout}, note
+
+
+def _label_room(names: Iterable[str]) -> int:
+    """Height for node names under an x axis: plotly turns long ones upright and takes that room
+    from the plot area, which a fixed height would squash (7 px a character, up to 300)."""
+    longest = max((len(n) for n in names), default=0)
+    return min(300, 7 * longest)
+
+
+def _amount(resource: str, value: int) -> str:
+    """Scheduler units in words: cpu in millicores, memory-like resources in bytes."""
+    from kschedctl.plugins.details import format_quantity
+
+    if resource == "pods":
+        return str(value)
+    try:
+        return str(format_quantity(resource, value))
+    except Exception:  # noqa: BLE001 - an odd resource: the raw number
+        return str(value)
 
 
 def _timeline_figure(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -273,16 +408,139 @@ def _run_rows(data: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     headers = ["pod", "status", "node", "profile", "attempts", "score", "message"] + \
         (["diagnosis"] if with_diagnosis else [])
     rows: list[list[Any]] = []
+    victims = _victims_of(data["preemptions"])
     for p in data["placements"]:
         status = f"Scheduled, preempted by {p['preemptedBy']}" if p.get("preemptedBy") else "Scheduled"
+        message = f"preempted {', '.join(victims[p['pod']])}" if p["pod"] in victims else ""
         rows.append([p["pod"], status, p["node"], p["profile"], p["attempts"],
-                     "" if p["score"] is None else p["score"], ""] + ([""] if with_diagnosis else []))
+                     "" if p["score"] is None else p["score"], message] + ([""] if with_diagnosis else []))
     for u in data["unschedulable"]:
+        message = u["message"] + (f" (preempted {', '.join(victims[u['pod']])})" if u["pod"] in victims else "")
         rows.append([u["pod"], "Unschedulable", u.get("nominatedNode", ""), u["profile"], u["attempts"], "",
-                     u["message"]] + ([_text(u.get("diagnosis", ""))] if with_diagnosis else []))
+                     message] + ([_text(u.get("diagnosis", ""))] if with_diagnosis else []))
     for s in data["skipped"]:
         rows.append([s["pod"], "Skipped", "", "", "", "", s["reason"]] + ([""] if with_diagnosis else []))
     return headers, rows
+
+
+def _victims_of(preemptions: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each preemptor's victims, over all its preemptions, in order."""
+    out: dict[str, list[str]] = {}
+    for p in preemptions:
+        out.setdefault(p["preemptor"], []).extend(p["victims"])
+    return out
+
+
+def _preemptions(page: "_Page", preemptions: list[dict[str, Any]]) -> None:
+    """Who evicted whom, where: one row per preemption (a preemptor that preempted twice has two)."""
+    if not preemptions:
+        page.note("Preemptions", "No pod was preempted.")
+        return
+    total = sum(len(p["victims"]) for p in preemptions)
+    page.table(f"Preemptions ({total} victims)", ["preemptor", "node", "victims", "count"],
+               [[p["preemptor"], p["node"], ", ".join(p["victims"]), len(p["victims"])] for p in preemptions],
+               tid="preemptions")
+
+
+def _pod_tables(page: "_Page", tables: list[Any], data: dict[str, Any]) -> None:
+    """Per pod, what its last recorded attempt said of each node: one collapsed block per pod."""
+    if not tables:
+        return
+    status = {p["pod"]: f"Scheduled on {p['node']}" for p in data["placements"]}
+    status.update({u["pod"]: "Unschedulable" for u in data["unschedulable"]})
+    unsched = {u["pod"] for u in data["unschedulable"]}
+    with_table = {t.pod for t in tables}
+    per_pod: dict[str, list[Any]] = {}
+    for t in tables:
+        per_pod.setdefault(t.pod, []).append(t)
+    missing = len(unsched - with_table)
+    note = (f"{len(per_pod)} pods: the unschedulable ones (up to {MAX_POD_TABLES}) and a sample of the placed "
+            f"ones, each as its last attempt saw the nodes. Filter: ✓ passed, the reason where the plugin "
+            f"rejected the node, · not run (kube stops at the first rejection). Score: each plugin's normalised "
+            f"score (its weight in the header). Up to {MAX_NODE_ROWS} nodes a pod: the scored nodes by total, "
+            f"then the rejected ones; `kschedctl explain POD` gives every node and the facts behind each "
+            f"rejection.")
+    if missing:
+        note += f" {missing} unschedulable pods have no table here (over the cap)."
+    victims = _victims_of(data["preemptions"])
+    blocks = [_pod_block(pod, attempts, status.get(pod, ""), victims.get(pod, []))
+              for pod, attempts in per_pod.items()]
+    page.raw("Per-pod node tables", note, "".join(blocks), sid="pod-tables")
+
+
+def _pod_block(pod: str, attempts: list[Any], status: str, victims: list[str]) -> str:
+    """One pod: its status (and victims) in the summary, then each recorded attempt's table."""
+    last = attempts[-1]
+    evaluated = sum(1 for r in last.rows if r.code != "NotEvaluated")
+    summary = (f"{html.escape(pod)} — {html.escape(status or 'pending')}: {last.feasible} of {evaluated} "
+               f"evaluated nodes fit (attempt {last.attempt})")
+    if victims:
+        summary += f"; preempted {html.escape(', '.join(victims))}"
+    body = "".join(_attempt_table(t, len(attempts) > 1) for t in attempts)
+    return (f'<details class="pod-table" data-pod="{html.escape(pod)}"><summary>{summary}</summary>'
+            f"{body}</details>")
+
+
+def _attempt_table(table: Any, titled: bool) -> str:
+    rows = table.rows
+    scored = sorted((r for r in rows if r.total is not None), key=lambda r: -(r.total or 0))
+    rest = [r for r in rows if r.total is None]
+    evaluated = [r for r in rows if r.code != "NotEvaluated"]
+    shown = (scored + rest)[:MAX_NODE_ROWS]
+    hidden = len(rows) - len(shown)
+    filters = table.filter_plugins
+    # a Filter column where no node shown was rejected is said in one line, not drawn
+    rejecting = {r.plugin for r in shown if r.code not in ("Success", "NotEvaluated")}
+    columns = [p for p in filters if p in rejecting]
+    passed = [p for p in filters if p not in rejecting]
+    weights = next((r.scores for r in scored if r.scores), {}) or {}
+    head = ["node", "verdict", *(f"filter: {p}" for p in columns),
+            *(f"score: {p} (×{weights.get(p, {}).get('weight', 1)})" for p in table.score_plugins), "total"]
+    body = []
+    for r in shown:
+        verdict = "fits" if r.code == "Success" else r.code if r.code == "NotEvaluated" else \
+            f"rejected by {r.plugin or 'PreFilter'}"
+        cells = [r.name, verdict]
+        cells += [_filter_cell(r, plugin, filters) for plugin in columns]
+        cells += ["" if not r.scores or p not in r.scores else r.scores[p]["score"] for p in table.score_plugins]
+        cells.append("" if r.total is None else r.total)
+        cls = "fits" if r.code == "Success" else "rejected"
+        tip = f' title="{html.escape(r.code)}"' if r.code not in ("Success", "NotEvaluated") else ""
+        body.append(f'<tr class="{cls}"{tip}>' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells)
+                    + "</tr>")
+    ran = (f'<p class="note">Passed by every node shown, or not run: {html.escape(", ".join(passed))}.</p>'
+           if passed else "")
+    more = (f'<p class="note hidden-rows">{hidden} more nodes hidden (of {len(rows)}): '
+            f"`kschedctl explain {html.escape(table.pod)}` lists them all.</p>") if hidden else ""
+    said: dict[str, int] = {}  # every node's rejection, the hidden ones included
+    for r in rows:
+        if r.code not in ("Success", "NotEvaluated"):
+            what = f"{r.plugin or 'PreFilter'}: {'; '.join(r.reasons) or r.code}"
+            said[what] = said.get(what, 0) + 1
+    counted = ", ".join(f"{n} × {w}" for w, n in sorted(said.items(), key=lambda kv: (-kv[1], kv[0])))
+    tally = f'<p class="note tally">Rejected: {html.escape(counted)}.</p>' if said else ""
+    title = (f'<p class="attempt">Attempt {table.attempt}: {table.feasible} of {len(evaluated)} evaluated '
+             f'nodes fit</p>') if titled else ""
+    return (f'{title}<div class="table-wrap"><table class="nodes"><thead><tr>'
+            + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+            + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{tally}{ran}{more}")
+
+
+def _filter_cell(row: Any, plugin: str, filters: list[str]) -> str:
+    """✓ when the plugin passed the node, its reasons where it rejected it, · when it never ran."""
+    if row.code == "Success":
+        return "✓"
+    if row.code == "NotEvaluated":
+        return ""
+    if not row.plugin or row.plugin not in filters:  # a PreFilter verdict: no Filter ran on it
+        return "·" if filters.index(plugin) else f"({'; '.join(row.reasons) or row.code})"
+    at = filters.index(row.plugin)
+    here = filters.index(plugin)
+    if here < at:
+        return "✓"
+    if here == at:
+        return "; ".join(row.reasons) or row.code
+    return "·"
 
 
 def _packing_rows(packing: dict[str, Any], resources: list[str]) -> list[list[Any]]:
@@ -333,6 +591,7 @@ class _Page:
         self.sections: list[str] = []
         self.figures: dict[str, dict[str, Any]] = {}
         self.tables: dict[str, tuple[list[str], list[list[Any]]]] = {}
+        self.numbered = 0
 
     def chart(self, heading: str, figure: dict[str, Any] | None, note: str) -> None:
         if figure is None:  # nothing to draw: the note says why
@@ -345,9 +604,20 @@ class _Page:
         self.sections.append(f'<section><h2>{html.escape(heading)}</h2>{note_html}'
                              f'<div id="{div}" class="chart"></div></section>')
 
-    def table(self, heading: str, headers: list[str], rows: Iterable[list[Any]]) -> None:
+    def note(self, heading: str, note: str) -> None:
+        self.sections.append(f'<section><h2>{html.escape(heading)}</h2><p class="note">{html.escape(note)}</p>'
+                             '</section>')
+
+    def raw(self, heading: str, note: str, body: str, sid: str) -> None:
+        """A section of ready HTML (``body`` escaped by its maker)."""
+        self.sections.append(f'<section id="{sid}"><h2>{html.escape(heading)}</h2>'
+                             f'<p class="note">{html.escape(note)}</p>{body}</section>')
+
+    def table(self, heading: str, headers: list[str], rows: Iterable[list[Any]], tid: str | None = None) -> None:
         rows = list(rows)
-        tid = f"table-{len(self.tables) + 1}"
+        if tid is None:  # table-1, table-2...: the ones without a name of their own
+            self.numbered += 1
+            tid = f"table-{self.numbered}"
         shown = rows[:MAX_TABLE_ROWS]
         self.tables[tid] = (headers, shown)
         cut = f" (the first {MAX_TABLE_ROWS} of {len(rows)})" if len(rows) > MAX_TABLE_ROWS else ""
@@ -358,7 +628,8 @@ class _Page:
             f'<input class="search" type="search" placeholder="search {html.escape(heading.lower())}" '
             f'data-table="{tid}" aria-label="search {html.escape(heading.lower())}">'
             f'<span class="count" id="{tid}-count">{len(shown)} rows</span>'
-            f'<table id="{tid}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>')
+            f'<div class="table-wrap"><table id="{tid}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            '</div></section>')
 
     def render(self, plotly: str) -> str:
         figures = json.dumps(self.figures, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
@@ -379,17 +650,34 @@ _TEMPLATE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>
-body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 2rem 3rem; color: #222; }}
+body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto 3rem; padding: 0 2rem;
+        max-width: 110rem; color: #222; }}
 h1 {{ font-size: 1.5rem; margin: 1.2rem 0 .2rem; }}
 h2 {{ font-size: 1.1rem; margin: 1.6rem 0 .4rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }}
 p.subtitle {{ margin: 0 0 1rem; color: #444; max-width: 70rem; }}
-p.note {{ color: #666; margin: .2rem 0; font-size: .9rem; }}
-.chart {{ width: 100%; }}
+p.note {{ color: #666; margin: .2rem 0; font-size: .9rem; max-width: 70rem; }}
+section {{ min-width: 0; }}
+.chart {{ width: 100%; min-width: 0; }}
+.table-wrap {{ max-width: 100%; overflow-x: auto; }}
 table {{ border-collapse: collapse; font-size: .85rem; width: 100%; margin-top: .4rem; }}
-th, td {{ border-bottom: 1px solid #eee; padding: .25rem .5rem; text-align: left; vertical-align: top; }}
+th, td {{ border-bottom: 1px solid #eee; padding: .25rem .5rem; text-align: left; vertical-align: top;
+         overflow-wrap: break-word; }}
 th {{ background: #f6f6f6; position: sticky; top: 0; }}
-input.search {{ padding: .3rem .5rem; width: 22rem; max-width: 100%; }}
+table.nodes td, table.nodes th {{ font-size: .8rem; overflow-wrap: normal; }}
+table.nodes td:first-child {{ white-space: nowrap; }}
+table.nodes tr.fits td:first-child {{ border-left: 3px solid #54a24b; }}
+table.nodes tr.rejected td:first-child {{ border-left: 3px solid #e45756; }}
+details.pod-table {{ margin: .3rem 0; border: 1px solid #eee; border-radius: 4px; padding: .2rem .5rem; }}
+details.pod-table summary {{ cursor: pointer; font-size: .9rem; }}
+p.attempt {{ margin: .5rem 0 0; font-size: .85rem; font-weight: 600; }}
+input.search {{ padding: .3rem .5rem; width: 22rem; max-width: 100%; box-sizing: border-box; }}
 span.count {{ margin-left: .8rem; color: #666; font-size: .85rem; }}
+@media (max-width: 900px) {{
+  body {{ padding: 0 .75rem; }}
+  table {{ font-size: .8rem; }}
+  th, td {{ padding: .2rem .3rem; }}
+  span.count {{ display: block; margin: .2rem 0 0; }}
+}}
 </style>
 <script>{plotly}</script>
 </head><body>

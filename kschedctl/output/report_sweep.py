@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.api.outputs import OutputPath
-from kschedctl.output.report import _layout, _Page, _write
+from kschedctl.output.report import LEGEND_ABOVE, _layout, _Page, _write
 from kschedctl.sweep.results import metric_names
 from kschedctl.sweep.run import SweepResult
 
@@ -86,13 +86,15 @@ def _axis_figure(records: list[dict[str, Any]], axis: str, values: list[str], me
     rows = [r for r in records if r["status"] == "ok" and r.get(axis) is not None]
     groups = snapshots if axis != "snapshot" and 1 < len(snapshots) <= MAX_SNAPSHOT_GROUPS else [None]
     traces = []
+    names = _short_names([g for g in groups if g is not None])
     for i, metric in enumerate(metrics):
         scale = 100 if metric in PERCENT else 1
         for g, group in enumerate(groups):
             points = [(str(r[axis]) or "-", float(r[metric]), r["index"]) for r in rows
                       if r.get(metric) is not None and (group is None or r["snapshot"] == group)]
             color = COLORS[g % len(COLORS)]
-            traces.append({"type": "box", "name": group or METRIC_TITLES[metric], "legendgroup": group or "",
+            traces.append({"type": "box", "name": names.get(group, group) or METRIC_TITLES[metric],
+                           "legendgroup": group or "",
                            "visible": i == 0, "boxpoints": "all", "jitter": 0.4, "pointpos": 0,
                            "x": [p[0] for p in points], "y": [round(p[1] * scale, 4) for p in points],
                            "text": [f"cell {p[2]}" for p in points], "marker": {"color": color, "size": 6},
@@ -104,10 +106,20 @@ def _axis_figure(records: list[dict[str, Any]], axis: str, values: list[str], me
                for i, metric in enumerate(metrics)]
     layout = _layout(METRIC_TITLES[metrics[0]], AXIS_TITLES.get(axis, axis), showlegend=per > 1, boxmode="group",
                      margin={"l": 60, "r": 20, "t": 60, "b": 80},
+                     # top right: the metric menu holds the top left
+                     legend={**LEGEND_ABOVE, "x": 1, "xanchor": "right"},
                      updatemenus=[{"buttons": buttons, "direction": "down", "x": 0, "xanchor": "left", "y": 1.18,
                                    "yanchor": "top", "showactive": True}])
     layout["xaxis"].update({"type": "category", "categoryorder": "array", "categoryarray": values})
     return {"data": traces, "layout": layout}
+
+
+def _short_names(paths: list[str]) -> dict[str, str]:
+    """Snapshot paths as the legend shows them: their file names when those tell them apart
+    (a long path would push the legend into the metric menu at 800 px); hover and the table keep
+    the full path."""
+    base = {p: p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths}
+    return base if len(set(base.values())) == len(base) else {p: p for p in paths}
 
 
 def _cell(value: Any) -> Any:

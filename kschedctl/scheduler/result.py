@@ -107,6 +107,8 @@ class RunResult:
     # DRA objects as the run left them, {kind: {key: raw}} (claims allocated, reserved, released,
     # created from templates; a scenario's slices and classes): not rendered, --write-snapshot's
     dra_objects: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # --report only: per-pod node tables of some attempts (kschedctl/explain/pod_tables.py), not rendered elsewhere
+    pod_tables: list[Any] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:
         """pending = scheduled + unschedulable + skipped (+ deleted, a key present when some were)."""

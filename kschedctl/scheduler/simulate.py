@@ -15,6 +15,7 @@ DaemonSets whose verdict for it changed (kschedctl/cluster/daemonsets.py).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,11 +64,18 @@ def _num(t: float) -> float | int:
 
 
 def run_scenario(scenario: Scenario, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-                 seed: int | None = None, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SimulationResult:
+                 seed: int | None = None, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+                 attach: Callable[[Scheduler], Callable[[], list[Any]]] | None = None) -> SimulationResult:
+    """``attach``: called with the Scheduler before the run, to put a recorder on its attempts
+    (the report's per-pod node tables, kschedctl/explain/pod_tables.py); what it returns gives
+    the tables after the run (RunResult.pod_tables)."""
     sched = Scheduler(scenario.cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
     for event in scenario.events:
         sched.at(event.at, lambda event=event: _Applier(sched, scenario.path).apply(event))
+    tables = attach(sched) if attach is not None else None
     result = sched.run()
+    if tables is not None:
+        result.pod_tables = tables()
     return SimulationResult(result, sched.trace, final_placement(sched), sched.start, sched.cache.nodes)
 
 
