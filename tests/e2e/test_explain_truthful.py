@@ -57,6 +57,8 @@ def test_explain_says_which_nodes_kube_samples_and_the_better_node_it_never_cons
     path = _sampled_cluster(write_snapshot)
     data = run_cli("explain", "default/web", path, "--seed", "1", "-o", "json").json()
     sampling = data["sampling"]
+    # the nodes kube visits, in order: from the start index until 144 feasible ones are found
+    assert sampling.pop("evaluatedNodes") == [f"node-{i:03d}" for i in range(144)]
     assert sampling == {"nodes": 300, "evaluated": 144, "startNode": "node-000", "feasible": 144, "scored": 144,
                         "betterOutside": {"node": "node-299", "total": data["nodes"]["node-299"]["total"]}}
     assert data["ranking"][0]["node"] == "node-299"
