@@ -163,6 +163,7 @@ def run(
         return [d]
     pods["sampling"] = pods.get("sampling", 0) + 1
     s = first.get("sampling") or {}
+    notes += case.notes
     notes.append(f"{first['pod']}: {len(s.get('evaluated') or [])}/{s.get('numAllNodes')} evaluated, {len(first.get('ties') or [])} tied")
 
     exp = oracle.run(oracle_bin, "explain", snap, cfg, case.gates, sample=True)
