@@ -46,7 +46,8 @@ class SampleRecorder(AttemptRecorder):
 
 def sampling_facts(rec: SampleRecorder, chosen: str | None, full_totals: dict[str, int | None]) -> dict[str, Any] | None:
     """explain's ``sampling`` (None when the attempt looked at every node): how many nodes kube
-    evaluated and from where, how many passed and were scored, and the best node of the full
+    evaluated and from where (and which, ``evaluatedNodes``, in visiting order), how many passed
+    and were scored, and the best node of the full
     table that the attempt never considered, when it beats the chosen one there."""
     total = len(rec.all_nodes)
     if not total or len(rec.evaluated) >= total:
@@ -55,6 +56,10 @@ def sampling_facts(rec: SampleRecorder, chosen: str | None, full_totals: dict[st
     outside = [(t, name) for name, t in full_totals.items() if t is not None and name not in considered]
     out: dict[str, Any] = {"nodes": total, "evaluated": len(rec.evaluated), "startNode": rec.evaluated[0],
                            "feasible": len(rec.feasible), "scored": len(rec.totals) or len(rec.feasible)}
+    # JSON only (the table says the count): the names in kube's visiting order, so that the
+    # statement can be checked against kube's own search (tools/difftest explain-sampling);
+    # at most every node's name once, small beside the per-node table.
+    out["evaluatedNodes"] = list(rec.evaluated)
     chosen_full = full_totals.get(chosen) if chosen else None
     if outside:
         best_total = max(t for t, _ in outside)

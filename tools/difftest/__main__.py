@@ -23,7 +23,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compare, ksched, oracle
+from . import compare, explain_sampling, ksched, oracle
 from .generate import GENERATORS, SKIPPED, Case, generate
 
 
@@ -83,6 +83,9 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
                 compare.Difference("schedule", "*", "kschedctl failed", "ok", err)
             if d:
                 res.diffs.append(d)
+        elif mode == "explain-sampling":
+            res.diffs += explain_sampling.run(case, oracle_bin, snap, cfg, _ks_args(case, cfg), dumps, res.pods,
+                                              res.notes)
         elif mode == "explain":
             sample = sum(1 for x in case.objects if x["kind"] == "Node") >= 100
             orc = oracle.run(oracle_bin, "explain", snap, cfg, case.gates, sample=sample)

@@ -147,6 +147,61 @@ def gen_sampling(rng: random.Random, seed: int) -> Case:
     return Case("sampling", seed, nodes + bound + pending, cfg, modes=("sample", "explain"), explain_limit=6)
 
 
+EXPLAIN_SAMPLING_SIZES = (150, 500, 1000, 3000)
+
+
+def gen_explain_sampling(rng: random.Random, seed: int) -> Case:
+    """explain's sampling and nomination statements on 150-3,000 nodes (the size cycles with the
+    seed): adaptive percentageOfNodesToScore, explicit percentages globally and per profile, and
+    pods nominated to some nodes (status.nominatedNodeName) at the first pod's priority (counted
+    for it: addGENominatedPods takes equal or higher) and below it (not counted). The first
+    pending pod (p0, priority 100, created first) heads kube's queue, so its attempt sees the
+    snapshot as given; ``low`` (priority 0) sees every nominated pod. Compared by
+    explain_sampling.py, not by the sequential/explain comparisons."""
+    n = EXPLAIN_SAMPLING_SIZES[(seed - 1) % len(EXPLAIN_SAMPLING_SIZES)]
+    zones = _zones(rng, rng.randint(1, 5))
+    nodes = _nodes(rng, n, zones, beta=rng.choice([0.0, 0.2]), taint_p=rng.choice([0.0, 0.1, 0.3]),
+                   unsched_p=0.03, width=4)
+    seq = o.PodSeq()
+    bound = _bound(rng, seq, nodes, rng.randint(n // 4, n))
+    shape = rng.choice(["adaptive", "adaptive", "global", "profile"])
+    global_pct = {"adaptive": rng.choice([None, 0]), "global": rng.choice([5, 10, 20, 40, 70, 100]),
+                  "profile": rng.choice([None, 30])}[shape]
+    profiles = [_profile(percentage=rng.choice([5, 15, 40, 60]) if shape == "profile" else None)]
+    names = ["default-scheduler"]
+    if rng.random() < 0.5:
+        profiles.append(_profile("binpack", args=[{"name": "NodeResourcesFit", "args": {
+            "scoringStrategy": {"type": "MostAllocated",
+                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}],
+            percentage=rng.choice([None, 10, 50]) if shape == "profile" else None))
+        names.append("binpack")
+    profile = rng.choice(names)
+    cpu, mem = _req(rng)
+    spec: dict[str, Any] = {"schedulerName": profile}
+    if rng.random() < 0.3:
+        spec["tolerations"] = [{"key": rng.choice(["dedicated", "gpu", "spot"]), "operator": "Exists"}]
+    if rng.random() < 0.2 and len(zones) > 1:
+        spec["nodeSelector"] = {ZONE: rng.choice(zones)}
+    pending = [seq.pod("p0", [o.container(cpu_m=cpu, mem_mi=mem)], labels={"app": "web"}, priority=100, **spec)]
+    # nominated pods: half on the first nodes by name (inside any sample from start index 0)
+    head = nodes[:100]
+    for i in range(rng.randint(3, 12)):
+        nd = rng.choice(head) if rng.random() < 0.5 else rng.choice(nodes)
+        alloc = _milli(nd["status"]["allocatable"]["cpu"])
+        big = rng.randrange(alloc // 2, alloc + 1, 50) if rng.random() < 0.8 else rng.randrange(50, 500, 50)
+        pod = seq.pod(f"nom{i}", [o.container(cpu_m=max(big, 50), mem_mi=rng.randrange(64, 2048, 64))],
+                      labels={"app": "batch"}, priority=rng.choice([100, 100, 10]),
+                      schedulerName=rng.choice(names))
+        pod["status"]["nominatedNodeName"] = nd["metadata"]["name"]
+        pending.append(pod)
+    cpu, mem = _req(rng)
+    pending.append(seq.pod("low", [o.container(cpu_m=cpu, mem_mi=mem)], labels={"app": "web"}, priority=0,
+                           schedulerName=rng.choice(names)))
+    cfg = o.config(profiles, percentage=global_pct, parallelism=1)
+    return Case("explain-sampling", seed, nodes + bound + pending, cfg, modes=("explain-sampling",),
+                notes=[f"{n} nodes, percentageOfNodesToScore {shape}"])
+
+
 TAINT_KEYS = ["dedicated", "gpu", "spot", "example.com/maint"]
 
 
@@ -891,6 +946,7 @@ def gen_mixed(rng: random.Random, seed: int) -> Case:
 
 GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
     "sampling": gen_sampling,
+    "explain-sampling": gen_explain_sampling,
     "taints": gen_taints,
     "nodeaffinity": gen_nodeaffinity,
     "spread": gen_spread,
