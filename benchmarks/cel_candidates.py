@@ -11,9 +11,12 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-DEVICE = {"driver": "dra.example.com", "allowMultipleAllocations": False,
-          "attributes": {"dra.example.com": {"model": "a100", "numa": 1, "healthy": True}},
-          "capacity": {"dra.example.com": {"memory": "80Gi"}}}
+DEVICE = {
+    "driver": "dra.example.com",
+    "allowMultipleAllocations": False,
+    "attributes": {"dra.example.com": {"model": "a100", "numa": 1, "healthy": True}},
+    "capacity": {"dra.example.com": {"memory": "80Gi"}},
+}
 
 # (expression, expected): True/False, "error: <text kube reports>", "compile" for a compile error.
 TABLE = [
@@ -32,25 +35,28 @@ TABLE = [
     ('cel.bind(d, device.attributes["dra.example.com"], d.model == "a100" && d.numa == 1)', True),
     ('device.attributes["dra.example.com"].model.lowerAscii() == "a100"', True),
     ('"a,b".split(",").size() == 2', True),
-    ('[3, 1, 2].min() == 1 && [1, 2].isSorted()', True),
+    ("[3, 1, 2].min() == 1 && [1, 2].isSorted()", True),
     ('"gpu-7".find("[0-9]+") == "7"', True),
-    ('sets.contains([1, 2, 3], [2])', True),
+    ("sets.contains([1, 2, 3], [2])", True),
     ('device.attributes["dra.example.com"].numa == 1.0', True),
-    ('1 == 1.0', "compile"),
+    ("1 == 1.0", "compile"),
     ('device.attributes["dra.example.com"].model > 1', "error: no such overload"),
     ('device.attributes["dra.example.com"].numa.exists(x, x > 0)', "error: got 'types.Int', expected iterable type"),
-    ('device.foo == 1', "compile"),
-    ('1', "compile"),
-    ('device.allowMultipleAllocations == false', True),
+    ("device.foo == 1", "compile"),
+    ("1", "compile"),
+    ("device.allowMultipleAllocations == false", True),
 ]
 
 
 def ours():
     from kschedctl.api.resource import DeviceAttribute, DeviceCapacity
     from kschedctl.dra.cel import CelDevice, CelRuntimeError, compile_expression
-    dev = CelDevice("dra.example.com", {"model": DeviceAttribute("string", "a100"), "numa": DeviceAttribute("int", 1),
-                                        "healthy": DeviceAttribute("bool", True)},
-                    {"memory": DeviceCapacity(Fraction(80 * 2**30), None, "80Gi")})
+
+    dev = CelDevice(
+        "dra.example.com",
+        {"model": DeviceAttribute("string", "a100"), "numa": DeviceAttribute("int", 1), "healthy": DeviceAttribute("bool", True)},
+        {"memory": DeviceCapacity(Fraction(80 * 2**30), None, "80Gi")},
+    )
 
     def run(expr):
         r = compile_expression(expr)
@@ -61,12 +67,14 @@ def ours():
             return prog.device_matches(dev), prog
         except CelRuntimeError as e:
             return f"error: {e}", prog
+
     return "kschedctl (own)", run, lambda prog: prog.device_matches(dev)
 
 
 def cel_expr_python():
     from cel_expr_python import cel
     from cel_expr_python.ext import ext_bindings, ext_strings
+
     env = cel.NewEnv(variables={"device": cel.Type.DYN}, extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()])
 
     def run(expr):
@@ -78,6 +86,7 @@ def cel_expr_python():
         if str(v.type()) in ("ERROR", "Type.ERROR") or "ERROR" in str(v.type()):
             return f"error: {v.value()}", e
         return v.value(), e
+
     return "cel-expr-python", run, lambda e: e.eval(data={"device": DEVICE})
 
 
@@ -93,11 +102,13 @@ def common_expression_language():
             return p.execute({"device": DEVICE}), p
         except Exception as exc:
             return f"error: {exc}", p
+
     return "common-expression-language", run, lambda p: p.execute({"device": DEVICE})
 
 
 def celpy_candidate():
     import celpy
+
     env = celpy.Environment()
     act = {"device": celpy.json_to_cel(DEVICE)}
 
@@ -111,6 +122,7 @@ def celpy_candidate():
         except Exception as exc:
             return f"error: {exc}", prog
         return bool(v) if isinstance(v, bool) or type(v).__name__ == "BoolType" else v, prog
+
     return "cel-python (celpy)", run, lambda p: p.evaluate(act)
 
 
@@ -125,7 +137,7 @@ def main() -> None:
             got, prog = run(expr)
             ok = got == want if isinstance(want, bool) else isinstance(got, str) and got.startswith(want)
             passed += ok
-            if expr.startswith("device.attributes[\"dra.example.com\"].model ==") and got is True and prog is not None:
+            if expr.startswith('device.attributes["dra.example.com"].model ==') and got is True and prog is not None:
                 bench = prog
         rate = 0.0
         if bench is not None:

@@ -133,18 +133,31 @@ def example_cases() -> list[tuple[str, Any]]:
 
 # --- the e2e suite, recorded by a pytest plugin --------------------------------------------------
 
-SUITE_TESTS = ["tests/e2e", "tests/test_pod_groups.py", "tests/test_pod_group_weights_backoff.py",
-               "tests/test_scheduler_faults.py", "tests/test_installed_plugins.py"]
+SUITE_TESTS = [
+    "tests/e2e",
+    "tests/test_pod_groups.py",
+    "tests/test_pod_group_weights_backoff.py",
+    "tests/test_scheduler_faults.py",
+    "tests/test_installed_plugins.py",
+]
 
 
 def suite_cases() -> list[tuple[str, Any]]:
     """Run the suite with this module as a pytest plugin; it appends JSON lines to a file."""
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as fh:
         record = fh.name
-    env = dict(os.environ, KSCHEDCTL_DECISION_RECORD=record,
-               PYTHONPATH=os.pathsep.join([str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "decision_hash", "-p", "no:randomly",
-                           "-p", "no:cacheprovider", *SUITE_TESTS], cwd=ROOT, env=env, capture_output=True, text=True)
+    env = dict(
+        os.environ,
+        KSCHEDCTL_DECISION_RECORD=record,
+        PYTHONPATH=os.pathsep.join([str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")]),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "decision_hash", "-p", "no:randomly", "-p", "no:cacheprovider", *SUITE_TESTS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else ["?"]
     sys.stderr.write(f"suite: {tail[0]}\n")
     out: list[tuple[str, Any]] = []
@@ -219,8 +232,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", action="store_true", help="also hash every decision the e2e tests make")
     ap.add_argument("--quiet", action="store_true", help="print only the overall hash")
-    ap.add_argument("--compare", metavar="FILE", help="a saved output of this script: report the cases that "
-                                                      "differ (cases only one side has are listed, not failures)")
+    ap.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="a saved output of this script: report the cases that differ (cases only one side has are listed, not failures)",
+    )
     args = ap.parse_args(argv)
     cases = workload_cases() + example_cases()
     if args.suite:
@@ -246,8 +262,7 @@ def compare(path: str, now: dict[str, str]) -> int:
             before[name] = h
     common = sorted(set(before) & set(now))
     differ = [n for n in common if before[n] != now[n]]
-    print(f"compared {len(common)} cases: {len(differ)} differ; {len(set(now) - set(before))} new, "
-          f"{len(set(before) - set(now))} gone")
+    print(f"compared {len(common)} cases: {len(differ)} differ; {len(set(now) - set(before))} new, {len(set(before) - set(now))} gone")
     for name in differ:
         print(f"DIFFERS  {name}")
     return 1 if differ else 0

@@ -24,26 +24,70 @@ DRIVER = "gpu.example.com"
 
 def build(nodes: int, devices: int, claims: int):
     node_objs = [Node.from_dict({"metadata": {"name": f"node-{i:04d}", "labels": {"zone": f"z{i % 4}"}}}) for i in range(nodes)]
-    slices = [ResourceSlice.from_dict({
-        "metadata": {"name": f"node-{i:04d}-gpus"},
-        "spec": {"driver": DRIVER, "nodeName": f"node-{i:04d}",
-                 "pool": {"name": f"node-{i:04d}", "generation": 1, "resourceSliceCount": 1},
-                 "devices": [{"name": f"gpu-{d}",
-                              "attributes": {"model": {"string": "h100" if (i + d) % 3 else "a100"},
-                                             "numa": {"int": d // 4}, "driverVersion": {"version": "1.2.3"}},
-                              "capacity": {"memory": {"value": "80Gi" if d % 2 else "40Gi"}}} for d in range(devices)]}})
-        for i in range(nodes)]
-    classes = {"gpu": DeviceClass.from_dict({"metadata": {"name": "gpu"}, "spec": {"selectors": [
-        {"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})}
+    slices = [
+        ResourceSlice.from_dict(
+            {
+                "metadata": {"name": f"node-{i:04d}-gpus"},
+                "spec": {
+                    "driver": DRIVER,
+                    "nodeName": f"node-{i:04d}",
+                    "pool": {"name": f"node-{i:04d}", "generation": 1, "resourceSliceCount": 1},
+                    "devices": [
+                        {
+                            "name": f"gpu-{d}",
+                            "attributes": {
+                                "model": {"string": "h100" if (i + d) % 3 else "a100"},
+                                "numa": {"int": d // 4},
+                                "driverVersion": {"version": "1.2.3"},
+                            },
+                            "capacity": {"memory": {"value": "80Gi" if d % 2 else "40Gi"}},
+                        }
+                        for d in range(devices)
+                    ],
+                },
+            }
+        )
+        for i in range(nodes)
+    ]
+    classes = {
+        "gpu": DeviceClass.from_dict(
+            {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+        )
+    }
     claim_objs = []
     for c in range(claims):
         if c % 2:
-            spec = {"devices": {"requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu", "count": 2, "selectors": [
-                {"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}}],
-                "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]}}
+            spec = {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpus",
+                            "exactly": {
+                                "deviceClassName": "gpu",
+                                "count": 2,
+                                "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}],
+                            },
+                        }
+                    ],
+                    "constraints": [{"matchAttribute": f"{DRIVER}/numa"}],
+                }
+            }
         else:
-            spec = {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "selectors": [
-                {"cel": {"expression": f'device.capacity["{DRIVER}"].memory.compareTo(quantity("64Gi")) >= 0'}}]}}]}}
+            spec = {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "exactly": {
+                                "deviceClassName": "gpu",
+                                "selectors": [
+                                    {"cel": {"expression": f'device.capacity["{DRIVER}"].memory.compareTo(quantity("64Gi")) >= 0'}}
+                                ],
+                            },
+                        }
+                    ]
+                }
+            }
         claim_objs.append(ResourceClaim.from_dict({"metadata": {"name": f"claim-{c}", "namespace": "default"}, "spec": spec}))
     return node_objs, slices, classes, claim_objs
 
@@ -84,16 +128,19 @@ def main() -> None:
     stats = pstats.Stats(profiler)
     cel_time = sum(v[3] for k, v in stats.stats.items() if "/dra/cel/" in k[0] and k[2] == "device_matches")
     total = sum(v[2] for v in stats.stats.values())
-    print(f"release {args.release} ({features.implementation()} allocator): "
-          f"{args.nodes} nodes x {args.devices} devices, {args.claims} claims")
+    print(
+        f"release {args.release} ({features.implementation()} allocator): {args.nodes} nodes x {args.devices} devices, {args.claims} claims"
+    )
     print(f"allocated {allocated} claims with {calls} Allocate calls in {elapsed:.2f}s (profiled): {args.claims / elapsed:.0f} claims/s")
     print(f"CEL: {cache.evaluations} evaluations, {100 * cel_time / max(total, 1e-9):.1f}% of the time in Cache.device_matches")
     start = time.perf_counter()
     nodes, slices, classes, claims = build(args.nodes, args.devices, args.claims)
     _, calls, _ = run(nodes, slices, classes, claims, features)
     elapsed = time.perf_counter() - start
-    print(f"unprofiled (incl. building the objects): {elapsed:.2f}s, {args.claims / elapsed:.0f} claims/s, "
-          f"{calls / elapsed:.0f} Allocate calls/s")
+    print(
+        f"unprofiled (incl. building the objects): {elapsed:.2f}s, {args.claims / elapsed:.0f} claims/s, "
+        f"{calls / elapsed:.0f} Allocate calls/s"
+    )
 
 
 if __name__ == "__main__":

@@ -32,49 +32,121 @@ CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfigu
 
 
 def build(nodes: int, devices: int, pods: int) -> dict:
-    items: list[dict] = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-                          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}]
+    items: list[dict] = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+        }
+    ]
     for i in range(nodes):
         name = f"node-{i:04d}"
-        items.append({"apiVersion": "v1", "kind": "Node",
-                      "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
-                                                            "topology.kubernetes.io/zone": f"z{i % 4}"}},
-                      "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"},
-                                 "capacity": {"cpu": "64", "memory": "512Gi", "pods": "110"}}})
-        items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
-                      "spec": {"driver": DRIVER, "nodeName": name,
-                               "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                               "devices": [{"name": f"gpu-{d}",
-                                            "attributes": {"model": {"string": "h100" if (i + d) % 3 else "a100"},
-                                                           "numa": {"int": d // 4},
-                                                           "driverVersion": {"version": "1.2.3"}},
-                                            "capacity": {"memory": {"value": "80Gi" if d % 2 else "40Gi"}}}
-                                           for d in range(devices)]}})
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"z{i % 4}"}},
+                "status": {
+                    "allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"},
+                    "capacity": {"cpu": "64", "memory": "512Gi", "pods": "110"},
+                },
+            }
+        )
+        items.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{name}-gpus"},
+                "spec": {
+                    "driver": DRIVER,
+                    "nodeName": name,
+                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                    "devices": [
+                        {
+                            "name": f"gpu-{d}",
+                            "attributes": {
+                                "model": {"string": "h100" if (i + d) % 3 else "a100"},
+                                "numa": {"int": d // 4},
+                                "driverVersion": {"version": "1.2.3"},
+                            },
+                            "capacity": {"memory": {"value": "80Gi" if d % 2 else "40Gi"}},
+                        }
+                        for d in range(devices)
+                    ],
+                },
+            }
+        )
     for c in range(pods):
         pod, claim = f"pod-{c:05d}", f"pod-{c:05d}-gpu"
         if c % 2:
-            spec = {"devices": {"requests": [{"name": "gpus", "exactly": {
-                "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2,
-                "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}]}}],
-                "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]}}
+            spec = {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpus",
+                            "exactly": {
+                                "deviceClassName": "gpu",
+                                "allocationMode": "ExactCount",
+                                "count": 2,
+                                "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "h100"'}}],
+                            },
+                        }
+                    ],
+                    "constraints": [{"matchAttribute": f"{DRIVER}/numa"}],
+                }
+            }
         else:
-            spec = {"devices": {"requests": [{"name": "gpu", "exactly": {
-                "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1,
-                "selectors": [{"cel": {"expression":
-                                       f'device.capacity["{DRIVER}"].memory.compareTo(quantity("64Gi")) >= 0'}}]}}]}}
-        items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                      "metadata": {"name": claim, "namespace": "default", "uid": f"{claim}-uid", "resourceVersion": "1",
-                                   "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod,
-                                                        "uid": f"{pod}-uid", "controller": True}]},
-                      "spec": spec})
-        items.append({"apiVersion": "v1", "kind": "Pod",
-                      "metadata": {"name": pod, "namespace": "default", "uid": f"{pod}-uid",
-                                   "creationTimestamp": f"2025-01-01T00:{c // 3600 % 60:02d}:{c // 60 % 60:02d}Z"},
-                      "spec": {"containers": [{"name": "c", "image": "registry.example/train:1",
-                                               "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}],
-                               "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu"}]},
-                      "status": {"phase": "Pending",
-                                 "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": claim}]}})
+            spec = {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "exactly": {
+                                "deviceClassName": "gpu",
+                                "allocationMode": "ExactCount",
+                                "count": 1,
+                                "selectors": [
+                                    {"cel": {"expression": f'device.capacity["{DRIVER}"].memory.compareTo(quantity("64Gi")) >= 0'}}
+                                ],
+                            },
+                        }
+                    ]
+                }
+            }
+        items.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {
+                    "name": claim,
+                    "namespace": "default",
+                    "uid": f"{claim}-uid",
+                    "resourceVersion": "1",
+                    "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod, "uid": f"{pod}-uid", "controller": True}],
+                },
+                "spec": spec,
+            }
+        )
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": pod,
+                    "namespace": "default",
+                    "uid": f"{pod}-uid",
+                    "creationTimestamp": f"2025-01-01T00:{c // 3600 % 60:02d}:{c // 60 % 60:02d}Z",
+                },
+                "spec": {
+                    "containers": [
+                        {"name": "c", "image": "registry.example/train:1", "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}
+                    ],
+                    "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu"}],
+                },
+                "status": {"phase": "Pending", "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": claim}]},
+            }
+        )
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
@@ -124,20 +196,28 @@ def main() -> None:
         placed = len(result.placements)  # type: ignore[attr-defined]
         print(f"release {args.release}: {args.nodes} nodes x {args.devices} GPUs, {args.pods} pods with claims")
         cpu = result.cpu_seconds  # type: ignore[attr-defined]
-        print(f"schedule: {placed} placed, {len(result.unschedulable)} unschedulable in {elapsed:.2f}s "  # type: ignore[attr-defined]
-              f"= {args.pods / elapsed:.0f} pods/s; {cpu:.2f} CPU s = {args.pods / cpu:.0f} pods per CPU second "
-              f"(snapshot load {load:.2f}s, load average {os.getloadavg()[0]:.1f})")
+        print(
+            f"schedule: {placed} placed, {len(result.unschedulable)} unschedulable in {elapsed:.2f}s "  # type: ignore[attr-defined]
+            f"= {args.pods / elapsed:.0f} pods/s; {cpu:.2f} CPU s = {args.pods / cpu:.0f} pods per CPU second "
+            f"(snapshot load {load:.2f}s, load average {os.getloadavg()[0]:.1f})"
+        )
         p_elapsed, _, share = schedule(path, args.release, profile=True)
         print(f"profiled: {p_elapsed:.2f}s, {share:.1%} of the time in CEL (kschedctl/dra/cel)")
         if os.path.exists(args.oracle):
             cfg = os.path.join(tmp, "config.yaml")
             Path(cfg).write_text(CONFIG)
-            proc = subprocess.run([args.oracle, "-mode", "bench", "-snapshot", path, "-config", cfg, "-warmup", "0",
-                                   "-parallelism", "2"], capture_output=True, text=True, timeout=3600)
+            proc = subprocess.run(
+                [args.oracle, "-mode", "bench", "-snapshot", path, "-config", cfg, "-warmup", "0", "-parallelism", "2"],
+                capture_output=True,
+                text=True,
+                timeout=3600,
+            )
             if proc.returncode == 0:
                 data = json.loads(proc.stdout)
-                print(f"kube-scheduler 1.35.4 (kschedoracle -mode bench, parallelism 2): "
-                      f"{data.get('podsPerSecond', data.get('pods_per_second', '?'))} pods/s")
+                print(
+                    f"kube-scheduler 1.35.4 (kschedoracle -mode bench, parallelism 2): "
+                    f"{data.get('podsPerSecond', data.get('pods_per_second', '?'))} pods/s"
+                )
             else:
                 print("kschedoracle bench failed:", proc.stderr.strip()[-300:])
 

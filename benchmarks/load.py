@@ -71,8 +71,12 @@ def run_one(path: str) -> dict:
         objects = len(snap.nodes) + len(snap.pods)
     except InputError as exc:
         error = str(exc)
-    return {"load_s": round(time.perf_counter() - t0, 3), "objects": objects, "error": error,
-            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)}
+    return {
+        "load_s": round(time.perf_counter() - t0, 3),
+        "objects": objects,
+        "error": error,
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,8 +97,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             err = r["error"].replace(path, "<file>")[:110] if r["error"] else "-"
-            print(f"{case:20} {size:7.1f} MiB  load {r['load_s']:7.2f} s  RSS {r['peak_rss_mib']:6} MiB  "
-                  f"objects {r['objects']:6}  error: {err}", flush=True)
+            print(
+                f"{case:20} {size:7.1f} MiB  load {r['load_s']:7.2f} s  RSS {r['peak_rss_mib']:6} MiB  "
+                f"objects {r['objects']:6}  error: {err}",
+                flush=True,
+            )
     return 0
 
 

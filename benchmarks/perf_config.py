@@ -54,16 +54,20 @@ class Shape:
 
 SHAPES: dict[str, Shape] = {
     "SchedulingBasic": Shape("SchedulingBasic", (), "default", "default", "namespace-1", "namespace-2"),
-    "SchedulingNodeAffinity": Shape("SchedulingNodeAffinity", ("zone1",), "node-affinity", "node-affinity",
-                                    "namespace-1", "namespace-2"),
-    "SchedulingPodAntiAffinity": Shape("SchedulingPodAntiAffinity", (), "anti-affinity", "anti-affinity",
-                                       "sched-0", "sched-1"),
-    "TopologySpreading": Shape("TopologySpreading", ("moon-1", "moon-2", "moon-3"), "default",
-                               "topology-spreading", "namespace-1", "namespace-2"),
-    "PreferredTopologySpreading": Shape("PreferredTopologySpreading", ("moon-1", "moon-2", "moon-3"), "default",
-                                        "preferred-topology-spreading", "namespace-1", "namespace-2"),
-    "PreemptionBasic": Shape("PreemptionBasic", (), "low-priority", "high-priority", "namespace-1", "namespace-2",
-                             init_bound=True),
+    "SchedulingNodeAffinity": Shape("SchedulingNodeAffinity", ("zone1",), "node-affinity", "node-affinity", "namespace-1", "namespace-2"),
+    "SchedulingPodAntiAffinity": Shape("SchedulingPodAntiAffinity", (), "anti-affinity", "anti-affinity", "sched-0", "sched-1"),
+    "TopologySpreading": Shape(
+        "TopologySpreading", ("moon-1", "moon-2", "moon-3"), "default", "topology-spreading", "namespace-1", "namespace-2"
+    ),
+    "PreferredTopologySpreading": Shape(
+        "PreferredTopologySpreading",
+        ("moon-1", "moon-2", "moon-3"),
+        "default",
+        "preferred-topology-spreading",
+        "namespace-1",
+        "namespace-2",
+    ),
+    "PreemptionBasic": Shape("PreemptionBasic", (), "low-priority", "high-priority", "namespace-1", "namespace-2", init_bound=True),
 }
 
 
@@ -99,21 +103,38 @@ def _upstream(path: str, workload: str) -> str:
 # The final table's workloads (scheduler_perf performance-config.yaml sizes).
 CASES: tuple[Case, ...] = (
     Case("SchedulingBasic", 500, 500, 1000, _upstream("misc/performance-config.yaml", "SchedulingBasic/500Nodes")),
-    Case("SchedulingBasic", 5000, 1000, 10000,
-         _upstream("misc/performance-config.yaml", "SchedulingBasic/5000Nodes_10000Pods")),
+    Case("SchedulingBasic", 5000, 1000, 10000, _upstream("misc/performance-config.yaml", "SchedulingBasic/5000Nodes_10000Pods")),
     Case("SchedulingBasic", 15000, 1000, 10000, "not upstream: 5000Nodes_10000Pods pod counts on 15000 nodes"),
-    Case("SchedulingBasic", 5000, 5000, 50000,
-         _upstream("misc/performance-config.yaml", "SchedulingBasic/5000Nodes_50000Pods")),
-    Case("SchedulingNodeAffinity", 5000, 5000, 10000,
-         _upstream("affinity/performance-config.yaml", "SchedulingNodeAffinity/5000Nodes_10000Pods")),
-    Case("SchedulingPodAntiAffinity", 5000, 1000, 2000,
-         _upstream("affinity/performance-config.yaml", "SchedulingPodAntiAffinity/5000Nodes_2000Pods")),
-    Case("TopologySpreading", 5000, 5000, 5000,
-         _upstream("topology_spreading/performance-config.yaml", "TopologySpreading/5000Nodes_5000Pods")),
-    Case("PreferredTopologySpreading", 5000, 5000, 5000,
-         _upstream("topology_spreading/performance-config.yaml", "PreferredTopologySpreading/5000Nodes_5000Pods")),
-    Case("PreemptionBasic", 1000, 4000, 1000,
-         _upstream("default_preemption/performance-config.yaml", "PreemptionBasic/1000Nodes")),
+    Case("SchedulingBasic", 5000, 5000, 50000, _upstream("misc/performance-config.yaml", "SchedulingBasic/5000Nodes_50000Pods")),
+    Case(
+        "SchedulingNodeAffinity",
+        5000,
+        5000,
+        10000,
+        _upstream("affinity/performance-config.yaml", "SchedulingNodeAffinity/5000Nodes_10000Pods"),
+    ),
+    Case(
+        "SchedulingPodAntiAffinity",
+        5000,
+        1000,
+        2000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPodAntiAffinity/5000Nodes_2000Pods"),
+    ),
+    Case(
+        "TopologySpreading",
+        5000,
+        5000,
+        5000,
+        _upstream("topology_spreading/performance-config.yaml", "TopologySpreading/5000Nodes_5000Pods"),
+    ),
+    Case(
+        "PreferredTopologySpreading",
+        5000,
+        5000,
+        5000,
+        _upstream("topology_spreading/performance-config.yaml", "PreferredTopologySpreading/5000Nodes_5000Pods"),
+    ),
+    Case("PreemptionBasic", 1000, 4000, 1000, _upstream("default_preemption/performance-config.yaml", "PreemptionBasic/1000Nodes")),
 )
 
 # The same shapes small enough for a smoke run (`side_by_side.py --quick`) and for the tests.
@@ -144,20 +165,34 @@ def node(name: str, zone: str | None) -> dict:
     if zone is not None:
         labels[ZONE] = zone
     res = {"pods": "110", "cpu": "4", "memory": "32Gi"}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": {},
-            "status": {"capacity": dict(res), "allocatable": dict(res),
-                       "conditions": [{"type": "Ready", "status": "True"}], "phase": "Running"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {},
+        "status": {
+            "capacity": dict(res),
+            "allocatable": dict(res),
+            "conditions": [{"type": "Ready", "status": "True"}],
+            "phase": "Running",
+        },
+    }
 
 
 def _containers(image: str, cpu: str = "100m") -> list[dict]:
     res = {"cpu": cpu, "memory": "500Mi"}
-    return [{"name": "pause", "image": image, "ports": [{"containerPort": 80, "protocol": "TCP"}],
-             "resources": {"limits": dict(res), "requests": dict(res)}}]
+    return [
+        {
+            "name": "pause",
+            "image": image,
+            "ports": [{"containerPort": 80, "protocol": "TCP"}],
+            "resources": {"limits": dict(res), "requests": dict(res)},
+        }
+    ]
 
 
 def _spread(when: str) -> list[dict]:
-    return [{"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": when,
-             "labelSelector": {"matchLabels": {"color": "blue"}}}]
+    return [{"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"color": "blue"}}}]
 
 
 # PriorityClasses of the preemption workload; the pods also carry the value the priority
@@ -173,14 +208,22 @@ def pod(template: str, name: str, namespace: str, node_name: str | None = None) 
         spec["containers"] = _containers("registry.k8s.io/pause:3.10.1")
     elif template == "anti-affinity":
         meta["labels"] = {"color": "green"}
-        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
-            "labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": HOSTNAME,
-            "namespaces": ["sched-1", "sched-0"]}]}}
+        spec["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": HOSTNAME, "namespaces": ["sched-1", "sched-0"]}
+                ]
+            }
+        }
         spec["containers"] = _containers("registry.k8s.io/pause:3.10.2")
     elif template == "node-affinity":
-        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchExpressions": [{"key": ZONE, "operator": "In",
-                                                         "values": ["zone1", "zone2"]}]}]}}}
+        spec["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["zone1", "zone2"]}]}]
+                }
+            }
+        }
         spec["containers"] = _containers("registry.k8s.io/pause:3.10.1")
     elif template in ("topology-spreading", "preferred-topology-spreading"):
         meta["labels"] = {"color": "blue"}
@@ -191,8 +234,7 @@ def pod(template: str, name: str, namespace: str, node_name: str | None = None) 
         spec["priorityClassName"] = template
         spec["priority"] = PRIORITY_CLASSES[template]
         spec["terminationGracePeriodSeconds"] = 0
-        spec["containers"] = _containers("registry.k8s.io/pause:3.10",
-                                         cpu="900m" if template == "low-priority" else "3000m")
+        spec["containers"] = _containers("registry.k8s.io/pause:3.10", cpu="900m" if template == "low-priority" else "3000m")
     else:
         raise ValueError(f"unknown pod template {template!r}")
     out: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
@@ -230,12 +272,15 @@ def objects(case: Case, seed: int | None = None) -> list[dict]:
     """The case's objects in file order: Namespaces (PriorityClasses), Nodes, init pods, measured pods."""
     shape = SHAPES[case.shape]
     rng = random.Random(case_seed(case) if seed is None else seed)
-    items: list[dict] = [{"apiVersion": "v1", "kind": "Namespace",
-                          "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}}
-                         for ns in sorted({shape.init_ns, shape.measure_ns})]
+    items: list[dict] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}}
+        for ns in sorted({shape.init_ns, shape.measure_ns})
+    ]
     if shape.init_template in PRIORITY_CLASSES:
-        items += [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
-                   "value": value} for name, value in PRIORITY_CLASSES.items()]
+        items += [
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
+            for name, value in PRIORITY_CLASSES.items()
+        ]
     names = node_names(case.nodes, rng)
     # LabelNodePrepareStrategy: zone values round-robin over the sorted nodes
     items += [node(n, shape.zones[i % len(shape.zones)] if shape.zones else None) for i, n in enumerate(names)]

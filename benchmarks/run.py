@@ -42,8 +42,7 @@ def _percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[k]
 
 
-def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bool, profile: bool,
-            quick: bool) -> dict:
+def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bool, profile: bool, quick: bool) -> dict:
     """Generate, write, load, schedule; returns the figures of one case."""
     import workloads
 
@@ -55,19 +54,24 @@ def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bo
 
     if measured is None:
         measured = workloads.measured_pods(name, nodes, quick)
-    w = workloads.make(name, nodes, measured, seed=seed) if name in workloads.WORKLOADS else \
-        workloads.memory_check(nodes, measured=measured)
+    w = (
+        workloads.make(name, nodes, measured, seed=seed)
+        if name in workloads.WORKLOADS
+        else workloads.memory_check(nodes, measured=measured)
+    )
     doc = w.as_list()
     suffix = ".yaml" if use_yaml else ".json"
     with tempfile.NamedTemporaryFile("wb", suffix=suffix, delete=False) as fh:
         path = fh.name
         if use_yaml:
             import yaml
+
             dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
             fh.write(yaml.dump(doc, Dumper=dumper).encode())
         else:
             try:
                 import orjson
+
                 fh.write(orjson.dumps(doc))
             except ImportError:
                 fh.write(json.dumps(doc).encode())
@@ -93,11 +97,13 @@ def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bo
         s = time.perf_counter()
         inner(qpi)
         latencies.append(time.perf_counter() - s)
+
     sched.schedule_one = timed  # type: ignore[method-assign]
 
     prof = None
     if profile:
         import cProfile
+
         prof = cProfile.Profile()
         prof.enable()
     t0 = time.perf_counter()
@@ -106,16 +112,26 @@ def run_one(name: str, nodes: int, measured: int | None, seed: int, use_yaml: bo
     if prof is not None:
         prof.disable()
         import pstats
+
         pstats.Stats(prof, stream=sys.stderr).sort_stats(os.environ.get("BENCH_SORT", "tottime")).print_stats(35)
     latencies.sort()
     placed = len(result.placements)
     return {
-        "workload": name, "nodes": nodes, "measured": measured, "placed": placed,
-        "unschedulable": len(result.unschedulable), "preemptions": len(result.preemptions),
-        "attempts": len(latencies), "pods_per_s": placed / run_s if run_s else 0.0,
+        "workload": name,
+        "nodes": nodes,
+        "measured": measured,
+        "placed": placed,
+        "unschedulable": len(result.unschedulable),
+        "preemptions": len(result.preemptions),
+        "attempts": len(latencies),
+        "pods_per_s": placed / run_s if run_s else 0.0,
         "attempts_per_s": len(latencies) / run_s if run_s else 0.0,
-        "p50_ms": _percentile(latencies, 50) * 1e3, "p90_ms": _percentile(latencies, 90) * 1e3,
-        "p99_ms": _percentile(latencies, 99) * 1e3, "load_s": load_s, "setup_s": setup_s, "run_s": run_s,
+        "p50_ms": _percentile(latencies, 50) * 1e3,
+        "p90_ms": _percentile(latencies, 90) * 1e3,
+        "p99_ms": _percentile(latencies, 99) * 1e3,
+        "load_s": load_s,
+        "setup_s": setup_s,
+        "run_s": run_s,
         "peak_rss_mib": _peak_rss_mib(),
     }
 
@@ -135,13 +151,17 @@ def _subprocess(name: str, nodes: int, measured: int | None, args: argparse.Name
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-HEADER = (f"{'workload':28} {'nodes':>6} {'pods':>6} {'placed':>6} {'pods/s':>8} {'p50 ms':>7} {'p90 ms':>7} "
-          f"{'p99 ms':>7} {'RSS MiB':>8} {'load s':>7}")
+HEADER = (
+    f"{'workload':28} {'nodes':>6} {'pods':>6} {'placed':>6} {'pods/s':>8} {'p50 ms':>7} {'p90 ms':>7} "
+    f"{'p99 ms':>7} {'RSS MiB':>8} {'load s':>7}"
+)
 
 
 def _row(r: dict) -> str:
-    return (f"{r['workload']:28} {r['nodes']:>6} {r['measured']:>6} {r['placed']:>6} {r['pods_per_s']:>8.0f} "
-            f"{r['p50_ms']:>7.2f} {r['p90_ms']:>7.2f} {r['p99_ms']:>7.2f} {r['peak_rss_mib']:>8.0f} {r['load_s']:>7.2f}")
+    return (
+        f"{r['workload']:28} {r['nodes']:>6} {r['measured']:>6} {r['placed']:>6} {r['pods_per_s']:>8.0f} "
+        f"{r['p50_ms']:>7.2f} {r['p90_ms']:>7.2f} {r['p99_ms']:>7.2f} {r['peak_rss_mib']:>8.0f} {r['load_s']:>7.2f}"
+    )
 
 
 def machine() -> str:
@@ -197,11 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_scaling and not args.workload and not args.nodes:
         print("\n# scaling: SchedulingBasic")
         print(f"{'nodes':>6} {'pods':>6} {'pods/s':>8} {'p99 ms':>7} {'RSS MiB':>8}")
-        for nodes in (SCALING[:3] if args.quick else SCALING):
+        for nodes in SCALING[:3] if args.quick else SCALING:
             r = _subprocess("SchedulingBasic", nodes, args.measured or (200 if args.quick else 2000), args)
             if r is not None:
-                print(f"{nodes:>6} {r['measured']:>6} {r['pods_per_s']:>8.0f} {r['p99_ms']:>7.2f} "
-                      f"{r['peak_rss_mib']:>8.0f}", flush=True)
+                print(f"{nodes:>6} {r['measured']:>6} {r['pods_per_s']:>8.0f} {r['p99_ms']:>7.2f} {r['peak_rss_mib']:>8.0f}", flush=True)
     return 0
 
 

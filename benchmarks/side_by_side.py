@@ -120,8 +120,7 @@ def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
     child is forked from a small process. Without /usr/bin/time, wait4's figure is the fallback.
     """
     use_time = os.access(TIME, os.X_OK)
-    with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r", suffix=".time") as rss_file:
+    with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r", suffix=".time") as rss_file:
         full = [TIME, "-f", "%M", "-o", rss_file.name, *cmd] if use_time else cmd
         t0 = time.perf_counter()
         proc = subprocess.Popen(full, stdout=out, stderr=err, env=child_env())
@@ -138,13 +137,39 @@ def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
 
 
 def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path) -> list[str]:
-    return [oracle, "-mode", "bench", "-snapshot", str(snapshot), "-config", str(config),
-            "-warmup", str(warmup), "-parallelism", str(KUBE_PARALLELISM), "-bench-placements", str(placements)]
+    return [
+        oracle,
+        "-mode",
+        "bench",
+        "-snapshot",
+        str(snapshot),
+        "-config",
+        str(config),
+        "-warmup",
+        str(warmup),
+        "-parallelism",
+        str(KUBE_PARALLELISM),
+        "-bench-placements",
+        str(placements),
+    ]
 
 
 def ksched_command(snapshot: Path, config: Path) -> list[str]:
-    return [sys.executable, "-m", "kschedctl", "schedule", str(snapshot), "--config", str(config),
-            "-o", "json", "--kube-version", "1.35", "--seed", "1"]
+    return [
+        sys.executable,
+        "-m",
+        "kschedctl",
+        "schedule",
+        str(snapshot),
+        "--config",
+        str(config),
+        "-o",
+        "json",
+        "--kube-version",
+        "1.35",
+        "--seed",
+        "1",
+    ]
 
 
 def read_kube(side: Side, bench_out: Path, placements: Path) -> None:
@@ -206,14 +231,19 @@ def preemption_check(oracle: str, workdir: Path, case: Case = PREEMPTION_CHECK) 
     snapshot = perf_config.write(case, workdir)
     config = workdir / "config.yaml"
     seq_out = workdir / f"{case.name}.sequential.json"
-    kube_run = measure([oracle, "-mode", "sequential", "-snapshot", str(snapshot), "-config", str(config),
-                        "-compact", "-out", str(seq_out)], workdir / "sequential.stdout")
+    kube_run = measure(
+        [oracle, "-mode", "sequential", "-snapshot", str(snapshot), "-config", str(config), "-compact", "-out", str(seq_out)],
+        workdir / "sequential.stdout",
+    )
     ours_out = workdir / f"{case.name}.kschedctl.json"
     ours_run = measure(ksched_command(snapshot, config), ours_out)
     if kube_run.returncode or ours_run.returncode:
         return {"case": case.name, "error": kube_run.stderr_tail or ours_run.stderr_tail}
     return compare_preemption(json.loads(seq_out.read_text()), json.loads(ours_out.read_text())) | {
-        "case": case.name, "kube_wall_s": kube_run.wall_s, "kschedctl_wall_s": ours_run.wall_s}
+        "case": case.name,
+        "kube_wall_s": kube_run.wall_s,
+        "kschedctl_wall_s": ours_run.wall_s,
+    }
 
 
 def compare_preemption(sequential: dict, ours: dict) -> dict:
@@ -268,8 +298,15 @@ def _same(row: Row) -> str:
     return f"{row.same_node:,}/{row.compared:,}{load}"
 
 
-HEADER = ("workload (nodes, init + measured pods)", "kube-scheduler 1.35.4", "kschedctl", "ratio kube/kschedctl",
-          "peak RSS kube / kschedctl", "placed kube · kschedctl", "same node")
+HEADER = (
+    "workload (nodes, init + measured pods)",
+    "kube-scheduler 1.35.4",
+    "kschedctl",
+    "ratio kube/kschedctl",
+    "peak RSS kube / kschedctl",
+    "placed kube · kschedctl",
+    "same node",
+)
 
 
 def table(rows: list[Row]) -> str:
@@ -278,8 +315,15 @@ def table(rows: list[Row]) -> str:
     for row in rows:
         kube_s = row.kube.wall_s if row.kube else None
         kube_rss = row.kube.peak_rss_mib if row.kube else None
-        cells = (row.case.label, _seconds(kube_s), _seconds(row.ksched.wall_s), _ratio(kube_s, row.ksched.wall_s),
-                 _rss(kube_rss, row.ksched.peak_rss_mib), _placed(row), _same(row))
+        cells = (
+            row.case.label,
+            _seconds(kube_s),
+            _seconds(row.ksched.wall_s),
+            _ratio(kube_s, row.ksched.wall_s),
+            _rss(kube_rss, row.ksched.peak_rss_mib),
+            _placed(row),
+            _same(row),
+        )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -302,10 +346,18 @@ def problems(rows: list[Row]) -> list[str]:
 
 def record(row: Row) -> dict:
     """A row's measurements for --json (without the per-pod placements)."""
+
     def side(s: Side | None) -> dict | None:
         return None if s is None else {k: v for k, v in asdict(s).items() if k != "placements"}
-    return {"case": asdict(row.case), "kube": side(row.kube), "kschedctl": side(row.ksched),
-            "same_node": row.same_node, "compared": row.compared, "same_load": row.same_load}
+
+    return {
+        "case": asdict(row.case),
+        "kube": side(row.kube),
+        "kschedctl": side(row.ksched),
+        "same_node": row.same_node,
+        "compared": row.compared,
+        "same_load": row.same_load,
+    }
 
 
 # --- command line -------------------------------------------------------------------------------
@@ -330,8 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs per program and case; the table shows the best")
     ap.add_argument("--workdir", type=Path, help="keep the files and outputs here (default: a temporary dir)")
     ap.add_argument("--json", type=Path, help="also write every measurement to this file")
-    ap.add_argument("--no-preemption-check", action="store_true",
-                    help="skip the PreemptionBasic outcome comparison (kschedoracle -mode sequential)")
+    ap.add_argument(
+        "--no-preemption-check", action="store_true", help="skip the PreemptionBasic outcome comparison (kschedoracle -mode sequential)"
+    )
     args = ap.parse_args(argv)
     if args.kube_oracle and not os.access(args.kube_oracle, os.X_OK):
         raise SystemExit(f"--kube-oracle {args.kube_oracle}: not an executable file")
@@ -343,8 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # one untimed run writes the bytecode caches (a schedule: every module it loads)
         warm = perf_config.Case("SchedulingBasic", 2, 0, 1, "warm-up")
-        measure(ksched_command(perf_config.write(warm, workdir / "warm-up"), workdir / "warm-up" / "config.yaml"),
-                workdir / "warm-up.json")
+        measure(ksched_command(perf_config.write(warm, workdir / "warm-up"), workdir / "warm-up" / "config.yaml"), workdir / "warm-up.json")
         for case in cases:
             print(f"... {case.label}", file=sys.stderr, flush=True)
             rows.append(run_case(case, workdir, args.kube_oracle, args.repeat))
@@ -357,8 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     for line in problems(rows):
         print(f"! {line}")
     if check is not None:
-        print(f"PreemptionBasic outcomes ({check['case']}, kschedoracle -mode sequential vs kschedctl): "
-              + json.dumps({k: v for k, v in check.items() if k != "case"}))
+        print(
+            f"PreemptionBasic outcomes ({check['case']}, kschedoracle -mode sequential vs kschedctl): "
+            + json.dumps({k: v for k, v in check.items() if k != "case"})
+        )
     if args.json:
         args.json.write_text(json.dumps({"rows": [record(r) for r in rows], "preemption_check": check}, indent=1))
     return 1 if problems(rows) else 0

@@ -92,11 +92,12 @@ def main(argv: list[str] | None = None) -> int:
             t = best_of([sys.executable, *argv_tail], args.runs)
             print(f"{label:<40} {t.wall_s:>8.3f} {t.cpu_s:>8.3f}")
         for label, argv_tail in list(commands.items())[1:]:
-            proc = subprocess.run([sys.executable, "-X", "importtime", *argv_tail], capture_output=True, text=True,
-                                  env=child_env(), check=False)
+            proc = subprocess.run(
+                [sys.executable, "-X", "importtime", *argv_tail], capture_output=True, text=True, env=child_env(), check=False
+            )
             top = parse_importtime(proc.stderr)
             print(f"\n{label}: imports {sum(us for us, _ in top) / 1000:.0f} ms; largest top-level imports (ms):")
-            for us, name in top[:args.top]:
+            for us, name in top[: args.top]:
                 print(f"  {us / 1000:8.1f}  {name}")
     return 0
 

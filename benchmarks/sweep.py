@@ -29,8 +29,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workloads import scheduling_basic  # noqa: E402
 
-RUNS = {"local --jobs 1": ["--jobs", "1"], "local --jobs 2": ["--jobs", "2"],
-        "dask LocalCluster, 2 workers": ["--executor", "dask", "--jobs", "2"]}
+RUNS = {
+    "local --jobs 1": ["--jobs", "1"],
+    "local --jobs 2": ["--jobs", "2"],
+    "dask LocalCluster, 2 workers": ["--executor", "dask", "--jobs", "2"],
+}
 
 
 def write_matrix(folder: Path, nodes: int, pods: int, seeds: int) -> Path:
@@ -43,15 +46,21 @@ def write_matrix(folder: Path, nodes: int, pods: int, seeds: int) -> Path:
         "snapshots: [snapshot-1.json, snapshot-2.json]\n"
         "configs:\n  - name: fit\n    weights: {NodeResourcesFit: [1, 5]}\n"
         "    scoringStrategy: [LeastAllocated, MostAllocated]\n"
-        f"seeds: {{count: {seeds}}}\n")
+        f"seeds: {{count: {seeds}}}\n"
+    )
     return matrix
 
 
 def run_sweep(folder: Path, matrix: Path, args: list[str], results: str) -> tuple[float, float, str]:
     """(end-to-end seconds, the sweep's own seconds as it reports them, stdout)."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "kschedctl", "sweep", str(matrix), "--results", results, *args],
-                          cwd=folder, capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kschedctl", "sweep", str(matrix), "--results", results, *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     total = time.perf_counter() - start
     own = float(re.search(r"cells run in ([0-9.]+)s", proc.stderr).group(1))
     return total, own, proc.stdout.replace(results, "RESULTS")
@@ -93,7 +102,8 @@ def per_cell_numbers(folder: Path, matrix: Path) -> dict[str, float]:
         "task_bytes": len(pickle.dumps((task, source))),
         "snapshot_bytes": sum(len(d) for d in _with_data(source).data or ()),
         "result_bytes_mean": sum(len(r["result"] or "") for r in table) / len(table),
-        "parse_seconds": parse, "cache_hit_seconds": hit,
+        "parse_seconds": parse,
+        "cache_hit_seconds": hit,
     }
 
 
@@ -110,8 +120,7 @@ def task_overheads(n: int = 400) -> dict[str, float]:
         start = time.perf_counter()
         list(pool.map(abs, range(n)))
         local = (time.perf_counter() - start) / n
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
         client.gather(client.map(abs, range(-20, 0)))
         start = time.perf_counter()
         client.gather(client.map(abs, range(n)))
@@ -129,8 +138,10 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="kschedctl-sweep-bench-"))
     matrix = write_matrix(folder, args.nodes, args.pods, args.seeds)
     cells = 2 * 4 * args.seeds
-    print(f"{cells} cells: 2 snapshots (SchedulingBasic, {args.nodes} nodes, {args.pods} pending pods) x "
-          f"4 configurations x {args.seeds} seeds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{cells} cells: 2 snapshots (SchedulingBasic, {args.nodes} nodes, {args.pods} pending pods) x "
+        f"4 configurations x {args.seeds} seeds; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}"
+    )
     outputs: dict[str, str] = {}
     times: dict[str, list[tuple[float, float, tuple[float, float]]]] = {name: [] for name in RUNS}
     for _r in range(args.repeat):
@@ -138,8 +149,7 @@ def main() -> None:
             results = f"r-{i}.parquet"
             total, own, outputs[name] = run_sweep(folder, matrix, flags, results)
             times[name].append((own, total, cell_seconds(folder, results)))
-    print(f"{'executor':30} {'best sweep':>10} {'median':>8} {'cells/s (best)':>15} {'end to end':>11} "
-          f"{'cell wall':>10} {'cell CPU':>9}")
+    print(f"{'executor':30} {'best sweep':>10} {'median':>8} {'cells/s (best)':>15} {'end to end':>11} {'cell wall':>10} {'cell CPU':>9}")
     for name, runs in times.items():
         runs.sort()
         own, total, (wall, cpu) = runs[0]

@@ -33,9 +33,14 @@ from kschedctl.config.loader import load_config_file  # noqa: E402
 from kschedctl.plugins.plugin_manager import default_registry  # noqa: E402
 from kschedctl.versions import KubeVersion  # noqa: E402
 
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe", "namespace": "default"},
-       "spec": {"containers": [{"name": "c", "image": "registry.example/probe:1",
-                                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "probe", "namespace": "default"},
+    "spec": {
+        "containers": [{"name": "c", "image": "registry.example/probe:1", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]
+    },
+}
 
 
 def _write(doc: dict) -> str:
@@ -67,17 +72,23 @@ def bench_diff(nodes: int, pods: int, seed: int) -> None:
         cluster_a, load_a = _load(path)
         cluster_b, load_b = _load(path)
         t0 = time.perf_counter()
-        result = diff(Side("a", None, version, None, cfg_a, cluster_a),
-                      Side("b", "profiles/bin-packing.yaml", version, None, cfg_b, cluster_b), registry, seed)
+        result = diff(
+            Side("a", None, version, None, cfg_a, cluster_a),
+            Side("b", "profiles/bin-packing.yaml", version, None, cfg_b, cluster_b),
+            registry,
+            seed,
+        )
         took = time.perf_counter() - t0
     finally:
         os.unlink(path)
     s = result.summary()
-    print(f"diff  nodes={nodes} pods={pods}: {took:.1f} s for both runs ({2 * pods / took:.0f} pods/s), "
-          f"load {load_a:.2f}+{load_b:.2f} s, peak RSS {_rss_mib():.0f} MiB; "
-          f"{s['changed']} changed, {s['moved']} moved ({s['scoresChanged']} scores changed, "
-          f"{s['tieBreakOnly']} tie-break only); nodes used {result.a.packing.nodes_used} -> "
-          f"{result.b.packing.nodes_used}")
+    print(
+        f"diff  nodes={nodes} pods={pods}: {took:.1f} s for both runs ({2 * pods / took:.0f} pods/s), "
+        f"load {load_a:.2f}+{load_b:.2f} s, peak RSS {_rss_mib():.0f} MiB; "
+        f"{s['changed']} changed, {s['moved']} moved ({s['scoresChanged']} scores changed, "
+        f"{s['tieBreakOnly']} tie-break only); nodes used {result.a.packing.nodes_used} -> "
+        f"{result.b.packing.nodes_used}"
+    )
 
 
 def _capacity(nodes: int, max_copies: int | None, fast: bool, seed: int):
@@ -107,18 +118,22 @@ def _digest(result) -> str:
 
 def bench_capacity(nodes: int, max_copies: int | None, plain: bool, seed: int) -> None:
     result, took, load_s = _capacity(nodes, max_copies, not plain, seed)
-    print(f"capacity nodes={nodes} {'plain' if plain else 'fast'}: {result.count} copies in {took:.1f} s "
-          f"({result.count / took:.0f} copies/s), fast attempts {result.fast_attempts}, load {load_s:.2f} s, "
-          f"peak RSS {_rss_mib():.0f} MiB, placements digest {_digest(result)}; "
-          f"stop: {result.stop_message and result.stop_message[:60]}")
+    print(
+        f"capacity nodes={nodes} {'plain' if plain else 'fast'}: {result.count} copies in {took:.1f} s "
+        f"({result.count / took:.0f} copies/s), fast attempts {result.fast_attempts}, load {load_s:.2f} s, "
+        f"peak RSS {_rss_mib():.0f} MiB, placements digest {_digest(result)}; "
+        f"stop: {result.stop_message and result.stop_message[:60]}"
+    )
 
 
 def compare_capacity(nodes: int, copies: int, seed: int) -> None:
     fast, t_fast, _ = _capacity(nodes, copies, True, seed)
     plain, t_plain, _ = _capacity(nodes, copies, False, seed)
     same = fast.placements == plain.placements and fast.stop_message == plain.stop_message
-    print(f"compare nodes={nodes} copies={copies}: fast {t_fast:.1f} s, plain {t_plain:.1f} s "
-          f"({t_plain / t_fast:.1f}x); identical placements: {same} ({_digest(fast)} / {_digest(plain)})")
+    print(
+        f"compare nodes={nodes} copies={copies}: fast {t_fast:.1f} s, plain {t_plain:.1f} s "
+        f"({t_plain / t_fast:.1f}x); identical placements: {same} ({_digest(fast)} / {_digest(plain)})"
+    )
 
 
 def main() -> None:

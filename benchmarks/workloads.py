@@ -36,8 +36,9 @@ class Workload:
 # --- object templates ------------------------------------------------------------------------
 
 
-def node(i: int, zones: int = 3, cpu: str = "4", memory: str = "32Gi", pods: int = 110,
-         labels: dict | None = None, taints: list | None = None) -> dict:
+def node(
+    i: int, zones: int = 3, cpu: str = "4", memory: str = "32Gi", pods: int = 110, labels: dict | None = None, taints: list | None = None
+) -> dict:
     name = f"node-{i}"
     lab = {HOSTNAME: name, ZONE: f"zone-{i % zones}"}
     lab.update(labels or {})
@@ -45,17 +46,34 @@ def node(i: int, zones: int = 3, cpu: str = "4", memory: str = "32Gi", pods: int
     if taints:
         spec["taints"] = taints
     alloc = {"cpu": cpu, "memory": memory, "pods": str(pods)}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": lab}, "spec": spec,
-            "status": {"capacity": dict(alloc), "allocatable": alloc,
-                       "images": [{"names": [f"registry.k8s.io/pause:3.{i % 10}"], "sizeBytes": 300_000_000}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": lab},
+        "spec": spec,
+        "status": {
+            "capacity": dict(alloc),
+            "allocatable": alloc,
+            "images": [{"names": [f"registry.k8s.io/pause:3.{i % 10}"], "sizeBytes": 300_000_000}],
+        },
+    }
 
 
-def pod(name: str, *, cpu: str = "100m", memory: str = "500Mi", node_name: str | None = None,
-        labels: dict | None = None, affinity: dict | None = None, spread: list | None = None,
-        priority_class: str | None = None, image: str = "registry.k8s.io/pause:3.9",
-        ns: str = "default", stamp: int = 0) -> dict:
-    spec: dict = {"containers": [{"name": "pause", "image": image,
-                                  "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}
+def pod(
+    name: str,
+    *,
+    cpu: str = "100m",
+    memory: str = "500Mi",
+    node_name: str | None = None,
+    labels: dict | None = None,
+    affinity: dict | None = None,
+    spread: list | None = None,
+    priority_class: str | None = None,
+    image: str = "registry.k8s.io/pause:3.9",
+    ns: str = "default",
+    stamp: int = 0,
+) -> dict:
+    spec: dict = {"containers": [{"name": "pause", "image": image, "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}
     if node_name:
         spec["nodeName"] = node_name
     if affinity:
@@ -64,8 +82,13 @@ def pod(name: str, *, cpu: str = "100m", memory: str = "500Mi", node_name: str |
         spec["topologySpreadConstraints"] = spread
     if priority_class:
         spec["priorityClassName"] = priority_class
-    md = {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}", "labels": labels or {"app": "bench"},
-          "creationTimestamp": f"2024-01-01T00:{stamp // 60 % 60:02d}:{stamp % 60:02d}Z"}
+    md = {
+        "name": name,
+        "namespace": ns,
+        "uid": f"uid-{ns}-{name}",
+        "labels": labels or {"app": "bench"},
+        "creationTimestamp": f"2024-01-01T00:{stamp // 60 % 60:02d}:{stamp % 60:02d}Z",
+    }
     status = {"phase": "Running"} if node_name else {"phase": "Pending"}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec, "status": status}
 
@@ -98,10 +121,15 @@ def scheduling_pod_anti_affinity(nodes: int, measured: int, seed: int = 1) -> Wo
     w.objects += [node(i) for i in range(nodes)]
 
     def aa(color: str) -> dict:
-        return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"labelSelector": {"matchLabels": {"color": color}}, "topologyKey": HOSTNAME}]}}
-    w.objects += _bound(nodes, init, lambda i, n: pod(f"init-{i}", node_name=n, labels={"color": "green"},
-                                                        affinity=aa("green")))
+        return {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"color": color}}, "topologyKey": HOSTNAME}
+                ]
+            }
+        }
+
+    w.objects += _bound(nodes, init, lambda i, n: pod(f"init-{i}", node_name=n, labels={"color": "green"}, affinity=aa("green")))
     w.objects += [pod(f"m-{i}", labels={"color": "blue"}, affinity=aa("blue")) for i in range(measured)]
     return w
 
@@ -111,15 +139,19 @@ def scheduling_node_affinity(nodes: int, measured: int, seed: int = 1) -> Worklo
     w = Workload("SchedulingNodeAffinity", nodes, measured=measured, init=nodes)
     w.objects += [node(i, labels={"bench/group": f"g{i % 4}"}) for i in range(nodes)]
     w.objects += _bound(nodes, nodes, lambda i, n: pod(f"init-{i}", node_name=n))
-    aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["zone-0", "zone-1"]}]}]}}}
+    aff = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["zone-0", "zone-1"]}]}]
+            }
+        }
+    }
     w.objects += [pod(f"m-{i}", affinity=aff) for i in range(measured)]
     return w
 
 
 def _spread(when: str) -> list:
-    return [{"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": when,
-             "labelSelector": {"matchLabels": {"color": "blue"}}}]
+    return [{"maxSkew": 5, "topologyKey": ZONE, "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"color": "blue"}}}]
 
 
 def topology_spreading(nodes: int, measured: int, seed: int = 1) -> Workload:
@@ -157,29 +189,36 @@ def mixed(nodes: int, measured: int, seed: int = 1) -> Workload:
     for i in range(nodes):
         pool = "gpu" if i % 20 == 0 else ("big" if i % 5 == 0 else "general")
         cpu, mem = {"gpu": ("32", "128Gi"), "big": ("16", "64Gi"), "general": ("8", "32Gi")}[pool]
-        w.objects.append(node(i, cpu=cpu, memory=mem, labels={"pool": pool},
-                              taints=gpu_taint if pool == "gpu" else None))
+        w.objects.append(node(i, cpu=cpu, memory=mem, labels={"pool": pool}, taints=gpu_taint if pool == "gpu" else None))
     sizes = [("100m", "128Mi"), ("250m", "512Mi"), ("500m", "1Gi"), ("1", "2Gi")]
     for i in range(w.init):
         cpu, mem = rng.choice(sizes)
-        w.objects.append(pod(f"init-{i}", cpu=cpu, memory=mem, node_name=f"node-{i % nodes}",
-                             labels={"app": f"app-{i % 50}"}))
+        w.objects.append(pod(f"init-{i}", cpu=cpu, memory=mem, node_name=f"node-{i % nodes}", labels={"app": f"app-{i % 50}"}))
     for i in range(measured):
         cpu, mem = rng.choice(sizes)
         kind = rng.random()
         app = f"app-{rng.randrange(50)}"
         kw: dict = {"labels": {"app": app}}
         if kind < 0.15:
-            kw["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchExpressions": [{"key": "pool", "operator": "In",
-                                                             "values": ["big", "general"]}]}]}}}
+            kw["affinity"] = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [{"matchExpressions": [{"key": "pool", "operator": "In", "values": ["big", "general"]}]}]
+                    }
+                }
+            }
         elif kind < 0.25:
-            kw["spread"] = [{"maxSkew": 3, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
-                             "labelSelector": {"matchLabels": {"app": app}}}]
+            kw["spread"] = [
+                {"maxSkew": 3, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": app}}}
+            ]
         elif kind < 0.30:
-            kw["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}},
-                                                   "topologyKey": HOSTNAME}}]}}
+            kw["affinity"] = {
+                "podAntiAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOSTNAME}}
+                    ]
+                }
+            }
         w.objects.append(pod(f"m-{i}", cpu=cpu, memory=mem, **kw))
     return w
 
@@ -203,8 +242,12 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
 
 # measured pods per (workload, nodes), scaled down from scheduler_perf so a full run takes minutes
 MEASURED = {500: 1000, 5000: 2000}
-MEASURED_OVERRIDES = {("SchedulingBasic", 5000): 10000, ("Preemption", 500): 200, ("Preemption", 5000): 200,
-                      ("SchedulingPodAntiAffinity", 5000): 1000}
+MEASURED_OVERRIDES = {
+    ("SchedulingBasic", 5000): 10000,
+    ("Preemption", 500): 200,
+    ("Preemption", 5000): 200,
+    ("SchedulingPodAntiAffinity", 5000): 1000,
+}
 
 
 def measured_pods(name: str, nodes: int, quick: bool = False) -> int:

@@ -18,16 +18,28 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from headless_browser import HeadlessBrowser  # noqa: E402
 
-CHARTS_DRAWN = ("Array.from(document.querySelectorAll('.chart'))"
-                ".every(d => d.querySelector('svg.main-svg g.cartesianlayer'))")
+CHARTS_DRAWN = "Array.from(document.querySelectorAll('.chart')).every(d => d.querySelector('svg.main-svg g.cartesianlayer'))"
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "diff.html"
-        subprocess.run([sys.executable, "-m", "kschedctl", "diff", "examples/whatif-cluster.yaml",
-                        "--config-b", "profiles/bin-packing.yaml", "--report", str(page)],
-                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "kschedctl",
+                "diff",
+                "examples/whatif-cluster.yaml",
+                "--config-b",
+                "profiles/bin-packing.yaml",
+                "--report",
+                str(page),
+            ],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         with HeadlessBrowser(width=1200, height=1250) as browser:
             browser.open(page)
             browser.wait_until(CHARTS_DRAWN)

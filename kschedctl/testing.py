@@ -36,9 +36,11 @@ def _limit_non_overcommitable(res: dict[str, Any]) -> None:
 class PodBuilder:
     def __init__(self, name: str, namespace: str = "default") -> None:
         self.raw: dict[str, Any] = {
-            "apiVersion": "v1", "kind": "Pod",
+            "apiVersion": "v1",
+            "kind": "Pod",
             "metadata": {"name": name, "namespace": namespace, "uid": f"{namespace}-{name}-uid"},
-            "spec": {"containers": []}, "status": {},
+            "spec": {"containers": []},
+            "status": {},
         }
 
     @property
@@ -53,8 +55,15 @@ class PodBuilder:
         self._md["uid"] = uid
         return self
 
-    def container(self, requests: dict | None = None, *, image: str = "", name: str | None = None,
-                  limits: dict | None = None, ports: list | None = None) -> "PodBuilder":
+    def container(
+        self,
+        requests: dict | None = None,
+        *,
+        image: str = "",
+        name: str | None = None,
+        limits: dict | None = None,
+        ports: list | None = None,
+    ) -> "PodBuilder":
         c: dict[str, Any] = {"name": name or f"c{len(self._spec['containers'])}", "image": image or "busybox"}
         res: dict[str, Any] = {}
         if requests:
@@ -78,8 +87,11 @@ class PodBuilder:
         return self.container(requests)
 
     def init_req(self, requests: dict[str, Any], *, sidecar: bool = False, image: str = "") -> "PodBuilder":
-        c: dict[str, Any] = {"name": f"init{len(self._spec.get('initContainers', []))}", "image": image or "busybox",
-                             "resources": {"requests": _res(requests)}}
+        c: dict[str, Any] = {
+            "name": f"init{len(self._spec.get('initContainers', []))}",
+            "image": image or "busybox",
+            "resources": {"requests": _res(requests)},
+        }
         _limit_non_overcommitable(c["resources"])
         if sidecar:
             c["restartPolicy"] = "Always"
@@ -176,8 +188,7 @@ class PodBuilder:
         """A required node affinity term `key In values` (ANDed into the first term)."""
         na = self._spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
         req = na.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {"nodeSelectorTerms": [{"matchExpressions": []}]})
-        req["nodeSelectorTerms"][0].setdefault("matchExpressions", []).append(
-            {"key": key, "operator": "In", "values": values})
+        req["nodeSelectorTerms"][0].setdefault("matchExpressions", []).append({"key": key, "operator": "In", "values": values})
         return self
 
     def affinity(self, affinity: dict) -> "PodBuilder":
@@ -191,28 +202,38 @@ class PodBuilder:
         if weight is None:
             section.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(term)
         else:
-            section.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append(
-                {"weight": weight, "podAffinityTerm": term})
+            section.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append({"weight": weight, "podAffinityTerm": term})
         return self
 
-    def pod_affinity_in(self, key: str, topology_key: str, values: list[str], *, anti: bool = False,
-                        weight: int | None = None) -> "PodBuilder":
+    def pod_affinity_in(
+        self, key: str, topology_key: str, values: list[str], *, anti: bool = False, weight: int | None = None
+    ) -> "PodBuilder":
         """Like upstream st.MakePod().PodAffinityIn / PodAntiAffinityIn."""
-        return self.pod_affinity_term({"labelSelector": {"matchExpressions": [
-            {"key": key, "operator": "In", "values": values}]}, "topologyKey": topology_key}, anti=anti, weight=weight)
+        return self.pod_affinity_term(
+            {"labelSelector": {"matchExpressions": [{"key": key, "operator": "In", "values": values}]}, "topologyKey": topology_key},
+            anti=anti,
+            weight=weight,
+        )
 
-    def pod_affinity_not_in(self, key: str, topology_key: str, values: list[str], *, anti: bool = False,
-                            weight: int | None = None) -> "PodBuilder":
-        return self.pod_affinity_term({"labelSelector": {"matchExpressions": [
-            {"key": key, "operator": "NotIn", "values": values}]}, "topologyKey": topology_key}, anti=anti, weight=weight)
+    def pod_affinity_not_in(
+        self, key: str, topology_key: str, values: list[str], *, anti: bool = False, weight: int | None = None
+    ) -> "PodBuilder":
+        return self.pod_affinity_term(
+            {"labelSelector": {"matchExpressions": [{"key": key, "operator": "NotIn", "values": values}]}, "topologyKey": topology_key},
+            anti=anti,
+            weight=weight,
+        )
 
-    def pod_affinity_exists(self, key: str, topology_key: str, *, anti: bool = False,
-                            weight: int | None = None) -> "PodBuilder":
-        return self.pod_affinity_term({"labelSelector": {"matchExpressions": [
-            {"key": key, "operator": "Exists"}]}, "topologyKey": topology_key}, anti=anti, weight=weight)
+    def pod_affinity_exists(self, key: str, topology_key: str, *, anti: bool = False, weight: int | None = None) -> "PodBuilder":
+        return self.pod_affinity_term(
+            {"labelSelector": {"matchExpressions": [{"key": key, "operator": "Exists"}]}, "topologyKey": topology_key},
+            anti=anti,
+            weight=weight,
+        )
 
-    def spread(self, max_skew: int, topology_key: str, when: str = "DoNotSchedule",
-               selector: dict | None = None, **extra: Any) -> "PodBuilder":
+    def spread(
+        self, max_skew: int, topology_key: str, when: str = "DoNotSchedule", selector: dict | None = None, **extra: Any
+    ) -> "PodBuilder":
         c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": topology_key, "whenUnsatisfiable": when}
         if selector is not None:
             c["labelSelector"] = selector
@@ -221,8 +242,7 @@ class PodBuilder:
         return self
 
     def pvc(self, claim_name: str, volume_name: str | None = None) -> "PodBuilder":
-        self._spec.setdefault("volumes", []).append(
-            {"name": volume_name or claim_name, "persistentVolumeClaim": {"claimName": claim_name}})
+        self._spec.setdefault("volumes", []).append({"name": volume_name or claim_name, "persistentVolumeClaim": {"claimName": claim_name}})
         return self
 
     def volume(self, volume: dict) -> "PodBuilder":
@@ -257,9 +277,11 @@ class PodBuilder:
 class NodeBuilder:
     def __init__(self, name: str) -> None:
         self.raw: dict[str, Any] = {
-            "apiVersion": "v1", "kind": "Node",
+            "apiVersion": "v1",
+            "kind": "Node",
             "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "spec": {}, "status": {"allocatable": {"pods": "110"}},
+            "spec": {},
+            "status": {"allocatable": {"pods": "110"}},
         }
 
     def capacity(self, **res: Any) -> "NodeBuilder":
@@ -327,38 +349,49 @@ def make_node(name: str) -> NodeBuilder:
     return NodeBuilder(name)
 
 
-def make_pod_group(name: str, namespace: str = "default", min_count: int | None = None,
-                   topology_key: str | None = None, api_version: str = "scheduling.k8s.io/v1beta1") -> dict:
+def make_pod_group(
+    name: str,
+    namespace: str = "default",
+    min_count: int | None = None,
+    topology_key: str | None = None,
+    api_version: str = "scheduling.k8s.io/v1beta1",
+) -> dict:
     """A PodGroup object (raw): gang{minCount} when min_count is given, else basic."""
     policy: dict[str, Any] = {"gang": {"minCount": min_count}} if min_count is not None else {"basic": {}}
     spec: dict[str, Any] = {"schedulingPolicy": policy}
     if topology_key:
         spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
-    return {"apiVersion": api_version, "kind": "PodGroup",
-            "metadata": {"name": name, "namespace": namespace, "uid": f"{namespace}-{name}-pg-uid"}, "spec": spec}
+    return {
+        "apiVersion": api_version,
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": namespace, "uid": f"{namespace}-{name}-pg-uid"},
+        "spec": spec,
+    }
 
 
 # --- a framework over a snapshot, for plugin tests -----------------------------------------
 
 
-def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None,
-                 weights: dict[str, int] | None = None) -> str:
+def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None, weights: dict[str, int] | None = None) -> str:
     """A KubeSchedulerConfiguration (YAML text) whose one profile runs just these plugins, plus
     the queue sort and binder every profile needs; pluginConfig args and score weights by name."""
     import yaml
 
     weights = weights or {}
-    enabled = [{"name": n, **({"weight": weights[n]} if n in weights else {})}
-               for n in ("PrioritySort", "DefaultBinder", *names)]
-    profile: dict[str, Any] = {"schedulerName": "default-scheduler",
-                               "plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": enabled}}}
+    enabled = [{"name": n, **({"weight": weights[n]} if n in weights else {})} for n in ("PrioritySort", "DefaultBinder", *names)]
+    profile: dict[str, Any] = {
+        "schedulerName": "default-scheduler",
+        "plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": enabled}},
+    }
     if plugin_config:
         profile["pluginConfig"] = [{"name": n, "args": a} for n, a in plugin_config.items()]
     from kschedctl.api.decoding import SafeDumper  # quotes what kube's go-yaml reads as another type
 
-    return yaml.dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                      "profiles": [profile]}, Dumper=SafeDumper, sort_keys=False)
-
+    return yaml.dump(
+        {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [profile]},
+        Dumper=SafeDumper,
+        sort_keys=False,
+    )
 
 
 def FakeClock(now: float = 0.0) -> Any:  # noqa: N802 - kept for tests: a clock only tests move
@@ -373,8 +406,9 @@ def new_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Any:
     return Snapshot.from_nodes_and_pods(list(nodes), list(pods))
 
 
-def new_framework(config_yaml: str | None = None, *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
-                  objects: Any = None, version: Any = None) -> Any:
+def new_framework(
+    config_yaml: str | None = None, *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (), objects: Any = None, version: Any = None
+) -> Any:
     """A Framework for the (first) profile of a config (default config when None), over a snapshot."""
     from kschedctl.config.loader import load_config_text
     from kschedctl.plugins.plugin_manager import default_registry
@@ -438,8 +472,10 @@ class StorageObjectBuilder:
         return self.set("spec.capacity", {"storage": storage})
 
     def node_affinity(self, key: str, values: list[str]) -> "StorageObjectBuilder":
-        return self.set("spec.nodeAffinity", {"required": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}})
+        return self.set(
+            "spec.nodeAffinity",
+            {"required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": values}]}]}},
+        )
 
     def csi(self, driver: str, handle: str) -> "StorageObjectBuilder":
         return self.set("spec.csi", {"driver": driver, "volumeHandle": handle})
@@ -449,7 +485,8 @@ class StorageObjectBuilder:
 
     def owner_pod(self, pod: "Pod") -> "StorageObjectBuilder":
         self.raw["metadata"]["ownerReferences"] = [
-            {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}]
+            {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}
+        ]
         return self
 
     def dict(self) -> dict:
@@ -469,8 +506,9 @@ def make_pv(name: str) -> StorageObjectBuilder:
     return StorageObjectBuilder("PersistentVolume", "v1", name)
 
 
-def make_storage_class(name: str, provisioner: str = "", binding_mode: str = "Immediate",
-                       allowed_topologies: list | None = None) -> StorageObjectBuilder:
+def make_storage_class(
+    name: str, provisioner: str = "", binding_mode: str = "Immediate", allowed_topologies: list | None = None
+) -> StorageObjectBuilder:
     b = StorageObjectBuilder("StorageClass", "storage.k8s.io/v1", name)
     b.raw["provisioner"] = provisioner
     b.raw["volumeBindingMode"] = binding_mode
@@ -495,8 +533,12 @@ def cluster_objects(*objs: Any) -> Any:
     from kschedctl.api.objects import ClusterObjects
 
     out = ClusterObjects()
-    index = {"PersistentVolume": out.persistent_volumes, "StorageClass": out.storage_classes,
-             "CSINode": out.csi_nodes, "CSIDriver": out.csi_drivers}
+    index = {
+        "PersistentVolume": out.persistent_volumes,
+        "StorageClass": out.storage_classes,
+        "CSINode": out.csi_nodes,
+        "CSIDriver": out.csi_drivers,
+    }
     for o in objs:
         if isinstance(o, StorageObjectBuilder):
             o = o.obj()

@@ -135,8 +135,7 @@ WORDINGS: dict[str, dict[str, str]] = {
     # volumerestrictions/volume_restrictions.go ErrReasonReadWriteOncePodConflict, reworded in
     # 1.33 (kubernetes/kubernetes#129145); the same text in 1.35, 1.36 and 1.37.
     "VolumeRestrictions.ReadWriteOncePodConflict": {
-        "1.35": "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
-                "already in-use by another pod",
+        "1.35": "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod",
     },
     # gangscheduling/gangscheduling.go PreEnqueue, the pod's group object is not in the cluster:
     # 1.35 names the Workload of spec.workloadRef, 1.36+ the PodGroup of spec.schedulingGroup.
@@ -197,9 +196,7 @@ class KubeVersion:
 
     def __post_init__(self) -> None:
         if self.version not in SUPPORTED_VERSIONS:
-            raise UnsupportedVersion(
-                f"unsupported --kube-version {self.version!r}: supported releases are {', '.join(SUPPORTED_VERSIONS)}"
-            )
+            raise UnsupportedVersion(f"unsupported --kube-version {self.version!r}: supported releases are {', '.join(SUPPORTED_VERSIONS)}")
         for gate in self.gate_overrides:
             if gate not in FEATURE_GATES:
                 raise UnknownFeatureGate(gate)
@@ -241,8 +238,7 @@ class KubeVersion:
                 continue
             default = self.with_defaults().feature_enabled(gate)
             if value != default:
-                errors.append(f"cannot set feature gate {gate} to {_go_bool(value)}, feature is locked to "
-                              f"{_go_bool(default)}")
+                errors.append(f"cannot set feature gate {gate} to {_go_bool(value)}, feature is locked to {_go_bool(default)}")
         return errors
 
     def with_defaults(self) -> "KubeVersion":

@@ -52,6 +52,7 @@ def run_cli() -> Callable[..., CliResult]:
         if result.exception and not isinstance(result.exception, SystemExit):
             raise result.exception
         return CliResult(result.exit_code, result.stdout, result.stderr)
+
     return run
 
 
@@ -66,12 +67,14 @@ def write_snapshot(tmp_path: Path) -> Callable[..., str]:
         path = tmp_path / (name or f"snapshot-{counter['n']}.yaml")
         path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False))
         return str(path)
+
     return write
 
 
 @pytest.fixture
 def explain_json(tmp_path: Path, run_cli: Callable[..., CliResult]) -> Callable[..., Any]:
     """`kschedctl explain POD SNAPSHOT --config CONFIG -o json` on YAML texts; the parsed output."""
+
     def explain(snapshot_yaml: str, config_yaml: str, pod: str = "default/web", *extra: str) -> Any:
         snap = tmp_path / "explain-snapshot.yaml"
         snap.write_text(snapshot_yaml)
@@ -80,6 +83,7 @@ def explain_json(tmp_path: Path, run_cli: Callable[..., CliResult]) -> Callable[
         out = run_cli("explain", pod, str(snap), "--config", str(cfg), "-o", "json", *extra)
         assert out.exit_code == 0, out.stderr
         return out.json()
+
     return explain
 
 

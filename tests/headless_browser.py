@@ -42,8 +42,7 @@ def _high_fd(fd: int) -> int:
 class HeadlessBrowser:
     """One browser, one page. Use as a context manager."""
 
-    def __init__(self, executable: str | None = None, width: int = 1400, height: int = 1000,
-                 timeout: float = 60.0) -> None:
+    def __init__(self, executable: str | None = None, width: int = 1400, height: int = 1000, timeout: float = 60.0) -> None:
         self.executable = executable or find_chromium()
         if self.executable is None:
             raise BrowserError("no chromium found (apt-get install -y chromium)")
@@ -60,32 +59,57 @@ class HeadlessBrowser:
         # the child's ends above 9, so that putting them on 3 and 4 cannot overwrite one another
         to_browser_r, from_browser_w = (_high_fd(fd) for fd in (to_browser_r, from_browser_w))
         args = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--disable-default-apps", "--disable-extensions", "--no-first-run", "--no-default-browser-check",
-            "--metrics-recording-only", "--mute-audio", "--hide-scrollbars",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--disable-extensions",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--metrics-recording-only",
+            "--mute-audio",
+            "--hide-scrollbars",
             # no network at all: every request would go to a closed local port
-            "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-            f"--user-data-dir={self.profile}", f"--window-size={self.width},{self.height}",
-            "--remote-debugging-pipe", "about:blank",
+            "--proxy-server=http://127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+            f"--user-data-dir={self.profile}",
+            f"--window-size={self.width},{self.height}",
+            "--remote-debugging-pipe",
+            "about:blank",
         ]
+
         def on_3_and_4() -> None:  # in the child: where --remote-debugging-pipe reads and writes
             os.dup2(to_browser_r, 3)
             os.dup2(from_browser_w, 4)
 
-        self.proc = subprocess.Popen([self.executable, *args], pass_fds=(3, 4), preexec_fn=on_3_and_4,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [self.executable, *args],
+            pass_fds=(3, 4),
+            preexec_fn=on_3_and_4,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_browser_r)
         os.close(from_browser_w)
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.call(f"{domain}.enable", session=True)
-        self.call("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1,
-                                                       "uploadThroughput": -1}, session=True)
-        self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": self.height,
-                                                         "deviceScaleFactor": 1, "mobile": False}, session=True)
+        self.call(
+            "Network.emulateNetworkConditions",
+            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+            session=True,
+        )
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": self.width, "height": self.height, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -106,8 +130,9 @@ class HeadlessBrowser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
     # --- protocol --------------------------------------------------------------------------
-    def call(self, method: str, params: dict[str, Any] | None = None, session: bool = False,
-             timeout: float | None = None) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: bool = False, timeout: float | None = None
+    ) -> dict[str, Any]:
         self._id += 1
         message: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
         if session:
@@ -154,8 +179,7 @@ class HeadlessBrowser:
         self.wait_for_event("Page.loadEventFired", since=0)  # it may have come with navigate's answer
 
     def evaluate(self, expression: str) -> Any:
-        out = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                             "awaitPromise": True}, session=True)
+        out = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=True)
         if "exceptionDetails" in out:
             raise BrowserError(f"{expression}: {out['exceptionDetails']}")
         return out["result"].get("value")

@@ -12,18 +12,21 @@ from kschedctl.scheduler.algorithm import SchedulingAlgorithm, go_div
 from kschedctl.testing import make_node, make_pod
 
 
-@pytest.mark.parametrize("percentage,num_nodes,expected", [
-    # upstream TestNumFeasibleNodesToFind cases
-    (None, 10, 10),       # "not set percentageOfNodesToScore and nodes number not more than 50"
-    (40, 10, 10),         # "set percentageOfNodesToScore and nodes number not more than 50"
-    (None, 1000, 420),    # "not set ... nodes number more than 50": 50 - 1000/125 = 42%
-    (40, 1000, 400),      # "set percentageOfNodesToScore and nodes number more than 50"
-    (None, 6000, 300),    # "not set ... more than 50*125": adaptive floor of 5%
-    (40, 6000, 2400),
-    (None, 100, 100),     # 50% of 100 is raised to minFeasibleNodesToFind
-    (None, 5000, 500),
-    (None, 99, 99),
-])
+@pytest.mark.parametrize(
+    "percentage,num_nodes,expected",
+    [
+        # upstream TestNumFeasibleNodesToFind cases
+        (None, 10, 10),  # "not set percentageOfNodesToScore and nodes number not more than 50"
+        (40, 10, 10),  # "set percentageOfNodesToScore and nodes number not more than 50"
+        (None, 1000, 420),  # "not set ... nodes number more than 50": 50 - 1000/125 = 42%
+        (40, 1000, 400),  # "set percentageOfNodesToScore and nodes number more than 50"
+        (None, 6000, 300),  # "not set ... more than 50*125": adaptive floor of 5%
+        (40, 6000, 2400),
+        (None, 100, 100),  # 50% of 100 is raised to minFeasibleNodesToFind
+        (None, 5000, 500),
+        (None, 99, 99),
+    ],
+)
 def test_num_feasible_nodes_to_find(percentage, num_nodes, expected):
     algo = SchedulingAlgorithm(0)
     assert algo.num_feasible_nodes_to_find(percentage, num_nodes) == expected
@@ -119,18 +122,25 @@ def test_search_filters_until_one_feasible_node_past_the_limit(use_batch):
     assert _search(use_batch) == [(102, 102), (101, 3), (102, 105)]
 
 
-@pytest.mark.parametrize("labels,expected", [
-    ({}, ""),
-    ({"topology.kubernetes.io/zone": "z1"}, ":\x00:z1"),
-    ({"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": "zb"}, ":\x00:zb"),
-    ({"topology.kubernetes.io/region": "r1", "failure-domain.beta.kubernetes.io/region": "rb",
-      "topology.kubernetes.io/zone": "z1"}, "rb:\x00:z1"),
-    # present but empty still wins (a map look-up with ok, not a fallback on "")
-    ({"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": ""}, ""),
-], ids=["none", "ga", "beta-zone-first", "beta-region-first", "beta-empty"])
+@pytest.mark.parametrize(
+    "labels,expected",
+    [
+        ({}, ""),
+        ({"topology.kubernetes.io/zone": "z1"}, ":\x00:z1"),
+        ({"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": "zb"}, ":\x00:zb"),
+        (
+            {"topology.kubernetes.io/region": "r1", "failure-domain.beta.kubernetes.io/region": "rb", "topology.kubernetes.io/zone": "z1"},
+            "rb:\x00:z1",
+        ),
+        # present but empty still wins (a map look-up with ok, not a fallback on "")
+        ({"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": ""}, ""),
+    ],
+    ids=["none", "ga", "beta-zone-first", "beta-region-first", "beta-empty"],
+)
 def test_zone_key_reads_the_beta_labels_first(labels, expected):
     # upstream: component-helpers node/topology/helpers.go GetZoneKey (node_tree.go)
     from kschedctl.backend.cache.cache import zone_key
+
     assert zone_key(make_node("n").labels(labels).obj()) == expected
 
 
@@ -145,11 +155,22 @@ def test_diagnosis_names_the_plugin_that_narrowed_the_nodes():
     from kschedctl.testing import new_framework
 
     nodes = [make_node("n1").capacity(cpu="1", memory="8Gi").obj(), make_node("n2").capacity(cpu="4", memory="8Gi").obj()]
-    pod = make_pod("web").req(cpu="2").affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}).obj()
+    pod = (
+        make_pod("web")
+        .req(cpu="2")
+        .affinity(
+            {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+                    }
+                }
+            }
+        )
+        .obj()
+    )
     fwk = new_framework(nodes=nodes)
     with pytest.raises(FitError) as err:
-        SchedulingAlgorithm(0, random.Random(1)).schedule_pod(fwk, CycleState(), QueuedPodInfo(PodInfo.of(pod)),
-                                                              fwk.snapshot)
+        SchedulingAlgorithm(0, random.Random(1)).schedule_pod(fwk, CycleState(), QueuedPodInfo(PodInfo.of(pod)), fwk.snapshot)
     assert err.value.diagnosis.unschedulable_plugins == {"NodeAffinity", "NodeResourcesFit"}
     assert err.value.message() == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]."

@@ -54,12 +54,14 @@ REQ_MEM = ["0", "200Mi", "1Gi", "3Gi"]
 def nodes_st(draw):
     out = []
     for i in range(draw(st.integers(1, 9))):
-        b = make_node(f"n{i}").capacity(cpu=draw(st.sampled_from(CPUS)), memory=draw(st.sampled_from(MEMS)),
-                                        pods=str(draw(st.integers(0, 4))))
+        b = make_node(f"n{i}").capacity(
+            cpu=draw(st.sampled_from(CPUS)), memory=draw(st.sampled_from(MEMS)), pods=str(draw(st.integers(0, 4)))
+        )
         b = b.zone(draw(st.sampled_from(ZONES))).label("disk", draw(st.sampled_from(["ssd", "hdd"])))
         if draw(st.booleans()) and draw(st.booleans()):
-            b = b.taint("dedicated", draw(st.sampled_from(["a", "b"])),
-                        draw(st.sampled_from(["NoSchedule", "PreferNoSchedule", "NoExecute"])))
+            b = b.taint(
+                "dedicated", draw(st.sampled_from(["a", "b"])), draw(st.sampled_from(["NoSchedule", "PreferNoSchedule", "NoExecute"]))
+            )
         if draw(st.integers(0, 5)) == 0:
             b = b.unschedulable()
         if draw(st.booleans()):
@@ -81,21 +83,31 @@ def pod_st(draw, name: str, node_names: list[str] | None = None):
     if draw(st.integers(0, 4)) == 0:
         b = b.host_port(draw(st.sampled_from([80, 8080])))
     if draw(st.integers(0, 4)) == 0:
-        b = b.spread(1, "topology.kubernetes.io/zone", draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
-                     {"app": "a"})
+        b = b.spread(1, "topology.kubernetes.io/zone", draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])), {"app": "a"})
     if draw(st.integers(0, 4)) == 0:
-        b = b.pod_affinity_in("app", draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])),
-                              [draw(st.sampled_from(["a", "b"]))], anti=draw(st.booleans()),
-                              weight=draw(st.integers(1, 100)))
+        b = b.pod_affinity_in(
+            "app",
+            draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])),
+            [draw(st.sampled_from(["a", "b"]))],
+            anti=draw(st.booleans()),
+            weight=draw(st.integers(1, 100)),
+        )
     # required (anti-)affinity, one or two terms, and hostname spreading: the batch forms of
     # InterPodAffinity and PodTopologySpread (label codes) and their per-snapshot counts
     for _ in range(draw(st.integers(0, 2)) if draw(st.integers(0, 2)) == 0 else 0):
-        b = b.pod_affinity_in("app", draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname",
-                                                             "disk"])),
-                              [draw(st.sampled_from(["a", "b"]))], anti=draw(st.booleans()))
+        b = b.pod_affinity_in(
+            "app",
+            draw(st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname", "disk"])),
+            [draw(st.sampled_from(["a", "b"]))],
+            anti=draw(st.booleans()),
+        )
     if draw(st.integers(0, 5)) == 0:
-        b = b.spread(draw(st.integers(1, 2)), draw(st.sampled_from(["kubernetes.io/hostname", "disk"])),
-                     draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])), {"app": draw(st.sampled_from(["a", "b"]))})
+        b = b.spread(
+            draw(st.integers(1, 2)),
+            draw(st.sampled_from(["kubernetes.io/hostname", "disk"])),
+            draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
+            {"app": draw(st.sampled_from(["a", "b"]))},
+        )
     if node_names is not None:
         b = b.node(draw(st.sampled_from(node_names)))
     if draw(st.integers(0, 9)) == 0 and node_names is None:
@@ -134,8 +146,7 @@ def test_plugin_batch_forms_equal_per_node(cluster):
                     continue
                 out = pl.filter_batch(state, pod, NodeBatch(infos, columns_of(snap)))
                 if out is not None:  # None: "use the per-node form"
-                    assert [_status_key(s) for s in out] == [_status_key(pl.filter(state, pod, ni)) for ni in infos], \
-                        pl.name()
+                    assert [_status_key(s) for s in out] == [_status_key(pl.filter(state, pod, ni)) for ni in infos], pl.name()
         if fwk.run_pre_score_plugins(state, pod, infos).is_success():
             for pl in fwk.points["score"]:
                 if pl.name() in state.skip_score_plugins or not hasattr(pl, "score_batch"):
@@ -165,8 +176,7 @@ def _check_normalize_batch(fwk, state, pod, infos):
             scores = [NodeScore(ni.name, v) for ni, v in zip(infos, values)]
             st = ext.normalize_score(state, pod, scores)
             assert st is None or st.is_success()
-            batch = ext.normalize_score_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)),
-                                              np.asarray(values, np.int64))
+            batch = ext.normalize_score_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)), np.asarray(values, np.int64))
             assert [int(v) for v in batch] == [s.score for s in scores], (pl.name(), values)
 
 
@@ -189,8 +199,7 @@ def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int 
             r = alg.schedule_pod(fwk, CycleState(), qpi, snap)
         except FitError as e:
             statuses = sorted((n, _status_key(s)) for n, s in e.diagnosis.node_to_status.node_to_status.items())
-            trace.append(("fit", e.message(), statuses, sorted(e.diagnosis.unschedulable_plugins),
-                          alg.next_start_node_index))
+            trace.append(("fit", e.message(), statuses, sorted(e.diagnosis.unschedulable_plugins), alg.next_start_node_index))
             continue
         except SchedulingError as e:
             trace.append(("error", e.status.message(), alg.next_start_node_index))
@@ -204,8 +213,9 @@ def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int 
 def test_chunking_and_start_index_at_scale():
     """150 nodes (more than minFeasibleNodesToFind) and percentageOfNodesToScore cut-offs."""
     rng = random.Random(3)
-    nodes = [make_node(f"n{i}").capacity(cpu=rng.choice(["1", "2", "4"]), memory="8Gi", pods="5")
-             .zone(ZONES[i % 3]).obj() for i in range(150)]
+    nodes = [
+        make_node(f"n{i}").capacity(cpu=rng.choice(["1", "2", "4"]), memory="8Gi", pods="5").zone(ZONES[i % 3]).obj() for i in range(150)
+    ]
     pending = [make_pod(f"p{i}").req(cpu=rng.choice(["100m", "900m", "2"]), memory="1Gi").obj() for i in range(60)]
     for pct in (0, 10, 100):
         assert _run(nodes, [], pending, True, 5, pct) == _run(nodes, [], pending, False, 5, pct)
@@ -330,13 +340,19 @@ def _ipa_cases():
     return [
         ("first pod of a self-affine group", nodes, [], first),
         ("affinity satisfied in one zone", nodes, [make_pod("b0").label("app", "a").node("n1").obj()], first),
-        ("existing anti-affinity by zone", nodes,
-         [make_pod("b0").label("app", "x").pod_affinity_in("app", zone, ["a"], anti=True).node("n0").obj()],
-         make_pod("p").label("app", "a").obj()),
-        ("incoming anti-affinity by host", nodes, [make_pod("b0").label("app", "a").node("n2").obj()],
-         make_pod("p").label("app", "b").pod_affinity_in("app", host, ["a"], anti=True).obj()),
-        ("not self-affine, nothing matches", nodes, [],
-         make_pod("p").label("app", "b").pod_affinity_in("app", zone, ["a"]).obj()),
+        (
+            "existing anti-affinity by zone",
+            nodes,
+            [make_pod("b0").label("app", "x").pod_affinity_in("app", zone, ["a"], anti=True).node("n0").obj()],
+            make_pod("p").label("app", "a").obj(),
+        ),
+        (
+            "incoming anti-affinity by host",
+            nodes,
+            [make_pod("b0").label("app", "a").node("n2").obj()],
+            make_pod("p").label("app", "b").pod_affinity_in("app", host, ["a"], anti=True).obj(),
+        ),
+        ("not self-affine, nothing matches", nodes, [], make_pod("p").label("app", "b").pod_affinity_in("app", zone, ["a"]).obj()),
     ]
 
 
@@ -435,6 +451,7 @@ def _expect_equal(batch: Any, per_node: Any, where: Any) -> None:
 def _shadowed(cls: type, method: str, orig: Any) -> Any:
     """``orig`` followed by the per-node form on the same arguments, compared."""
     if method == "filter_batch":
+
         def filter_batch(self: Any, state: Any, pod: Any, node_infos: Any) -> Any:
             out = orig(self, state, pod, node_infos)
             if out is not None:
@@ -442,8 +459,10 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
                 _expect_equal([_status_key(s) for s in out], per_node, (self.name(), method, pod.name))
                 _record(self, method)
             return out
+
         return filter_batch
     if method == "filter_batch_with_added_pods":
+
         def filter_batch_with_added_pods(self: Any, state: Any, pod: Any, node_infos: Any, added: Any) -> Any:
             out = orig(self, state, pod, node_infos, added)
             if out is not None:
@@ -456,8 +475,10 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
                 _expect_equal([_status_key(s) for s in out], per_node, (self.name(), method, pod.name))
                 _record(self, method)
             return out
+
         return filter_batch_with_added_pods
     if method == "score_batch":
+
         def score_batch(self: Any, state: Any, pod: Any, node_infos: Any) -> Any:
             out = orig(self, state, pod, node_infos)
             if out is not None:
@@ -465,6 +486,7 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
                 _expect_equal([int(v) for v in out], per_node, (self.name(), method, pod.name))
                 _record(self, method)
             return out
+
         return score_batch
 
     def normalize_score_batch(self: Any, state: Any, pod: Any, node_infos: Any, values: Any) -> Any:
@@ -477,6 +499,7 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
             _expect_equal([int(v) for v in out], [s.score for s in scores], (self.name(), method, given_values))
             _record(self, method)
         return out
+
     return normalize_score_batch
 
 
@@ -516,8 +539,9 @@ def _check(config: str, release: str, cluster: Any, seed: int) -> None:
 
 @pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize("config", list(CONFIGS))
-@settings(max_examples=5, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=5, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(cluster=cluster_st())
 def test_batch_forms_equal_per_node(config: str, release: str, cluster: Any) -> None:
     RAN.add((config, release))
@@ -542,8 +566,7 @@ def test_dynamic_resources_batch_forms_equal_per_node(release: str, tmp_path: Pa
     registry = default_registry().registry
     with pytest.MonkeyPatch.context() as mp, _shadow(mp):
         mp.setattr(columnar, "COLUMNAR_MIN_NODES", 0)  # 6 nodes: the batch forms run only with the view
-        result = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry,
-                           version, seed=1).run()
+        result = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry, version, seed=1).run()
     assert result.placements and result.unschedulable  # the cluster fills up
 
 
@@ -560,11 +583,18 @@ def nominated_cluster_st(draw):
         if draw(st.integers(0, 5)) == 0:
             b = b.host_port(draw(st.sampled_from([80, 8080])))
         nominated.append((b.obj(), draw(st.sampled_from(names))))
-    pending = [p if draw(st.booleans()) else make_pod(p.name).req(cpu=draw(st.sampled_from(REQ_CPU))).priority(
-        draw(st.sampled_from([0, 5]))).obj() for p in pending]
+    pending = [
+        p if draw(st.booleans()) else make_pod(p.name).req(cpu=draw(st.sampled_from(REQ_CPU))).priority(draw(st.sampled_from([0, 5]))).obj()
+        for p in pending
+    ]
     # NodeAffinity and NodePorts active: their first pass is asked too
-    pending.append(make_pod("selective").req(cpu=draw(st.sampled_from(REQ_CPU))).host_port(8080)
-                   .node_affinity_in("disk", [draw(st.sampled_from(["ssd", "hdd"]))]).obj())
+    pending.append(
+        make_pod("selective")
+        .req(cpu=draw(st.sampled_from(REQ_CPU)))
+        .host_port(8080)
+        .node_affinity_in("disk", [draw(st.sampled_from(["ssd", "hdd"]))])
+        .obj()
+    )
     return nodes, bound, pending, nominated
 
 
@@ -572,8 +602,9 @@ NOMINATED_CONFIGS = ["default", "profiles/" + sorted((ROOT / "profiles").glob("*
 
 
 @pytest.mark.parametrize("config", NOMINATED_CONFIGS)
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(cluster=nominated_cluster_st())
 def test_first_pass_with_nominated_pods_batch_equals_two_passes(config: str, cluster: Any) -> None:
     """Nodes with nominated pods: the batch's first pass (filter_batch_with_added_pods of every

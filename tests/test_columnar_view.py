@@ -37,13 +37,16 @@ def _requested_cpu(snap: Snapshot) -> tuple[list[int], list[int]]:
     return cols.req_cpu[rows].tolist(), [ni.requested.milli_cpu for ni in snap.list()]
 
 
-@pytest.mark.parametrize(("nodes", "has_view"), [(COLUMNAR_MIN_NODES - 1, False), (COLUMNAR_MIN_NODES, True)],
-                         ids=["one-node-short", "at-the-threshold"])
+@pytest.mark.parametrize(
+    ("nodes", "has_view"), [(COLUMNAR_MIN_NODES - 1, False), (COLUMNAR_MIN_NODES, True)], ids=["one-node-short", "at-the-threshold"]
+)
 def test_the_schedulers_snapshot_has_a_view_from_columnar_min_nodes_on(nodes: int, has_view: bool) -> None:
     version = parse_version("1.37")
     registry = default_registry().registry
-    cluster = ClusterSnapshot(nodes=[make_node(f"n{i}").capacity(cpu="4", memory="8Gi").obj() for i in range(nodes)],
-                              pods=[make_pod(f"p{i}").req(cpu="1").obj() for i in range(3)])
+    cluster = ClusterSnapshot(
+        nodes=[make_node(f"n{i}").capacity(cpu="4", memory="8Gi").obj() for i in range(nodes)],
+        pods=[make_pod(f"p{i}").req(cpu="1").obj() for i in range(3)],
+    )
     resolve_priorities(cluster)
     sched = Scheduler(cluster, load_config_file(None, version, registry), registry, version, seed=1)
     result = sched.run()
@@ -86,16 +89,14 @@ def _schedule_json(cluster_file: Path, profile: Path, release: str) -> tuple[str
     run's snapshot had a columnar view."""
     version = parse_version(release, GANG_GATES if "gang" in profile.name else None)
     registry = default_registry().registry
-    sched = Scheduler(load_snapshot([str(cluster_file)]), load_config_file(str(profile), version, registry), registry,
-                      version, seed=5)
+    sched = Scheduler(load_snapshot([str(cluster_file)]), load_config_file(str(profile), version, registry), registry, version, seed=5)
     return render_run(sched.run(), "json", 100), sched.snapshot.columns is not None
 
 
 @pytest.mark.parametrize("release", ["1.35", "1.36", "1.37"])
 @pytest.mark.parametrize("profile", sorted(p.name for p in (ROOT / "profiles").glob("*.yaml")))
 @pytest.mark.parametrize("example", ["cluster.yaml", "whatif-cluster.yaml", "dra-gpu-cluster.yaml"])
-def test_a_small_run_decides_as_with_the_view(example: str, profile: str, release: str,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_small_run_decides_as_with_the_view(example: str, profile: str, release: str, monkeypatch: pytest.MonkeyPatch) -> None:
     cluster_file, config = ROOT / "examples" / example, ROOT / "profiles" / profile
     plain, had_view = _schedule_json(cluster_file, config, release)
     monkeypatch.setattr(columnar, "COLUMNAR_MIN_NODES", 0)

@@ -27,11 +27,11 @@ def path_finder_only(monkeypatch: pytest.MonkeyPatch) -> None:
     leaves the question to importlib.metadata (test_a_foreign_distribution_finder_is_left_to_importlib)."""
     from importlib.machinery import PathFinder
 
-    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path
-                                           if f is PathFinder or not hasattr(f, "find_distributions")])
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if f is PathFinder or not hasattr(f, "find_distributions")])
     if not hasattr(PathFinder, "find_distributions"):
-        monkeypatch.setattr(PathFinder, "find_distributions",
-                            staticmethod(importlib.metadata.MetadataPathFinder.find_distributions), raising=False)
+        monkeypatch.setattr(
+            PathFinder, "find_distributions", staticmethod(importlib.metadata.MetadataPathFinder.find_distributions), raising=False
+        )
 
 
 def _view(eps: Any) -> list[tuple[str, str, str, str, str]]:
@@ -48,14 +48,16 @@ def test_this_environment_reads_the_same(group: str) -> None:
     assert _view(found) == _view(importlib.metadata.entry_points(group=group))
 
 
-def _dist(root: Path, dirname: str, entry_points: str | None, metadata: str | None = None,
-          metadata_file: str = "METADATA") -> None:
+def _dist(root: Path, dirname: str, entry_points: str | None, metadata: str | None = None, metadata_file: str = "METADATA") -> None:
     d = root / dirname
     d.mkdir(parents=True)
     stem = dirname.rsplit(".", 1)[0]
     name, _, version = stem.partition("-")
-    (d / metadata_file).write_text(metadata if metadata is not None else f"Metadata-Version: 2.1\nName: {name}\n"
-                                   f"Version: {version or '0'}\n\nA description: with a colon\n")
+    (d / metadata_file).write_text(
+        metadata
+        if metadata is not None
+        else f"Metadata-Version: 2.1\nName: {name}\nVersion: {version or '0'}\n\nA description: with a colon\n"
+    )
     if entry_points is not None:
         (d / "entry_points.txt").write_text(entry_points)
 
@@ -67,9 +69,13 @@ LAYOUTS: dict[str, Any] = {
         _dist(b, "other-1.0.dist-info", "[kschedctl]\nother = other_mod:Hooks\n"),
     ),
     "comments-spacing-sections": lambda a, b: (
-        _dist(a, "spaced-3.1.dist-info", "ignored = before any section\n\n# a comment\n[console_scripts]\n"
-              "x = y:z\n[kschedctl]\n  # indented comment\n   alpha=  alpha_mod : Obj.attr  \nbeta = beta_mod [extra]\n"
-              "[kschedctl]\ngamma = gamma_mod\n[ kschedctl ]\nnot = this_one\n"),
+        _dist(
+            a,
+            "spaced-3.1.dist-info",
+            "ignored = before any section\n\n# a comment\n[console_scripts]\n"
+            "x = y:z\n[kschedctl]\n  # indented comment\n   alpha=  alpha_mod : Obj.attr  \nbeta = beta_mod [extra]\n"
+            "[kschedctl]\ngamma = gamma_mod\n[ kschedctl ]\nnot = this_one\n",
+        ),
     ),
     "egg-info-and-no-entry-points": lambda a, b: (
         _dist(a, "eggy-0.5.egg-info", "[kschedctl]\neggy = eggy_mod\n", metadata_file="PKG-INFO"),
@@ -77,10 +83,13 @@ LAYOUTS: dict[str, Any] = {
         _dist(b, "empty-1.0.dist-info", ""),
     ),
     "metadata-it-leaves-to-importlib": lambda a, b: (
-        _dist(a, "folded-1.0.dist-info", "[kschedctl]\nfolded = folded_mod\n",
-              metadata="Metadata-Version: 2.1\nName: folded\nSummary: one\n  two\nVersion: 1.0\n"),
-        _dist(b, "nameless-4.0.dist-info", "[kschedctl]\nnameless = nameless_mod\n",
-              metadata="Metadata-Version: 2.1\nVersion: 4.0\n"),
+        _dist(
+            a,
+            "folded-1.0.dist-info",
+            "[kschedctl]\nfolded = folded_mod\n",
+            metadata="Metadata-Version: 2.1\nName: folded\nSummary: one\n  two\nVersion: 1.0\n",
+        ),
+        _dist(b, "nameless-4.0.dist-info", "[kschedctl]\nnameless = nameless_mod\n", metadata="Metadata-Version: 2.1\nVersion: 4.0\n"),
     ),
 }
 

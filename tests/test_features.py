@@ -45,9 +45,13 @@ def test_every_gate_named_in_the_code_exists():
     named = []
     for path in (ROOT / "kschedctl").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "feature_enabled" and node.args
-                    and isinstance(node.args[0], ast.Constant)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "feature_enabled"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 named.append((path.name, node.args[0].value))
     assert named, "the scan found no call sites"
     assert [(f, g) for f, g in named if g not in FEATURE_GATES] == []

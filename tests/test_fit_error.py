@@ -33,8 +33,7 @@ def test_absent_nodes_take_the_absent_status():
     # PreFilterResult narrowing: nodes not in the map carry "node(s) didn't satisfy plugin(s) [...]".
     absent = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [NodeAffinity]")
     err = _fit_error(3, {"n1": Status(Code.Unschedulable, "Insufficient cpu")}, absent=absent)
-    assert err.message() == ("0/3 nodes are available: 1 Insufficient cpu, "
-                             "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+    assert err.message() == ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
 
 
 def test_pre_filter_message_replaces_the_histogram():
@@ -45,10 +44,15 @@ def test_pre_filter_message_replaces_the_histogram():
 def test_post_filter_message_is_appended_without_a_period():
     # Newest format (reference 4.4; observed from kube-scheduler 1.35.4, reference section 12).
     statuses = {f"n{i}": Status(Code.Unschedulable, "Insufficient cpu") for i in range(3)}
-    err = _fit_error(3, statuses, post_filter_msg="no new claims to deallocate, preemption: 0/3 nodes are "
-                     "available: 3 No preemption victims found for incoming pod.")
-    assert err.message() == ("0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, "
-                             "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
+    err = _fit_error(
+        3,
+        statuses,
+        post_filter_msg="no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.",
+    )
+    assert err.message() == (
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    )
 
 
 def test_single_node_fit_error_for_reserve_and_permit_rejections():

@@ -95,21 +95,27 @@ def test_tracked_counts_equal_walk(story):
         _compare(fwk, snap, pod)  # a second cycle on the same snapshot reuses the sums
         names = sorted(live_nodes)
         if action == "assume" and names:
-            cache.assume_pod(make_pod(pod.name).labels(dict(pod.labels)).node(names[r % len(names)]).obj()
-                             if not pod.affinity and not pod.topology_spread_constraints
-                             else _bound_copy(pod, names[r % len(names)]))
+            cache.assume_pod(
+                make_pod(pod.name).labels(dict(pod.labels)).node(names[r % len(names)]).obj()
+                if not pod.affinity and not pod.topology_spread_constraints
+                else _bound_copy(pod, names[r % len(names)])
+            )
         elif action == "remove" and placed:
             victim = placed.pop(r % len(placed))
             cache.remove_pod(victim)
         elif action == "relabel" and names:
             old = live_nodes[names[r % len(names)]]
-            new = make_node(old.name).capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[r % 3]) \
-                .label("disk", "ssd" if r % 2 else "hdd").obj()
+            new = (
+                make_node(old.name)
+                .capacity(cpu="4", memory="8Gi", pods="10")
+                .zone(ZONES[r % 3])
+                .label("disk", "ssd" if r % 2 else "hdd")
+                .obj()
+            )
             cache.update_node(old, new)
             live_nodes[old.name] = new
         elif action == "add_node":
-            new = make_node(f"x{k}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[r % 3]) \
-                .label("disk", "ssd").obj()
+            new = make_node(f"x{k}").capacity(cpu="4", memory="8Gi", pods="10").zone(ZONES[r % 3]).label("disk", "ssd").obj()
             cache.add_node(new)
             live_nodes[new.name] = new
         elif action == "remove_node" and len(names) > 1:
@@ -143,8 +149,13 @@ def test_two_term_affinity_counts_pods_matching_all():
     cache.update_snapshot(snap)
     fwk = new_framework(nodes=nodes[:1])
     fwk.snapshot = snap
-    pod = make_pod("p").label("app", "a").pod_affinity_in("app", "topology.kubernetes.io/zone", ["a"]) \
-        .pod_affinity_in("tier", "kubernetes.io/hostname", ["web"]).obj()
+    pod = (
+        make_pod("p")
+        .label("app", "a")
+        .pod_affinity_in("app", "topology.kubernetes.io/zone", ["a"])
+        .pod_affinity_in("tier", "kubernetes.io/hostname", ["web"])
+        .obj()
+    )
     state = CycleState()
     fwk.instances["InterPodAffinity"].pre_filter(state, pod, snap.list())
     s = state.read(ipa.PRE_FILTER_STATE_KEY)

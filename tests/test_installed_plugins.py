@@ -73,8 +73,9 @@ def config_yaml(enabled: list[dict] | None = None, plugin_config: list[dict] | N
     profile: dict[str, Any] = {"schedulerName": "default-scheduler", "plugins": {"multiPoint": multi_point}}
     if plugin_config:
         profile["pluginConfig"] = plugin_config
-    return yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                           "profiles": [profile]}, sort_keys=False)
+    return yaml.safe_dump(
+        {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [profile]}, sort_keys=False
+    )
 
 
 def config_args(cfg: str | None, tmp_path: Path, name: str) -> list[str]:
@@ -94,8 +95,7 @@ def test_listed_with_source_package_and_version(run_cli):
     assert out.exit_code == 0, out.stderr
     data = out.json()
     rows = {row["name"]: row for row in data["plugins"]}
-    assert rows[PLUGIN] == {"name": PLUGIN, "extensionPoints": ["score"], "source": DIST,
-                            "version": importlib.metadata.version(DIST)}
+    assert rows[PLUGIN] == {"name": PLUGIN, "extensionPoints": ["score"], "source": DIST, "version": importlib.metadata.version(DIST)}
     assert rows["NodeName"]["source"] == "in-tree"
     assert not [e for e in data["errors"] if DIST in e or "allocatable" in e.lower()]
     table = run_cli("plugins").stdout
@@ -108,16 +108,17 @@ def test_listed_with_source_package_and_version(run_cli):
 def two_node_snapshot(write_snapshot) -> str:
     """A small and a big node: the default scorers (LeastAllocated, BalancedAllocation) prefer the
     big one; NodeResourcesAllocatable in mode Least prefers the node with less allocatable."""
-    return write_snapshot(make_node("small").capacity(cpu="2", memory="4Gi"),
-                          make_node("big").capacity(cpu="16", memory="64Gi"),
-                          make_pod("web").req(cpu="500m", memory="512Mi"))
+    return write_snapshot(
+        make_node("small").capacity(cpu="2", memory="4Gi"),
+        make_node("big").capacity(cpu="16", memory="64Gi"),
+        make_pod("web").req(cpu="500m", memory="512Mi"),
+    )
 
 
 @needs_package
 def test_enabling_it_changes_the_placement(run_cli, write_snapshot, tmp_path):
     snap = two_node_snapshot(write_snapshot)
-    baseline = run_cli("schedule", snap, "-o", "json", "--seed", "1",
-                       *config_args(config_yaml(), tmp_path, "default.yaml"))
+    baseline = run_cli("schedule", snap, "-o", "json", "--seed", "1", *config_args(config_yaml(), tmp_path, "default.yaml"))
     assert baseline.exit_code == 0, baseline.stderr
     assert [(p["pod"], p["node"]) for p in baseline.json()["placements"]] == [("default/web", "big")]
 
@@ -136,8 +137,7 @@ def test_explain_shows_its_scores_and_args_reach_it(run_cli, write_snapshot, tmp
     assert data["nodes"]["small"]["scores"][PLUGIN] == {"score": 100, "weight": 10}
     assert data["nodes"]["big"]["scores"][PLUGIN] == {"score": 0, "weight": 10}
 
-    most = config_yaml(enabled=[{"name": PLUGIN, "weight": 10}],
-                       plugin_config=[{"name": PLUGIN, "args": {"mode": "Most"}}])
+    most = config_yaml(enabled=[{"name": PLUGIN, "weight": 10}], plugin_config=[{"name": PLUGIN, "args": {"mode": "Most"}}])
     data = run_cli("explain", "default/web", snap, "-o", "json", *config_args(most, tmp_path, "most.yaml")).json()
     assert data["node"] == "big"
     assert data["nodes"]["big"]["scores"][PLUGIN] == {"score": 100, "weight": 10}
@@ -147,22 +147,29 @@ def test_explain_shows_its_scores_and_args_reach_it(run_cli, write_snapshot, tmp
 @needs_package
 def test_invalid_args_are_rejected_with_upstream_message(run_cli, write_snapshot, tmp_path):
     snap = two_node_snapshot(write_snapshot)
-    bad = config_yaml(enabled=[{"name": PLUGIN, "weight": 10}],
-                      plugin_config=[{"name": PLUGIN, "args": {"mode": "Sideways"}}])
+    bad = config_yaml(enabled=[{"name": PLUGIN, "weight": 10}], plugin_config=[{"name": PLUGIN, "args": {"mode": "Sideways"}}])
     out = run_cli("schedule", snap, *config_args(bad, tmp_path, "bad.yaml"))
     assert out.exit_code == 2
     assert "mode" in out.stderr and 'Invalid value: "Sideways": invalid support ModeType' in out.stderr
 
 
 @needs_package
-@pytest.mark.parametrize("args, expected", [
-    # the package's args_schema (strict decoding)
-    pytest.param({"mode": "Most", "typo": 1}, ['args.typo: unknown field "typo"'], id="schema: unknown field"),
-    # the package's validate_args: upstream validation_plugingargs_test.go TestValidateNodeResourcesAllocatableArgs
-    pytest.param({"mode": "Sideways", "resources": [{"name": "cpu", "weight": 0}]},
-                 ["args.resources[0].weight: Invalid value: 0: resource weight of cpu should be a positive value, got :0",
-                  'args.mode: Invalid value: "Sideways": invalid support ModeType'], id="validator: weight and mode"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        # the package's args_schema (strict decoding)
+        pytest.param({"mode": "Most", "typo": 1}, ['args.typo: unknown field "typo"'], id="schema: unknown field"),
+        # the package's validate_args: upstream validation_plugingargs_test.go TestValidateNodeResourcesAllocatableArgs
+        pytest.param(
+            {"mode": "Sideways", "resources": [{"name": "cpu", "weight": 0}]},
+            [
+                "args.resources[0].weight: Invalid value: 0: resource weight of cpu should be a positive value, got :0",
+                'args.mode: Invalid value: "Sideways": invalid support ModeType',
+            ],
+            id="validator: weight and mode",
+        ),
+    ],
+)
 def test_validate_checks_its_args(run_cli, tmp_path, args, expected):
     cfg = config_yaml(enabled=[{"name": PLUGIN, "weight": 10}], plugin_config=[{"name": PLUGIN, "args": args}])
     path = tmp_path / "cfg.yaml"
@@ -175,9 +182,12 @@ def test_validate_checks_its_args(run_cli, tmp_path, args, expected):
 
 @needs_package
 def test_validate_accepts_good_args(run_cli, tmp_path):
-    cfg = config_yaml(enabled=[{"name": PLUGIN, "weight": 10}],
-                      plugin_config=[{"name": PLUGIN, "args": {"mode": "Most", "resources": [
-                          {"name": "cpu", "weight": 1}, {"name": "nvidia.com/gpu", "weight": 5}]}}])
+    cfg = config_yaml(
+        enabled=[{"name": PLUGIN, "weight": 10}],
+        plugin_config=[
+            {"name": PLUGIN, "args": {"mode": "Most", "resources": [{"name": "cpu", "weight": 1}, {"name": "nvidia.com/gpu", "weight": 5}]}}
+        ],
+    )
     path = tmp_path / "cfg.yaml"
     path.write_text(cfg or "")
     out = run_cli("validate", str(path))
@@ -203,11 +213,13 @@ class Crashy:
 
 
 def crash_snapshot(write_snapshot) -> str:
-    return write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"),
-                          make_pod("ok-1").req(cpu="100m"),
-                          make_pod("bad").label("crash", "yes").req(cpu="100m"),
-                          make_pod("ok-2").req(cpu="100m"))
+    return write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_node("n2").capacity(cpu="4", memory="8Gi"),
+        make_pod("ok-1").req(cpu="100m"),
+        make_pod("bad").label("crash", "yes").req(cpu="100m"),
+        make_pod("ok-2").req(cpu="100m"),
+    )
 
 
 def assert_crash_isolated(data: dict) -> None:
@@ -278,9 +290,11 @@ class FakeEntryPoint:
 @pytest.fixture
 def broken_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     """An installed package whose hook module fails to import (a dependency is missing)."""
-    (tmp_path / "kschedctl_broken_example_hooks.py").write_text(textwrap.dedent("""
+    (tmp_path / "kschedctl_broken_example_hooks.py").write_text(
+        textwrap.dedent("""
         import kschedctl_dependency_that_is_not_installed  # noqa: F401
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     real = plugin_manager.entry_points
     broken = FakeEntryPoint("broken-example", "kschedctl_broken_example_hooks", "kschedctl-broken-example")
@@ -327,8 +341,7 @@ def test_package_whose_hook_raises_is_reported_and_skipped(run_cli, monkeypatch)
     real = plugin_manager.entry_points
     ep = FakeEntryPoint("raising-example", "unused", "kschedctl-raising-example")
     ep.load = lambda: RaisingHooks()  # type: ignore[method-assign]
-    monkeypatch.setattr(plugin_manager, "entry_points",
-                        lambda **sel: list(real(**sel)) + ([ep] if sel.get("group") == "kschedctl" else []))
+    monkeypatch.setattr(plugin_manager, "entry_points", lambda **sel: list(real(**sel)) + ([ep] if sel.get("group") == "kschedctl" else []))
     out = run_cli("plugins", "-o", "json")
     assert out.exit_code == 0
     data = out.json()
@@ -355,8 +368,9 @@ def install_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     real = plugin_manager.entry_points
     added: list[FakeEntryPoint] = []
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(plugin_manager, "entry_points",
-                        lambda **sel: list(real(**sel)) + (added if sel.get("group") == "kschedctl" else []))
+    monkeypatch.setattr(
+        plugin_manager, "entry_points", lambda **sel: list(real(**sel)) + (added if sel.get("group") == "kschedctl" else [])
+    )
 
     def install(module: str, source: str) -> str:
         dist = module.replace("_", "-")
@@ -364,6 +378,7 @@ def install_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         (tmp_path / f"{module}.py").write_text(textwrap.dedent(source))
         added.append(FakeEntryPoint(module, module, dist))
         return dist
+
     return install
 
 
@@ -376,31 +391,47 @@ profiles:
 """
 
 
-@pytest.mark.parametrize("source, error", [
-    pytest.param("import sys\nsys.exit(3)\n", "failed to load and was skipped: SystemExit: 3", id="sys.exit at import"),
-    pytest.param("class Stop(BaseException):\n    pass\nraise Stop('no')\n", "failed to load and was skipped: Stop: no",
-                 id="BaseException at import"),
-    pytest.param("print('hello from import')\nKSCHEDCTL_PLUGIN_API = 2\n",
-                 "was written for plugin API 2; this kschedctl provides plugin API 1: skipped", id="other API version"),
-    pytest.param("print('hello from import')\n", "declares no plugin API version", id="no API version"),
-    pytest.param("""\
+@pytest.mark.parametrize(
+    "source, error",
+    [
+        pytest.param("import sys\nsys.exit(3)\n", "failed to load and was skipped: SystemExit: 3", id="sys.exit at import"),
+        pytest.param(
+            "class Stop(BaseException):\n    pass\nraise Stop('no')\n",
+            "failed to load and was skipped: Stop: no",
+            id="BaseException at import",
+        ),
+        pytest.param(
+            "print('hello from import')\nKSCHEDCTL_PLUGIN_API = 2\n",
+            "was written for plugin API 2; this kschedctl provides plugin API 1: skipped",
+            id="other API version",
+        ),
+        pytest.param("print('hello from import')\n", "declares no plugin API version", id="no API version"),
+        pytest.param(
+            """\
         from kschedctl.framework import hookimpl
         KSCHEDCTL_PLUGIN_API = 1
 
         @hookimpl
         def kschedctl_register_plugins():
             return "NodeName"
-        """, "returned str from kschedctl_register_plugins, expected a list of PluginSpec; skipped",
-                 id="hook returns a non-list"),
-    pytest.param("""\
+        """,
+            "returned str from kschedctl_register_plugins, expected a list of PluginSpec; skipped",
+            id="hook returns a non-list",
+        ),
+        pytest.param(
+            """\
         from kschedctl.framework import hookimpl
         KSCHEDCTL_PLUGIN_API = 1
 
         @hookimpl
         def kschedctl_register_plugins():
             return [object()]
-        """, "returned object in its list of plugins, expected PluginSpec; skipped", id="hook returns non-specs"),
-    pytest.param("""\
+        """,
+            "returned object in its list of plugins, expected PluginSpec; skipped",
+            id="hook returns non-specs",
+        ),
+        pytest.param(
+            """\
         import sys
         from kschedctl.framework import hookimpl
         KSCHEDCTL_PLUGIN_API = 1
@@ -409,8 +440,12 @@ profiles:
         def kschedctl_register_plugins():
             print("hello from the hook")
             sys.exit("bye")
-        """, "failed to register its plugins: SystemExit: bye; skipped", id="hook calls sys.exit"),
-])
+        """,
+            "failed to register its plugins: SystemExit: bye; skipped",
+            id="hook calls sys.exit",
+        ),
+    ],
+)
 def test_a_broken_package_is_reported_and_skipped(source, error, install_package, run_cli, write_snapshot, tmp_path):
     dist = install_package("kschedctl_misbehaving_example", source)
     listed = run_cli("plugins", "-o", "json")
@@ -440,7 +475,9 @@ def test_a_broken_package_is_reported_and_skipped(source, error, install_package
 def test_an_installed_package_whose_plugin_misbehaves(install_package, run_cli, write_snapshot, tmp_path):
     """A package that loads fine and declares the API, whose Filter plugin calls sys.exit() and
     prints for one pod: that pod fails naming the plugin, the others are scheduled."""
-    install_package("kschedctl_exiting_example", """\
+    install_package(
+        "kschedctl_exiting_example",
+        """\
         import sys
         from kschedctl.framework import PluginSpec, hookimpl
         KSCHEDCTL_PLUGIN_API = 1
@@ -461,10 +498,14 @@ def test_an_installed_package_whose_plugin_misbehaves(install_package, run_cli, 
         @hookimpl
         def kschedctl_register_plugins():
             return [PluginSpec("Exiting", Exiting, Exiting)]
-        """)
+        """,
+    )
     cfg = config_args(config_yaml(enabled=[{"name": "Exiting"}]), tmp_path, "exiting.yaml")
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"), make_pod("ok").req(cpu="100m"),
-                          make_pod("bad").label("exit", "yes").req(cpu="100m"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_pod("ok").req(cpu="100m"),
+        make_pod("bad").label("exit", "yes").req(cpu="100m"),
+    )
     out = run_cli("schedule", snap, "-o", "json", "--seed", "1", *cfg)
     assert out.exit_code == 0, out.stderr
     data = out.json()

@@ -49,11 +49,19 @@ def test_hook_manifest_has_what_pre_commit_requires():
     load_manifest(str(HOOKS))
 
 
-@pytest.mark.parametrize("path, matched", [
-    ("kube-scheduler.yaml", True), ("deploy/kube-scheduler-config.yaml", True), ("kubescheduler.yml", True),
-    ("manifests/scheduler-config.yaml", True), ("deploy/app.yaml", False), ("scheduler/values.yaml", False),
-    ("kube-scheduler.json", False),
-], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "path, matched",
+    [
+        ("kube-scheduler.yaml", True),
+        ("deploy/kube-scheduler-config.yaml", True),
+        ("kubescheduler.yml", True),
+        ("manifests/scheduler-config.yaml", True),
+        ("deploy/app.yaml", False),
+        ("scheduler/values.yaml", False),
+        ("kube-scheduler.json", False),
+    ],
+    ids=lambda v: str(v),
+)
 def test_hook_default_files_pattern(path, matched):
     assert bool(re.search(_hook()["files"], path)) is matched
 
@@ -70,8 +78,10 @@ def test_hook_entry_on_files_as_pre_commit_passes_them(tmp_path, run_cli):
     assert 'Not found: "NoSuchPlugin"' in result.stdout
 
 
-@pytest.mark.skipif(not os.environ.get("KSCHEDCTL_SLOW_TESTS") or shutil.which("pre-commit") is None
-                    or shutil.which("git") is None, reason="slow (installs the package): set KSCHEDCTL_SLOW_TESTS=1")
+@pytest.mark.skipif(
+    not os.environ.get("KSCHEDCTL_SLOW_TESTS") or shutil.which("pre-commit") is None or shutil.which("git") is None,
+    reason="slow (installs the package): set KSCHEDCTL_SLOW_TESTS=1",
+)
 def test_pre_commit_try_repo(tmp_path):
     repo = tmp_path / "repo"
     (repo / "deploy").mkdir(parents=True)
@@ -82,9 +92,14 @@ def test_pre_commit_try_repo(tmp_path):
     subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-qm", "x"], cwd=repo, check=True)
-    proc = subprocess.run(["pre-commit", "try-repo", str(ROOT), "kschedctl-validate", "--all-files"], cwd=repo,
-                          capture_output=True, text=True, env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc")},
-                          timeout=600)
+    proc = subprocess.run(
+        ["pre-commit", "try-repo", str(ROOT), "kschedctl-validate", "--all-files"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc")},
+        timeout=600,
+    )
     assert proc.returncode == 1
     assert "deploy/kube-scheduler.yaml: valid" in proc.stdout
     assert "deploy/scheduler-bad.yaml: invalid" in proc.stdout
@@ -109,8 +124,13 @@ def test_krew_manifest_shape():
 @pytest.mark.skipif(shutil.which("sh") is None, reason="needs sh")
 def test_krew_launcher_runs_the_installed_plugin():
     launcher = ROOT / "packaging" / "krew" / "kubectl-ksched"
-    proc = subprocess.run(["sh", str(launcher), "--help"], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "KSCHED_PYTHON": sys.executable, "COLUMNS": "120"})
+    proc = subprocess.run(
+        ["sh", str(launcher), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "KSCHED_PYTHON": sys.executable, "COLUMNS": "120"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "kubectl ksched" in proc.stdout
 

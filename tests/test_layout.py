@@ -7,24 +7,32 @@ import pytest
 from kschedctl.output.layout import Column, abbreviations, fit_table, terminal_width, wrap_cell, wrap_line
 
 
-@pytest.mark.parametrize("names, expected", [
-    (["NodeResourcesFit", "TaintToleration"], {"NodeResourcesFit": "NRF", "TaintToleration": "TT"}),
-    (["NodeAffinity", "NodeAffinity2"], {"NodeAffinity": "NA", "NodeAffinity2": "NA2"}),
-    (["ImageLocality", "InterPodAffinity"], {"ImageLocality": "IL", "InterPodAffinity": "IPA"}),
-    (["http://10.0.0.5:8888/scheduler", "http://b/x"], {"http://10.0.0.5:8888/scheduler": "E1", "http://b/x": "E2"}),
-    (["NRF", "NodeResourcesFit"], {"NRF": "NRF", "NodeResourcesFit": "NRF2"}),
-], ids=["plugins", "numbered", "acronyms", "extender-urls", "collision"])
+@pytest.mark.parametrize(
+    "names, expected",
+    [
+        (["NodeResourcesFit", "TaintToleration"], {"NodeResourcesFit": "NRF", "TaintToleration": "TT"}),
+        (["NodeAffinity", "NodeAffinity2"], {"NodeAffinity": "NA", "NodeAffinity2": "NA2"}),
+        (["ImageLocality", "InterPodAffinity"], {"ImageLocality": "IL", "InterPodAffinity": "IPA"}),
+        (["http://10.0.0.5:8888/scheduler", "http://b/x"], {"http://10.0.0.5:8888/scheduler": "E1", "http://b/x": "E2"}),
+        (["NRF", "NodeResourcesFit"], {"NRF": "NRF", "NodeResourcesFit": "NRF2"}),
+    ],
+    ids=["plugins", "numbered", "acronyms", "extender-urls", "collision"],
+)
 def test_abbreviations(names, expected):
     assert abbreviations(names) == expected
 
 
-@pytest.mark.parametrize("text, width, lines", [
-    ("Insufficient cpu, Insufficient memory", 20, ["Insufficient cpu,", "Insufficient memory"]),
-    ("PreFilter,Filter,PostFilter", 12, ["PreFilter,", "Filter,", "PostFilter"]),
-    ("abcdefghij klm", 4, ["abcd", "efgh", "ij", "klm"]),
-    ("short", 20, ["short"]),
-    ("", 5, [""]),
-], ids=["at-spaces", "at-commas", "long-word-cut", "fits", "empty"])
+@pytest.mark.parametrize(
+    "text, width, lines",
+    [
+        ("Insufficient cpu, Insufficient memory", 20, ["Insufficient cpu,", "Insufficient memory"]),
+        ("PreFilter,Filter,PostFilter", 12, ["PreFilter,", "Filter,", "PostFilter"]),
+        ("abcdefghij klm", 4, ["abcd", "efgh", "ij", "klm"]),
+        ("short", 20, ["short"]),
+        ("", 5, [""]),
+    ],
+    ids=["at-spaces", "at-commas", "long-word-cut", "fits", "empty"],
+)
 def test_wrap_cell(text, width, lines):
     assert wrap_cell(text, width).split("\n") == lines
 
@@ -35,10 +43,11 @@ def test_wrap_line_indents_continuations():
     assert wrap_line(text, 30).split("\n") == ["shop/web: 0/3 nodes are", "  available: 3 Insufficient", "  cpu."]
 
 
-ROWS = [["ip-10-0-1-11.eu-west-1.compute.internal", "Unschedulable: NodeResourcesFit: Insufficient cpu", "", 7],
-        ["ip-10-0-1-12.eu-west-1.compute.internal", "fits", "100x3", 405]]
-COLUMNS = [Column("NODE", common_suffix=True), Column("FILTER", wrap=True), Column("TaintToleration", abbreviate=True),
-           Column("TOTAL")]
+ROWS = [
+    ["ip-10-0-1-11.eu-west-1.compute.internal", "Unschedulable: NodeResourcesFit: Insufficient cpu", "", 7],
+    ["ip-10-0-1-12.eu-west-1.compute.internal", "fits", "100x3", 405],
+]
+COLUMNS = [Column("NODE", common_suffix=True), Column("FILTER", wrap=True), Column("TaintToleration", abbreviate=True), Column("TOTAL")]
 
 
 def test_a_table_that_fits_is_tabulate_s():

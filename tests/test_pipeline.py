@@ -57,9 +57,13 @@ def cluster(*objects: Any) -> ClusterSnapshot:
 
 
 def small_cluster() -> ClusterSnapshot:
-    return cluster(make_node("n1").capacity(cpu="4", memory="8Gi"), make_node("n2").capacity(cpu="2", memory="4Gi"),
-                   make_node("n3").capacity(cpu="1", memory="1Gi"),
-                   make_pod("big").req(cpu="3"), make_pod("small").req(cpu="500m"))
+    return cluster(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_node("n2").capacity(cpu="2", memory="4Gi"),
+        make_node("n3").capacity(cpu="1", memory="1Gi"),
+        make_pod("big").req(cpu="3"),
+        make_pod("small").req(cpu="500m"),
+    )
 
 
 # --- profile.NewMap -------------------------------------------------------------------------
@@ -68,10 +72,15 @@ NEW_MAP = [
     # upstream: profile_test.go TestNewMap "valid"
     ("valid", "profiles:\n- schedulerName: a\n- schedulerName: b\n", None),
     # upstream: profile_test.go TestNewMap "duplicate scheduler name"
-    ("duplicate-scheduler-name", "profiles:\n- schedulerName: a\n- schedulerName: a\n",
-     ("profiles[1].schedulerName", 'duplicate profile with scheduler name "a"')),
+    (
+        "duplicate-scheduler-name",
+        "profiles:\n- schedulerName: a\n- schedulerName: a\n",
+        ("profiles[1].schedulerName", 'duplicate profile with scheduler name "a"'),
+    ),
     # upstream: profile_test.go TestNewMap "different queue sort"
-    ("different-queue-sort", textwrap.dedent("""\
+    (
+        "different-queue-sort",
+        textwrap.dedent("""\
         profiles:
         - schedulerName: a
         - schedulerName: b
@@ -79,15 +88,21 @@ NEW_MAP = [
             queueSort:
               disabled: [{name: PrioritySort}]
               enabled: [{name: FancySort}]
-        """), ("profiles[1].plugins", 'different queue sort plugins for profile "b": "FancySort", first: "PrioritySort"')),
+        """),
+        ("profiles[1].plugins", 'different queue sort plugins for profile "b": "FancySort", first: "PrioritySort"'),
+    ),
     # upstream: framework.go NewFramework "at least one bind plugin is needed"
-    ("no-bind-plugin", textwrap.dedent("""\
+    (
+        "no-bind-plugin",
+        textwrap.dedent("""\
         profiles:
         - schedulerName: a
           plugins:
             bind:
               disabled: [{name: "*"}]
-        """), ("profiles[0].plugins", 'at least one bind plugin is needed for profile with scheduler name "a"')),
+        """),
+        ("profiles[0].plugins", 'at least one bind plugin is needed for profile with scheduler name "a"'),
+    ),
 ]
 
 
@@ -111,8 +126,7 @@ def test_a_scheduler_refuses_a_profile_that_cannot_be_built(registry: Registry) 
 
 
 @pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate"])
-def test_each_profile_is_built_once_per_run(command: str, run_cli: Any, monkeypatch: pytest.MonkeyPatch,
-                                            tmp_path: Any) -> None:
+def test_each_profile_is_built_once_per_run(command: str, run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """The configuration is checked, then each profile's Framework built once, by the run."""
     built: list[str] = []
     init = framework_module.Framework.__init__
@@ -124,10 +138,12 @@ def test_each_profile_is_built_once_per_run(command: str, run_cli: Any, monkeypa
     monkeypatch.setattr(framework_module.Framework, "__init__", counting)
     config = tmp_path / "two.yaml"
     config.write_text(HEAD + "profiles:\n- schedulerName: default-scheduler\n- schedulerName: other\n")
-    args = {"schedule": ["schedule", "examples/cluster.yaml"],
-            "explain": ["explain", "shop/web-7d9f-abcde", "examples/cluster.yaml"],
-            "simulate": ["simulate", "examples/scenario-drain.yaml"],
-            "validate": ["validate"]}[command]
+    args = {
+        "schedule": ["schedule", "examples/cluster.yaml"],
+        "explain": ["explain", "shop/web-7d9f-abcde", "examples/cluster.yaml"],
+        "simulate": ["simulate", "examples/scenario-drain.yaml"],
+        "validate": ["validate"],
+    }[command]
     out = run_cli(*args, "--config", str(config)) if command != "validate" else run_cli(*args, str(config))
     assert out.exit_code == 0, out.stderr
     assert built == ["default-scheduler", "other"]
@@ -135,13 +151,15 @@ def test_each_profile_is_built_once_per_run(command: str, run_cli: Any, monkeypa
 
 # --- one find-nodes-and-score path ----------------------------------------------------------
 
+
 class Recorder(AttemptRecorder):
     def __init__(self) -> None:
         self.seen: list[tuple[str, ...]] = []
 
     def filtered(self, qpi: Any, state: Any, nodes: Any, feasible: Any, diagnosis: Any, error: Any) -> None:
-        self.seen.append(("filtered", qpi.pod.name, ",".join(n.name for n in feasible),
-                          ",".join(sorted(diagnosis.node_to_status.node_to_status))))
+        self.seen.append(
+            ("filtered", qpi.pod.name, ",".join(n.name for n in feasible), ",".join(sorted(diagnosis.node_to_status.node_to_status)))
+        )
 
     def scored(self, qpi: Any, table: Any) -> None:
         self.seen.append(("scored", qpi.pod.name, ",".join(table.names)))
@@ -158,9 +176,13 @@ def test_a_recorder_sees_every_attempt_of_a_run(registry: Registry) -> None:
     placed = {p.pod: p.node for p in result.placements}
     assert placed["default/big"] == "n1"
     # one feasible node: no scores (schedulePod); then every node fits the small pod
-    assert recorder.seen == [("filtered", "big", "n1", "n2,n3"), ("chose", "big", "n1"),
-                             ("filtered", "small", "n1,n2,n3", ""), ("scored", "small", "n1,n2,n3"),
-                             ("chose", "small", placed["default/small"])]
+    assert recorder.seen == [
+        ("filtered", "big", "n1", "n2,n3"),
+        ("chose", "big", "n1"),
+        ("filtered", "small", "n1,n2,n3", ""),
+        ("scored", "small", "n1,n2,n3"),
+        ("chose", "small", placed["default/small"]),
+    ]
 
 
 def test_explain_shows_what_the_algorithm_recorded(registry: Registry) -> None:
@@ -195,14 +217,14 @@ def test_explain_of_a_pod_group_tries_each_placement_as_schedule_does() -> None:
     from kschedctl.explain.explain import explain_pod_group
     from kschedctl.testing import make_pod_group
 
-    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True,
-                                             TopologyAwareWorkloadScheduling=True)
+    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True, TopologyAwareWorkloadScheduling=True)
     reg = default_registry().registry
     cfg = load_config_text("", "<default>", version, reg)
 
     def group_cluster() -> ClusterSnapshot:
-        nodes = [make_node("a1").capacity(cpu="2", memory="8Gi").zone("za")] + \
-            [make_node(f"b{i}").capacity(cpu="2", memory="8Gi").zone("zb") for i in (1, 2, 3)]
+        nodes = [make_node("a1").capacity(cpu="2", memory="8Gi").zone("za")] + [
+            make_node(f"b{i}").capacity(cpu="2", memory="8Gi").zone("zb") for i in (1, 2, 3)
+        ]
         pods = [make_pod(f"p{i}").req(cpu="1500m").pod_group("g") for i in range(3)]
         snap = ClusterSnapshot(nodes=[n.obj() for n in nodes], pods=[p.obj() for p in pods])
         _build("PodGroup", make_pod_group("g", min_count=3, topology_key="topology.kubernetes.io/zone"), snap.objects)

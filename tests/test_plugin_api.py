@@ -42,10 +42,14 @@ def test_plugin_packages_use_only_the_public_api(package):
     private = []
     for path in sources:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
-            private += [(path.name, n) for n in names if n.startswith("kschedctl.") and n not in PUBLIC
-                        or n == "kschedctl"]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
+            private += [(path.name, n) for n in names if n.startswith("kschedctl.") and n not in PUBLIC or n == "kschedctl"]
     assert private == []
 
 
@@ -68,8 +72,7 @@ def test_plugins_listing_reads_the_table():
 
 
 def test_the_handle_offers_services_not_the_scheduler():
-    fwk = new_framework(nodes=[make_node("n1").capacity(cpu="2", memory="4Gi").obj()],
-                        pods=[make_pod("p").node("n1").obj()])
+    fwk = new_framework(nodes=[make_node("n1").capacity(cpu="2", memory="4Gi").obj()], pods=[make_pod("p").node("n1").obj()])
     handle = fwk.handle
     assert isinstance(handle, api.Handle)
     assert not hasattr(handle, "context") and not hasattr(handle, "__dict__")  # slots: nothing else hangs off it

@@ -44,31 +44,48 @@ class DemoArgs(PluginArgs):
 
 
 def test_schema_problems_finds_a_drifted_schema():
-    schema = {"type": "object", "additionalProperties": False, "properties": {
-        "points": {"type": "array", "items": {"$ref": "#/$defs/Point"}}, "nmae": {"type": "string"}},
-        "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"points": {"type": "array", "items": {"$ref": "#/$defs/Point"}}, "nmae": {"type": "string"}},
+        "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "string"}}}},
+    }
     assert schema_problems(DemoArgs, schema) == [
-        "name: only in the dataclass", "nmae: only in the schema",
-        "points[]: the schema allows unknown fields", "points[].x: range [None, None] in the schema, "
-        "[-2147483648, 2147483647] in the dataclass", "points[].x: ['string'] in the schema, integer in the dataclass"]
+        "name: only in the dataclass",
+        "nmae: only in the schema",
+        "points[]: the schema allows unknown fields",
+        "points[].x: range [None, None] in the schema, [-2147483648, 2147483647] in the dataclass",
+        "points[].x: ['string'] in the schema, integer in the dataclass",
+    ]
 
 
-@pytest.mark.parametrize("data, errors", [
-    pytest.param({"scoringStratgy": {}}, [("scoringStratgy", 'unknown field "scoringStratgy" '
-                                                             '(did you mean "scoringStrategy"?)')], id="unknown field"),
-    pytest.param({"scoringStrategy": {"type": 1}}, [("scoringStrategy.type", "Invalid value: 1: must be a string")],
-                 id="wrong type"),
-    pytest.param({"scoringStrategy": {"resources": [{"name": "cpu", "weight": "3"}]}},
-                 [("scoringStrategy.resources[0].weight", 'Invalid value: "3": must be an integer')], id="nested"),
-    pytest.param({"scoringStrategy": {"resources": [{"name": "cpu", "weight": 1 << 63}]}},
-                 [("scoringStrategy.resources[0].weight",
-                   "Invalid value: 9223372036854775808: out of range, must be <= 9223372036854775807")],
-                 id="beyond int64"),
-    pytest.param({"ignoredResources": "cpu"}, [("ignoredResources", 'Invalid value: "cpu": must be a list')],
-                 id="not a list"),
-    pytest.param({"kind": "InterPodAffinityArgs"}, [("kind", 'Invalid value: "InterPodAffinityArgs": must be '
-                                                            '"NodeResourcesFitArgs"')], id="another kind"),
-])
+@pytest.mark.parametrize(
+    "data, errors",
+    [
+        pytest.param(
+            {"scoringStratgy": {}},
+            [("scoringStratgy", 'unknown field "scoringStratgy" (did you mean "scoringStrategy"?)')],
+            id="unknown field",
+        ),
+        pytest.param({"scoringStrategy": {"type": 1}}, [("scoringStrategy.type", "Invalid value: 1: must be a string")], id="wrong type"),
+        pytest.param(
+            {"scoringStrategy": {"resources": [{"name": "cpu", "weight": "3"}]}},
+            [("scoringStrategy.resources[0].weight", 'Invalid value: "3": must be an integer')],
+            id="nested",
+        ),
+        pytest.param(
+            {"scoringStrategy": {"resources": [{"name": "cpu", "weight": 1 << 63}]}},
+            [("scoringStrategy.resources[0].weight", "Invalid value: 9223372036854775808: out of range, must be <= 9223372036854775807")],
+            id="beyond int64",
+        ),
+        pytest.param({"ignoredResources": "cpu"}, [("ignoredResources", 'Invalid value: "cpu": must be a list')], id="not a list"),
+        pytest.param(
+            {"kind": "InterPodAffinityArgs"},
+            [("kind", 'Invalid value: "InterPodAffinityArgs": must be "NodeResourcesFitArgs"')],
+            id="another kind",
+        ),
+    ],
+)
 def test_strict_decoding(data, errors):
     # the same paths and messages as the JSON Schema stage of `validate` (config/schema.py)
     with pytest.raises(ArgsError) as exc:
@@ -78,8 +95,7 @@ def test_strict_decoding(data, errors):
 
 def test_defaulting_and_json_form():
     # v1 defaults.go SetDefaults_NodeResourcesFitArgs
-    args = NodeResourcesFitArgs.from_dict({"scoringStrategy": {"type": "MostAllocated",
-                                                               "resources": [{"name": "cpu"}]}})
+    args = NodeResourcesFitArgs.from_dict({"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu"}]}})
     assert args.scoring_strategy == ScoringStrategy("MostAllocated", (ResourceSpec("cpu", 1),))
     assert args.to_dict() == {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}]}}
     assert NodeResourcesFitArgs.from_dict(args.to_dict()) == args  # round trip
@@ -91,11 +107,14 @@ def test_schedule_refuses_an_args_typo(run_cli, write_snapshot, tmp_path):
     """`schedule --config` decodes args strictly too: a typo is one error line and exit 2, never
     silently ignored with the defaults used."""
     cfg = tmp_path / "typo.yaml"
-    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
-                   "- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStratgy: {type: MostAllocated}\n")
+    cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStratgy: {type: MostAllocated}\n"
+    )
     snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="4Gi"), make_pod("p").req(cpu="1"))
     out = run_cli("schedule", snap, "--config", str(cfg))
     assert out.exit_code == 2
     assert out.stderr.strip().splitlines() == [
         f"error: {cfg}:7: KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.scoringStratgy: "
-        'unknown field "scoringStratgy" (did you mean "scoringStrategy"?)']
+        'unknown field "scoringStratgy" (did you mean "scoringStrategy"?)'
+    ]

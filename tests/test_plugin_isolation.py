@@ -122,10 +122,10 @@ def plugin_class(broken: str, methods: tuple[str, ...], arity: bool = False) -> 
                 else:
                     return misbehave(mode)
             return normal(*args)
+
         return call
 
-    body: dict[str, Any] = {"current": None, "name": lambda self: NAME,
-                            "__init__": lambda self, args, handle: None}
+    body: dict[str, Any] = {"current": None, "name": lambda self: NAME, "__init__": lambda self, args, handle: None}
     for m in methods:
         body[m] = method(m)
     if arity:
@@ -183,14 +183,22 @@ def config(tmp_path: Path, methods: tuple[str, ...]) -> str:
     if "bind" in methods:
         plugins["bind"] = {"disabled": [{"name": "*"}], "enabled": [{"name": NAME}, {"name": "DefaultBinder"}]}
     path = tmp_path / "broken.yaml"
-    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                                    "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}],
+            }
+        )
+    )
     return str(path)
 
 
 @pytest.fixture
 def register(monkeypatch: pytest.MonkeyPatch) -> Callable[[type], None]:
     """Register a plugin class through the hook, as an installed package's module would."""
+
     def install(cls: type) -> None:
         class Hooks:
             KSCHEDCTL_PLUGIN_API = 1
@@ -208,6 +216,7 @@ def register(monkeypatch: pytest.MonkeyPatch) -> Callable[[type], None]:
 
         monkeypatch.setattr(plugin_manager, "get_plugin_manager", with_hooks)
         monkeypatch.setattr(plugin_manager, "_DEFAULT", None)
+
     return install
 
 
@@ -216,8 +225,7 @@ def snapshot(write_snapshot: Callable[..., str], modes: list[str], big: bool = F
     pods = [make_pod(f"ok-{i}").req(cpu="100m") for i in range(2)]
     for mode in modes:
         pods.append(make_pod(f"pod-{mode}").label("mode", mode).req(cpu="100" if big else "100m"))
-    return write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"), *pods)
+    return write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"), make_node("n2").capacity(cpu="4", memory="8Gi"), *pods)
 
 
 def accounted(data: dict, pods: list[str]) -> dict[str, tuple[str, dict]]:
@@ -244,8 +252,16 @@ def test_every_misbehaviour_at_every_point(point, register, run_cli, write_snaps
         request.getfixturevalue("columnar_view")
     register(plugin_class(broken, methods))
     modes = [*PER_POD_MODES, PRINT]
-    out = run_cli("schedule", snapshot(write_snapshot, modes, big=outcome == "message"), "-o", "json", "--seed", "1",
-                  "--config", config(tmp_path, methods))
+    out = run_cli(
+        "schedule",
+        snapshot(write_snapshot, modes, big=outcome == "message"),
+        "-o",
+        "json",
+        "--seed",
+        "1",
+        "--config",
+        config(tmp_path, methods),
+    )
     assert out.exit_code == 0, out.stderr
     seen = accounted(out.json(), ["ok-0", "ok-1"] + [f"pod-{m}" for m in modes])  # stdout is valid JSON
     for ok in ("ok-0", "ok-1"):
@@ -291,8 +307,18 @@ def test_a_plugin_that_blocks_is_cut_off(point, register, run_cli, write_snapsho
     broken, methods, _ = POINTS[point]
     register(plugin_class(broken, methods))
     start = time.monotonic()
-    out = run_cli("schedule", snapshot(write_snapshot, ["block"]), "-o", "json", "--seed", "1",
-                  "--plugin-timeout", "0.2", "--config", config(tmp_path, methods))
+    out = run_cli(
+        "schedule",
+        snapshot(write_snapshot, ["block"]),
+        "-o",
+        "json",
+        "--seed",
+        "1",
+        "--plugin-timeout",
+        "0.2",
+        "--config",
+        config(tmp_path, methods),
+    )
     assert time.monotonic() - start < 10
     assert out.exit_code == 0, out.stderr
     seen = accounted(out.json(), ["ok-0", "ok-1", "pod-block"])
@@ -301,13 +327,11 @@ def test_a_plugin_that_blocks_is_cut_off(point, register, run_cli, write_snapsho
     assert_names_plugin(entry["message"], "did not return within 200ms")
 
 
-@pytest.mark.parametrize("point", ["preEnqueue", "preFilter", "filter", "score", "reserve", "permit", "bind",
-                                   "postBind"])
+@pytest.mark.parametrize("point", ["preEnqueue", "preFilter", "filter", "score", "reserve", "permit", "bind", "postBind"])
 def test_wrong_arity(point, register, run_cli, write_snapshot, tmp_path):
     broken, methods, outcome = POINTS[point]
     register(plugin_class(broken, methods, arity=True))
-    out = run_cli("schedule", snapshot(write_snapshot, []), "-o", "json", "--seed", "1",
-                  "--config", config(tmp_path, methods))
+    out = run_cli("schedule", snapshot(write_snapshot, []), "-o", "json", "--seed", "1", "--config", config(tmp_path, methods))
     assert out.exit_code == 0, out.stderr
     seen = accounted(out.json(), ["ok-0", "ok-1"])
     for kind, entry in seen.values():
@@ -318,16 +342,19 @@ def test_wrong_arity(point, register, run_cli, write_snapshot, tmp_path):
         assert_names_plugin(text, "TypeError")
 
 
-@pytest.mark.parametrize("methods", [
-    ("score",),  # a Score plugin without score_extensions: no NormalizeScore
-    ("pre_filter",),  # a PreFilter plugin without pre_filter_extensions
-    ("reserve",),  # a Reserve plugin without unreserve
-    ("pre_bind",),  # a PreBind plugin without pre_bind_pre_flight
-], ids=["score", "preFilter", "reserve", "preBind"])
+@pytest.mark.parametrize(
+    "methods",
+    [
+        ("score",),  # a Score plugin without score_extensions: no NormalizeScore
+        ("pre_filter",),  # a PreFilter plugin without pre_filter_extensions
+        ("reserve",),  # a Reserve plugin without unreserve
+        ("pre_bind",),  # a PreBind plugin without pre_bind_pre_flight
+    ],
+    ids=["score", "preFilter", "reserve", "preBind"],
+)
 def test_optional_methods_are_optional(methods, register, run_cli, write_snapshot, tmp_path):
     register(plugin_class("", methods))
-    out = run_cli("schedule", snapshot(write_snapshot, [PRINT]), "-o", "json", "--seed", "1",
-                  "--config", config(tmp_path, methods))
+    out = run_cli("schedule", snapshot(write_snapshot, [PRINT]), "-o", "json", "--seed", "1", "--config", config(tmp_path, methods))
     assert out.exit_code == 0, out.stderr
     assert {kind for kind, _ in accounted(out.json(), ["ok-0", "ok-1", f"pod-{PRINT}"]).values()} == {"placements"}
 
@@ -366,31 +393,45 @@ def test_queue_sort_failure_warns_once_and_orders_by_priority(register, run_cli,
     orders by priority, then queue time (PrioritySort's rule), for the rest of the run."""
     register(BadSort)
     path = tmp_path / "sort.yaml"
-    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
-                                    "kind": "KubeSchedulerConfiguration", "profiles": [{
-                                        "schedulerName": "default-scheduler", "plugins": {
-                                            "queueSort": {"disabled": [{"name": "*"}], "enabled": [{"name": NAME}]}}}]}))
-    snap = write_snapshot(make_node("n1").capacity(cpu="1", memory="8Gi"),
-                          make_pod("low").req(cpu="600m"), make_pod("high").priority(100).req(cpu="600m"))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [
+                    {
+                        "schedulerName": "default-scheduler",
+                        "plugins": {"queueSort": {"disabled": [{"name": "*"}], "enabled": [{"name": NAME}]}},
+                    }
+                ],
+            }
+        )
+    )
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="1", memory="8Gi"), make_pod("low").req(cpu="600m"), make_pod("high").priority(100).req(cpu="600m")
+    )
     out = run_cli("schedule", snap, "-o", "json", "--seed", "1", "--config", str(path))
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert [p["pod"] for p in data["placements"]] == ["default/high"]  # priority first
     assert [u["pod"] for u in data["unschedulable"]] == ["default/low"]
     warnings = [line for line in out.stderr.splitlines() if "QueueSort" in line]
-    assert warnings == ['warning: QueueSort plugin "Broken" raised Boom: cannot compare in Less; pods are ordered by '
-                        "priority, then queue time, for the rest of the run"]
+    assert warnings == [
+        'warning: QueueSort plugin "Broken" raised Boom: cannot compare in Less; pods are ordered by '
+        "priority, then queue time, for the rest of the run"
+    ]
 
 
 def test_events_to_register_and_name_failures_are_warnings(register, run_cli, write_snapshot, tmp_path):
     register(BadEvents)
-    out = run_cli("schedule", snapshot(write_snapshot, []), "-o", "json", "--seed", "1",
-                  "--config", config(tmp_path, ("filter",)))
+    out = run_cli("schedule", snapshot(write_snapshot, []), "-o", "json", "--seed", "1", "--config", config(tmp_path, ("filter",)))
     assert out.exit_code == 0, out.stderr
     assert {kind for kind, _ in accounted(out.json(), ["ok-0", "ok-1"]).values()} == {"placements"}
     assert 'warning: plugin "Broken": name() failed (SystemExit: no name); using its registered name' in out.stderr
-    assert ('warning: plugin "Broken": EventsToRegister failed (returned str, expected a list of '
-            "ClusterEventWithHint); its pods are retried on every cluster event") in out.stderr
+    assert (
+        'warning: plugin "Broken": EventsToRegister failed (returned str, expected a list of '
+        "ClusterEventWithHint); its pods are retried on every cluster event"
+    ) in out.stderr
 
 
 # --- the pod-group placement points (TopologyAwareWorkloadScheduling, 1.37) --------------------
@@ -453,18 +494,21 @@ def group_snapshot(write_snapshot: Callable[..., str], modes: list[str]) -> tupl
     return write_snapshot(*nodes, *objs), pods
 
 
-@pytest.mark.parametrize("broken", ["placement_generate", "placement_score", "normalize_placement_score",
-                                    "placement_feasible"])
+@pytest.mark.parametrize("broken", ["placement_generate", "placement_score", "normalize_placement_score", "placement_feasible"])
 def test_every_misbehaviour_at_the_placement_points(broken, register, run_cli, write_snapshot, tmp_path):
     register(placement_plugin(broken))
     path = tmp_path / "groups.yaml"
-    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
-                                    "kind": "KubeSchedulerConfiguration", "profiles": [{
-                                        "schedulerName": "default-scheduler",
-                                        "plugins": {"multiPoint": {"enabled": [{"name": NAME}]}}}]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": NAME}]}}}],
+            }
+        )
+    )
     snap, pods = group_snapshot(write_snapshot, [*PER_POD_MODES, PRINT])
-    out = run_cli("schedule", snap, "-o", "json", "--seed", "1", "--feature-gates", PLACEMENT_GATES,
-                  "--config", str(path))
+    out = run_cli("schedule", snap, "-o", "json", "--seed", "1", "--feature-gates", PLACEMENT_GATES, "--config", str(path))
     assert out.exit_code == 0, out.stderr
     seen = accounted(out.json(), pods)
     for ok in ("free-0", "free-1", "ok-0", "ok-1", f"{PRINT}-0", f"{PRINT}-1"):
@@ -483,13 +527,17 @@ def test_every_misbehaviour_at_the_placement_points(broken, register, run_cli, w
 def test_explain_pod_group_with_a_misbehaving_placement_plugin(broken, register, run_cli, write_snapshot, tmp_path):
     register(placement_plugin(broken))
     path = tmp_path / "groups.yaml"
-    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
-                                    "kind": "KubeSchedulerConfiguration", "profiles": [{
-                                        "schedulerName": "default-scheduler",
-                                        "plugins": {"multiPoint": {"enabled": [{"name": NAME}]}}}]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": NAME}]}}}],
+            }
+        )
+    )
     snap, _ = group_snapshot(write_snapshot, ["exit"])
-    out = run_cli("explain", "podgroup/default/g-exit", snap, "-o", "json", "--feature-gates", PLACEMENT_GATES,
-                  "--config", str(path))
+    out = run_cli("explain", "podgroup/default/g-exit", snap, "-o", "json", "--feature-gates", PLACEMENT_GATES, "--config", str(path))
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert data["status"] == "Error"

@@ -47,27 +47,30 @@ profiles:
 """
 
 
-@pytest.mark.parametrize("bin_packing,pods_count,zone,nodes", [
-    # za (one 2-cpu node) holds 2 of the 3 pods, full: bin packing 100, pods count 66.
-    # zb (three 4-cpu nodes) holds all 3 at 25%: bin packing 25, pods count 100.
-    pytest.param(1, 1, "za", ["a1", "a1"], id="equal-weights-bin-packing-wins"),
-    pytest.param(1, 5, "zb", ["b0", "b1", "b2"], id="pods-count-weight-5-wins"),
-    pytest.param(3, 1, "za", ["a1", "a1"], id="bin-packing-weight-3-wins"),
-    pytest.param(0, 0, "za", ["a1", "a1"], id="weight-0-is-1"),
-])
+@pytest.mark.parametrize(
+    "bin_packing,pods_count,zone,nodes",
+    [
+        # za (one 2-cpu node) holds 2 of the 3 pods, full: bin packing 100, pods count 66.
+        # zb (three 4-cpu nodes) holds all 3 at 25%: bin packing 25, pods count 100.
+        pytest.param(1, 1, "za", ["a1", "a1"], id="equal-weights-bin-packing-wins"),
+        pytest.param(1, 5, "zb", ["b0", "b1", "b2"], id="pods-count-weight-5-wins"),
+        pytest.param(3, 1, "za", ["a1", "a1"], id="bin-packing-weight-3-wins"),
+        pytest.param(0, 0, "za", ["a1", "a1"], id="weight-0-is-1"),
+    ],
+)
 def test_placement_score_weights_come_from_the_profile(bin_packing, pods_count, zone, nodes):
     # upstream: topology-aware-scheduling docs "Customizing plugin weights" (placementScore entries);
     # framework.go getScoreWeights (0 -> 1) applied to the PlacementScore plugins
-    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True,
-                                             TopologyAwareWorkloadScheduling=True)
-    ns = [make_node("a1").capacity(cpu="2", memory="2Gi").zone("za")] + \
-         [make_node(f"b{i}").capacity(cpu="4", memory="4Gi").zone("zb") for i in range(3)]
+    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True, TopologyAwareWorkloadScheduling=True)
+    ns = [make_node("a1").capacity(cpu="2", memory="2Gi").zone("za")] + [
+        make_node(f"b{i}").capacity(cpu="4", memory="4Gi").zone("zb") for i in range(3)
+    ]
     pods = [make_pod(f"p{i}").req(cpu="1", memory="1Gi").pod_group("g") for i in range(3)]
-    s = scheduler(ns, pods, [("PodGroup", make_pod_group("g", min_count=2, topology_key=ZONE))], version,
-                  WEIGHTS % (bin_packing, pods_count))
+    s = scheduler(
+        ns, pods, [("PodGroup", make_pod_group("g", min_count=2, topology_key=ZONE))], version, WEIGHTS % (bin_packing, pods_count)
+    )
     fwk = next(iter(s.profiles.values()))
-    assert fwk.placement_score_weights == {"PlacementBinPacking": bin_packing or 1,
-                                           "PodGroupPodsCount": pods_count or 1}
+    assert fwk.placement_score_weights == {"PlacementBinPacking": bin_packing or 1, "PodGroupPodsCount": pods_count or 1}
     r = s.run()
     assert r.to_dict()["podGroups"][0]["placement"] == zone
     assert sorted(p.node for p in r.placements) == nodes
@@ -76,30 +79,33 @@ def test_placement_score_weights_come_from_the_profile(bin_packing, pods_count, 
 def test_multi_point_weight_applies_to_placement_score():
     # upstream: getScoreWeights reads Score.Enabled then MultiPoint.Enabled; the default profile's
     # PodGroupPodsCount comes from MultiPoint with weight 1
-    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True,
-                                             TopologyAwareWorkloadScheduling=True)
-    config = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
-              "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled:\n"
-              "      - name: PodGroupPodsCount\n        weight: 7\n")
+    version = KubeVersion("1.37").with_gates(GenericWorkload=True, GangScheduling=True, TopologyAwareWorkloadScheduling=True)
+    config = (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: PodGroupPodsCount\n        weight: 7\n"
+    )
     s = scheduler([], [], [], version, config)
     assert next(iter(s.profiles.values())).placement_score_weights == {"PodGroupPodsCount": 7}
 
 
 # --- 3. group backoff -----------------------------------------------------------------------------
-@pytest.mark.parametrize("count,size,want", [
-    # upstream: backoff_queue.go calculateBackoffDuration: min(1s x 2^(count-1), 10s x sqrt(size))
-    pytest.param(5, 1, 10.0, id="single-pod-capped-at-10s"),
-    pytest.param(5, 4, 16.0, id="group-of-4-not-capped-yet"),
-    pytest.param(6, 4, 20.0, id="group-of-4-capped-at-20s"),
-    pytest.param(9, 3, 17.320508075, id="group-of-3-cap-truncated-to-ns"),
-    pytest.param(1, 4, 1.0, id="first-failure-1s"),
-    pytest.param(0, 4, 0.0, id="never-tried"),
-])
+@pytest.mark.parametrize(
+    "count,size,want",
+    [
+        # upstream: backoff_queue.go calculateBackoffDuration: min(1s x 2^(count-1), 10s x sqrt(size))
+        pytest.param(5, 1, 10.0, id="single-pod-capped-at-10s"),
+        pytest.param(5, 4, 16.0, id="group-of-4-not-capped-yet"),
+        pytest.param(6, 4, 20.0, id="group-of-4-capped-at-20s"),
+        pytest.param(9, 3, 17.320508075, id="group-of-3-cap-truncated-to-ns"),
+        pytest.param(1, 4, 1.0, id="first-failure-1s"),
+        pytest.param(0, 4, 0.0, id="never-tried"),
+    ],
+)
 def test_backoff_duration_scales_max_by_sqrt_of_group_size(count, size, want):
     q = PriorityQueue(lambda a, b: False, clock=FakeClock(), pre_enqueue=lambda pod: None)
     assert q.calculate_backoff_duration(count, size) == pytest.approx(want, abs=1e-9)
-    qpi = QueuedPodInfo(PodInfo.of(make_pod("p").obj()), timestamp=100.0, unschedulable_count=count,
-                        entity_size=size)
+    qpi = QueuedPodInfo(PodInfo.of(make_pod("p").obj()), timestamp=100.0, unschedulable_count=count, entity_size=size)
     assert q.backoff_duration(qpi) == pytest.approx(want, abs=1e-9)
 
 
@@ -126,9 +132,12 @@ def test_gang_retries_are_backed_off_by_the_group_cap(version):
 
 # --- 4. 1.35: Workload + spec.workloadRef, Permit wait and timeout ---------------------------------
 def workload(min_count: int) -> dict:
-    return {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
-            "metadata": {"name": "job", "namespace": "default"},
-            "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": min_count}}}]}}
+    return {
+        "apiVersion": "scheduling.k8s.io/v1alpha1",
+        "kind": "Workload",
+        "metadata": {"name": "job", "namespace": "default"},
+        "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": min_count}}}]},
+    }
 
 
 def run_135(n_nodes: int):

@@ -37,17 +37,28 @@ def gang(prefix, group, n, cpu="1500m"):
     return [make_pod(f"{prefix}{i}").req(cpu=cpu).pod_group(group) for i in range(n)]
 
 
-@pytest.mark.parametrize("version,gang_msg,fit_msg", [
-    # upstream: gangscheduling_test.go TestPlacementFeasible "not enough remaining pods"; the 1.37
-    # group cycle runs no single-pod PostFilter (algorithm_podgroup.go schedulePod)
-    pytest.param("1.37", "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining",
-                 "0/3 nodes are available: 3 Insufficient cpu.", id="1.37-placement-feasible"),
-    # upstream: gangscheduling_test.go TestGangScheduling "gang pod passes PreEnqueue, but waits at Permit";
-    # 1.36.2 runs PostFilter for the member that fits nowhere (podGroupPodSchedulingAlgorithm)
-    pytest.param("1.36", "waiting for minCount pods from a gang to be scheduled",
-                 "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: "
-                 "0/3 nodes are available: 3 No preemption victims found for incoming pod.", id="1.36-permit"),
-])
+@pytest.mark.parametrize(
+    "version,gang_msg,fit_msg",
+    [
+        # upstream: gangscheduling_test.go TestPlacementFeasible "not enough remaining pods"; the 1.37
+        # group cycle runs no single-pod PostFilter (algorithm_podgroup.go schedulePod)
+        pytest.param(
+            "1.37",
+            "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining",
+            "0/3 nodes are available: 3 Insufficient cpu.",
+            id="1.37-placement-feasible",
+        ),
+        # upstream: gangscheduling_test.go TestGangScheduling "gang pod passes PreEnqueue, but waits at Permit";
+        # 1.36.2 runs PostFilter for the member that fits nowhere (podGroupPodSchedulingAlgorithm)
+        pytest.param(
+            "1.36",
+            "waiting for minCount pods from a gang to be scheduled",
+            "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/3 nodes are available: 3 No preemption victims found for incoming pod.",
+            id="1.36-permit",
+        ),
+    ],
+)
 def test_gang_of_four_where_three_fit_places_nothing(version, gang_msg, fit_msg):
     s = sched(nodes(3), gang("p", "g", 4), [make_pod_group("g", min_count=4)], version)
     r = s.run()
@@ -77,8 +88,7 @@ def test_min_count_three_of_four_places_three():
 
 def test_two_competing_gangs_one_placed_whole_other_untouched():
     # upstream: schedule_one_podgroup_test.go "second pod group does not fit"
-    s = sched(nodes(3), gang("a", "ga", 3) + gang("b", "gb", 3),
-              [make_pod_group("ga", min_count=3), make_pod_group("gb", min_count=3)])
+    s = sched(nodes(3), gang("a", "ga", 3) + gang("b", "gb", 3), [make_pod_group("ga", min_count=3), make_pod_group("gb", min_count=3)])
     r = s.run()
     placed = {p.pod.split("/")[1][0] for p in r.placements}
     assert len(r.placements) == 3 and len(placed) == 1
@@ -87,22 +97,20 @@ def test_two_competing_gangs_one_placed_whole_other_untouched():
 
 def test_topology_aware_group_placed_within_one_zone():
     # upstream: topology_placement_test.go + schedule_one_podgroup_test.go placement algorithm
-    ns = [make_node("a1").capacity(cpu="2", memory="8Gi").zone("za"),
-          make_node("b1").capacity(cpu="2", memory="8Gi").zone("zb"),
-          make_node("b2").capacity(cpu="2", memory="8Gi").zone("zb"),
-          make_node("b3").capacity(cpu="2", memory="8Gi").zone("zb")]
-    s = sched(ns, gang("p", "g", 3), [make_pod_group("g", min_count=3, topology_key="topology.kubernetes.io/zone")],
-              topology=True)
+    ns = [
+        make_node("a1").capacity(cpu="2", memory="8Gi").zone("za"),
+        make_node("b1").capacity(cpu="2", memory="8Gi").zone("zb"),
+        make_node("b2").capacity(cpu="2", memory="8Gi").zone("zb"),
+        make_node("b3").capacity(cpu="2", memory="8Gi").zone("zb"),
+    ]
+    s = sched(ns, gang("p", "g", 3), [make_pod_group("g", min_count=3, topology_key="topology.kubernetes.io/zone")], topology=True)
     r = s.run()
     assert sorted(p.node for p in r.placements) == ["b1", "b2", "b3"]
     assert r.to_dict()["podGroups"][0]["placement"] == "zb"
 
 
 def test_topology_no_zone_fits_reports_placements():
-    ns = [make_node("a1").capacity(cpu="2", memory="8Gi").zone("za"),
-          make_node("b1").capacity(cpu="2", memory="8Gi").zone("zb")]
-    r = sched(ns, gang("p", "g", 2), [make_pod_group("g", min_count=2, topology_key="topology.kubernetes.io/zone")],
-              topology=True).run()
+    ns = [make_node("a1").capacity(cpu="2", memory="8Gi").zone("za"), make_node("b1").capacity(cpu="2", memory="8Gi").zone("zb")]
+    r = sched(ns, gang("p", "g", 2), [make_pod_group("g", min_count=2, topology_key="topology.kubernetes.io/zone")], topology=True).run()
     assert r.placements == []
-    assert any(u.message.startswith("0/2 placements are available, first placement status: ")
-               for u in r.unschedulable)
+    assert any(u.message.startswith("0/2 placements are available, first placement status: ") for u in r.unschedulable)

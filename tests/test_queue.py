@@ -57,12 +57,16 @@ def fail(q: PriorityQueue, p: QueuedPodInfo, plugins: set[str] | None) -> None:
 
 # --- backoff -------------------------------------------------------------------------------
 
+
 # upstream: backoff_queue_test.go TestBackoffQueue_calculateBackoffDuration
-@pytest.mark.parametrize("initial,maximum,want", [
-    pytest.param(1, 10, [1, 2, 4, 8, 10, 10], id="defaults 1s/10s"),
-    pytest.param(2, 5, [2, 4, 5, 5, 5, 5], id="initial 2s max 5s"),
-    pytest.param(1, 0, [0, 0, 0, 0, 0, 0], id="max 0 disables backoff"),
-])
+@pytest.mark.parametrize(
+    "initial,maximum,want",
+    [
+        pytest.param(1, 10, [1, 2, 4, 8, 10, 10], id="defaults 1s/10s"),
+        pytest.param(2, 5, [2, 4, 5, 5, 5, 5], id="initial 2s max 5s"),
+        pytest.param(1, 0, [0, 0, 0, 0, 0, 0], id="max 0 disables backoff"),
+    ],
+)
 def test_backoff_duration_doubles_up_to_the_max(initial, maximum, want):
     q = new_queue(initial_backoff=initial, max_backoff=maximum)
     assert [q.calculate_backoff_duration(c) if maximum else 0 for c in range(1, 7)] == want
@@ -133,6 +137,7 @@ def test_without_pop_from_backoffq_nothing_is_popped_while_backing_off():
 
 # --- the unschedulable pool ----------------------------------------------------------------
 
+
 def test_unschedulable_pool_is_flushed_after_five_minutes_on_a_30s_tick():
     """upstream: TestPriorityQueue_FlushUnschedulablePodsLeftover (podMaxInUnschedulablePodsDuration)."""
     clock = FakeClock(0.0)
@@ -170,6 +175,7 @@ def test_gated_pods_are_not_flushed_and_wait_for_their_gating_plugin(fwk):
 
 # --- events and queueing hints -------------------------------------------------------------
 
+
 def test_node_add_moves_only_pods_it_can_help(fwk):
     """upstream: TestPriorityQueue_MoveAllToActiveOrBackoffQueue with NodeResourcesFit's hint
     isSchedulableAfterNodeChange: a node too small for the pod is skipped."""
@@ -198,17 +204,30 @@ def test_event_seen_while_in_flight_requeues_the_pod(fwk):
     assert p in q.backoff.list() and not q.in_flight and not q.in_flight_events
 
 
-@pytest.mark.parametrize("rejectors,pending,event,want", [
-    pytest.param(set(), set(), ev.EVENT_NODE_ADD, QueueingStrategy.QUEUE_AFTER_BACKOFF, id="no rejectors: error"),
-    pytest.param({"NodeResourcesFit"}, set(), ev.EVENT_UNSCHEDULABLE_TIMEOUT, QueueingStrategy.QUEUE_AFTER_BACKOFF,
-                 id="wildcard event"),
-    pytest.param({"NodeResourcesFit"}, set(), ClusterEvent("Node", "UpdateNodeLabel"), QueueingStrategy.QUEUE_SKIP,
-                 id="event the rejector did not register"),
-    pytest.param({"NodeAffinity"}, set(), ClusterEvent("Node", "UpdateNodeTaint"), QueueingStrategy.QUEUE_AFTER_BACKOFF,
-                 id="Node/Add registrant also gets UpdateNodeTaint"),
-    pytest.param(set(), {"NodeResourcesFit"}, ev.EVENT_NODE_ADD, QueueingStrategy.QUEUE_IMMEDIATELY,
-                 id="Queue from a Pending plugin"),
-])
+@pytest.mark.parametrize(
+    "rejectors,pending,event,want",
+    [
+        pytest.param(set(), set(), ev.EVENT_NODE_ADD, QueueingStrategy.QUEUE_AFTER_BACKOFF, id="no rejectors: error"),
+        pytest.param(
+            {"NodeResourcesFit"}, set(), ev.EVENT_UNSCHEDULABLE_TIMEOUT, QueueingStrategy.QUEUE_AFTER_BACKOFF, id="wildcard event"
+        ),
+        pytest.param(
+            {"NodeResourcesFit"},
+            set(),
+            ClusterEvent("Node", "UpdateNodeLabel"),
+            QueueingStrategy.QUEUE_SKIP,
+            id="event the rejector did not register",
+        ),
+        pytest.param(
+            {"NodeAffinity"},
+            set(),
+            ClusterEvent("Node", "UpdateNodeTaint"),
+            QueueingStrategy.QUEUE_AFTER_BACKOFF,
+            id="Node/Add registrant also gets UpdateNodeTaint",
+        ),
+        pytest.param(set(), {"NodeResourcesFit"}, ev.EVENT_NODE_ADD, QueueingStrategy.QUEUE_IMMEDIATELY, id="Queue from a Pending plugin"),
+    ],
+)
 def test_is_pod_worth_requeuing(fwk, rejectors, pending, event, want):
     """upstream: scheduling_queue_test.go Test_isPodWorthRequeuing."""
     q = new_queue(fwk)

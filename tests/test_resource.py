@@ -12,33 +12,39 @@ from kschedctl.testing import make_pod
 Mi = 1024 * 1024
 
 
-@pytest.mark.parametrize("pod,cpu,mem", [
-    # upstream helpers_test.go TestPodRequests "multiple containers": containers are summed
-    (make_pod("p").req(cpu="1", memory="1Gi").req(cpu="500m", memory="512Mi"), 1500, 1536 * Mi),
-    # "init container larger than the containers": max(sum, each init)
-    (make_pod("p").req(cpu="1").init_req({"cpu": "2"}), 2000, 0),
-    # "restartable init container": sidecars add to the sum and stay during later init containers
-    (make_pod("p").req(cpu="1").init_req({"cpu": "1"}, sidecar=True).init_req({"cpu": "1500m"}), 2500, 0),
-    # sidecar started before an init container counts towards that init container's use
-    (make_pod("p").req(cpu="100m").init_req({"cpu": "1"}, sidecar=True).init_req({"cpu": "2"}), 3000, 0),
-    # overhead is added on top ("pod overhead")
-    (make_pod("p").req(cpu="1", memory="1Gi").overhead(cpu="250m", memory="120Mi"), 1250, 1144 * Mi),
-    # pod-level resources replace the aggregate (PodLevelResources)
-    (make_pod("p").req(cpu="1").req(cpu="1").pod_requests(cpu="1500m"), 1500, 0),
-])
+@pytest.mark.parametrize(
+    "pod,cpu,mem",
+    [
+        # upstream helpers_test.go TestPodRequests "multiple containers": containers are summed
+        (make_pod("p").req(cpu="1", memory="1Gi").req(cpu="500m", memory="512Mi"), 1500, 1536 * Mi),
+        # "init container larger than the containers": max(sum, each init)
+        (make_pod("p").req(cpu="1").init_req({"cpu": "2"}), 2000, 0),
+        # "restartable init container": sidecars add to the sum and stay during later init containers
+        (make_pod("p").req(cpu="1").init_req({"cpu": "1"}, sidecar=True).init_req({"cpu": "1500m"}), 2500, 0),
+        # sidecar started before an init container counts towards that init container's use
+        (make_pod("p").req(cpu="100m").init_req({"cpu": "1"}, sidecar=True).init_req({"cpu": "2"}), 3000, 0),
+        # overhead is added on top ("pod overhead")
+        (make_pod("p").req(cpu="1", memory="1Gi").overhead(cpu="250m", memory="120Mi"), 1250, 1144 * Mi),
+        # pod-level resources replace the aggregate (PodLevelResources)
+        (make_pod("p").req(cpu="1").req(cpu="1").pod_requests(cpu="1500m"), 1500, 0),
+    ],
+)
 def test_pod_requests(pod, cpu, mem):
     res = compute_pod_resource_request(pod.obj())
     assert (res.milli_cpu, res.memory) == (cpu, mem)
 
 
-@pytest.mark.parametrize("pod,cpu,mem", [
-    # pod_resources.go: a container without requests gets 100m / 200Mi for scoring
-    (make_pod("p").container(), 100, 200 * Mi),
-    (make_pod("p").container().container(), 200, 400 * Mi),
-    # an explicit zero stays zero (only a missing key is defaulted)
-    (make_pod("p").req(cpu="0", memory="0"), 0, 0),
-    (make_pod("p").req(cpu="1"), 1000, 200 * Mi),
-])
+@pytest.mark.parametrize(
+    "pod,cpu,mem",
+    [
+        # pod_resources.go: a container without requests gets 100m / 200Mi for scoring
+        (make_pod("p").container(), 100, 200 * Mi),
+        (make_pod("p").container().container(), 200, 400 * Mi),
+        # an explicit zero stays zero (only a missing key is defaulted)
+        (make_pod("p").req(cpu="0", memory="0"), 0, 0),
+        (make_pod("p").req(cpu="1"), 1000, 200 * Mi),
+    ],
+)
 def test_non_zero_requests(pod, cpu, mem):
     assert compute_non_zero_request(pod.obj()) == (cpu, mem)
 

@@ -17,13 +17,19 @@ class Stop(BaseException):
     pass
 
 
-@pytest.mark.parametrize("exc, text", [
-    (SystemExit(3), "SystemExit: 3"), (Stop("no"), "Stop: no"), (GeneratorExit(), "GeneratorExit"),
-    (type("Interrupt", (KeyboardInterrupt,), {})(), "Interrupt"),
-])
+@pytest.mark.parametrize(
+    "exc, text",
+    [
+        (SystemExit(3), "SystemExit: 3"),
+        (Stop("no"), "Stop: no"),
+        (GeneratorExit(), "GeneratorExit"),
+        (type("Interrupt", (KeyboardInterrupt,), {})(), "Interrupt"),
+    ],
+)
 def test_base_exceptions_become_plugin_failures(exc, text):
     def plugin_code():
         raise exc
+
     with pytest.raises(PluginFailure, match=text):
         Sandbox("p").call(plugin_code)
 
@@ -34,6 +40,7 @@ def test_exceptions_pass_through_and_a_real_ctrl_c_is_not_swallowed():
 
     def interrupted():
         raise KeyboardInterrupt
+
     with pytest.raises(KeyboardInterrupt):
         Sandbox("p").call(interrupted)
 
@@ -64,6 +71,7 @@ def test_a_plugin_that_catches_the_timeout_still_timed_out():
         except BaseException:  # noqa: BLE001 - what a careless plugin does
             pass
         return "done"
+
     with pytest.raises(PluginFailure, match="did not return within"):
         Sandbox("p", timeout=0.1).call(stubborn)
 
@@ -84,6 +92,7 @@ def test_nested_calls_each_keep_their_limit():
         with pytest.raises(PluginFailure, match="within 100ms"):
             inner.call(time.sleep, 5)
         return "outer went on"
+
     assert outer.call(outer_code) == "outer went on"
     assert inner.broken is not None and outer.broken is None
 
@@ -98,6 +107,7 @@ def test_off_the_main_thread_the_call_runs_in_a_worker():
         except PluginFailure as exc:
             result["failure"] = str(exc)
         result["value"] = Sandbox("q", timeout=1).call(sum, [1, 2])
+
     t = threading.Thread(target=run)
     t.start()
     t.join(5)
@@ -148,12 +158,14 @@ def test_what_a_plugin_was_handed_is_put_back_and_its_call_fails():
             return None
 
     proxy = SandboxedPlugin(Plugin(), Sandbox("P"))
-    with pytest.raises(PluginFailure, match=r'changed pod "default/p", the NodeInfo of node "n1", which it was '
-                                            r"handed in \{point\} to read; the change was undone") as exc:
+    with pytest.raises(
+        PluginFailure,
+        match=r'changed pod "default/p", the NodeInfo of node "n1", which it was '
+        r"handed in \{point\} to read; the change was undone",
+    ) as exc:
         proxy.filter(None, pod, ni)
     assert exc.value.worded
-    assert (ni.allocatable.milli_cpu, ni.requested.milli_cpu, list(ni.pods), dict(ni.node.labels),
-            dict(pod.labels)) == before
+    assert (ni.allocatable.milli_cpu, ni.requested.milli_cpu, list(ni.pods), dict(ni.node.labels), dict(pod.labels)) == before
     assert pod.node_name == ""
 
 

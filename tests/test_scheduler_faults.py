@@ -25,8 +25,13 @@ from kschedctl.versions import KubeVersion
 
 def config(**points: list[str]) -> str:
     """A profile whose extension points get these plugins (bind replaces DefaultBinder)."""
-    lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration",
-             "profiles:", "- schedulerName: default-scheduler", "  plugins:"]
+    lines = [
+        "apiVersion: kubescheduler.config.k8s.io/v1",
+        "kind: KubeSchedulerConfiguration",
+        "profiles:",
+        "- schedulerName: default-scheduler",
+        "  plugins:",
+    ]
     for point, names in points.items():
         lines.append(f"    {point}:")
         lines.append("      enabled: [" + ", ".join(f"{{name: {n}}}" for n in names) + "]")
@@ -35,8 +40,14 @@ def config(**points: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def new_scheduler(nodes: list, pods: list, specs: list[PluginSpec] = (), cfg: str = "",
-                  timeline: list[tuple[float, Callable[[Scheduler], Any]]] = (), seed: int = 1) -> Scheduler:
+def new_scheduler(
+    nodes: list,
+    pods: list,
+    specs: list[PluginSpec] = (),
+    cfg: str = "",
+    timeline: list[tuple[float, Callable[[Scheduler], Any]]] = (),
+    seed: int = 1,
+) -> Scheduler:
     registry = Registry()
     registry.merge(default_registry().registry)
     for spec in specs:
@@ -77,13 +88,18 @@ def flaky_binder(failures: dict[tuple[str, int], Code]) -> PluginSpec:
 
 # --- backoff timing ------------------------------------------------------------------------
 
+
 def test_error_backoff_spaces_retries_1_2_4_8_10_10_seconds():
     """upstream: scheduling_queue_test.go TestBackoffPodLater / backoff_queue_test.go: an Error
     (here from Bind) sends the pod to the error backoffQ; it is retried once its backoff window
     has passed (the flush runs on whole seconds, after the window holding the expiry)."""
     failures = {("p", i): Code.Error for i in range(1, 7)}
-    sched = new_scheduler([make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")],
-                          [flaky_binder(failures)], config(bind=["FlakyBinder"]))
+    sched = new_scheduler(
+        [make_node("n1").capacity(cpu="4", memory="8Gi")],
+        [make_pod("p").req(cpu="1")],
+        [flaky_binder(failures)],
+        config(bind=["FlakyBinder"]),
+    )
     result = sched.run()
     failed_at = [e["time"] for e in trace(sched, "FailedScheduling")]
     [placed] = trace(sched, "Scheduled")
@@ -95,13 +111,18 @@ def test_error_backoff_spaces_retries_1_2_4_8_10_10_seconds():
 
 def test_pod_that_keeps_erring_is_reported_after_bounded_retries():
     failures = {("p", i): Code.Error for i in range(1, 100)}
-    sched = new_scheduler([make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")],
-                          [flaky_binder(failures)], config(bind=["FlakyBinder"]))
+    sched = new_scheduler(
+        [make_node("n1").capacity(cpu="4", memory="8Gi")],
+        [make_pod("p").req(cpu="1")],
+        [flaky_binder(failures)],
+        config(bind=["FlakyBinder"]),
+    )
     [u] = sched.run().unschedulable
     assert u.error and "binding p failed" in u.message and u.attempts == 8
 
 
 # --- events --------------------------------------------------------------------------------
+
 
 def _add_node(name: str, cpu: str) -> Callable[[Scheduler], None]:
     return lambda s: s.add_node_to_cache(make_node(name).capacity(cpu=cpu, memory="16Gi").obj())
@@ -111,15 +132,18 @@ def _relabel(name: str, value: str) -> Callable[[Scheduler], None]:
     def act(s: Scheduler) -> None:
         old = s.cache.nodes[name].node
         s.update_node_in_cache(old, make_node(name).capacity(cpu="2", memory="4Gi").label("tier", value).obj())
+
     return act
 
 
 def test_pod_is_retried_only_when_a_node_that_fits_it_is_added():
     """upstream: scheduling_queue_test.go TestPriorityQueue_MoveAllToActiveOrBackoffQueue with
     NodeResourcesFit's hints: a label change and a too-small node do not retry the pod."""
-    sched = new_scheduler([make_node("small").capacity(cpu="2", memory="4Gi")], [make_pod("big").req(cpu="4")],
-                          timeline=[(10, _relabel("small", "a")), (20, _add_node("small-2", "2")),
-                                    (60, _add_node("large", "8"))])
+    sched = new_scheduler(
+        [make_node("small").capacity(cpu="2", memory="4Gi")],
+        [make_pod("big").req(cpu="4")],
+        timeline=[(10, _relabel("small", "a")), (20, _add_node("small-2", "2")), (60, _add_node("large", "8"))],
+    )
     result = sched.run()
     assert [e["time"] for e in trace(sched, "FailedScheduling")] == [0]
     [p] = result.placements
@@ -129,8 +153,11 @@ def test_pod_is_retried_only_when_a_node_that_fits_it_is_added():
 def test_unschedulable_pool_flush_retries_after_five_minutes_only_while_something_changed():
     """upstream: TestPriorityQueue_FlushUnschedulablePodsLeftover: pods in the pool longer than
     podMaxInUnschedulablePodsDuration (5 min) are retried on the 30 s flush tick."""
-    sched = new_scheduler([make_node("small").capacity(cpu="2", memory="4Gi")], [make_pod("big").req(cpu="4")],
-                          timeline=[(100, _relabel("small", "a")), (600, _relabel("small", "b"))])
+    sched = new_scheduler(
+        [make_node("small").capacity(cpu="2", memory="4Gi")],
+        [make_pod("big").req(cpu="4")],
+        timeline=[(100, _relabel("small", "a")), (600, _relabel("small", "b"))],
+    )
     result = sched.run()
     assert [e["time"] for e in trace(sched, "FailedScheduling")] == [0, 330, 660]
     [u] = result.unschedulable
@@ -144,6 +171,7 @@ def test_run_ends_when_no_event_can_help():
 
 
 # --- Reserve / Permit faults ---------------------------------------------------------------
+
 
 class Reserver:
     def __init__(self, name: str, log: list[str], fail_first: bool) -> None:
@@ -167,10 +195,13 @@ def test_reserve_failure_runs_every_unreserve_in_reverse_order_and_requeues():
     """upstream: schedule_one_test.go TestSchedulerScheduleOne "reserve failed": Unreserve of
     every Reserve plugin in reverse order, the assumed pod forgotten, the pod requeued."""
     log: list[str] = []
-    specs = [PluginSpec("ReserveA", lambda a, h: Reserver("ReserveA", log, False), Reserver),
-             PluginSpec("ReserveB", lambda a, h: Reserver("ReserveB", log, True), Reserver)]
-    sched = new_scheduler([make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")],
-                          specs, config(reserve=["ReserveA", "ReserveB"]))
+    specs = [
+        PluginSpec("ReserveA", lambda a, h: Reserver("ReserveA", log, False), Reserver),
+        PluginSpec("ReserveB", lambda a, h: Reserver("ReserveB", log, True), Reserver),
+    ]
+    sched = new_scheduler(
+        [make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")], specs, config(reserve=["ReserveA", "ReserveB"])
+    )
     result = sched.run()
     assert log[:4] == ["reserve ReserveA", "reserve ReserveB", "unreserve ReserveB", "unreserve ReserveA"]
     [first] = trace(sched, "FailedScheduling")
@@ -199,18 +230,21 @@ def test_permit_wait_holds_resources_until_the_capped_timeout():
     """upstream: framework_test.go TestPermitPlugins / waiting_pods_map.go: Wait is capped at
     15 minutes; on timeout the pod is rejected with upstream's message, forgotten, and the
     AssignedPodDelete event lets the pod it was blocking in."""
-    sched = new_scheduler([make_node("n1").capacity(cpu="2", memory="8Gi")],
-                          [make_pod("waiter").priority(10).preemption_policy("Never").req(cpu="2"),
-                           make_pod("other").req(cpu="2")],
-                          [PluginSpec("Waiter", lambda a, h: Waiter(), Waiter)], config(permit=["Waiter"]))
+    sched = new_scheduler(
+        [make_node("n1").capacity(cpu="2", memory="8Gi")],
+        [make_pod("waiter").priority(10).preemption_policy("Never").req(cpu="2"), make_pod("other").req(cpu="2")],
+        [PluginSpec("Waiter", lambda a, h: Waiter(), Waiter)],
+        config(permit=["Waiter"]),
+    )
     result = sched.run()
     timeout, retry = trace(sched, "FailedScheduling", "default/waiter")
-    assert (timeout["time"], timeout["message"]) == (900, "0/1 nodes are available: 1 rejected due to timeout "
-                                                          "after waiting 15m0s at plugin Waiter.")
+    assert (timeout["time"], timeout["message"]) == (
+        900,
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 15m0s at plugin Waiter.",
+    )
     # "other" was in the pool while the waiter held the node; the 5-minute flush retried it
     assert [e["time"] for e in trace(sched, "FailedScheduling", "default/other")] == [0, 330, 660]
-    assert [(p.pod, p.node, p.attempts, p.time - sched.start) for p in result.placements] == \
-        [("default/other", "n1", 4, 900)]
+    assert [(p.pod, p.node, p.attempts, p.time - sched.start) for p in result.placements] == [("default/other", "n1", 4, 900)]
     # the waiter's Permit rejection matched its own (wildcard) registration on other's bind
     assert retry["time"] == 900 and retry["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
     [u] = result.unschedulable
@@ -218,6 +252,7 @@ def test_permit_wait_holds_resources_until_the_capped_timeout():
 
 
 # --- fault injection -----------------------------------------------------------------------
+
 
 def _failures(pattern: int) -> dict[tuple[str, int], Code]:
     out = {}
@@ -247,13 +282,13 @@ def test_bind_faults_lose_and_duplicate_nothing_and_never_overcommit(pattern, se
     assert sorted(alive + reported + victims) == sorted(f"default/p{i}" for i in range(14))
     for name, info in sched.cache.nodes.items():
         assert info.requested.milli_cpu <= info.allocatable.milli_cpu, name
-        assert sorted(p.pod.key for p in info.pods) == sorted(
-            p.pod for p in result.placements if p.node == name and not p.preempted_by)
+        assert sorted(p.pod.key for p in info.pods) == sorted(p.pod for p in result.placements if p.node == name and not p.preempted_by)
     assert not sched.cache.assumed_pods and not sched.queue.in_flight and not sched.waiting
     assert any(e["event"] == "FailedScheduling" for e in sched.trace)
 
 
 # --- Filter errors and where the search stops ------------------------------------------------
+
 
 class ErrOn:
     """A Filter that fails with an Error on the named nodes."""
@@ -268,7 +303,7 @@ class ErrOn:
         return Status(Code.Error, "boom") if node_info.name in self.nodes else None
 
 
-NO_SCORE = config(filter=["ErrOn"]).replace("  plugins:\n", "  plugins:\n    score:\n      disabled: [{name: \"*\"}]\n")
+NO_SCORE = config(filter=["ErrOn"]).replace("  plugins:\n", '  plugins:\n    score:\n      disabled: [{name: "*"}]\n')
 
 
 def _err_on(*nodes: str) -> PluginSpec:
@@ -310,8 +345,9 @@ def test_a_missing_cycle_state_entry_reads_not_found_even_unchecked():
     # upstream: framework/cycle_state.go Read returns framework.ErrNotFound ("not found"); the
     # runtime wraps a Filter error as `running %q filter plugin: %w` (runtime/framework.go)
     spec = PluginSpec("ReadsMissingState", lambda args, handle: ReadsMissingState(), ReadsMissingState)
-    sched = new_scheduler([make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")],
-                          [spec], config(filter=["ReadsMissingState"]))
+    sched = new_scheduler(
+        [make_node("n1").capacity(cpu="4", memory="8Gi")], [make_pod("p").req(cpu="1")], [spec], config(filter=["ReadsMissingState"])
+    )
     sched.run()
     first = trace(sched, "FailedScheduling", "default/p")[0]
     assert first["message"] == 'running "ReadsMissingState" filter plugin: not found'

@@ -34,7 +34,8 @@ def test_runtime_batch_shares_one_status_per_outcome():
     fwk.use_batch = False
     per_node = [fwk.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in infos]
     assert [(s.code, s.reasons, s.plugin) if s is not None else None for s in batch] == [
-        (s.code, s.reasons, s.plugin) if not s.is_success() else None for s in per_node]
+        (s.code, s.reasons, s.plugin) if not s.is_success() else None for s in per_node
+    ]
     # n0-n2: "Too many pods" (one object); n3-n4: "Insufficient cpu" (another); n6 unresolvable.
     assert batch[0] is batch[1] is batch[2] and batch[3] is batch[4]
     assert batch[0] is not batch[3] and batch[5] is None
@@ -79,7 +80,12 @@ def test_diagnosis_of_unschedulable_pod_same_batched_and_per_node():
         feasible, diagnosis = SchedulingAlgorithm().find_nodes_that_fit_pod(fwk, CycleState(), qpi, fwk.snapshot)
         assert feasible == []
         fe = FitError(pod, fwk.snapshot.num_nodes(), diagnosis)
-        out.append((fe.message(), sorted(diagnosis.unschedulable_plugins),
-                    {k: (v.code, v.reasons, v.plugin) for k, v in diagnosis.node_to_status.node_to_status.items()}))
+        out.append(
+            (
+                fe.message(),
+                sorted(diagnosis.unschedulable_plugins),
+                {k: (v.code, v.reasons, v.plugin) for k, v in diagnosis.node_to_status.node_to_status.items()},
+            )
+        )
     assert out[0] == out[1]
     assert out[0][0] == "0/7 nodes are available: 3 Too many pods, 7 Insufficient cpu."

@@ -32,8 +32,9 @@ TINY = [
 @pytest.mark.parametrize("case", TINY, ids=[c.shape for c in TINY])
 def test_every_shape_is_input_kschedctl_places_entirely(case: Case, tmp_path: Path, run_cli) -> None:
     path = perf_config.write(case, tmp_path)
-    result = run_cli("schedule", str(path), "--config", str(tmp_path / "config.yaml"), "-o", "json",
-                     "--kube-version", "1.35", "--seed", "1")
+    result = run_cli(
+        "schedule", str(path), "--config", str(tmp_path / "config.yaml"), "-o", "json", "--kube-version", "1.35", "--seed", "1"
+    )
     assert result.exit_code == 0, result.stderr
     summary = result.json()["summary"]
     assert summary["pending"] == case.init + case.measure  # init pods pending too: kube's warmup
@@ -77,8 +78,9 @@ def test_preemption_shape_preempts_three_low_priority_pods_per_preemptor(tmp_pat
     preemption.go): the latest start time of a node's earliest-started victim.
     """
     path = perf_config.write(PREEMPTION, tmp_path)
-    result = run_cli("schedule", str(path), "--config", str(tmp_path / "config.yaml"), "-o", "json",
-                     "--kube-version", "1.35", "--seed", "1")
+    result = run_cli(
+        "schedule", str(path), "--config", str(tmp_path / "config.yaml"), "-o", "json", "--kube-version", "1.35", "--seed", "1"
+    )
     assert result.exit_code == 0, result.stderr
     doc = result.json()
     names = sorted(o["metadata"]["name"] for o in perf_config.objects(PREEMPTION) if o["kind"] == "Node")
@@ -94,18 +96,28 @@ def test_preemption_shape_preempts_three_low_priority_pods_per_preemptor(tmp_pat
 
 
 def test_preemption_comparison_counts_victims_and_nodes() -> None:
-    sequential = {"pods": [
-        {"pod": "ns/high-0", "node": None, "preemption": {"nominatedNode": "n1", "victims": ["ns/a", "ns/b"]}},
-        {"pod": "ns/high-1", "node": None, "preemption": {"nominatedNode": "n2", "victims": ["ns/c"]}},
-        {"pod": "ns/high-0", "node": "n1"},
-        {"pod": "ns/high-1", "node": "n2"},
-    ]}
-    ours = {"preemptions": [{"preemptor": "ns/high-0", "node": "n1", "victims": ["ns/b", "ns/a"]},
-                            {"preemptor": "ns/high-1", "node": "n3", "victims": ["ns/d"]}],
-            "placements": [{"pod": "ns/high-0", "node": "n1"}, {"pod": "ns/high-1", "node": "n3"}]}
+    sequential = {
+        "pods": [
+            {"pod": "ns/high-0", "node": None, "preemption": {"nominatedNode": "n1", "victims": ["ns/a", "ns/b"]}},
+            {"pod": "ns/high-1", "node": None, "preemption": {"nominatedNode": "n2", "victims": ["ns/c"]}},
+            {"pod": "ns/high-0", "node": "n1"},
+            {"pod": "ns/high-1", "node": "n2"},
+        ]
+    }
+    ours = {
+        "preemptions": [
+            {"preemptor": "ns/high-0", "node": "n1", "victims": ["ns/b", "ns/a"]},
+            {"preemptor": "ns/high-1", "node": "n3", "victims": ["ns/d"]},
+        ],
+        "placements": [{"pod": "ns/high-0", "node": "n1"}, {"pod": "ns/high-1", "node": "n3"}],
+    }
     assert side_by_side.compare_preemption(sequential, ours) == {
-        "preemptors": [2, 2], "victims": [3, 3], "same_nominated_node_and_victims": 1,
-        "placed": [2, 2], "same_node": 1}
+        "preemptors": [2, 2],
+        "victims": [3, 3],
+        "same_nominated_node_and_victims": 1,
+        "placed": [2, 2],
+        "same_node": 1,
+    }
 
 
 def _side(wall: float, rss: float, placements: dict[str, str], pending: int) -> Side:
@@ -124,8 +136,7 @@ def test_table_from_given_measurements() -> None:
         "| workload (nodes, init + measured pods) | kube-scheduler 1.35.4 | kschedctl | ratio kube/kschedctl "
         "| peak RSS kube / kschedctl | placed kube · kschedctl | same node |",
         "|---|---|---|---|---|---|---|",
-        "| SchedulingBasic (5,000 nodes, 1,000 + 10,000 pods) | 12.50 s | 25.00 s | 0.50x | 512 / 1024 MiB "
-        "| 3/3 · 3/3 | 1/3, same load |",
+        "| SchedulingBasic (5,000 nodes, 1,000 + 10,000 pods) | 12.50 s | 25.00 s | 0.50x | 512 / 1024 MiB | 3/3 · 3/3 | 1/3, same load |",
         "| PreemptionBasic (1,000 nodes, 4,000 + 1,000 pods) | — | 3.00 s | — | — / 100 MiB | 1/1 | — |",
     ]
 
@@ -149,14 +160,32 @@ def test_measure_reports_the_childs_own_time_and_rss(tmp_path: Path) -> None:
 
 def test_kube_command_is_the_oracle_bench_of_the_readme() -> None:
     cmd = side_by_side.kube_command("/bin/kschedoracle", Path("f.json"), Path("c.yaml"), 500, Path("p.json"))
-    assert cmd == ["/bin/kschedoracle", "-mode", "bench", "-snapshot", "f.json", "-config", "c.yaml",
-                   "-warmup", "500", "-parallelism", "2", "-bench-placements", "p.json"]
+    assert cmd == [
+        "/bin/kschedoracle",
+        "-mode",
+        "bench",
+        "-snapshot",
+        "f.json",
+        "-config",
+        "c.yaml",
+        "-warmup",
+        "500",
+        "-parallelism",
+        "2",
+        "-bench-placements",
+        "p.json",
+    ]
 
 
 def test_the_final_cases_are_the_issue_s_workloads() -> None:
     assert [(c.shape, c.nodes, c.init, c.measure) for c in perf_config.CASES] == [
-        ("SchedulingBasic", 500, 500, 1000), ("SchedulingBasic", 5000, 1000, 10000),
-        ("SchedulingBasic", 15000, 1000, 10000), ("SchedulingBasic", 5000, 5000, 50000),
-        ("SchedulingNodeAffinity", 5000, 5000, 10000), ("SchedulingPodAntiAffinity", 5000, 1000, 2000),
-        ("TopologySpreading", 5000, 5000, 5000), ("PreferredTopologySpreading", 5000, 5000, 5000),
-        ("PreemptionBasic", 1000, 4000, 1000)]
+        ("SchedulingBasic", 500, 500, 1000),
+        ("SchedulingBasic", 5000, 1000, 10000),
+        ("SchedulingBasic", 15000, 1000, 10000),
+        ("SchedulingBasic", 5000, 5000, 50000),
+        ("SchedulingNodeAffinity", 5000, 5000, 10000),
+        ("SchedulingPodAntiAffinity", 5000, 1000, 2000),
+        ("TopologySpreading", 5000, 5000, 5000),
+        ("PreferredTopologySpreading", 5000, 5000, 5000),
+        ("PreemptionBasic", 1000, 4000, 1000),
+    ]

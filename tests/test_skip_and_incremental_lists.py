@@ -43,22 +43,46 @@ PLAIN = make_pod("p").label("app", "a").req(cpu="100m").obj()
 # (case, bound pods, incoming pod, PreFilter skips, without a walk; PreScore skips, without a walk)
 CASES = [
     ("no affinity anywhere", [make_pod("b").label("app", "x").node("n0").obj()], PLAIN, True, True, True, True),
-    ("existing preferred affinity only",
-     [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["a"], weight=5).node("n0").obj()], PLAIN,
-     True, True, False, False),
-    ("existing required anti-affinity matching the pod",
-     [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["a"], anti=True).node("n1").obj()], PLAIN,
-     False, False, True, False),
-    ("existing required anti-affinity not matching: counted, then Skip",
-     [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["zzz"], anti=True).node("n1").obj()], PLAIN,
-     True, False, True, False),
-    ("incoming required anti-affinity", [], make_pod("p").label("app", "a").pod_affinity_in(
-        "app", ZONE, ["a"], anti=True).obj(), False, False, True, True),
+    (
+        "existing preferred affinity only",
+        [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["a"], weight=5).node("n0").obj()],
+        PLAIN,
+        True,
+        True,
+        False,
+        False,
+    ),
+    (
+        "existing required anti-affinity matching the pod",
+        [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["a"], anti=True).node("n1").obj()],
+        PLAIN,
+        False,
+        False,
+        True,
+        False,
+    ),
+    (
+        "existing required anti-affinity not matching: counted, then Skip",
+        [make_pod("b").label("app", "x").pod_affinity_in("app", ZONE, ["zzz"], anti=True).node("n1").obj()],
+        PLAIN,
+        True,
+        False,
+        True,
+        False,
+    ),
+    (
+        "incoming required anti-affinity",
+        [],
+        make_pod("p").label("app", "a").pod_affinity_in("app", ZONE, ["a"], anti=True).obj(),
+        False,
+        False,
+        True,
+        True,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("case", "bound", "pod", "pf_skip", "pf_no_walk", "ps_skip", "ps_no_walk"), CASES,
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("case", "bound", "pod", "pf_skip", "pf_no_walk", "ps_skip", "ps_no_walk"), CASES, ids=[c[0] for c in CASES])
 def test_inter_pod_affinity_skips_without_walking(case, bound, pod, pf_skip, pf_no_walk, ps_skip, ps_no_walk):
     fwk = new_framework(nodes=_nodes(), pods=bound)
     pl = fwk.instances["InterPodAffinity"]
@@ -95,5 +119,4 @@ def test_affinity_lists_updated_in_place_equal_a_rebuild():
         cache.update_snapshot(snap)
         nodes = snap.list()
         assert snap.have_pods_with_affinity_list() == [n for n in nodes if n.pods_with_affinity], step
-        assert snap.have_pods_with_required_anti_affinity_list() == [
-            n for n in nodes if n.pods_with_required_anti_affinity], step
+        assert snap.have_pods_with_required_anti_affinity_list() == [n for n in nodes if n.pods_with_required_anti_affinity], step

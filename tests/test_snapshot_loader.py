@@ -13,6 +13,7 @@ from kschedctl.testing import make_node, make_pod
 
 def _yaml_docs(*objs):
     import yaml
+
     return "---\n".join(yaml.safe_dump(o) for o in objs)
 
 
@@ -36,20 +37,23 @@ def test_directories_are_read_recursively_in_path_order(tmp_path):
 
 def test_stdin(monkeypatch):
     import io
+
     monkeypatch.setattr("sys.stdin", io.StringIO(_yaml_docs(make_node("n1").dict())))
     assert [n.name for n in load_snapshot(["-"]).nodes] == ["n1"]
 
 
 def test_api_server_defaults_are_applied(tmp_path):
     f = tmp_path / "p.yaml"
-    f.write_text(textwrap.dedent("""\
+    f.write_text(
+        textwrap.dedent("""\
         apiVersion: v1
         kind: Pod
         metadata: {name: p}
         spec:
           hostNetwork: true
           containers: [{name: c, image: nginx, ports: [{containerPort: 8080}]}]
-        """))
+        """)
+    )
     pod = load_snapshot([str(f)]).pods[0]
     assert pod.namespace == "default" and pod.scheduler_name == "default-scheduler"
     assert pod.priority == 0 and pod.preemption_policy == "PreemptLowerPriority"
@@ -58,14 +62,22 @@ def test_api_server_defaults_are_applied(tmp_path):
 
 def test_priority_from_priority_class_and_global_default(tmp_path):
     f = tmp_path / "s.yaml"
-    f.write_text(_yaml_docs(
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "def"}, "value": 7,
-         "globalDefault": True, "preemptionPolicy": "Never"},
-        make_pod("a").priority_class("high").dict(),
-        make_pod("b").dict(),
-        make_pod("c").priority(5).dict(),
-    ))
+    f.write_text(
+        _yaml_docs(
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "def"},
+                "value": 7,
+                "globalDefault": True,
+                "preemptionPolicy": "Never",
+            },
+            make_pod("a").priority_class("high").dict(),
+            make_pod("b").dict(),
+            make_pod("c").priority(5).dict(),
+        )
+    )
     pods = {p.name: p for p in load_snapshot([str(f)]).pods}
     assert (pods["a"].priority, pods["b"].priority, pods["c"].priority) == (1000, 7, 5)
     assert pods["b"].preemption_policy == "Never"
@@ -79,9 +91,13 @@ def test_unknown_kinds_are_skipped_with_one_warning_per_kind(tmp_path):
     assert snap.warnings == ["warning: skipping objects of kind 'ConfigMap' (not used for scheduling)"]
 
 
-@pytest.mark.parametrize("kind,api_version,words", [
-    ("DeviceTaintRule", "resource.k8s.io/v1alpha3", "without the taints these rules add"),
-], ids=["DeviceTaintRule"])
+@pytest.mark.parametrize(
+    "kind,api_version,words",
+    [
+        ("DeviceTaintRule", "resource.k8s.io/v1alpha3", "without the taints these rules add"),
+    ],
+    ids=["DeviceTaintRule"],
+)
 def test_kinds_kube_reads_but_kschedctl_does_not_model_are_said_so(tmp_path, kind, api_version, words):
     """kube-scheduler 1.35 reads DeviceTaintRules (dynamicresources.go ListWithDeviceTaintRules): never "not used"."""
     f = tmp_path / "s.yaml"
@@ -92,13 +108,16 @@ def test_kinds_kube_reads_but_kschedctl_does_not_model_are_said_so(tmp_path, kin
     assert "not used for scheduling" not in warning and warning.endswith("decisions may differ")
 
 
-@pytest.mark.parametrize("content,expected", [
-    ("kind: Pod\nmetadata: {name: x\n", "malformed YAML"),
-    ("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "metadata.name: Required value: name or generateName is required"),
-    ("apiVersion: v1\nkind: Node\nmetadata: {name: nd}\nstatus:\n  allocatable:\n    cpu: lots\n", "status.allocatable.cpu"),
-    ("- just\n- a list\n", "expected a Kubernetes object"),
-    ("apiVersion: v1\nmetadata: {name: x}\n", "object has no kind"),
-])
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        ("kind: Pod\nmetadata: {name: x\n", "malformed YAML"),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {}\n", "metadata.name: Required value: name or generateName is required"),
+        ("apiVersion: v1\nkind: Node\nmetadata: {name: nd}\nstatus:\n  allocatable:\n    cpu: lots\n", "status.allocatable.cpu"),
+        ("- just\n- a list\n", "expected a Kubernetes object"),
+        ("apiVersion: v1\nmetadata: {name: x}\n", "object has no kind"),
+    ],
+)
 def test_bad_input_is_one_error_naming_file_object_and_field(tmp_path, content, expected):
     f = tmp_path / "bad.yaml"
     f.write_text(content)
@@ -110,8 +129,10 @@ def test_bad_input_is_one_error_naming_file_object_and_field(tmp_path, content, 
 
 def test_field_errors_carry_the_line_of_the_field(tmp_path):
     f = tmp_path / "bad.yaml"
-    f.write_text("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: nd}\n"
-                 "  status:\n    allocatable:\n      cpu: lots\n")
+    f.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: nd}\n"
+        "  status:\n    allocatable:\n      cpu: lots\n"
+    )
     with pytest.raises(InputError) as info:
         load_snapshot([str(f)])
     assert info.value.line == 9

@@ -53,20 +53,47 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_help_imports_neither_numpy_nor_the_configuration() -> None:
-    code = ("import sys\nfrom kschedctl.cli.app import main\nsys.argv = ['kschedctl', '--help']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    code = (
+        "import sys\nfrom kschedctl.cli.app import main\nsys.argv = ['kschedctl', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(proc.stderr))
     assert "schedule" in proc.stdout
-    heavy = {"numpy", "jsonschema", "pluggy", "rich", "pydantic", "tabulate", "yaml", "kschedctl.config.loader",
-             "kschedctl.framework.interface", "kschedctl.scheduler.scheduler", "kschedctl.output.render"}
+    heavy = {
+        "numpy",
+        "jsonschema",
+        "pluggy",
+        "rich",
+        "pydantic",
+        "tabulate",
+        "yaml",
+        "kschedctl.config.loader",
+        "kschedctl.framework.interface",
+        "kschedctl.scheduler.scheduler",
+        "kschedctl.output.render",
+    }
     assert heavy & loaded == set()
 
 
-SMALL_SCHEDULE_NEVER_IMPORTS = {"pydantic", "typer._adapters", "kschedctl.cluster.capture", "rich", "jsonschema",
-                                "tabulate", "http.client", "ssl", "numpy", "yaml", "kschedctl.dra.manager",
-                                "kschedctl.dra.structured", "kschedctl.dra.cel", "importlib.metadata", "email"}
+SMALL_SCHEDULE_NEVER_IMPORTS = {
+    "pydantic",
+    "typer._adapters",
+    "kschedctl.cluster.capture",
+    "rich",
+    "jsonschema",
+    "tabulate",
+    "http.client",
+    "ssl",
+    "numpy",
+    "yaml",
+    "kschedctl.dra.manager",
+    "kschedctl.dra.structured",
+    "kschedctl.dra.cel",
+    "importlib.metadata",
+    "email",
+}
 
 
 def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: Path) -> None:
@@ -83,10 +110,12 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     finally:
         sys.path.pop(0)
     snapshot = perf_config.write(STARTUP_CASE, tmp_path)
-    code = ("import sys\nfrom kschedctl.cli.app import main\n"
-            f"sys.argv = ['kschedctl', 'schedule', {str(snapshot)!r}, '-o', 'json', '--seed', '1']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    code = (
+        "import sys\nfrom kschedctl.cli.app import main\n"
+        f"sys.argv = ['kschedctl', 'schedule', {str(snapshot)!r}, '-o', 'json', '--seed', '1']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert len(json.loads(proc.stdout)["placements"]) == 10, proc.stdout[:200]
     assert SMALL_SCHEDULE_NEVER_IMPORTS & set(json.loads(proc.stderr)) == set()
@@ -101,8 +130,30 @@ def _outcome(runtime: Any, value: Any, param: Any, ctx: Any) -> tuple[str, Any]:
         return "error", exc.format_message()
 
 
-SAMPLES = [None, "x", "", "json", "JSON", "table", "5", "-3", "007", " 5", "1.5", "0", "-1", "1e3", "+2", True,
-           False, 0, 10.0, ("a", "b"), ["a"], ()]
+SAMPLES = [
+    None,
+    "x",
+    "",
+    "json",
+    "JSON",
+    "table",
+    "5",
+    "-3",
+    "007",
+    " 5",
+    "1.5",
+    "0",
+    "-1",
+    "1e3",
+    "+2",
+    True,
+    False,
+    0,
+    10.0,
+    ("a", "b"),
+    ["a"],
+    (),
+]
 
 
 def _all_params() -> list[tuple[str, Any]]:
@@ -145,7 +196,9 @@ def test_numpy_is_imported_with_one_openblas_thread_unless_the_user_chose(preset
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if preset is not None:
         env["OPENBLAS_NUM_THREADS"] = preset
-    code = ("import os, sys\nfrom kschedctl.lazy import numpy as np\nassert 'numpy' not in sys.modules\n"
-            "np.zeros(1)\nprint(os.environ['OPENBLAS_NUM_THREADS'])")
+    code = (
+        "import os, sys\nfrom kschedctl.lazy import numpy as np\nassert 'numpy' not in sys.modules\n"
+        "np.zeros(1)\nprint(os.environ['OPENBLAS_NUM_THREADS'])"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert proc.stdout.strip() == expected

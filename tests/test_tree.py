@@ -23,6 +23,7 @@ PACKAGE = "kschedctl"
 
 # --- import cycles ------------------------------------------------------------------------------
 
+
 def _modules() -> dict[str, Path]:
     out = {}
     for path in (ROOT / PACKAGE).rglob("*.py"):
@@ -61,7 +62,7 @@ def import_graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = module.split(".") if is_package else module.split(".")[:-1]
-                    base = base[:len(base) - node.level + 1]
+                    base = base[: len(base) - node.level + 1]
                     name = ".".join(base + ([node.module] if node.module else []))
                 else:
                     name = node.module or ""
@@ -134,11 +135,15 @@ def test_no_import_cycles() -> None:
     assert not found, "import cycles:\n" + "\n".join(described)
 
 
-@pytest.mark.parametrize("graph, expected", [
-    ({"a": {"b"}, "b": {"a"}, "c": set()}, [["a", "b"]]),
-    ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
-    ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
-], ids=["two-modules", "a-chain", "three-modules-and-a-tail"])
+@pytest.mark.parametrize(
+    "graph, expected",
+    [
+        ({"a": {"b"}, "b": {"a"}, "c": set()}, [["a", "b"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
+    ],
+    ids=["two-modules", "a-chain", "three-modules-and-a-tail"],
+)
 def test_the_cycle_finder_finds_cycles(graph: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert cycles(graph) == expected
 
@@ -223,16 +228,25 @@ def test_the_public_api_exports_from_its_layer_or_below() -> None:
     assert above == []
 
 
-@pytest.mark.parametrize("edge, expected", [
-    (("kschedctl.api.types", "kschedctl.cli.app"), ["kschedctl.api.types -> kschedctl.cli.app"]),
-    (("kschedctl.framework.handle", "kschedctl.runtime.framework"),
-     ["kschedctl.framework.handle -> kschedctl.runtime.framework"]),
-    (("kschedctl.explain.verdict", "kschedctl.sweep.cell"), ["kschedctl.explain.verdict -> kschedctl.sweep.cell"]),
-    (("kschedctl.versions", "kschedctl.api.types"), ["kschedctl.versions -> kschedctl.api.types"]),
-    (("kschedctl.sweep.cell", "kschedctl.explain.verdict"), []),
-    (("kschedctl.cli.app", "kschedctl.api.types"), []),
-], ids=["api-up-to-cli", "framework-up-to-runtime", "explain-back-to-sweep-on-its-level", "base-up-to-api",
-        "sweep-down-its-level", "a-downward-import"])
+@pytest.mark.parametrize(
+    "edge, expected",
+    [
+        (("kschedctl.api.types", "kschedctl.cli.app"), ["kschedctl.api.types -> kschedctl.cli.app"]),
+        (("kschedctl.framework.handle", "kschedctl.runtime.framework"), ["kschedctl.framework.handle -> kschedctl.runtime.framework"]),
+        (("kschedctl.explain.verdict", "kschedctl.sweep.cell"), ["kschedctl.explain.verdict -> kschedctl.sweep.cell"]),
+        (("kschedctl.versions", "kschedctl.api.types"), ["kschedctl.versions -> kschedctl.api.types"]),
+        (("kschedctl.sweep.cell", "kschedctl.explain.verdict"), []),
+        (("kschedctl.cli.app", "kschedctl.api.types"), []),
+    ],
+    ids=[
+        "api-up-to-cli",
+        "framework-up-to-runtime",
+        "explain-back-to-sweep-on-its-level",
+        "base-up-to-api",
+        "sweep-down-its-level",
+        "a-downward-import",
+    ],
+)
 def test_the_layer_check_reports_an_injected_upward_import(edge: tuple[str, str], expected: list[str]) -> None:
     graph = {module: set(targets) for module, targets in import_graph().items()}
     assert upward_imports(graph) == []
@@ -241,6 +255,7 @@ def test_the_layer_check_reports_an_injected_upward_import(edge: tuple[str, str]
 
 
 # --- ruff and mypy ------------------------------------------------------------------------------
+
 
 def _tool(name: str) -> None:
     if importlib.util.find_spec(name) is None:

@@ -20,8 +20,8 @@ def test_every_handle_member_it_names_exists() -> None:
 
 
 def test_every_extension_point_is_in_its_table() -> None:
-    table = DOC[DOC.index("| point (config field) |"):]
-    table = table[:table.index("\n\n")]
+    table = DOC[DOC.index("| point (config field) |") :]
+    table = table[: table.index("\n\n")]
     assert [ep.field for ep in EXTENSION_POINTS if f"`{ep.field}`" not in table] == []
 
 

@@ -259,8 +259,8 @@ def _format_float32_key(number: float) -> str:
         return f"{sign}{body}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
     if exponent < 0:
         return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-    whole = digits[:exponent + 1].ljust(exponent + 1, "0")
-    fraction = digits[exponent + 1:]
+    whole = digits[: exponent + 1].ljust(exponent + 1, "0")
+    fraction = digits[exponent + 1 :]
     return f"{sign}{whole}{'.' + fraction if fraction else ''}"
 
 
@@ -367,8 +367,7 @@ class _Builder:
         self.decodes += 1
         if self.alias_depth:
             self.alias_decodes += 1
-        if (self.alias_decodes > 100 and self.decodes > 1000
-                and self.alias_decodes / self.decodes > _allowed_alias_ratio(self.decodes)):
+        if self.alias_decodes > 100 and self.decodes > 1000 and self.alias_decodes / self.decodes > _allowed_alias_ratio(self.decodes):
             raise DecodeError("document contains excessive aliasing", _line(node))
         try:
             return self._value(node, depth)
@@ -623,8 +622,6 @@ def load_yaml(text: str) -> Any:
     return docs[0].data if docs else None
 
 
-
-
 # --- writing YAML that reads back the same ---------------------------------------------------------
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -643,6 +640,15 @@ class SafeDumper(_BaseDumper):  # type: ignore[misc, valid-type]
 
 
 __all__ = [
-    "DecodeError", "MAX_DEPTH", "SafeDumper", "Span", "YamlDocument", "build_document", "compose_single", "go_resolve",
-    "load_json", "load_yaml", "yaml_documents",
+    "DecodeError",
+    "MAX_DEPTH",
+    "SafeDumper",
+    "Span",
+    "YamlDocument",
+    "build_document",
+    "compose_single",
+    "go_resolve",
+    "load_json",
+    "load_yaml",
+    "yaml_documents",
 ]

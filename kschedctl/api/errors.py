@@ -20,8 +20,9 @@ class InputError(Exception):
     ``str()`` is always exactly one line: control characters of any part (a name holding a
     newline or an ANSI escape, a message quoting one) are escaped."""
 
-    def __init__(self, message: str, *, file: str | None = None, obj: str | None = None,
-                 field: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, file: str | None = None, obj: str | None = None, field: str | None = None, line: int | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.file = file

@@ -75,6 +75,16 @@ required = gosemantics.required
 forbidden = gosemantics.forbidden
 
 __all__ = [
-    "FieldError", "duplicate", "escape_control", "forbidden", "go_quote", "invalid", "not_found", "not_supported",
-    "render_value", "required", "shown", "too_long",
+    "FieldError",
+    "duplicate",
+    "escape_control",
+    "forbidden",
+    "go_quote",
+    "invalid",
+    "not_found",
+    "not_supported",
+    "render_value",
+    "required",
+    "shown",
+    "too_long",
 ]

@@ -93,12 +93,11 @@ def go_format_float(value: float) -> str:
         return f"{sign}0.{'0' * (-exp - 1)}{digits}"
     if len(digits) <= exp + 1:
         return f"{sign}{digits}{'0' * (exp + 1 - len(digits))}"
-    return f"{sign}{digits[:exp + 1]}.{digits[exp + 1:]}"
+    return f"{sign}{digits[: exp + 1]}.{digits[exp + 1 :]}"
 
 
 # --- durations ----------------------------------------------------------------------------------
-_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
-       "m": 60_000_000_000, "h": 3_600_000_000_000}
+_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
 _DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
 
 
@@ -171,8 +170,7 @@ def parse_go_duration(text: Any) -> float | None:
 
 
 # --- %q and field.Error values ------------------------------------------------------------------
-_SIMPLE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-                   "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+_SIMPLE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", "\\": "\\\\", '"': '\\"'}
 
 
 def go_quote(text: str) -> str:
@@ -199,8 +197,13 @@ def go_quote(text: str) -> str:
 def go_json(value: Any) -> str:
     """encoding/json.Marshal: compact, map keys sorted, HTML characters escaped."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def _json_default(value: Any) -> Any:
@@ -288,8 +291,32 @@ def aggregate(errors: Iterable[FieldError | tuple[str, str]]) -> str:
 
 
 __all__ = [
-    "FieldError", "INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN", "aggregate", "clamp_int64", "duplicate",
-    "forbidden", "go_div", "go_duration", "go_duration_ns", "go_format_float", "go_json", "go_mod", "go_quote",
-    "go_round", "go_value", "int64", "int64_div", "internal", "invalid", "is_int64", "not_found", "not_supported",
-    "parse_duration", "parse_go_duration", "required",
+    "FieldError",
+    "INT32_MAX",
+    "INT32_MIN",
+    "INT64_MAX",
+    "INT64_MIN",
+    "aggregate",
+    "clamp_int64",
+    "duplicate",
+    "forbidden",
+    "go_div",
+    "go_duration",
+    "go_duration_ns",
+    "go_format_float",
+    "go_json",
+    "go_mod",
+    "go_quote",
+    "go_round",
+    "go_value",
+    "int64",
+    "int64_div",
+    "internal",
+    "invalid",
+    "is_int64",
+    "not_found",
+    "not_supported",
+    "parse_duration",
+    "parse_go_duration",
+    "required",
 ]

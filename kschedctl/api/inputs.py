@@ -54,8 +54,7 @@ def check_stdin_once(**arguments: str | list[str] | None) -> None:
         values = value if isinstance(value, list) else [value]
         users += [name] * sum(1 for v in values if v == STDIN)
     if len(users) > 1:
-        raise InputError(f"standard input (-) given {len(users)} times ({', '.join(users)}): "
-                         f"it can be read only once")
+        raise InputError(f"standard input (-) given {len(users)} times ({', '.join(users)}): it can be read only once")
 
 
 __all__ = ["STDIN", "check_stdin_once", "read_stdin", "read_text"]

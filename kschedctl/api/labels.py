@@ -177,8 +177,7 @@ def node_selector_from_dict(raw: dict | None, where: str) -> NodeSelector | None
     if raw is None:
         return None
     terms = tuple(
-        node_selector_term_from_dict(t, f"{where}.nodeSelectorTerms[{i}]")
-        for i, t in enumerate(raw.get("nodeSelectorTerms") or [])
+        node_selector_term_from_dict(t, f"{where}.nodeSelectorTerms[{i}]") for i, t in enumerate(raw.get("nodeSelectorTerms") or [])
     )
     return NodeSelector(terms)
 

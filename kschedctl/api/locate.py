@@ -71,7 +71,7 @@ def locate_in_yaml(text: str, span: Span | None, in_sequence: bool, field_path: 
     parts = split_field_path(field_path)
     if not parts:
         return span.start + 1
-    lines = text.splitlines(keepends=True)[span.start:span.end]
+    lines = text.splitlines(keepends=True)[span.start : span.end]
     try:
         node = compose_single("".join(lines))
     except (yaml.YAMLError, RecursionError):

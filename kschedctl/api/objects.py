@@ -64,8 +64,7 @@ class ClusterObjects:
     def dra_objects(self) -> dict[str, dict[str, Any]]:
         """The DRA tables as {kind: {key: raw object}} (the state a run left them in)."""
         kinds = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
-        return {kind: {key: obj.raw for key, obj in getattr(self, name).items()}
-                for kind, name in zip(kinds, self.DRA_TABLES)}
+        return {kind: {key: obj.raw for key, obj in getattr(self, name).items()} for kind, name in zip(kinds, self.DRA_TABLES)}
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:
         """Labels of a Namespace object; a namespace absent from the snapshot has the

@@ -107,14 +107,16 @@ def _request_policy(raw: Any, where: str) -> CapacityRequestPolicy | None:
     default = raw.get("default")
     policy = CapacityRequestPolicy(
         default=None if default is None else _quantity(default, f"{where}.default"),
-        valid_values=tuple(_quantity(v, f"{where}.validValues[{i}]")
-                           for i, v in enumerate(_list(raw.get("validValues"), f"{where}.validValues"))),
+        valid_values=tuple(
+            _quantity(v, f"{where}.validValues[{i}]") for i, v in enumerate(_list(raw.get("validValues"), f"{where}.validValues"))
+        ),
     )
     if rng is not None:
         rng = _dict(rng, f"{where}.validRange")
         lo, hi, step = rng.get("min"), rng.get("max"), rng.get("step")
         policy = CapacityRequestPolicy(
-            policy.default, policy.valid_values,
+            policy.default,
+            policy.valid_values,
             None if lo is None else _quantity(lo, f"{where}.validRange.min"),
             None if hi is None else _quantity(hi, f"{where}.validRange.max"),
             None if step is None else _quantity(step, f"{where}.validRange.step"),
@@ -168,27 +170,36 @@ class Device:
         name = raw.get("name")
         if not name:
             raise ObjectError("required value", f"{where}.name")
-        attributes = {str(k): DeviceAttribute.from_dict(v, f"{where}.attributes.{k}")
-                      for k, v in _dict(raw.get("attributes"), f"{where}.attributes").items()}
+        attributes = {
+            str(k): DeviceAttribute.from_dict(v, f"{where}.attributes.{k}")
+            for k, v in _dict(raw.get("attributes"), f"{where}.attributes").items()
+        }
         capacity = {}
         for k, v in _dict(raw.get("capacity"), f"{where}.capacity").items():
             v = _dict(v, f"{where}.capacity.{k}")
-            capacity[str(k)] = DeviceCapacity(_quantity(v.get("value"), f"{where}.capacity.{k}.value"),
-                                              _request_policy(v.get("requestPolicy"), f"{where}.capacity.{k}.requestPolicy"),
-                                              v.get("value"))
+            capacity[str(k)] = DeviceCapacity(
+                _quantity(v.get("value"), f"{where}.capacity.{k}.value"),
+                _request_policy(v.get("requestPolicy"), f"{where}.capacity.{k}.requestPolicy"),
+                v.get("value"),
+            )
         if len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
-            raise ObjectError(f"must have at most {RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE} attributes and capacities",
-                              f"{where}")
+            raise ObjectError(
+                f"must have at most {RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE} attributes and capacities", f"{where}"
+            )
         consumes = []
         for i, c in enumerate(_list(raw.get("consumesCounters"), f"{where}.consumesCounters")):
             c = _dict(c, f"{where}.consumesCounters[{i}]")
-            consumes.append(DeviceCounterConsumption(str(c.get("counterSet", "")),
-                                                     _counters(c.get("counters"), f"{where}.consumesCounters[{i}].counters")))
+            consumes.append(
+                DeviceCounterConsumption(
+                    str(c.get("counterSet", "")), _counters(c.get("counters"), f"{where}.consumesCounters[{i}].counters")
+                )
+            )
         taints = []
         for i, t in enumerate(_list(raw.get("taints"), f"{where}.taints")):
             t = _dict(t, f"{where}.taints[{i}]")
-            taints.append(DeviceTaint(str(t.get("key", "")), "" if t.get("value") is None else str(t.get("value")),
-                                      str(t.get("effect") or "")))
+            taints.append(
+                DeviceTaint(str(t.get("key", "")), "" if t.get("value") is None else str(t.get("value")), str(t.get("effect") or ""))
+            )
         return Device(
             name=str(name),
             attributes=attributes,
@@ -268,8 +279,7 @@ class ResourceSlice:
             node_selector_raw=spec.get("nodeSelector"),
             all_nodes=bool(_opt_bool(spec.get("allNodes"), "spec.allNodes")),
             per_device_node_selection=_opt_bool(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection"),
-            devices=tuple(Device.from_dict(d, f"spec.devices[{i}]")
-                          for i, d in enumerate(_list(spec.get("devices"), "spec.devices"))),
+            devices=tuple(Device.from_dict(d, f"spec.devices[{i}]") for i, d in enumerate(_list(spec.get("devices"), "spec.devices"))),
             shared_counters=tuple(counter_sets),
             raw=raw,
         )
@@ -328,7 +338,18 @@ class DeviceClass:
 
 
 __all__ = [
-    "ALLOCATION_RESULTS_MAX_SIZE", "CEL_SELECTOR_EXPRESSION_MAX_COST", "CapacityRequestPolicy", "CounterSet",
-    "Device", "DeviceAttribute", "DeviceCapacity", "DeviceClass", "DeviceCounterConsumption", "DeviceSelector",
-    "DeviceTaint", "ResourcePool", "ResourceSlice", "selectors_from_list",
+    "ALLOCATION_RESULTS_MAX_SIZE",
+    "CEL_SELECTOR_EXPRESSION_MAX_COST",
+    "CapacityRequestPolicy",
+    "CounterSet",
+    "Device",
+    "DeviceAttribute",
+    "DeviceCapacity",
+    "DeviceClass",
+    "DeviceCounterConsumption",
+    "DeviceSelector",
+    "DeviceTaint",
+    "ResourcePool",
+    "ResourceSlice",
+    "selectors_from_list",
 ]

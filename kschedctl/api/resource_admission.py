@@ -36,12 +36,16 @@ ALLOCATION_MODES = ("All", "ExactCount")
 
 _DNS1123_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
-              "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
-              "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
-_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                  "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                  "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
 
 
 # --- conversion ----------------------------------------------------------------------------------
@@ -54,9 +58,11 @@ def served_as_v1(raw: dict) -> tuple[dict, str | None]:
     if api_version in (None, "", SERVED_VERSION):
         return raw, None
     if api_version not in CONVERTED_VERSIONS:
-        raise ObjectError(f'Unsupported value: "{api_version}": kschedctl reads {SERVED_VERSION} '
-                          f"(and converts {', '.join(CONVERTED_VERSIONS)}) as kube-scheduler's informers see it",
-                          "apiVersion")
+        raise ObjectError(
+            f'Unsupported value: "{api_version}": kschedctl reads {SERVED_VERSION} '
+            f"(and converts {', '.join(CONVERTED_VERSIONS)}) as kube-scheduler's informers see it",
+            "apiVersion",
+        )
     out = copy.deepcopy(raw)
     out["apiVersion"] = SERVED_VERSION
     if api_version.endswith("/v1beta1"):
@@ -107,8 +113,11 @@ def _required(path: str, detail: str = "") -> ObjectError:
 
 
 def _invalid(path: str, value: Any, detail: str) -> ObjectError:
-    shown = f'"{value}"' if isinstance(value, str) else ("null" if value is None else str(value).lower()
-                                                          if isinstance(value, bool) else str(value))
+    shown = (
+        f'"{value}"'
+        if isinstance(value, str)
+        else ("null" if value is None else str(value).lower() if isinstance(value, bool) else str(value))
+    )
     return ObjectError(f"Invalid value: {shown}: {detail}", path)
 
 
@@ -188,15 +197,15 @@ def _slice_spec(spec: dict) -> None:
     if isinstance(generation, bool) or not isinstance(generation, int) or generation < 0:
         raise _invalid("spec.pool.generation", generation, "must be greater than or equal to 0")
     devices = _list_of(spec.get("devices"), "spec.devices", RESOURCE_SLICE_MAX_DEVICES)
-    chosen = [f for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")
-              if spec.get(f) not in (None, "", False)]
+    chosen = [f for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection") if spec.get(f) not in (None, "", False)]
     if len(chosen) > 1:
-        raise _invalid("spec", "{" + ", ".join(chosen) + "}",
-                       "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, "
-                       "but multiple fields are set")
+        raise _invalid(
+            "spec",
+            "{" + ", ".join(chosen) + "}",
+            "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set",
+        )
     if not chosen and devices:
-        raise _required("spec", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` "
-                        "is required")
+        raise _required("spec", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
     seen: set[str] = set()
     for i, device in enumerate(devices):
         device = _map(device, f"spec.devices[{i}]")
@@ -208,12 +217,18 @@ def _slice_spec(spec: dict) -> None:
         per_device = [f for f in ("nodeName", "nodeSelector", "allNodes") if device.get(f) not in (None, "", False)]
         if spec.get("perDeviceNodeSelection") is True:
             if len(per_device) != 1:
-                raise _required(f"spec.devices[{i}]", "exactly one of `nodeName`, `nodeSelector`, `allNodes` is "
-                                "required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec")
+                raise _required(
+                    f"spec.devices[{i}]",
+                    "exactly one of `nodeName`, `nodeSelector`, `allNodes` is "
+                    "required when `perDeviceNodeSelection` is set to true in the ResourceSlice spec",
+                )
         elif per_device:
-            raise _invalid(f"spec.devices[{i}].{per_device[0]}", device.get(per_device[0]),
-                           "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` "
-                           "is set to true in the ResourceSlice spec")
+            raise _invalid(
+                f"spec.devices[{i}].{per_device[0]}",
+                device.get(per_device[0]),
+                "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` "
+                "is set to true in the ResourceSlice spec",
+            )
         for key, attr in _map(device.get("attributes"), f"spec.devices[{i}].attributes").items():
             attr = _map(attr, f"spec.devices[{i}].attributes[{key}]")
             set_values = [k for k in ("int", "bool", "string", "version") if attr.get(k) is not None]
@@ -224,8 +239,7 @@ def _slice_spec(spec: dict) -> None:
 def _claim_spec(spec: dict, path: str) -> None:
     devices = _map(spec.get("devices"), f"{path}.devices")
     names: set[str] = set()
-    for i, request in enumerate(_list_of(devices.get("requests"), f"{path}.devices.requests",
-                                         DEVICE_REQUESTS_MAX_SIZE)):
+    for i, request in enumerate(_list_of(devices.get("requests"), f"{path}.devices.requests", DEVICE_REQUESTS_MAX_SIZE)):
         rpath = f"{path}.devices.requests[{i}]"
         request = _map(request, rpath)
         name = request.get("name")
@@ -235,8 +249,7 @@ def _claim_spec(spec: dict, path: str) -> None:
         names.add(str(name))
         exactly, first = request.get("exactly"), request.get("firstAvailable")
         if exactly is not None and first:
-            raise _invalid(rpath, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple "
-                           "fields are set")
+            raise _invalid(rpath, None, "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set")
         if exactly is None and not first:
             raise _required(rpath, "exactly one of `exactly` or `firstAvailable` is required")
         if exactly is not None:
@@ -252,14 +265,16 @@ def _claim_spec(spec: dict, path: str) -> None:
             if sub.get("adminAccess") is not None:
                 raise ObjectError("Forbidden: adminAccess is not allowed in subrequests", f"{spath}.adminAccess")
             _exact_request(sub, spath)
-    for i, constraint in enumerate(_list_of(devices.get("constraints"), f"{path}.devices.constraints",
-                                            DEVICE_CONSTRAINTS_MAX_SIZE)):
+    for i, constraint in enumerate(_list_of(devices.get("constraints"), f"{path}.devices.constraints", DEVICE_CONSTRAINTS_MAX_SIZE)):
         cpath = f"{path}.devices.constraints[{i}]"
         constraint = _map(constraint, cpath)
         for j, ref in enumerate(_list_of(constraint.get("requests"), f"{cpath}.requests")):
             if str(ref).split("/")[0] not in names:
-                raise _invalid(f"{cpath}.requests[{j}]", str(ref), "must be the name of a request in the claim or "
-                               "the name of a request and a subrequest separated by '/'")
+                raise _invalid(
+                    f"{cpath}.requests[{j}]",
+                    str(ref),
+                    "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'",
+                )
         kinds = [k for k in ("matchAttribute", "distinctAttribute") if constraint.get(k)]
         if len(kinds) != 1:
             raise _required(cpath, "exactly one of `matchAttribute` or `distinctAttribute` is required")
@@ -277,8 +292,7 @@ def _exact_request(request: dict, path: str) -> None:
         raise ObjectError(f'Unsupported value: "{mode}": supported values: "All", "ExactCount"', f"{path}.allocationMode")
     if mode == "All" and count not in (None, 0):
         raise _invalid(f"{path}.count", count, "must not be specified when allocationMode is 'All'")
-    if mode == "ExactCount" and count is not None and (isinstance(count, bool) or not isinstance(count, int)
-                                                      or count <= 0):
+    if mode == "ExactCount" and count is not None and (isinstance(count, bool) or not isinstance(count, int) or count <= 0):
         raise _invalid(f"{path}.count", count, "must be greater than zero")
 
 

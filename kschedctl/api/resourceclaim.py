@@ -51,11 +51,16 @@ def _tolerations(raw: Any, where: str) -> tuple[DeviceToleration, ...]:
     out = []
     for i, t in enumerate(_list(raw, where)):
         t = _dict(t, f"{where}[{i}]")
-        out.append(DeviceToleration(
-            key=str(t.get("key") or ""), operator=str(t.get("operator") or "Equal"),
-            value="" if t.get("value") is None else str(t.get("value")), effect=str(t.get("effect") or ""),
-            toleration_seconds=_int(t.get("tolerationSeconds"), f"{where}[{i}].tolerationSeconds"), raw=t,
-        ))
+        out.append(
+            DeviceToleration(
+                key=str(t.get("key") or ""),
+                operator=str(t.get("operator") or "Equal"),
+                value="" if t.get("value") is None else str(t.get("value")),
+                effect=str(t.get("effect") or ""),
+                toleration_seconds=_int(t.get("tolerationSeconds"), f"{where}[{i}].tolerationSeconds"),
+                raw=t,
+            )
+        )
     return tuple(out)
 
 
@@ -68,8 +73,9 @@ def _capacity(raw: Any, where: str) -> CapacityRequirements | None:
     if raw is None:
         return None
     raw = _dict(raw, where)
-    return CapacityRequirements({str(k): _quantity(v, f"{where}.requests.{k}")
-                                 for k, v in _dict(raw.get("requests"), f"{where}.requests").items()})
+    return CapacityRequirements(
+        {str(k): _quantity(v, f"{where}.requests.{k}") for k, v in _dict(raw.get("requests"), f"{where}.requests").items()}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,19 +145,22 @@ def claim_spec_from_dict(raw: Any, where: str = "spec") -> ResourceClaimSpec:
         if not name:
             raise ObjectError("required value", f"{rw}.name")
         exactly = None if r.get("exactly") is None else _exact(r["exactly"], f"{rw}.exactly")
-        subs = tuple(_exact(s, f"{rw}.firstAvailable[{j}]", str(_dict(s, f"{rw}.firstAvailable[{j}]").get("name") or ""))
-                     for j, s in enumerate(_list(r.get("firstAvailable"), f"{rw}.firstAvailable")))
+        subs = tuple(
+            _exact(s, f"{rw}.firstAvailable[{j}]", str(_dict(s, f"{rw}.firstAvailable[{j}]").get("name") or ""))
+            for j, s in enumerate(_list(r.get("firstAvailable"), f"{rw}.firstAvailable"))
+        )
         requests.append(DeviceRequest(name, exactly, subs))
     constraints = []
     for i, c in enumerate(_list(devices.get("constraints"), f"{where}.devices.constraints")):
         c = _dict(c, f"{where}.devices.constraints[{i}]")
-        constraints.append(DeviceConstraint(
-            tuple(str(x) for x in _list(c.get("requests"), f"{where}.devices.constraints[{i}].requests")),
-            None if c.get("matchAttribute") in (None, "") else str(c["matchAttribute"]),
-            None if c.get("distinctAttribute") in (None, "") else str(c["distinctAttribute"]),
-        ))
-    config = tuple(_dict(c, f"{where}.devices.config[{i}]")
-                   for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config")))
+        constraints.append(
+            DeviceConstraint(
+                tuple(str(x) for x in _list(c.get("requests"), f"{where}.devices.constraints[{i}].requests")),
+                None if c.get("matchAttribute") in (None, "") else str(c["matchAttribute"]),
+                None if c.get("distinctAttribute") in (None, "") else str(c["distinctAttribute"]),
+            )
+        )
+    config = tuple(_dict(c, f"{where}.devices.config[{i}]") for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config")))
     return ResourceClaimSpec(tuple(requests), tuple(constraints), config)
 
 
@@ -170,11 +179,9 @@ class DeviceRequestAllocationResult:
     share_id: str | None = None
     consumed_capacity: dict[str, Fraction] | None = None
 
-
     def to_dict(self) -> dict[str, Any]:
         """The result as kube writes it in status.allocation.devices.results."""
-        out: dict[str, Any] = {"request": self.request, "driver": self.driver, "pool": self.pool,
-                               "device": self.device}
+        out: dict[str, Any] = {"request": self.request, "driver": self.driver, "pool": self.pool, "device": self.device}
         if self.admin_access is not None:
             out["adminAccess"] = self.admin_access
         if self.tolerations:
@@ -249,23 +256,31 @@ def _allocation(raw: Any, where: str) -> AllocationResult | None:
         rw = f"{where}.devices.results[{i}]"
         r = _dict(r, rw)
         consumed = r.get("consumedCapacity")
-        results.append(DeviceRequestAllocationResult(
-            request=str(r.get("request") or ""), driver=str(r.get("driver") or ""),
-            pool=str(r.get("pool") or ""), device=str(r.get("device") or ""),
-            admin_access=r.get("adminAccess"),
-            tolerations=_tolerations(r.get("tolerations"), f"{rw}.tolerations"),
-            binding_conditions=tuple(str(x) for x in _list(r.get("bindingConditions"), f"{rw}.bindingConditions")),
-            binding_failure_conditions=tuple(str(x) for x in _list(r.get("bindingFailureConditions"), f"{rw}.bindingFailureConditions")),
-            share_id=None if r.get("shareID") is None else str(r["shareID"]),
-            consumed_capacity=None if consumed is None else {
-                str(k): _quantity(v, f"{rw}.consumedCapacity.{k}") for k, v in _dict(consumed, f"{rw}.consumedCapacity").items()},
-        ))
+        results.append(
+            DeviceRequestAllocationResult(
+                request=str(r.get("request") or ""),
+                driver=str(r.get("driver") or ""),
+                pool=str(r.get("pool") or ""),
+                device=str(r.get("device") or ""),
+                admin_access=r.get("adminAccess"),
+                tolerations=_tolerations(r.get("tolerations"), f"{rw}.tolerations"),
+                binding_conditions=tuple(str(x) for x in _list(r.get("bindingConditions"), f"{rw}.bindingConditions")),
+                binding_failure_conditions=tuple(
+                    str(x) for x in _list(r.get("bindingFailureConditions"), f"{rw}.bindingFailureConditions")
+                ),
+                share_id=None if r.get("shareID") is None else str(r["shareID"]),
+                consumed_capacity=None
+                if consumed is None
+                else {str(k): _quantity(v, f"{rw}.consumedCapacity.{k}") for k, v in _dict(consumed, f"{rw}.consumedCapacity").items()},
+            )
+        )
     stamp = raw.get("allocationTimestamp")
-    return AllocationResult(tuple(results),
-                            tuple(_dict(c, f"{where}.devices.config[{i}]")
-                                  for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config"))),
-                            raw.get("nodeSelector"),
-                            None if stamp in (None, "") else _ts(stamp, f"{where}.allocationTimestamp"))
+    return AllocationResult(
+        tuple(results),
+        tuple(_dict(c, f"{where}.devices.config[{i}]") for i, c in enumerate(_list(devices.get("config"), f"{where}.devices.config"))),
+        raw.get("nodeSelector"),
+        None if stamp in (None, "") else _ts(stamp, f"{where}.allocationTimestamp"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,10 +328,14 @@ class ResourceClaim:
         reserved = []
         for i, r in enumerate(_list(status.get("reservedFor"), "status.reservedFor")):
             r = _dict(r, f"status.reservedFor[{i}]")
-            reserved.append(ResourceClaimConsumerReference(str(r.get("resource") or ""), str(r.get("name") or ""),
-                                                           str(r.get("uid") or ""), str(r.get("apiGroup") or "")))
-        return ResourceClaim(meta, claim_spec_from_dict(raw.get("spec")),
-                             _allocation(status.get("allocation"), "status.allocation"), tuple(reserved), raw)
+            reserved.append(
+                ResourceClaimConsumerReference(
+                    str(r.get("resource") or ""), str(r.get("name") or ""), str(r.get("uid") or ""), str(r.get("apiGroup") or "")
+                )
+            )
+        return ResourceClaim(
+            meta, claim_spec_from_dict(raw.get("spec")), _allocation(status.get("allocation"), "status.allocation"), tuple(reserved), raw
+        )
 
 
 @dataclass(slots=True, eq=False)
@@ -334,8 +353,9 @@ class ResourceClaimTemplate:
     def from_dict(raw: dict) -> "ResourceClaimTemplate":
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
-        return ResourceClaimTemplate(meta, _dict(spec.get("metadata"), "spec.metadata"),
-                                     claim_spec_from_dict(spec.get("spec"), "spec.spec"), raw)
+        return ResourceClaimTemplate(
+            meta, _dict(spec.get("metadata"), "spec.metadata"), claim_spec_from_dict(spec.get("spec"), "spec.spec"), raw
+        )
 
 
 # --- the claims of a pod --------------------------------------------------------------------
@@ -412,8 +432,10 @@ def pod_claim_refs(pod: Pod, *, generate_missing: bool = False) -> tuple[PodClai
             else:
                 out.append(PodClaimRef(name, None, str(template), True))
         else:
-            raise ObjectError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{name}": '
-                              "none of the supported fields are set", f"spec.resourceClaims[{i}]")
+            raise ObjectError(
+                f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{name}": none of the supported fields are set',
+                f"spec.resourceClaims[{i}]",
+            )
     return tuple(out)
 
 
@@ -434,8 +456,9 @@ def claim_from_template(pod: Pod, ref: PodClaimRef, template: ResourceClaimTempl
             "namespace": pod.namespace,
             "labels": dict(_dict(md.get("labels"), "spec.metadata.labels")),
             "annotations": annotations,
-            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
-                                 "controller": True, "blockOwnerDeletion": True}],
+            "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True, "blockOwnerDeletion": True}
+            ],
         },
         "spec": copy.deepcopy(template.raw.get("spec", {}).get("spec", {})),
     }
@@ -445,9 +468,24 @@ def claim_from_template(pod: Pod, ref: PodClaimRef, template: ResourceClaimTempl
 
 
 __all__ = [
-    "ALLOCATION_MODE_ALL", "ALLOCATION_MODE_EXACT_COUNT", "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
-    "IMPLICIT_EXTENDED_RESOURCE_PREFIX", "AllocationResult", "CapacityRequirements",
-    "DeviceConstraint", "DeviceRequest", "DeviceRequestAllocationResult", "DeviceToleration", "ExactDeviceRequest",
-    "PodClaimRef", "ResourceClaim", "ResourceClaimConsumerReference", "ResourceClaimSpec", "ResourceClaimTemplate",
-    "claim_from_template", "claim_spec_from_dict", "generated_claim_name", "pod_claim_refs",
+    "ALLOCATION_MODE_ALL",
+    "ALLOCATION_MODE_EXACT_COUNT",
+    "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
+    "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
+    "AllocationResult",
+    "CapacityRequirements",
+    "DeviceConstraint",
+    "DeviceRequest",
+    "DeviceRequestAllocationResult",
+    "DeviceToleration",
+    "ExactDeviceRequest",
+    "PodClaimRef",
+    "ResourceClaim",
+    "ResourceClaimConsumerReference",
+    "ResourceClaimSpec",
+    "ResourceClaimTemplate",
+    "claim_from_template",
+    "claim_spec_from_dict",
+    "generated_claim_name",
+    "pod_claim_refs",
 ]

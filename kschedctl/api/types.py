@@ -117,8 +117,9 @@ def tolerations_tolerate_taint(tolerations: tuple[Toleration, ...], taint: Taint
     return any(t.tolerates(taint) for t in tolerations)
 
 
-def find_matching_untolerated_taint(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...],
-                                    effects: tuple[str, ...]) -> Taint | None:
+def find_matching_untolerated_taint(
+    taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...], effects: tuple[str, ...]
+) -> Taint | None:
     """v1helper.FindMatchingUntoleratedTaint: the first taint of the given effects not tolerated."""
     for taint in taints:
         if taint.effect in effects and not tolerations_tolerate_taint(tolerations, taint):
@@ -240,10 +241,12 @@ def _pod_affinity(raw: Any, where: str) -> PodAffinity | None:
     preferred = []
     for i, t in enumerate(_list(raw.get(pref_key), where)):
         t = _dict(t, f"{where}.{pref_key}[{i}]")
-        preferred.append(WeightedPodAffinityTerm(
-            _int(t.get("weight"), f"{where}.{pref_key}[{i}].weight", 0) or 0,
-            _pod_affinity_term(t.get("podAffinityTerm"), f"{where}.{pref_key}[{i}].podAffinityTerm"),
-        ))
+        preferred.append(
+            WeightedPodAffinityTerm(
+                _int(t.get("weight"), f"{where}.{pref_key}[{i}].weight", 0) or 0,
+                _pod_affinity_term(t.get("podAffinityTerm"), f"{where}.{pref_key}[{i}].podAffinityTerm"),
+            )
+        )
     return PodAffinity(required, tuple(preferred))
 
 
@@ -255,10 +258,14 @@ def _affinity(raw: Any, where: str) -> Affinity | None:
     if raw.get("nodeAffinity") is not None:
         na = _dict(raw["nodeAffinity"], f"{where}.nodeAffinity")
         node_aff = NodeAffinity(
-            node_selector_from_dict(na.get("requiredDuringSchedulingIgnoredDuringExecution"),
-                                    f"{where}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
-            preferred_terms_from_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"),
-                                      f"{where}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"),
+            node_selector_from_dict(
+                na.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                f"{where}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+            ),
+            preferred_terms_from_list(
+                na.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                f"{where}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+            ),
         )
     return Affinity(
         node_aff,
@@ -421,11 +428,17 @@ class Pod:
         status = _dict(raw.get("status"), "status")
         get = spec.get
         host_network = bool(get("hostNetwork"))
-        containers = tuple(_container(c, f"spec.containers[{i}]", host_network)
-                           for i, c in enumerate(_list(get("containers"), "spec.containers")))
-        inits = tuple(_container(c, f"spec.initContainers[{i}]", host_network)
-                      for i, c in enumerate(_list(get("initContainers"), "spec.initContainers"))) \
-            if get("initContainers") else ()
+        containers = tuple(
+            _container(c, f"spec.containers[{i}]", host_network) for i, c in enumerate(_list(get("containers"), "spec.containers"))
+        )
+        inits = (
+            tuple(
+                _container(c, f"spec.initContainers[{i}]", host_network)
+                for i, c in enumerate(_list(get("initContainers"), "spec.initContainers"))
+            )
+            if get("initContainers")
+            else ()
+        )
         pod_res = get("resources")
         pod_requests = None
         if pod_res is not None:
@@ -437,8 +450,11 @@ class Pod:
                 pod_requests = None
         tolerations = _tolerations(spec) if get("tolerations") else ()
         volumes = _volumes(spec) if get("volumes") else ()
-        gates = tuple(str(_dict(g, "spec.schedulingGates").get("name", ""))
-                      for g in _list(get("schedulingGates"), "spec.schedulingGates")) if get("schedulingGates") else ()
+        gates = (
+            tuple(str(_dict(g, "spec.schedulingGates").get("name", "")) for g in _list(get("schedulingGates"), "spec.schedulingGates"))
+            if get("schedulingGates")
+            else ()
+        )
         spread = get("topologySpreadConstraints")
         return Pod(
             meta=meta,
@@ -455,9 +471,10 @@ class Pod:
             node_selector=_str_map(get("nodeSelector"), "spec.nodeSelector") if get("nodeSelector") else {},
             affinity=_affinity(get("affinity"), "spec.affinity"),
             topology_spread_constraints=tuple(
-                _spread(c, f"spec.topologySpreadConstraints[{i}]")
-                for i, c in enumerate(_list(spread, "spec.topologySpreadConstraints"))
-            ) if spread else (),
+                _spread(c, f"spec.topologySpreadConstraints[{i}]") for i, c in enumerate(_list(spread, "spec.topologySpreadConstraints"))
+            )
+            if spread
+            else (),
             volumes=volumes,
             scheduling_gates=gates,
             resource_claims=tuple(_list(get("resourceClaims"), "spec.resourceClaims")) if get("resourceClaims") else (),
@@ -474,11 +491,15 @@ def _tolerations(spec: dict) -> tuple[Toleration, ...]:
     tolerations = []
     for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")):
         t = _dict(t, f"spec.tolerations[{i}]")
-        tolerations.append(Toleration(
-            key=str(t.get("key") or ""), operator=str(t.get("operator") or ""),
-            value="" if t.get("value") is None else str(t.get("value")), effect=str(t.get("effect") or ""),
-            toleration_seconds=_int(t.get("tolerationSeconds"), f"spec.tolerations[{i}].tolerationSeconds"),
-        ))
+        tolerations.append(
+            Toleration(
+                key=str(t.get("key") or ""),
+                operator=str(t.get("operator") or ""),
+                value="" if t.get("value") is None else str(t.get("value")),
+                effect=str(t.get("effect") or ""),
+                toleration_seconds=_int(t.get("tolerationSeconds"), f"spec.tolerations[{i}].tolerationSeconds"),
+            )
+        )
     return tuple(tolerations)
 
 
@@ -487,13 +508,16 @@ def _volumes(spec: dict) -> tuple[Volume, ...]:
     for i, v in enumerate(_list(spec.get("volumes"), "spec.volumes")):
         v = _dict(v, f"spec.volumes[{i}]")
         pvc = v.get("persistentVolumeClaim")
-        volumes.append(Volume(
-            name=str(v.get("name", "")),
-            pvc_claim_name=str(_dict(pvc, f"spec.volumes[{i}].persistentVolumeClaim").get("claimName", ""))
-            if pvc is not None else None,
-            ephemeral=v.get("ephemeral") is not None,
-            raw=v,
-        ))
+        volumes.append(
+            Volume(
+                name=str(v.get("name", "")),
+                pvc_claim_name=str(_dict(pvc, f"spec.volumes[{i}].persistentVolumeClaim").get("claimName", ""))
+                if pvc is not None
+                else None,
+                ephemeral=v.get("ephemeral") is not None,
+                raw=v,
+            )
+        )
     return tuple(volumes)
 
 
@@ -531,8 +555,10 @@ class Node:
             t = _dict(t, f"spec.taints[{i}]")
             effect = str(t.get("effect") or "")
             if effect not in (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_PREFER_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE):
-                raise ObjectError(f"unsupported value {effect!r}: supported values: \"NoExecute\", \"NoSchedule\", \"PreferNoSchedule\"",
-                                  f"spec.taints[{i}].effect")
+                raise ObjectError(
+                    f'unsupported value {effect!r}: supported values: "NoExecute", "NoSchedule", "PreferNoSchedule"',
+                    f"spec.taints[{i}].effect",
+                )
             taints.append(Taint(str(t.get("key", "")), "" if t.get("value") is None else str(t.get("value")), effect))
         capacity = resource_list(status.get("capacity"), "status.capacity")
         allocatable = resource_list(status.get("allocatable"), "status.allocatable")
@@ -541,8 +567,12 @@ class Node:
         images = []
         for i, img in enumerate(_list(status.get("images"), "status.images")):
             img = _dict(img, f"status.images[{i}]")
-            images.append(ContainerImage(tuple(str(n) for n in _list(img.get("names"), f"status.images[{i}].names")),
-                                         _int(img.get("sizeBytes"), f"status.images[{i}].sizeBytes", 0) or 0))
+            images.append(
+                ContainerImage(
+                    tuple(str(n) for n in _list(img.get("names"), f"status.images[{i}].names")),
+                    _int(img.get("sizeBytes"), f"status.images[{i}].sizeBytes", 0) or 0,
+                )
+            )
         return Node(meta, bool(spec.get("unschedulable")), tuple(taints), allocatable, capacity, tuple(images), raw)
 
 
@@ -630,8 +660,26 @@ class GenericObject:
 
 
 __all__ = [
-    "Affinity", "Container", "ContainerImage", "ContainerPort", "GenericObject", "LabelSelectorRequirement",
-    "Namespace", "Node", "NodeAffinity", "ObjectMeta", "Pod", "PodAffinity", "PodAffinityTerm",
-    "PodDisruptionBudget", "PriorityClass", "Taint", "Toleration", "TopologySpreadConstraint", "Volume",
-    "WeightedPodAffinityTerm", "find_matching_untolerated_taint", "tolerations_tolerate_taint",
+    "Affinity",
+    "Container",
+    "ContainerImage",
+    "ContainerPort",
+    "GenericObject",
+    "LabelSelectorRequirement",
+    "Namespace",
+    "Node",
+    "NodeAffinity",
+    "ObjectMeta",
+    "Pod",
+    "PodAffinity",
+    "PodAffinityTerm",
+    "PodDisruptionBudget",
+    "PriorityClass",
+    "Taint",
+    "Toleration",
+    "TopologySpreadConstraint",
+    "Volume",
+    "WeightedPodAffinityTerm",
+    "find_matching_untolerated_taint",
+    "tolerations_tolerate_taint",
 ]

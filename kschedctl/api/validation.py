@@ -11,14 +11,15 @@ import re
 from functools import lru_cache
 
 QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                      "alphanumeric character")
+QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 QUALIFIED_NAME_MAX_LENGTH = 63
 _QUALIFIED_NAME_RE = re.compile(QUALIFIED_NAME_FMT)  # fullmatch: Go's $ does not match before a final newline
 _DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
-DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-                         "or '.', and must start and end with an alphanumeric character")
+DNS1123_SUBDOMAIN_ERR = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character"
+)
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
 _DNS1123_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_FMT)
 
@@ -51,8 +52,10 @@ def qualified_name_errors(value: str) -> list[str]:
             if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
                 errs.append("prefix part " + regex_error(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
     else:
-        return [regex_error("a qualified name " + QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        return [
+            regex_error("a qualified name " + QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
     if not name:
         errs.append("name part must be non-empty")
     elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
@@ -81,12 +84,16 @@ def is_extended_resource_name(name: str) -> bool:
 # repeats the same label keys, values and names many thousand times.
 
 _DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL)
-DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-                     "must start and end with an alphanumeric character")
+DNS1123_LABEL_ERR = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character"
+)
 DNS1123_LABEL_MAX_LENGTH = 63
 LABEL_VALUE_FMT = f"({QUALIFIED_NAME_FMT})?"
-LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-                   "and must start and end with an alphanumeric character")
+LABEL_VALUE_ERR = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
 LABEL_VALUE_MAX_LENGTH = 63
 _LABEL_VALUE_RE = re.compile(LABEL_VALUE_FMT)
 
@@ -139,9 +146,11 @@ def label_key_errors(value: str) -> tuple[str, ...]:
                 sub.append(regex_error(DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
             errs.extend("prefix part " + e for e in sub)
     else:
-        return ("a valid label key " + regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name",
-                                                   "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
+        return (
+            "a valid label key "
+            + regex_error(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        )
     if not name:
         errs.append("name part must be non-empty")
     elif _byte_len(name) > QUALIFIED_NAME_MAX_LENGTH:

@@ -52,9 +52,15 @@ class _App(typer.Typer):
         return super().command(*args, cls=cls, **kwargs)
 
 
-app = _App(cls=PlainGroup, add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  context_settings=CONTEXT_SETTINGS, pretty_exceptions_enable=False,
-                  help="The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not.")
+app = _App(
+    cls=PlainGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings=CONTEXT_SETTINGS,
+    pretty_exceptions_enable=False,
+    help="The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not.",
+)
 
 T = TypeVar("T")
 
@@ -90,8 +96,10 @@ SEED_HELP = "Seed for tie-breaking: same input and seed, same output."
 VERSION_HELP = "Emulated kube-scheduler release (1.35, 1.36, 1.37)."
 GATES_HELP = "Feature gates to set, e.g. GenericWorkload=true,GangScheduling=true."
 DEBUG_HELP = "Show tracebacks."
-PLUGIN_TIMEOUT_HELP = ("Seconds a call into an installed plugin may take before it fails that pod's attempt "
-                       "(the plugin is not called again in the run); 0: no limit.")
+PLUGIN_TIMEOUT_HELP = (
+    "Seconds a call into an installed plugin may take before it fails that pod's attempt "
+    "(the plugin is not called again in the run); 0: no limit."
+)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -171,8 +179,7 @@ def _warn_registry_errors() -> None:
         typer.echo(f"warning: {escape_control(str(err))}", err=True)
 
 
-def _load(snapshot: list[str], config: str | None, version: KubeVersion, no_extenders: bool = False,
-          pending_matters: bool = True):
+def _load(snapshot: list[str], config: str | None, version: KubeVersion, no_extenders: bool = False, pending_matters: bool = True):
     from kschedctl.cluster.loader import load_snapshot
 
     check_stdin_once(snapshot=snapshot, config=config)
@@ -193,8 +200,10 @@ def _load_config(config: str | None, version: KubeVersion, no_extenders: bool = 
     if no_extenders and cfg.extenders:
         from kschedctl.scheduler.extender_http import display_url  # a URL's password is shown nowhere
 
-        _warn(f"--no-extenders: not calling the configuration's {len(cfg.extenders)} extender(s) "
-              f"({', '.join(display_url(str(e.get('urlPrefix', ''))) for e in cfg.extenders)}): decisions may differ from the cluster's")
+        _warn(
+            f"--no-extenders: not calling the configuration's {len(cfg.extenders)} extender(s) "
+            f"({', '.join(display_url(str(e.get('urlPrefix', ''))) for e in cfg.extenders)}): decisions may differ from the cluster's"
+        )
         cfg.extenders = []
     return cfg, registry
 
@@ -213,8 +222,7 @@ def _checked_config(config: str | None, version: KubeVersion, registry: Registry
         errors = report.errors
         if errors:
             first = errors[0]
-            raise InputError(first.message, file=config, obj=None if report.unreadable else KIND,
-                             field=first.path or None, line=first.line)
+            raise InputError(first.message, file=config, obj=None if report.unreadable else KIND, field=first.path or None, line=first.line)
         for finding in report.findings:
             _warn(_finding_line(config, finding))
     return load_config_file(config, version, registry)
@@ -229,8 +237,7 @@ def _warn(text: str) -> None:
     typer.echo(f"warning: {escape_control(text)}", err=True)
 
 
-def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool = True,
-                       pending_matters: bool = True) -> None:
+def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool = True, pending_matters: bool = True) -> None:
     """What the snapshot lacks (kschedctl/cluster/references.py), said on stderr: an empty
     snapshot, no pending pod, objects the pods refer to that are not in it."""
     from kschedctl.cluster.group_remarks import pod_group_remarks
@@ -252,11 +259,18 @@ def schedule(
     config: str | None = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
     output: RunOutput = typer.Option(RunOutput.table, "-o", "--output", help=OUTPUT_HELP),
     seed: int | None = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
-    write_snapshot: str | None = typer.Option(None, "--write-snapshot", metavar="FILE", help="Write the state after the run as a snapshot: placed pods bound, victims removed, claims bound."),
+    write_snapshot: str | None = typer.Option(
+        None,
+        "--write-snapshot",
+        metavar="FILE",
+        help="Write the state after the run as a snapshot: placed pods bound, victims removed, claims bound.",
+    ),
     kube_version: str = typer.Option(DEFAULT_VERSION, "--kube-version", metavar="X.Y", help=VERSION_HELP),
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     fail_on_unschedulable: bool = typer.Option(False, "--fail-on-unschedulable", help="Exit 3 if any pod is left unschedulable."),
-    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="Show only this namespace's pods (every pending pod is still scheduled)."),
+    namespace: str | None = typer.Option(
+        None, "-n", "--namespace", metavar="NAMESPACE", help="Show only this namespace's pods (every pending pod is still scheduled)."
+    ),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
@@ -280,6 +294,7 @@ def schedule(
         tables = None
         if report is not None:  # the report's per-pod node tables, recorded on the run's attempts
             from kschedctl.explain.pod_tables import PodTables
+
             tables = PodTables(sched.framework_for_pod)
             sched.algorithm.recorders.append(tables)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
@@ -288,10 +303,12 @@ def schedule(
             result.pod_tables = tables.tables()
         if write_snapshot is not None:
             from kschedctl.output.writer import write_snapshot_file
+
             write_snapshot_file(cluster, result, targets["--write-snapshot"])
         if report is not None:
             from kschedctl.output.report import write_run_report
             from kschedctl.whatif.usage import cluster_usage
+
             write_run_report(result, cluster_usage(sched.cache.nodes), targets["--report"])
         return result
 
@@ -308,7 +325,9 @@ def schedule(
 @app.command()
 @live_options
 def explain(
-    pod: str = typer.Argument(..., metavar="POD", help="The pod: NAME (with -n, else in namespace default), NAMESPACE/NAME, or podgroup/NAMESPACE/NAME."),
+    pod: str = typer.Argument(
+        ..., metavar="POD", help="The pod: NAME (with -n, else in namespace default), NAMESPACE/NAME, or podgroup/NAMESPACE/NAME."
+    ),
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help=SNAPSHOT_HELP),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", help="The pod's namespace, as with kubectl."),
     config: str | None = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
@@ -318,10 +337,22 @@ def explain(
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
-    evaluate: bool = typer.Option(False, "--evaluate", help="Evaluate a gated, bound or terminal pod as if it were pending (by default explain only says what it is)."),
-    in_run: bool = typer.Option(False, "--in-run", help="Replay the schedule run (same config, seed, release) and show the attempts it made for this pod, in the state each one saw."),
-    all_filters: bool = typer.Option(False, "--all-filters", help="Run every Filter plugin on each rejected node (kube stops at the first failure): every blocker at once."),
-    top: int = typer.Option(3, "--top", min=0, metavar="N", help="Show the N best nodes by total score above the table (all of them in -o wide and JSON)."),
+    evaluate: bool = typer.Option(
+        False, "--evaluate", help="Evaluate a gated, bound or terminal pod as if it were pending (by default explain only says what it is)."
+    ),
+    in_run: bool = typer.Option(
+        False,
+        "--in-run",
+        help="Replay the schedule run (same config, seed, release) and show the attempts it made for this pod, in the state each one saw.",
+    ),
+    all_filters: bool = typer.Option(
+        False,
+        "--all-filters",
+        help="Run every Filter plugin on each rejected node (kube stops at the first failure): every blocker at once.",
+    ),
+    top: int = typer.Option(
+        3, "--top", min=0, metavar="N", help="Show the N best nodes by total score above the table (all of them in -o wide and JSON)."
+    ),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """One pod against the snapshot as given: what the pod is, the verdict, every node's filter result and every score."""
@@ -345,10 +376,28 @@ def explain(
             if key.startswith(POD_GROUP_PREFIX):
                 return explain_pod_group(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
             if in_run:
-                return explain_in_run(cluster, find_pod(cluster, key), cfg, registry, version, seed=seed,
-                                      plugin_timeout=plugin_timeout, all_filters=all_filters)
-            return explain_pod(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout,
-                               evaluate=evaluate, all_filters=all_filters, compare_with_run=True)
+                return explain_in_run(
+                    cluster,
+                    find_pod(cluster, key),
+                    cfg,
+                    registry,
+                    version,
+                    seed=seed,
+                    plugin_timeout=plugin_timeout,
+                    all_filters=all_filters,
+                )
+            return explain_pod(
+                cluster,
+                key,
+                cfg,
+                registry,
+                version,
+                seed=seed,
+                plugin_timeout=plugin_timeout,
+                evaluate=evaluate,
+                all_filters=all_filters,
+                compare_with_run=True,
+            )
         except InputError as exc:  # an unknown pod: the snapshot is where it was looked for
             if exc.file is None:
                 exc.file = ", ".join(snapshot)
@@ -368,13 +417,18 @@ def _refuse_swapped_arguments(pod: str, snapshot: list[str]) -> None:
         return
     missing = [s for s in snapshot if s != "-" and not os.path.exists(s)]
     if missing:
-        raise InputError(f"a file where the pod is expected, and no file {missing[0]}: the pod comes first "
-                         f"(kschedctl explain POD SNAPSHOT..., here kschedctl explain {missing[0]} {pod})", file=pod)
+        raise InputError(
+            f"a file where the pod is expected, and no file {missing[0]}: the pod comes first "
+            f"(kschedctl explain POD SNAPSHOT..., here kschedctl explain {missing[0]} {pod})",
+            file=pod,
+        )
 
 
 @app.command()
 def simulate(
-    scenario: str = typer.Argument(..., metavar="SCENARIO", help="A Scenario file (a snapshot plus a timeline of cluster events), or - for standard input."),
+    scenario: str = typer.Argument(
+        ..., metavar="SCENARIO", help="A Scenario file (a snapshot plus a timeline of cluster events), or - for standard input."
+    ),
     config: str | None = typer.Option(None, "--config", metavar="FILE", help=CONFIG_HELP),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
     seed: int | None = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
@@ -400,12 +454,21 @@ def simulate(
         loaded = load_scenario(scenario)
         _say_input_remarks(loaded.cluster, version, emptiness_too=False)  # events may add what is missing
         from kschedctl.explain.pod_tables import attach_pod_tables
-        result = run_scenario(loaded, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout,
-                              attach=attach_pod_tables if report is not None else None)
+
+        result = run_scenario(
+            loaded,
+            cfg,
+            registry,
+            version,
+            seed=seed,
+            plugin_timeout=plugin_timeout,
+            attach=attach_pod_tables if report is not None else None,
+        )
         word_run(result.run)
         if report is not None:
             from kschedctl.output.report import write_simulation_report
             from kschedctl.whatif.usage import cluster_usage
+
             write_simulation_report(result, cluster_usage(result.node_infos or {}), targets["--report"])
         return result
 
@@ -469,8 +532,15 @@ def plugins(
     loaded = default_registry()
     for err in loaded.errors:
         typer.echo(f"warning: {escape_control(str(err))}", err=True)
-    rows = [{"name": s.name, "extensionPoints": s.extension_points, "source": s.source, "version": s.version or __version__ if s.source == "in-tree" else s.version}
-            for s in sorted(loaded.registry.values(), key=lambda s: (s.source != "in-tree", s.name))]
+    rows = [
+        {
+            "name": s.name,
+            "extensionPoints": s.extension_points,
+            "source": s.source,
+            "version": s.version or __version__ if s.source == "in-tree" else s.version,
+        }
+        for s in sorted(loaded.registry.values(), key=lambda s: (s.source != "in-tree", s.name))
+    ]
     if output == TableOutput.json:
         emit(to_json({"plugins": rows, "errors": loaded.errors}))
         return
@@ -486,8 +556,9 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
-                                       help="Print the version and exit.")) -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+) -> None:
     """The Kubernetes scheduler as a command-line tool: where would each pending pod land, and why not."""
 
 

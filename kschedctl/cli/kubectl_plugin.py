@@ -77,8 +77,7 @@ def _options(command: Any) -> list[Any]:
 
 
 def _value_options(command: Any) -> set[str]:
-    return {name for p in _options(command) if not p.is_flag and not p.count
-            for name in (*p.opts, *p.secondary_opts)}
+    return {name for p in _options(command) if not p.is_flag and not p.count for name in (*p.opts, *p.secondary_opts)}
 
 
 def _positionals(args: list[str], start: int, value_options: set[str]) -> list[int]:

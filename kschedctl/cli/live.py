@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 LIVE_HELP = "Read the cluster of the current kubectl context instead of snapshot files."
 CONTEXT_HELP = "The kubeconfig context to read (implies --live)."
 KUBECONFIG_HELP = "The kubeconfig file to use (implies --live); default: $KUBECONFIG, then ~/.kube/config."
-SCHEDULER_CONFIG_HELP = ("Read the KubeSchedulerConfiguration from a ConfigMap of the cluster: "
-                         "configmap/NAMESPACE/NAME, or configmap/NAMESPACE/NAME/KEY.")
+SCHEDULER_CONFIG_HELP = (
+    "Read the KubeSchedulerConfiguration from a ConfigMap of the cluster: configmap/NAMESPACE/NAME, or configmap/NAMESPACE/NAME/KEY."
+)
 
 
 def _fail(exc: BaseException, debug: bool) -> None:
@@ -51,8 +52,9 @@ def _fail(exc: BaseException, debug: bool) -> None:
     if isinstance(exc, InputError):
         typer.echo(redact(f"error: {exc if exc.file else escape_control(exc.message)}"), err=True)
     else:
-        typer.echo(redact(f"error: internal error: {type(exc).__name__}: {escape_control(str(exc))} (run with --debug for details)"),
-                   err=True)
+        typer.echo(
+            redact(f"error: internal error: {type(exc).__name__}: {escape_control(str(exc))} (run with --debug for details)"), err=True
+        )
     raise typer.Exit(2)
 
 
@@ -67,8 +69,9 @@ def capture_progress(stream: TextIO | None = None) -> Iterator[Progress | None]:
     from rich.progress import Progress as RichProgress
     from rich.progress import SpinnerColumn, TextColumn
 
-    bar = RichProgress(SpinnerColumn(), TextColumn("capturing {task.description}: {task.completed} objects"),
-                       console=Console(file=stream), transient=True)
+    bar = RichProgress(
+        SpinnerColumn(), TextColumn("capturing {task.description}: {task.completed} objects"), console=Console(file=stream), transient=True
+    )
     task = bar.add_task("API discovery", total=None)
     with bar:
         yield lambda kind, listed: bar.update(task, description=kind, completed=listed)
@@ -79,8 +82,7 @@ def capture_live(conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Capt
     from kschedctl.cluster.capture import capture_cluster
 
     with capture_progress() as progress:
-        capture = capture_cluster(conn, context=conn.context, server=conn.server, chunk_size=chunk_size,
-                                  progress=progress)
+        capture = capture_cluster(conn, context=conn.context, server=conn.server, chunk_size=chunk_size, progress=progress)
     for warning in capture.warnings:
         typer.echo(f"warning: {warning}", err=True)
     return capture
@@ -94,12 +96,23 @@ def _safe_name(text: str) -> str:
 
 
 def capture_command(
-    output: str = typer.Option("-", "-o", "--output", metavar="FILE", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."),
-    kubeconfig: str | None = typer.Option(None, "--kubeconfig", metavar="FILE", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."),
+    output: str = typer.Option(
+        "-", "-o", "--output", metavar="FILE", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."
+    ),
+    kubeconfig: str | None = typer.Option(
+        None, "--kubeconfig", metavar="FILE", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."
+    ),
     context: str | None = typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context; default: its current-context."),
     scheduler_config: str | None = typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
-    config_output: str | None = typer.Option(None, "--config-output", metavar="FILE", help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot)."),
-    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, metavar="N", help="Objects per list request (0: all at once), as kubectl's --chunk-size."),
+    config_output: str | None = typer.Option(
+        None,
+        "--config-output",
+        metavar="FILE",
+        help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot).",
+    ),
+    chunk_size: int = typer.Option(
+        DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, metavar="N", help="Objects per list request (0: all at once), as kubectl's --chunk-size."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Capture the current cluster into one snapshot file: every kind kschedctl reads, never Secrets."""
@@ -171,8 +184,7 @@ class LiveRequest:
         return self.live or bool(self.scheduler_config)
 
 
-def _prepare(request: LiveRequest, snapshot: list[str], config: str | None,
-             stack: ExitStack) -> tuple[list[str], str | None]:
+def _prepare(request: LiveRequest, snapshot: list[str], config: str | None, stack: ExitStack) -> tuple[list[str], str | None]:
     """The snapshot paths and config path the command will run on (temporary files when live)."""
     if request.live and snapshot:
         raise InputError("give snapshot files or --live/--context/--kubeconfig, not both")
@@ -221,11 +233,18 @@ def _live_parameters() -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
     return [
         inspect.Parameter("live", kw, annotation=bool, default=typer.Option(False, "--live", help=LIVE_HELP)),
-        inspect.Parameter("context", kw, annotation=str | None, default=typer.Option(None, "--context", metavar="CONTEXT", help=CONTEXT_HELP)),
-        inspect.Parameter("kubeconfig", kw, annotation=str | None,
-                          default=typer.Option(None, "--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)),
-        inspect.Parameter("scheduler_config", kw, annotation=str | None,
-                          default=typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP)),
+        inspect.Parameter(
+            "context", kw, annotation=str | None, default=typer.Option(None, "--context", metavar="CONTEXT", help=CONTEXT_HELP)
+        ),
+        inspect.Parameter(
+            "kubeconfig", kw, annotation=str | None, default=typer.Option(None, "--kubeconfig", metavar="FILE", help=KUBECONFIG_HELP)
+        ),
+        inspect.Parameter(
+            "scheduler_config",
+            kw,
+            annotation=str | None,
+            default=typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
+        ),
     ]
 
 
@@ -254,8 +273,14 @@ def live_options(command: Callable[..., Any] | None = None, *, config_param: str
     takes_config = config_param in signature.parameters
 
     @functools.wraps(command)
-    def wrapper(*args: Any, live: bool = False, context: str | None = None, kubeconfig: str | None = None,
-                scheduler_config: str | None = None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any,
+        live: bool = False,
+        context: str | None = None,
+        kubeconfig: str | None = None,
+        scheduler_config: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
         request = LiveRequest(live or bool(context) or bool(kubeconfig), context, kubeconfig, scheduler_config)
         with ExitStack() as stack:
             try:

@@ -18,8 +18,7 @@ MIN_PODS_FOR_BAR = 200
 
 
 @contextmanager
-def progress_bar(total: int, stream: TextIO | None = None,
-                 force: bool = False) -> Iterator[ProgressCallback | None]:
+def progress_bar(total: int, stream: TextIO | None = None, force: bool = False) -> Iterator[ProgressCallback | None]:
     """Yields a callback drawing a rich bar on ``stream`` (stderr), or None when the stream is
     not a terminal, the run is small or rich is missing."""
     stream = stream if stream is not None else sys.stderr
@@ -38,8 +37,9 @@ def progress_bar(total: int, stream: TextIO | None = None,
     except ImportError:  # pragma: no cover - rich is a dependency, but stay quiet without it
         yield None
         return
-    progress = Progress(TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                        console=Console(file=stream), transient=True)
+    progress = Progress(
+        TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=Console(file=stream), transient=True
+    )
     task = progress.add_task("scheduling", total=total)
     last = [0]
 

@@ -72,10 +72,14 @@ def sweep(
 
     def prepare():
         # the outputs given are resolved before any plugin code runs (a plugin may os.chdir())
-        given = {flag: resolve_output(p, flag, create_directory=flag == "--results")
-                 for flag, p in (("--results", results), ("--report", report)) if p is not None}
+        given = {
+            flag: resolve_output(p, flag, create_directory=flag == "--results")
+            for flag, p in (("--results", results), ("--report", report))
+            if p is not None
+        }
         if report:  # say it before the sweep, not after
             from kschedctl.output.report import plotly_js
+
             plotly_js()
         _warn_registry_errors()
         m = load_matrix(matrix, default_registry().registry)
@@ -97,18 +101,17 @@ def sweep(
             write(result, outputs.results, outputs.kind)
         if outputs.report is not None:
             from kschedctl.output.report_sweep import write_sweep_report
+
             write_sweep_report(result, outputs.report)
         return result
 
     try:
         result = _guarded(debug, run)
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: the finished cells are in {escape_control(journal_file)}; run again with --resume",
-                   err=True)
+        typer.echo(f"interrupted: the finished cells are in {escape_control(journal_file)}; run again with --resume", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if result.resumed:
-        typer.echo(f"resumed: {result.resumed} of {len(m.cells)} cells were already done "
-                   f"({escape_control(journal_file)})", err=True)
+        typer.echo(f"resumed: {result.resumed} of {len(m.cells)} cells were already done ({escape_control(journal_file)})", err=True)
     warned = sum(1 for _, o in result.rows if o.warnings)
     if warned:
         typer.echo(f"warning: {warned} cells have warnings (the results' warnings column)", err=True)
@@ -159,8 +162,9 @@ def _results_file(results: str | None, fmt: ResultsFormat | None, name: str) -> 
     if kind is None:
         kind = "parquet" if pyarrow_available() else "csv"
         if kind == "csv":
-            typer.echo("note: pyarrow is not installed: results are written as CSV "
-                       "(pip install 'kschedctl[parquet]' for Parquet)", err=True)
+            typer.echo(
+                "note: pyarrow is not installed: results are written as CSV (pip install 'kschedctl[parquet]' for Parquet)", err=True
+            )
     return results or f"{name}.results.{kind}", kind
 
 
@@ -173,9 +177,16 @@ def _progress() -> Iterator[object | None]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
-                   TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"), TimeRemainingColumn(),
-                   console=Console(file=sys.stderr), transient=True)
+    bar = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("cells"),
+        TextColumn("{task.fields[failed]} failed, {task.fields[running]} running"),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )
     task = bar.add_task("sweep", total=None, failed=0, running=0)
 
     def update(done: int, failed: int, running: int, total: int) -> None:

@@ -37,8 +37,12 @@ DEFAULT_DIFF_SEED = 0
 @live_options(config_param="config_a")
 def diff(
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help="Snapshot files, directories or - for stdin."),
-    config_a: str | None = typer.Option(None, "--config-a", metavar="FILE", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."),
-    config_b: str | None = typer.Option(None, "--config-b", metavar="FILE", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."),
+    config_a: str | None = typer.Option(
+        None, "--config-a", metavar="FILE", help="Side A's KubeSchedulerConfiguration (default: the built-in one)."
+    ),
+    config_b: str | None = typer.Option(
+        None, "--config-b", metavar="FILE", help="Side B's KubeSchedulerConfiguration (default: the built-in one)."
+    ),
     kube_version_a: str = typer.Option(DEFAULT_VERSION, "--kube-version-a", metavar="X.Y", help="Side A's emulated release."),
     kube_version_b: str = typer.Option(DEFAULT_VERSION, "--kube-version-b", metavar="X.Y", help="Side B's emulated release."),
     feature_gates_a: str | None = typer.Option(None, "--feature-gates-a", metavar="GATES", help="Side A's feature gates."),
@@ -70,6 +74,7 @@ def diff(
         result = run_diff(side_a, side_b, registry, seed, plugin_timeout=plugin_timeout)
         if report is not None:
             from kschedctl.output.report import write_diff_report
+
             write_diff_report(result, targets["--report"])
         return result
 
@@ -86,10 +91,22 @@ def diff(
 @live_options
 def capacity(
     snapshot: list[str] = typer.Argument(..., metavar="SNAPSHOT...", help="Snapshot files, directories or - for stdin."),
-    pod: str | None = typer.Option(None, "--pod", metavar="FILE|NS/NAME", help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod."),
+    pod: str | None = typer.Option(
+        None,
+        "--pod",
+        metavar="FILE|NS/NAME",
+        help="A file with a Pod, Deployment, ReplicaSet, StatefulSet, Job or CronJob, or NAMESPACE/NAME of a snapshot pod.",
+    ),
     max_copies: int | None = typer.Option(None, "--max", min=1, metavar="N", help="Stop after this many copies."),
-    add_nodes: list[str] = typer.Option([], "--add-nodes", metavar="NODE.yaml[:COUNT]", help="NODE.yaml[:COUNT]: hypothetical nodes added first (repeatable)."),
-    nodes_for: str | None = typer.Option(None, "--nodes-for", metavar="NODE.yaml", help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need."),
+    add_nodes: list[str] = typer.Option(
+        [], "--add-nodes", metavar="NODE.yaml[:COUNT]", help="NODE.yaml[:COUNT]: hypothetical nodes added first (repeatable)."
+    ),
+    nodes_for: str | None = typer.Option(
+        None,
+        "--nodes-for",
+        metavar="NODE.yaml",
+        help="NODE.yaml: how many nodes of this shape the pending pods (or --max copies of --pod) need.",
+    ),
     config: str | None = typer.Option(None, "--config", metavar="FILE", help="A KubeSchedulerConfiguration (v1) file."),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output", help=OUTPUT_HELP),
     seed: int | None = typer.Option(None, "--seed", metavar="N", help="Seed for tie-breaking: same input and seed, same output."),
@@ -112,23 +129,42 @@ def capacity(
         _fail("--nodes-for with --pod needs --max N: how many copies need nodes")
 
     def run():
-        check_stdin_once(snapshot=snapshot, config=config, pod=pod, nodes_for=nodes_for,
-                         add_nodes=[a.rsplit(":", 1)[0] for a in add_nodes])
-        targets = settle_outputs([("--report", report)],
-                                 [*snapshot, config, pod, nodes_for, *(a.rsplit(":", 1)[0] for a in add_nodes)])
+        check_stdin_once(snapshot=snapshot, config=config, pod=pod, nodes_for=nodes_for, add_nodes=[a.rsplit(":", 1)[0] for a in add_nodes])
+        targets = settle_outputs([("--report", report)], [*snapshot, config, pod, nodes_for, *(a.rsplit(":", 1)[0] for a in add_nodes)])
         version = _version(kube_version, feature_gates)
         cluster, cfg, registry = _load(snapshot, config, version)
         added = hypothetical_nodes(add_nodes, {n.name for n in cluster.nodes})
         template = load_pod_template(pod, cluster) if pod is not None else None
         if nodes_for is not None:
-            result = cap.nodes_for(cluster, cfg, registry, version, load_node_template(nodes_for), template,
-                                   copies=max_copies, added_nodes=added, seed=seed, plugin_timeout=plugin_timeout)
+            result = cap.nodes_for(
+                cluster,
+                cfg,
+                registry,
+                version,
+                load_node_template(nodes_for),
+                template,
+                copies=max_copies,
+                added_nodes=added,
+                seed=seed,
+                plugin_timeout=plugin_timeout,
+            )
         else:
             assert template is not None
-            result = cap.capacity(cluster, cfg, registry, version, template, max_copies=max_copies, seed=seed,
-                                  added_nodes=added, fast=not plain, plugin_timeout=plugin_timeout)
+            result = cap.capacity(
+                cluster,
+                cfg,
+                registry,
+                version,
+                template,
+                max_copies=max_copies,
+                seed=seed,
+                added_nodes=added,
+                fast=not plain,
+                plugin_timeout=plugin_timeout,
+            )
         if report is not None:
             from kschedctl.output.report import write_capacity_report
+
             write_capacity_report(result, targets["--report"])
         return result
 

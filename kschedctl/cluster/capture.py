@@ -123,8 +123,11 @@ def discover(reader: ApiReader, specs: Iterable[KindSpec]) -> tuple[dict[KindSpe
         served = {"": [v for v in _listed(reader.get_json("/api"), "versions", "/api") if isinstance(v, str)]}
         for group in _listed(reader.get_json("/apis"), "groups", "/apis"):
             if isinstance(group, dict) and isinstance(group.get("name"), str):
-                served[group["name"]] = [str(v["version"]) for v in _listed(group, "versions", "/apis")
-                                         if isinstance(v, dict) and isinstance(v.get("version"), str)]
+                served[group["name"]] = [
+                    str(v["version"])
+                    for v in _listed(group, "versions", "/apis")
+                    if isinstance(v, dict) and isinstance(v.get("version"), str)
+                ]
     except ApiStatusError as exc:
         if exc.status not in (403, 404):
             raise
@@ -169,8 +172,9 @@ def _listed(doc: dict[str, Any], key: str, path: str) -> list[Any]:
 # --- listing --------------------------------------------------------------------------------
 
 
-def list_kind(reader: ApiReader, spec: KindSpec, version: str, chunk_size: int = DEFAULT_CHUNK_SIZE,
-              progress: Progress | None = None) -> list[dict[str, Any]]:
+def list_kind(
+    reader: ApiReader, spec: KindSpec, version: str, chunk_size: int = DEFAULT_CHUNK_SIZE, progress: Progress | None = None
+) -> list[dict[str, Any]]:
     """Every object of one kind, page by page, shaped as kubectl prints it.
 
     A server can page forever (a new ``continue`` token each time) or send more objects than a
@@ -192,8 +196,10 @@ def list_kind(reader: ApiReader, spec: KindSpec, version: str, chunk_size: int =
         for i, raw in enumerate(_page_items(page, path)):
             items.append(as_listed_object(_checked_item(raw, path, i, spec.kind), spec.kind, api_version))
         if len(items) > limits.max_objects:
-            raise LiveClusterError(f"GET {path}: the server listed more than {limits.max_objects} {spec.kind} "
-                                   "objects, more than a cluster holds (KSCHEDCTL_MAX_LIST_OBJECTS)")
+            raise LiveClusterError(
+                f"GET {path}: the server listed more than {limits.max_objects} {spec.kind} "
+                "objects, more than a cluster holds (KSCHEDCTL_MAX_LIST_OBJECTS)"
+            )
         if progress is not None:
             progress(spec.kind, len(items))
         token = _continue_token(page, path)
@@ -202,9 +208,11 @@ def list_kind(reader: ApiReader, spec: KindSpec, version: str, chunk_size: int =
         if token in seen_tokens:  # a server that never ends the list must not hang us
             raise LiveClusterError(f"GET {path}: the server repeated continue token {token[:80]!r}")
         if pages >= limits.max_pages:
-            raise LiveClusterError(f"GET {path}: the list did not end after {limits.max_pages} pages of "
-                                   f"--chunk-size {chunk_size} (the server keeps sending continue tokens; "
-                                   "KSCHEDCTL_MAX_LIST_PAGES)")
+            raise LiveClusterError(
+                f"GET {path}: the list did not end after {limits.max_pages} pages of "
+                f"--chunk-size {chunk_size} (the server keeps sending continue tokens; "
+                "KSCHEDCTL_MAX_LIST_PAGES)"
+            )
         seen_tokens.add(token)
     raise AssertionError("unreachable")
 
@@ -218,8 +226,7 @@ class ListLimits:
 
     @classmethod
     def from_env(cls) -> "ListLimits":
-        return cls(_env_int("KSCHEDCTL_MAX_LIST_PAGES", cls.max_pages),
-                   _env_int("KSCHEDCTL_MAX_LIST_OBJECTS", cls.max_objects))
+        return cls(_env_int("KSCHEDCTL_MAX_LIST_PAGES", cls.max_pages), _env_int("KSCHEDCTL_MAX_LIST_OBJECTS", cls.max_objects))
 
 
 def _env_int(name: str, default: int) -> int:
@@ -232,8 +239,15 @@ def _env_int(name: str, default: int) -> int:
 
 
 def _type_name(value: Any) -> str:
-    return {str: "a string", bool: "a boolean", int: "a number", float: "a number", list: "a list",
-            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _page_items(page: dict[str, Any], path: str) -> list[Any]:
@@ -266,11 +280,9 @@ def _checked_item(raw: Any, path: str, index: int, kind: str) -> dict[str, Any]:
         raise LiveClusterError(f"GET {path}: items[{index}].metadata is {_type_name(metadata)}, expected an object")
     name, namespace = metadata.get("name"), metadata.get("namespace")
     if not isinstance(name, str) or not name:
-        raise LiveClusterError(f"GET {path}: items[{index}].metadata.name is {_type_name(name)}, expected a "
-                               "non-empty string")
+        raise LiveClusterError(f"GET {path}: items[{index}].metadata.name is {_type_name(name)}, expected a non-empty string")
     if namespace is not None and not isinstance(namespace, str):
-        raise LiveClusterError(f"GET {path}: {kind} {name}: metadata.namespace is {_type_name(namespace)}, "
-                               "expected a string")
+        raise LiveClusterError(f"GET {path}: {kind} {name}: metadata.namespace is {_type_name(namespace)}, expected a string")
     return raw
 
 
@@ -286,9 +298,16 @@ def as_listed_object(raw: dict[str, Any], kind: str, api_version: str) -> dict[s
     return obj
 
 
-def capture_cluster(reader: ApiReader, *, context: str, server: str, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                    progress: Progress | None = None, now: datetime | None = None,
-                    specs: Iterable[KindSpec] = CAPTURED_KINDS) -> Capture:
+def capture_cluster(
+    reader: ApiReader,
+    *,
+    context: str,
+    server: str,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+    specs: Iterable[KindSpec] = CAPTURED_KINDS,
+) -> Capture:
     """Discover, then list every kind; 403 and 404 on a kind are warnings, anything else fails."""
     try:
         return _capture(reader, context, server, chunk_size, progress, now, specs)
@@ -298,8 +317,15 @@ def capture_cluster(reader: ApiReader, *, context: str, server: str, chunk_size:
         raise
 
 
-def _capture(reader: ApiReader, context: str, server: str, chunk_size: int, progress: Progress | None,
-             now: datetime | None, specs: Iterable[KindSpec]) -> Capture:
+def _capture(
+    reader: ApiReader,
+    context: str,
+    server: str,
+    chunk_size: int,
+    progress: Progress | None,
+    now: datetime | None,
+    specs: Iterable[KindSpec],
+) -> Capture:
     taken = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = Capture(context=context, server=server, taken_at=taken)
     versions, out.warnings = discover(reader, specs)
@@ -309,8 +335,10 @@ def _capture(reader: ApiReader, context: str, server: str, chunk_size: int, prog
         if version is None:
             if not spec.optional:
                 result.problem = "not served"
-                out.warnings.append(f"{spec.kind} not captured: {spec.group or 'core'} {'/'.join(spec.versions)} "
-                                    f"{spec.resource} is not served by this API server")
+                out.warnings.append(
+                    f"{spec.kind} not captured: {spec.group or 'core'} {'/'.join(spec.versions)} "
+                    f"{spec.resource} is not served by this API server"
+                )
             continue
         try:
             items = list_kind(reader, spec, version, chunk_size, progress)
@@ -318,8 +346,9 @@ def _capture(reader: ApiReader, context: str, server: str, chunk_size: int, prog
             if exc.status not in (403, 404):
                 raise
             result.problem = "Forbidden (403)" if exc.status == 403 else "NotFound (404)"
-            out.warnings.append(f"{spec.kind} not captured ({spec.api_version(version)} {spec.resource}): "
-                                f"{exc.detail}; the snapshot has none")
+            out.warnings.append(
+                f"{spec.kind} not captured ({spec.api_version(version)} {spec.resource}): {exc.detail}; the snapshot has none"
+            )
             continue
         result.count = len(items)
         out.items.extend(items)
@@ -330,8 +359,9 @@ def _capture(reader: ApiReader, context: str, server: str, chunk_size: int, prog
 def _unmodelled_warnings(capture: Capture) -> list[str]:
     """Pods that need objects the cluster did not give us: say so rather than misjudge quietly."""
     captured = {r.spec.kind for r in capture.kinds if r.api_version and r.problem is None}
-    uses_claims = any(o["kind"] == "Pod" and isinstance(o.get("spec"), dict) and o["spec"].get("resourceClaims")
-                      for o in capture.items)  # a spec of the wrong type is the loader's to report
+    uses_claims = any(
+        o["kind"] == "Pod" and isinstance(o.get("spec"), dict) and o["spec"].get("resourceClaims") for o in capture.items
+    )  # a spec of the wrong type is the loader's to report
     if uses_claims and "ResourceClaim" not in captured:
         return ["pods use resource claims but resource.k8s.io/v1 ResourceClaims were not captured"]
     return []
@@ -381,8 +411,10 @@ def _config_key(data: dict[str, str], ref: ConfigMapRef) -> str:
     candidates = [k for k, v in sorted(data.items()) if "KubeSchedulerConfiguration" in v]
     if len(candidates) == 1:
         return candidates[0]
-    raise LiveClusterError(f"--scheduler-config {ref}: say which key holds the configuration: "
-                           f"configmap/{ref.namespace}/{ref.name}/KEY (keys: {', '.join(sorted(data)) or 'none'})")
+    raise LiveClusterError(
+        f"--scheduler-config {ref}: say which key holds the configuration: "
+        f"configmap/{ref.namespace}/{ref.name}/KEY (keys: {', '.join(sorted(data)) or 'none'})"
+    )
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -390,8 +422,7 @@ def _config_key(data: dict[str, str], ref: ConfigMapRef) -> str:
 
 def header_lines(capture: Capture) -> list[str]:
     """The YAML header: when, from where, what is in the file and what is not."""
-    lines = [f"kschedctl {__version__} capture at {capture.taken_at}",
-             f"context: {capture.context}", f"server: {capture.server}"]
+    lines = [f"kschedctl {__version__} capture at {capture.taken_at}", f"context: {capture.context}", f"server: {capture.server}"]
     counts = [f"{r.spec.kind} {r.count}" for r in capture.kinds if r.api_version and r.problem is None]
     lines.append("objects: " + ", ".join(counts))
     missing = [f"{r.spec.kind} ({r.problem})" for r in capture.kinds if r.problem]
@@ -443,5 +474,17 @@ def write_atomically(path: str, text: str) -> None:
         raise
 
 
-__all__ = ["CAPTURED_KINDS", "Capture", "ConfigMapRef", "KindSpec", "as_listed_object", "capture_cluster",
-           "discover", "format_for", "list_kind", "read_scheduler_config", "render_capture", "write_atomically"]
+__all__ = [
+    "CAPTURED_KINDS",
+    "Capture",
+    "ConfigMapRef",
+    "KindSpec",
+    "as_listed_object",
+    "capture_cluster",
+    "discover",
+    "format_for",
+    "list_kind",
+    "read_scheduler_config",
+    "render_capture",
+    "write_atomically",
+]

@@ -40,13 +40,16 @@ def pod_group_remarks(objects: Any, version: Any) -> list[str]:
         keys = sorted(by_kind[kind])
         what = f"{len(keys)} {kind}(s) in the snapshot ({_names(keys)})"
         if kind != read_kind:
-            out.append(f"{what} ignored: kube-scheduler {release} reads pod groups from {read_kind}s "
-                       f"({'spec.schedulingGroup.podGroupName' if read_kind == POD_GROUP_KIND else 'spec.workloadRef'}); "
-                       "their pods are scheduled one by one")
+            out.append(
+                f"{what} ignored: kube-scheduler {release} reads pod groups from {read_kind}s "
+                f"({'spec.schedulingGroup.podGroupName' if read_kind == POD_GROUP_KIND else 'spec.workloadRef'}); "
+                "their pods are scheduled one by one"
+            )
         elif not version.feature_enabled("GenericWorkload"):
-            out.append(f"{what} ignored: pod groups are read only with the GenericWorkload feature gate, off by "
-                       f"default in {release} ({GATES}); their pods are scheduled one by one")
+            out.append(
+                f"{what} ignored: pod groups are read only with the GenericWorkload feature gate, off by "
+                f"default in {release} ({GATES}); their pods are scheduled one by one"
+            )
         elif not version.feature_enabled("GangScheduling"):
-            out.append(f"{what}: the gang rule (minCount) is not applied: the GangScheduling feature gate is off "
-                       f"({GATES})")
+            out.append(f"{what}: the gang rule (minCount) is not applied: the GangScheduling feature gate is off ({GATES})")
     return out

@@ -31,8 +31,10 @@ from kschedctl.cluster.live_errors import ApiStatusError, LiveClusterError, regi
 CLUSTER_EXTRA_HINT = "reading a live cluster needs the kubernetes Python client: pip install 'kschedctl[cluster]'"
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 DEFAULT_CHUNK_SIZE = 500  # kubectl's --chunk-size default
-INSECURE_WARNING = ("the server's certificate will not be checked for validity. This will make your HTTPS "
-                    "connections insecure")  # kubectl's --insecure-skip-tls-verify help
+INSECURE_WARNING = (
+    "the server's certificate will not be checked for validity. This will make your HTTPS "
+    "connections insecure"
+)  # kubectl's --insecure-skip-tls-verify help
 
 
 class ApiReader(Protocol):
@@ -75,8 +77,7 @@ def in_cluster_available(environ: Mapping[str, str] | None = None) -> bool:
     return bool(env.get("KUBERNETES_SERVICE_HOST")) and (SERVICE_ACCOUNT_DIR / "token").exists()
 
 
-def resolve_kubeconfig(explicit: str | None, context: str | None,
-                       environ: Mapping[str, str] | None = None) -> KubeconfigView:
+def resolve_kubeconfig(explicit: str | None, context: str | None, environ: Mapping[str, str] | None = None) -> KubeconfigView:
     """Files, context and namespace as kubectl resolves them; raises LiveClusterError."""
     paths = kubeconfig_paths(explicit, environ)
     if not paths:
@@ -124,8 +125,7 @@ class Credentials:
 class Connection:
     """One context's API server: strict JSON GETs over kschedctl's bounded transport."""
 
-    def __init__(self, server: str, context: str, namespace: str, credentials: Credentials, *,
-                 tls: Any, proxy_url: str = "") -> None:
+    def __init__(self, server: str, context: str, namespace: str, credentials: Credentials, *, tls: Any, proxy_url: str = "") -> None:
         from kschedctl import __version__
         from kschedctl.cluster.transport import Limits
 
@@ -157,8 +157,7 @@ class Connection:
         except UnicodeDecodeError:
             raise LiveClusterError(f"GET {path}: the server's answer is not UTF-8 JSON", file=self.where) from None
         except DecodeError as exc:
-            raise LiveClusterError(f"GET {path}: the server's answer is not valid JSON: {exc.message[:200]}",
-                                   file=self.where) from None
+            raise LiveClusterError(f"GET {path}: the server's answer is not valid JSON: {exc.message[:200]}", file=self.where) from None
         if not isinstance(data, dict):
             raise LiveClusterError(f"GET {path}: expected a JSON object", file=self.where)
         return data
@@ -186,8 +185,11 @@ class Connection:
                 self._use_cert(credential.cert_data, credential.key_data)
         if token:
             if not _HEADER_SAFE.fullmatch(token):
-                raise LiveClusterError(f"user {creds.user}: the bearer token holds characters an HTTP header "
-                                       "cannot carry (spaces, control characters or non-ASCII)", file=self.where)
+                raise LiveClusterError(
+                    f"user {creds.user}: the bearer token holds characters an HTTP header "
+                    "cannot carry (spaces, control characters or non-ASCII)",
+                    file=self.where,
+                )
             headers["Authorization"] = f"Bearer {token}"
             register_secret(headers["Authorization"])
         for name, value in creds.impersonation:
@@ -206,8 +208,9 @@ class Connection:
         if self._http is None:
             https = self.server.startswith("https:")
             context = ssl_context(self.tls, self.where) if https else None
-            self._http = HttpClient(context=context, server_name=self.tls.server_name, proxy_url=self.proxy_url,
-                                    limits=self.limits, where=self.where)
+            self._http = HttpClient(
+                context=context, server_name=self.tls.server_name, proxy_url=self.proxy_url, limits=self.limits, where=self.where
+            )
         return self._http
 
     def close(self) -> None:
@@ -224,8 +227,7 @@ def _read_token_file(creds: Credentials) -> str:
     except OSError as exc:
         if creds.token:
             return creds.token
-        raise LiveClusterError(f"user {creds.user}: cannot read tokenFile {creds.token_file}: "
-                               f"{exc.strerror or exc}") from None
+        raise LiveClusterError(f"user {creds.user}: cannot read tokenFile {creds.token_file}: {exc.strerror or exc}") from None
     register_secret(data)
     token = data.decode("utf-8", "replace").strip()
     register_secret(token)
@@ -254,23 +256,31 @@ def _from_kubeconfig(view: KubeconfigView) -> Connection:
     cluster = cluster_entry(merged, context.get("cluster", ""), view.context)
     user = auth_entry(merged, context.get("user", ""), view.context)
     origin = merged.clusters[cluster.name][0]
-    ca = cluster.ca_data or (_read_file(cluster.ca_file, f"cluster {cluster.name}: certificate-authority", origin)
-                             if cluster.ca_file else b"")
-    cert = user.client_certificate_data or (_read_file(user.client_certificate, f"user {user.name}: client-certificate",
-                                                       user.source) if user.client_certificate else b"")
-    key = user.client_key_data or (_read_file(user.client_key, f"user {user.name}: client-key", user.source, secret=True)
-                                   if user.client_key else b"")
-    tls = TLSSettings(insecure=cluster.insecure, ca_data=ca, cert_data=cert, key_data=key,
-                      server_name=cluster.tls_server_name)
+    ca = cluster.ca_data or (
+        _read_file(cluster.ca_file, f"cluster {cluster.name}: certificate-authority", origin) if cluster.ca_file else b""
+    )
+    cert = user.client_certificate_data or (
+        _read_file(user.client_certificate, f"user {user.name}: client-certificate", user.source) if user.client_certificate else b""
+    )
+    key = user.client_key_data or (
+        _read_file(user.client_key, f"user {user.name}: client-key", user.source, secret=True) if user.client_key else b""
+    )
+    tls = TLSSettings(insecure=cluster.insecure, ca_data=ca, cert_data=cert, key_data=key, server_name=cluster.tls_server_name)
     server = _server_url(cluster.server, bool(ca or cert or cluster.insecure), origin)
     where = f"context {view.context} ({server})"
     if tls.ca_data and tls.insecure:  # refused before anything is sent, in client-go's words
         from kschedctl.cluster.transport import INSECURE_WITH_CA
 
         raise LiveClusterError(f"cluster {cluster.name}: {INSECURE_WITH_CA}", file=origin)
-    creds = Credentials(user=user.name, token=user.token, token_file=user.token_file,
-                        basic=(user.username, user.password) if user.username or user.password else None,
-                        cert_data=cert, key_data=key, impersonation=_impersonation(user))
+    creds = Credentials(
+        user=user.name,
+        token=user.token,
+        token_file=user.token_file,
+        basic=(user.username, user.password) if user.username or user.password else None,
+        cert_data=cert,
+        key_data=key,
+        impersonation=_impersonation(user),
+    )
     if user.exec is not None:
         creds.exec = ExecAuthenticator(user.exec, cluster, user.name, where)
     return Connection(server, view.context, view.namespace, creds, tls=tls, proxy_url=cluster.proxy_url)
@@ -282,8 +292,9 @@ def _in_cluster(view: KubeconfigView) -> Connection:
 
     host, port = os.environ.get("KUBERNETES_SERVICE_HOST", ""), os.environ.get("KUBERNETES_SERVICE_PORT", "")
     if not host or not port:
-        raise LiveClusterError("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
-                               "KUBERNETES_SERVICE_PORT must be defined")
+        raise LiveClusterError(
+            "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined"
+        )
     server = f"https://[{host}]:{port}" if ":" in host else f"https://{host}:{port}"
     ca_path = str(SERVICE_ACCOUNT_DIR / "ca.crt")
     ca = _read_file(ca_path, "in-cluster certificate authority", ca_path) if os.path.exists(ca_path) else b""
@@ -305,8 +316,7 @@ def _impersonation(user: Any) -> list[tuple[str, str]]:
         headers += [(f"Impersonate-Extra-{quote(key, safe='')}", v) for v in values]
     for name, value in headers:
         if not _HEADER_SAFE.fullmatch(value.replace(" ", "!")):
-            raise LiveClusterError(f"user {user.name}: {name} holds characters an HTTP header cannot carry",
-                                   file=user.source)
+            raise LiveClusterError(f"user {user.name}: {name} holds characters an HTTP header cannot carry", file=user.source)
     return headers
 
 
@@ -316,8 +326,9 @@ def _server_url(server: str, tls: bool, origin: str) -> str:
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:  # it would be shown in every message
         register_secret(parts.password)
-        raise LiveClusterError("server: a URL holding credentials (user:password@) is refused; give them as the "
-                               "user's username and password", file=origin)
+        raise LiveClusterError(
+            "server: a URL holding credentials (user:password@) is refused; give them as the user's username and password", file=origin
+        )
     try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError:
@@ -354,5 +365,14 @@ def _status_text(status: int, body: bytes) -> str:
     return f"{reason} ({status})" + (f": {escape_control(message[:500])}" if message else "")
 
 
-__all__ = ["ApiReader", "ApiStatusError", "CLUSTER_EXTRA_HINT", "Connection", "KubeconfigView",
-           "LiveClusterError", "connect", "kubeconfig_paths", "resolve_kubeconfig"]
+__all__ = [
+    "ApiReader",
+    "ApiStatusError",
+    "CLUSTER_EXTRA_HINT",
+    "Connection",
+    "KubeconfigView",
+    "LiveClusterError",
+    "connect",
+    "kubeconfig_paths",
+    "resolve_kubeconfig",
+]

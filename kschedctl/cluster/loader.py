@@ -42,8 +42,16 @@ from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line
 from kschedctl.framework.podgroup import storage_kind
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
-_NAMESPACED_GENERIC = {"PersistentVolumeClaim", "Service", "ReplicaSet", "StatefulSet", "ReplicationController",
-                       "PodGroup", "Workload", "DaemonSet"}
+_NAMESPACED_GENERIC = {
+    "PersistentVolumeClaim",
+    "Service",
+    "ReplicaSet",
+    "StatefulSet",
+    "ReplicationController",
+    "PodGroup",
+    "Workload",
+    "DaemonSet",
+}
 _CLUSTER_GENERIC = {"PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
 # Read through ClusterObjects.other[kind] (VolumeBinding's capacity check; NodeVolumeLimits' attachments).
 _OTHER_NAMESPACED = {"CSIStorageCapacity"}
@@ -63,8 +71,10 @@ def _skipped_kind_warning(kind: str) -> str:
     reason = NOT_MODELLED.get(kind)
     if reason is None:
         return f"warning: skipping objects of kind {kind!r} (not used for scheduling)"
-    return (f"warning: skipping objects of kind {kind!r}: kube-scheduler reads them but kschedctl does not model "
-            f"them ({reason}); decisions may differ")
+    return (
+        f"warning: skipping objects of kind {kind!r}: kube-scheduler reads them but kschedctl does not model "
+        f"them ({reason}); decisions may differ"
+    )
 
 
 @dataclass
@@ -197,8 +207,13 @@ def _list_items(doc: dict, source: Source) -> list:
     apiVersion (unstructuredJSONScheme.decodeToList: a PodList's items are Pods)."""
     items = doc.get("items") or []
     if not isinstance(items, list):
-        raise InputError("items: expected a list", file=source.file, obj=source.where or str(doc.get("kind")),
-                         field="items", line=locate(source, "items"))
+        raise InputError(
+            "items: expected a list",
+            file=source.file,
+            obj=source.where or str(doc.get("kind")),
+            field="items",
+            line=locate(source, "items"),
+        )
     item_kind = str(doc.get("kind")).removesuffix("List")
     if item_kind:
         for item in items:
@@ -209,8 +224,7 @@ def _list_items(doc: dict, source: Source) -> list:
     return items
 
 
-def _document_objects(doc: Any, source: Source, item_spans: list | None,
-                      nested_spans: dict | None = None) -> Iterator[tuple[Any, Source]]:
+def _document_objects(doc: Any, source: Source, item_spans: list | None, nested_spans: dict | None = None) -> Iterator[tuple[Any, Source]]:
     """The objects of one document: the document itself, or the items of a List (``*List``),
     Lists among the items flattened in the order kubectl's FlattenListVisitor visits them
     (cli-runtime resource/visitor.go: breadth first, a nested List's items after the items
@@ -226,16 +240,20 @@ def _document_objects(doc: Any, source: Source, item_spans: list | None,
         return
     else:
         top = _list_items(doc, source)
-    queue: deque[tuple[Any, Source, tuple[int, ...]]] = deque(
-        (item, source.item_source(i, item_spans), (i,)) for i, item in enumerate(top))
+    queue: deque[tuple[Any, Source, tuple[int, ...]]] = deque((item, source.item_source(i, item_spans), (i,)) for i, item in enumerate(top))
     while queue:
         item, item_source, path = queue.popleft()
         if type(item) is not dict or not _is_list(item):
             yield item, item_source
             continue
         if len(path) >= MAX_LIST_DEPTH:
-            raise InputError(f"Lists nested more than {MAX_LIST_DEPTH} levels deep", file=source.file,
-                             obj=item_source.where, field="items", line=locate(item_source, "items"))
+            raise InputError(
+                f"Lists nested more than {MAX_LIST_DEPTH} levels deep",
+                file=source.file,
+                obj=item_source.where,
+                field="items",
+                line=locate(item_source, "items"),
+            )
         for j, sub in enumerate(_list_items(item, item_source)):
             sub_path = path + (j,)
             queue.append((sub, source.nested_source(sub_path, (nested_spans or {}).get(sub_path)), sub_path))
@@ -263,8 +281,10 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
         for doc_index, doc, item_spans, doc_span, nested_spans in iter_documents(text, path):
             if is_simulator_export(doc):  # kube-scheduler-simulator's export: the List it stands for
                 if isinstance(doc.get("schedulerConfig"), dict):
-                    snap.warnings.append(f"warning: {path}: a kube-scheduler-simulator export; its schedulerConfig "
-                                         f"is the configuration only when the file is named with --config too")
+                    snap.warnings.append(
+                        f"warning: {path}: a kube-scheduler-simulator export; its schedulerConfig "
+                        f"is the configuration only when the file is named with --config too"
+                    )
                 doc, item_spans, nested_spans = as_list_document(doc), None, None
             if doc is not None:
                 snap.documents.append(doc)
@@ -304,8 +324,10 @@ def _unknown_fields(raw: dict, source: Source) -> list[str]:
         line = locate(source, path)
         where = f"{source.file}:{line}" if line is not None else source.file
         hint = f' (did you mean "{same_but_case}"?)' if same_but_case else ""
-        out.append(f'warning: {where}: {raw.get("kind")} {display_name(raw)}: unknown field "{path}"{hint}: '
-                   "the API server drops it, so scheduling does not see it")
+        out.append(
+            f'warning: {where}: {raw.get("kind")} {display_name(raw)}: unknown field "{path}"{hint}: '
+            "the API server drops it, so scheduling does not see it"
+        )
     return out
 
 
@@ -329,8 +351,10 @@ def copy_snapshot(snap: ClusterSnapshot) -> ClusterSnapshot:
 
 def dra_conversion_warnings(objects: ClusterObjects) -> list[str]:
     """One line per (kind, version) of DRA objects read from an older API version."""
-    return [f"warning: read {n} {kind} object(s) written in {version} as the API server serves them in "
-            f"resource.k8s.io/v1 (converted)" for (kind, version), n in sorted(objects.dra_conversions.items())]
+    return [
+        f"warning: read {n} {kind} object(s) written in {version} as the API server serves them in resource.k8s.io/v1 (converted)"
+        for (kind, version), n in sorted(objects.dra_conversions.items())
+    ]
 
 
 def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
@@ -341,8 +365,13 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
     if not kind:
         raise InputError("object has no kind", file=source.file, obj=source.where, field="kind", line=locate(source))
     if not isinstance(kind, str):
-        raise InputError(f"cannot unmarshal {type(kind).__name__} into Go value of type string", file=source.file,
-                         obj=source.where, field="kind", line=locate(source, "kind"))
+        raise InputError(
+            f"cannot unmarshal {type(kind).__name__} into Go value of type string",
+            file=source.file,
+            obj=source.where,
+            field="kind",
+            line=locate(source, "kind"),
+        )
     error = admit(raw)
     if error is not None:
         raise _object_error(ObjectError(error.body, error.field or None), raw, source)
@@ -383,8 +412,9 @@ def _check_unique(snap: ClusterSnapshot, kind: str, raw: dict, source: Source) -
         other = snap.uids.get(uid)
         if other is not None:
             first_obj = f"{other.get('kind')} {display_name(other)}"
-            raise _object_error(ObjectError(f'Duplicate value: "{uid}": also the uid of {first_obj} '
-                                            f'({_where(snap, other)})', "metadata.uid"), raw, source)
+            raise _object_error(
+                ObjectError(f'Duplicate value: "{uid}": also the uid of {first_obj} ({_where(snap, other)})', "metadata.uid"), raw, source
+            )
         snap.uids[uid] = raw
 
 
@@ -434,8 +464,12 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         return pdb
     if kind in _CLUSTER_GENERIC:
         obj = GenericObject.from_dict(raw, namespaced=False)
-        {"PersistentVolume": objects.persistent_volumes, "StorageClass": objects.storage_classes,
-         "CSINode": objects.csi_nodes, "CSIDriver": objects.csi_drivers}[kind][obj.name] = obj
+        {
+            "PersistentVolume": objects.persistent_volumes,
+            "StorageClass": objects.storage_classes,
+            "CSINode": objects.csi_nodes,
+            "CSIDriver": objects.csi_drivers,
+        }[kind][obj.name] = obj
         return obj
     if kind in _OTHER_NAMESPACED or kind in _OTHER_CLUSTER:
         obj = GenericObject.from_dict(raw, namespaced=kind in _OTHER_NAMESPACED)
@@ -478,8 +512,9 @@ def _check_group_version(kind: str, api_version: str) -> None:
     """A pod-group object of a version no release serves is refused as kubectl refuses it
     ("no matches for kind ... in version ..."), instead of being read as if it were served."""
     if api_version not in GROUP_VERSIONS.get(kind, (api_version,)):
-        raise ObjectError(f'no matches for kind "{kind}" in version "{api_version}" (served: '
-                          f'{", ".join(GROUP_VERSIONS[kind])})', "apiVersion")
+        raise ObjectError(
+            f'no matches for kind "{kind}" in version "{api_version}" (served: {", ".join(GROUP_VERSIONS[kind])})', "apiVersion"
+        )
 
 
 def _build_dra(kind: str, raw: dict, objects: ClusterObjects) -> Any:
@@ -518,10 +553,13 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             if pc is None:
                 if pod.priority is None:
                     source = snap.sources.get(id(pod.raw))
-                    raise InputError(f"no PriorityClass with name {pod.priority_class_name} was found",
-                                     file=source.file if source else None, obj=f"Pod {pod.key}",
-                                     field="spec.priorityClassName",
-                                     line=locate(source, "spec.priorityClassName") if source else None)
+                    raise InputError(
+                        f"no PriorityClass with name {pod.priority_class_name} was found",
+                        file=source.file if source else None,
+                        obj=f"Pod {pod.key}",
+                        field="spec.priorityClassName",
+                        line=locate(source, "spec.priorityClassName") if source else None,
+                    )
                 continue
         else:
             pc = default_class
@@ -531,5 +569,19 @@ def resolve_priorities(snap: ClusterSnapshot) -> None:
             pod.preemption_policy = (pc.preemption_policy if pc is not None else None) or "PreemptLowerPriority"
 
 
-__all__ = ["ClusterSnapshot", "InputError", "Source", "add_object", "copy_snapshot", "document_objects", "expand_paths",
-           "files_overlay", "is_pending", "iter_objects", "load_snapshot", "locate_line", "parse_documents", "read_text"]
+__all__ = [
+    "ClusterSnapshot",
+    "InputError",
+    "Source",
+    "add_object",
+    "copy_snapshot",
+    "document_objects",
+    "expand_paths",
+    "files_overlay",
+    "is_pending",
+    "iter_objects",
+    "load_snapshot",
+    "locate_line",
+    "parse_documents",
+    "read_text",
+]

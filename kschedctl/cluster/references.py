@@ -38,8 +38,10 @@ CAPTURE_COMMANDS = {
 
 # What scheduling sees without the kind (kube's view of an object it cannot find).
 EFFECTS = {
-    "Node": ("a bound pod there counts on no node (kube's cache holds it apart until the node appears); "
-             "a pod that requires it by matchFields metadata.name fits nowhere"),
+    "Node": (
+        "a bound pod there counts on no node (kube's cache holds it apart until the node appears); "
+        "a pod that requires it by matchFields metadata.name fits nowhere"
+    ),
     "PersistentVolumeClaim": "a pod to schedule is unschedulable without its claims (persistentvolumeclaim ... not found)",
     "PersistentVolume": "the volumes' node affinity, zones and drivers cannot be checked",
     "StorageClass": "their claims are taken as Immediate binding, with no provisioner",
@@ -76,13 +78,14 @@ class MissingReference:
         who = "node" if self.kind == "CSINode" else "pod"
         who += "s" if len(self.referrers) > 1 else ""
         wanted = "for" if self.kind == "CSINode" else "used by"
-        return (f"the snapshot has no {self.kind} {_first(self.names)} ({wanted} {who} "
-                f"{_first(self.referrers)}): {self.effect}; capture {'them' if len(self.names) > 1 else 'it'} "
-                f"with `{self.command}`")
+        return (
+            f"the snapshot has no {self.kind} {_first(self.names)} ({wanted} {who} "
+            f"{_first(self.referrers)}): {self.effect}; capture {'them' if len(self.names) > 1 else 'it'} "
+            f"with `{self.command}`"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "names": list(self.names), "referrers": list(self.referrers),
-                "command": self.command}
+        return {"kind": self.kind, "names": list(self.names), "referrers": list(self.referrers), "command": self.command}
 
 
 def _first(items: tuple[str, ...]) -> str:
@@ -214,6 +217,7 @@ def _uses_attachable_volumes(cluster: ClusterSnapshot, pod: Pod) -> bool:
 def _attachable_source(source: dict) -> bool:
     return "csi" in source or any(field in source for field, _ in MIGRATABLE.values())
 
+
 def _claim_class(raw: dict) -> str:
     annotations = (raw.get("metadata") or {}).get("annotations") or {}
     beta = annotations.get("volume.beta.kubernetes.io/storage-class")
@@ -224,13 +228,15 @@ def _resource_claims(have: set[str], pod: Pod, found: _Collector) -> None:
     """spec.resourceClaims: a named claim, or the claim generated from a template as the pod's
     status records it (without that record kube waits for the claim: not a gap of the snapshot).
     ``have``: the snapshot's claims, "ns/name"."""
-    generated = {str(s.get("name")): s.get("resourceClaimName")
-                 for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or []) if isinstance(s, dict)}
+    generated = {
+        str(s.get("name")): s.get("resourceClaimName")
+        for s in ((pod.raw.get("status") or {}).get("resourceClaimStatuses") or [])
+        if isinstance(s, dict)
+    }
     for ref in pod.resource_claims:
         if not isinstance(ref, dict):
             continue
-        name = ref.get("resourceClaimName") or (generated.get(str(ref.get("name")))
-                                                 if ref.get("resourceClaimTemplateName") else None)
+        name = ref.get("resourceClaimName") or (generated.get(str(ref.get("name"))) if ref.get("resourceClaimTemplateName") else None)
         if name and f"{pod.namespace}/{name}" not in have:
             found.add("ResourceClaim", f"{pod.namespace}/{name}", pod.key)
 
@@ -278,12 +284,15 @@ def _selects_namespaces(pod: Pod) -> bool:
 def emptiness(cluster: ClusterSnapshot, pending_matters: bool = True) -> str | None:
     """A snapshot with nothing to do says so (the result on stdout stays the normal one)."""
     if not cluster.nodes and not cluster.pods:
-        return ("the snapshot holds no nodes and no pods: is it the right file? "
-                "(capture one with `kubectl get nodes,pods -A -o yaml` or `kschedctl capture`)")
+        return (
+            "the snapshot holds no nodes and no pods: is it the right file? "
+            "(capture one with `kubectl get nodes,pods -A -o yaml` or `kschedctl capture`)"
+        )
     pending = sum(1 for p in cluster.pods if is_pending(p))
     if pending_matters and not pending:
-        return (f"no pending pods in the snapshot: nothing to schedule "
-                f"({len(cluster.pods)} pod(s), none pending; {len(cluster.nodes)} node(s))")
+        return (
+            f"no pending pods in the snapshot: nothing to schedule ({len(cluster.pods)} pod(s), none pending; {len(cluster.nodes)} node(s))"
+        )
     if not cluster.nodes:
         return "the snapshot holds no nodes: every pending pod is unschedulable (`kubectl get nodes -o yaml`)"
     return None

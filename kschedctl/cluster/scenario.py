@@ -33,10 +33,17 @@ from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_err
 SCENARIO_SCHEMA = "scenario-v1.json"
 # The kinds an event's object may be, per action (default: a Pod).
 _EVENT_KINDS: dict[str, tuple[str, ...]] = {
-    "addNode": ("Node",), "createPod": ("Pod",), "addResourceSlice": ("ResourceSlice",), "addObject": DRA_KINDS,
+    "addNode": ("Node",),
+    "createPod": ("Pod",),
+    "addResourceSlice": ("ResourceSlice",),
+    "addObject": DRA_KINDS,
 }
-_DRA_TYPES = {"DeviceClass": DeviceClass, "ResourceSlice": ResourceSlice, "ResourceClaim": ResourceClaim,
-              "ResourceClaimTemplate": ResourceClaimTemplate}
+_DRA_TYPES = {
+    "DeviceClass": DeviceClass,
+    "ResourceSlice": ResourceSlice,
+    "ResourceClaim": ResourceClaim,
+    "ResourceClaimTemplate": ResourceClaimTemplate,
+}
 _DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -87,8 +94,7 @@ def load_scenario(path: str) -> Scenario:
     if problems:
         where, message = problems[0]
         dotted = dotted_path(where)
-        raise InputError(message, file=path, obj="Scenario", field=dotted or None,
-                         line=locate_line(path, 0, None, dotted or None))
+        raise InputError(message, file=path, obj="Scenario", field=dotted or None, line=locate_line(path, 0, None, dotted or None))
     return Scenario(path, _initial_cluster(path, doc), _events(path, doc))
 
 
@@ -105,8 +111,7 @@ def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
             where = "snapshot" if isinstance(doc.get("snapshot"), str) else f"snapshot[{i}]"
             shown = str(base / name)
             shown = shown if len(shown) <= 200 else shown[:200] + "..."
-            raise InputError(f"{problem}: {shown!r}", file=path, obj="Scenario", field=where,
-                             line=locate_line(path, 0, None, where))
+            raise InputError(f"{problem}: {shown!r}", file=path, obj="Scenario", field=where, line=locate_line(path, 0, None, where))
     cluster = load_snapshot([str(base / f) for f in files]) if files else ClusterSnapshot()
     for i, raw in enumerate(doc.get("objects") or []):
         add_object(cluster, raw, Source(path, 0, None, fmt="embedded", embedded=f"objects[{i}]"))
@@ -119,17 +124,24 @@ def _events(path: str, doc: dict) -> list[ScenarioEvent]:
     for i, spec in enumerate(doc.get("events") or []):
         at = parse_duration(spec["at"])
         if not at <= MAX_EVENT_SECONDS:
-            raise InputError(f"Invalid value: {spec['at']!r}: must be at most {MAX_EVENT_SECONDS:.0f} seconds "
-                             "(the longest Go duration)", file=path, obj="Scenario", field=f"events[{i}].at",
-                             line=locate_line(path, 0, None, f"events[{i}].at"))
+            raise InputError(
+                f"Invalid value: {spec['at']!r}: must be at most {MAX_EVENT_SECONDS:.0f} seconds (the longest Go duration)",
+                file=path,
+                obj="Scenario",
+                field=f"events[{i}].at",
+                line=locate_line(path, 0, None, f"events[{i}].at"),
+            )
         event = ScenarioEvent(i, at, spec["action"], spec)
         if "object" in spec:
             wants = _EVENT_KINDS.get(event.action, ("Pod",))
             kind = spec["object"].get("kind")
             if kind not in wants:
-                raise InputError(f"must be a {' or '.join(wants)} for {event.action}", file=path,
-                                 field=f"events[{i}].object.kind",
-                                 line=locate_line(path, 0, None, f"events[{i}].object.kind"))
+                raise InputError(
+                    f"must be a {' or '.join(wants)} for {event.action}",
+                    file=path,
+                    field=f"events[{i}].object.kind",
+                    line=locate_line(path, 0, None, f"events[{i}].object.kind"),
+                )
             if kind in DRA_KINDS:
                 try:
                     raw, _ = served_as_v1(spec["object"])
@@ -141,8 +153,9 @@ def _events(path: str, doc: dict) -> list[ScenarioEvent]:
                 error = admit(spec["object"])
                 if error is not None:
                     dotted = f"events[{i}].object.{error.field}" if error.field else f"events[{i}].object"
-                    raise InputError(error.body, file=path, obj=f"{kind} {_name(spec['object'])}", field=dotted,
-                                     line=locate_line(path, 0, None, dotted))
+                    raise InputError(
+                        error.body, file=path, obj=f"{kind} {_name(spec['object'])}", field=dotted, line=locate_line(path, 0, None, dotted)
+                    )
         out.append(event)
     return sorted(out, key=lambda e: (e.at, e.index))
 

@@ -42,7 +42,10 @@ def as_list_document(doc: Any) -> Any:
     for key, (api_version, kind) in EXPORT_KINDS.items():
         for item in doc.get(key) or []:
             if isinstance(item, dict):
-                item = {"apiVersion": item.get("apiVersion") or api_version, "kind": item.get("kind") or kind,
-                        **{k: v for k, v in item.items() if k not in ("apiVersion", "kind")}}
+                item = {
+                    "apiVersion": item.get("apiVersion") or api_version,
+                    "kind": item.get("kind") or kind,
+                    **{k: v for k, v in item.items() if k not in ("apiVersion", "kind")},
+                }
             items.append(item)
     return {"apiVersion": "v1", "kind": "List", "items": items}

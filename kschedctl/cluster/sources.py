@@ -66,8 +66,9 @@ class Source:
 
     __slots__ = ("file", "document", "item", "span", "fmt", "embedded", "outer")
 
-    def __init__(self, file: str, document: int, item: int | None, span: Span | None = None,
-                 fmt: str = "yaml", embedded: str | None = None) -> None:
+    def __init__(
+        self, file: str, document: int, item: int | None, span: Span | None = None, fmt: str = "yaml", embedded: str | None = None
+    ) -> None:
         self.file = file
         self.document = document
         self.item = item
@@ -105,8 +106,7 @@ def locate(source: Source | None, field_path: str | None = None) -> int | None:
     if source is None:
         return None
     if source.fmt == "embedded":
-        return locate_line(source.file, source.document, None,
-                           f"{source.embedded}.{field_path}" if field_path else source.embedded)
+        return locate_line(source.file, source.document, None, f"{source.embedded}.{field_path}" if field_path else source.embedded)
     text = _text(source.file)
     if text is None:
         return None

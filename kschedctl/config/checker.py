@@ -181,8 +181,7 @@ def _as_registry(registry: Any) -> Registry:
     return getattr(registry, "registry", registry)
 
 
-def validate_text(text: str, source: str, version: KubeVersion, registry: Any = None,
-                  build_profiles: bool = True) -> ValidationReport:
+def validate_text(text: str, source: str, version: KubeVersion, registry: Any = None, build_profiles: bool = True) -> ValidationReport:
     registry = _as_registry(registry)
     node, data, yaml_error = _compose(text, source)
     if yaml_error is not None:
@@ -193,8 +192,7 @@ def validate_text(text: str, source: str, version: KubeVersion, registry: Any = 
         line, col = index.locate(path)
         return Finding(format_path(path), line, message, severity)
 
-    findings = [Finding(format_path(p), line, f'key "{p[-1]}" already set in map', "error", col)
-                for p, line, col in index.duplicates]
+    findings = [Finding(format_path(p), line, f'key "{p[-1]}" already set in map', "error", col) for p, line, col in index.duplicates]
     if data is None:
         findings.append(Finding("", 1, "empty document: expected a KubeSchedulerConfiguration object"))
         return ValidationReport(source, False, findings)
@@ -225,19 +223,16 @@ def all_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: 
     finds, as NewFramework and profile.NewMap would refuse them."""
     issues = semantic_issues(cfg, version, registry)
     skip, check_queue_sort = profiles_to_build(issues)
-    return issues + [Issue(x.path, x.message) for x in profile_issues(cfg, registry, Services.minimal(version), skip,
-                                                                        check_queue_sort)]
+    return issues + [Issue(x.path, x.message) for x in profile_issues(cfg, registry, Services.minimal(version), skip, check_queue_sort)]
 
 
-def configuration_errors(cfg: KubeSchedulerConfiguration, version: KubeVersion,
-                         registry: Registry) -> list[tuple[str, str]]:
+def configuration_errors(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[tuple[str, str]]:
     """The errors (path, message) `validate` reports, profiles built included: what a tool that
     runs one configuration many times (`sweep`) checks once, up front."""
     return [(x.path, x.message) for x in all_issues(cfg, version, registry) if x.severity == "error"]
 
 
-def validate_files(paths: list[str], version: KubeVersion, registry: Any = None,
-                   build_profiles: bool = True) -> list[ValidationReport]:
+def validate_files(paths: list[str], version: KubeVersion, registry: Any = None, build_profiles: bool = True) -> list[ValidationReport]:
     """One report per file, in the order given. ``registry`` is a Registry or a LoadedRegistry
     (None: kschedctl.plugins.plugin_manager.default_registry(), with installed packages).
     ``build_profiles=False`` leaves out what building the profiles finds: a command that runs the

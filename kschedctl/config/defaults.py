@@ -115,8 +115,7 @@ def enabled_plugin_names(plugins: Plugins) -> list[str]:
     return list(seen)
 
 
-def set_defaults_profile(profile: Profile, version: KubeVersion, registry: Registry, index: int = 0,
-                         source: str = "<default>") -> None:
+def set_defaults_profile(profile: Profile, version: KubeVersion, registry: Registry, index: int = 0, source: str = "<default>") -> None:
     """Merge plugins with the defaults and give every enabled plugin with typed args its
     decoded, defaulted args (pluginConfig args become instances of the plugin's args kind;
     an args decoding error is a ConfigError naming the field)."""
@@ -135,8 +134,9 @@ def set_defaults_profile(profile: Profile, version: KubeVersion, registry: Regis
                 pc.args = new_args(spec, pc.args, features)
             except ArgsError as exc:
                 base = f"profiles[{index}].pluginConfig[{j}].args"
-                raise ConfigError(exc.message, file=source, obj="KubeSchedulerConfiguration",
-                                  field=f"{base}.{exc.field}" if exc.field else base) from None
+                raise ConfigError(
+                    exc.message, file=source, obj="KubeSchedulerConfiguration", field=f"{base}.{exc.field}" if exc.field else base
+                ) from None
 
 
 def set_defaults(config: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> KubeSchedulerConfiguration:

@@ -83,8 +83,7 @@ class _Checker:
             raise _Unsure("keyword")
         if not isinstance(instance, _JSON_TYPES):
             raise _Unsure("value")
-        return all(check(self, instance, value, schema, root)
-                   for key, value in schema.items() if (check := _KEYWORDS.get(key)) is not None)
+        return all(check(self, instance, value, schema, root) for key, value in schema.items() if (check := _KEYWORDS.get(key)) is not None)
 
     def resolve(self, ref: str, root: dict) -> tuple[Any, dict]:
         """A "#/$defs/..." pointer into ``root``, or another schema file (and its own pointer)."""
@@ -187,10 +186,24 @@ def _ref(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bo
 
 
 _KEYWORDS: dict[str, Callable[[_Checker, Any, Any, dict, dict], bool]] = {
-    "type": _type, "properties": _properties, "additionalProperties": _additional, "items": _items,
-    "required": _required, "const": _const, "enum": _enum, "minimum": _minimum, "maximum": _maximum,
-    "minLength": _min_length, "minItems": _min_items, "minProperties": _min_properties, "pattern": _pattern_kw,
-    "if": _if, "allOf": _all_of, "anyOf": _any_of, "oneOf": _one_of, "$ref": _ref,
+    "type": _type,
+    "properties": _properties,
+    "additionalProperties": _additional,
+    "items": _items,
+    "required": _required,
+    "const": _const,
+    "enum": _enum,
+    "minimum": _minimum,
+    "maximum": _maximum,
+    "minLength": _min_length,
+    "minItems": _min_items,
+    "minProperties": _min_properties,
+    "pattern": _pattern_kw,
+    "if": _if,
+    "allOf": _all_of,
+    "anyOf": _any_of,
+    "oneOf": _one_of,
+    "$ref": _ref,
 }
 # then/else are read by "if"; the rest only annotate
 _MODELLED = frozenset(_KEYWORDS) | {"then", "else"} | _ANNOTATIONS

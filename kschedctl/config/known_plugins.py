@@ -24,18 +24,28 @@ SHIPPED_PACKAGES = {
 
 # kubernetes-sigs/scheduler-plugins, beyond those shipped here
 SCHEDULER_PLUGINS = (
-    "CapacityScheduling", "CrossNodePreemption", "LoadVariationRiskBalancing", "LowRiskOverCommitment",
-    "NetworkOverhead", "NodeResourceTopologyMatch", "Peaks", "PodState", "PreemptionToleration",
-    "QOSSort", "SySched", "TargetLoadPacking", "TopologicalSort",
+    "CapacityScheduling",
+    "CrossNodePreemption",
+    "LoadVariationRiskBalancing",
+    "LowRiskOverCommitment",
+    "NetworkOverhead",
+    "NodeResourceTopologyMatch",
+    "Peaks",
+    "PodState",
+    "PreemptionToleration",
+    "QOSSort",
+    "SySched",
+    "TargetLoadPacking",
+    "TopologicalSort",
 )
 
 # removed in-tree plugins -> what replaced them
 REMOVED_IN_TREE = {
-    "NodeResourcesLeastAllocated": 'NodeResourcesFit with args scoringStrategy: {type: LeastAllocated} '
-                                   '(removed in 1.23; LeastAllocated is NodeResourcesFit\'s default)',
-    "NodeResourcesMostAllocated": 'NodeResourcesFit with args scoringStrategy: {type: MostAllocated} (removed in 1.23)',
-    "RequestedToCapacityRatio": 'NodeResourcesFit with args scoringStrategy: {type: RequestedToCapacityRatio, '
-                                'requestedToCapacityRatio: {shape: [...]}} (removed in 1.23)',
+    "NodeResourcesLeastAllocated": "NodeResourcesFit with args scoringStrategy: {type: LeastAllocated} "
+    "(removed in 1.23; LeastAllocated is NodeResourcesFit's default)",
+    "NodeResourcesMostAllocated": "NodeResourcesFit with args scoringStrategy: {type: MostAllocated} (removed in 1.23)",
+    "RequestedToCapacityRatio": "NodeResourcesFit with args scoringStrategy: {type: RequestedToCapacityRatio, "
+    "requestedToCapacityRatio: {shape: [...]}} (removed in 1.23)",
     "SelectorSpread": "PodTopologySpread with defaultingType: System (removed in 1.27)",
     "DefaultPodTopologySpread": "PodTopologySpread with defaultingType: System",
     "ServiceAffinity": "InterPodAffinity or NodeAffinity (removed in 1.23)",
@@ -48,10 +58,9 @@ def known_elsewhere(name: str) -> str | None:
     """What to tell a user whose configuration names `name`, which no installed package
     registers; None when the name is not a well-known one."""
     if name in SHIPPED_PACKAGES:
-        return f'it is provided by the package in {SHIPPED_PACKAGES[name]}: pip install ./{SHIPPED_PACKAGES[name]}'
+        return f"it is provided by the package in {SHIPPED_PACKAGES[name]}: pip install ./{SHIPPED_PACKAGES[name]}"
     if name in SCHEDULER_PLUGINS:
-        return ("it is a kubernetes-sigs/scheduler-plugins plugin, not available for kschedctl "
-                "(no package for it is installed)")
+        return "it is a kubernetes-sigs/scheduler-plugins plugin, not available for kschedctl (no package for it is installed)"
     if name in REMOVED_IN_TREE:
         return f"kube-scheduler removed it; use {REMOVED_IN_TREE[name]}"
     return None

@@ -45,8 +45,7 @@ SchemaPath = tuple[Any, ...]  # keys and indexes from the document root
 
 def schema_files() -> list[str]:
     """Names of the shipped schema files."""
-    return sorted(f.name for f in resources.files("kschedctl").joinpath("schemas").iterdir()
-                  if f.name.endswith(".json"))
+    return sorted(f.name for f in resources.files("kschedctl").joinpath("schemas").iterdir() if f.name.endswith(".json"))
 
 
 @cache
@@ -79,8 +78,7 @@ def _ref_registry() -> RefRegistry:
     from referencing import Resource
     from referencing.jsonschema import DRAFT202012
 
-    pairs = [(name, Resource.from_contents(load_schema(name), default_specification=DRAFT202012))
-             for name in schema_files()]
+    pairs = [(name, Resource.from_contents(load_schema(name), default_specification=DRAFT202012)) for name in schema_files()]
     return RefRegistry().with_resources(pairs)
 
 
@@ -119,8 +117,15 @@ def _dedupe(items: list[tuple[SchemaPath, str]]) -> list[tuple[SchemaPath, str]]
     return result
 
 
-_TYPE_NAMES = {"integer": "an integer", "string": "a string", "boolean": "a boolean", "object": "an object",
-               "array": "a list", "number": "a number", "null": "null"}
+_TYPE_NAMES = {
+    "integer": "an integer",
+    "string": "a string",
+    "boolean": "a boolean",
+    "object": "an object",
+    "array": "a list",
+    "number": "a number",
+    "null": "null",
+}
 
 
 def _translate(error: ValidationError) -> list[tuple[SchemaPath, str]]:
@@ -144,7 +149,5 @@ def _translate(error: ValidationError) -> list[tuple[SchemaPath, str]]:
     if kind == "maximum":
         return [(path, f"Invalid value: {describe_value(error.instance)}: out of range, must be <= {error.validator_value}")]
     if kind == "pattern":
-        return [(path, f"Invalid value: {describe_value(error.instance)}: not a duration (examples: \"10s\", \"1m30s\")")]
+        return [(path, f'Invalid value: {describe_value(error.instance)}: not a duration (examples: "10s", "1m30s")')]
     return [(path, error.message)]
-
-

@@ -50,20 +50,17 @@ def unwrap_config_text(text: str, source: str) -> Unwrapped:
             found.append((index, candidate))
     if not found:
         if len(docs) > 1:
-            raise ConfigError(f"none of the {len(docs)} YAML documents is a {KIND} (or a ConfigMap holding one)",
-                              file=source)
+            raise ConfigError(f"none of the {len(docs)} YAML documents is a {KIND} (or a ConfigMap holding one)", file=source)
         return Unwrapped(text)
     if len(found) > 1:
         which = ", ".join(str(i + 1) for i, _ in found)
-        raise ConfigError(f"{len(found)} documents hold a {KIND} (documents {which}): give one per file",
-                          file=source)
+        raise ConfigError(f"{len(found)} documents hold a {KIND} (documents {which}): give one per file", file=source)
     return found[0][1]
 
 
 def _needs_unwrapping(text: str) -> bool:
     """Cheap screen: several documents, a ConfigMap, or a simulator export."""
-    return ("\n---" in text or text.startswith("---") and text.count("---") > 1
-            or "ConfigMap" in text or "schedulerConfig" in text)
+    return "\n---" in text or text.startswith("---") and text.count("---") > 1 or "ConfigMap" in text or "schedulerConfig" in text
 
 
 def _candidate(data: Any, span: Any, lines: list[str], index: int, count: int) -> Unwrapped | None:
@@ -74,8 +71,7 @@ def _candidate(data: Any, span: Any, lines: list[str], index: int, count: int) -
         if count == 1:
             return None  # the file is the configuration itself: untouched
         start, end = (span.start, span.end) if span is not None else (0, len(lines))
-        return Unwrapped("\n" * start + "".join(lines[start:end]),
-                         [f"using the {KIND} of YAML document {index + 1} of {count}"])
+        return Unwrapped("\n" * start + "".join(lines[start:end]), [f"using the {KIND} of YAML document {index + 1} of {count}"])
     if kind == "ConfigMap":
         return _from_config_map(data, span, lines)
     if "kind" not in data and isinstance(data.get("schedulerConfig"), dict):
@@ -93,8 +89,7 @@ def _from_config_map(data: dict, span: Any, lines: list[str]) -> Unwrapped | Non
     md = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     name = f"{md.get('namespace') or 'default'}/{md.get('name') or '?'}"
     if len(keys) > 1:
-        raise ConfigError(f"ConfigMap {name} holds {len(keys)} {KIND}s (data keys {', '.join(keys)}): "
-                          "give one per file")
+        raise ConfigError(f"ConfigMap {name} holds {len(keys)} {KIND}s (data keys {', '.join(keys)}): give one per file")
     key = keys[0]
     first = _block_start(key, span, lines)
     return Unwrapped("\n" * first + values[key], [f"using the {KIND} in ConfigMap {name} (data key {key})"])
@@ -114,8 +109,11 @@ def _block_start(key: str, span: Any, lines: list[str]) -> int:
 def _from_export(config: dict) -> Unwrapped:
     """kube-scheduler-simulator's ``schedulerConfig`` (its Go type carries kind and apiVersion
     only when set: they are filled in)."""
-    config = {"apiVersion": config.get("apiVersion") or API_VERSION, "kind": config.get("kind") or KIND,
-              **{k: v for k, v in config.items() if k not in ("apiVersion", "kind")}}
+    config = {
+        "apiVersion": config.get("apiVersion") or API_VERSION,
+        "kind": config.get("kind") or KIND,
+        **{k: v for k, v in config.items() if k not in ("apiVersion", "kind")},
+    }
     return Unwrapped(json.dumps(config), [f"using the {KIND} of a kube-scheduler-simulator export (schedulerConfig)"])
 
 

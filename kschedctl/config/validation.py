@@ -42,8 +42,20 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 # validation.go invalidPluginsByVersion: names removed from (and rejected by) the v1 API.
 REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 # validatePluginConfig's stagesToPluginSet (multiPoint is not checked upstream).
-_REMOVED_CHECK_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-                         "reserve", "permit", "preBind", "bind", "postBind")
+_REMOVED_CHECK_POINTS = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+)
 _WEIGHTED_POINTS = ("multiPoint",) + WEIGHTED_FIELDS
 
 
@@ -152,8 +164,7 @@ def _normalize_args_path(base: str, field: str) -> str:
     return f"{base}{field}" if field.startswith("[") else f"{base}.{field}"
 
 
-def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, version: KubeVersion,
-                      registry: Registry) -> list[Issue]:
+def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, version: KubeVersion, registry: Registry) -> list[Issue]:
     """validateKubeSchedulerProfile + validatePluginConfig."""
     profile = cfg.profiles[i]
     path = f"profiles[{i}]"
@@ -192,8 +203,10 @@ def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, versio
 
 
 def _plugin_set_value(pset: PluginSet) -> dict:
-    return {"enabled": [{"name": p.name, **({"weight": p.weight} if p.weight else {})} for p in pset.enabled],
-            "disabled": [{"name": p.name} for p in pset.disabled]}
+    return {
+        "enabled": [{"name": p.name, **({"weight": p.weight} if p.weight else {})} for p in pset.enabled],
+        "disabled": [{"name": p.name} for p in pset.disabled],
+    }
 
 
 def _validate_common_queue_sort(cfg: KubeSchedulerConfiguration) -> list[Issue]:
@@ -262,8 +275,9 @@ def kube_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry:
     if cfg.pod_initial_backoff_seconds <= 0:
         out.append(invalid("podInitialBackoffSeconds", cfg.pod_initial_backoff_seconds, "must be greater than 0"))
     if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
-        out.append(invalid("podMaxBackoffSeconds", cfg.pod_max_backoff_seconds,
-                           "must be greater than or equal to PodInitialBackoffSeconds"))
+        out.append(
+            invalid("podMaxBackoffSeconds", cfg.pod_max_backoff_seconds, "must be greater than or equal to PodInitialBackoffSeconds")
+        )
     out.extend(_validate_extenders(cfg.extenders))
     return out
 
@@ -303,25 +317,42 @@ def registry_issues(cfg: KubeSchedulerConfiguration, registry: Registry) -> list
                 path = f"profiles[{i}].plugins.{point}.enabled[{k}]"
                 if name not in registry:
                     if not (name in REMOVED_PLUGINS and point in _REMOVED_CHECK_POINTS):
-                        out.append(not_found(f"{path}.name", name,
-                                             f"no plugin of this name is registered{_hint(name, registry)}"))
+                        out.append(not_found(f"{path}.name", name, f"no plugin of this name is registered{_hint(name, registry)}"))
                     continue
                 if isinstance(weight, int) and weight < 0:
-                    out.append(Issue(f"{path}.weight", f"Invalid value: {weight}: a negative weight inverts "
-                                     "this plugin's scores (kube-scheduler accepts it)", "warning"))
+                    out.append(
+                        Issue(
+                            f"{path}.weight",
+                            f"Invalid value: {weight}: a negative weight inverts this plugin's scores (kube-scheduler accepts it)",
+                            "warning",
+                        )
+                    )
                 elif weight and point not in _WEIGHTED_POINTS:
-                    out.append(Issue(f"{path}.weight", f"Invalid value: {weight}: weight is used only at "
-                                     "score and placementScore and is ignored here", "warning"))
+                    out.append(
+                        Issue(
+                            f"{path}.weight",
+                            f"Invalid value: {weight}: weight is used only at score and placementScore and is ignored here",
+                            "warning",
+                        )
+                    )
         enabled = _enabled_anywhere(profile) if profile.plugins else set()
         for j, pc in enumerate(profile.plugin_config):
             if pc.name in REMOVED_PLUGINS:
                 continue
             if pc.name not in registry:
-                out.append(not_found(f"profiles[{i}].pluginConfig[{j}].name", pc.name,
-                                     f"no plugin of this name is registered{_hint(pc.name, registry)}"))
+                out.append(
+                    not_found(
+                        f"profiles[{i}].pluginConfig[{j}].name", pc.name, f"no plugin of this name is registered{_hint(pc.name, registry)}"
+                    )
+                )
             elif pc.name not in enabled:
-                out.append(Issue(f"profiles[{i}].pluginConfig[{j}].name", f"Invalid value: {go_value(pc.name)}: "
-                                 "args given for a plugin this profile does not enable; they are ignored", "warning"))
+                out.append(
+                    Issue(
+                        f"profiles[{i}].pluginConfig[{j}].name",
+                        f"Invalid value: {go_value(pc.name)}: args given for a plugin this profile does not enable; they are ignored",
+                        "warning",
+                    )
+                )
     return out
 
 
@@ -345,11 +376,15 @@ def advice_issues(cfg: KubeSchedulerConfiguration) -> list[Issue]:
             for k, term in enumerate(terms if isinstance(terms, list) else []):
                 weight = term.get("weight") if isinstance(term, dict) else None
                 if isinstance(weight, int) and not isinstance(weight, bool) and weight < 0:
-                    out.append(Issue(
-                        f"profiles[{i}].pluginConfig[{j}].args.addedAffinity."
-                        f"preferredDuringSchedulingIgnoredDuringExecution[{k}].weight",
-                        f"Invalid value: {weight}: a negative weight gives negative scores and every pod of this "
-                        "profile then fails with \"invalid score\" (kube-scheduler accepts it)", "warning"))
+                    out.append(
+                        Issue(
+                            f"profiles[{i}].pluginConfig[{j}].args.addedAffinity."
+                            f"preferredDuringSchedulingIgnoredDuringExecution[{k}].weight",
+                            f"Invalid value: {weight}: a negative weight gives negative scores and every pod of this "
+                            'profile then fails with "invalid score" (kube-scheduler accepts it)',
+                            "warning",
+                        )
+                    )
     return out
 
 

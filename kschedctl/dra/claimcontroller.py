@@ -76,8 +76,7 @@ def create_template_claims(pod: Pod, objects: "ClusterObjects") -> ClaimChanges:
         name = generated_claim_name(pod, ref.pod_claim_name)
         existing = objects.resource_claims.get(f"{pod.namespace}/{name}")
         if existing is None:
-            claim = claim_from_template(pod, type(ref)(ref.pod_claim_name, name, ref.template_name, True, True),
-                                        template)
+            claim = claim_from_template(pod, type(ref)(ref.pod_claim_name, name, ref.template_name, True, True), template)
             objects.resource_claims[claim.key] = claim
             changes.created.append(claim)
         status = pod.raw.setdefault("status", {})
@@ -107,8 +106,9 @@ def release_pod_claims(pod: Pod, objects: "ClusterObjects") -> ClaimChanges:
         if claim.is_reserved_for(pod):
             raw = copy.deepcopy(claim.raw)
             status = raw.setdefault("status", {})
-            status["reservedFor"] = [r for r in status.get("reservedFor") or []
-                                     if not (isinstance(r, dict) and str(r.get("uid", "")) == pod.uid)]
+            status["reservedFor"] = [
+                r for r in status.get("reservedFor") or [] if not (isinstance(r, dict) and str(r.get("uid", "")) == pod.uid)
+            ]
             md = raw.setdefault("metadata", {})
             finalizers = list(md.get("finalizers") or [])
             if not status["reservedFor"]:
@@ -130,5 +130,4 @@ def release_pod_claims(pod: Pod, objects: "ClusterObjects") -> ClaimChanges:
     return changes
 
 
-__all__ = ["ClaimChanges", "DELETE_PROTECTION_FINALIZER", "create_template_claims", "release_pod_claims",
-           "status_claim_names"]
+__all__ = ["ClaimChanges", "DELETE_PROTECTION_FINALIZER", "create_template_claims", "release_pod_claims", "status_claim_names"]

@@ -249,10 +249,17 @@ class DRAManager:
         if cached is not None and cached[0] is node and cached[1] == self.slices_generation and cached[2] is features:
             return cached[3]
         pools = self.pools_for(node, features)
-        devices = tuple((sl.driver, sl.pool.name, d.name) for pool in pools
-                        for sl in (*pool.slices, *pool.slices_not_targeting_node) for d in sl.devices)
-        plain = all(not (p.is_incomplete or p.is_invalid or p.counter_sets or p.slices_not_targeting_node)
-                    and all(sl.node_name == node.name for sl in p.slices) for p in pools)
+        devices = tuple(
+            (sl.driver, sl.pool.name, d.name)
+            for pool in pools
+            for sl in (*pool.slices, *pool.slices_not_targeting_node)
+            for d in sl.devices
+        )
+        plain = all(
+            not (p.is_incomplete or p.is_invalid or p.counter_sets or p.slices_not_targeting_node)
+            and all(sl.node_name == node.name for sl in p.slices)
+            for p in pools
+        )
         view = (devices, plain)
         self.device_views[node.name] = (node, self.slices_generation, features, view)
         name = node.name
@@ -305,7 +312,7 @@ class DRAManager:
         if explicit:
             return sorted(explicit, key=lambda c: (_neg_time(c.meta.creation_timestamp), c.name))[0]
         if resource_name.startswith(IMPLICIT_EXTENDED_RESOURCE_PREFIX):
-            return self.objects.device_classes.get(resource_name[len(IMPLICIT_EXTENDED_RESOURCE_PREFIX):])
+            return self.objects.device_classes.get(resource_name[len(IMPLICIT_EXTENDED_RESOURCE_PREFIX) :])
         return None
 
 

@@ -53,7 +53,7 @@ def pod_key(ref: str, namespace: str | None = None) -> str:
     """``NAME`` or ``NAMESPACE/NAME`` (and ``podgroup/...``) as a full key: ``-n NAMESPACE`` fills
     in a missing namespace (kubectl's habit), else ``default``; a namespace given both ways must agree."""
     prefix = POD_GROUP_PREFIX if ref.startswith(POD_GROUP_PREFIX) else ""
-    ns, _, name = ref[len(prefix):].rpartition("/")
+    ns, _, name = ref[len(prefix) :].rpartition("/")
     if ns and namespace and ns != namespace:
         raise InputError(f"{ref!r} names namespace {ns!r} but --namespace is {namespace!r}")
     if not name:
@@ -93,10 +93,19 @@ def close_pods(cluster: ClusterSnapshot, namespace: str, name: str, limit: int =
     return list(dict.fromkeys(out))[:limit]
 
 
-def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerConfiguration, registry: Registry,
-                version: KubeVersion, seed: int | None = None,
-                plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT, *, evaluate: bool = True,
-                all_filters: bool = False, compare_with_run: bool = False) -> ExplainResult:
+def explain_pod(
+    cluster: ClusterSnapshot,
+    pod_key: str,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    seed: int | None = None,
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+    *,
+    evaluate: bool = True,
+    all_filters: bool = False,
+    compare_with_run: bool = False,
+) -> ExplainResult:
     """The pod against the snapshot as given. ``evaluate``: evaluate a gated or bound pod too
     (as if it were pending); ``all_filters``: every Filter plugin on every rejected node;
     ``compare_with_run``: also run `schedule` (same config, seed, release) and say its outcome
@@ -104,8 +113,7 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
     found = find_pod(cluster, pod_key)
     # the run to compare with reads its own copy: this evaluation writes pod statuses and claims
     pending = sum(1 for p in cluster.pods if is_pending(p))
-    run_cluster = copy_snapshot(cluster) if compare_with_run and is_pending(found) \
-        and 1 < pending <= MAX_PENDING_TO_COMPARE else None
+    run_cluster = copy_snapshot(cluster) if compare_with_run and is_pending(found) and 1 < pending <= MAX_PENDING_TO_COMPARE else None
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     # The queue holds every pending pod, so the nominator knows each status.nominatedNodeName:
     # a pod nominated to a node counts there when this pod is filtered
@@ -121,22 +129,26 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
         pod = Pod.from_dict({**pod.raw, "spec": {**pod.raw.get("spec", {}), "nodeName": ""}})
         pod.priority = pod.priority if pod.priority is not None else 0
     if pod.scheduler_name not in sched.profiles:
-        result = ExplainResult(pod.key, pod.scheduler_name, None, None, state=state, state_detail=detail,
-                               evaluated=False)
+        result = ExplainResult(pod.key, pod.scheduler_name, None, None, state=state, state_detail=detail, evaluated=False)
         result.preemption = {"nominatedNode": None, "victims": []}
         return result
     fwk = sched.framework_for_pod(pod)
     if state in ("gated", "bound", "terminal") and not evaluate:
-        result = ExplainResult(pod.key, fwk.profile_name, None, None, state=state, state_detail=detail,
-                               evaluated=False)
+        result = ExplainResult(pod.key, fwk.profile_name, None, None, state=state, state_detail=detail, evaluated=False)
         result.warnings = list(sched.services.warnings)
         return result
     sched.create_template_claims(pod)
     sched.update_snapshot()
     qpi = QueuedPodInfo(PodInfo.of(pod), attempts=1)
-    result = ExplainResult(pod.key, fwk.profile_name, None, None,
-                           explain_nodes(sched, fwk, qpi, sched.snapshot, all_filters=all_filters),
-                           state=state, state_detail=detail)
+    result = ExplainResult(
+        pod.key,
+        fwk.profile_name,
+        None,
+        None,
+        explain_nodes(sched, fwk, qpi, sched.snapshot, all_filters=all_filters),
+        state=state,
+        state_detail=detail,
+    )
     # The decision: what `schedule` does in this state (sampling, nominated node, tie rule,
     # PostFilter), without assuming anything; preemption runs dry.
     recorder = SampleRecorder(sched.algorithm.next_start_node_index)
@@ -158,20 +170,19 @@ def explain_pod(cluster: ClusterSnapshot, pod_key: str, config: KubeSchedulerCon
             "victims": list(pre.victims) if pre is not None else [],
         }
         fit = outcome.fit_error
-        result.verdict = verdict(pod, fit.reason_histogram(), fit.num_all_nodes,
-                                 ClusterFacts.of(sched.snapshot.list())) + verdict_notes(result.nodes)
+        result.verdict = verdict(pod, fit.reason_histogram(), fit.num_all_nodes, ClusterFacts.of(sched.snapshot.list())) + verdict_notes(
+            result.nodes
+        )
     else:
         result.message = outcome.status.message() if outcome.status is not None else None
         result.preemption = {"nominatedNode": None, "victims": []}
     result.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     if state in ("pending", "nominated"):
-        compare_with_schedule(result, run_cluster or cluster, config, registry, version, seed, plugin_timeout,
-                              run=run_cluster is not None)
+        compare_with_schedule(result, run_cluster or cluster, config, registry, version, seed, plugin_timeout, run=run_cluster is not None)
     return result
 
 
-def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot: Any,
-                  all_filters: bool = False) -> list[NodeExplanation]:
+def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot: Any, all_filters: bool = False) -> list[NodeExplanation]:
     """Every node's filter status and every feasible node's scores, for this pod now.
 
     This is schedulePod itself (SchedulingAlgorithm) with ``find_all`` (no sampling, no
@@ -194,20 +205,30 @@ def explain_nodes(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, snapshot
 # --- pod groups ----------------------------------------------------------------------------
 
 
-def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerConfiguration, registry: Registry,
-                      version: KubeVersion, seed: int | None = None,
-                      plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> ExplainGroupResult:
+def explain_pod_group(
+    cluster: ClusterSnapshot,
+    ref: str,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    seed: int | None = None,
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+) -> ExplainGroupResult:
     """One group attempt (scheduleOnePodGroup) on the snapshot as given, without binding: for each
     member, the per-node results it saw in the group's simulated state (earlier members assumed)."""
-    ns, _, name = ref[len(POD_GROUP_PREFIX):].rpartition("/")
+    ns, _, name = ref[len(POD_GROUP_PREFIX) :].rpartition("/")
     ns = ns or "default"
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
-    members = [p for p in cluster.pods if is_pending(p) and (g := group_of(sched.objects, p, version)) is not None
-               and g.key == f"{ns}/{name}"]
+    members = [
+        p for p in cluster.pods if is_pending(p) and (g := group_of(sched.objects, p, version)) is not None and g.key == f"{ns}/{name}"
+    ]
     if not members:
-        raise InputError(f"pod group {ns}/{name} has no pending members in the snapshot "
-                         f"(pod groups need --feature-gates GenericWorkload=true,GangScheduling=true)",
-                         file=", ".join(cluster.inputs) or None, obj=f"PodGroup {ns}/{name}")
+        raise InputError(
+            f"pod group {ns}/{name} has no pending members in the snapshot "
+            f"(pod groups need --feature-gates GenericWorkload=true,GangScheduling=true)",
+            file=", ".join(cluster.inputs) or None,
+            obj=f"PodGroup {ns}/{name}",
+        )
     for member in members:
         sched.create_template_claims(member)
     group = group_of(sched.objects, members[0], version)
@@ -225,13 +246,23 @@ def explain_pod_group(cluster: ClusterSnapshot, ref: str, config: KubeSchedulerC
     queued.sort(key=lambda q: (-q.pod.effective_priority(), q.seq))
     sched.update_snapshot()
     attempt = cycle.run_algorithm(fwk, group, queued)
-    out = ExplainGroupResult(f"{ns}/{name}", fwk.profile_name, attempt.status.code.name,
-                             attempt.status.message() or None, attempt.placement,
-                             min_count=group.min_count, policy=group.policy)
+    out = ExplainGroupResult(
+        f"{ns}/{name}",
+        fwk.profile_name,
+        attempt.status.code.name,
+        attempt.status.message() or None,
+        attempt.placement,
+        min_count=group.min_count,
+        policy=group.policy,
+    )
     for mr in attempt.results:
-        out.members.append(GroupMemberExplanation(
-            mr.pod.key, mr.host if mr.status.is_success() else None,
-            None if mr.status.is_success() else mr.status.message(),
-            tables.get((attempt.placement, mr.pod.key), [])))
+        out.members.append(
+            GroupMemberExplanation(
+                mr.pod.key,
+                mr.host if mr.status.is_success() else None,
+                None if mr.status.is_success() else mr.status.message(),
+                tables.get((attempt.placement, mr.pod.key), []),
+            )
+        )
     out.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     return out

@@ -47,24 +47,36 @@ class PodAttempts(AttemptRecorder):
         self.attempts: list[dict[str, Any]] = []
         self._tables: list[NodeTable] = []
 
-    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                 diagnosis: Diagnosis, error: Status) -> None:
+    def filtered(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        nodes: Sequence[NodeInfo],
+        feasible: Sequence[NodeInfo],
+        diagnosis: Diagnosis,
+        error: Status,
+    ) -> None:
         if qpi.pod.uid != self.uid:
             return
         sched = self.sched
         table = NodeTable(sched.framework_for_pod(qpi.pod), all_filters=self.all_filters, sampled=True)
         table.filtered(qpi, state, nodes, feasible, diagnosis, error)
         self._tables.append(table)
-        self.attempts.append({
-            "attempt": qpi.attempts,
-            "time": sched.clock.now() - sched.start,
-            "movedBy": qpi.moved_by if qpi.attempts > 1 and qpi.moved_by else None,
-            # the state the attempt saw, as the run had made it
-            "before": {"placed": len(sched.result.placements), "preemptions": len(sched.result.preemptions),
-                       "nominatedNode": sched.nominator.nominated_node_of(qpi.pod) or None},
-            "evaluatedNodes": len(feasible) + diagnosis.node_to_status.len(),
-            "chosen": None,
-        })
+        self.attempts.append(
+            {
+                "attempt": qpi.attempts,
+                "time": sched.clock.now() - sched.start,
+                "movedBy": qpi.moved_by if qpi.attempts > 1 and qpi.moved_by else None,
+                # the state the attempt saw, as the run had made it
+                "before": {
+                    "placed": len(sched.result.placements),
+                    "preemptions": len(sched.result.preemptions),
+                    "nominatedNode": sched.nominator.nominated_node_of(qpi.pod) or None,
+                },
+                "evaluatedNodes": len(feasible) + diagnosis.node_to_status.len(),
+                "chosen": None,
+            }
+        )
 
     def scored(self, qpi: QueuedPodInfo, table: ScoreTable) -> None:
         if qpi.pod.uid == self.uid and self._tables:
@@ -85,8 +97,9 @@ class PodAttempts(AttemptRecorder):
         for attempt, table in zip(self.attempts, self._tables, strict=True):
             entry = outcomes.get(attempt["attempt"], {})
             attempt = dict(attempt)
-            attempt["outcome"] = {"event": entry.get("event"), "node": entry.get("node"),
-                                  "message": entry.get("message")} if entry else None
+            attempt["outcome"] = (
+                {"event": entry.get("event"), "node": entry.get("node"), "message": entry.get("message")} if entry else None
+            )
             attempt["nodes"] = {n.name: n.to_dict() for n in table.rows}
             out.append(attempt)
         return out
@@ -130,14 +143,27 @@ def run_outcome(result: RunResult, pod_key: str) -> dict[str, Any]:
     return {"status": "Deleted", "node": None}
 
 
-def _new_run(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-             seed: int | None, plugin_timeout: float | None) -> Scheduler:
+def _new_run(
+    cluster: ClusterSnapshot,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    seed: int | None,
+    plugin_timeout: float | None,
+) -> Scheduler:
     return Scheduler(cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
 
 
-def compare_with_schedule(result: ExplainResult, cluster: ClusterSnapshot, config: KubeSchedulerConfiguration,
-                          registry: Registry, version: KubeVersion, seed: int | None, plugin_timeout: float | None,
-                          run: bool = True) -> None:
+def compare_with_schedule(
+    result: ExplainResult,
+    cluster: ClusterSnapshot,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    seed: int | None,
+    plugin_timeout: float | None,
+    run: bool = True,
+) -> None:
     """The note plain `explain` gives: it evaluated the snapshot as given; and, when `schedule`
     (run here on ``cluster``, a copy, when ``run``: other pods pending, up to
     MAX_PENDING_TO_COMPARE) ends differently for this pod, what it does and that ``--in-run`` shows it."""
@@ -154,8 +180,10 @@ def compare_with_schedule(result: ExplainResult, cluster: ClusterSnapshot, confi
     result.run = outcome
     if outcome["differs"]:
         where = f" on {outcome['node']}" if outcome.get("node") else ""
-        result.note += (f"; `schedule` ends differently for this pod ({outcome['status']}{where}, in a run with "
-                        f"the {others} other pending pod(s)): `explain --in-run` shows its attempts")
+        result.note += (
+            f"; `schedule` ends differently for this pod ({outcome['status']}{where}, in a run with "
+            f"the {others} other pending pod(s)): `explain --in-run` shows its attempts"
+        )
         if seed is None and _tied(result, outcome.get("node")):
             result.note += " (its node ties with this one on total score: without --seed, kube's pick is random)"
 
@@ -166,9 +194,16 @@ def _tied(result: ExplainResult, node: str | None) -> bool:
     return node is not None and result.node is not None and totals.get(node) == totals.get(result.node) is not None
 
 
-def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConfiguration, registry: Registry,
-                   version: KubeVersion, seed: int | None = None, plugin_timeout: float | None = None,
-                   all_filters: bool = False) -> ExplainResult:
+def explain_in_run(
+    cluster: ClusterSnapshot,
+    pod: Pod,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    seed: int | None = None,
+    plugin_timeout: float | None = None,
+    all_filters: bool = False,
+) -> ExplainResult:
     """The `schedule` run, with the target pod's attempts recorded (see the module's docstring)."""
     sched = _new_run(cluster, config, registry, version, seed, plugin_timeout)
     recorder = PodAttempts(sched, pod.uid, all_filters)
@@ -177,8 +212,9 @@ def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConf
     outcome = run_outcome(run, pod.key)
     profile = pod.scheduler_name
     state, detail = pod_state(sched, pod)
-    result = ExplainResult(pod.key, profile, outcome.get("node"), outcome.get("message") or outcome.get("reason"),
-                           state=state, state_detail=detail)
+    result = ExplainResult(
+        pod.key, profile, outcome.get("node"), outcome.get("message") or outcome.get("reason"), state=state, state_detail=detail
+    )
     result.run = outcome
     result.attempts = recorder.finish(sched.trace, pod.key)
     last = result.attempts[-1] if result.attempts else None
@@ -188,8 +224,10 @@ def explain_in_run(cluster: ClusterSnapshot, pod: Pod, config: KubeSchedulerConf
         result.verdict = failed.diagnosis if failed is not None else fits_verdict(result.nodes)
     result.evaluated = bool(result.attempts)
     if result.attempts:
-        result.note = (f"`schedule`'s run (same configuration, seed, release): {len(result.attempts)} attempt(s) "
-                       f"for this pod; the table is its last attempt, in the state it saw")
+        result.note = (
+            f"`schedule`'s run (same configuration, seed, release): {len(result.attempts)} attempt(s) "
+            f"for this pod; the table is its last attempt, in the state it saw"
+        )
     else:
         result.note = f"`schedule`'s run made no attempt for this pod ({outcome['status']})"
     result.warnings = list(run.warnings)
@@ -201,9 +239,17 @@ def _row(name: str, data: dict[str, Any]) -> Any:
     from kschedctl.scheduler.result import NodeExplanation
 
     flt = data["filter"]
-    row = NodeExplanation(name, flt["code"], flt.get("plugin", ""), list(flt.get("reasons", [])),
-                          data.get("scores"), data.get("total"), data.get("dra"), data.get("details"),
-                          data.get("alsoRejectedBy"))
+    row = NodeExplanation(
+        name,
+        flt["code"],
+        flt.get("plugin", ""),
+        list(flt.get("reasons", [])),
+        data.get("scores"),
+        data.get("total"),
+        data.get("dra"),
+        data.get("details"),
+        data.get("alsoRejectedBy"),
+    )
     return row
 
 

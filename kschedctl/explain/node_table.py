@@ -37,13 +37,19 @@ class NodeTable(AttemptRecorder):
         dra = fwk.instances.get("DynamicResources")
         self.dra = dra if dra is not None and getattr(dra, "enabled", False) else None
 
-    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                 diagnosis: Diagnosis, error: Status) -> None:
+    def filtered(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        nodes: Sequence[NodeInfo],
+        feasible: Sequence[NodeInfo],
+        diagnosis: Diagnosis,
+        error: Status,
+    ) -> None:
         passed = {info.name for info in feasible}
         nts = diagnosis.node_to_status  # every other node's status, an Error included
         for info in nodes:
-            if self.sampled and info.name not in passed and info.name not in nts.node_to_status \
-                    and not nts.absent_nodes_status.reasons:
+            if self.sampled and info.name not in passed and info.name not in nts.node_to_status and not nts.absent_nodes_status.reasons:
                 self.rows.append(NodeExplanation(info.name, "NotEvaluated"))
                 continue
             st = Status() if info.name in passed else nts.get(info.name)
@@ -59,8 +65,7 @@ class NodeTable(AttemptRecorder):
                 row.details = _pre_filter_result_details(qpi, nodes)
             self.rows.append(row)
 
-    def _explain_rejection(self, row: NodeExplanation, state: CycleState, qpi: QueuedPodInfo, info: NodeInfo,
-                           st: Status) -> None:
+    def _explain_rejection(self, row: NodeExplanation, state: CycleState, qpi: QueuedPodInfo, info: NodeInfo, st: Status) -> None:
         """The facts behind the rejecting plugin's verdict, and with ``all_filters`` every other
         plugin that rejects the node, with its facts."""
         from kschedctl.plugins.details import filter_details
@@ -92,8 +97,7 @@ class NodeTable(AttemptRecorder):
         if nominator is None or info.node is None:
             return []
         priority, uid = qpi.pod.effective_priority(), qpi.pod.uid
-        return [pi for pi in nominator.nominated_pods_for_node(info.name)
-                if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
+        return [pi for pi in nominator.nominated_pods_for_node(info.name) if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
 
     def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
         """DynamicResources' view of the node, read from the state its Filter left (additive:
@@ -122,11 +126,13 @@ def _nominated_facts(qpi: QueuedPodInfo, info: NodeInfo, nominated: Sequence[Any
         req = compute_pod_resource_request(pi.pod)
         asks = {"cpu": format_quantity("cpu", req.milli_cpu), "memory": format_quantity("memory", req.memory)}
         pods.append({"pod": pi.pod.key, "priority": pi.pod.effective_priority(), "requests": asks})
-    named = ", ".join(f"{p['pod']} (priority {p['priority']}, cpu {p['requests']['cpu']}, "
-                      f"memory {p['requests']['memory']})" for p in pods)
-    return {"pods": pods, "summary": f"nominated here by preemption and counted as running: {named}; "
-                                     f"this pod (priority {qpi.pod.effective_priority()}) gets the room only "
-                                     "once they are bound elsewhere or gone"}
+    named = ", ".join(f"{p['pod']} (priority {p['priority']}, cpu {p['requests']['cpu']}, memory {p['requests']['memory']})" for p in pods)
+    return {
+        "pods": pods,
+        "summary": f"nominated here by preemption and counted as running: {named}; "
+        f"this pod (priority {qpi.pod.effective_priority()}) gets the room only "
+        "once they are bound elsewhere or gone",
+    }
 
 
 def verdict_notes(rows: Sequence[Any]) -> str:
@@ -156,8 +162,10 @@ def nominated_note(rows: Sequence[Any]) -> str:
     if not holders:
         return ""
     who = ", ".join(f"{k} (priority {v})" for k, v in holders.items())
-    return (f" Pods nominated by preemption hold room on {len(nodes)} node(s) ({', '.join(nodes[:3])}"
-            f"{' ...' if len(nodes) > 3 else ''}): {who}; kube counts them there until they are bound.")
+    return (
+        f" Pods nominated by preemption hold room on {len(nodes)} node(s) ({', '.join(nodes[:3])}"
+        f"{' ...' if len(nodes) > 3 else ''}): {who}; kube counts them there until they are bound."
+    )
 
 
 def _pre_filter_result_details(qpi: QueuedPodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Any] | None:

@@ -31,8 +31,15 @@ class SampleRecorder(AttemptRecorder):
         self.feasible: list[str] = []
         self.totals: dict[str, int] = {}
 
-    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                 diagnosis: Diagnosis, error: Status) -> None:
+    def filtered(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        nodes: Sequence[NodeInfo],
+        feasible: Sequence[NodeInfo],
+        diagnosis: Diagnosis,
+        error: Status,
+    ) -> None:
         self.all_nodes = [n.name for n in nodes]
         self.feasible = [n.name for n in feasible]
         visited = set(self.feasible) | set(diagnosis.node_to_status.node_to_status)
@@ -54,8 +61,13 @@ def sampling_facts(rec: SampleRecorder, chosen: str | None, full_totals: dict[st
         return None
     considered = set(rec.feasible)
     outside = [(t, name) for name, t in full_totals.items() if t is not None and name not in considered]
-    out: dict[str, Any] = {"nodes": total, "evaluated": len(rec.evaluated), "startNode": rec.evaluated[0],
-                           "feasible": len(rec.feasible), "scored": len(rec.totals) or len(rec.feasible)}
+    out: dict[str, Any] = {
+        "nodes": total,
+        "evaluated": len(rec.evaluated),
+        "startNode": rec.evaluated[0],
+        "feasible": len(rec.feasible),
+        "scored": len(rec.totals) or len(rec.feasible),
+    }
     # JSON only (the table says the count): the names in kube's visiting order, so that the
     # statement can be checked against kube's own search (tools/difftest explain-sampling);
     # at most every node's name once, small beside the per-node table.
@@ -82,12 +94,16 @@ def tie_facts(rec: SampleRecorder, chosen: str | None) -> dict[str, Any] | None:
 
 
 def sampling_line(s: dict[str, Any]) -> str:
-    line = (f"sampling: kube evaluates {s['evaluated']} of {s['nodes']} nodes for this pod (percentageOfNodesToScore), "
-            f"starting at {s['startNode']} (the rotating start index); {s['feasible']} feasible, {s['scored']} scored")
+    line = (
+        f"sampling: kube evaluates {s['evaluated']} of {s['nodes']} nodes for this pod (percentageOfNodesToScore), "
+        f"starting at {s['startNode']} (the rotating start index); {s['feasible']} feasible, {s['scored']} scored"
+    )
     better = s.get("betterOutside")
     if better:
-        line += (f"; {better['node']} (total {better['total']} in the table below) scores better but is outside "
-                 "the sample, so kube does not consider it")
+        line += (
+            f"; {better['node']} (total {better['total']} in the table below) scores better but is outside "
+            "the sample, so kube does not consider it"
+        )
     return line
 
 

@@ -45,15 +45,16 @@ def word(s: Shortfall) -> str:
         if not reason.startswith(INSUFFICIENT):
             parts.append(f"{count} {reason}")
             continue
-        name = reason[len(INSUFFICIENT):]
+        name = reason[len(INSUFFICIENT) :]
         short = s.short[name]
         asks = f"the pod asks {format_quantity(name, short.want)} {name}"
         if name in s.never:
-            parts.append(f"{count} {reason} — {asks}, more than every node's allocatable "
-                         f"(largest {format_quantity(name, short.largest)})")
+            parts.append(f"{count} {reason} — {asks}, more than every node's allocatable (largest {format_quantity(name, short.largest)})")
         else:
-            parts.append(f"{count} {reason} — {asks}, free now on none of these {count} node(s); "
-                         f"{short.big_enough} node(s) have the allocatable for it (when empty)")
+            parts.append(
+                f"{count} {reason} — {asks}, free now on none of these {count} node(s); "
+                f"{short.big_enough} node(s) have the allocatable for it (when empty)"
+            )
     head = f"{s.num_nodes} node(s), none fits: " + "; ".join(parts) + "."
     if s.never:
         return head + f" No node could ever hold it: its {' and '.join(s.never)} request exceeds every node's allocatable."
@@ -68,8 +69,7 @@ def _remedy(s: Shortfall) -> str:
         return "More capacity (nodes, or fewer pods) could help; the pod never preempts (preemptionPolicy: Never)."
     if s.lower_priority == 0:
         return "More capacity (nodes, or fewer pods) could help; no node big enough for it runs a lower-priority pod to preempt."
-    return (f"Preemption could help (lower-priority pods run on {s.lower_priority} node(s) big enough for it), "
-            f"or more nodes.")
+    return f"Preemption could help (lower-priority pods run on {s.lower_priority} node(s) big enough for it), or more nodes."
 
 
 def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
@@ -83,8 +83,7 @@ def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
                 histogram[reason] = histogram.get(reason, 0) + 1
     out = f"fits {fit} of {len(rows)} node(s)"
     if histogram:
-        out += "; the others: " + ", ".join(f"{n} {reason}" for reason, n in
-                                           sorted(histogram.items(), key=lambda kv: (-kv[1], kv[0])))
+        out += "; the others: " + ", ".join(f"{n} {reason}" for reason, n in sorted(histogram.items(), key=lambda kv: (-kv[1], kv[0])))
     return out
 
 
@@ -96,8 +95,7 @@ def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -
     and where, and what blocks the rest (one clause per distinct message). ``members``: dicts
     with ``pod``, ``node`` (placed), ``feasibleNode`` (found a node, the group did not complete)
     and ``message``."""
-    fit = [(m["pod"], m.get("node") or m.get("feasibleNode")) for m in members
-           if m.get("node") or m.get("feasibleNode")]
+    fit = [(m["pod"], m.get("node") or m.get("feasibleNode")) for m in members if m.get("node") or m.get("feasibleNode")]
     blocked: dict[str, list[str]] = {}
     for m in members:
         if not (m.get("node") or m.get("feasibleNode")):

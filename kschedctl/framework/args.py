@@ -67,8 +67,7 @@ Int32 = Annotated[int, _IntRange(INT32_MIN, INT32_MAX)]
 Int64 = Annotated[int, _IntRange(INT64_MIN, INT64_MAX)]
 Raw = Annotated[Any, _RawMarker()]
 
-_TYPE_NAMES = {bool: "a boolean", int: "an integer", str: "a string", float: "a number", tuple: "a list",
-               dict: "an object"}
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", str: "a string", float: "a number", tuple: "a list", dict: "an object"}
 
 A = TypeVar("A", bound="ArgsStruct")
 
@@ -235,8 +234,7 @@ class ArgsStruct:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: camelCase names, unset (None) fields left out."""
-        return {_json_of(f): _to_json(getattr(self, f.name)) for f in fields(self)
-                if getattr(self, f.name) is not None}
+        return {_json_of(f): _to_json(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}
 
 
 P = TypeVar("P", bound="PluginArgs")
@@ -326,16 +324,21 @@ def schema_problems(cls: type[ArgsStruct], schema: Mapping[str, Any]) -> list[st
                 return
             for m in meta:
                 if isinstance(m, _IntRange) and (node.get("minimum"), node.get("maximum")) != (m.low, m.high):
-                    problems.append(f"{path}: range [{node.get('minimum')}, {node.get('maximum')}] in the schema, "
-                                    f"[{m.low}, {m.high}] in the dataclass")
+                    problems.append(
+                        f"{path}: range [{node.get('minimum')}, {node.get('maximum')}] in the schema, [{m.low}, {m.high}] in the dataclass"
+                    )
             check(base, node, path)
             return
         if origin in (Union, types.UnionType):
             check([a for a in typing.get_args(tp) if a is not type(None)][0], node, path)
             return
-        want = ("array" if origin is tuple else "object" if (isinstance(tp, type) and issubclass(tp, ArgsStruct))
-                or tp is dict or origin is dict else
-                {bool: "boolean", int: "integer", str: "string", float: "number"}.get(tp))
+        want = (
+            "array"
+            if origin is tuple
+            else "object"
+            if (isinstance(tp, type) and issubclass(tp, ArgsStruct)) or tp is dict or origin is dict
+            else {bool: "boolean", int: "integer", str: "string", float: "number"}.get(tp)
+        )
         if want is not None and want not in _schema_types(node):
             problems.append(f"{path}: {sorted(_schema_types(node))} in the schema, {want} in the dataclass")
         if origin is tuple:
@@ -347,5 +350,19 @@ def schema_problems(cls: type[ArgsStruct], schema: Mapping[str, Any]) -> list[st
     return problems
 
 
-__all__ = ["API_VERSION", "ArgsError", "ArgsStruct", "Int32", "Int64", "PluginArgs", "Raw", "args_errors_message",
-           "describe_value", "did_you_mean", "field_types", "invalid", "json_name", "schema_problems"]
+__all__ = [
+    "API_VERSION",
+    "ArgsError",
+    "ArgsStruct",
+    "Int32",
+    "Int64",
+    "PluginArgs",
+    "Raw",
+    "args_errors_message",
+    "describe_value",
+    "did_you_mean",
+    "field_types",
+    "invalid",
+    "json_name",
+    "schema_problems",
+]

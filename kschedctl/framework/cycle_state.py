@@ -32,8 +32,7 @@ class StateCloneError(Exception):
 
 
 class CycleState:
-    __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
-                 "record_plugin_metrics")
+    __slots__ = ("_storage", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins", "record_plugin_metrics")
 
     def __init__(self) -> None:
         self._storage: dict[str, Any] = {}

@@ -20,12 +20,20 @@ UNSCHEDULABLE_POD = "UnschedulablePod"
 _POD_ALIASES = {ASSIGNED_POD, UNSCHEDULABLE_POD, "UnscheduledPod"}
 
 _ACTION_BITS: dict[str, int] = {
-    "Add": 1 << 0, "Delete": 1 << 1,
-    "UpdateNodeAllocatable": 1 << 2, "UpdateNodeLabel": 1 << 3, "UpdateNodeTaint": 1 << 4,
-    "UpdateNodeCondition": 1 << 5, "UpdateNodeAnnotation": 1 << 6,
-    "UpdatePodLabel": 1 << 7, "UpdatePodScaleDown": 1 << 8, "UpdatePodToleration": 1 << 9,
-    "UpdatePodSchedulingGatesEliminated": 1 << 10, "UpdatePodGeneratedResourceClaim": 1 << 11,
-    "updatePodOther": 1 << 12, "UpdateNodeDeclaredFeature": 1 << 13,
+    "Add": 1 << 0,
+    "Delete": 1 << 1,
+    "UpdateNodeAllocatable": 1 << 2,
+    "UpdateNodeLabel": 1 << 3,
+    "UpdateNodeTaint": 1 << 4,
+    "UpdateNodeCondition": 1 << 5,
+    "UpdateNodeAnnotation": 1 << 6,
+    "UpdatePodLabel": 1 << 7,
+    "UpdatePodScaleDown": 1 << 8,
+    "UpdatePodToleration": 1 << 9,
+    "UpdatePodSchedulingGatesEliminated": 1 << 10,
+    "UpdatePodGeneratedResourceClaim": 1 << 11,
+    "updatePodOther": 1 << 12,
+    "UpdateNodeDeclaredFeature": 1 << 13,
 }
 _UPDATE_BITS = sum(bit for name, bit in _ACTION_BITS.items() if name.lower().startswith("update"))
 _ALL_BITS = (1 << 14) - 1
@@ -147,9 +155,22 @@ def pod_scheduling_properties_change(new: Any, old: Any) -> list[ClusterEvent]:
 
 
 __all__ = [
-    "EVENT_ASSIGNED_POD_ADD", "EVENT_ASSIGNED_POD_DELETE", "EVENT_ASSIGNED_POD_UPDATE", "EVENT_FORCE_ACTIVATE",
-    "EVENT_NODE_ADD", "EVENT_NODE_DELETE", "EVENT_UNSCHEDULABLE_TIMEOUT", "EVENT_UNSCHEDULED_POD_ADD",
-    "EVENT_UNSCHEDULED_POD_DELETE", "EVENT_UNSCHEDULED_POD_UPDATE", "EVENT_WILDCARD", "action_bits",
-    "is_wildcard", "label", "match_any_cluster_event", "match_cluster_events",
-    "node_scheduling_properties_change", "pod_scheduling_properties_change",
+    "EVENT_ASSIGNED_POD_ADD",
+    "EVENT_ASSIGNED_POD_DELETE",
+    "EVENT_ASSIGNED_POD_UPDATE",
+    "EVENT_FORCE_ACTIVATE",
+    "EVENT_NODE_ADD",
+    "EVENT_NODE_DELETE",
+    "EVENT_UNSCHEDULABLE_TIMEOUT",
+    "EVENT_UNSCHEDULED_POD_ADD",
+    "EVENT_UNSCHEDULED_POD_DELETE",
+    "EVENT_UNSCHEDULED_POD_UPDATE",
+    "EVENT_WILDCARD",
+    "action_bits",
+    "is_wildcard",
+    "label",
+    "match_any_cluster_event",
+    "match_cluster_events",
+    "node_scheduling_properties_change",
+    "pod_scheduling_properties_change",
 ]

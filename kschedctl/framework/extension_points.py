@@ -32,8 +32,7 @@ class ExtensionPoint:
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("preEnqueue", "PreEnqueuePlugin", "PreEnqueue", "pre_enqueue", fw.PreEnqueuePlugin),
     ExtensionPoint("queueSort", "QueueSortPlugin", "QueueSort", "less", fw.QueueSortPlugin),
-    ExtensionPoint("preFilter", "PreFilterPlugin", "PreFilter", "pre_filter", fw.PreFilterPlugin,
-                   ("pre_filter_extensions",)),
+    ExtensionPoint("preFilter", "PreFilterPlugin", "PreFilter", "pre_filter", fw.PreFilterPlugin, ("pre_filter_extensions",)),
     ExtensionPoint("filter", "FilterPlugin", "Filter", "filter", fw.FilterPlugin, ("filter_batch",)),
     ExtensionPoint("postFilter", "PostFilterPlugin", "PostFilter", "post_filter", fw.PostFilterPlugin),
     ExtensionPoint("preScore", "PreScorePlugin", "PreScore", "pre_score", fw.PreScorePlugin),
@@ -44,12 +43,23 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("bind", "BindPlugin", "Bind", "bind", fw.BindPlugin),
     ExtensionPoint("postBind", "PostBindPlugin", "PostBind", "post_bind", fw.PostBindPlugin),
     # pod-group extension points (TopologyAwareWorkloadScheduling, gang scheduling)
-    ExtensionPoint("placementGenerate", "PlacementGeneratePlugin", "PlacementGenerate", "placement_generate",
-                   fw.PlacementGeneratePlugin),
-    ExtensionPoint("placementScore", "PlacementScorePlugin", "PlacementScore", "placement_score",
-                   fw.PlacementScorePlugin, ("normalize_placement_score",)),
-    ExtensionPoint("placementFeasible", "PlacementFeasiblePlugin", "PlacementFeasible", "placement_feasible",
-                   fw.PlacementFeasiblePlugin, configurable=False),
+    ExtensionPoint("placementGenerate", "PlacementGeneratePlugin", "PlacementGenerate", "placement_generate", fw.PlacementGeneratePlugin),
+    ExtensionPoint(
+        "placementScore",
+        "PlacementScorePlugin",
+        "PlacementScore",
+        "placement_score",
+        fw.PlacementScorePlugin,
+        ("normalize_placement_score",),
+    ),
+    ExtensionPoint(
+        "placementFeasible",
+        "PlacementFeasiblePlugin",
+        "PlacementFeasible",
+        "placement_feasible",
+        fw.PlacementFeasiblePlugin,
+        configurable=False,
+    ),
 )
 
 BY_FIELD: dict[str, ExtensionPoint] = {p.field: p for p in EXTENSION_POINTS}
@@ -75,5 +85,13 @@ def extension_points_of(plugin_or_class: object) -> list[str]:
     return [p.field for p in EXTENSION_POINTS if callable(getattr(plugin_or_class, p.method, None))]
 
 
-__all__ = ["BY_FIELD", "CONFIG_FIELDS", "EXTENSION_POINTS", "ExtensionPoint", "WEIGHTED_FIELDS",
-           "extension_points_of", "implements", "label"]
+__all__ = [
+    "BY_FIELD",
+    "CONFIG_FIELDS",
+    "EXTENSION_POINTS",
+    "ExtensionPoint",
+    "WEIGHTED_FIELDS",
+    "extension_points_of",
+    "implements",
+    "label",
+]

@@ -141,18 +141,15 @@ class ProfileRunner(Protocol):
 
     def run_filter_plugins_with_nominated_pods(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status: ...
 
-    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo",
-                                         node_info: "NodeInfo") -> Status: ...
+    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo", node_info: "NodeInfo") -> Status: ...
 
-    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo",
-                                            node_info: "NodeInfo") -> Status: ...
+    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo", node_info: "NodeInfo") -> Status: ...
 
     def has_pre_filter_extensions(self, state: "CycleState") -> bool: ...
 
     def run_pre_score_plugins(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> Status: ...
 
-    def run_score_plugins(self, state: "CycleState", pod: "Pod",
-                          nodes: Sequence["NodeInfo"]) -> tuple[list[NodePluginScores], Status]: ...
+    def run_score_plugins(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> tuple[list[NodePluginScores], Status]: ...
 
 
 class HandleServices(Protocol):
@@ -226,8 +223,7 @@ class Handle:
         if self._pod_groups is None:
             from kschedctl.framework.podgroup import PodGroupManager
 
-            self._pod_groups = PodGroupManager(self._services.objects, self._services.version, self._pods.list,
-                                               self._services.assumed_pod)
+            self._pod_groups = PodGroupManager(self._services.objects, self._services.version, self._pods.list, self._services.assumed_pod)
         return self._pod_groups
 
     # --- the emulated release ---------------------------------------------------------------
@@ -292,12 +288,10 @@ class Handle:
     def run_filter_plugins_with_nominated_pods(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Status:
         return self._fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
 
-    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo",
-                                         node_info: "NodeInfo") -> Status:
+    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo", node_info: "NodeInfo") -> Status:
         return self._fwk.run_pre_filter_extension_add_pod(state, pod, info, node_info)
 
-    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo",
-                                            node_info: "NodeInfo") -> Status:
+    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod", info: "PodInfo", node_info: "NodeInfo") -> Status:
         return self._fwk.run_pre_filter_extension_remove_pod(state, pod, info, node_info)
 
     def has_pre_filter_extensions(self, state: "CycleState") -> bool:
@@ -307,13 +301,11 @@ class Handle:
     def run_pre_score_plugins(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> Status:
         return self._fwk.run_pre_score_plugins(state, pod, nodes)
 
-    def run_score_plugins(self, state: "CycleState", pod: "Pod",
-                          nodes: Sequence["NodeInfo"]) -> tuple[list[NodePluginScores], Status]:
+    def run_score_plugins(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> tuple[list[NodePluginScores], Status]:
         return self._fwk.run_score_plugins(state, pod, nodes)
 
     def __repr__(self) -> str:
         return f"Handle(profile={self.profile_name!r})"
 
 
-__all__ = ["ApiError", "Client", "Clock", "Handle", "HandleServices", "PodLister", "PodNominator", "ProfileRunner",
-           "SharedLister"]
+__all__ = ["ApiError", "Client", "Clock", "Handle", "HandleServices", "PodLister", "PodNominator", "ProfileRunner", "SharedLister"]

@@ -202,17 +202,16 @@ class EnqueueExtensions(Plugin, Protocol):
 
 
 class PreFilterExtensions(Protocol):
-    def add_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_info_to_add: "PodInfo",
-                node_info: "NodeInfo") -> Status | None: ...
+    def add_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_info_to_add: "PodInfo", node_info: "NodeInfo") -> Status | None: ...
 
-    def remove_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_info_to_remove: "PodInfo",
-                   node_info: "NodeInfo") -> Status | None: ...
+    def remove_pod(
+        self, state: "CycleState", pod_to_schedule: "Pod", pod_info_to_remove: "PodInfo", node_info: "NodeInfo"
+    ) -> Status | None: ...
 
 
 @runtime_checkable
 class PreFilterPlugin(Plugin, Protocol):
-    def pre_filter(self, state: "CycleState", pod: "Pod",
-                   nodes: Sequence["NodeInfo"]) -> tuple[PreFilterResult | None, Status | None]: ...
+    def pre_filter(self, state: "CycleState", pod: "Pod", nodes: Sequence["NodeInfo"]) -> tuple[PreFilterResult | None, Status | None]: ...
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None: ...
 
@@ -241,8 +240,7 @@ class BatchFilterPlugin(Protocol):
     changes for them.
     """
 
-    def filter_batch(self, state: "CycleState", pod: "Pod",
-                     node_infos: Sequence["NodeInfo"]) -> list[Status | None] | None: ...
+    def filter_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"]) -> list[Status | None] | None: ...
 
 
 class BatchFilterWithAddedPodsPlugin(Protocol):
@@ -258,8 +256,9 @@ class BatchFilterWithAddedPodsPlugin(Protocol):
     on copies for those nodes, as it does when the method raises.
     """
 
-    def filter_batch_with_added_pods(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"],
-                                     added: Sequence[Sequence["PodInfo"]]) -> list[Status | None] | None: ...
+    def filter_batch_with_added_pods(
+        self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"], added: Sequence[Sequence["PodInfo"]]
+    ) -> list[Status | None] | None: ...
 
 
 class BatchScorePlugin(Protocol):
@@ -278,14 +277,16 @@ class BatchNormalizeScore(Protocol):
     NodeScores, or None for "use ``normalize_score``"; it raises where ``normalize_score``
     would fail, and the runtime then runs ``normalize_score`` to report it exactly."""
 
-    def normalize_score_batch(self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"],
-                              values: Any) -> BatchScores | None: ...
+    def normalize_score_batch(
+        self, state: "CycleState", pod: "Pod", node_infos: Sequence["NodeInfo"], values: Any
+    ) -> BatchScores | None: ...
 
 
 @runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
-    def post_filter(self, state: "CycleState", pod: "Pod",
-                    filtered_node_status_map: Any) -> tuple[PostFilterResult | None, Status | None]: ...
+    def post_filter(
+        self, state: "CycleState", pod: "Pod", filtered_node_status_map: Any
+    ) -> tuple[PostFilterResult | None, Status | None]: ...
 
 
 @runtime_checkable
@@ -338,8 +339,7 @@ class PlacementGeneratePlugin(Plugin, Protocol):
     """Proposes placements (node subsets) for a pod group, refining the parent placement
     (TopologyAwareWorkloadScheduling). A bare list means Success."""
 
-    def placement_generate(self, group: "PodGroup", parent: "Placement"
-                           ) -> "tuple[list[Placement], Status | None] | list[Placement]": ...
+    def placement_generate(self, group: "PodGroup", parent: "Placement") -> "tuple[list[Placement], Status | None] | list[Placement]": ...
 
 
 @runtime_checkable
@@ -347,8 +347,7 @@ class PlacementScorePlugin(Plugin, Protocol):
     """Scores a feasible placement of a pod group (with the hosts its members got). A bare
     int means Success. ``normalize_placement_score(group, scores)`` is optional."""
 
-    def placement_score(self, group: "PodGroup", assignment: "PodGroupAssignment"
-                        ) -> "tuple[int, Status | None] | int": ...
+    def placement_score(self, group: "PodGroup", assignment: "PodGroupAssignment") -> "tuple[int, Status | None] | int": ...
 
 
 class PlacementScoreExtensions(Protocol):

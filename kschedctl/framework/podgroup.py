@@ -76,8 +76,7 @@ def workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:
     for entry in (raw.get("spec") or {}).get("podGroups") or []:
         if isinstance(entry, dict) and entry.get("name") == group_name:
             policy, min_count = _policy(entry.get("policy"))
-            return PodGroup(str(md.get("namespace") or "default"), f"{md.get('name')}/{group_name}",
-                            policy, min_count, [], raw)
+            return PodGroup(str(md.get("namespace") or "default"), f"{md.get('name')}/{group_name}", policy, min_count, [], raw)
     return None
 
 
@@ -108,7 +107,7 @@ def uses_pod_group_object(version: Any) -> bool:
 
 
 def group_key_of(pod: Pod, version: Any) -> str | None:
-    """"ns/name" of the pod's group, by the reference form of the emulated release."""
+    """ "ns/name" of the pod's group, by the reference form of the emulated release."""
     if uses_pod_group_object(version):
         name = scheduling_group_name(pod)
         return f"{pod.namespace}/{name}" if name else None
@@ -162,15 +161,16 @@ class PodGroupManager:
     or None. Without a scheduler (plugin tests) the pods are those bound in the snapshot.
     """
 
-    def __init__(self, objects: Any, version: Any, pods: Callable[[], Iterable[Pod]],
-                 assumed_pod: Callable[[str], Pod | None] | None = None) -> None:
+    def __init__(
+        self, objects: Any, version: Any, pods: Callable[[], Iterable[Pod]], assumed_pod: Callable[[str], Pod | None] | None = None
+    ) -> None:
         self._objects = objects
         self._version = version
         self._pods = pods
         self._assumed_pod = assumed_pod
 
     def group_key_of(self, pod: Pod) -> str | None:
-        """"ns/name" of the pod's group (by the reference form of the emulated release)."""
+        """ "ns/name" of the pod's group (by the reference form of the emulated release)."""
         return group_key_of(pod, self._version)
 
     def group_of(self, pod: Pod) -> PodGroup | None:
@@ -202,7 +202,17 @@ class PodGroupManager:
 
 
 __all__ = [
-    "POD_GROUP_KIND", "PodGroup", "PodGroupManager", "PodGroupState", "WORKLOAD_KIND", "X_K8S_POD_GROUP_KIND",
-    "group_key_of", "group_of", "lookup", "pod_group_from_raw", "scheduling_group_name", "storage_kind",
+    "POD_GROUP_KIND",
+    "PodGroup",
+    "PodGroupManager",
+    "PodGroupState",
+    "WORKLOAD_KIND",
+    "X_K8S_POD_GROUP_KIND",
+    "group_key_of",
+    "group_of",
+    "lookup",
+    "pod_group_from_raw",
+    "scheduling_group_name",
+    "storage_kind",
     "workload_ref",
 ]

@@ -28,6 +28,7 @@ PluginFactoryWithFeatures = Callable[[Any, "Handle", "Features"], Any]  # (args,
 
 def with_features(factory: PluginFactoryWithFeatures) -> PluginFactory:
     """FactoryAdapter (runtime/registry.go): a factory that also takes the profile's Features."""
+
     def adapted(args: Any, handle: "Handle") -> Any:
         return factory(args, handle, handle.features)
 

@@ -34,8 +34,14 @@ class Resource:
 
     __slots__ = ("milli_cpu", "memory", "ephemeral_storage", "allowed_pod_number", "scalar_resources")
 
-    def __init__(self, milli_cpu: int = 0, memory: int = 0, ephemeral_storage: int = 0,
-                 allowed_pod_number: int = 0, scalar_resources: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        milli_cpu: int = 0,
+        memory: int = 0,
+        ephemeral_storage: int = 0,
+        allowed_pod_number: int = 0,
+        scalar_resources: dict[str, int] | None = None,
+    ) -> None:
         self.milli_cpu = milli_cpu
         self.memory = memory
         self.ephemeral_storage = ephemeral_storage
@@ -90,12 +96,10 @@ class Resource:
             self.scalar_resources[name] = self.scalar_resources.get(name, 0) - value
 
     def clone(self) -> "Resource":
-        return Resource(self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number,
-                        dict(self.scalar_resources))
+        return Resource(self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number, dict(self.scalar_resources))
 
     def is_zero(self) -> bool:
-        return (self.milli_cpu == 0 and self.memory == 0 and self.ephemeral_storage == 0
-                and not any(self.scalar_resources.values()))
+        return self.milli_cpu == 0 and self.memory == 0 and self.ephemeral_storage == 0 and not any(self.scalar_resources.values())
 
     def as_dict(self) -> dict[str, int]:
         out = {CPU: self.milli_cpu, MEMORY: self.memory}
@@ -107,14 +111,25 @@ class Resource:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Resource):
             return NotImplemented
-        return (self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number,
-                {k: v for k, v in self.scalar_resources.items() if v}) == (
-                other.milli_cpu, other.memory, other.ephemeral_storage, other.allowed_pod_number,
-                {k: v for k, v in other.scalar_resources.items() if v})
+        return (
+            self.milli_cpu,
+            self.memory,
+            self.ephemeral_storage,
+            self.allowed_pod_number,
+            {k: v for k, v in self.scalar_resources.items() if v},
+        ) == (
+            other.milli_cpu,
+            other.memory,
+            other.ephemeral_storage,
+            other.allowed_pod_number,
+            {k: v for k, v in other.scalar_resources.items() if v},
+        )
 
     def __repr__(self) -> str:
-        return (f"Resource(milli_cpu={self.milli_cpu}, memory={self.memory}, ephemeral_storage={self.ephemeral_storage}, "
-                f"pods={self.allowed_pod_number}, scalar={self.scalar_resources})")
+        return (
+            f"Resource(milli_cpu={self.milli_cpu}, memory={self.memory}, ephemeral_storage={self.ephemeral_storage}, "
+            f"pods={self.allowed_pod_number}, scalar={self.scalar_resources})"
+        )
 
 
 def scheduler_units(name: str, qty: Fraction | int) -> int:

@@ -80,9 +80,16 @@ def new_affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
 class PodInfo:
     """A pod plus what the scheduler precomputes for it (framework.PodInfo)."""
 
-    __slots__ = ("pod", "required_affinity_terms", "required_anti_affinity_terms",
-                 "preferred_affinity_terms", "preferred_anti_affinity_terms",
-                 "requests", "non_zero_cpu", "non_zero_mem")
+    __slots__ = (
+        "pod",
+        "required_affinity_terms",
+        "required_anti_affinity_terms",
+        "preferred_affinity_terms",
+        "preferred_anti_affinity_terms",
+        "requests",
+        "non_zero_cpu",
+        "non_zero_mem",
+    )
 
     def __init__(self, pod: Pod) -> None:
         self.pod = pod
@@ -91,10 +98,12 @@ class PodInfo:
         paa = aff.pod_anti_affinity if aff else None
         self.required_affinity_terms = [new_affinity_term(pod, t) for t in (pa.required if pa else ())]
         self.required_anti_affinity_terms = [new_affinity_term(pod, t) for t in (paa.required if paa else ())]
-        self.preferred_affinity_terms = [WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight)
-                                         for w in (pa.preferred if pa else ())]
-        self.preferred_anti_affinity_terms = [WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight)
-                                              for w in (paa.preferred if paa else ())]
+        self.preferred_affinity_terms = [
+            WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight) for w in (pa.preferred if pa else ())
+        ]
+        self.preferred_anti_affinity_terms = [
+            WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight) for w in (paa.preferred if paa else ())
+        ]
         self.requests: Resource = compute_pod_resource_request(pod)
         self.non_zero_cpu, self.non_zero_mem = compute_non_zero_request(pod)
 
@@ -208,7 +217,6 @@ def node_names(infos: Sequence["NodeInfo"]) -> list[str]:
         return [info.name for info in infos]
 
 
-
 @dataclass(frozen=True, slots=True)
 class ImageStateSummary:
     size: int
@@ -218,9 +226,20 @@ class ImageStateSummary:
 class NodeInfo:
     """A node and the pods on it, with the aggregates plugins read (framework.NodeInfo)."""
 
-    __slots__ = ("node", "index", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
-                 "used_ports", "requested", "non_zero_requested", "allocatable", "image_states",
-                 "pvc_ref_counts", "generation")
+    __slots__ = (
+        "node",
+        "index",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "used_ports",
+        "requested",
+        "non_zero_requested",
+        "allocatable",
+        "image_states",
+        "pvc_ref_counts",
+        "generation",
+    )
 
     _generation_counter = 0
 
@@ -288,8 +307,7 @@ class NodeInfo:
         if self.pods_with_affinity:
             self.pods_with_affinity = [info for info in self.pods_with_affinity if info.pod.uid not in uids]
         if self.pods_with_required_anti_affinity:
-            self.pods_with_required_anti_affinity = [
-                info for info in self.pods_with_required_anti_affinity if info.pod.uid not in uids]
+            self.pods_with_required_anti_affinity = [info for info in self.pods_with_required_anti_affinity if info.pod.uid not in uids]
         for info in removed:
             self._update(info, -1)
 
@@ -482,7 +500,21 @@ def fit_error_for_single_node(pod: Pod, node_name: str, status: Status) -> FitEr
 
 
 __all__ = [
-    "AffinityTerm", "CPU", "Diagnosis", "EPHEMERAL_STORAGE", "FitError", "HostPortInfo", "ImageStateSummary",
-    "MEMORY", "NodeInfo", "NodeToStatus", "PODS", "PodInfo", "QueuedPodInfo", "WeightedAffinityTerm",
-    "fit_error_for_single_node", "host_ports_of", "new_affinity_term",
+    "AffinityTerm",
+    "CPU",
+    "Diagnosis",
+    "EPHEMERAL_STORAGE",
+    "FitError",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "MEMORY",
+    "NodeInfo",
+    "NodeToStatus",
+    "PODS",
+    "PodInfo",
+    "QueuedPodInfo",
+    "WeightedAffinityTerm",
+    "fit_error_for_single_node",
+    "host_ports_of",
+    "new_affinity_term",
 ]

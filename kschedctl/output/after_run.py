@@ -51,8 +51,7 @@ def created(cluster: ClusterSnapshot, result: RunResult) -> list[dict[str, Any]]
     """Objects the run made that the input lacks: claims created from templates (and the DRA
     objects a scenario added)."""
     before = cluster.objects.dra_objects()
-    return [raw for kind, table in result.dra_objects.items() for key, raw in table.items()
-            if key not in before.get(kind, {})]
+    return [raw for kind, table in result.dra_objects.items() for key, raw in table.items() if key not in before.get(kind, {})]
 
 
 def _dra(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
@@ -68,6 +67,7 @@ def _dra(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
 
 # --- pods ----------------------------------------------------------------------------------------
 
+
 def _pods(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
     placed = {p.pod: p for p in result.placements if not p.preempted_by}
     victims = {v for pre in result.preemptions for v in pre.victims}
@@ -80,8 +80,7 @@ def _pods(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
             p = placed[pod.key]
             new = _with(raw, "spec", nodeName=p.node)
             new["status"] = {k: v for k, v in (raw.get("status") or {}).items() if k != "nominatedNodeName"}
-            _set_condition(new, {"type": POD_SCHEDULED, "status": "True", "lastProbeTime": None,
-                                 "lastTransitionTime": rfc3339(p.time)})
+            _set_condition(new, {"type": POD_SCHEDULED, "status": "True", "lastProbeTime": None, "lastTransitionTime": rfc3339(p.time)})
             out[id(raw)] = new
         elif pod.key in unschedulable:
             u = unschedulable[pod.key]
@@ -90,10 +89,17 @@ def _pods(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
             if u.nominated_node:
                 status["nominatedNodeName"] = u.nominated_node
             new["status"] = status
-            _set_condition(new, {"type": POD_SCHEDULED, "status": "False", "lastProbeTime": None,
-                                 "lastTransitionTime": rfc3339(u.time or result.start_time),
-                                 "reason": "SchedulerError" if u.error else "Unschedulable",
-                                 "message": u.message})
+            _set_condition(
+                new,
+                {
+                    "type": POD_SCHEDULED,
+                    "status": "False",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": rfc3339(u.time or result.start_time),
+                    "reason": "SchedulerError" if u.error else "Unschedulable",
+                    "message": u.message,
+                },
+            )
             out[id(raw)] = new
 
 
@@ -121,6 +127,7 @@ def _set_condition(raw: dict[str, Any], condition: dict[str, Any]) -> None:
 
 
 # --- volumes -------------------------------------------------------------------------------------
+
 
 def _volumes(cluster: ClusterSnapshot, result: RunResult, out: Changes) -> None:
     objects = cluster.objects
@@ -154,9 +161,12 @@ def _bind_claim(cluster: ClusterSnapshot, pv: dict[str, Any], out: Changes) -> N
     annotations[ANN_BIND_COMPLETED] = "yes"
     annotations[ANN_BOUND_BY_CONTROLLER] = "yes"
     pv_spec = pv.get("spec") or {}
-    raw["status"] = {**(raw.get("status") or {}), "phase": "Bound",
-                     "accessModes": list(pv_spec.get("accessModes") or []),
-                     "capacity": dict(pv_spec.get("capacity") or {})}
+    raw["status"] = {
+        **(raw.get("status") or {}),
+        "phase": "Bound",
+        "accessModes": list(pv_spec.get("accessModes") or []),
+        "capacity": dict(pv_spec.get("capacity") or {}),
+    }
     out[id(pvc.raw)] = raw
 
 

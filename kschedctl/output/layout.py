@@ -65,7 +65,7 @@ def fit_table(columns: Sequence[Column], rows: Sequence[Sequence[Any]], width: i
         suffix = _common_suffix([row[i] for row in cells]) if column.common_suffix else ""
         if suffix:
             for row in cells:
-                row[i] = row[i][:-len(suffix)] if row[i].endswith(suffix) else row[i]
+                row[i] = row[i][: -len(suffix)] if row[i].endswith(suffix) else row[i]
             rows = [[_restore(orig, new) for orig, new in zip(row, cell_row)] for row, cell_row in zip(rows, cells)]
             legend.append(f"{column.header.lower()} names end in {suffix}")
     if _table_width(headers, cells) <= width:
@@ -102,8 +102,9 @@ def _common_suffix(values: list[str]) -> str:
         if shortest[start] != ".":
             continue
         suffix = shortest[start:]
-        if len(suffix) >= MIN_SUFFIX and all(n.endswith(suffix) and len(n) > len(suffix) and
-                                             not n[:-len(suffix)].endswith(" ") for n in names):
+        if len(suffix) >= MIN_SUFFIX and all(
+            n.endswith(suffix) and len(n) > len(suffix) and not n[: -len(suffix)].endswith(" ") for n in names
+        ):
             return suffix
     return ""
 

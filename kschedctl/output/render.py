@@ -95,18 +95,37 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
         lines += [wrap_line(f"{s['pod']}: skipped: {s['reason']}", width, "    ") for s in data["skipped"]]
         out += "\n" + "\n".join(lines) + "\n"
     if data["preemptions"]:
-        out += "\nPREEMPTIONS\n" + fit_table(
-            [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
-            [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]], width).text + "\n"
+        out += (
+            "\nPREEMPTIONS\n"
+            + fit_table(
+                [Column("PREEMPTOR"), Column("NODE"), Column("VICTIMS", wrap=True)],
+                [[p["preemptor"], p["node"], ", ".join(p["victims"])] for p in data["preemptions"]],
+                width,
+            ).text
+            + "\n"
+        )
     if data.get("podGroups"):
-        verdicts = [wrap_line(f"{g['podGroup']}: {g['verdict']}", width, "    ") for g in data["podGroups"]
-                    if g.get("verdict")]
-        rows = [[g["podGroup"], g["policy"], g["minCount"], g["status"],
-                 f"{g['placed']}/{g['total']}" if g.get("placed") is not None else "", g["message"]]
-                for g in data["podGroups"]]
-        out += "\nPOD GROUPS\n" + fit_table(
-            [Column("GROUP"), Column("POLICY"), Column("MINCOUNT"), Column("STATUS"), Column("PLACED"),
-             Column("MESSAGE", wrap=True)], rows, width).text + "\n"
+        verdicts = [wrap_line(f"{g['podGroup']}: {g['verdict']}", width, "    ") for g in data["podGroups"] if g.get("verdict")]
+        rows = [
+            [
+                g["podGroup"],
+                g["policy"],
+                g["minCount"],
+                g["status"],
+                f"{g['placed']}/{g['total']}" if g.get("placed") is not None else "",
+                g["message"],
+            ]
+            for g in data["podGroups"]
+        ]
+        out += (
+            "\nPOD GROUPS\n"
+            + fit_table(
+                [Column("GROUP"), Column("POLICY"), Column("MINCOUNT"), Column("STATUS"), Column("PLACED"), Column("MESSAGE", wrap=True)],
+                rows,
+                width,
+            ).text
+            + "\n"
+        )
         if verdicts:
             out += "\n" + "\n".join(verdicts) + "\n"
     out += "\n" + wrap_line(_summary_line(data["summary"]), width) + "\n"
@@ -115,8 +134,10 @@ def render_run(result: RunResult, output: str, width: int | None = None) -> str:
 
 def _summary_line(s: dict[str, int]) -> str:
     deleted = f", {s['deleted']} deleted" if s.get("deleted") else ""
-    return (f"{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
-            f"{s['skipped']} skipped{deleted}, {s['preempted']} preempted")
+    return (
+        f"{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
+        f"{s['skipped']} skipped{deleted}, {s['preempted']} preempted"
+    )
 
 
 def _legend(entries: list[str], width: int | None) -> str:
@@ -124,8 +145,7 @@ def _legend(entries: list[str], width: int | None) -> str:
     return wrap_line("(" + ", ".join(entries) + ")", width, indent=" ") + "\n" if entries else ""
 
 
-def render_explain(result: ExplainResult | ExplainGroupResult, output: str, width: int | None = None,
-                   top: int = 3) -> str:
+def render_explain(result: ExplainResult | ExplainGroupResult, output: str, width: int | None = None, top: int = 3) -> str:
     """``width``: the terminal's, to fit (None: no limit; ``wide`` never wraps nor abbreviates).
     ``top``: the best nodes listed above the table (all of them in ``wide``)."""
     if isinstance(result, ExplainGroupResult):
@@ -140,8 +160,7 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         return to_yaml(data)
     data = escaped(data)
     out = f"pod {data['pod']} (profile {data['profile']})\n"
-    out += wrap_line(f"state: {data['state']}" + (f": {data['stateDetail']}" if data.get("stateDetail") else ""),
-                     width, "    ") + "\n"
+    out += wrap_line(f"state: {data['state']}" + (f": {data['stateDetail']}" if data.get("stateDetail") else ""), width, "    ") + "\n"
     if not data["evaluated"]:
         if data.get("note"):
             return out + wrap_line(f"note: {data['note']}", width, "    ") + "\n"
@@ -164,8 +183,7 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         out += wrap_line(f"unschedulable: {data['message']}", width) + "\n"
         pre = data.get("preemption") or {}
         if pre.get("nominatedNode"):
-            out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}",
-                             width) + "\n"
+            out += wrap_line(f"preemption would nominate {pre['nominatedNode']}, evicting {', '.join(pre['victims'])}", width) + "\n"
     return out + _render_details(data, width) + _render_dra(data, width) + _render_attempts(data, width)
 
 
@@ -177,8 +195,11 @@ def _render_ranking(ranking: list[dict], top: int | None, width: int | None, cho
     shown = ranking if top is None else ranking[:top]
 
     def line(r: dict) -> str:
-        return (f"  {r['rank']}{'=' if r['tie'] else '.'} {r['node']}  {r['total']}" + ("  (tie)" if r["tie"] else "")
-                + ("  <- chosen" if r["node"] == chosen else ""))
+        return (
+            f"  {r['rank']}{'=' if r['tie'] else '.'} {r['node']}  {r['total']}"
+            + ("  (tie)" if r["tie"] else "")
+            + ("  <- chosen" if r["node"] == chosen else "")
+        )
 
     lines = [line(r) for r in shown]
     if chosen and all(r["node"] != chosen for r in shown):
@@ -193,7 +214,7 @@ def _node_table(data: dict, width: int | None) -> str:
     """The per-node table: the filter verdict, each score plugin's ``score×weight`` and the total."""
     plugins: list[str] = []
     for n in data["nodes"].values():
-        for name in (n.get("scores") or {}):
+        for name in n.get("scores") or {}:
             if name not in plugins:
                 plugins.append(name)
     rows = []
@@ -223,8 +244,12 @@ def _node_table(data: dict, width: int | None) -> str:
 
 def _render_details(data: dict, width: int | None) -> str:
     """The facts behind each rejection, one line per node and plugin."""
-    lines = [f"  {name}: {plugin}: {facts['summary']}" for name, n in data["nodes"].items()
-             for plugin, facts in (n.get("details") or {}).items() if facts.get("summary")]
+    lines = [
+        f"  {name}: {plugin}: {facts['summary']}"
+        for name, n in data["nodes"].items()
+        for plugin, facts in (n.get("details") or {}).items()
+        if facts.get("summary")
+    ]
     if not lines:
         return ""
     return "\nwhy not:\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
@@ -332,8 +357,7 @@ def render_simulation(result: "SimulationResult", output: str, width: int | None
         text = " ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in details.items())
         rows.append([go_duration(float(e["time"])), e["event"], text])
     out = fit_table([Column("TIME"), Column("EVENT"), Column("DETAILS", wrap=True)], rows, width).text + "\n\nFINAL\n"
-    final = fit_table([NODE_COLUMN, Column("PODS", wrap=True)],
-                      [[n, ", ".join(p) or "-"] for n, p in data["final"].items()], width)
+    final = fit_table([NODE_COLUMN, Column("PODS", wrap=True)], [[n, ", ".join(p) or "-"] for n, p in data["final"].items()], width)
     out += final.text + "\n" + _legend(final.legend, width)
     if data["unschedulable"]:
         out += "\n" + "\n".join(wrap_line(f"{u['pod']}: {u['message']}", width) for u in data["unschedulable"]) + "\n"

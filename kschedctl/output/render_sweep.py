@@ -16,15 +16,29 @@ from kschedctl.api.field import escape_control
 from kschedctl.output.render import to_json, to_yaml
 from kschedctl.sweep.run import SweepResult
 
-AXIS_HEADERS = {"snapshot": "SNAPSHOT", "config": "CONFIG", "kubeVersion": "RELEASE", "featureGates": "GATES",
-                "seed": "SEED"}
-METRIC_HEADERS = [("scheduled", "SCHEDULED"), ("unschedulable", "UNSCHEDULABLE"), ("preempted", "PREEMPTED"),
-                  ("nodesUsed", "NODES USED"), ("cpuUtilisationMean", "CPU MEAN"), ("cpuUtilisationStddev", "CPU SD"),
-                  ("memoryUtilisationMean", "MEM MEAN"), ("memoryUtilisationStddev", "MEM SD"),
-                  ("cpuFragmentation", "CPU FRAG"), ("memoryFragmentation", "MEM FRAG"), ("outcome", "OUTCOME")]
+AXIS_HEADERS = {"snapshot": "SNAPSHOT", "config": "CONFIG", "kubeVersion": "RELEASE", "featureGates": "GATES", "seed": "SEED"}
+METRIC_HEADERS = [
+    ("scheduled", "SCHEDULED"),
+    ("unschedulable", "UNSCHEDULABLE"),
+    ("preempted", "PREEMPTED"),
+    ("nodesUsed", "NODES USED"),
+    ("cpuUtilisationMean", "CPU MEAN"),
+    ("cpuUtilisationStddev", "CPU SD"),
+    ("memoryUtilisationMean", "MEM MEAN"),
+    ("memoryUtilisationStddev", "MEM SD"),
+    ("cpuFragmentation", "CPU FRAG"),
+    ("memoryFragmentation", "MEM FRAG"),
+    ("outcome", "OUTCOME"),
+]
 DIFF_HEADERS = [("changed", "CHANGED"), ("moved", "MOVED")]
-PERCENTS = {"cpuUtilisationMean", "cpuUtilisationStddev", "memoryUtilisationMean", "memoryUtilisationStddev",
-            "cpuFragmentation", "memoryFragmentation"}
+PERCENTS = {
+    "cpuUtilisationMean",
+    "cpuUtilisationStddev",
+    "memoryUtilisationMean",
+    "memoryUtilisationStddev",
+    "cpuFragmentation",
+    "memoryFragmentation",
+}
 
 
 def render_sweep(result: SweepResult, output: str) -> str:
@@ -43,14 +57,27 @@ def render_table(result: SweepResult) -> str:
     fixed = [f"{AXIS_HEADERS[a].lower()} {_show(values[0])}" for a, values in axes.items() if len(values) == 1]
     params = result.matrix.param_columns()
     metrics = METRIC_HEADERS + (DIFF_HEADERS if result.matrix.command == "diff" else [])
-    headers = ["#", *[AXIS_HEADERS[a] for a in varying if a != "seed"], *(escape_control(p) for p in params),
-               *(["SEED"] if "seed" in varying else []), "STATUS", *[h for _, h in metrics]]
+    headers = [
+        "#",
+        *[AXIS_HEADERS[a] for a in varying if a != "seed"],
+        *(escape_control(p) for p in params),
+        *(["SEED"] if "seed" in varying else []),
+        "STATUS",
+        *[h for _, h in metrics],
+    ]
     rows = []
     for c in cells:
         m = c["metrics"] or {}
-        rows.append([c["index"], *[_show(c[a]) for a in varying if a != "seed"],
-                     *[_show(c["params"].get(p)) for p in params], *([c["seed"]] if "seed" in varying else []),
-                     c["status"], *[_metric(k, m.get(k)) for k, _ in metrics]])
+        rows.append(
+            [
+                c["index"],
+                *[_show(c[a]) for a in varying if a != "seed"],
+                *[_show(c["params"].get(p)) for p in params],
+                *([c["seed"]] if "seed" in varying else []),
+                c["status"],
+                *[_metric(k, m.get(k)) for k, _ in metrics],
+            ]
+        )
     m = result.matrix
     out = f"{m.command} sweep {escape_control(m.name)}: {len(cells)} cells"
     out += f" ({', '.join(fixed)})\n\n" if fixed else "\n\n"

@@ -102,8 +102,7 @@ def _diff_changes(changes: list[dict[str, Any]]) -> str:
 
 def _diff_packing(packing: dict[str, Any], resources: list[str]) -> str:
     a, b = packing["a"], packing["b"]
-    rows: list[list[Any]] = [["nodes used", a["nodesUsed"], b["nodesUsed"]],
-                             ["empty nodes", a["emptyNodes"], b["emptyNodes"]]]
+    rows: list[list[Any]] = [["nodes used", a["nodesUsed"], b["nodesUsed"]], ["empty nodes", a["emptyNodes"], b["emptyNodes"]]]
     for r in resources:
         rows.append([f"{r} utilisation mean", _pct(a["utilisationMean"][r]), _pct(b["utilisationMean"][r])])
         rows.append([f"{r} utilisation stddev", _pct(a["utilisationStddev"][r]), _pct(b["utilisationStddev"][r])])
@@ -120,17 +119,20 @@ def _diff_groups(rows_in: list[dict[str, Any]], key: str, label: str, resources:
     for g in rows_in:
         row = [g[key] or "-", g["pods"]["a"], g["pods"]["b"]]
         for r in resources:
-            row += [fmt_use(r, g["requested"]["a"], g["allocatable"]),
-                    fmt_use(r, g["requested"]["b"], g["allocatable"])]
+            row += [fmt_use(r, g["requested"]["a"], g["allocatable"]), fmt_use(r, g["requested"]["b"], g["allocatable"])]
         rows.append(row)
     return tabulate(rows, headers=headers, tablefmt="plain")
 
 
 def _diff_summary(s: dict[str, Any]) -> str:
-    parts = [f"{s['moved']} moved ({s['scoresChanged']} scores changed, {s['tieBreakOnly']} tie-break only)",
-             f"{s['unschedulable']} became unschedulable", f"{s['schedulable']} became schedulable",
-             f"{s['profile']} profile changed", f"{s['preemption']} preemption changed",
-             f"{s['message']} message changed"]
+    parts = [
+        f"{s['moved']} moved ({s['scoresChanged']} scores changed, {s['tieBreakOnly']} tie-break only)",
+        f"{s['unschedulable']} became unschedulable",
+        f"{s['schedulable']} became schedulable",
+        f"{s['profile']} profile changed",
+        f"{s['preemption']} preemption changed",
+        f"{s['message']} message changed",
+    ]
     return f"{s['pods']} pending pods, {s['changed']} changed: " + ", ".join(parts)
 
 
@@ -149,11 +151,9 @@ def render_capacity(result: "CapacityResult", output: str) -> str:
         out += f"with {len(data['addedNodes'])} hypothetical nodes added: {', '.join(data['addedNodes'])}\n"
         out += daemon_set_lines(data.get("daemonSetPods") or {})
     if data["perZone"]:
-        out += "\n" + tabulate([[z or "-", n] for z, n in data["perZone"].items()], headers=["ZONE", "COPIES"],
-                               tablefmt="plain") + "\n"
+        out += "\n" + tabulate([[z or "-", n] for z, n in data["perZone"].items()], headers=["ZONE", "COPIES"], tablefmt="plain") + "\n"
     if data["perNode"]:
-        out += "\n" + tabulate([[n, c] for n, c in data["perNode"].items()], headers=["NODE", "COPIES"],
-                               tablefmt="plain") + "\n"
+        out += "\n" + tabulate([[n, c] for n, c in data["perNode"].items()], headers=["NODE", "COPIES"], tablefmt="plain") + "\n"
     if data["stopMessage"]:
         out += f"\nthe next copy does not fit: {escape_control(data['stopMessage'])}\n"
     for note in data.get("notes", []):
@@ -186,18 +186,19 @@ def daemon_set_lines(by_node: dict[str, list[dict[str, Any]]]) -> str:
             continue
         asks = ", ".join(f"{r} {fmt_amount(r, v)}" for r, v in totals[key].items()) or "nothing"
         lines.append(f"{shown}: {len(key)} DaemonSet pod(s) ({', '.join(key)}) requesting {asks}")
-    return "DaemonSet pods on the added nodes (counted against their allocatable):\n" + "\n".join(
-        f"  {line}" for line in lines) + "\n"
+    return "DaemonSet pods on the added nodes (counted against their allocatable):\n" + "\n".join(f"  {line}" for line in lines) + "\n"
 
 
 def nodes_for_headline(data: dict) -> str:
-    """"N nodes like X are needed for M pods", or, when some pods fit no node of that shape,
+    """ "N nodes like X are needed for M pods", or, when some pods fit no node of that shape,
     that said first: "0 nodes are needed" is no answer for a pod no such node can hold."""
     stuck = len(data["cannotHelp"])
     existing = f"{data['fitExisting']} fit on the existing nodes"
     if stuck and not data["nodesNeeded"]:
-        return (f"no node like {data['node']} can hold {stuck} of the {data['pods']} pods ({existing}): "
-                "adding nodes of this shape does not help them")
+        return (
+            f"no node like {data['node']} can hold {stuck} of the {data['pods']} pods ({existing}): "
+            "adding nodes of this shape does not help them"
+        )
     out = f"{data['nodesNeeded']} nodes like {data['node']} are needed for {data['pods']} pods ({existing})"
     if stuck:
         out += f"; {stuck} pod(s) fit no node of this shape"
@@ -212,15 +213,22 @@ def render_nodes_for(result: "NodesForResult", output: str) -> str:
         return to_yaml(data)
     out = nodes_for_headline(data) + "\n"
     if data["newNodes"]:
-        out += "\n" + tabulate([[n, len(p), ", ".join(p[:4]) + (", ..." if len(p) > 4 else "")]
-                                for n, p in data["newNodes"].items()],
-                               headers=["NEW NODE", "PODS", ""], tablefmt="plain") + "\n"
+        out += (
+            "\n"
+            + tabulate(
+                [[n, len(p), ", ".join(p[:4]) + (", ..." if len(p) > 4 else "")] for n, p in data["newNodes"].items()],
+                headers=["NEW NODE", "PODS", ""],
+                tablefmt="plain",
+            )
+            + "\n"
+        )
     if data.get("daemonSetPods"):
         out += "\n" + daemon_set_lines(data["daemonSetPods"])
     for note in data.get("notes", []):
         out += f"\nnote: {escape_control(note)}\n"
     if data["cannotHelp"]:
-        out += "\nno node of this shape helps:\n" + "\n".join(
-            f"{c['pod']}: {escape_control(c['message'])}" for c in data["cannotHelp"]) + "\n"
+        out += (
+            "\nno node of this shape helps:\n" + "\n".join(f"{c['pod']}: {escape_control(c['message'])}" for c in data["cannotHelp"]) + "\n"
+        )
     out += f"\nmethod: {data['method']}\n"
     return out

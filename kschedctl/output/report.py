@@ -81,8 +81,7 @@ def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | N
     page.chart("Why pods are unschedulable", *_reasons_figure([("", data["unschedulable"])]))
     _preemptions(page, data["preemptions"])
     page.table("Pods", *_run_rows(data))
-    page.table("Events", ["time (s)", "event", "details"],
-               [[e["time"], e["event"], _details(e)] for e in data["events"]])
+    page.table("Events", ["time (s)", "event", "details"], [[e["time"], e["event"], _details(e)] for e in data["events"]])
     _pod_tables(page, result.run.pod_tables, data)
     _write(page, path)
 
@@ -90,22 +89,40 @@ def write_simulation_report(result: "SimulationResult", usage: "ClusterUsage | N
 def write_diff_report(result: "DiffResult", path: OutputPath | str) -> None:
     data = result.to_dict()
     s = data["summary"]
-    subtitle = (f"A: {_side(data['a'])} — B: {_side(data['b'])} — seed {data['seed']}. "
-                f"{s['pods']} pending pods, {s['changed']} changed: {s['moved']} moved "
-                f"({s['scoresChanged']} scores changed, {s['tieBreakOnly']} tie-break only), "
-                f"{s['unschedulable']} became unschedulable, {s['schedulable']} became schedulable.")
+    subtitle = (
+        f"A: {_side(data['a'])} — B: {_side(data['b'])} — seed {data['seed']}. "
+        f"{s['pods']} pending pods, {s['changed']} changed: {s['moved']} moved "
+        f"({s['scoresChanged']} scores changed, {s['tieBreakOnly']} tie-break only), "
+        f"{s['unschedulable']} became unschedulable, {s['schedulable']} became schedulable."
+    )
     page = _Page("kschedctl diff", subtitle)
-    page.chart("Per-node utilisation, A (before) and B (after)",
-               *_utilisation_figure(result.a.usage, result.b.usage))
-    page.chart("Why pods are unschedulable, A and B",
-               *_reasons_figure([("A", _unschedulable_of(result, "a")), ("B", _unschedulable_of(result, "b"))]))
+    page.chart("Per-node utilisation, A (before) and B (after)", *_utilisation_figure(result.a.usage, result.b.usage))
+    page.chart(
+        "Why pods are unschedulable, A and B",
+        *_reasons_figure([("A", _unschedulable_of(result, "a")), ("B", _unschedulable_of(result, "b"))]),
+    )
     page.table("Packing", ["measure", "A", "B"], _packing_rows(data["packing"], result.a.usage.resources()))
-    page.table("Pods whose outcome changed", ["pod", "change", "A", "B", "class", "A message", "B message", "detail"],
-               [[c["pod"], c["kind"], _where(c["a"]), _where(c["b"]),
-                 (c.get("move") or {}).get("class", ""), c["a"]["message"] or "", c["b"]["message"] or "",
-                 (c.get("move") or {}).get("detail", "")] for c in data["changes"]])
-    rows = [[pod, a.status, a.node or "", b.status, b.node or "", a.message or "", b.message or ""]
-            for pod, (a, b) in sorted(result.outcomes.items())]
+    page.table(
+        "Pods whose outcome changed",
+        ["pod", "change", "A", "B", "class", "A message", "B message", "detail"],
+        [
+            [
+                c["pod"],
+                c["kind"],
+                _where(c["a"]),
+                _where(c["b"]),
+                (c.get("move") or {}).get("class", ""),
+                c["a"]["message"] or "",
+                c["b"]["message"] or "",
+                (c.get("move") or {}).get("detail", ""),
+            ]
+            for c in data["changes"]
+        ],
+    )
+    rows = [
+        [pod, a.status, a.node or "", b.status, b.node or "", a.message or "", b.message or ""]
+        for pod, (a, b) in sorted(result.outcomes.items())
+    ]
     page.table("All pods", ["pod", "A status", "A node", "B status", "B node", "A message", "B message"], rows)
     _write(page, path)
 
@@ -118,12 +135,19 @@ def write_capacity_report(result: "CapacityResult | NodesForResult", path: Outpu
         from kschedctl.output.render_whatif import nodes_for_headline
 
         page = _Page("kschedctl capacity --nodes-for", f"{nodes_for_headline(data)}. Method: {data['method']}")
-        page.chart("Pods per added node", {"data": [{"type": "bar", "x": list(data["newNodes"]),
-                                                     "y": [len(p) for p in data["newNodes"].values()]}],
-                                           "layout": _layout("pods", "added node")}, "")
-        page.table("Pods", ["pod", "placed on", "message"],
-                   [[p, n, ""] for n, pods in data["newNodes"].items() for p in pods]
-                   + [[c["pod"], "", c["message"]] for c in data["cannotHelp"]])
+        page.chart(
+            "Pods per added node",
+            {
+                "data": [{"type": "bar", "x": list(data["newNodes"]), "y": [len(p) for p in data["newNodes"].values()]}],
+                "layout": _layout("pods", "added node"),
+            },
+            "",
+        )
+        page.table(
+            "Pods",
+            ["pod", "placed on", "message"],
+            [[p, n, ""] for n, pods in data["newNodes"].items() for p in pods] + [[c["pod"], "", c["message"]] for c in data["cannotHelp"]],
+        )
         _write(page, path)
         return
     data = result.to_dict()
@@ -134,12 +158,16 @@ def write_capacity_report(result: "CapacityResult | NodesForResult", path: Outpu
     if result.usage is not None:
         page.chart("Per-node utilisation with the copies placed", *_utilisation_figure(result.usage))
         page.chart("Requested / allocatable per node and resource", *_heatmap_figure(result.usage))
-    page.chart("Copies per zone", {"data": [{"type": "bar", "x": [z or "(no zone)" for z in data["perZone"]],
-                                             "y": list(data["perZone"].values())}],
-                                   "layout": _layout("copies", "zone")}, "")
+    page.chart(
+        "Copies per zone",
+        {
+            "data": [{"type": "bar", "x": [z or "(no zone)" for z in data["perZone"]], "y": list(data["perZone"].values())}],
+            "layout": _layout("copies", "zone"),
+        },
+        "",
+    )
     zones = {n.name: n.zone for n in result.usage.nodes} if result.usage is not None else {}
-    page.table("Copies per node", ["node", "zone", "copies"],
-               [[node, zones.get(node, ""), n] for node, n in data["perNode"].items()])
+    page.table("Copies per node", ["node", "zone", "copies"], [[node, zones.get(node, ""), n] for node, n in data["perNode"].items()])
     _write(page, path)
 
 
@@ -152,9 +180,13 @@ def _unschedulable_of(result: "DiffResult", side: str) -> list[dict[str, Any]]:
 
 
 def _layout(ytitle: str, xtitle: str = "", **extra: Any) -> dict[str, Any]:
-    out = {"margin": {"l": 60, "r": 20, "t": 40, "b": 80}, "yaxis": {"title": {"text": ytitle}, "automargin": True},
-           "xaxis": {"title": {"text": xtitle}, "automargin": True}, "legend": dict(LEGEND_ABOVE),
-           "height": 420}
+    out = {
+        "margin": {"l": 60, "r": 20, "t": 40, "b": 80},
+        "yaxis": {"title": {"text": ytitle}, "automargin": True},
+        "xaxis": {"title": {"text": xtitle}, "automargin": True},
+        "legend": dict(LEGEND_ABOVE),
+        "height": 420,
+    }
     out.update(extra)
     return out
 
@@ -167,25 +199,45 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
     after_by_name = {n.name: n for n in after.nodes} if after is not None else {}
     sides = [("", nodes)] if after is None else [("A ", nodes), ("B ", [after_by_name.get(n.name, n) for n in nodes])]
     traces: list[dict[str, Any]] = []
-    colors = {("", "cpu"): "#4c78a8", ("", "memory"): "#f58518", ("A ", "cpu"): "#9ecae9",
-              ("A ", "memory"): "#ffbf79", ("B ", "cpu"): "#4c78a8", ("B ", "memory"): "#f58518"}
+    colors = {
+        ("", "cpu"): "#4c78a8",
+        ("", "memory"): "#f58518",
+        ("A ", "cpu"): "#9ecae9",
+        ("A ", "memory"): "#ffbf79",
+        ("B ", "cpu"): "#4c78a8",
+        ("B ", "memory"): "#f58518",
+    }
     if len(nodes) <= MAX_NODE_BARS:
         x = [[key(n) or "-" for n in nodes], [n.name for n in nodes]]
         for prefix, side_nodes in sides:
             for r in ("cpu", "memory"):
-                traces.append({"type": "bar", "name": f"{prefix}{r}", "x": x,
-                               "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
-                               "marker": {"color": colors[prefix, r]}})
-        layout = _layout("% of allocatable requested", kind, barmode="group",
-                         height=360 + _label_room(n.name for n in nodes))
+                traces.append(
+                    {
+                        "type": "bar",
+                        "name": f"{prefix}{r}",
+                        "x": x,
+                        "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
+                        "marker": {"color": colors[prefix, r]},
+                    }
+                )
+        layout = _layout("% of allocatable requested", kind, barmode="group", height=360 + _label_room(n.name for n in nodes))
         note = f"Nodes grouped by {kind}." if kind != "cluster" else ""
     else:
         for prefix, side_nodes in sides:
             for r in ("cpu", "memory"):
-                traces.append({"type": "box", "name": f"{prefix}{r}", "boxpoints": "all", "jitter": 0.5,
-                               "pointpos": 0, "x": [key(n) or "-" for n in side_nodes],
-                               "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
-                               "text": [n.name for n in side_nodes], "marker": {"color": colors[prefix, r], "size": 3}})
+                traces.append(
+                    {
+                        "type": "box",
+                        "name": f"{prefix}{r}",
+                        "boxpoints": "all",
+                        "jitter": 0.5,
+                        "pointpos": 0,
+                        "x": [key(n) or "-" for n in side_nodes],
+                        "y": [round(100 * n.utilisation(r), 2) for n in side_nodes],
+                        "text": [n.name for n in side_nodes],
+                        "marker": {"color": colors[prefix, r], "size": 3},
+                    }
+                )
         layout = _layout("% of allocatable requested", kind, boxmode="group")
         note = f"{len(nodes)} nodes: one point per node, a box per {kind}."
     return {"data": traces, "layout": layout}, note
@@ -194,15 +246,23 @@ def _utilisation_figure(usage: "ClusterUsage", after: "ClusterUsage | None" = No
 # Reasons of the placement rules: kube's default profile runs these Filter plugins first
 # (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity), so a node another plugin
 # rejected had passed them. Prefixes, to match older releases' wordings too.
-PLACEMENT_REASONS = ("node(s) were unschedulable", "node(s) didn't match the requested node name",
-                     "node(s) had untolerated taint", "node(s) had taint", "node(s) didn't match Pod's node affinity",
-                     "node(s) didn't match scheduler-enforced node affinity", "node(s) didn't match node selector")
-REASONS_NOTE = ("A reason blocks a pod when it rejects nodes the pod is allowed on. kube filters the placement "
-                "rules first (a cordoned node, nodeName, untolerated taints, node affinity/selector), so a node "
-                "rejected by any other reason passed them and would otherwise fit: that reason blocks. The "
-                "placement rules' reasons are incidental (nodes the pod is not meant for), unless they "
-                "rejected every node, when they are what blocks. Ranked by the pods each reason blocks; hover "
-                "for how many nodes gave it.")
+PLACEMENT_REASONS = (
+    "node(s) were unschedulable",
+    "node(s) didn't match the requested node name",
+    "node(s) had untolerated taint",
+    "node(s) had taint",
+    "node(s) didn't match Pod's node affinity",
+    "node(s) didn't match scheduler-enforced node affinity",
+    "node(s) didn't match node selector",
+)
+REASONS_NOTE = (
+    "A reason blocks a pod when it rejects nodes the pod is allowed on. kube filters the placement "
+    "rules first (a cordoned node, nodeName, untolerated taints, node affinity/selector), so a node "
+    "rejected by any other reason passed them and would otherwise fit: that reason blocks. The "
+    "placement rules' reasons are incidental (nodes the pod is not meant for), unless they "
+    "rejected every node, when they are what blocks. Ranked by the pods each reason blocks; hover "
+    "for how many nodes gave it."
+)
 
 
 def is_placement_reason(reason: str) -> bool:
@@ -241,22 +301,40 @@ def _reasons_figure(sides: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict
         solid, light = {"A": ("#6baed6", "#c6dbef"), "B": ("#4c78a8", "#b3c7dd")}.get(label, ("#c0392b", "#bbbbbb"))
         prefix = f"{label} " if label else ""
         low = [blocked.get(r, 0) for r in order]
-        for name, values, color, base in ((f"{prefix}blocking", low, solid, None),
-                                          (f"{prefix}incidental", [incidental.get(r, 0) for r in order], light, low)):
-            trace = {"type": "bar", "orientation": "h", "name": name, "y": order, "x": values,
-                     "offsetgroup": label or "pods", "marker": {"color": color},
-                     "customdata": [nodes.get(r, 0) for r in order],
-                     "hovertemplate": f"%{{y}}: {name} for %{{x}} pods (%{{customdata}} nodes in all)<extra></extra>"}
+        for name, values, color, base in (
+            (f"{prefix}blocking", low, solid, None),
+            (f"{prefix}incidental", [incidental.get(r, 0) for r in order], light, low),
+        ):
+            trace = {
+                "type": "bar",
+                "orientation": "h",
+                "name": name,
+                "y": order,
+                "x": values,
+                "offsetgroup": label or "pods",
+                "marker": {"color": color},
+                "customdata": [nodes.get(r, 0) for r in order],
+                "hovertemplate": f"%{{y}}: {name} for %{{x}} pods (%{{customdata}} nodes in all)<extra></extra>",
+            }
             if base is not None:
                 trace["base"] = base
             traces.append(trace)
     if not any(u for _, u in sides):
         return None, "No pod is unschedulable."
-    layout = _layout("", "unschedulable pods citing the reason", barmode="group",
-                     height=160 + 28 * reasons * max(1, len(sides)),
-                     yaxis={"automargin": True, "autorange": "reversed"},
-                     xaxis={"title": {"text": "unschedulable pods citing the reason"}, "tickformat": ",d",
-                            "dtick": max(1, -(-most // 8)), "rangemode": "tozero", "automargin": True})
+    layout = _layout(
+        "",
+        "unschedulable pods citing the reason",
+        barmode="group",
+        height=160 + 28 * reasons * max(1, len(sides)),
+        yaxis={"automargin": True, "autorange": "reversed"},
+        xaxis={
+            "title": {"text": "unschedulable pods citing the reason"},
+            "tickformat": ",d",
+            "dtick": max(1, -(-most // 8)),
+            "rangemode": "tozero",
+            "automargin": True,
+        },
+    )
     return {"data": traces, "layout": layout}, REASONS_NOTE
 
 
@@ -283,15 +361,29 @@ def _heatmap_figure(usage: "ClusterUsage") -> tuple[dict[str, Any] | None, str]:
             pct = round(100.0 * req / alloc, 1) if alloc > 0 else None
             zr.append(pct)
             where = f" ({key(n)})" if key(n) else ""
-            tr.append(f"{n.name}{where}<br>{r}: {_amount(r, req)} of {_amount(r, alloc)}"
-                      + (f" = {pct}%" if pct is not None else " (none offered)"))
+            tr.append(
+                f"{n.name}{where}<br>{r}: {_amount(r, req)} of {_amount(r, alloc)}"
+                + (f" = {pct}%" if pct is not None else " (none offered)")
+            )
         z.append(zr)
         text.append(tr)
     labelled = len(nodes) <= MAX_LABELLED_NODES
     x = [n.name for n in nodes] if labelled else list(range(len(nodes)))
-    trace = {"type": "heatmap", "z": z, "x": x, "y": rows, "text": text, "hoverinfo": "text",
-             "zmin": 0, "zmax": 100, "colorscale": "YlOrRd", "reversescale": True, "xgap": 1 if labelled else 0, "ygap": 2,
-             "colorbar": {"title": {"text": "% requested"}, "thickness": 12}}
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": x,
+        "y": rows,
+        "text": text,
+        "hoverinfo": "text",
+        "zmin": 0,
+        "zmax": 100,
+        "colorscale": "YlOrRd",
+        "reversescale": True,
+        "xgap": 1 if labelled else 0,
+        "ygap": 2,
+        "colorbar": {"title": {"text": "% requested"}, "thickness": 12},
+    }
     xaxis: dict[str, Any] = {"automargin": True, "title": {"text": f"{len(nodes)} nodes"}}
     shapes, annotations = [], []
     if labelled:
@@ -303,22 +395,47 @@ def _heatmap_figure(usage: "ClusterUsage") -> tuple[dict[str, Any] | None, str]:
             start = 0
             for i in range(1, len(nodes) + 1):
                 if i == len(nodes) or key(nodes[i]) != key(nodes[start]):
-                    annotations.append({"x": (start + i - 1) / 2, "y": 0, "yref": "paper", "yanchor": "top",
-                                        "text": key(nodes[start]) or "-", "showarrow": False, "font": {"size": 11}})
+                    annotations.append(
+                        {
+                            "x": (start + i - 1) / 2,
+                            "y": 0,
+                            "yref": "paper",
+                            "yanchor": "top",
+                            "text": key(nodes[start]) or "-",
+                            "showarrow": False,
+                            "font": {"size": 11},
+                        }
+                    )
                     if i < len(nodes):
-                        shapes.append({"type": "line", "x0": i - 0.5, "x1": i - 0.5, "y0": 0, "y1": 1,
-                                       "yref": "paper", "line": {"color": "#222", "width": 1}})
+                        shapes.append(
+                            {
+                                "type": "line",
+                                "x0": i - 0.5,
+                                "x1": i - 0.5,
+                                "y0": 0,
+                                "y1": 1,
+                                "yref": "paper",
+                                "line": {"color": "#222", "width": 1},
+                            }
+                        )
                     start = i
         xaxis["title"]["text"] = f"{len(nodes)} nodes, sorted by {kind} then cpu requested (hover for each node)"
         xaxis["title"]["standoff"] = 24
     room = _label_room(n.name for n in nodes) if labelled else 40
-    layout = {"margin": {"l": 60, "r": 20, "t": 34, "b": 40}, "height": 100 + 36 * len(rows) + room, "xaxis": xaxis,
-              "plot_bgcolor": "#d9d9d9",
-              "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
-              "shapes": shapes, "annotations": annotations}
+    layout = {
+        "margin": {"l": 60, "r": 20, "t": 34, "b": 40},
+        "height": 100 + 36 * len(rows) + room,
+        "xaxis": xaxis,
+        "plot_bgcolor": "#d9d9d9",
+        "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
+        "shapes": shapes,
+        "annotations": annotations,
+    }
     grouped = f"grouped by {kind}, " if kind != "cluster" else ""
-    note = (f"Requested / allocatable on each of the {len(nodes)} nodes ({grouped}sorted by cpu requested); "
-            "pods: pods on the node / its pod capacity. Grey: the node offers none of the resource.")
+    note = (
+        f"Requested / allocatable on each of the {len(nodes)} nodes ({grouped}sorted by cpu requested); "
+        "pods: pods on the node / its pod capacity. Grey: the node offers none of the resource."
+    )
     return {"data": [trace], "layout": layout}, note
 
 
@@ -348,16 +465,14 @@ def _timeline_figure(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     attempt) or from its PodCreated event (when the next thing is), until it is Scheduled or
     deleted; placed from Scheduled until evicted, preempted or deleted."""
     events = data["events"]
-    in_run = {p["pod"] for p in data["placements"]} | {u["pod"] for u in data["unschedulable"]} | \
-        {s["pod"] for s in data["skipped"]}
+    in_run = {p["pod"] for p in data["placements"]} | {u["pod"] for u in data["unschedulable"]} | {s["pod"] for s in data["skipped"]}
     by_pod: dict[str, list[int]] = {}
     for i, e in enumerate(events):
         if "pod" in e:
             by_pod.setdefault(e["pod"], []).append(i)
     final_waiting = {u["pod"] for u in data["unschedulable"]} | {s["pod"] for s in data["skipped"]}
     # pending at the start: the first thing that happens to it is an attempt, or nothing at all
-    pending = {k for k in in_run if (events[by_pod[k][0]]["event"] in _ATTEMPTED if k in by_pod
-                                     else k in final_waiting)}
+    pending = {k for k in in_run if (events[by_pod[k][0]]["event"] in _ATTEMPTED if k in by_pod else k in final_waiting)}
     placed: set[str] = set()
     preempted = 0
     points = [(0.0, len(pending), 0, 0)]
@@ -382,8 +497,10 @@ def _timeline_figure(data: dict[str, Any]) -> tuple[dict[str, Any], str]:
         else:
             points.append(point)
     xs = [p[0] for p in points]
-    traces = [{"type": "scatter", "mode": "lines+markers", "line": {"shape": "hv"}, "name": name, "x": xs,
-               "y": [p[i] for p in points]} for i, name in ((1, "pending"), (2, "placed"), (3, "preempted (total)"))]
+    traces = [
+        {"type": "scatter", "mode": "lines+markers", "line": {"shape": "hv"}, "name": name, "x": xs, "y": [p[i] for p in points]}
+        for i, name in ((1, "pending"), (2, "placed"), (3, "preempted (total)"))
+    ]
     return {"data": traces, "layout": _layout("pods", "simulated time (s)")}, ""
 
 
@@ -405,19 +522,22 @@ def _created_pending(events: list[dict[str, Any]], indices: list[int], at: int, 
 
 def _run_rows(data: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     with_diagnosis = any("diagnosis" in u for u in data["unschedulable"])
-    headers = ["pod", "status", "node", "profile", "attempts", "score", "message"] + \
-        (["diagnosis"] if with_diagnosis else [])
+    headers = ["pod", "status", "node", "profile", "attempts", "score", "message"] + (["diagnosis"] if with_diagnosis else [])
     rows: list[list[Any]] = []
     victims = _victims_of(data["preemptions"])
     for p in data["placements"]:
         status = f"Scheduled, preempted by {p['preemptedBy']}" if p.get("preemptedBy") else "Scheduled"
         message = f"preempted {', '.join(victims[p['pod']])}" if p["pod"] in victims else ""
-        rows.append([p["pod"], status, p["node"], p["profile"], p["attempts"],
-                     "" if p["score"] is None else p["score"], message] + ([""] if with_diagnosis else []))
+        rows.append(
+            [p["pod"], status, p["node"], p["profile"], p["attempts"], "" if p["score"] is None else p["score"], message]
+            + ([""] if with_diagnosis else [])
+        )
     for u in data["unschedulable"]:
         message = u["message"] + (f" (preempted {', '.join(victims[u['pod']])})" if u["pod"] in victims else "")
-        rows.append([u["pod"], "Unschedulable", u.get("nominatedNode", ""), u["profile"], u["attempts"], "",
-                     message] + ([_text(u.get("diagnosis", ""))] if with_diagnosis else []))
+        rows.append(
+            [u["pod"], "Unschedulable", u.get("nominatedNode", ""), u["profile"], u["attempts"], "", message]
+            + ([_text(u.get("diagnosis", ""))] if with_diagnosis else [])
+        )
     for s in data["skipped"]:
         rows.append([s["pod"], "Skipped", "", "", "", "", s["reason"]] + ([""] if with_diagnosis else []))
     return headers, rows
@@ -437,9 +557,12 @@ def _preemptions(page: "_Page", preemptions: list[dict[str, Any]]) -> None:
         page.note("Preemptions", "No pod was preempted.")
         return
     total = sum(len(p["victims"]) for p in preemptions)
-    page.table(f"Preemptions ({total} victims)", ["preemptor", "node", "victims", "count"],
-               [[p["preemptor"], p["node"], ", ".join(p["victims"]), len(p["victims"])] for p in preemptions],
-               tid="preemptions")
+    page.table(
+        f"Preemptions ({total} victims)",
+        ["preemptor", "node", "victims", "count"],
+        [[p["preemptor"], p["node"], ", ".join(p["victims"]), len(p["victims"])] for p in preemptions],
+        tid="preemptions",
+    )
 
 
 def _pod_tables(page: "_Page", tables: list[Any], data: dict[str, Any]) -> None:
@@ -454,17 +577,18 @@ def _pod_tables(page: "_Page", tables: list[Any], data: dict[str, Any]) -> None:
     for t in tables:
         per_pod.setdefault(t.pod, []).append(t)
     missing = len(unsched - with_table)
-    note = (f"{len(per_pod)} pods: the unschedulable ones (up to {MAX_POD_TABLES}) and a sample of the placed "
-            f"ones, each as its last attempt saw the nodes. Filter: ✓ passed, the reason where the plugin "
-            f"rejected the node, · not run (kube stops at the first rejection). Score: each plugin's normalised "
-            f"score (its weight in the header). Up to {MAX_NODE_ROWS} nodes a pod: the scored nodes by total, "
-            f"then the rejected ones; `kschedctl explain POD` gives every node and the facts behind each "
-            f"rejection.")
+    note = (
+        f"{len(per_pod)} pods: the unschedulable ones (up to {MAX_POD_TABLES}) and a sample of the placed "
+        f"ones, each as its last attempt saw the nodes. Filter: ✓ passed, the reason where the plugin "
+        f"rejected the node, · not run (kube stops at the first rejection). Score: each plugin's normalised "
+        f"score (its weight in the header). Up to {MAX_NODE_ROWS} nodes a pod: the scored nodes by total, "
+        f"then the rejected ones; `kschedctl explain POD` gives every node and the facts behind each "
+        f"rejection."
+    )
     if missing:
         note += f" {missing} unschedulable pods have no table here (over the cap)."
     victims = _victims_of(data["preemptions"])
-    blocks = [_pod_block(pod, attempts, status.get(pod, ""), victims.get(pod, []))
-              for pod, attempts in per_pod.items()]
+    blocks = [_pod_block(pod, attempts, status.get(pod, ""), victims.get(pod, [])) for pod, attempts in per_pod.items()]
     page.raw("Per-pod node tables", note, "".join(blocks), sid="pod-tables")
 
 
@@ -472,13 +596,14 @@ def _pod_block(pod: str, attempts: list[Any], status: str, victims: list[str]) -
     """One pod: its status (and victims) in the summary, then each recorded attempt's table."""
     last = attempts[-1]
     evaluated = sum(1 for r in last.rows if r.code != "NotEvaluated")
-    summary = (f"{html.escape(pod)} — {html.escape(status or 'pending')}: {last.feasible} of {evaluated} "
-               f"evaluated nodes fit (attempt {last.attempt})")
+    summary = (
+        f"{html.escape(pod)} — {html.escape(status or 'pending')}: {last.feasible} of {evaluated} "
+        f"evaluated nodes fit (attempt {last.attempt})"
+    )
     if victims:
         summary += f"; preempted {html.escape(', '.join(victims))}"
     body = "".join(_attempt_table(t, len(attempts) > 1) for t in attempts)
-    return (f'<details class="pod-table" data-pod="{html.escape(pod)}"><summary>{summary}</summary>'
-            f"{body}</details>")
+    return f'<details class="pod-table" data-pod="{html.escape(pod)}"><summary>{summary}</summary>{body}</details>'
 
 
 def _attempt_table(table: Any, titled: bool) -> str:
@@ -494,24 +619,32 @@ def _attempt_table(table: Any, titled: bool) -> str:
     columns = [p for p in filters if p in rejecting]
     passed = [p for p in filters if p not in rejecting]
     weights = next((r.scores for r in scored if r.scores), {}) or {}
-    head = ["node", "verdict", *(f"filter: {p}" for p in columns),
-            *(f"score: {p} (×{weights.get(p, {}).get('weight', 1)})" for p in table.score_plugins), "total"]
+    head = [
+        "node",
+        "verdict",
+        *(f"filter: {p}" for p in columns),
+        *(f"score: {p} (×{weights.get(p, {}).get('weight', 1)})" for p in table.score_plugins),
+        "total",
+    ]
     body = []
     for r in shown:
-        verdict = "fits" if r.code == "Success" else r.code if r.code == "NotEvaluated" else \
-            f"rejected by {r.plugin or 'PreFilter'}"
+        verdict = "fits" if r.code == "Success" else r.code if r.code == "NotEvaluated" else f"rejected by {r.plugin or 'PreFilter'}"
         cells = [r.name, verdict]
         cells += [_filter_cell(r, plugin, filters) for plugin in columns]
         cells += ["" if not r.scores or p not in r.scores else r.scores[p]["score"] for p in table.score_plugins]
         cells.append("" if r.total is None else r.total)
         cls = "fits" if r.code == "Success" else "rejected"
         tip = f' title="{html.escape(r.code)}"' if r.code not in ("Success", "NotEvaluated") else ""
-        body.append(f'<tr class="{cls}"{tip}>' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells)
-                    + "</tr>")
-    ran = (f'<p class="note">Passed by every node shown, or not run: {html.escape(", ".join(passed))}.</p>'
-           if passed else "")
-    more = (f'<p class="note hidden-rows">{hidden} more nodes hidden (of {len(rows)}): '
-            f"`kschedctl explain {html.escape(table.pod)}` lists them all.</p>") if hidden else ""
+        body.append(f'<tr class="{cls}"{tip}>' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    ran = f'<p class="note">Passed by every node shown, or not run: {html.escape(", ".join(passed))}.</p>' if passed else ""
+    more = (
+        (
+            f'<p class="note hidden-rows">{hidden} more nodes hidden (of {len(rows)}): '
+            f"`kschedctl explain {html.escape(table.pod)}` lists them all.</p>"
+        )
+        if hidden
+        else ""
+    )
     said: dict[str, int] = {}  # every node's rejection, the hidden ones included
     for r in rows:
         if r.code not in ("Success", "NotEvaluated"):
@@ -519,11 +652,12 @@ def _attempt_table(table: Any, titled: bool) -> str:
             said[what] = said.get(what, 0) + 1
     counted = ", ".join(f"{n} × {w}" for w, n in sorted(said.items(), key=lambda kv: (-kv[1], kv[0])))
     tally = f'<p class="note tally">Rejected: {html.escape(counted)}.</p>' if said else ""
-    title = (f'<p class="attempt">Attempt {table.attempt}: {table.feasible} of {len(evaluated)} evaluated '
-             f'nodes fit</p>') if titled else ""
-    return (f'{title}<div class="table-wrap"><table class="nodes"><thead><tr>'
-            + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-            + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{tally}{ran}{more}")
+    title = (f'<p class="attempt">Attempt {table.attempt}: {table.feasible} of {len(evaluated)} evaluated nodes fit</p>') if titled else ""
+    return (
+        f'{title}<div class="table-wrap"><table class="nodes"><thead><tr>'
+        + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        + f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>{tally}{ran}{more}"
+    )
 
 
 def _filter_cell(row: Any, plugin: str, filters: list[str]) -> str:
@@ -545,11 +679,13 @@ def _filter_cell(row: Any, plugin: str, filters: list[str]) -> str:
 
 def _packing_rows(packing: dict[str, Any], resources: list[str]) -> list[list[Any]]:
     a, b = packing["a"], packing["b"]
-    rows: list[list[Any]] = [["nodes used", a["nodesUsed"], b["nodesUsed"]],
-                             ["empty nodes", a["emptyNodes"], b["emptyNodes"]]]
+    rows: list[list[Any]] = [["nodes used", a["nodesUsed"], b["nodesUsed"]], ["empty nodes", a["emptyNodes"], b["emptyNodes"]]]
     for r in resources:
-        for key, label in (("utilisationMean", "utilisation mean"), ("utilisationStddev", "utilisation stddev"),
-                           ("fragmentation", "fragmentation")):
+        for key, label in (
+            ("utilisationMean", "utilisation mean"),
+            ("utilisationStddev", "utilisation stddev"),
+            ("fragmentation", "fragmentation"),
+        ):
             rows.append([f"{r} {label}", _pct(a[key][r]), _pct(b[key][r])])
     return rows
 
@@ -563,8 +699,7 @@ def _text(value: Any) -> str:
 
 
 def _details(e: dict[str, Any]) -> str:
-    return " ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in e.items()
-                    if k not in ("time", "event"))
+    return " ".join(f"{k}={', '.join(v) if isinstance(v, list) else v}" for k, v in e.items() if k not in ("time", "event"))
 
 
 def _where(outcome: dict[str, Any]) -> str:
@@ -577,8 +712,10 @@ def _side(side: dict[str, Any]) -> str:
 
 
 def _summary_line(s: dict[str, Any]) -> str:
-    return (f"{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
-            f"{s['skipped']} skipped, {s['preempted']} preempted")
+    return (
+        f"{s['pending']} pending: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, "
+        f"{s['skipped']} skipped, {s['preempted']} preempted"
+    )
 
 
 # --- the page ------------------------------------------------------------------------------
@@ -595,23 +732,19 @@ class _Page:
 
     def chart(self, heading: str, figure: dict[str, Any] | None, note: str) -> None:
         if figure is None:  # nothing to draw: the note says why
-            self.sections.append(f'<section><h2>{html.escape(heading)}</h2><p class="note">{html.escape(note)}</p>'
-                                 '</section>')
+            self.sections.append(f'<section><h2>{html.escape(heading)}</h2><p class="note">{html.escape(note)}</p></section>')
             return
         div = f"chart-{len(self.figures) + 1}"
         self.figures[div] = figure
         note_html = f'<p class="note">{html.escape(note)}</p>' if note else ""
-        self.sections.append(f'<section><h2>{html.escape(heading)}</h2>{note_html}'
-                             f'<div id="{div}" class="chart"></div></section>')
+        self.sections.append(f'<section><h2>{html.escape(heading)}</h2>{note_html}<div id="{div}" class="chart"></div></section>')
 
     def note(self, heading: str, note: str) -> None:
-        self.sections.append(f'<section><h2>{html.escape(heading)}</h2><p class="note">{html.escape(note)}</p>'
-                             '</section>')
+        self.sections.append(f'<section><h2>{html.escape(heading)}</h2><p class="note">{html.escape(note)}</p></section>')
 
     def raw(self, heading: str, note: str, body: str, sid: str) -> None:
         """A section of ready HTML (``body`` escaped by its maker)."""
-        self.sections.append(f'<section id="{sid}"><h2>{html.escape(heading)}</h2>'
-                             f'<p class="note">{html.escape(note)}</p>{body}</section>')
+        self.sections.append(f'<section id="{sid}"><h2>{html.escape(heading)}</h2><p class="note">{html.escape(note)}</p>{body}</section>')
 
     def table(self, heading: str, headers: list[str], rows: Iterable[list[Any]], tid: str | None = None) -> None:
         rows = list(rows)
@@ -624,18 +757,23 @@ class _Page:
         body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in shown)
         head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
         self.sections.append(
-            f'<section><h2>{html.escape(heading)}{cut}</h2>'
+            f"<section><h2>{html.escape(heading)}{cut}</h2>"
             f'<input class="search" type="search" placeholder="search {html.escape(heading.lower())}" '
             f'data-table="{tid}" aria-label="search {html.escape(heading.lower())}">'
             f'<span class="count" id="{tid}-count">{len(shown)} rows</span>'
             f'<div class="table-wrap"><table id="{tid}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-            '</div></section>')
+            "</div></section>"
+        )
 
     def render(self, plotly: str) -> str:
         figures = json.dumps(self.figures, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-        return _TEMPLATE.format(title=html.escape(self.title), subtitle=html.escape(self.subtitle),
-                                sections="\n".join(self.sections), plotly=plotly.replace("</script", "<\\/script"),
-                                figures=figures)
+        return _TEMPLATE.format(
+            title=html.escape(self.title),
+            subtitle=html.escape(self.subtitle),
+            sections="\n".join(self.sections),
+            plotly=plotly.replace("</script", "<\\/script"),
+            figures=figures,
+        )
 
 
 def _write(page: _Page, path: OutputPath | str) -> None:

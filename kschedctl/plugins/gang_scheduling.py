@@ -43,13 +43,11 @@ def permit_wait_message(version: Any) -> str:
 def feasible_status(min_count: int, scheduled: int, remaining: int) -> Status:
     """PlacementFeasible for a PodGroup (PlacementProgress{Scheduled, Remaining})."""
     if remaining + scheduled < min_count:
-        return Status(Code.Unschedulable,
-                      f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining",
-                      plugin=NAME)
+        return Status(
+            Code.Unschedulable, f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining", plugin=NAME
+        )
     if scheduled < min_count:
-        return Status(Code.Wait,
-                      f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining",
-                      plugin=NAME)
+        return Status(Code.Wait, f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining", plugin=NAME)
     return Status()
 
 
@@ -85,8 +83,10 @@ class GangScheduling:
                 return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.GroupNotFound", name=ref[0]))
             group = pg.workload_pod_group(wl.raw, ref[1])
             if group is None:
-                return Status(Code.UnschedulableAndUnresolvable, version.wording(
-                    "GangScheduling.PodGroupNotInWorkload", group=ref[1], workload=ref[0]))
+                return Status(
+                    Code.UnschedulableAndUnresolvable,
+                    version.wording("GangScheduling.PodGroupNotInWorkload", group=ref[1], workload=ref[0]),
+                )
         if not group.is_gang:
             return None
         state = self.handle.pod_group_manager().state(pg.group_key_of(pod, version) or "")

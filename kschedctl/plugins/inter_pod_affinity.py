@@ -84,16 +84,18 @@ def _matches_all(terms: Sequence[AffinityTerm], pod: Pod, ns_labels: Mapping[str
     return all(t.matches(pod, ns_labels) for t in terms)
 
 
-def _update_with_affinity_terms(counts: dict[TopologyPair, int], terms: Sequence[AffinityTerm], pod: Pod,
-                                ns_labels: Mapping[str, str] | None, node: Node, value: int) -> None:
+def _update_with_affinity_terms(
+    counts: dict[TopologyPair, int], terms: Sequence[AffinityTerm], pod: Pod, ns_labels: Mapping[str, str] | None, node: Node, value: int
+) -> None:
     """One existing pod counts for every affinity term only if it matches ALL of them."""
     if _matches_all(terms, pod, ns_labels):
         for t in terms:
             _update(counts, node, t.topology_key, value)
 
 
-def _update_with_anti_affinity_terms(counts: dict[TopologyPair, int], terms: Sequence[AffinityTerm], pod: Pod,
-                                     ns_labels: Mapping[str, str] | None, node: Node, value: int) -> None:
+def _update_with_anti_affinity_terms(
+    counts: dict[TopologyPair, int], terms: Sequence[AffinityTerm], pod: Pod, ns_labels: Mapping[str, str] | None, node: Node, value: int
+) -> None:
     """Anti-affinity terms count one by one."""
     for t in terms:
         if t.matches(pod, ns_labels):
@@ -103,8 +105,15 @@ def _update_with_anti_affinity_terms(counts: dict[TopologyPair, int], terms: Seq
 class PreFilterState:
     """preFilterState: the three count maps plus the incoming pod's PodInfo and namespace labels."""
 
-    __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
-                 "pod_info", "namespace_labels", "ns_labels_of", "luts")
+    __slots__ = (
+        "existing_anti_affinity_counts",
+        "affinity_counts",
+        "anti_affinity_counts",
+        "pod_info",
+        "namespace_labels",
+        "ns_labels_of",
+        "luts",
+    )
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str], ns_labels_of: NsLabelsFn) -> None:
         self.existing_anti_affinity_counts: dict[TopologyPair, int] = {}
@@ -131,13 +140,14 @@ class PreFilterState:
             return
         self.luts.clear()
         incoming = self.pod_info.pod
-        _update_with_anti_affinity_terms(self.existing_anti_affinity_counts, info.required_anti_affinity_terms,
-                                         incoming, self.namespace_labels, node, multiplier)
+        _update_with_anti_affinity_terms(
+            self.existing_anti_affinity_counts, info.required_anti_affinity_terms, incoming, self.namespace_labels, node, multiplier
+        )
         pod_ns = self.ns_labels_of(info.pod.namespace)
-        _update_with_affinity_terms(self.affinity_counts, self.pod_info.required_affinity_terms,
-                                    info.pod, pod_ns, node, multiplier)
-        _update_with_anti_affinity_terms(self.anti_affinity_counts, self.pod_info.required_anti_affinity_terms,
-                                         info.pod, pod_ns, node, multiplier)
+        _update_with_affinity_terms(self.affinity_counts, self.pod_info.required_affinity_terms, info.pod, pod_ns, node, multiplier)
+        _update_with_anti_affinity_terms(
+            self.anti_affinity_counts, self.pod_info.required_anti_affinity_terms, info.pod, pod_ns, node, multiplier
+        )
 
 
 class PreScoreState:
@@ -154,8 +164,15 @@ class PreScoreState:
         return self
 
 
-def _process_term(scores: dict[str, dict[str, int]], term: AffinityTerm, weight: int, pod: Pod,
-                  ns_labels: Mapping[str, str] | None, node: Node, multiplier: int) -> None:
+def _process_term(
+    scores: dict[str, dict[str, int]],
+    term: AffinityTerm,
+    weight: int,
+    pod: Pod,
+    ns_labels: Mapping[str, str] | None,
+    node: Node,
+    multiplier: int,
+) -> None:
     if term.matches(pod, ns_labels):
         tv = node.labels.get(term.topology_key)
         if tv is not None:
@@ -163,8 +180,14 @@ def _process_term(scores: dict[str, dict[str, int]], term: AffinityTerm, weight:
             by_value[tv] = by_value.get(tv, 0) + weight * multiplier
 
 
-def _process_terms(scores: dict[str, dict[str, int]], terms: Iterable[WeightedAffinityTerm], pod: Pod,
-                   ns_labels: Mapping[str, str] | None, node: Node, multiplier: int) -> None:
+def _process_terms(
+    scores: dict[str, dict[str, int]],
+    terms: Iterable[WeightedAffinityTerm],
+    pod: Pod,
+    ns_labels: Mapping[str, str] | None,
+    node: Node,
+    multiplier: int,
+) -> None:
     for wt in terms:
         _process_term(scores, wt.term, wt.weight, pod, ns_labels, node, multiplier)
 
@@ -201,12 +224,14 @@ class InterPodAffinity:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         pod_hint = self._is_schedulable_after_pod_change
         node_hint = self._is_schedulable_after_node_change
-        return [ClusterEventWithHint(ClusterEvent("Pod", "Add"), pod_hint),
-                ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodLabel"), pod_hint),
-                ClusterEventWithHint(ClusterEvent("Pod", "Delete"), pod_hint),
-                ClusterEventWithHint(ClusterEvent("Node", "Add"), node_hint),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), node_hint),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeTaint"), node_hint)]
+        return [
+            ClusterEventWithHint(ClusterEvent("Pod", "Add"), pod_hint),
+            ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodLabel"), pod_hint),
+            ClusterEventWithHint(ClusterEvent("Pod", "Delete"), pod_hint),
+            ClusterEventWithHint(ClusterEvent("Node", "Add"), node_hint),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), node_hint),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeTaint"), node_hint),
+        ]
 
     @staticmethod
     def _raw_terms(pod: Pod) -> tuple[list[AffinityTerm], list[AffinityTerm]]:
@@ -214,8 +239,10 @@ class InterPodAffinity:
         aff = pod.affinity
         pa = aff.pod_affinity if aff else None
         paa = aff.pod_anti_affinity if aff else None
-        return ([new_affinity_term(pod, t) for t in (pa.required if pa else ())],
-                [new_affinity_term(pod, t) for t in (paa.required if paa else ())])
+        return (
+            [new_affinity_term(pod, t) for t in (pa.required if pa else ())],
+            [new_affinity_term(pod, t) for t in (paa.required if paa else ())],
+        )
 
     def _is_schedulable_after_pod_change(self, pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
         if (new is not None and not new.node_name) or (old is not None and not old.node_name):
@@ -244,8 +271,7 @@ class InterPodAffinity:
         return QueueingHint.QueueSkip
 
     # --- PreFilter / Filter (filtering.go) -------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         lister = self.handle.snapshot_shared_lister()
         pod_info = PodInfo.of(pod)
         aff_terms = pod_info.required_affinity_terms
@@ -276,8 +302,9 @@ class InterPodAffinity:
             if node is None:
                 continue
             for existing in ni.pods_with_required_anti_affinity:
-                _update_with_anti_affinity_terms(s.existing_anti_affinity_counts, existing.required_anti_affinity_terms,
-                                                 pod, s.namespace_labels, node, 1)
+                _update_with_anti_affinity_terms(
+                    s.existing_anti_affinity_counts, existing.required_anti_affinity_terms, pod, s.namespace_labels, node, 1
+                )
 
         # Existing pods matching the incoming pod's required affinity / anti-affinity terms.
         aff_terms = s.pod_info.required_affinity_terms
@@ -296,16 +323,14 @@ class InterPodAffinity:
     def pre_filter_extensions(self) -> "InterPodAffinity":
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
         s, err = _read_pre_filter_state(state)
         if err is not None:
             return err
         s.update_with_pod(pod_info_to_add, node_info.node, 1)
         return None
 
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
         s, err = _read_pre_filter_state(state)
         if err is not None:
             return err
@@ -338,8 +363,7 @@ class InterPodAffinity:
             return None  # the per-node form
         terms = s.pod_info.required_affinity_terms
         incoming = s.pod_info.pod
-        first_pod = bool(terms) and not s.affinity_counts and _matches_all(
-            terms, incoming, s.ns_labels_of(incoming.namespace))
+        first_pod = bool(terms) and not s.affinity_counts and _matches_all(terms, incoming, s.ns_labels_of(incoming.namespace))
         aff_fail, anti_fail, existing_fail = ipa_counts.filter_masks(s, node_infos, first_pod)
         out: list[Status | None] = [None] * len(node_infos)
         for i in (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist():
@@ -384,8 +408,9 @@ class InterPodAffinity:
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
-    def _process_existing_pod(self, s: PreScoreState, existing: PodInfo, node: Node, incoming: Pod,
-                              ns_labels_of: NsLabelsFn, scores: dict[str, dict[str, int]]) -> None:
+    def _process_existing_pod(
+        self, s: PreScoreState, existing: PodInfo, node: Node, incoming: Pod, ns_labels_of: NsLabelsFn, scores: dict[str, dict[str, int]]
+    ) -> None:
         if not node.labels:
             return
         ep_ns = ns_labels_of(existing.pod.namespace)
@@ -441,8 +466,7 @@ class InterPodAffinity:
             ns.score = int(f)
         return None
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> BatchScores:
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
         """normalize_score over a whole batch: the same IEEE-754 operations on an array."""
         import numpy as np
 
@@ -474,8 +498,7 @@ def _satisfy_pod_affinity(s: PreFilterState, node: Node) -> bool:
         # The first pod of a group with affinity to itself: no matching pod anywhere, and the pod
         # matches all its own terms.
         incoming = s.pod_info.pod
-        return not s.affinity_counts and _matches_all(
-            s.pod_info.required_affinity_terms, incoming, s.ns_labels_of(incoming.namespace))
+        return not s.affinity_counts and _matches_all(s.pod_info.required_affinity_terms, incoming, s.ns_labels_of(incoming.namespace))
     return True
 
 
@@ -530,16 +553,21 @@ class InterPodAffinityArgs(PluginArgs):
 
     def defaulted(self, features: Features | None) -> "InterPodAffinityArgs":
         """SetDefaults_InterPodAffinityArgs: hardPodAffinityWeight 1 when unset (an explicit 0 stays)."""
-        return replace(self, hard_pod_affinity_weight=DEFAULT_HARD_POD_AFFINITY_WEIGHT
-                       if self.hard_pod_affinity_weight is None else self.hard_pod_affinity_weight,
-                       ignore_preferred_terms_of_existing_pods=bool(self.ignore_preferred_terms_of_existing_pods))
+        return replace(
+            self,
+            hard_pod_affinity_weight=DEFAULT_HARD_POD_AFFINITY_WEIGHT
+            if self.hard_pod_affinity_weight is None
+            else self.hard_pod_affinity_weight,
+            ignore_preferred_terms_of_existing_pods=bool(self.ignore_preferred_terms_of_existing_pods),
+        )
 
     def validate(self, features: Features | None) -> list[FieldError]:
         """ValidateInterPodAffinityArgs: hardPodAffinityWeight in [0, 100]."""
         w = DEFAULT_HARD_POD_AFFINITY_WEIGHT if self.hard_pod_affinity_weight is None else self.hard_pod_affinity_weight
         if w < MIN_HARD_POD_AFFINITY_WEIGHT or w > MAX_HARD_POD_AFFINITY_WEIGHT:
-            return [invalid("hardPodAffinityWeight", w,
-                            f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]
+            return [
+                invalid("hardPodAffinityWeight", w, f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")
+            ]
         return []
 
 

@@ -16,5 +16,4 @@ from kschedctl.plugins.names import IN_TREE_MODULES
 
 @hookimpl
 def kschedctl_register_plugins() -> list[PluginSpec]:
-    return [importlib.import_module(f"kschedctl.plugins.{module_name}").plugin_spec()
-            for module_name in IN_TREE_MODULES]
+    return [importlib.import_module(f"kschedctl.plugins.{module_name}").plugin_spec() for module_name in IN_TREE_MODULES]

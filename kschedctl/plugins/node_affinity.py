@@ -69,12 +69,16 @@ _PREF = "preferredDuringSchedulingIgnoredDuringExecution"
 _NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_NAME_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-             "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-              "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
-              "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+_NAME_MSG = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+    "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
 
 
 def _key_error(key: str) -> str | None:
@@ -343,8 +347,10 @@ class NodeAffinity:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # QueueingHints are on in every emulated release: Node Add|UpdateNodeLabel only.
-        return [ClusterEventWithHint(ClusterEvent("Node", "Add"), self.is_schedulable_after_node_change),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), self.is_schedulable_after_node_change)]
+        return [
+            ClusterEventWithHint(ClusterEvent("Node", "Add"), self.is_schedulable_after_node_change),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), self.is_schedulable_after_node_change),
+        ]
 
     def is_schedulable_after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """Queue when an added node matches, or an updated node starts matching."""
@@ -359,8 +365,7 @@ class NodeAffinity:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip if required.matches(old) else QueueingHint.Queue
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         required = _required(pod)
         if required is None and self.added_node_selector is None and not _has_node_selector(pod):
             return None, Status(Code.Skip)
@@ -437,8 +442,7 @@ class NodeAffinity:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> BatchScores:
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
         """normalize_score over the scores of a whole batch (same integers)."""
         return default_normalize_score_batch(MAX_NODE_SCORE, False, values)
 
@@ -456,8 +460,9 @@ class NodeAffinity:
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
 
-    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
         """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
         return node_only_filter_batch(self, state, pod, node_infos)
 

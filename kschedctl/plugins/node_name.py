@@ -49,8 +49,9 @@ class NodeName:
             return [None] * len(node_infos)
         return None  # the per-node form
 
-    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
         """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
         return node_only_filter_batch(self, state, pod, node_infos)
 

@@ -57,8 +57,10 @@ class NodePorts:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # Ports are immutable, so only a deleted pod or a new node can free one (queueing hints on).
-        return [ClusterEventWithHint(ClusterEvent("Pod", "Delete"), self.is_schedulable_after_pod_deleted),
-                ClusterEventWithHint(ClusterEvent("Node", "Add"))]
+        return [
+            ClusterEventWithHint(ClusterEvent("Pod", "Delete"), self.is_schedulable_after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent("Node", "Add")),
+        ]
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """Queue only if the deleted pod was bound and held a port this pod wants."""
@@ -76,8 +78,7 @@ class NodePorts:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         ports = host_ports_of(pod)
         if not ports:
             return None, Status(Code.Skip)
@@ -102,14 +103,16 @@ class NodePorts:
             return None  # the per-node form reports the missing state
         return [self.filter(state, pod, ni) if ni.used_ports.ports else None for ni in node_infos]
 
-    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
         """Added pods that use no host port leave the node's ports as they are: the plain
         statuses. None (the runtime's two passes on a copy) when one of them uses a host port."""
         if any(host_ports_of(pi.pod) for pods in added for pi in pods):
             return None
         out = self.filter_batch(state, pod, node_infos)
         return out if out is not None else [self.filter(state, pod, ni) for ni in node_infos]
+
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, NodePorts, NodePorts)

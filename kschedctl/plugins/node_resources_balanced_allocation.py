@@ -75,14 +75,12 @@ def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
-def balanced_resource_scorer_legacy(requested: Sequence[int], _allocated: Sequence[int],
-                                    allocatable: Sequence[int]) -> int:
+def balanced_resource_scorer_legacy(requested: Sequence[int], _allocated: Sequence[int], allocatable: Sequence[int]) -> int:
     """<= 1.35: the balance of the node with the pod."""
     return balanced_resource_score(requested, allocatable)
 
 
-def balanced_resource_scorer_improvement(requested: Sequence[int], allocated: Sequence[int],
-                                         allocatable: Sequence[int]) -> int:
+def balanced_resource_scorer_improvement(requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
     """>= 1.36: MaxNodeScore/2 + (MaxNodeScore/2 + withPod - withoutPod) / 2 (Go integer division)."""
     with_pod = balanced_resource_score(requested, allocatable)
     without_pod = balanced_resource_score(allocated, allocatable)
@@ -96,8 +94,7 @@ class NodeResourcesBalancedAllocation:
         self.handle = handle
         improved = handle.version.has(SCORES_IMPROVEMENT)
         scorer: Scorer = balanced_resource_scorer_improvement if improved else balanced_resource_scorer_legacy
-        self.scorer = ResourceAllocationScorer(NAME, resources_from_args(ba_args.resources), scorer,
-                                               use_requested=True)
+        self.scorer = ResourceAllocationScorer(NAME, resources_from_args(ba_args.resources), scorer, use_requested=True)
 
     def name(self) -> str:
         return NAME
@@ -199,5 +196,4 @@ class NodeResourcesBalancedAllocationArgs(PluginArgs):
 
 
 def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeResourcesBalancedAllocation, NodeResourcesBalancedAllocation,
-                      args_type=NodeResourcesBalancedAllocationArgs)
+    return PluginSpec(NAME, NodeResourcesBalancedAllocation, NodeResourcesBalancedAllocation, args_type=NodeResourcesBalancedAllocationArgs)

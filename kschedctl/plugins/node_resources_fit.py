@@ -86,9 +86,13 @@ def _has_request(req: Resource) -> bool:
     return bool(req.milli_cpu or req.memory or req.ephemeral_storage or any(req.scalar_resources.values()))
 
 
-def fits_request(req: Resource, node_info: NodeInfo, ignored_resources: frozenset[str] = frozenset(),
-                 ignored_groups: frozenset[str] = frozenset(),
-                 delegate_to_dra: Callable[[str], bool] | None = None) -> list[InsufficientResource]:
+def fits_request(
+    req: Resource,
+    node_info: NodeInfo,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_groups: frozenset[str] = frozenset(),
+    delegate_to_dra: Callable[[str], bool] | None = None,
+) -> list[InsufficientResource]:
     """fitsRequest: every resource the node cannot give, in upstream's order: pods, cpu, memory,
     ephemeral-storage, then the scalar resources (extended, hugepages), which upstream ranges
     over a Go map, so their order differs from run to run; here they are sorted by name, one
@@ -131,8 +135,7 @@ def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
 class NodeResourcesFit:
     """The Fit plugin: filter on free allocatable, score with the configured strategy."""
 
-    def __init__(self, args: NodeResourcesFitArgs | dict[str, Any] | None, handle: Handle,
-                 features: Features | None = None) -> None:
+    def __init__(self, args: NodeResourcesFitArgs | dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         features = features if features is not None else handle.features
         fit_args = NodeResourcesFitArgs.of(args, features)
         self.handle = handle
@@ -147,8 +150,9 @@ class NodeResourcesFit:
         # node side (NodeInfo.NonZeroRequested) does count pod-level requests (noderesources/
         # fit.go NewFit, resource_allocation.go calculatePodResourceRequest; kschedoracle
         # -mode explain, pods with spec.resources under MostAllocated).
-        self.scorer = ResourceAllocationScorer(strategy.type, resources, scorer_for(strategy, resources),
-                                               use_requested=False, pod_level_resources=False)
+        self.scorer = ResourceAllocationScorer(
+            strategy.type, resources, scorer_for(strategy, resources), use_requested=False, pod_level_resources=False
+        )
         self.sidecars_enabled = features.sidecar_containers
         self.queueing_hints_enabled = features.scheduler_queueing_hints
         self.dra_extended_resource = features.dra_extended_resource and features.dynamic_resource_allocation
@@ -171,10 +175,10 @@ class NodeResourcesFit:
         node_actions = ["Add", "UpdateNodeAllocatable"]
         if not self.queueing_hints_enabled:
             node_actions += ["UpdateNodeTaint", "UpdateNodeLabel"]
-        events = [ClusterEventWithHint(ClusterEvent("Pod", a), self.is_schedulable_after_pod_event)
-                  for a in ("Delete", "UpdatePodScaleDown")]
-        events += [ClusterEventWithHint(ClusterEvent("Node", a), self.is_schedulable_after_node_change)
-                   for a in node_actions]
+        events = [
+            ClusterEventWithHint(ClusterEvent("Pod", a), self.is_schedulable_after_pod_event) for a in ("Delete", "UpdatePodScaleDown")
+        ]
+        events += [ClusterEventWithHint(ClusterEvent("Node", a), self.is_schedulable_after_node_change) for a in node_actions]
         return events
 
     def is_schedulable_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
@@ -206,8 +210,7 @@ class NodeResourcesFit:
 
     # --- PreFilter / Filter --------------------------------------------------------------
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         """Stores the pod's effective request (max of init use and containers, plus overhead)."""
         if not self.sidecars_enabled and any(c.is_sidecar for c in pod.init_containers):
             return None, Status(Code.UnschedulableAndUnresolvable, ERR_SIDECARS_DISABLED)
@@ -222,8 +225,7 @@ class NodeResourcesFit:
             req = state.read(PRE_FILTER_STATE_KEY)
         except KeyError as exc:
             return Status(Code.Error, f"error reading {PRE_FILTER_STATE_KEY!r} from cycleState: not found", err=exc)
-        insufficient = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups,
-                                    self._delegate_to_dra())
+        insufficient = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups, self._delegate_to_dra())
         if not insufficient:
             return None
         code = Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in insufficient) else Code.Unschedulable
@@ -235,8 +237,9 @@ class NodeResourcesFit:
         that fail that way. Pods asking for scalar resources take the per-node code."""
         return self._filter_rows(state, node_infos, None)
 
-    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
         """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
         ``requested`` (each pod's requests) and to the pod count, summed per node."""
         sums = []
@@ -253,8 +256,7 @@ class NodeResourcesFit:
         extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
         return self._filter_rows(state, node_infos, extra)
 
-    def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo],
-                     extra: np.ndarray | None) -> list[Status | None] | None:
+    def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo], extra: np.ndarray | None) -> list[Status | None] | None:
         """fitsRequest as array comparisons over a NodeBatch; ``extra`` (cpu, memory, ephemeral
         storage, pod count; one column per node) is added to each node's requested and pods."""
         try:
@@ -269,11 +271,13 @@ class NodeResourcesFit:
         pods_fail = pod_count + 1 > cols.alloc_pods[rows]
         checks = []
         if _has_request(req):
-            for k, (name, want, alloc_col, used_col) in enumerate((
-                ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
-                ("memory", req.memory, cols.alloc_mem, cols.req_mem),
-                ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
-            )):
+            for k, (name, want, alloc_col, used_col) in enumerate(
+                (
+                    ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
+                    ("memory", req.memory, cols.alloc_mem, cols.req_mem),
+                    ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
+                )
+            ):
                 if want > 0:
                     alloc = alloc_col[rows]
                     used = used_col[rows] if extra is None else used_col[rows] + extra[k]

@@ -43,9 +43,11 @@ class NodeUnschedulable:
         return NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [ClusterEventWithHint(ClusterEvent("Node", "Add")),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeTaint")),
-                ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodToleration"))]
+        return [
+            ClusterEventWithHint(ClusterEvent("Node", "Add")),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeTaint")),
+            ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodToleration")),
+        ]
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node
@@ -61,8 +63,9 @@ class NodeUnschedulable:
         """filter() for many nodes: only nodes marked unschedulable in the columnar view are checked."""
         return map_flagged(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni), None)
 
-    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
         """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
         return node_only_filter_batch(self, state, pod, node_infos)
 

@@ -119,12 +119,13 @@ class NodeVolumeLimits:
         return NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [ClusterEventWithHint(ClusterEvent("CSINode", "Add")),
-                ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
-                ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add"))]
+        return [
+            ClusterEventWithHint(ClusterEvent("CSINode", "Add")),
+            ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
+            ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add")),
+        ]
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         for vol in pod.volumes:
             if vol.pvc_claim_name is not None or vol.ephemeral or _translate(vol.raw, None) is not None:
                 return None, None
@@ -165,8 +166,7 @@ class NodeVolumeLimits:
             return translated[1], translated[2]
         return str(csi.get("driver", "")), str(csi.get("volumeHandle", ""))
 
-    def _attachable_volumes(self, pod: Pod, csi_node: GenericObject | None, new_pod: bool,
-                            result: dict[str, str]) -> None:
+    def _attachable_volumes(self, pod: Pod, csi_node: GenericObject | None, new_pod: bool, result: dict[str, str]) -> None:
         """filterAttachableVolumes: unique name "driver/handle" -> limit key. Raises NotFound
         (new pod's PVC missing) or ValueError (other errors) for the new pod only."""
         objects = self.handle.objects

@@ -42,9 +42,14 @@ class PlacementBinPackingArgs(PluginArgs):
     def defaulted(self, features: Features | None) -> "PlacementBinPackingArgs":
         """MostAllocated over cpu and memory (weight 1 each) for what is unset."""
         strategy = self.scoring_strategy or ScoringStrategy()
-        return replace(self, scoring_strategy=replace(
-            strategy, type=strategy.type or MOST_ALLOCATED,
-            resources=DEFAULT_RESOURCES if strategy.resources is None else strategy.resources))
+        return replace(
+            self,
+            scoring_strategy=replace(
+                strategy,
+                type=strategy.type or MOST_ALLOCATED,
+                resources=DEFAULT_RESOURCES if strategy.resources is None else strategy.resources,
+            ),
+        )
 
     def validate(self, features: Features | None) -> list[FieldError]:
         """ValidatePlacementBinPackingArgs: the scoring strategy as NodeResourcesFit validates it
@@ -61,8 +66,7 @@ class PlacementBinPackingArgs(PluginArgs):
 class PlacementBinPacking:
     def __init__(self, args: PlacementBinPackingArgs | dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
-        pbp_args = args if isinstance(args, PlacementBinPackingArgs) else \
-            PlacementBinPackingArgs.from_dict(args, handle.features)
+        pbp_args = args if isinstance(args, PlacementBinPackingArgs) else PlacementBinPackingArgs.from_dict(args, handle.features)
         strategy = pbp_args.scoring_strategy
         assert strategy is not None  # defaulted
         resources = resources_from_args(strategy.resources)

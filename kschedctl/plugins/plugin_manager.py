@@ -44,8 +44,10 @@ def _api_problem(module: Any) -> str | None:
     """Why a package's declared plugin API does not fit this kschedctl (None: it fits)."""
     declared = getattr(module, API_ATTRIBUTE, None)
     if declared is None:
-        return (f"declares no plugin API version ({API_ATTRIBUTE} in its entry-point module); "
-                f"this kschedctl provides plugin API {PLUGIN_API_VERSION}")
+        return (
+            f"declares no plugin API version ({API_ATTRIBUTE} in its entry-point module); "
+            f"this kschedctl provides plugin API {PLUGIN_API_VERSION}"
+        )
     if declared != PLUGIN_API_VERSION:
         return f"was written for plugin API {declared!r}; this kschedctl provides plugin API {PLUGIN_API_VERSION}"
     return None

@@ -50,7 +50,7 @@ Scorer = Callable[[Sequence[int], Sequence[int], Sequence[int]], int]
 
 def is_scalar_resource_name(name: str) -> bool:
     """schedutil.IsScalarResourceName: extended, hugepages-*, kubernetes.io/-prefixed or attachable-volumes-*."""
-    return ("/" in name or name.startswith("hugepages-") or name.startswith("attachable-volumes-"))
+    return "/" in name or name.startswith("hugepages-") or name.startswith("attachable-volumes-")
 
 
 # --- the shared scorer -----------------------------------------------------------------------
@@ -105,8 +105,7 @@ class ResourceAllocationScorer:
         if resource == EPHEMERAL_STORAGE:
             return node_info.allocatable.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
         if resource in node_info.allocatable.scalar_resources:
-            return (node_info.allocatable.scalar_resources[resource],
-                    node_info.requested.scalar_resources.get(resource, 0) + pod_request)
+            return (node_info.allocatable.scalar_resources[resource], node_info.requested.scalar_resources.get(resource, 0) + pod_request)
         return 0, 0
 
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> tuple[int, Status | None]:
@@ -155,6 +154,7 @@ def _weighted(per_resource: Callable[[int, int], int], resources: Sequence[tuple
             node_score += per_resource(requested[i], allocatable[i]) * weight
             weight_sum += weight
         return 0 if weight_sum == 0 else go_div(node_score, weight_sum)
+
     return scorer
 
 
@@ -185,11 +185,11 @@ def build_broken_linear_function(shape: Sequence[tuple[int, int]]) -> Callable[[
                 prev_util, prev_score = points[i - 1]
                 return prev_score + go_div((score - prev_score) * (p - prev_util), util - prev_util)
         return points[-1][1]
+
     return f
 
 
-def requested_to_capacity_ratio_scorer(resources: Sequence[tuple[str, int]],
-                                       shape: Sequence[tuple[int, int]]) -> Scorer:
+def requested_to_capacity_ratio_scorer(resources: Sequence[tuple[str, int]], shape: Sequence[tuple[int, int]]) -> Scorer:
     """requested_to_capacity_ratio.go: a configured utilization->score curve (scores 0..10 scaled
     to 0..100); only resources scoring above 0 count, and the mean is rounded (math.Round)."""
     scaled = [(u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in shape]
@@ -213,6 +213,7 @@ def requested_to_capacity_ratio_scorer(resources: Sequence[tuple[str, int]],
         if weight_sum == 0:
             return 0
         return go_round(float(node_score) / float(weight_sum))
+
     return scorer
 
 
@@ -267,8 +268,11 @@ def default_resource_specs(specs: Sequence[ResourceSpec] | None) -> tuple[Resour
 
 def validate_resources(resources: Sequence[ResourceSpec] | None, path: str) -> list[FieldError]:
     """validateResources: each weight in (0, 100]."""
-    return [invalid(f"{path}[{i}].weight", r.weight, f"resource weight of {r.name} not in valid range (0, 100]")
-            for i, r in enumerate(resources or ()) if r.weight <= 0 or r.weight > 100]
+    return [
+        invalid(f"{path}[{i}].weight", r.weight, f"resource weight of {r.name} not in valid range (0, 100]")
+        for i, r in enumerate(resources or ())
+        if r.weight <= 0 or r.weight > 100
+    ]
 
 
 def validate_function_shape(shape: Sequence[UtilizationShapePoint] | None, path: str) -> list[FieldError]:
@@ -280,8 +284,7 @@ def validate_function_shape(shape: Sequence[UtilizationShapePoint] | None, path:
     errs: list[FieldError] = []
     for i in range(1, len(points)):
         if points[i - 1].utilization >= points[i].utilization:
-            errs.append(invalid(f"{path}[{i}].utilization", points[i].utilization,
-                                "values must be sorted in increasing order"))
+            errs.append(invalid(f"{path}[{i}].utilization", points[i].utilization, "values must be sorted in increasing order"))
             break
     for i, p in enumerate(points):
         if p.utilization < 0 or p.utilization > 100:
@@ -305,13 +308,17 @@ def validate_scoring_strategy(strategy: ScoringStrategy | None) -> list[FieldErr
     rtcr = strategy.requested_to_capacity_ratio
     if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         if rtcr is None:
-            errs.append(FieldError("scoringStrategy.requestedToCapacityRatio",
-                                   "Required value: must be specified when type is RequestedToCapacityRatio"))
+            errs.append(
+                FieldError(
+                    "scoringStrategy.requestedToCapacityRatio", "Required value: must be specified when type is RequestedToCapacityRatio"
+                )
+            )
         else:
             errs += validate_function_shape(rtcr.shape, "scoringStrategy.requestedToCapacityRatio.shape")
     elif rtcr is not None:
-        errs.append(FieldError("scoringStrategy.requestedToCapacityRatio",
-                               "Forbidden: must be nil when type is not RequestedToCapacityRatio"))
+        errs.append(
+            FieldError("scoringStrategy.requestedToCapacityRatio", "Forbidden: must be nil when type is not RequestedToCapacityRatio")
+        )
     return errs
 
 
@@ -329,8 +336,7 @@ def scorer_for(strategy: ScoringStrategy, resources: Sequence[tuple[str, int]]) 
 _FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 
 
-def allocation_columns(scorer: ResourceAllocationScorer, batch: Any,
-                       pod_requests: Sequence[int]) -> list[tuple[Any, Any, Any]] | None:
+def allocation_columns(scorer: ResourceAllocationScorer, batch: Any, pod_requests: Sequence[int]) -> list[tuple[Any, Any, Any]] | None:
     """Per configured resource, the (allocatable, requested-with-pod) arrays of a NodeBatch, as
     calculateResourceAllocatableRequest gives them; None when a resource is not in the columnar
     view (scalar resources) or the batch has no rows: the caller uses the per-node code."""
@@ -361,8 +367,7 @@ def allocation_columns(scorer: ResourceAllocationScorer, batch: Any,
     return out
 
 
-def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]],
-                         columns: list[tuple[Any, Any, Any]]) -> Any:
+def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]]) -> Any:
     """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
     per-node scorers (all operands are non-negative, so floor division is Go's truncation):
     an int64 array, or None for a strategy the arrays do not model."""
@@ -390,8 +395,7 @@ def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]],
     return np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
 
 
-def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]],
-                      columns: list[tuple[Any, Any, Any]], n: int) -> Any:
+def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]], n: int) -> Any:
     """weighted_score_batch when every node offers every resource (no allocatable 0): the same
     arithmetic without the masks, and the weight sum the same for every node."""
     import numpy as np

@@ -43,8 +43,7 @@ class SchedulingGates:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # Only the removal of the last gate can let the pod in (queueing hints are on in 1.35+).
-        return [ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodSchedulingGatesEliminated"),
-                                     self.is_schedulable_after_gates_eliminated)]
+        return [ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodSchedulingGatesEliminated"), self.is_schedulable_after_gates_eliminated)]
 
     def is_schedulable_after_gates_eliminated(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """Queue only when the updated pod is this pod (isSchedulableAfterUpdatePodSchedulingGatesEliminated)."""

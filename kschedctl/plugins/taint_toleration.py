@@ -69,15 +69,16 @@ def _is_decimal_integer(value: str) -> bool:
 
 def _parse_int64(value: str, what: str) -> int:
     if not value:  # content.EmptyError()
-        raise TolerationValueError(f"failed to parse {what} value \"\" as int64: must be non-empty")
+        raise TolerationValueError(f'failed to parse {what} value "" as int64: must be non-empty')
     if not _is_decimal_integer(value):
-        raise TolerationValueError(f"failed to parse {what} value {go_quote(value)} as int64: "
-                                   "must be a valid decimal integer in canonical form")
+        raise TolerationValueError(
+            f"failed to parse {what} value {go_quote(value)} as int64: must be a valid decimal integer in canonical form"
+        )
     number = int(value)
     if not INT64_MIN <= number <= INT64_MAX:
         raise TolerationValueError(
-            f"failed to parse {what} value {go_quote(value)} as int64: "
-            f"strconv.ParseInt: parsing {go_quote(value)}: value out of range")
+            f"failed to parse {what} value {go_quote(value)} as int64: strconv.ParseInt: parsing {go_quote(value)}: value out of range"
+        )
     return number
 
 
@@ -101,8 +102,7 @@ def toleration_tolerates(toleration: Toleration, taint: Taint, comparison_ops: b
     return False
 
 
-def tolerations_tolerate(tolerations: Sequence[Toleration], taint: Taint,
-                         comparison_ops: bool) -> tuple[bool, TolerationValueError | None]:
+def tolerations_tolerate(tolerations: Sequence[Toleration], taint: Taint, comparison_ops: bool) -> tuple[bool, TolerationValueError | None]:
     """TolerationsTolerateTaint: any toleration tolerating wins; else the first parse error, if any."""
     first_err: TolerationValueError | None = None
     for t in tolerations:
@@ -115,8 +115,9 @@ def tolerations_tolerate(tolerations: Sequence[Toleration], taint: Taint,
     return False, first_err
 
 
-def find_untolerated_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration], effects: tuple[str, ...],
-                           comparison_ops: bool) -> tuple[Taint | None, TolerationValueError | None]:
+def find_untolerated_taint(
+    taints: Sequence[Taint], tolerations: Sequence[Toleration], effects: tuple[str, ...], comparison_ops: bool
+) -> tuple[Taint | None, TolerationValueError | None]:
     """FindMatchingUntoleratedTaint: a cleanly untolerated taint is preferred over a parse failure."""
     first_err: TolerationValueError | None = None
     first_err_taint: Taint | None = None
@@ -225,8 +226,7 @@ class TaintToleration:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> BatchScores:
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
         """normalize_score over the scores of a whole batch (same integers)."""
         return default_normalize_score_batch(MAX_NODE_SCORE, True, values)
 
@@ -234,8 +234,9 @@ class TaintToleration:
         """filter() for many nodes: a node without taints tolerates every pod."""
         return map_flagged(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni), None)
 
-    def filter_batch_with_added_pods(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                                     added: Sequence[Sequence[PodInfo]]) -> list[Status | None] | None:
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
         """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
         return node_only_filter_batch(self, state, pod, node_infos)
 
@@ -247,7 +248,9 @@ class TaintToleration:
             if ni.node is None:
                 raise ValueError("invalid nodeInfo")  # the per-node path reports it
             return self._count_intolerable(ni.node.taints, tolerations)
+
         return map_flagged(node_infos, "has_taints", one, 0)
+
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, with_features(TaintToleration), TaintToleration)

@@ -40,11 +40,14 @@ class TopologyPlacementGenerator:
                 continue
             domain = info.node.labels.get(key)
             if domain is None:
-                return [], Status(Code.Error, f"cannot determine domain for already scheduled pods: "
-                                              f"no topology domain found for pod {pod.key}")
+                return [], Status(
+                    Code.Error, f"cannot determine domain for already scheduled pods: no topology domain found for pod {pod.key}"
+                )
             if required is not None and required != domain:
-                return [], Status(Code.Error, f"cannot determine domain for already scheduled pods: "
-                                              f"more than 1 domain found for pod group: {required}, {domain}")
+                return [], Status(
+                    Code.Error,
+                    f"cannot determine domain for already scheduled pods: more than 1 domain found for pod group: {required}, {domain}",
+                )
             required = domain
         domains: dict[str, list[str]] = {}
         for name in parent.nodes:

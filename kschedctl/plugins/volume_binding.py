@@ -170,13 +170,24 @@ class VolumeBinding:
         return NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [ClusterEventWithHint(ClusterEvent(r, a)) for r, a in (
-            ("StorageClass", "Add"), ("StorageClass", "Update"),
-            ("PersistentVolumeClaim", "Add"), ("PersistentVolumeClaim", "Update"),
-            ("PersistentVolume", "Add"), ("PersistentVolume", "Update"),
-            ("Node", "Add"), ("Node", "UpdateNodeLabel"),
-            ("CSINode", "Add"), ("CSINode", "Update"), ("CSIDriver", "Update"),
-            ("CSIStorageCapacity", "Add"), ("CSIStorageCapacity", "Update"))]
+        return [
+            ClusterEventWithHint(ClusterEvent(r, a))
+            for r, a in (
+                ("StorageClass", "Add"),
+                ("StorageClass", "Update"),
+                ("PersistentVolumeClaim", "Add"),
+                ("PersistentVolumeClaim", "Update"),
+                ("PersistentVolume", "Add"),
+                ("PersistentVolume", "Update"),
+                ("Node", "Add"),
+                ("Node", "UpdateNodeLabel"),
+                ("CSINode", "Add"),
+                ("CSINode", "Update"),
+                ("CSIDriver", "Update"),
+                ("CSIStorageCapacity", "Add"),
+                ("CSIStorageCapacity", "Update"),
+            )
+        ]
 
     # --- assume-cache views ----------------------------------------------------------------
     def _pvc(self, namespace: str, name: str) -> GenericObject:
@@ -219,8 +230,9 @@ class VolumeBinding:
                     return has, f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{claim}"'
                 return has, str(err)
             if status(pvc).get("phase") == CLAIM_LOST:
-                return has, (f'persistentvolumeclaim "{pvc.name}" bound to non-existent persistentvolume '
-                             f'"{spec(pvc).get("volumeName", "")}"')
+                return has, (
+                    f'persistentvolumeclaim "{pvc.name}" bound to non-existent persistentvolume "{spec(pvc).get("volumeName", "")}"'
+                )
             if pvc.meta.deletion_timestamp:
                 return has, f'persistentvolumeclaim "{pvc.name}" is being deleted'
             if vol.ephemeral:
@@ -261,8 +273,7 @@ class VolumeBinding:
             claims.unbound_volumes_delay[cls] = self._pvs_of_class(cls)
         return claims
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         has, problem = self._pod_has_pvcs(pod)
         if problem is not None:
             return None, Status(Code.UnschedulableAndUnresolvable, problem)
@@ -282,8 +293,7 @@ class VolumeBinding:
         return None
 
     # --- Filter ----------------------------------------------------------------------------
-    def _has_enough_capacity(self, provisioner: str, pvc: GenericObject, class_name: str,
-                             node: Node) -> tuple[bool, dict[str, Any] | None]:
+    def _has_enough_capacity(self, provisioner: str, pvc: GenericObject, class_name: str, node: Node) -> tuple[bool, dict[str, Any] | None]:
         """hasEnoughCapacity: only for CSIDrivers with storageCapacity: true."""
         if not has_claim_request(pvc):
             return True, None
@@ -309,8 +319,7 @@ class VolumeBinding:
                 return True, raw
         return False, None
 
-    def _check_volume_provisions(self, claims: list[GenericObject], node: Node,
-                                 pod_volumes: PodVolumes) -> tuple[bool, bool]:
+    def _check_volume_provisions(self, claims: list[GenericObject], node: Node, pod_volumes: PodVolumes) -> tuple[bool, bool]:
         """checkVolumeProvisions -> (provision satisfied, sufficient storage); raises ValueError."""
         provisions = []
         for pvc in claims:
@@ -373,8 +382,9 @@ class VolumeBinding:
         if to_match:
             chosen: set[str] = set()
             for pvc in sorted(to_match, key=claim_request):  # smallest requests first
-                pv = find_matching_volume(pvc, claims.unbound_volumes_delay.get(claim_class(pvc), []),
-                                          node.labels, chosen, self.vac_enabled)
+                pv = find_matching_volume(
+                    pvc, claims.unbound_volumes_delay.get(claim_class(pvc), []), node.labels, chosen, self.vac_enabled
+                )
                 if pv is None:
                     to_provision.append(pvc)
                     unbound_ok = False
@@ -479,8 +489,12 @@ class VolumeBinding:
             if spec(pv).get("claimRef") is None:
                 new = copy.deepcopy(pv)
                 new.setdefault("spec", {})["claimRef"] = {
-                    "kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": pvc.namespace,
-                    "name": pvc.name, "uid": pvc.meta.uid}
+                    "kind": "PersistentVolumeClaim",
+                    "apiVersion": "v1",
+                    "namespace": pvc.namespace,
+                    "name": pvc.name,
+                    "uid": pvc.meta.uid,
+                }
                 new.setdefault("metadata", {}).setdefault("annotations", {})["pv.kubernetes.io/bound-by-controller"] = "yes"
                 self.assumed_pvs[metadata(pv)["name"]] = new
         for pvc, _ in pod_volumes.dynamic_provisions:
@@ -573,8 +587,9 @@ class VolumeBindingArgs(PluginArgs):
         if features.storage_capacity_scoring:
             errs.extend(validate_function_shape(self.shape, "shape"))
         elif self.shape is not None:
-            errs.append(invalid("shape", self.shape, "unexpected field `shape`, remove it or turn on the feature gate "
-                                                     "StorageCapacityScoring"))
+            errs.append(
+                invalid("shape", self.shape, "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring")
+            )
         return errs
 
 

@@ -88,10 +88,12 @@ def is_volume_conflict(vol: Volume, existing_pod: Pod) -> bool:
                 return True
         rbd, erbd = raw.get("rbd"), other.get("rbd")
         if rbd is not None and erbd is not None:
-            if (_have_overlap(rbd.get("monitors") or [], erbd.get("monitors") or [])
-                    and (rbd.get("pool") or "rbd") == (erbd.get("pool") or "rbd")
-                    and rbd.get("image") == erbd.get("image")
-                    and not (rbd.get("readOnly") and erbd.get("readOnly"))):
+            if (
+                _have_overlap(rbd.get("monitors") or [], erbd.get("monitors") or [])
+                and (rbd.get("pool") or "rbd") == (erbd.get("pool") or "rbd")
+                and rbd.get("image") == erbd.get("image")
+                and not (rbd.get("readOnly") and erbd.get("readOnly"))
+            ):
                 return True
     return False
 
@@ -114,9 +116,11 @@ class VolumeRestrictions:
         return NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
-                ClusterEventWithHint(ClusterEvent("Node", "Add")),
-                ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add"))]
+        return [
+            ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
+            ClusterEventWithHint(ClusterEvent("Node", "Add")),
+            ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add")),
+        ]
 
     def _rwop_pvcs(self, pod: Pod) -> frozenset[str]:
         """readWriteOncePodPVCsForPod; raises NotFound for a missing claim."""
@@ -129,8 +133,7 @@ class VolumeRestrictions:
                 out.add(pvc.name)
         return frozenset(out)
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
         try:
             pvcs = self._rwop_pvcs(pod)
@@ -154,16 +157,14 @@ class VolumeRestrictions:
         except StateNotFound:
             raise RuntimeError(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState') from None
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
         try:
             self._state(state).update_with_pod(pod_info_to_add, 1)
         except RuntimeError as err:
             return Status.as_status(err)
         return None
 
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
         try:
             self._state(state).update_with_pod(pod_info_to_remove, -1)
         except RuntimeError as err:

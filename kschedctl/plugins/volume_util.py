@@ -130,8 +130,7 @@ def claim_name_of(pod: Pod, vol: Volume) -> str | None:
 def volume_is_for_pod(pod: Pod, pvc: GenericObject) -> str | None:
     """ephemeral.VolumeIsForPod: the error text, or None when the pod controls the PVC."""
     if pvc.namespace != pod.namespace:
-        return (f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
-                f"{pod.namespace}/{pod.name} (different namespace)")
+        return f"PVC {pvc.namespace}/{pvc.name} was not created for pod {pod.namespace}/{pod.name} (different namespace)"
     for ref in pvc.meta.owner_references:
         if isinstance(ref, dict) and ref.get("controller") and str(ref.get("uid", "")) == pod.uid:
             return None
@@ -207,8 +206,10 @@ def match_topology_selector_terms(terms: list[Any] | None, node_labels: Mapping[
         exprs = (term or {}).get("matchLabelExpressions") or []
         if not exprs:
             continue
-        if all(str(e.get("key", "")) in node_labels and node_labels[str(e.get("key", ""))] in
-               [str(v) for v in (e.get("values") or [])] for e in exprs):
+        if all(
+            str(e.get("key", "")) in node_labels and node_labels[str(e.get("key", ""))] in [str(v) for v in (e.get("values") or [])]
+            for e in exprs
+        ):
             return True
     return False
 
@@ -237,8 +238,9 @@ def check_access_modes(pvc: GenericObject, pv: dict[str, Any]) -> bool:
     return all(mode in have for mode in access_modes(pvc))
 
 
-def find_matching_volume(pvc: GenericObject, volumes: Iterable[dict[str, Any]], node_labels: Mapping[str, str],
-                         excluded: set[str], vac_enabled: bool = True) -> dict[str, Any] | None:
+def find_matching_volume(
+    pvc: GenericObject, volumes: Iterable[dict[str, Any]], node_labels: Mapping[str, str], excluded: set[str], vac_enabled: bool = True
+) -> dict[str, Any] | None:
     """FindMatchingVolume (scheduler path, delayBinding=true): a PV pre-bound to the claim
     wins outright (unless its node affinity fails, then nothing matches); otherwise the
     smallest Available PV of the claim's class whose size, volume mode, selector, node

@@ -88,13 +88,15 @@ class VolumeZone:
         return NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [ClusterEventWithHint(ClusterEvent("StorageClass", "Add")),
-                ClusterEventWithHint(ClusterEvent("Node", "Add")),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel")),
-                ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add")),
-                ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Update")),
-                ClusterEventWithHint(ClusterEvent("PersistentVolume", "Add")),
-                ClusterEventWithHint(ClusterEvent("PersistentVolume", "Update"))]
+        return [
+            ClusterEventWithHint(ClusterEvent("StorageClass", "Add")),
+            ClusterEventWithHint(ClusterEvent("Node", "Add")),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel")),
+            ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Add")),
+            ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", "Update")),
+            ClusterEventWithHint(ClusterEvent("PersistentVolume", "Add")),
+            ClusterEventWithHint(ClusterEvent("PersistentVolume", "Update")),
+        ]
 
     def _pv_topologies(self, pod: Pod) -> tuple[list[PVTopology], Status | None]:
         """getPVbyPod."""
@@ -111,8 +113,7 @@ class VolumeZone:
                 if not pv_name:
                     sc_name = claim_class(pvc)
                     if not sc_name:
-                        return [], Status(Code.UnschedulableAndUnresolvable,
-                                          "PersistentVolumeClaim had no pv name and storageClass name")
+                        return [], Status(Code.UnschedulableAndUnresolvable, "PersistentVolumeClaim had no pv name and storageClass name")
                     sc = get_storage_class(objects, sc_name)
                     if binding_mode(sc) == WAIT_FOR_FIRST_CONSUMER:
                         continue  # unbound volumes are skipped
@@ -129,8 +130,7 @@ class VolumeZone:
                     out.append(PVTopology(pv.name, key, values))
         return out, None
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         topologies, status = self._pv_topologies(pod)
         if status is not None:
             return None, status

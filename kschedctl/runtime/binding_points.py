@@ -27,7 +27,7 @@ class BindingPoints(PluginCalls):
                 st.plugin = name
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running Reserve plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
+                return Status(Code.Error, f'running Reserve plugin "{name}": {st.message()}', plugin=name, err=st.err)
         return Status()
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
@@ -50,12 +50,11 @@ class BindingPoints(PluginCalls):
                 waits[name] = min(timeout, MAX_PERMIT_TIMEOUT_SECONDS)
                 messages.append(st.message())
                 continue
-            return Status(Code.Error, f"running Permit plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
+            return Status(Code.Error, f'running Permit plugin "{name}": {st.message()}', plugin=name, err=st.err)
         if waits:
             now = self.services.clock.now()
-            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()}, waits,
-                                                    messages=messages)
-            return Status(Code.Wait, f"one or more plugins asked to wait and no plugin rejected pod \"{pod.name}\"")
+            self.waiting_pods[pod.uid] = WaitingPod(pod, node_name, {n: now + t for n, t in waits.items()}, waits, messages=messages)
+            return Status(Code.Wait, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
         return Status()
 
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
@@ -77,8 +76,9 @@ class BindingPoints(PluginCalls):
         any_success = False
         for pl, name in self._named("preBind"):
             if self._opt(pl, "pre_bind_pre_flight") is not None:
-                st = as_status(name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight",
-                                                                     state, pod, node_name))
+                st = as_status(
+                    name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight", state, pod, node_name)
+                )
             else:
                 st = Status()
             if st.is_skip():
@@ -86,7 +86,7 @@ class BindingPoints(PluginCalls):
             elif st.is_success():
                 any_success = True
             else:
-                return Status(Code.Error, f"running PreBindPreFlight \"{name}\": {st.message()}", plugin=name)
+                return Status(Code.Error, f'running PreBindPreFlight "{name}": {st.message()}', plugin=name)
         return Status() if any_success else Status(Code.Skip)
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
@@ -98,7 +98,7 @@ class BindingPoints(PluginCalls):
                 st.plugin = name
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running PreBind plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
+                return Status(Code.Error, f'running PreBind plugin "{name}": {st.message()}', plugin=name, err=st.err)
         return Status()
 
     def run_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
@@ -113,7 +113,7 @@ class BindingPoints(PluginCalls):
                 st.plugin = name
                 if st.is_rejected():
                     return st
-                return Status(Code.Error, f"running Bind plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
+                return Status(Code.Error, f'running Bind plugin "{name}": {st.message()}', plugin=name, err=st.err)
             return st
         return st
 

@@ -71,4 +71,3 @@ class PluginCalls:
         except KeyError:
             fn = self._optional_methods[key] = optional(pl, method)
             return fn
-

@@ -102,7 +102,8 @@ def _scan(group: str) -> list[EntryPoint]:
     from importlib.machinery import PathFinder
 
     if not hasattr(PathFinder, "find_distributions") or any(
-            finder is not PathFinder and hasattr(finder, "find_distributions") for finder in sys.meta_path):
+        finder is not PathFinder and hasattr(finder, "find_distributions") for finder in sys.meta_path
+    ):
         raise _Unsupported  # e.g. the importlib_metadata backport's finder, which replaces the path finder's
     seen: set[str] = set()
     out: list[EntryPoint] = []

@@ -23,8 +23,9 @@ from kschedctl.runtime.sandbox import describe
 log = logging.getLogger("kschedctl.runtime.framework")
 
 
-def _record_filter_results(name: str, alive: list[int], results: list[Status | None], out: np.ndarray,
-                           distinct: dict[int, Status | None]) -> list[int] | None:
+def _record_filter_results(
+    name: str, alive: list[int], results: list[Status | None], out: np.ndarray, distinct: dict[int, Status | None]
+) -> list[int] | None:
     """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
     into ``out``; return the positions that passed.
 
@@ -49,7 +50,7 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
             continue
         st.plugin = name
         if not st.is_rejected():
-            st = Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
+            st = Status(Code.Error, f'running "{name}" filter plugin: {st.message()}', plugin=name, err=st.err)
             same = False
         verdict[key] = st
     recorded = results if same else list(map(verdict.__getitem__, map(id, results)))
@@ -65,13 +66,13 @@ def _record_filter_results(name: str, alive: list[int], results: list[Status | N
     return passed
 
 
-
 class FilterPoints(PluginCalls):
     """PreFilter, PreFilterExtensions, Filter and PostFilter of one profile."""
 
     # --- PreFilter -------------------------------------------------------------------------
-    def run_pre_filter_plugins(self, state: CycleState, pod: Any,
-                               nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status, set[str]]:
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, set[str]]:
         """Returns (merged result, status, plugin names): the rejecting plugins on failure,
         the plugins that narrowed the node set on success (framework.go RunPreFilterPlugins)."""
         result: PreFilterResult | None = None
@@ -80,12 +81,21 @@ class FilterPoints(PluginCalls):
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
             out = self._call(name, "PreFilter", pl, "pre_filter", state, pod, nodes)
-            if out.__class__ is tuple and len(out) == 2 and (out[0] is None or out[0].__class__ is PreFilterResult) \
-                    and (out[1] is None or out[1].__class__ is Status):
+            if (
+                out.__class__ is tuple
+                and len(out) == 2
+                and (out[0] is None or out[0].__class__ is PreFilterResult)
+                and (out[1] is None or out[1].__class__ is Status)
+            ):
                 r, st = out[0], out[1] if out[1] is not None else Status()  # the common case, checked cheaply
             else:
-                out = pair(name, "PreFilter", out, lambda r: r is None or isinstance(r, PreFilterResult),
-                           "a (PreFilterResult | None, Status | None) pair")
+                out = pair(
+                    name,
+                    "PreFilter",
+                    out,
+                    lambda r: r is None or isinstance(r, PreFilterResult),
+                    "a (PreFilterResult | None, Status | None) pair",
+                )
                 r, st = (None, out) if isinstance(out, Status) else out
             if st.is_skip():
                 skip.add(name)
@@ -97,7 +107,7 @@ class FilterPoints(PluginCalls):
                 if st.code == Code.Unschedulable:
                     returned = st  # the last one is returned; the others run for preemption
                     continue
-                msg = f"running PreFilter plugin \"{name}\": {st.message()}"
+                msg = f'running PreFilter plugin "{name}": {st.message()}'
                 return None, Status(Code.Error, msg, plugin=name, err=st.err), set()
             if r is not None and not r.all_nodes():
                 plugins_with_nodes.append(name)
@@ -131,8 +141,7 @@ class FilterPoints(PluginCalls):
             return wrong(name, "PreFilterExtensions", ext, "None or an object with add_pod and remove_pod")
         return ext
 
-    def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo,
-                                  what: str, method: str) -> Status:
+    def _run_pre_filter_extension(self, state: CycleState, pod: Any, info: PodInfo, node_info: NodeInfo, what: str, method: str) -> Status:
         """AddPod / RemovePod of every PreFilter plugin not skipped this cycle (framework.go)."""
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
@@ -146,16 +155,14 @@ class FilterPoints(PluginCalls):
             else:
                 st = as_status(name, what, self._call(name, what, ext, method, state, pod, info, node_info))
             if not st.is_success():
-                return Status(Code.Error, f"running {what} on PreFilter plugin \"{name}\": {st.message()}",
-                              plugin=name)
+                return Status(Code.Error, f'running {what} on PreFilter plugin "{name}": {st.message()}', plugin=name)
         return Status()
 
     def has_pre_filter_extensions(self, state: CycleState) -> bool:
         """Whether AddPod / RemovePod would call any plugin for this state: when not, running
         them is a no-op returning Success, which preemption's dry run uses to skip the calls."""
         skip = state.skip_filter_plugins
-        return any(name not in skip and self._pre_filter_extensions(pl, name) is not None
-                   for pl, name in self._named("preFilter"))
+        return any(name not in skip and self._pre_filter_extensions(pl, name) is not None for pl, name in self._named("preFilter"))
 
     # --- Filter ----------------------------------------------------------------------------
     def run_filter_plugins(self, state: CycleState, pod: Any, node_info: NodeInfo) -> Status:
@@ -176,7 +183,7 @@ class FilterPoints(PluginCalls):
                 continue
             st.plugin = name
             if not st.is_rejected():
-                return Status(Code.Error, f"running \"{name}\" filter plugin: {st.message()}", plugin=name, err=st.err)
+                return Status(Code.Error, f'running "{name}" filter plugin: {st.message()}', plugin=name, err=st.err)
             return st
         return Status()
 
@@ -201,8 +208,7 @@ class FilterPoints(PluginCalls):
                 out.append(st)
         return out
 
-    def _filter_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
-                         nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    def _filter_per_node(self, pl: Any, name: str, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> list[Status | None]:
         """One plugin's Filter over nodes, one call each. After the first Error the remaining
         nodes get that same Error without a call: the search stops at the first Error in node
         order, so they are never looked at, and a failing (or hung) plugin is not called
@@ -299,8 +305,7 @@ class FilterPoints(PluginCalls):
         return out.tolist()
 
     @staticmethod
-    def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo,
-                               nominated: Sequence[PodInfo]) -> list[PodInfo]:
+    def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo, nominated: Sequence[PodInfo]) -> list[PodInfo]:
         """Of the pods nominated to this node, those the Filter's first pass adds (addGENominatedPods:
         priority >= the pod's, ``priority``, and not the pod itself)."""
         if node_info.node is None:
@@ -315,11 +320,11 @@ class FilterPoints(PluginCalls):
         if self.has_pre_filter_extensions(state):
             return False
         skip = state.skip_filter_plugins
-        return all(self._opt(pl, "filter_batch_with_added_pods") is not None
-                   for pl, name in self._named("filter") if name not in skip)
+        return all(self._opt(pl, "filter_batch_with_added_pods") is not None for pl, name in self._named("filter") if name not in skip)
 
-    def _first_pass_with_added_pods(self, state: CycleState, pod: Any, full: NodeBatch,
-                                    two_pass: list[tuple[int, list[PodInfo]]], out: np.ndarray) -> None:
+    def _first_pass_with_added_pods(
+        self, state: CycleState, pod: Any, full: NodeBatch, two_pass: list[tuple[int, list[PodInfo]]], out: np.ndarray
+    ) -> None:
         """run_filter_plugins_with_nominated_pods for the nodes of ``two_pass``, whose plain
         (second-pass) statuses are already in ``out``: the first pass is asked of every plugin
         at once (``filter_batch_with_added_pods``) and its rejection, when there is one, is the
@@ -340,12 +345,12 @@ class FilterPoints(PluginCalls):
             recorded = None
             try:
                 results = self._opt(pl, "filter_batch_with_added_pods")(
-                    state, pod, full.subset([positions[a] for a in alive]), [added[a] for a in alive])
+                    state, pod, full.subset([positions[a] for a in alive]), [added[a] for a in alive]
+                )
                 if results is not None:
                     results = list(results)
                     if len(results) == len(alive):
-                        recorded = _record_filter_results(name, alive, results, first,
-                                                          dict(zip(map(id, results), results)))
+                        recorded = _record_filter_results(name, alive, results, first, dict(zip(map(id, results), results)))
             except Exception:  # noqa: BLE001 - the two-pass loop below reports it exactly
                 log.debug("filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
             if recorded is None:
@@ -388,12 +393,12 @@ class FilterPoints(PluginCalls):
                 return status
         return status
 
-    def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: NodeInfo,
-                            nominator: Any) -> tuple[bool, CycleState, NodeInfo, Status]:
+    def _add_nominated_pods(
+        self, state: CycleState, pod: Any, node_info: NodeInfo, nominator: Any
+    ) -> tuple[bool, CycleState, NodeInfo, Status]:
         if nominator is None:
             return False, state, node_info, Status()
-        to_add = self._nominated_pods_to_add(pod, pod.effective_priority(), node_info,
-                                             nominator.nominated_pods_for_node(node_info.name))
+        to_add = self._nominated_pods_to_add(pod, pod.effective_priority(), node_info, nominator.nominated_pods_for_node(node_info.name))
         if not to_add:
             return False, state, node_info, Status()  # none would be added: no copies needed
         info_out = node_info.clone()
@@ -409,15 +414,18 @@ class FilterPoints(PluginCalls):
         return True, state_out, info_out, Status()
 
     # --- PostFilter ------------------------------------------------------------------------
-    def run_post_filter_plugins(self, state: CycleState, pod: Any,
-                                node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+    def run_post_filter_plugins(self, state: CycleState, pod: Any, node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
         reasons: list[str] = []
         result: PostFilterResult | None = None
         rejector = ""
         for pl, name in self._named("postFilter"):
-            out = pair(name, "PostFilter", self._call(name, "PostFilter", pl, "post_filter", state, pod, node_to_status),
-                        lambda r: r is None or isinstance(r, PostFilterResult),
-                        "a (PostFilterResult | None, Status | None) pair")
+            out = pair(
+                name,
+                "PostFilter",
+                self._call(name, "PostFilter", pl, "post_filter", state, pod, node_to_status),
+                lambda r: r is None or isinstance(r, PostFilterResult),
+                "a (PostFilterResult | None, Status | None) pair",
+            )
             r, st = (None, out) if isinstance(out, Status) else out
             if st.is_success() or st.code == Code.UnschedulableAndUnresolvable:
                 st.plugin = name

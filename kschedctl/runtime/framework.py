@@ -103,16 +103,16 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
                 continue
             spec = registry.get(name)
             if spec is None:
-                raise FrameworkError(f"plugin \"{name}\" does not exist")
+                raise FrameworkError(f'plugin "{name}" does not exist')
             self.instances[name] = self._new_plugin(spec, args_by_name.get(name))
         for point, plist in expanded.items():
             seen: set[str] = set()
             for p in plist:
                 plugin = self.instances[p.name]
                 if not implements(plugin, point):
-                    raise FrameworkError(f"plugin \"{p.name}\" does not extend {label(point)} plugin")
+                    raise FrameworkError(f'plugin "{p.name}" does not extend {label(point)} plugin')
                 if p.name in seen:
-                    raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{label(point)}\"")
+                    raise FrameworkError(f'plugin "{p.name}" already registered as "{label(point)}"')
                 seen.add(p.name)
                 self.points[point].append(plugin)
         for ep in EXTENSION_POINTS:
@@ -125,10 +125,11 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         self.placement_score_weights = self._weights(profile, expanded, "placementScore")
         if len(self.points["queueSort"]) != 1:
             raise FrameworkError(
-                f"only one queue sort plugin required for profile with scheduler name \"{self.profile_name}\", "
-                f"but got {len(self.points['queueSort'])}")
+                f'only one queue sort plugin required for profile with scheduler name "{self.profile_name}", '
+                f"but got {len(self.points['queueSort'])}"
+            )
         if not self.points["bind"]:
-            raise FrameworkError(f"at least one bind plugin is needed for profile with scheduler name \"{self.profile_name}\"")
+            raise FrameworkError(f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"')
         self._less = optional(self.points["queueSort"][0], "less") or priority_less
 
     def _new_plugin(self, spec: PluginSpec, args: Any) -> Any:
@@ -139,14 +140,14 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
             try:  # a profile built without config defaulting (tests, tools): decode and default here
                 args = new_args(spec, args, self.features)
             except ArgsError as exc:
-                raise FrameworkError(f"plugin \"{spec.name}\": {exc}") from exc
+                raise FrameworkError(f'plugin "{spec.name}": {exc}') from exc
         try:
             if sandbox is None:
                 plugin = spec.factory(args, self.handle)
             else:
                 plugin = SandboxedPlugin(sandbox.call(spec.factory, args, self.handle), sandbox)
         except PluginFailure as exc:
-            raise FrameworkError(f"plugin \"{spec.name}\": {exc}") from exc
+            raise FrameworkError(f'plugin "{spec.name}": {exc}') from exc
         self.plugin_names[id(plugin)] = spec.name
         if sandbox is not None:
             self._check_name(plugin, spec.name)
@@ -157,11 +158,10 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         try:
             said = plugin.name()
         except Exception as exc:  # noqa: BLE001 - plugin code
-            self.services.warn(f"plugin \"{name}\": name() failed ({describe(exc)}); using its registered name")
+            self.services.warn(f'plugin "{name}": name() failed ({describe(exc)}); using its registered name')
             return
         if said != name:
-            self.services.warn(f"plugin \"{name}\": name() returned {said!r}, not its registered name; "
-                               f"using {name!r}")
+            self.services.warn(f'plugin "{name}": name() returned {said!r}, not its registered name; using {name!r}')
 
     def _weights(self, profile: Profile, expanded: dict[str, list[Plugin]], point: str) -> dict[str, int]:
         """getScoreWeights: the first weight found at the point's own entries, then MultiPoint;
@@ -195,9 +195,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         return bool(self.points["postFilter"])
 
     def list_plugins(self) -> dict[str, list[str]]:
-        return {point: [self.name_of(p) for p in plist] for point, plist in self.points.items()
-                if plist and BY_FIELD[point].configurable}
-
+        return {point: [self.name_of(p) for p in plist] for point, plist in self.points.items() if plist and BY_FIELD[point].configurable}
 
     # --- EnqueueExtensions -----------------------------------------------------------------
     def enqueue_extensions(self) -> list[tuple[str, list[ClusterEventWithHint] | None]]:
@@ -213,12 +211,11 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
             got = self._call(name, "EventsToRegister", pl, "events_to_register")
             if got is None:
                 got = []
-            if isinstance(got, Status) or not isinstance(got, (list, tuple)) or \
-                    not all(isinstance(h, ClusterEventWithHint) for h in got):
-                why = got.message() if isinstance(got, Status) else \
-                    f"returned {type(got).__name__}, expected a list of ClusterEventWithHint"
-                self.services.warn(f"plugin \"{name}\": EventsToRegister failed ({why}); its pods are retried on "
-                                   "every cluster event")
+            if isinstance(got, Status) or not isinstance(got, (list, tuple)) or not all(isinstance(h, ClusterEventWithHint) for h in got):
+                why = (
+                    got.message() if isinstance(got, Status) else f"returned {type(got).__name__}, expected a list of ClusterEventWithHint"
+                )
+                self.services.warn(f'plugin "{name}": EventsToRegister failed ({why}); its pods are retried on every cluster event')
                 out.append((name, None))
                 continue
             if isinstance(pl, SandboxedPlugin):
@@ -233,7 +230,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
             if not st.is_success():
                 st.plugin = name
                 if not st.is_rejected():
-                    return Status(Code.Error, f"running PreEnqueue plugin \"{name}\": {st.message()}", plugin=name)
+                    return Status(Code.Error, f'running PreEnqueue plugin "{name}": {st.message()}', plugin=name)
                 return st
         return Status()
 
@@ -258,8 +255,9 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
     def _queue_sort_failure(self, a: Any, b: Any, why: str) -> bool:
         name = self.name_of(self.points["queueSort"][0])
         self._queue_sort_failed = True
-        self.services.warn(f"QueueSort plugin \"{name}\" {why} in Less; pods are ordered by priority, then "
-                           "queue time, for the rest of the run")
+        self.services.warn(
+            f'QueueSort plugin "{name}" {why} in Less; pods are ordered by priority, then queue time, for the rest of the run'
+        )
         return priority_less(a, b)
 
 

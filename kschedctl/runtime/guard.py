@@ -18,6 +18,7 @@ from kschedctl.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
 
 log = logging.getLogger("kschedctl.runtime.framework")
 
+
 def is_number(value: Any) -> bool:
     """A Python or numpy number (a bool counts: callers rule it out where it matters). A numpy
     scalar exists only once numpy is loaded, so this never imports it."""
@@ -42,16 +43,16 @@ def raised(name: str, what: str, exc: BaseException) -> Status:
         return Status(Code.Error, str(exc), plugin=name, err=exc)
     log.debug("plugin %s raised in %s", name, what, exc_info=True)
     if isinstance(exc, PluginFailure) and exc.worded:  # it says what the plugin did
-        return Status(Code.Error, f"plugin \"{name}\" " + str(exc).replace("{point}", what), plugin=name, err=exc)
+        return Status(Code.Error, f'plugin "{name}" ' + str(exc).replace("{point}", what), plugin=name, err=exc)
     if isinstance(exc, PluginFailure) and exc.timed_out:
-        return Status(Code.Error, f"plugin \"{name}\" {exc}", plugin=name, err=exc)
-    return Status(Code.Error, f"plugin \"{name}\" raised in {what}: {describe(exc)}", plugin=name, err=exc)
+        return Status(Code.Error, f'plugin "{name}" {exc}', plugin=name, err=exc)
+    return Status(Code.Error, f'plugin "{name}" raised in {what}: {describe(exc)}', plugin=name, err=exc)
 
 
 def wrong(name: str, what: str, value: Any, expected: str) -> Status:
     """The Error Status of a plugin call that returned something of the wrong type."""
     kind = type(value.sandboxed if isinstance(value, SandboxedPlugin) else value).__name__
-    return Status(Code.Error, f"plugin \"{name}\" returned {kind} from {what}, expected {expected}", plugin=name)
+    return Status(Code.Error, f'plugin "{name}" returned {kind} from {what}, expected {expected}', plugin=name)
 
 
 def status_of(name: str, what: str, out: Any) -> Status:
@@ -70,8 +71,7 @@ def as_status(name: str, what: str, out: Any) -> Status:
     return Status() if out is None else status_of(name, what, out)
 
 
-def pair(name: str, what: str, out: Any, first_ok: Callable[[Any], bool],
-          expected: str) -> tuple[Any, Status] | Status:
+def pair(name: str, what: str, out: Any, first_ok: Callable[[Any], bool], expected: str) -> tuple[Any, Status] | Status:
     """A plugin's ``(result, Status | None)`` result (a bare Status is a failure with no
     result); a Status of the runtime's when the shape is wrong."""
     if isinstance(out, Status):
@@ -89,8 +89,7 @@ def permit_result(name: str, out: Any) -> tuple[Status, float]:
         return out, 0.0
     if isinstance(out, tuple) and len(out) == 2:
         st, timeout = out
-        if (st is None or isinstance(st, Status)) and \
-                (timeout is None or (is_number(timeout) and not isinstance(timeout, bool))):
+        if (st is None or isinstance(st, Status)) and (timeout is None or (is_number(timeout) and not isinstance(timeout, bool))):
             return (st if st is not None else Status()), float(timeout or 0)
     return wrong(name, "Permit", out, "a (Status | None, timeout seconds) pair"), 0.0
 

@@ -17,7 +17,6 @@ class FrameworkError(ValueError):
     """The profile cannot be built (framework.go NewFramework errors)."""
 
 
-
 def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugin]]:
     """expandMultiPointPlugins: each MultiPoint plugin joins every point it implements.
 
@@ -40,7 +39,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
         for p in mp.enabled:
             spec = registry.get(p.name)
             if spec is None:
-                raise FrameworkError(f"{label(point)} \"{p.name}\" does not exist")
+                raise FrameworkError(f'{label(point)} "{p.name}" does not exist')
             if not implements(spec.plugin_class, point):
                 continue
             if p.name in disabled:
@@ -48,7 +47,7 @@ def expand_multi_point(plugins: Any, registry: Registry) -> dict[str, list[Plugi
             if p.name in specific_names:
                 continue  # override: the specific entry wins, placed below
             if p.name in seen_mp:
-                raise FrameworkError(f"plugin \"{p.name}\" already registered as \"{label(point)}\"")
+                raise FrameworkError(f'plugin "{p.name}" already registered as "{label(point)}"')
             seen_mp.add(p.name)
             from_mp.append(p)
         mp_names = {p.name for p in mp.enabled}

@@ -39,8 +39,9 @@ def new_profile(profile: Profile, registry: Registry, services: Services) -> Fra
     return Framework(profile, registry, services)
 
 
-def build(cfg: KubeSchedulerConfiguration, registry: Registry, services: Services, *,
-          skip: set[int] | None = None, check_queue_sort: bool = True) -> tuple[dict[str, Framework], list[ProfileIssue]]:
+def build(
+    cfg: KubeSchedulerConfiguration, registry: Registry, services: Services, *, skip: set[int] | None = None, check_queue_sort: bool = True
+) -> tuple[dict[str, Framework], list[ProfileIssue]]:
     """Every profile's Framework by scheduler name, and the issues of those that cannot be
     built or contradict the first (profile.go's checks). Profiles in ``skip`` (known bad) are
     not built."""
@@ -76,14 +77,14 @@ def new_map(cfg: KubeSchedulerConfiguration, registry: Registry, services: Servi
     return frameworks
 
 
-def profile_issues(cfg: KubeSchedulerConfiguration, registry: Registry, services: Services,
-                   skip: set[int] | None = None, check_queue_sort: bool = True) -> list[ProfileIssue]:
+def profile_issues(
+    cfg: KubeSchedulerConfiguration, registry: Registry, services: Services, skip: set[int] | None = None, check_queue_sort: bool = True
+) -> list[ProfileIssue]:
     """What `validate` reports of the profiles: every issue of build()."""
     return build(cfg, registry, services, skip=skip, check_queue_sort=check_queue_sort)[1]
 
 
-def _check(i: int, profile: Profile, fwk: Framework, built: dict[str, Framework],
-           first: tuple[str, Any] | None) -> ProfileIssue | None:
+def _check(i: int, profile: Profile, fwk: Framework, built: dict[str, Framework], first: tuple[str, Any] | None) -> ProfileIssue | None:
     """cfgValidator.validate: a scheduler name, no duplicate, the first profile's queue sort."""
     name = profile.scheduler_name
     if name in built:
@@ -92,8 +93,10 @@ def _check(i: int, profile: Profile, fwk: Framework, built: dict[str, Framework]
         return None
     sorter, args = _queue_sort_of(profile, fwk)
     if sorter != first[0]:
-        return ProfileIssue(f"profiles[{i}].plugins", f"different queue sort plugins for profile {go_quote(name)}: "
-                                                      f"{go_quote(sorter)}, first: {go_quote(first[0])}")
+        return ProfileIssue(
+            f"profiles[{i}].plugins",
+            f"different queue sort plugins for profile {go_quote(name)}: {go_quote(sorter)}, first: {go_quote(first[0])}",
+        )
     if args != first[1]:
         return ProfileIssue(f"profiles[{i}].pluginConfig", f"different queue sort plugin args for profile {go_quote(name)}")
     return None

@@ -115,8 +115,14 @@ class _HardTimer:
             _fields_ = [("it_interval", Timespec), ("it_value", Timespec)]
 
         class Sigevent(ctypes.Structure):  # struct sigevent, SIGEV_THREAD layout (64 bytes)
-            _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int),
-                        ("function", ctypes.c_void_p), ("attribute", ctypes.c_void_p), ("pad", ctypes.c_char * 32)]
+            _fields_ = [
+                ("value", ctypes.c_void_p),
+                ("signo", ctypes.c_int),
+                ("notify", ctypes.c_int),
+                ("function", ctypes.c_void_p),
+                ("attribute", ctypes.c_void_p),
+                ("pad", ctypes.c_char * 32),
+            ]
 
         self._spec = Itimerspec()
         self._settime = libc.timer_settime
@@ -134,7 +140,7 @@ class _HardTimer:
         self._byref = ctypes.byref(self._spec)
 
     def arm(self, seconds: float, line: str) -> None:
-        self._line.value = line.encode("utf-8", "replace")[:self.LINE - 1]
+        self._line.value = line.encode("utf-8", "replace")[: self.LINE - 1]
         for timer, at in zip(self._timers, (seconds, seconds + 0.2)):
             self._set(timer, at)
 
@@ -265,13 +271,15 @@ _WATCHDOG = _Watchdog()
 
 def _who(owner: str) -> str:
     shown = "".join(ch if ch.isprintable() else "?" for ch in owner)
-    return shown if shown.startswith("package ") else f"plugin \"{shown}\""
+    return shown if shown.startswith("package ") else f'plugin "{shown}"'
 
 
 def _end_line(call: _Call) -> str:
     limit = go_duration(call.sandbox.timeout or 0)
-    return (f"error: {_who(call.sandbox.owner)} did not return within {limit} (the plugin time limit, --plugin-timeout) "
-            f"and could not be interrupted; the run was ended")
+    return (
+        f"error: {_who(call.sandbox.owner)} did not return within {limit} (the plugin time limit, --plugin-timeout) "
+        f"and could not be interrupted; the run was ended"
+    )
 
 
 def _end_run(call: _Call) -> None:
@@ -345,8 +353,10 @@ class Sandbox:
             pass
 
     def _timed_out(self) -> PluginFailure:
-        self.broken = (f"did not return within {go_duration(self.timeout or 0)} (the plugin time limit, "
-                       f"--plugin-timeout); not called again in this run")
+        self.broken = (
+            f"did not return within {go_duration(self.timeout or 0)} (the plugin time limit, "
+            f"--plugin-timeout); not called again in this run"
+        )
         return PluginFailure(self.broken, timed_out=True)
 
     def _watched(self, fn: Callable[..., T], args: tuple[Any, ...], limit: float) -> T:
@@ -419,10 +429,12 @@ class SandboxedPlugin:
         if not callable(value):
             return value
         if attr in _EXTENSION_OBJECT_METHODS:
+
             def wrapped(*args: Any) -> Any:
                 out = sandbox.call(value, *args)
                 return None if out is None else SandboxedPlugin(out, sandbox)
         else:
+
             def wrapped(*args: Any) -> Any:
                 records = taken(args) if args else None
                 try:
@@ -432,6 +444,7 @@ class SandboxedPlugin:
                         _unchanged(records)
                 _check_statuses(out)
                 return out
+
         object.__setattr__(self, attr, wrapped)  # looked up once
         return wrapped
 
@@ -447,8 +460,7 @@ def _unchanged(records: list[Any]) -> None:
     call fails (handed.py)."""
     what = changed(records)
     if what is not None:
-        raise PluginFailure(f"changed {what}, which it was handed in {{point}} to read; the change was undone",
-                            worded=True)
+        raise PluginFailure(f"changed {what}, which it was handed in {{point}} to read; the change was undone", worded=True)
 
 
 _STATUS: type | None = None
@@ -490,5 +502,4 @@ def sandbox_hint(fn: Callable[..., Any] | None, sandbox: Sandbox) -> Callable[..
     return lambda *args: sandbox.call(fn, *args)
 
 
-__all__ = ["DEFAULT_PLUGIN_TIMEOUT", "PluginFailure", "PluginTimeout", "Sandbox", "SandboxedPlugin", "describe",
-           "sandbox_hint"]
+__all__ = ["DEFAULT_PLUGIN_TIMEOUT", "PluginFailure", "PluginTimeout", "Sandbox", "SandboxedPlugin", "describe", "sandbox_hint"]

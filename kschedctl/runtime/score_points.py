@@ -79,8 +79,10 @@ def _out_of_range(name: str, values: list[int] | np.ndarray) -> Status | None:
             return None
         listed = values.tolist()
     bad = next(v for v in listed if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
-    msg = (f"applying score defaultWeights on Score plugins: plugin \"{name}\" returns an invalid "
-           f"score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+    msg = (
+        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid '
+        f"score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+    )
     return Status(Code.Error, msg, plugin=name)
 
 
@@ -98,11 +100,10 @@ class ScorePoints(PluginCalls):
                 skip.add(name)
                 continue
             if not st.is_success():
-                return Status(Code.Error, f"running PreScore plugin \"{name}\": {st.message()}", plugin=name, err=st.err)
+                return Status(Code.Error, f'running PreScore plugin "{name}": {st.message()}', plugin=name, err=st.err)
         return Status()
 
-    def run_score_plugins(self, state: CycleState, pod: Any,
-                          nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
+    def run_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
         """Score, NormalizeScore, range check, weights (framework.go RunScorePlugins), one
         NodePluginScores per node: the per-node view of run_score_plugins_table (the one
         implementation), as the Handle offers it to plugins."""
@@ -111,14 +112,12 @@ class ScorePoints(PluginCalls):
             return [], status
         return table.node_plugin_scores(), status
 
-    def _score_per_node(self, pl: Any, name: str, state: CycleState, pod: Any,
-                        nodes: Sequence[NodeInfo]) -> list[int] | Status:
+    def _score_per_node(self, pl: Any, name: str, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> list[int] | Status:
         """One Score call per node: the raw scores (Python ints), or the Status that ends the phase."""
         per_node: list[int] = []
         score = optional(pl, "score")
         if score is None:
-            return Status(Code.Error, f"running Score plugins: {raised(name, 'Score', AttributeError('score')).message()}",
-                          plugin=name)
+            return Status(Code.Error, f"running Score plugins: {raised(name, 'Score', AttributeError('score')).message()}", plugin=name)
         for info in nodes:
             try:
                 out = score(state, pod, info)
@@ -134,13 +133,13 @@ class ScorePoints(PluginCalls):
                 return Status(Code.Error, f"running Score plugins: {checked.message()}", plugin=name)
             value, st = checked
             if st.code != Code.Success:
-                return Status(Code.Error, f"running Score plugins: plugin \"{name}\" failed with: {st.message()}",
-                              plugin=name, err=st.err)
+                return Status(Code.Error, f'running Score plugins: plugin "{name}" failed with: {st.message()}', plugin=name, err=st.err)
             per_node.append(int(value))
         return per_node
 
-    def _normalize(self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None,
-                   names: list[str], values: Any) -> Any:
+    def _normalize(
+        self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None, names: list[str], values: Any
+    ) -> Any:
         """NormalizeScore through the plugin's ScoreExtensions, when it has them: the scores in
         the form they came (an int64 array with a batch, else a list), or the Status that ends
         the phase."""
@@ -151,8 +150,11 @@ class ScorePoints(PluginCalls):
         if ext is None:
             return values
         if isinstance(ext, Status) or not self._has(ext, "normalize_score"):
-            why = ext.message() if isinstance(ext, Status) else \
-                wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
+            why = (
+                ext.message()
+                if isinstance(ext, Status)
+                else wrong(name, "ScoreExtensions", ext, "None or an object with normalize_score").message()
+            )
             return Status(Code.Error, f"running Normalize on Score plugins: {why}", plugin=name)
         normalized = None
         norm_batch = optional(ext, "normalize_score_batch") if batch_nodes is not None else None
@@ -171,20 +173,20 @@ class ScorePoints(PluginCalls):
         if normalized is None:
             listed = values if isinstance(values, list) else values.tolist()
             scores = [NodeScore(nm, v) for nm, v in zip(names, listed)]
-            st = as_status(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score",
-                                                               state, pod, scores))
+            st = as_status(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score", state, pod, scores))
             if not st.is_success():
-                return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" failed with: "
-                                          f"{st.message()}", plugin=name)
+                return Status(Code.Error, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message()}', plugin=name)
             ints = _normalized_scores(scores, n)
             if ints is None:
-                return Status(Code.Error, f"running Normalize on Score plugins: plugin \"{name}\" left scores that are "
-                                          "not one integer NodeScore per node", plugin=name)
+                return Status(
+                    Code.Error,
+                    f'running Normalize on Score plugins: plugin "{name}" left scores that are not one integer NodeScore per node',
+                    plugin=name,
+                )
             normalized = ints if batch_nodes is None else score_array(ints)
         return normalized
 
-    def run_score_plugins_table(self, state: CycleState, pod: Any,
-                                nodes: Sequence[NodeInfo]) -> tuple["ScoreTable | None", Status]:
+    def run_score_plugins_table(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> tuple["ScoreTable | None", Status]:
         """run_score_plugins as columns (one list of scores per plugin): no object per node and
         plugin, which is what makes scoring thousands of nodes cheap. ``score_batch`` is used
         when a plugin has it (``use_batch`` on and the snapshot has a columnar view: scores are

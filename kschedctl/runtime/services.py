@@ -63,15 +63,24 @@ class Services:
             self.warnings.append(message)
 
     @classmethod
-    def minimal(cls, version: "KubeVersion | None" = None, objects: "ClusterObjects | None" = None,
-                seed: int = 0, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> "Services":
+    def minimal(
+        cls,
+        version: "KubeVersion | None" = None,
+        objects: "ClusterObjects | None" = None,
+        seed: int = 0,
+        plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+    ) -> "Services":
         """Services without a scheduler: config validation builds its frameworks with these."""
         from kschedctl.api.objects import ClusterObjects
         from kschedctl.versions import KubeVersion
 
-        return cls(objects if objects is not None else ClusterObjects(),
-                   version if version is not None else KubeVersion(), random.Random(seed), FixedClock(),
-                   plugin_timeout=plugin_timeout)
+        return cls(
+            objects if objects is not None else ClusterObjects(),
+            version if version is not None else KubeVersion(),
+            random.Random(seed),
+            FixedClock(),
+            plugin_timeout=plugin_timeout,
+        )
 
 
 __all__ = ["FixedClock", "Services"]

@@ -60,9 +60,15 @@ class ScheduleResult:
     """The chosen host and how many nodes were looked at; ``scores`` (one NodePluginScores per
     scored node, empty when only one node was feasible) is built on first use from the table."""
 
-    def __init__(self, suggested_host: str, evaluated_nodes: int, feasible_nodes: int,
-                 scores: list[NodePluginScores] | None = None, table: ScoreTable | None = None,
-                 diagnosis: Diagnosis | None = None) -> None:
+    def __init__(
+        self,
+        suggested_host: str,
+        evaluated_nodes: int,
+        feasible_nodes: int,
+        scores: list[NodePluginScores] | None = None,
+        table: ScoreTable | None = None,
+        diagnosis: Diagnosis | None = None,
+    ) -> None:
         self.suggested_host = suggested_host
         self.evaluated_nodes = evaluated_nodes
         self.feasible_nodes = feasible_nodes
@@ -85,8 +91,7 @@ class ScheduleResult:
         return None
 
     def __repr__(self) -> str:
-        return (f"ScheduleResult({self.suggested_host!r}, evaluated_nodes={self.evaluated_nodes}, "
-                f"feasible_nodes={self.feasible_nodes})")
+        return f"ScheduleResult({self.suggested_host!r}, evaluated_nodes={self.evaluated_nodes}, feasible_nodes={self.feasible_nodes})"
 
 
 class AttemptRecorder:
@@ -95,8 +100,15 @@ class AttemptRecorder:
     very calls the attempt makes; `explain` builds its per-node table with one, `diff`
     classifies moves with one. Every method does nothing here: override what you need."""
 
-    def filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                 diagnosis: Diagnosis, error: Status) -> None:
+    def filtered(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        nodes: Sequence[NodeInfo],
+        feasible: Sequence[NodeInfo],
+        diagnosis: Diagnosis,
+        error: Status,
+    ) -> None:
         """After the filters (plugins, then extenders): the nodes PreFilter saw, those that
         passed, and the diagnosis of the others. ``error`` is the Error that ended the search,
         else Success; when it came from PreFilter or a filter extender, the diagnosis gives it
@@ -118,8 +130,7 @@ class SchedulingAlgorithm:
     filtered (an Error on one node is that node's status, the search goes on), no nominated
     node is tried first, and every feasible node is scored, even a single one."""
 
-    def __init__(self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None,
-                 find_all: bool = False) -> None:
+    def __init__(self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None, find_all: bool = False) -> None:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self.rng = rng or random.Random()
@@ -128,8 +139,7 @@ class SchedulingAlgorithm:
         self.recorders: list[AttemptRecorder] = []
 
     # --- schedulePod -----------------------------------------------------------------------
-    def schedule_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
-                     snapshot: Snapshot) -> ScheduleResult:
+    def schedule_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot) -> ScheduleResult:
         pod = qpi.pod
         if snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
@@ -151,8 +161,9 @@ class SchedulingAlgorithm:
             recorder.chose(qpi, result)
         return result
 
-    def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
-                                find_all: bool = False) -> tuple[list[NodeInfo], Diagnosis]:
+    def find_nodes_that_fit_pod(
+        self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot, find_all: bool = False
+    ) -> tuple[list[NodeInfo], Diagnosis]:
         """findNodesThatFitPod: PreFilter, then the filters and the filter extenders over the
         nodes it leaves; the recorders see the outcome, an Error included."""
         diagnosis = Diagnosis()
@@ -165,13 +176,28 @@ class SchedulingAlgorithm:
         self._filtered(qpi, state, all_nodes, feasible, diagnosis, Status())
         return feasible, diagnosis
 
-    def _filtered(self, qpi: QueuedPodInfo, state: CycleState, nodes: Sequence[NodeInfo], feasible: Sequence[NodeInfo],
-                  diagnosis: Diagnosis, error: Status) -> None:
+    def _filtered(
+        self,
+        qpi: QueuedPodInfo,
+        state: CycleState,
+        nodes: Sequence[NodeInfo],
+        feasible: Sequence[NodeInfo],
+        diagnosis: Diagnosis,
+        error: Status,
+    ) -> None:
         for recorder in self.recorders:
             recorder.filtered(qpi, state, nodes, feasible, diagnosis, error)
 
-    def _fit(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, snapshot: Snapshot,
-             all_nodes: list[NodeInfo], diagnosis: Diagnosis, find_all: bool) -> list[NodeInfo]:
+    def _fit(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        snapshot: Snapshot,
+        all_nodes: list[NodeInfo],
+        diagnosis: Diagnosis,
+        find_all: bool,
+    ) -> list[NodeInfo]:
         pod = qpi.pod
         pre_res, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
         # The plugins that narrowed the nodes (on success) or rejected (findNodesThatFitPod):
@@ -196,8 +222,9 @@ class SchedulingAlgorithm:
             wanted = pre_res.node_names or set()
             # Upstream iterates a hash set; the snapshot's node order is our deterministic choice.
             nodes = [n for n in all_nodes if n.name in wanted]
-            diagnosis.node_to_status.set_absent_nodes_status(Status(
-                Code.UnschedulableAndUnresolvable, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"))
+            diagnosis.node_to_status.set_absent_nodes_status(
+                Status(Code.UnschedulableAndUnresolvable, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]")
+            )
         num_to_find = len(nodes) if find_all else self.num_nodes_to_find(fwk, len(nodes))
         feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find, find_all)
         if not find_all and all_nodes:
@@ -225,8 +252,7 @@ class SchedulingAlgorithm:
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return kept
 
-    def _evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod, snapshot: Snapshot,
-                                 diagnosis: Diagnosis) -> list[NodeInfo]:
+    def _evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod, snapshot: Snapshot, diagnosis: Diagnosis) -> list[NodeInfo]:
         """evaluateNominatedNode: the nominated node alone, first. An Error there is only logged
         upstream (the full search follows); a rejection stays in the diagnosis."""
         info = snapshot.get(pod.nominated_node_name)
@@ -242,18 +268,32 @@ class SchedulingAlgorithm:
         except ExtenderError:
             return []  # only logged upstream too: the full search follows
 
-    def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: Any, diagnosis: Diagnosis,
-                                     nodes: Sequence[NodeInfo], num_to_find: int,
-                                     find_all: bool = False) -> list[NodeInfo]:
+    def find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Any,
+        diagnosis: Diagnosis,
+        nodes: Sequence[NodeInfo],
+        num_to_find: int,
+        find_all: bool = False,
+    ) -> list[NodeInfo]:
         """findNodesThatPassFilters: the feasible nodes; an Error status raises SchedulingError."""
         feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes, num_to_find, find_all)
         if error is not None:
             raise SchedulingError(error)
         return feasible
 
-    def _pass_filters(self, fwk: Framework, state: CycleState, pod: Any, diagnosis: Diagnosis,
-                      nodes: Sequence[NodeInfo], num_to_find: int,
-                      find_all: bool = False) -> tuple[list[NodeInfo], Status | None]:
+    def _pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Any,
+        diagnosis: Diagnosis,
+        nodes: Sequence[NodeInfo],
+        num_to_find: int,
+        find_all: bool = False,
+    ) -> tuple[list[NodeInfo], Status | None]:
         """The search of findNodesThatPassFilters with one worker: (feasible nodes, the first
         Error status or None). Nodes are filtered from nextStartNodeIndex until feasible node
         num_to_find + 1 turns up (dropped), an Error stops it, or the nodes run out.
@@ -285,9 +325,9 @@ class SchedulingAlgorithm:
                 _add_plugin_status(diagnosis, status)
         return feasible, None
 
-    def _pass_filters_batched(self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis,
-                              nodes: Sequence[NodeInfo], num_to_find: int,
-                              start: int) -> tuple[list[NodeInfo], Status | None]:
+    def _pass_filters_batched(
+        self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis, nodes: Sequence[NodeInfo], num_to_find: int, start: int
+    ) -> tuple[list[NodeInfo], Status | None]:
         """The same visit as the per-node loop, evaluated in chunks of the rotated order.
 
         A chunk is filtered at once (Framework.run_filter_plugins_batch), then walked in order
@@ -305,19 +345,22 @@ class SchedulingAlgorithm:
             size = min(n - pos, max(need + need // 4, 32))
             first = (start + pos) % n
             if first + size <= n:
-                chunk = nodes[first:first + size]
+                chunk = nodes[first : first + size]
             else:
-                chunk = list(nodes[first:]) + list(nodes[:size - (n - first)])
+                chunk = list(nodes[first:]) + list(nodes[: size - (n - first)])
             # the snapshot's own node list: a chunk's rows are its positions (no per-node check)
-            rows = columns.range_rows(fwk.snapshot, first, size) \
-                if columns is not None and nodes is getattr(fwk.snapshot, "node_info_list", None) else None
+            rows = (
+                columns.range_rows(fwk.snapshot, first, size)
+                if columns is not None and nodes is getattr(fwk.snapshot, "node_info_list", None)
+                else None
+            )
             batch = NodeBatch(chunk, columns, rows)
             statuses = fwk.run_filter_plugins_batch(state, pod, batch)
             if statuses.count(None) == len(statuses):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
                     if not feasible:  # scoring reuses the chunk's rows
                         return batch.head(need - 1), None
-                    feasible.extend(chunk[:need - 1])
+                    feasible.extend(chunk[: need - 1])
                     return feasible, None
                 feasible.extend(chunk)
                 pos += size
@@ -407,14 +450,21 @@ _KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not j
 _FEASIBLE, _REJECTED, _ERROR = 0, 1, 2
 
 
-def _walk_mixed_chunk(chunk: Sequence[NodeInfo], statuses: list[Status | None], distinct: Any, num_to_find: int,
-                      feasible: list[NodeInfo], diagnosis: Diagnosis) -> tuple[bool, Status | None]:
+def _walk_mixed_chunk(
+    chunk: Sequence[NodeInfo],
+    statuses: list[Status | None],
+    distinct: Any,
+    num_to_find: int,
+    feasible: list[NodeInfo],
+    diagnosis: Diagnosis,
+) -> tuple[bool, Status | None]:
     """The per-node walk over one chunk of mixed outcomes, on arrays: the walk stops at the
     first Error, or at the feasible node after the num_to_find-th; the nodes before that
     point are recorded (rejections in node order, feasible nodes appended) exactly as the
     node-by-node loop records them. Returns (search over, the Error status or None)."""
-    kind_of = {id(st): _FEASIBLE if st is None or st.code == Code.Success else
-               _ERROR if st.code == Code.Error else _REJECTED for st in distinct}
+    kind_of = {
+        id(st): _FEASIBLE if st is None or st.code == Code.Success else _ERROR if st.code == Code.Error else _REJECTED for st in distinct
+    }
     kinds = np.fromiter(map(kind_of.__getitem__, map(id, statuses)), np.int8, len(statuses))
     errors = np.flatnonzero(kinds == _ERROR)
     end = int(errors[0]) if len(errors) else len(statuses)

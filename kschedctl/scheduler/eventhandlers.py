@@ -76,8 +76,7 @@ class EventHandlers:
         self.queue.add(QueuedPodInfo(PodInfo.of(pod), timestamp=when, seq=self._seq))
         if group_key_of(pod, self.version) is not None:
             # A new pod of a group may complete its quorum (GangScheduling's UnscheduledPod/Add).
-            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod,
-                                                           lambda p: p.uid != pod.uid)
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod, lambda p: p.uid != pod.uid)
 
     def update_pod_in_scheduling_queue(self: "Scheduler", old: Pod, new: Pod) -> None:
         """A pending pod changed (e.g. its scheduling gates were removed)."""
@@ -86,8 +85,9 @@ class EventHandlers:
             return
         self.queue.update(old, new)
         if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
-            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, old, None,
-                                                           le_priority_pre_check(old.effective_priority()))
+            self.queue.move_all_to_active_or_backoff_queue(
+                ev.EVENT_ASSIGNED_POD_DELETE, old, None, le_priority_pre_check(old.effective_priority())
+            )
 
     def delete_pod(self: "Scheduler", pod: Pod) -> Pod | None:
         """The pod is deleted from the cluster; returns the live object that was removed."""
@@ -116,8 +116,9 @@ class EventHandlers:
             self.handle_assumed_pod_deletion(pod)
         elif pod.nominated_node_name:
             # Lower or equal priority pods treated this nominated pod as if it were there.
-            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                           le_priority_pre_check(pod.effective_priority()))
+            self.queue.move_all_to_active_or_backoff_queue(
+                ev.EVENT_ASSIGNED_POD_DELETE, pod, None, le_priority_pre_check(pod.effective_priority())
+            )
 
     def handle_assumed_pod_deletion(self: "Scheduler", pod: Pod) -> None:
         """A pod waiting at Permit is deleted: reject it (its binding cycle then cleans up)."""
@@ -137,8 +138,9 @@ class EventHandlers:
         old: Any = dataclasses.replace(pod, cache={})
         pod.nominated_node_name = node_name
         if old.nominated_node_name:
-            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, old, None,
-                                                           le_priority_pre_check(old.effective_priority()))
+            self.queue.move_all_to_active_or_backoff_queue(
+                ev.EVENT_ASSIGNED_POD_DELETE, old, None, le_priority_pre_check(old.effective_priority())
+            )
 
     # --- Dynamic Resource Allocation (the ResourceClaim assume cache, slice and class informers) ---
     def create_template_claims(self: "Scheduler", pod: Pod) -> None:

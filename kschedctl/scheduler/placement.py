@@ -61,13 +61,15 @@ def generate_placements(fwk: Any, group: "PodGroup", snapshot: Any) -> list[Plac
     return placements
 
 
-def best_placement(fwk: Any, group: "PodGroup", feasible: list[tuple[Placement, Any]], scheduled: int,
-                   rng: random.Random) -> tuple[Any, Status]:
+def best_placement(
+    fwk: Any, group: "PodGroup", feasible: list[tuple[Placement, Any]], scheduled: int, rng: random.Random
+) -> tuple[Any, Status]:
     """findBestPlacement: weighted sum of the PlacementScore plugins (normalized where the
     plugin normalizes), highest wins, ties broken at random. (attempt, Status): the Status of
     a PlacementScore plugin that failed."""
-    assignments = [PodGroupAssignment(p, [(r.pod, r.host) for r in attempt.results if r.host and r.status.is_success()])
-                   for p, attempt in feasible]
+    assignments = [
+        PodGroupAssignment(p, [(r.pod, r.host) for r in attempt.results if r.host and r.status.is_success()]) for p, attempt in feasible
+    ]
     totals, status = fwk.run_placement_score_plugins(group, assignments)
     if not status.is_success():
         return None, status
@@ -76,5 +78,4 @@ def best_placement(fwk: Any, group: "PodGroup", feasible: list[tuple[Placement, 
     return feasible[ties[rng.randrange(len(ties))] if len(ties) > 1 else ties[0]][1], status
 
 
-__all__ = ["MAX_NODE_SCORE", "Placement", "PlacementScore", "PlacementView", "PodGroupAssignment",
-           "best_placement", "generate_placements"]
+__all__ = ["MAX_NODE_SCORE", "Placement", "PlacementScore", "PlacementView", "PodGroupAssignment", "best_placement", "generate_placements"]

@@ -24,8 +24,7 @@ class Placement:
     preempted_by: str | None = None  # set when a later pod of the run evicted it
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pod": self.pod, "node": self.node, "profile": self.profile,
-                               "attempts": self.attempts, "score": self.score}
+        out: dict[str, Any] = {"pod": self.pod, "node": self.node, "profile": self.profile, "attempts": self.attempts, "score": self.score}
         if self.preempted_by:
             out["preemptedBy"] = self.preempted_by
         return out
@@ -46,8 +45,13 @@ class Unschedulable:
     shortfall: Shortfall | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "attempts": self.attempts,
-                               "message": self.message, "reasons": dict(sorted(self.reasons.items()))}
+        out: dict[str, Any] = {
+            "pod": self.pod,
+            "profile": self.profile,
+            "attempts": self.attempts,
+            "message": self.message,
+            "reasons": dict(sorted(self.reasons.items())),
+        }
         if self.nominated_node:
             out["nominatedNode"] = self.nominated_node
         if self.error:
@@ -128,6 +132,7 @@ class RunResult:
 
         Every pending pod was still scheduled, in the cluster's order; only the view is narrowed.
         """
+
         def mine(key: str) -> bool:
             return key.split("/", 1)[0] == namespace
 
@@ -230,8 +235,13 @@ class ExplainResult:
     tie: dict[str, Any] | None = None  # the best total shared by several scored nodes: kube's random pick
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pod": self.pod, "profile": self.profile, "node": self.node,
-                               "message": self.message, "nodes": {n.name: n.to_dict() for n in self.nodes}}
+        out: dict[str, Any] = {
+            "pod": self.pod,
+            "profile": self.profile,
+            "node": self.node,
+            "message": self.message,
+            "nodes": {n.name: n.to_dict() for n in self.nodes},
+        }
         if self.node is None:
             out["preemption"] = self.preemption or {"nominatedNode": None, "victims": []}
         out["state"] = self.state
@@ -263,8 +273,7 @@ class GroupMemberExplanation:
     nodes: list[NodeExplanation] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"pod": self.pod, "node": self.node, "message": self.message,
-                "nodes": {n.name: n.to_dict() for n in self.nodes}}
+        return {"pod": self.pod, "node": self.node, "message": self.message, "nodes": {n.name: n.to_dict() for n in self.nodes}}
 
 
 @dataclass
@@ -282,8 +291,7 @@ class ExplainGroupResult:
     policy: str = "basic"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"podGroup": self.pod_group, "profile": self.profile, "status": self.status,
-                               "message": self.message}
+        out: dict[str, Any] = {"podGroup": self.pod_group, "profile": self.profile, "status": self.status, "message": self.message}
         if self.placement is not None:
             out["placement"] = self.placement
         out["members"] = [m.to_dict() for m in self.members]

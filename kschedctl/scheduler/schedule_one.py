@@ -120,15 +120,13 @@ class ScheduleOne:
         if isinstance(outcome, AttemptFailure):
             if outcome.fit_error is not None:
                 self.late_failures.pop(qpi.pod.uid, None)
-            self.handle_scheduling_failure(fwk, qpi, fit_error=outcome.fit_error, status=outcome.status,
-                                           nominating=outcome.nominating)
+            self.handle_scheduling_failure(fwk, qpi, fit_error=outcome.fit_error, status=outcome.status, nominating=outcome.nominating)
             return None
         host = outcome.suggested_host
         binding, _ = self.prepare_for_binding_cycle(fwk, state, qpi, host, outcome.total_score_of(host))
         return binding
 
-    def schedule_pod(self: "Scheduler", fwk: Framework, state: CycleState,
-                     qpi: QueuedPodInfo) -> ScheduleResult | AttemptFailure:
+    def schedule_pod(self: "Scheduler", fwk: Framework, state: CycleState, qpi: QueuedPodInfo) -> ScheduleResult | AttemptFailure:
         """schedulePod on the current snapshot, and PostFilter (preemption) when no node fits:
         the scheduling cycle up to the chosen host. Nothing is assumed yet."""
         try:
@@ -140,16 +138,16 @@ class ScheduleOne:
         except SchedulingError as err:
             return AttemptFailure(status=err.status)
 
-    def run_post_filter(self: "Scheduler", fwk: Framework, state: CycleState, pod: Pod,
-                        fit_error: FitError) -> PostFilterResult | None:
+    def run_post_filter(self: "Scheduler", fwk: Framework, state: CycleState, pod: Pod, fit_error: FitError) -> PostFilterResult | None:
         """PostFilter (preemption); its message ends the FitError text. None: ModeNoop."""
         result, status = fwk.run_post_filter_plugins(state, pod, fit_error.diagnosis.node_to_status)
         fit_error.diagnosis.post_filter_msg = status.message()
         return result
 
     # --- assume, Reserve, Permit -----------------------------------------------------------
-    def reserve_and_permit(self: "Scheduler", fwk: Framework, state: CycleState, pod_info: PodInfo, host: str, *,
-                           simulated: bool = False, permit: bool = True) -> Reservation:
+    def reserve_and_permit(
+        self: "Scheduler", fwk: Framework, state: CycleState, pod_info: PodInfo, host: str, *, simulated: bool = False, permit: bool = True
+    ) -> Reservation:
         """Assume the pod on ``host``, run Reserve, then Permit (unless ``permit`` is False); a
         failure other than Wait is undone at once (Unreserve in reverse order, forget).
 
@@ -173,8 +171,7 @@ class ScheduleOne:
             self.unreserve(fwk, state, assumed, host, simulated=simulated)
         return reservation
 
-    def unreserve(self: "Scheduler", fwk: Framework, state: CycleState, assumed: Pod, host: str, *,
-                  simulated: bool = False) -> None:
+    def unreserve(self: "Scheduler", fwk: Framework, state: CycleState, assumed: Pod, host: str, *, simulated: bool = False) -> None:
         """Undo reserve_and_permit: Unreserve in reverse order, then forget the assumed pod."""
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
         if simulated:
@@ -192,8 +189,9 @@ class ScheduleOne:
         self.cache.forget_pod(assumed)
         self.state_changed()
 
-    def prepare_for_binding_cycle(self: "Scheduler", fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
-                                  host: str, score: int | None) -> tuple[Binding | None, Status]:
+    def prepare_for_binding_cycle(
+        self: "Scheduler", fwk: Framework, state: CycleState, qpi: QueuedPodInfo, host: str, score: int | None
+    ) -> tuple[Binding | None, Status]:
         """Assume, Reserve and Permit for real: the Binding to run (None when they failed, and
         the failure was handled) and their status."""
         reservation = self.reserve_and_permit(fwk, state, qpi.pod_info, host)
@@ -206,8 +204,9 @@ class ScheduleOne:
         """A rejection after the host was chosen is a FitError on that one node."""
         self.late_failures[qpi.pod.uid] = self.late_failures.get(qpi.pod.uid, 0) + 1
         if status.is_rejected():
-            self.handle_scheduling_failure(fwk, qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status),
-                                           nominating=CLEAR_NOMINATED_NODE)
+            self.handle_scheduling_failure(
+                fwk, qpi, fit_error=fit_error_for_single_node(qpi.pod, host, status), nominating=CLEAR_NOMINATED_NODE
+            )
         else:
             self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
 
@@ -271,8 +270,7 @@ class ScheduleOne:
         else:
             self.handle_scheduling_failure(fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
         if forgot and status.is_rejected():
-            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None,
-                                                           lambda p: p.uid != assumed.uid)
+            self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
 
     # --- Permit waits ----------------------------------------------------------------------
     def resume_resolved_waiting_pods(self: "Scheduler") -> None:
@@ -290,8 +288,12 @@ class ScheduleOne:
                 self.handle_binding_cycle_error(b, result)
 
     def next_permit_deadline(self: "Scheduler") -> float | None:
-        deadlines = [d for b in self.waiting.values() if (wp := b.fwk.get_waiting_pod(b.assumed.uid)) is not None
-                     for d in wp.pending_plugins.values()]
+        deadlines = [
+            d
+            for b in self.waiting.values()
+            if (wp := b.fwk.get_waiting_pod(b.assumed.uid)) is not None
+            for d in wp.pending_plugins.values()
+        ]
         return min(deadlines, default=None)
 
     def expire_permit_waits(self: "Scheduler", now: float) -> None:
@@ -307,17 +309,24 @@ class ScheduleOne:
                     break
 
     # --- failures --------------------------------------------------------------------------
-    def handle_scheduling_failure(self: "Scheduler", fwk: Framework, qpi: QueuedPodInfo, *,
-                                  fit_error: FitError | None = None, status: Status | None = None,
-                                  nominating: PostFilterResult | None = None) -> None:
+    def handle_scheduling_failure(
+        self: "Scheduler",
+        fwk: Framework,
+        qpi: QueuedPodInfo,
+        *,
+        fit_error: FitError | None = None,
+        status: Status | None = None,
+        nominating: PostFilterResult | None = None,
+    ) -> None:
         """handleSchedulingFailure: record why, requeue (unless the pod is gone or bound),
         then apply the nomination (None keeps status.nominatedNodeName: ModeNoop)."""
         pod = qpi.pod
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
-            outcome = PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=self.clock.now(),
-                                 num_nodes=fit_error.num_all_nodes)
+            outcome = PodOutcome(
+                fit_error.message(), fit_error.reason_histogram(), time=self.clock.now(), num_nodes=fit_error.num_all_nodes
+            )
         else:
             assert status is not None
             outcome = PodOutcome(status.message(), {}, error=status.code == Code.Error, time=self.clock.now())

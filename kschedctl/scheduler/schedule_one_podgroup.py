@@ -111,12 +111,19 @@ class PodGroupReport:
         self.cycle_status, self.cycle_message = self.status, self.message
         if placed >= max(self.min_count, 1):
             self.status = "Scheduled"
-            self.message = "" if placed == total else (
-                f"{placed}/{total} pods scheduled (minCount {self.min_count}); the others are unschedulable")
+            self.message = (
+                "" if placed == total else (f"{placed}/{total} pods scheduled (minCount {self.min_count}); the others are unschedulable")
+            )
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"podGroup": self.group, "policy": self.policy, "minCount": self.min_count,
-                               "attempts": self.attempts, "status": self.status, "message": self.message}
+        out: dict[str, Any] = {
+            "podGroup": self.group,
+            "policy": self.policy,
+            "minCount": self.min_count,
+            "attempts": self.attempts,
+            "status": self.status,
+            "message": self.message,
+        }
         if self.placed is not None:
             out["placed"], out["total"] = self.placed, self.total
         if self.cycle_status and (self.cycle_status, self.cycle_message) != (self.status, self.message):
@@ -141,8 +148,7 @@ class PodGroupCycle:
     def final_reports(self) -> list[dict[str, Any]]:
         """Each group's report at the end of the run, its counts from the scheduler's pods."""
         sched = self.sched
-        manager = pg.PodGroupManager(sched.objects, sched.version, lambda: list(sched.pods_by_uid.values()),
-                                     sched._assumed_pod)
+        manager = pg.PodGroupManager(sched.objects, sched.version, lambda: list(sched.pods_by_uid.values()), sched._assumed_pod)
         for report in self.reports.values():
             state = manager.state(report.group)
             report.final(state.scheduled_pods_count(), state.all_pods_count())
@@ -165,8 +171,7 @@ class PodGroupCycle:
         names = {m.pod.scheduler_name for m in members}
         if len(names) > 1:
             a, b = sorted(names)[:2]
-            st = Status(Code.Error, "all pods in a single pod group should have the same .spec.schedulerName set, "
-                                    f"got: \"{a}\" and \"{b}\"")
+            st = Status(Code.Error, f'all pods in a single pod group should have the same .spec.schedulerName set, got: "{a}" and "{b}"')
             for m in members:
                 sched.handle_scheduling_failure(sched.framework_for_pod(m.pod), m, status=st)
             return
@@ -237,8 +242,7 @@ class PodGroupCycle:
                 if revert is not None:
                     reverts.append(revert)
                 if not mr.status.is_success() and not mr.status.is_rejected():
-                    attempt.status = Status(Code.Error, f"failed to schedule other pod from a pod group: "
-                                                        f"{mr.status.message()}")
+                    attempt.status = Status(Code.Error, f"failed to schedule other pod from a pod group: {mr.status.message()}")
                     attempt.waiting_on_preemption = False
                     break
                 if newest:
@@ -251,8 +255,7 @@ class PodGroupCycle:
                 elif mr.permit is not None and mr.permit.is_success():
                     requires_preemption = requires_preemption or mr.requires_preemption
                     attempt.waiting_on_preemption = requires_preemption
-                    attempt.status = (Status(Code.Unschedulable, ERR_WAITING_FOR_PREEMPTION)
-                                      if requires_preemption else Status())
+                    attempt.status = Status(Code.Unschedulable, ERR_WAITING_FOR_PREEMPTION) if requires_preemption else Status()
                 elif mr.requires_preemption:
                     requires_preemption = True
             if attempt.status.is_success() and not any(r.status.is_success() for r in attempt.results):
@@ -262,8 +265,7 @@ class PodGroupCycle:
                 revert()
         return attempt
 
-    def _member(self, fwk: "Framework", qpi: QueuedPodInfo,
-                run_permit: bool) -> tuple[MemberResult, Callable[[], None] | None]:
+    def _member(self, fwk: "Framework", qpi: QueuedPodInfo, run_permit: bool) -> tuple[MemberResult, Callable[[], None] | None]:
         """podGroupPodSchedulingAlgorithm: filter/score (1.36: PostFilter when no node fits),
         then assume and Reserve in the group's simulated state, on the chosen node or the one
         preemption nominated; 1.36 also runs Permit."""
@@ -288,25 +290,23 @@ class PodGroupCycle:
         st = reservation.status
         if not reservation.held:  # the nomination is cleared (clearNominatedNode)
             fe = fit_error_for_single_node(qpi.pod, host, st) if st.is_rejected() else None
-            return MemberResult(qpi, status=st, fit_error=fe,
-                                nominating=CLEAR_NOMINATED_NODE if failed is not None else None), None
+            return MemberResult(qpi, status=st, fit_error=fe, nominating=CLEAR_NOMINATED_NODE if failed is not None else None), None
         mr = failed or MemberResult(qpi, host, score)
         mr.state = state
         if run_permit:
             mr.permit = _permit_status(reservation)
         return mr, lambda: sched.unreserve(fwk, state, reservation.assumed, host, simulated=True)
 
-    def _post_filter(self, fwk: "Framework", state: CycleState, qpi: QueuedPodInfo,
-                     fit_error: FitError) -> MemberResult:
+    def _post_filter(self, fwk: "Framework", state: CycleState, qpi: QueuedPodInfo, fit_error: FitError) -> MemberResult:
         """schedulingAlgorithm's failure path for a member: 1.36 runs PostFilter (its message
         ends the FitError text; a nominated node means the member requires preemption), 1.37
         none (the nomination is left as it is)."""
         nominating: PostFilterResult | None = None
         if not self.sched.version.has("PodGroupMembersSkipPostFilter"):
-            nominating = (self.sched.run_post_filter(fwk, state, qpi.pod, fit_error)
-                          if fwk.has_post_filter_plugins() else CLEAR_NOMINATED_NODE)
-        mr = MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error,
-                          nominating=nominating)
+            nominating = (
+                self.sched.run_post_filter(fwk, state, qpi.pod, fit_error) if fwk.has_post_filter_plugins() else CLEAR_NOMINATED_NODE
+            )
+        mr = MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error, nominating=nominating)
         if nominating is not None and nominating.nominated_node_name:
             mr.host, mr.requires_preemption = nominating.nominated_node_name, True
         return mr
@@ -339,8 +339,9 @@ class PodGroupCycle:
                 feasible.append((placement, attempt))
         if not feasible:
             attempt = first or GroupAttempt()
-            attempt.status = Status(Code.Unschedulable, f"0/{len(placements)} placements are available, "
-                                                        f"first placement status: {attempt.status.message()}")
+            attempt.status = Status(
+                Code.Unschedulable, f"0/{len(placements)} placements are available, first placement status: {attempt.status.message()}"
+            )
             return attempt
         if len(feasible) == 1:
             return feasible[0][1]
@@ -363,11 +364,9 @@ class PodGroupCycle:
             for qpi in members:
                 qpi.entity_size = len(members)
         group_ok = attempt.status.is_success()
-        report.status = "Scheduled" if group_ok else ("SchedulerError" if attempt.status.code == Code.Error
-                                                        else "Unschedulable")
+        report.status = "Scheduled" if group_ok else ("SchedulerError" if attempt.status.code == Code.Error else "Unschedulable")
         report.message = attempt.status.message()
-        sched.record("PodGroupScheduled" if group_ok else "PodGroupUnschedulable", podGroup=group.key,
-                     message=report.message)
+        sched.record("PodGroupScheduled" if group_ok else "PodGroupUnschedulable", podGroup=group.key, message=report.message)
         for qpi in members:
             mr = by_uid.get(qpi.pod.uid)
             entry: dict[str, Any] = {}
@@ -404,8 +403,7 @@ class PodGroupCycle:
                 entry.update(node=None, message=attempt.status.message())
                 self._reject(fwk, qpi, attempt.status.message())
 
-    def _reject(self, fwk: "Framework", qpi: QueuedPodInfo, message: str,
-                nominating: PostFilterResult | None = None) -> None:
+    def _reject(self, fwk: "Framework", qpi: QueuedPodInfo, message: str, nominating: PostFilterResult | None = None) -> None:
         """An Unschedulable status for a member because of its group (errPodGroupUnschedulable)."""
         qpi.unschedulable_plugins = {GANG} if GANG in fwk.instances else {"PodGroup"}
         status = Status(Code.Unschedulable, message)
@@ -416,8 +414,7 @@ class PodGroupCycle:
 
     def _bind_member(self, fwk: "Framework", qpi: QueuedPodInfo, mr: MemberResult, entry: dict[str, Any]) -> None:
         """prepareForBindingCycle (assume, Reserve, Permit) then the binding cycle."""
-        binding, status = self.sched.prepare_for_binding_cycle(fwk, mr.state or CycleState(), qpi, mr.host or "",
-                                                               mr.score)
+        binding, status = self.sched.prepare_for_binding_cycle(fwk, mr.state or CycleState(), qpi, mr.host or "", mr.score)
         if binding is None:
             entry.update(node=None, message=status.message())
             return

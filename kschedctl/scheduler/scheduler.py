@@ -176,9 +176,16 @@ class Scheduler(ScheduleOne, EventHandlers):
     (each profile's Framework once, profile.new_map), it schedules until nothing can happen.
     A profile that cannot be built raises ProfileError (an InputError)."""
 
-    def __init__(self, cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry,
-                 version: KubeVersion, seed: int | None = None, dry_run: bool = False,
-                 plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> None:
+    def __init__(
+        self,
+        cluster: ClusterSnapshot,
+        config: KubeSchedulerConfiguration,
+        registry: Registry,
+        version: KubeVersion,
+        seed: int | None = None,
+        dry_run: bool = False,
+        plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+    ) -> None:
         self.cluster = cluster
         self.objects = cluster.objects.with_own_dra_objects()  # claims written here, not in the input
         self.version = version
@@ -197,8 +204,16 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.profiles: dict[str, Framework] = {}
         self.nominator: Any = None
         # what the frameworks (and, through each Handle, the plugins) may use of the scheduler
-        self.services = Services(self.objects, version, self.rng, self.clock, client=self.client,
-                                 pods=_KnownPods(self), assumed_pod=self._assumed_pod, plugin_timeout=plugin_timeout)
+        self.services = Services(
+            self.objects,
+            version,
+            self.rng,
+            self.clock,
+            client=self.client,
+            pods=_KnownPods(self),
+            assumed_pod=self._assumed_pod,
+            plugin_timeout=plugin_timeout,
+        )
         # buildExtenders: ignorable extenders last; resources they manage and the scheduler is
         # to ignore become NodeResourcesFit's ignoredResources in every profile
         self.extenders, ignored = build_extenders(config.extenders, self.services.warn, source=config.source)
@@ -233,13 +248,18 @@ class Scheduler(ScheduleOne, EventHandlers):
         # with extenders, a defaultEnqueueExtension named "Extender" (framework.go NewFramework):
         # a pod they rejected nodes for is retried on any event
         extender_ext = [(EXTENDER_NAME, None)] if self.extenders else []
-        hint_maps = {name: build_queueing_hint_map(extender_ext + f.enqueue_extensions(), hints_on)
-                     for name, f in self.profiles.items()}
+        hint_maps = {name: build_queueing_hint_map(extender_ext + f.enqueue_extensions(), hints_on) for name, f in self.profiles.items()}
         first = next(iter(self.profiles.values()))
-        return PriorityQueue(first.queue_sort_less, self.clock, self._pre_enqueue, hint_maps,
-                             float(config.pod_initial_backoff_seconds), float(config.pod_max_backoff_seconds),
-                             queueing_hints=hints_on,
-                             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"))
+        return PriorityQueue(
+            first.queue_sort_less,
+            self.clock,
+            self._pre_enqueue,
+            hint_maps,
+            float(config.pod_initial_backoff_seconds),
+            float(config.pod_max_backoff_seconds),
+            queueing_hints=hints_on,
+            pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"),
+        )
 
     @staticmethod
     def _start_time(cluster: ClusterSnapshot) -> float:
@@ -335,7 +355,8 @@ class Scheduler(ScheduleOne, EventHandlers):
             self.outcomes[uid] = outcome
         self.result.warnings.append(
             f"stopped after {idle_attempts} scheduling attempts in a row that placed nothing and changed "
-            f"nothing: the pods left keep rejecting each other")
+            f"nothing: the pods left keep rejecting each other"
+        )
 
     def advance_clock(self) -> bool:
         """Move the clock to the next thing that can happen; False when nothing can.
@@ -346,18 +367,24 @@ class Scheduler(ScheduleOne, EventHandlers):
         retry pods against the state they already failed on never keeps the run going.
         """
         generation = self.state_generation()
-        drivers = [t for t in (
-            self.timeline[0][0] if self.timeline else None,
-            self.next_permit_deadline(),
-            self.queue.next_backoff_flush_time(lambda q: (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS
-                                               or q.unschedulable_plugins or q.pending_plugins)
-                                               and self.late_failures.get(q.pod.uid, 0) < MAX_CONSECUTIVE_ERRORS),
-            self.queue.next_unschedulable_flush_time(lambda q: self._worth_a_flush(q, generation)),
-        ) if t is not None]
+        drivers = [
+            t
+            for t in (
+                self.timeline[0][0] if self.timeline else None,
+                self.next_permit_deadline(),
+                self.queue.next_backoff_flush_time(
+                    lambda q: (
+                        (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS or q.unschedulable_plugins or q.pending_plugins)
+                        and self.late_failures.get(q.pod.uid, 0) < MAX_CONSECUTIVE_ERRORS
+                    )
+                ),
+                self.queue.next_unschedulable_flush_time(lambda q: self._worth_a_flush(q, generation)),
+            )
+            if t is not None
+        ]
         if not drivers:
             return False
-        passengers = [t for t in (self.queue.next_backoff_flush_time(), self.queue.next_unschedulable_flush_time())
-                      if t is not None]
+        passengers = [t for t in (self.queue.next_backoff_flush_time(), self.queue.next_unschedulable_flush_time()) if t is not None]
         now = min(drivers + passengers)
         self.clock.advance_to(now)
         while self.timeline and self.timeline[0][0] <= now:
@@ -392,16 +419,27 @@ class Scheduler(ScheduleOne, EventHandlers):
             if outcome.reasons and outcome.num_nodes:  # a FitError: the counts its verdict is worded from
                 facts = facts or ClusterFacts.of(self.cache.nodes.values())
                 shortfall = count_shortfall(pod, outcome.reasons, outcome.num_nodes, facts)
-            self.result.unschedulable.append(Unschedulable(
-                pod.key, pod.scheduler_name, qpi.attempts, outcome.message, outcome.reasons,
-                self.nominator.nominated_node_of(pod), outcome.error, outcome.time or self.clock.now(),
-                shortfall=shortfall))
+            self.result.unschedulable.append(
+                Unschedulable(
+                    pod.key,
+                    pod.scheduler_name,
+                    qpi.attempts,
+                    outcome.message,
+                    outcome.reasons,
+                    self.nominator.nominated_node_of(pod),
+                    outcome.error,
+                    outcome.time or self.clock.now(),
+                    shortfall=shortfall,
+                )
+            )
 
     def claims_created_warning(self) -> list[str]:
         if not self.dra_claims_created:
             return []
-        return [f"created {self.dra_claims_created} ResourceClaim(s) from ResourceClaimTemplates for pending pods "
-                f"whose status names none, as kube's resourceclaim controller would"]
+        return [
+            f"created {self.dra_claims_created} ResourceClaim(s) from ResourceClaimTemplates for pending pods "
+            f"whose status names none, as kube's resourceclaim controller would"
+        ]
 
     # --- preemption side effects -----------------------------------------------------------
     def delete_victims(self, preemptor: Pod, record: Preemption, victims: list[Pod]) -> None:
@@ -428,4 +466,3 @@ class Scheduler(ScheduleOne, EventHandlers):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
                 self.patch_nominated_node_name(info.pod, "")
-

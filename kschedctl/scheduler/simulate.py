@@ -63,9 +63,15 @@ def _num(t: float) -> float | int:
     return int(t) if float(t).is_integer() else round(t, 3)
 
 
-def run_scenario(scenario: Scenario, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-                 seed: int | None = None, plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
-                 attach: Callable[[Scheduler], Callable[[], list[Any]]] | None = None) -> SimulationResult:
+def run_scenario(
+    scenario: Scenario,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    seed: int | None = None,
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+    attach: Callable[[Scheduler], Callable[[], list[Any]]] | None = None,
+) -> SimulationResult:
     """``attach``: called with the Scheduler before the run, to put a recorder on its attempts
     (the report's per-pod node tables, kschedctl/explain/pod_tables.py); what it returns gives
     the tables after the run (RunResult.pod_tables)."""
@@ -185,8 +191,7 @@ class _Applier:
 
         def edit(raw: dict) -> None:
             if "allocatable" in spec:
-                raw.setdefault("status", {}).setdefault("allocatable", {}).update(
-                    {k: str(v) for k, v in spec["allocatable"].items()})
+                raw.setdefault("status", {}).setdefault("allocatable", {}).update({k: str(v) for k, v in spec["allocatable"].items()})
             if "labels" in spec:
                 labels = raw.setdefault("metadata", {}).setdefault("labels", {})
                 for k, v in spec["labels"].items():
@@ -198,8 +203,7 @@ class _Applier:
                 raw.setdefault("spec", {})["taints"] = copy.deepcopy(spec["taints"])
 
         new = self._changed_node(old, edit)
-        self.sched.record("NodeUpdated", node=old.name,
-                          changed=[k for k in ("allocatable", "labels", "taints") if k in spec])
+        self.sched.record("NodeUpdated", node=old.name, changed=[k for k in ("allocatable", "labels", "taints") if k in spec])
         self.sched.update_node_in_cache(old, new)
         self._sync_daemon_pods(old, new)
 
@@ -250,8 +254,7 @@ class _Applier:
         raw = copy.deepcopy(old.raw)
         raw.get("spec", {}).pop("schedulingGates", None)
         new = Pod.from_dict(raw)
-        new.priority, new.preemption_policy, new.nominated_node_name = \
-            old.priority, old.preemption_policy, old.nominated_node_name
+        new.priority, new.preemption_policy, new.nominated_node_name = old.priority, old.preemption_policy, old.nominated_node_name
         self.sched.record("PodUngated", pod=old.key)
         self.sched.update_pod_in_scheduling_queue(old, new)
 
@@ -268,8 +271,9 @@ class _Applier:
         if kind == "ResourceSlice":
             new_slice = ResourceSlice.from_dict(raw)
             old_slice = o.resource_slices.get(new_slice.name)
-            self.sched.record("ResourceSliceAdded" if old_slice is None else "ResourceSliceUpdated",
-                              slice=new_slice.name, devices=len(new_slice.devices))
+            self.sched.record(
+                "ResourceSliceAdded" if old_slice is None else "ResourceSliceUpdated", slice=new_slice.name, devices=len(new_slice.devices)
+            )
             self.sched.change_resource_slice(old_slice, new_slice)
         elif kind == "DeviceClass":
             new_class = DeviceClass.from_dict(raw)
@@ -294,9 +298,12 @@ class _Applier:
         o = self.sched.objects
         if kind in ("ResourceClaim", "ResourceClaimTemplate") and "/" not in name:
             name = f"default/{name}"
-        table: dict[str, Any] = {"DeviceClass": o.device_classes, "ResourceSlice": o.resource_slices,
-                                 "ResourceClaim": o.resource_claims,
-                                 "ResourceClaimTemplate": o.resource_claim_templates}[kind]
+        table: dict[str, Any] = {
+            "DeviceClass": o.device_classes,
+            "ResourceSlice": o.resource_slices,
+            "ResourceClaim": o.resource_claims,
+            "ResourceClaimTemplate": o.resource_claim_templates,
+        }[kind]
         obj = table.get(name)
         if obj is None:
             self._fail("name", f"no {kind} {name} at {go_duration(self.event.at)}")
@@ -311,8 +318,11 @@ class _Applier:
             del table[name]
 
     def _evict_pods(self, node_name: str, recreate: bool, kind: str) -> None:
-        victims = [p for p in list(self.sched.pods_by_uid.values()) if p.node_name == node_name
-                   and not any(o.get("kind") == "DaemonSet" for o in p.meta.owner_references)]
+        victims = [
+            p
+            for p in list(self.sched.pods_by_uid.values())
+            if p.node_name == node_name and not any(o.get("kind") == "DaemonSet" for o in p.meta.owner_references)
+        ]
         for pod in sorted(victims, key=lambda p: p.key):
             controlled = _has_controller(pod)
             if recreate and not controlled:  # a bare pod: gone for good, as `kubectl drain --force` leaves it

@@ -82,15 +82,29 @@ class CellOutcome:
     cpu_seconds: float = 0.0  # the worker process's CPU time for the cell (wall time less waiting)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "status": self.status, "error": self.error, "metrics": self.metrics,
-                "wallSeconds": round(self.wall_seconds, 6), "cpuSeconds": round(self.cpu_seconds, 6),
-                "warnings": self.warnings, "result": self.result}
+        return {
+            "key": self.key,
+            "status": self.status,
+            "error": self.error,
+            "metrics": self.metrics,
+            "wallSeconds": round(self.wall_seconds, 6),
+            "cpuSeconds": round(self.cpu_seconds, 6),
+            "warnings": self.warnings,
+            "result": self.result,
+        }
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> "CellOutcome":
-        return CellOutcome(data["key"], data["status"], data.get("error"), data.get("metrics"), data.get("result"),
-                           float(data.get("wallSeconds") or 0.0), list(data.get("warnings") or []),
-                           float(data.get("cpuSeconds") or 0.0))
+        return CellOutcome(
+            data["key"],
+            data["status"],
+            data.get("error"),
+            data.get("metrics"),
+            data.get("result"),
+            float(data.get("wallSeconds") or 0.0),
+            list(data.get("warnings") or []),
+            float(data.get("cpuSeconds") or 0.0),
+        )
 
 
 def run_cell(task: CellTask, source: SnapshotSource) -> CellOutcome:
@@ -117,8 +131,9 @@ def _run_cell(task: CellTask, source: SnapshotSource) -> CellOutcome:
 def _outcome(task: CellTask, source: SnapshotSource) -> CellOutcome:
     try:
         if task.kschedctl != __version__:
-            raise InputError(f"this worker runs kschedctl {__version__}, the sweep {task.kschedctl}: "
-                             "install the same version on every worker")
+            raise InputError(
+                f"this worker runs kschedctl {__version__}, the sweep {task.kschedctl}: install the same version on every worker"
+            )
         data, metrics, warnings = _RUNNERS[task.command](task, source)
         result = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return CellOutcome(task.key, OK, None, metrics, result, warnings=warnings)
@@ -157,10 +172,15 @@ def _diff(task: CellTask, source: SnapshotSource) -> tuple[dict[str, Any], dict[
     result = diff(side_a, side_b, registry, task.seed, plugin_timeout=task.plugin_timeout)
     summary = result.summary()
     metrics = run_metrics(result.b.run.to_dict(), result.b.packing)
-    metrics.update({"changed": summary["changed"], "moved": summary["moved"],
-                    "becameUnschedulable": summary["unschedulable"], "becameSchedulable": summary["schedulable"]})
-    warnings = [*cluster_a.warnings, *(f"side A: {w}" for w in result.a.run.warnings),
-                *(f"side B: {w}" for w in result.b.run.warnings)]
+    metrics.update(
+        {
+            "changed": summary["changed"],
+            "moved": summary["moved"],
+            "becameUnschedulable": summary["unschedulable"],
+            "becameSchedulable": summary["schedulable"],
+        }
+    )
+    warnings = [*cluster_a.warnings, *(f"side A: {w}" for w in result.a.run.warnings), *(f"side B: {w}" for w in result.b.run.warnings)]
     return result.to_dict(), metrics, warnings
 
 
@@ -193,12 +213,20 @@ def run_metrics(run: dict[str, Any], packing: Any) -> dict[str, Any]:
     p = packing.to_dict()
     mean, stddev, frag = p["utilisationMean"], p["utilisationStddev"], p["fragmentation"]
     return {
-        "pending": summary["pending"], "scheduled": summary["scheduled"], "unschedulable": summary["unschedulable"],
-        "skipped": summary["skipped"], "preempted": summary["preempted"],
-        "nodes": p["nodes"], "nodesUsed": p["nodesUsed"], "emptyNodes": p["emptyNodes"],
-        "cpuUtilisationMean": mean.get("cpu"), "cpuUtilisationStddev": stddev.get("cpu"),
-        "memoryUtilisationMean": mean.get("memory"), "memoryUtilisationStddev": stddev.get("memory"),
-        "cpuFragmentation": frag.get("cpu"), "memoryFragmentation": frag.get("memory"),
+        "pending": summary["pending"],
+        "scheduled": summary["scheduled"],
+        "unschedulable": summary["unschedulable"],
+        "skipped": summary["skipped"],
+        "preempted": summary["preempted"],
+        "nodes": p["nodes"],
+        "nodesUsed": p["nodesUsed"],
+        "emptyNodes": p["emptyNodes"],
+        "cpuUtilisationMean": mean.get("cpu"),
+        "cpuUtilisationStddev": stddev.get("cpu"),
+        "memoryUtilisationMean": mean.get("memory"),
+        "memoryUtilisationStddev": stddev.get("memory"),
+        "cpuFragmentation": frag.get("cpu"),
+        "memoryFragmentation": frag.get("memory"),
         "outcome": outcome_digest(run),
     }
 
@@ -206,9 +234,11 @@ def run_metrics(run: dict[str, Any], packing: Any) -> dict[str, Any]:
 def outcome_digest(run: dict[str, Any]) -> str:
     """12 hex digits over each pending pod's end (its node, or that it was not placed) and the
     preemptions: equal digests, equal placements."""
-    ends = sorted([(p["pod"], p["node"], p.get("preemptedBy") or "") for p in run["placements"]]
-                  + [(u["pod"], "", "unschedulable") for u in run["unschedulable"]]
-                  + [(s["pod"], "", "skipped") for s in run["skipped"]])
+    ends = sorted(
+        [(p["pod"], p["node"], p.get("preemptedBy") or "") for p in run["placements"]]
+        + [(u["pod"], "", "unschedulable") for u in run["unschedulable"]]
+        + [(s["pod"], "", "skipped") for s in run["skipped"]]
+    )
     victims = sorted((p["preemptor"], p["node"], tuple(p["victims"])) for p in run["preemptions"])
     text = json.dumps([ends, victims], separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
@@ -305,8 +335,10 @@ def _texts(source: SnapshotSource) -> dict[str, str]:
                 raise InputError(f"cannot read: {exc}", file=f) from None
         data = tuple(read)
     if content_key(data) != source.key:
-        raise InputError("the snapshot's files changed since the sweep started (their content hash differs)",
-                         file=source.files[0] if source.files else None)
+        raise InputError(
+            "the snapshot's files changed since the sweep started (their content hash differs)",
+            file=source.files[0] if source.files else None,
+        )
     texts = {}
     for f, chunk in zip(source.files, data):
         try:

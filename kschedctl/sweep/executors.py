@@ -170,8 +170,7 @@ def _warm_up() -> None:
 class DaskExecutor:
     name = "dask"
 
-    def __init__(self, address: str | None, jobs: int, fn: CellFunction = run_cell,
-                 snapshots_in_flight: int | None = None) -> None:
+    def __init__(self, address: str | None, jobs: int, fn: CellFunction = run_cell, snapshots_in_flight: int | None = None) -> None:
         self.address = address
         self.jobs = max(1, jobs)
         self.fn = fn
@@ -193,8 +192,7 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 raise InputError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
         else:
-            self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+            self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None)
             self._client = Client(self._cluster)
         info = self._client.scheduler_info()
         self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
@@ -202,8 +200,10 @@ class DaskExecutor:
             self._client.run(_warm_up)  # imports and the plugin registry, once per worker, before any cell
         except ImportError as exc:
             self.__exit__(None, None, None)
-            raise InputError(f"a Dask worker cannot import kschedctl ({exc}): install kschedctl {__version__} "
-                             "(and the same plugin packages) on every worker") from None
+            raise InputError(
+                f"a Dask worker cannot import kschedctl ({exc}): install kschedctl {__version__} "
+                "(and the same plugin packages) on every worker"
+            ) from None
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -234,8 +234,7 @@ class DaskExecutor:
             shipped[source.key] = self._client.scatter(_with_data(source), hash=False)
             left[source.key] = len(group)
             for task, _ in group:
-                f = self._client.submit(self.fn, task, shipped[source.key], key=f"kschedctl-cell-{task.key[:20]}-{token}",
-                                        pure=False)
+                f = self._client.submit(self.fn, task, shipped[source.key], key=f"kschedctl-cell-{task.key[:20]}-{token}", pure=False)
                 futures[f] = (task, source.key)
                 stream.add(f)
 

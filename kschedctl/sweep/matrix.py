@@ -92,8 +92,13 @@ class Cell:
     key: str
 
     def axes(self) -> dict[str, Any]:
-        return {"snapshot": self.snapshot.label, "config": self.config.label, "kubeVersion": self.kube_version,
-                "featureGates": self.feature_gates, "seed": self.seed}
+        return {
+            "snapshot": self.snapshot.label,
+            "config": self.config.label,
+            "kubeVersion": self.kube_version,
+            "featureGates": self.feature_gates,
+            "seed": self.seed,
+        }
 
 
 @dataclass
@@ -179,8 +184,7 @@ def _read(path: str) -> Any:
 
 
 def _error(path: str, dotted: str, message: str) -> InputError:
-    return InputError(message, file=path, obj="Sweep", field=dotted or None,
-                      line=locate_line(path, 0, None, dotted or None))
+    return InputError(message, file=path, obj="Sweep", field=dotted or None, line=locate_line(path, 0, None, dotted or None))
 
 
 # --- snapshots -----------------------------------------------------------------------------
@@ -194,8 +198,7 @@ def _snapshots(path: str, base: Path, entries: list[Any], command: str) -> list[
             paths = tuple(str(base / p) for p in entry["paths"])
             specs = [_spec(path, where, entry["name"], paths, command)]
         else:
-            specs = [_spec(path, where, label, (str(base / label),), command)
-                     for label in _expand_entry(path, where, base, entry)]
+            specs = [_spec(path, where, label, (str(base / label),), command) for label in _expand_entry(path, where, base, entry)]
         for spec in specs:
             out.setdefault(spec.label, spec)  # listed twice (a file and a glob over it): once
     return list(out.values())
@@ -261,8 +264,7 @@ def _configs(path: str, base: Path, entries: list[Any]) -> list[ConfigSpec]:
         where = f"configs[{i}]"
         label = entry.get("name") or entry.get("file") or DEFAULT_CONFIG_LABEL
         if label in labels:
-            raise _error(path, where, f"another entry (configs[{labels[label]}]) is labelled {label!r}: "
-                                      "give each entry a distinct name")
+            raise _error(path, where, f"another entry (configs[{labels[label]}]) is labelled {label!r}: give each entry a distinct name")
         labels[label] = i
         file = str(base / entry["file"]) if entry.get("file") else None
         raw = _config_document(path, f"{where}.file", file) if file else None
@@ -335,15 +337,13 @@ def _check_runs(matrix: Matrix, registry: Registry) -> None:
         seen.add(ident)
         version = parse_version(v, g)
         try:
-            cfg = load_config_text(json.dumps(config.raw) if config.raw is not None else "", config.source,
-                                   version, registry)
+            cfg = load_config_text(json.dumps(config.raw) if config.raw is not None else "", config.source, version, registry)
             problems = configuration_errors(cfg, version, registry)  # its profiles built too
         except InputError as exc:
             raise _error(path, where, f"{exc} (kube-scheduler {v}{', gates ' + g if g else ''})") from None
         if problems:
             field_path, msg = problems[0]
-            raise _error(path, where, f"{config.source}: {field_path}: {msg} (kube-scheduler {v}"
-                                      f"{', gates ' + g if g else ''})")
+            raise _error(path, where, f"{config.source}: {field_path}: {msg} (kube-scheduler {v}{', gates ' + g if g else ''})")
 
 
 def _version(path: str, where: str, version: str, gates: str) -> None:
@@ -373,13 +373,21 @@ def _cells(matrix: Matrix) -> list[Cell]:
 def cell_key(matrix: Matrix, snapshot: SnapshotSpec, config: ConfigSpec, version: str, gates: str, seed: int) -> str:
     """A content hash of everything the cell's result depends on."""
     inputs: dict[str, Any] = {
-        "kschedctl": __version__, "command": matrix.command, "snapshot": snapshot.key, "config": config.raw,
-        "kubeVersion": version, "featureGates": sorted(parse_version(version, gates).gate_overrides.items()),
-        "seed": seed, "pluginTimeout": matrix.plugin_timeout,
+        "kschedctl": __version__,
+        "command": matrix.command,
+        "snapshot": snapshot.key,
+        "config": config.raw,
+        "kubeVersion": version,
+        "featureGates": sorted(parse_version(version, gates).gate_overrides.items()),
+        "seed": seed,
+        "pluginTimeout": matrix.plugin_timeout,
     }
     if matrix.diff_a is not None:
         a = matrix.diff_a
-        inputs["diffA"] = {"config": a.config.raw, "kubeVersion": a.kube_version,
-                           "featureGates": sorted(parse_version(a.kube_version, a.feature_gates).gate_overrides.items())}
+        inputs["diffA"] = {
+            "config": a.config.raw,
+            "kubeVersion": a.kube_version,
+            "featureGates": sorted(parse_version(a.kube_version, a.feature_gates).gate_overrides.items()),
+        }
     text = json.dumps(inputs, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -141,8 +141,7 @@ def selected_profiles(raw: dict[str, Any], names: list[str] | None, field: str) 
     known = {p.get("schedulerName") or DEFAULT_PROFILE for p in profiles}
     missing = [n for n in names if n not in known]
     if missing:
-        raise PatchError(f"no profile named {missing[0]} in the base configuration (profiles: {', '.join(sorted(known))})",
-                         "profiles")
+        raise PatchError(f"no profile named {missing[0]} in the base configuration (profiles: {', '.join(sorted(known))})", "profiles")
     return chosen
 
 
@@ -207,7 +206,7 @@ def set_path(doc: dict[str, Any], path: str, value: Any, field: str) -> None:
     node: Any = doc
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        where = _join(parts[:i + 1])
+        where = _join(parts[: i + 1])
         if isinstance(part, int):
             if not isinstance(node, list) or part >= len(node):
                 raise PatchError(f"{where}: no such list item in the configuration", field)

@@ -31,9 +31,23 @@ JOURNAL_SUFFIX = ".cells.jsonl"
 LOCK_SUFFIX = ".lock"
 STATUSES = (OK, ERROR, CRASHED)
 MISSING_PYARROW = "--format parquet needs pyarrow: pip install 'kschedctl[parquet]'"
-RUN_METRICS = ("pending", "scheduled", "unschedulable", "skipped", "preempted", "nodes", "nodesUsed", "emptyNodes",
-               "cpuUtilisationMean", "cpuUtilisationStddev", "memoryUtilisationMean", "memoryUtilisationStddev",
-               "cpuFragmentation", "memoryFragmentation", "outcome")
+RUN_METRICS = (
+    "pending",
+    "scheduled",
+    "unschedulable",
+    "skipped",
+    "preempted",
+    "nodes",
+    "nodesUsed",
+    "emptyNodes",
+    "cpuUtilisationMean",
+    "cpuUtilisationStddev",
+    "memoryUtilisationMean",
+    "memoryUtilisationStddev",
+    "cpuFragmentation",
+    "memoryFragmentation",
+    "outcome",
+)
 DIFF_METRICS = ("changed", "moved", "becameUnschedulable", "becameSchedulable")
 AXES = ("snapshot", "config", "kubeVersion", "featureGates", "seed")
 
@@ -84,13 +98,13 @@ class ResultsLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise t.error("another sweep is writing these results (it holds this lock): "
-                          "wait for it to finish, or give --results another file") from None
+            raise t.error(
+                "another sweep is writing these results (it holds this lock): wait for it to finish, or give --results another file"
+            ) from None
         self._fd = fd
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._fd is not None:
             os.close(self._fd)  # releases the flock
             self._fd = None
@@ -133,8 +147,9 @@ class Journal:
             except ValueError as exc:
                 if torn:
                     break  # cut short by a kill: not a finished cell
-                raise InputError(f"not a cell of a sweep journal: {exc} (remove the line, or run without --resume)",
-                                 file=self.path, line=number) from None
+                raise InputError(
+                    f"not a cell of a sweep journal: {exc} (remove the line, or run without --resume)", file=self.path, line=number
+                ) from None
             done[outcome.key] = outcome
         else:
             torn = False
@@ -181,8 +196,7 @@ def journal_outcome(line: str) -> CellOutcome:
         raise ValueError("warnings: not a list of strings")
     for name in ("wallSeconds", "cpuSeconds"):
         value = data.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not math.isfinite(value) or value < 0):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0):
             raise ValueError(f"{name}: not a number of seconds")
     return CellOutcome.from_dict(data)
 

@@ -43,37 +43,86 @@ class SweepResult:
 
     def counts(self) -> dict[str, int]:
         statuses = [o.status for _, o in self.rows]
-        return {"cells": len(self.matrix.cells), "ok": statuses.count(OK), "error": statuses.count(ERROR),
-                "crashed": statuses.count(CRASHED), "notRun": len(self.matrix.cells) - len(self.rows)}
+        return {
+            "cells": len(self.matrix.cells),
+            "ok": statuses.count(OK),
+            "error": statuses.count(ERROR),
+            "crashed": statuses.count(CRASHED),
+            "notRun": len(self.matrix.cells) - len(self.rows),
+        }
 
     def axes(self) -> dict[str, list[Any]]:
         """Each axis's values, in matrix order."""
         m = self.matrix
-        return {"snapshot": [s.label for s in m.snapshots], "config": list(dict.fromkeys(c.label for c in m.configs)),
-                "kubeVersion": m.kube_versions, "featureGates": m.feature_gates, "seed": m.seeds}
+        return {
+            "snapshot": [s.label for s in m.snapshots],
+            "config": list(dict.fromkeys(c.label for c in m.configs)),
+            "kubeVersion": m.kube_versions,
+            "featureGates": m.feature_gates,
+            "seed": m.seeds,
+        }
 
     def cell_dicts(self) -> list[dict[str, Any]]:
         """What stdout shows of each cell: no result JSON, no wall time (those are in the file)."""
-        return [{"index": c.index, "key": c.key, **c.axes(), "params": dict(c.config.params), "status": o.status,
-                 "error": o.error, "metrics": o.metrics} for c, o in self.rows]
+        return [
+            {
+                "index": c.index,
+                "key": c.key,
+                **c.axes(),
+                "params": dict(c.config.params),
+                "status": o.status,
+                "error": o.error,
+                "metrics": o.metrics,
+            }
+            for c, o in self.rows
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         m = self.matrix
-        return {"sweep": m.name, "matrix": m.path, "command": m.command, "results": self.results,
-                "axes": self.axes(), "cells": self.cell_dicts(), "summary": self.counts()}
+        return {
+            "sweep": m.name,
+            "matrix": m.path,
+            "command": m.command,
+            "results": self.results,
+            "axes": self.axes(),
+            "cells": self.cell_dicts(),
+            "summary": self.counts(),
+        }
 
     def columns(self) -> list[str]:
-        return ["index", "key", "command", *AXES[:2], *self.matrix.param_columns(), *AXES[2:], "status", "error",
-                *metric_names(self.matrix.command), "wallSeconds", "cpuSeconds", "warnings", "result"]
+        return [
+            "index",
+            "key",
+            "command",
+            *AXES[:2],
+            *self.matrix.param_columns(),
+            *AXES[2:],
+            "status",
+            "error",
+            *metric_names(self.matrix.command),
+            "wallSeconds",
+            "cpuSeconds",
+            "warnings",
+            "result",
+        ]
 
     def records(self) -> list[dict[str, Any]]:
         """One flat row per cell, for the columnar file."""
         out = []
         for c, o in self.rows:
-            row: dict[str, Any] = {"index": c.index, "key": c.key, "command": self.matrix.command, **c.axes(),
-                                   **c.config.params, "status": o.status, "error": o.error,
-                                   "wallSeconds": round(o.wall_seconds, 6), "cpuSeconds": round(o.cpu_seconds, 6),
-                                   "warnings": "\n".join(o.warnings) or None, "result": o.result}
+            row: dict[str, Any] = {
+                "index": c.index,
+                "key": c.key,
+                "command": self.matrix.command,
+                **c.axes(),
+                **c.config.params,
+                "status": o.status,
+                "error": o.error,
+                "wallSeconds": round(o.wall_seconds, 6),
+                "cpuSeconds": round(o.cpu_seconds, 6),
+                "warnings": "\n".join(o.warnings) or None,
+                "result": o.result,
+            }
             row.update(o.metrics or {})
             out.append(row)
         return out
@@ -91,8 +140,7 @@ def tasks_of(matrix: Matrix, cells: list[Cell]) -> list[tuple[CellTask, Snapshot
         diff_a = side_spec(matrix.diff_a.config, matrix.diff_a.kube_version, matrix.diff_a.feature_gates)
     out = []
     for c in cells:
-        task = CellTask(c.key, matrix.command, side_spec(c.config, c.kube_version, c.feature_gates), c.seed,
-                        matrix.plugin_timeout, diff_a)
+        task = CellTask(c.key, matrix.command, side_spec(c.config, c.kube_version, c.feature_gates), c.seed, matrix.plugin_timeout, diff_a)
         out.append((task, SnapshotSource(c.snapshot.key, c.snapshot.paths, c.snapshot.files)))
     return out
 

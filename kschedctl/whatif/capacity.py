@@ -55,7 +55,8 @@ BINPACKING_METHOD = (
     "decreasing cpu+memory share of the node (DecreasingPodOrderer), go first-fit onto added copies of the "
     "node (each holding first the pods of the DaemonSets that select it, as cluster-autoscaler's template node "
     "does), checked with the profile's PreFilter and Filter plugins; the answer counts the added nodes that "
-    "received pods")
+    "received pods"
+)
 
 
 @dataclass
@@ -76,9 +77,14 @@ class CapacityResult:
     daemon_set_pods: dict[str, list[dict]] = field(default_factory=dict)  # added node -> its DaemonSet pods
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pod": self.pod, "count": self.count, "perNode": dict(self.per_node),
-                               "perZone": dict(self.per_zone), "stopMessage": self.stop_message,
-                               "stoppedBy": self.stopped_by}
+        out: dict[str, Any] = {
+            "pod": self.pod,
+            "count": self.count,
+            "perNode": dict(self.per_node),
+            "perZone": dict(self.per_zone),
+            "stopMessage": self.stop_message,
+            "stoppedBy": self.stopped_by,
+        }
         if self.max_copies is not None:
             out["max"] = self.max_copies
         if self.added_nodes:
@@ -103,10 +109,17 @@ class NodesForResult:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"node": self.node, "nodesNeeded": self.nodes_needed, "pods": self.pods,
-               "fitExisting": self.fit_existing, "newNodes": {k: list(v) for k, v in self.new_nodes.items()},
-               "cannotHelp": list(self.cannot_help), "skipped": list(self.skipped), "method": self.method,
-               "daemonSetPods": {k: list(v) for k, v in self.daemon_set_pods.items()}}
+        out = {
+            "node": self.node,
+            "nodesNeeded": self.nodes_needed,
+            "pods": self.pods,
+            "fitExisting": self.fit_existing,
+            "newNodes": {k: list(v) for k, v in self.new_nodes.items()},
+            "cannotHelp": list(self.cannot_help),
+            "skipped": list(self.skipped),
+            "method": self.method,
+            "daemonSetPods": {k: list(v) for k, v in self.daemon_set_pods.items()},
+        }
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -115,12 +128,16 @@ class NodesForResult:
 # --- capacity ------------------------------------------------------------------------------
 
 
-def without_pending(cluster: ClusterSnapshot, extra_nodes: list[Node] = (),  # type: ignore[assignment]
-                    daemon_pods: list[Pod] = ()) -> ClusterSnapshot:  # type: ignore[assignment]
+def without_pending(
+    cluster: ClusterSnapshot,
+    extra_nodes: list[Node] = (),  # type: ignore[assignment]
+    daemon_pods: list[Pod] = (),
+) -> ClusterSnapshot:  # type: ignore[assignment]
     """The cluster as it runs: nodes (plus the hypothetical ones, with their DaemonSet pods) and
     the pods bound to them."""
-    return ClusterSnapshot(nodes=[*cluster.nodes, *extra_nodes],
-                           pods=[*(p for p in cluster.pods if not is_pending(p)), *daemon_pods], objects=cluster.objects)
+    return ClusterSnapshot(
+        nodes=[*cluster.nodes, *extra_nodes], pods=[*(p for p in cluster.pods if not is_pending(p)), *daemon_pods], objects=cluster.objects
+    )
 
 
 def daemon_pods_for(cluster: ClusterSnapshot, nodes: list[Node]) -> dict[str, list[Pod]]:
@@ -139,12 +156,15 @@ def overcommit_notes(nodes: list[Node], daemon_pods: dict[str, list[Pod]], shape
         for pod in daemon_pods.get(node.name, []):
             requested.add(Resource.from_list(pod_requests(pod)))
         alloc = Resource.from_list(node.allocatable).as_dict()
-        over = [f"{r} {fmt_amount(r, v)} of {fmt_amount(r, alloc.get(r, 0))}"
-                for r, v in requested.as_dict().items() if v > alloc.get(r, 0)]
+        over = [
+            f"{r} {fmt_amount(r, v)} of {fmt_amount(r, alloc.get(r, 0))}" for r, v in requested.as_dict().items() if v > alloc.get(r, 0)
+        ]
         if over:
             which = f"a node like {node.name}" if shape else node.name
-            notes.append(f"the DaemonSet pods of {which} ask for more than it has ({', '.join(over)}): "
-                         "the DaemonSet controller does not check room, so nothing else fits there")
+            notes.append(
+                f"the DaemonSet pods of {which} ask for more than it has ({', '.join(over)}): "
+                "the DaemonSet controller does not check room, so nothing else fits there"
+            )
     return notes
 
 
@@ -153,32 +173,59 @@ def daemon_set_notes(cluster: ClusterSnapshot) -> list[str]:
     no DaemonSet pods, and the estimate is too generous; say so, and how to capture them. A
     DaemonSet whose pods the API server would refuse (no such PriorityClass) places none either."""
     if cluster.objects.daemon_sets:
-        return [f"DaemonSet {key}: {why}: the API server refuses its pods, so no added node runs one"
-                for key, why in refused(cluster.objects).items()]
-    owned = {f"{p.namespace}/{o.get('name')}" for p in cluster.pods for o in p.meta.owner_references
-             if isinstance(o, dict) and o.get("kind") == "DaemonSet"}
+        return [
+            f"DaemonSet {key}: {why}: the API server refuses its pods, so no added node runs one"
+            for key, why in refused(cluster.objects).items()
+        ]
+    owned = {
+        f"{p.namespace}/{o.get('name')}"
+        for p in cluster.pods
+        for o in p.meta.owner_references
+        if isinstance(o, dict) and o.get("kind") == "DaemonSet"
+    }
     if not owned:
         return []
     shown = ", ".join(sorted(owned)[:3]) + (f" and {len(owned) - 3} more" if len(owned) > 3 else "")
-    return [f"the snapshot's pods belong to {len(owned)} DaemonSet(s) ({shown}) but it holds no DaemonSet: "
-            "added nodes were given no DaemonSet pods, so they look emptier than they would be; capture them "
-            "with `kubectl get daemonsets -A -o yaml`"]
+    return [
+        f"the snapshot's pods belong to {len(owned)} DaemonSet(s) ({shown}) but it holds no DaemonSet: "
+        "added nodes were given no DaemonSet pods, so they look emptier than they would be; capture them "
+        "with `kubectl get daemonsets -A -o yaml`"
+    ]
 
 
-def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-             template: PodTemplate, *, max_copies: int | None = None, seed: int | None = None,
-             added_nodes: list[Node] = (), fast: bool = True,  # type: ignore[assignment]
-             progress: Callable[[int], None] | None = None,
-             plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> CapacityResult:
+def capacity(
+    cluster: ClusterSnapshot,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    template: PodTemplate,
+    *,
+    max_copies: int | None = None,
+    seed: int | None = None,
+    added_nodes: list[Node] = (),
+    fast: bool = True,  # type: ignore[assignment]
+    progress: Callable[[int], None] | None = None,
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+) -> CapacityResult:
     """Schedule copies of ``template`` one at a time until one does not fit (or ``max_copies``)."""
     pending = len(cluster.pending_pods)
     template.install(cluster)
     daemon_pods = daemon_pods_for(cluster, list(added_nodes))
-    sched = Scheduler(without_pending(cluster, list(added_nodes), [p for ps in daemon_pods.values() for p in ps]),
-                      config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
+    sched = Scheduler(
+        without_pending(cluster, list(added_nodes), [p for ps in daemon_pods.values() for p in ps]),
+        config,
+        registry,
+        version,
+        seed=seed,
+        dry_run=True,
+        plugin_timeout=plugin_timeout,
+    )
     if template.base.scheduler_name not in sched.profiles:
-        raise InputError(f"no profile for schedulerName {template.base.scheduler_name!r} in the configuration",
-                         obj=template.source, field="spec.schedulerName")
+        raise InputError(
+            f"no profile for schedulerName {template.base.scheduler_name!r} in the configuration",
+            obj=template.source,
+            field="spec.schedulerName",
+        )
     copier = _fast_copier(sched, template) if fast else None
     per_node: dict[str, int] = {}
     placements: list[tuple[str, str]] = []
@@ -206,11 +253,22 @@ def capacity(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regis
     per_zone: dict[str, int] = {}
     for node, n in per_node.items():
         per_zone[zones.get(node, "")] = per_zone.get(zones.get(node, ""), 0) + n
-    return CapacityResult(template.source, i, dict(sorted(per_node.items())), dict(sorted(per_zone.items())),
-                          stop_message, stopped_by, max_copies, [n.name for n in added_nodes], notes, placements,
-                          cluster_usage(sched.cache.nodes), copier is not None,
-                          getattr(sched.algorithm, "fast_cycles", 0),
-                          {node: describe_pods(pods) for node, pods in daemon_pods.items()})
+    return CapacityResult(
+        template.source,
+        i,
+        dict(sorted(per_node.items())),
+        dict(sorted(per_zone.items())),
+        stop_message,
+        stopped_by,
+        max_copies,
+        [n.name for n in added_nodes],
+        notes,
+        placements,
+        cluster_usage(sched.cache.nodes),
+        copier is not None,
+        getattr(sched.algorithm, "fast_cycles", 0),
+        {node: describe_pods(pods) for node, pods in daemon_pods.items()},
+    )
 
 
 def _schedule_copy(sched: Scheduler, pod: Pod) -> tuple[str | None, str]:
@@ -251,10 +309,19 @@ def _zones(sched: Scheduler) -> dict[str, str]:
 # --- nodes-for (cluster-autoscaler's binpacking estimator) ----------------------------------
 
 
-def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, registry: Registry, version: KubeVersion,
-              node_template: dict, template: PodTemplate | None = None, *, copies: int | None = None,
-              added_nodes: list[Node] = (), seed: int | None = None,  # type: ignore[assignment]
-              plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> NodesForResult:
+def nodes_for(
+    cluster: ClusterSnapshot,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    version: KubeVersion,
+    node_template: dict,
+    template: PodTemplate | None = None,
+    *,
+    copies: int | None = None,
+    added_nodes: list[Node] = (),
+    seed: int | None = None,  # type: ignore[assignment]
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+) -> NodesForResult:
     """How many nodes shaped like ``node_template`` the pods need: the snapshot's pending pods,
     or ``copies`` copies of ``template`` in their place; ``added_nodes`` join the cluster first."""
     pods = [p for p in cluster.pods if is_pending(p)]
@@ -265,10 +332,11 @@ def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regi
         pods = [template.copy(i) for i in range(1, copies + 1)]
     added_daemon_pods = daemon_pods_for(cluster, list(added_nodes))
     notes = daemon_set_notes(cluster)
-    cluster = ClusterSnapshot(nodes=[*cluster.nodes, *added_nodes],
-                              pods=[*(p for p in cluster.pods if not is_pending(p)),
-                                    *(p for ps in added_daemon_pods.values() for p in ps), *pods],
-                              objects=cluster.objects)
+    cluster = ClusterSnapshot(
+        nodes=[*cluster.nodes, *added_nodes],
+        pods=[*(p for p in cluster.pods if not is_pending(p)), *(p for ps in added_daemon_pods.values() for p in ps), *pods],
+        objects=cluster.objects,
+    )
     sched = Scheduler(cluster, config, registry, version, seed=seed, dry_run=True, plugin_timeout=plugin_timeout)
     run = sched.run()
     by_key = {p.key: p for p in cluster.pods if is_pending(p)}
@@ -284,10 +352,14 @@ def nodes_for(cluster: ClusterSnapshot, config: KubeSchedulerConfiguration, regi
     return NodesForResult(
         node=str(node_template.get("metadata", {}).get("name", "")),
         nodes_needed=sum(1 for pods_on in estimator.new_nodes.values() if pods_on),
-        pods=run.pending - len(run.skipped), fit_existing=len(run.placements),
+        pods=run.pending - len(run.skipped),
+        fit_existing=len(run.placements),
         new_nodes={n: p for n, p in estimator.new_nodes.items() if p},
         cannot_help=estimator.cannot_help,
-        skipped=[s.to_dict() for s in run.skipped], daemon_set_pods=daemon_set_pods, notes=notes)
+        skipped=[s.to_dict() for s in run.skipped],
+        daemon_set_pods=daemon_set_pods,
+        notes=notes,
+    )
 
 
 def _ordered_groups(pods: list[Pod], template: Node) -> list[list[Pod]]:
@@ -316,8 +388,11 @@ def _equivalence_key(pod: Pod) -> Any:
     if controller is None:
         return ("pod", pod.uid)
     spec = {k: v for k, v in (pod.raw.get("spec") or {}).items() if k not in ("nodeName",)}
-    return (controller.get("uid") or f"{controller.get('kind')}/{controller.get('name')}",
-            json.dumps(spec, sort_keys=True, default=str), json.dumps(pod.labels, sort_keys=True))
+    return (
+        controller.get("uid") or f"{controller.get('kind')}/{controller.get('name')}",
+        json.dumps(spec, sort_keys=True, default=str),
+        json.dumps(pod.labels, sort_keys=True),
+    )
 
 
 class _BinpackingEstimator:
@@ -424,4 +499,3 @@ class _BinpackingEstimator:
     def _give_up(self, pods: list[Pod], why: str) -> None:
         for pod in pods:
             self.cannot_help.append({"pod": pod.key, "message": why})
-

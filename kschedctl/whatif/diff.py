@@ -60,8 +60,7 @@ class Side:
     cluster: ClusterSnapshot
 
     def describe(self) -> dict[str, Any]:
-        return {"config": self.config_path, "kubeVersion": self.version.version,
-                "featureGates": self.feature_gates or None}
+        return {"config": self.config_path, "kubeVersion": self.version.version, "featureGates": self.feature_gates or None}
 
 
 @dataclass
@@ -179,10 +178,16 @@ class DiffResult:
         rows = []
         for n in self.a.usage.nodes:
             other = b_nodes.get(n.name)
-            rows.append({"name": n.name, "zone": n.zone, **({"pool": n.pool} if n.pool else {}),
-                         "allocatable": dict(n.allocatable),
-                         "requested": {"a": dict(n.requested), "b": dict(other.requested) if other else {}},
-                         "pods": {"a": n.pods, "b": other.pods if other else 0}})
+            rows.append(
+                {
+                    "name": n.name,
+                    "zone": n.zone,
+                    **({"pool": n.pool} if n.pool else {}),
+                    "allocatable": dict(n.allocatable),
+                    "requested": {"a": dict(n.requested), "b": dict(other.requested) if other else {}},
+                    "pods": {"a": n.pods, "b": other.pods if other else 0},
+                }
+            )
         return rows
 
     def zone_rows(self) -> list[dict[str, Any]]:
@@ -190,9 +195,15 @@ class DiffResult:
         rows = []
         for z in self.a.usage.by_zone():
             other = b_zones.get(z.name)
-            rows.append({"zone": z.name, "nodes": z.nodes, "allocatable": dict(z.allocatable),
-                         "requested": {"a": dict(z.requested), "b": dict(other.requested) if other else {}},
-                         "pods": {"a": z.pods, "b": other.pods if other else 0}})
+            rows.append(
+                {
+                    "zone": z.name,
+                    "nodes": z.nodes,
+                    "allocatable": dict(z.allocatable),
+                    "requested": {"a": dict(z.requested), "b": dict(other.requested) if other else {}},
+                    "pods": {"a": z.pods, "b": other.pods if other else 0},
+                }
+            )
         return rows
 
     def to_dict(self) -> dict[str, Any]:
@@ -229,10 +240,10 @@ class OldNodeRecorder(AttemptRecorder):
         rejection = None
         if old_total is None and result.diagnosis is not None:
             rejection = _rejection(result.diagnosis, old)
-        nominated_only = bool(pod.nominated_node_name) and result.evaluated_nodes == 1 and \
-            result.suggested_host == pod.nominated_node_name
-        self.views[pod.key] = AttemptView(result.suggested_host, old, None if best is None else int(best),
-                                          tied, old_total, rejection, nominated_only)
+        nominated_only = bool(pod.nominated_node_name) and result.evaluated_nodes == 1 and result.suggested_host == pod.nominated_node_name
+        self.views[pod.key] = AttemptView(
+            result.suggested_host, old, None if best is None else int(best), tied, old_total, rejection, nominated_only
+        )
 
 
 def _names_and_totals(result: Any) -> tuple[list[str] | None, list[int]]:
@@ -262,24 +273,36 @@ def classify_move(pod: str, a_node: str, b_node: str, view: AttemptView | None) 
         return MoveCause(UNKNOWN, "notRecorded", f"no recorded attempt of B chose {b_node}")
     if view.old_total is not None:
         if view.best is not None and view.old_total == view.best:
-            return MoveCause(TIE_BREAK_ONLY, "tied",
-                             f"{a_node} was among B's {view.tied} best nodes (total {view.best}); the tie-break chose {b_node}",
-                             view.best, view.old_total, view.tied)
-        return MoveCause(SCORES_CHANGED, "outranked",
-                         f"under B {a_node} scored {view.old_total}, {b_node} {view.best}",
-                         view.best, view.old_total, view.tied)
+            return MoveCause(
+                TIE_BREAK_ONLY,
+                "tied",
+                f"{a_node} was among B's {view.tied} best nodes (total {view.best}); the tie-break chose {b_node}",
+                view.best,
+                view.old_total,
+                view.tied,
+            )
+        return MoveCause(
+            SCORES_CHANGED,
+            "outranked",
+            f"under B {a_node} scored {view.old_total}, {b_node} {view.best}",
+            view.best,
+            view.old_total,
+            view.tied,
+        )
     if view.old_rejection is not None:
-        return MoveCause(SCORES_CHANGED, "filtered", f"under B {a_node} did not fit: {view.old_rejection}",
-                         view.best, None, view.tied)
+        return MoveCause(SCORES_CHANGED, "filtered", f"under B {a_node} did not fit: {view.old_rejection}", view.best, None, view.tied)
     why = "only its nominated node was evaluated" if view.nominated_only else "the node search stopped before it"
-    return MoveCause(SCORES_CHANGED, "notEvaluated", f"under B the attempt did not evaluate {a_node} ({why})",
-                     view.best, None, view.tied)
+    return MoveCause(SCORES_CHANGED, "notEvaluated", f"under B the attempt did not evaluate {a_node} ({why})", view.best, None, view.tied)
 
 
-def run_side(side: Side, registry: Registry, seed: int,
-             recorders: Sequence[AttemptRecorder] = (),
-             progress: Callable[[int, int], None] | None = None,
-             plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> SideResult:
+def run_side(
+    side: Side,
+    registry: Registry,
+    seed: int,
+    recorders: Sequence[AttemptRecorder] = (),
+    progress: Callable[[int, int], None] | None = None,
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+) -> SideResult:
     sched = Scheduler(side.cluster, side.config, registry, side.version, seed=seed, plugin_timeout=plugin_timeout)
     sched.algorithm.recorders.extend(recorders)
     result = word_run(sched.run(progress=progress))
@@ -295,11 +318,11 @@ def outcomes_of(run: RunResult) -> dict[str, PodOutcome]:
         victims.setdefault(pre.preemptor, []).extend(pre.victims)
     out: dict[str, PodOutcome] = {}
     for p in run.placements:
-        out[p.pod] = PodOutcome("Preempted" if p.preempted_by else "Scheduled", p.node, None, p.profile, p.score,
-                                victims.get(p.pod, []), p.preempted_by)
+        out[p.pod] = PodOutcome(
+            "Preempted" if p.preempted_by else "Scheduled", p.node, None, p.profile, p.score, victims.get(p.pod, []), p.preempted_by
+        )
     for u in run.unschedulable:
-        out[u.pod] = PodOutcome("Unschedulable", None, u.message, u.profile, None, victims.get(u.pod, []),
-                                None, u.nominated_node or None)
+        out[u.pod] = PodOutcome("Unschedulable", None, u.message, u.profile, None, victims.get(u.pod, []), None, u.nominated_node or None)
     for s in run.skipped:
         out[s.pod] = PodOutcome("Skipped", None, s.reason)
     return out
@@ -321,10 +344,16 @@ def change_kind(a: PodOutcome, b: PodOutcome) -> str | None:
     return None
 
 
-def diff(side_a: Side, side_b: Side, registry: Registry, seed: int,
-         progress: Callable[[str, int, int], None] | None = None,
-         plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT) -> DiffResult:
+def diff(
+    side_a: Side,
+    side_b: Side,
+    registry: Registry,
+    seed: int,
+    progress: Callable[[str, int, int], None] | None = None,
+    plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+) -> DiffResult:
     """Run A, then B with the recorder, and compare every pending pod's outcome."""
+
     def side_progress(label: str) -> Callable[[int, int], None] | None:
         return None if progress is None else (lambda done, total: progress(label, done, total))
 

@@ -44,10 +44,18 @@ from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, S
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.whatif.templates import PodTemplate
 
-NODE_LOCAL = frozenset({
-    names.NodeResourcesFit, names.NodeResourcesBalancedAllocation, names.NodeName, names.NodePorts,
-    names.NodeUnschedulable, names.NodeAffinity, names.TaintToleration, names.ImageLocality,
-})
+NODE_LOCAL = frozenset(
+    {
+        names.NodeResourcesFit,
+        names.NodeResourcesBalancedAllocation,
+        names.NodeName,
+        names.NodePorts,
+        names.NodeUnschedulable,
+        names.NodeAffinity,
+        names.TaintToleration,
+        names.ImageLocality,
+    }
+)
 # Plugins whose Skip depends on the pod's own spec (and on existing pods' terms that copies
 # without (anti-)affinity cannot add), and which write nothing to the CycleState before
 # returning it (a plugin that does, like DynamicResources, must keep being called).
@@ -130,15 +138,19 @@ class CopyAlgorithm(SchedulingAlgorithm):
 
     def _schedule_copy(self, fwk: Any, state: Any, qpi: Any, snapshot: Any) -> ScheduleResult:
         pod = qpi.pod
-        if fwk is not self.fwk or pod.nominated_node_name or not fwk.use_batch or not fwk.has_score_plugins() \
-                or snapshot.num_nodes() == 0 or self._nominated(fwk):
+        if (
+            fwk is not self.fwk
+            or pod.nominated_node_name
+            or not fwk.use_batch
+            or not fwk.has_score_plugins()
+            or snapshot.num_nodes() == 0
+            or self._nominated(fwk)
+        ):
             return super().schedule_pod(fwk, state, qpi, snapshot)
         all_nodes = snapshot.list()
         pre_res, status, _ = fwk.run_pre_filter_plugins(state, pod, all_nodes)
-        filters = [n for n in (plugin_name(fwk, pl) for pl in fwk.points["filter"])
-                   if n not in state.skip_filter_plugins]
-        if not status.is_success() or (pre_res is not None and not pre_res.all_nodes()) \
-                or any(n not in NODE_LOCAL for n in filters):
+        filters = [n for n in (plugin_name(fwk, pl) for pl in fwk.points["filter"]) if n not in state.skip_filter_plugins]
+        if not status.is_success() or (pre_res is not None and not pre_res.all_nodes()) or any(n not in NODE_LOCAL for n in filters):
             return super().schedule_pod(fwk, state, qpi, snapshot)  # PreFilter again, on the same pod: same result
         changed = self._refresh_filters(fwk, state, pod, all_nodes)
         n = len(all_nodes)
@@ -181,8 +193,10 @@ class CopyAlgorithm(SchedulingAlgorithm):
                 for i in changed.tolist():
                     st = fwk.run_filter_plugins(state, pod, all_nodes[i])
                     self.statuses[i] = None if st.is_success() else st
-        if any(st is not None and st.code == Code.Error for st in (self.statuses if changed is None else
-                                                                    [self.statuses[i] for i in changed.tolist()])):
+        if any(
+            st is not None and st.code == Code.Error
+            for st in (self.statuses if changed is None else [self.statuses[i] for i in changed.tolist()])
+        ):
             self.infos = []
             raise _Fallback()
         self.infos = list(all_nodes)
@@ -194,18 +208,17 @@ class CopyAlgorithm(SchedulingAlgorithm):
                 self.feasible[i] = self.statuses[i] is None
         return changed
 
-    def _score(self, fwk: Any, state: Any, pod: Pod, all_nodes: list[Any], feasible: list[Any],
-               positions: np.ndarray, changed: np.ndarray | None) -> ScoreTable:
+    def _score(
+        self, fwk: Any, state: Any, pod: Pod, all_nodes: list[Any], feasible: list[Any], positions: np.ndarray, changed: np.ndarray | None
+    ) -> ScoreTable:
         status = fwk.run_pre_score_plugins(state, pod, feasible)
         if not status.is_success():
             raise SchedulingError(status)
-        plugins = [(pl, n) for pl, n in ((pl, plugin_name(fwk, pl)) for pl in fwk.points["score"])
-                   if n not in state.skip_score_plugins]
+        plugins = [(pl, n) for pl, n in ((pl, plugin_name(fwk, pl)) for pl in fwk.points["score"]) if n not in state.skip_score_plugins]
         columns = columns_of(fwk.snapshot)
         batch = NodeBatch(feasible, columns)
         rows = batch.rows
-        table = ScoreTable(columns.names_of(rows) if columns is not None and rows is not None
-                           else [ni.name for ni in feasible])
+        table = ScoreTable(columns.names_of(rows) if columns is not None and rows is not None else [ni.name for ni in feasible])
         totals = np.zeros(len(feasible), np.int64)
         for pl, name in plugins:
             if name in NODE_LOCAL:
@@ -214,8 +227,7 @@ class CopyAlgorithm(SchedulingAlgorithm):
                 values = self._score_nodes(pl, name, state, pod, feasible)
             # NormalizeScore exactly as run_score_plugins_table does it (the runtime's own step)
             values = fwk._normalize(pl, name, state, pod, batch, table.names, values)
-            if isinstance(values, Status) or (len(values) and (int(values.max()) > MAX_NODE_SCORE
-                                                               or int(values.min()) < MIN_NODE_SCORE)):
+            if isinstance(values, Status) or (len(values) and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE)):
                 raise _Fallback()  # the runtime words that error
             values = values.astype(np.int64, copy=False)
             weight = fwk.score_weights[name]
@@ -224,8 +236,7 @@ class CopyAlgorithm(SchedulingAlgorithm):
         table.totals = totals.tolist()
         return table
 
-    def _raw(self, pl: Any, name: str, state: Any, pod: Pod, all_nodes: list[Any],
-             changed: np.ndarray | None) -> np.ndarray:
+    def _raw(self, pl: Any, name: str, state: Any, pod: Pod, all_nodes: list[Any], changed: np.ndarray | None) -> np.ndarray:
         """The plugin's raw score of every node, recomputed where the NodeInfo changed."""
         raw = self.raw.get(name)
         if raw is None:

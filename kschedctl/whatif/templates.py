@@ -46,10 +46,8 @@ class PodTemplate:
         labels = self.base.meta.labels
         if self.per_copy_labels:
             labels = {**labels, "statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": str(index)}
-        meta = dataclasses.replace(self.base.meta, name=name, uid=f"kschedctl-capacity/{self.base.namespace}/{name}",
-                                   labels=labels)
-        raw = {**self.base.raw, "metadata": {**self.base.raw.get("metadata", {}), "name": name, "uid": meta.uid,
-                                             "labels": dict(labels)}}
+        meta = dataclasses.replace(self.base.meta, name=name, uid=f"kschedctl-capacity/{self.base.namespace}/{name}", labels=labels)
+        raw = {**self.base.raw, "metadata": {**self.base.raw.get("metadata", {}), "name": name, "uid": meta.uid, "labels": dict(labels)}}
         pod = dataclasses.replace(self.base, meta=meta, raw=raw, cache={})
         if not self.per_copy_labels:
             # Same spec and labels: the precomputed requests and affinity terms are the base's
@@ -64,8 +62,11 @@ class PodTemplate:
 
     def install(self, cluster: ClusterSnapshot) -> None:
         """Add the owner objects the snapshot lacks (the controller's ReplicaSet or StatefulSet)."""
-        pools = {"ReplicaSet": cluster.objects.replica_sets, "StatefulSet": cluster.objects.stateful_sets,
-                 "ReplicationController": cluster.objects.replication_controllers}
+        pools = {
+            "ReplicaSet": cluster.objects.replica_sets,
+            "StatefulSet": cluster.objects.stateful_sets,
+            "ReplicationController": cluster.objects.replication_controllers,
+        }
         for owner in self.owners:
             pool = pools[owner.kind]
             if not any(o.namespace == owner.namespace and o.name == owner.name for o in pool):
@@ -136,24 +137,43 @@ def _workload_template(kind: str, raw: dict, cluster: ClusterSnapshot, path: str
         labels.setdefault("job-name", name)
     elif kind == "ReplicationController":
         api = "v1"
-    owner_ref = {"apiVersion": api, "kind": owner_kind, "name": owner_name,
-                 "uid": f"kschedctl-capacity/{namespace}/{owner_name}", "controller": True}
+    owner_ref = {
+        "apiVersion": api,
+        "kind": owner_kind,
+        "name": owner_name,
+        "uid": f"kschedctl-capacity/{namespace}/{owner_name}",
+        "controller": True,
+    }
     if owner_kind != "Job":
-        owners.append(GenericObject.from_dict({"apiVersion": api, "kind": owner_kind,
-                                               "metadata": {"name": owner_name, "namespace": namespace,
-                                                            "uid": owner_ref["uid"]},
-                                               "spec": {"selector": selector}}, namespaced=True))
-    pod_raw = {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {**{k: v for k, v in tmd.items() if k in ("annotations",)}, "name": prefix,
-                            "namespace": namespace, "labels": labels, "ownerReferences": [owner_ref]},
-               "spec": copy.deepcopy(tmpl.get("spec") or {})}
+        owners.append(
+            GenericObject.from_dict(
+                {
+                    "apiVersion": api,
+                    "kind": owner_kind,
+                    "metadata": {"name": owner_name, "namespace": namespace, "uid": owner_ref["uid"]},
+                    "spec": {"selector": selector},
+                },
+                namespaced=True,
+            )
+        )
+    pod_raw = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            **{k: v for k, v in tmd.items() if k in ("annotations",)},
+            "name": prefix,
+            "namespace": namespace,
+            "labels": labels,
+            "ownerReferences": [owner_ref],
+        },
+        "spec": copy.deepcopy(tmpl.get("spec") or {}),
+    }
     template = _template(f"{kind} {namespace}/{name}", pod_raw, owners, prefix, cluster, path)
     template.first_index, template.per_copy_labels = first, per_copy
     return template
 
 
-def _template(source: str, raw: dict, owners: list[GenericObject], prefix: str, cluster: ClusterSnapshot,
-              where: str) -> PodTemplate:
+def _template(source: str, raw: dict, owners: list[GenericObject], prefix: str, cluster: ClusterSnapshot, where: str) -> PodTemplate:
     """A pending pod from ``raw``: no node, no status, priority resolved as admission would."""
     spec = raw.setdefault("spec", {})
     if isinstance(spec, dict):
@@ -235,4 +255,3 @@ def hypothetical_nodes(specs: list[str], existing: set[str]) -> list[Node]:
             existing.add(name)
             out.append(node_copy(raw, name))
     return out
-

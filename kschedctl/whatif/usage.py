@@ -33,8 +33,15 @@ from kschedctl.framework.types import NodeInfo
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 # Labels cloud providers and provisioners put on nodes to name their pool, in order of preference.
-POOL_LABELS = ("cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool",
-               "kubernetes.azure.com/agentpool", "agentpool", "node-pool", "nodepool")
+POOL_LABELS = (
+    "cloud.google.com/gke-nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "karpenter.sh/nodepool",
+    "kubernetes.azure.com/agentpool",
+    "agentpool",
+    "node-pool",
+    "nodepool",
+)
 MAIN_RESOURCES = (CPU, MEMORY)
 
 
@@ -63,8 +70,9 @@ class NodeUsage:
         out: dict[str, Any] = {"name": self.name, "zone": self.zone}
         if self.pool:
             out["pool"] = self.pool
-        out.update({"requested": dict(self.requested), "allocatable": dict(self.allocatable),
-                    "pods": self.pods, "allowedPods": self.allowed_pods})
+        out.update(
+            {"requested": dict(self.requested), "allocatable": dict(self.allocatable), "pods": self.pods, "allowedPods": self.allowed_pods}
+        )
         if self.unschedulable:
             out["unschedulable"] = True
         return out
@@ -81,8 +89,13 @@ class GroupUsage:
     pods: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "nodes": self.nodes, "requested": dict(self.requested),
-                "allocatable": dict(self.allocatable), "pods": self.pods}
+        return {
+            "name": self.name,
+            "nodes": self.nodes,
+            "requested": dict(self.requested),
+            "allocatable": dict(self.allocatable),
+            "pods": self.pods,
+        }
 
 
 @dataclass
@@ -97,11 +110,16 @@ class PackingMeasures:
     shapes: int  # distinct pending pod shapes the fragmentation was measured against
 
     def to_dict(self) -> dict[str, Any]:
-        return {"nodes": self.nodes, "nodesUsed": self.nodes_used, "emptyNodes": self.empty_nodes,
-                "utilisationMean": {k: _round(v) for k, v in self.utilisation_mean.items()},
-                "utilisationStddev": {k: _round(v) for k, v in self.utilisation_stddev.items()},
-                "fragmentation": {k: None if v is None else _round(v) for k, v in self.fragmentation.items()},
-                "stranded": dict(self.stranded), "pendingShapes": self.shapes}
+        return {
+            "nodes": self.nodes,
+            "nodesUsed": self.nodes_used,
+            "emptyNodes": self.empty_nodes,
+            "utilisationMean": {k: _round(v) for k, v in self.utilisation_mean.items()},
+            "utilisationStddev": {k: _round(v) for k, v in self.utilisation_stddev.items()},
+            "fragmentation": {k: None if v is None else _round(v) for k, v in self.fragmentation.items()},
+            "stranded": dict(self.stranded),
+            "pendingShapes": self.shapes,
+        }
 
 
 @dataclass
@@ -154,8 +172,7 @@ class ClusterUsage:
                     stranded[r] += free
         for r in resources:
             frag[r] = None if not shape_list or free_total[r] == 0 else stranded[r] / free_total[r]
-        return PackingMeasures(count, len(used), count - len(used), mean, stddev, frag,
-                               stranded if shape_list else {}, len(shape_list))
+        return PackingMeasures(count, len(used), count - len(used), mean, stddev, frag, stranded if shape_list else {}, len(shape_list))
 
 
 def pod_shape(pod: Pod) -> dict[str, int]:
@@ -171,17 +188,19 @@ def cluster_usage(nodes: Mapping[str, NodeInfo]) -> ClusterUsage:
         if info.node is None:
             continue  # pods bound to a node the snapshot lacks
         labels = info.node.labels
-        out.append(NodeUsage(
-            name=name,
-            zone=next((labels[k] for k in ZONE_LABELS if labels.get(k)), ""),
-            pool=next((labels[k] for k in POOL_LABELS if labels.get(k)), ""),
-            allocatable=_amounts(info.allocatable.as_dict()),
-            requested=_amounts(info.requested.as_dict()),
-            pods=len(info.pods),
-            allowed_pods=info.allocatable.allowed_pod_number,
-            workload_pods=sum(1 for p in info.pods if not _daemon_set_pod(p.pod)),
-            unschedulable=bool(getattr(info.node, "unschedulable", False)),
-        ))
+        out.append(
+            NodeUsage(
+                name=name,
+                zone=next((labels[k] for k in ZONE_LABELS if labels.get(k)), ""),
+                pool=next((labels[k] for k in POOL_LABELS if labels.get(k)), ""),
+                allocatable=_amounts(info.allocatable.as_dict()),
+                requested=_amounts(info.requested.as_dict()),
+                pods=len(info.pods),
+                allowed_pods=info.allocatable.allowed_pod_number,
+                workload_pods=sum(1 for p in info.pods if not _daemon_set_pod(p.pod)),
+                unschedulable=bool(getattr(info.node, "unschedulable", False)),
+            )
+        )
     return ClusterUsage(out)
 
 

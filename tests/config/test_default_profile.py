@@ -11,22 +11,69 @@ from kschedctl.versions import KubeVersion
 EXPECTED = {
     "preEnqueue": ["SchedulingGates", "DynamicResources", "DefaultPreemption"],
     "queueSort": ["PrioritySort"],
-    "preFilter": ["NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-                  "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"],
-    "filter": ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-               "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-               "InterPodAffinity", "DynamicResources"],
+    "preFilter": [
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+        "VolumeRestrictions",
+        "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
+        "PodTopologySpread",
+        "InterPodAffinity",
+        "DynamicResources",
+    ],
+    "filter": [
+        "NodeUnschedulable",
+        "NodeName",
+        "TaintToleration",
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+        "VolumeRestrictions",
+        "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
+        "PodTopologySpread",
+        "InterPodAffinity",
+        "DynamicResources",
+    ],
     "postFilter": ["DynamicResources", "DefaultPreemption"],
-    "preScore": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
-                 "InterPodAffinity", "NodeResourcesBalancedAllocation"],
-    "score": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
-              "InterPodAffinity", "DynamicResources", "NodeResourcesBalancedAllocation", "ImageLocality"],
+    "preScore": [
+        "TaintToleration",
+        "NodeAffinity",
+        "NodeResourcesFit",
+        "VolumeBinding",
+        "PodTopologySpread",
+        "InterPodAffinity",
+        "NodeResourcesBalancedAllocation",
+    ],
+    "score": [
+        "TaintToleration",
+        "NodeAffinity",
+        "NodeResourcesFit",
+        "VolumeBinding",
+        "PodTopologySpread",
+        "InterPodAffinity",
+        "DynamicResources",
+        "NodeResourcesBalancedAllocation",
+        "ImageLocality",
+    ],
     "reserve": ["VolumeBinding", "DynamicResources"],
     "preBind": ["VolumeBinding", "DynamicResources"],
     "bind": ["DefaultBinder"],
 }
-WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1, "PodTopologySpread": 2,
-           "InterPodAffinity": 2, "DynamicResources": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+WEIGHTS = {
+    "TaintToleration": 3,
+    "NodeAffinity": 2,
+    "NodeResourcesFit": 1,
+    "VolumeBinding": 1,
+    "PodTopologySpread": 2,
+    "InterPodAffinity": 2,
+    "DynamicResources": 2,
+    "NodeResourcesBalancedAllocation": 1,
+    "ImageLocality": 1,
+}
 
 
 @pytest.mark.parametrize("release", ["1.35", "1.36", "1.37"])
@@ -49,7 +96,6 @@ def test_default_plugin_args():
     assert args["DefaultPreemption"] == {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100}
     assert args["InterPodAffinity"]["hardPodAffinityWeight"] == 1
     assert args["NodeResourcesFit"]["scoringStrategy"]["type"] == "LeastAllocated"
-    assert args["NodeResourcesFit"]["scoringStrategy"]["resources"] == [{"name": "cpu", "weight": 1},
-                                                                        {"name": "memory", "weight": 1}]
+    assert args["NodeResourcesFit"]["scoringStrategy"]["resources"] == [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
     assert args["PodTopologySpread"]["defaultingType"] == "System"
     assert args["VolumeBinding"]["bindTimeoutSeconds"] == 600

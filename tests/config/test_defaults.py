@@ -41,6 +41,7 @@ def test_merge_keeps_duplicate_custom_plugins_for_the_framework_to_reject():
 
 # --- MultiPoint expansion with fake plugins --------------------------------------------------
 
+
 class _Base:
     def __init__(self, args, handle):
         self.args = args
@@ -144,12 +145,15 @@ def test_unset_or_zero_weight_becomes_one():
     assert fwk.score_weights == {"OnlyScore": 1}
 
 
-@pytest.mark.parametrize("mp_extra,points,message", [
-    (", {name: FilterScore}, {name: FilterScore}", "", "already registered as"),
-    (", {name: Nope}", "", '"Nope" does not exist'),
-    ("", "    bind:\n      disabled: [{name: Bind}]\n", 'at least one bind plugin is needed for profile with scheduler name "test"'),
-    ("", "    filter:\n      enabled: [{name: Sort}]\n", 'plugin "Sort" does not extend FilterPlugin plugin'),
-])
+@pytest.mark.parametrize(
+    "mp_extra,points,message",
+    [
+        (", {name: FilterScore}, {name: FilterScore}", "", "already registered as"),
+        (", {name: Nope}", "", '"Nope" does not exist'),
+        ("", "    bind:\n      disabled: [{name: Bind}]\n", 'at least one bind plugin is needed for profile with scheduler name "test"'),
+        ("", "    filter:\n      enabled: [{name: Sort}]\n", 'plugin "Sort" does not extend FilterPlugin plugin'),
+    ],
+)
 def test_framework_construction_errors(mp_extra, points, message):
     with pytest.raises(FrameworkError, match=message):
         _framework(mp_extra, points)

@@ -101,12 +101,21 @@ def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
 
 
 JSON_VALUES = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-2**64, 2**64), st.sampled_from([0, 1, -1, 100, 2**31, 2**63]),
-              st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([1.0, 0.5, 10.0]),
-              st.text(max_size=8), st.sampled_from(["", "10s", "1m30s", "cpu", "LeastAllocated", "List", "x/y",
-                                                   "kubescheduler.config.k8s.io/v1", "KubeSchedulerConfiguration"])),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**64), 2**64),
+        st.sampled_from([0, 1, -1, 100, 2**31, 2**63]),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.sampled_from([1.0, 0.5, 10.0]),
+        st.text(max_size=8),
+        st.sampled_from(
+            ["", "10s", "1m30s", "cpu", "LeastAllocated", "List", "x/y", "kubescheduler.config.k8s.io/v1", "KubeSchedulerConfiguration"]
+        ),
+    ),
     lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(st.text(max_size=6), children, max_size=3)),
-    max_leaves=6)
+    max_leaves=6,
+)
 
 
 @st.composite
@@ -148,13 +157,14 @@ def test_quick_verdict_is_jsonschemas(doc: Any) -> None:
 
 
 @pytest.mark.parametrize("plugin", sorted(ARGS_SCHEMAS))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(value=JSON_VALUES)
 def test_quick_verdict_is_jsonschemas_on_args(plugin: str, value: Any) -> None:
     schema = load_schema(ARGS_SCHEMAS[plugin])
-    for doc in (value, {"kind": f"{plugin}Args", "apiVersion": "kubescheduler.config.k8s.io/v1"} | (
-            value if isinstance(value, dict) else {})):
+    for doc in (
+        value,
+        {"kind": f"{plugin}Args", "apiVersion": "kubescheduler.config.k8s.io/v1"} | (value if isinstance(value, dict) else {}),
+    ):
         verdict = conforms(doc, schema, load_schema)
         if verdict is not None:
             assert verdict == _jsonschema_valid(doc, schema), (plugin, doc)

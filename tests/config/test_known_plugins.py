@@ -19,14 +19,20 @@ profiles:
 """
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("NodeResourcesLeastAllocated", "kube-scheduler removed it; use NodeResourcesFit with args scoringStrategy: "
-                                    "{type: LeastAllocated}"),
-    ("NodeResourcesMostAllocated", "use NodeResourcesFit with args scoringStrategy: {type: MostAllocated}"),
-    ("SelectorSpread", "use PodTopologySpread with defaultingType: System"),
-    ("CapacityScheduling", "it is a kubernetes-sigs/scheduler-plugins plugin, not available for kschedctl"),
-    ("NodeAfinity", '(did you mean "NodeAffinity"?)'),
-], ids=["least-allocated", "most-allocated", "selector-spread", "scheduler-plugins", "misspelt"])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        (
+            "NodeResourcesLeastAllocated",
+            "kube-scheduler removed it; use NodeResourcesFit with args scoringStrategy: {type: LeastAllocated}",
+        ),
+        ("NodeResourcesMostAllocated", "use NodeResourcesFit with args scoringStrategy: {type: MostAllocated}"),
+        ("SelectorSpread", "use PodTopologySpread with defaultingType: System"),
+        ("CapacityScheduling", "it is a kubernetes-sigs/scheduler-plugins plugin, not available for kschedctl"),
+        ("NodeAfinity", '(did you mean "NodeAffinity"?)'),
+    ],
+    ids=["least-allocated", "most-allocated", "selector-spread", "scheduler-plugins", "misspelt"],
+)
 def test_validate_says_where_a_well_known_plugin_comes_from(run_cli, tmp_path, name, expected):
     path = tmp_path / "config.yaml"
     path.write_text(CONFIG.format(name=name))
@@ -38,5 +44,6 @@ def test_validate_says_where_a_well_known_plugin_comes_from(run_cli, tmp_path, n
 
 def test_a_shipped_package_that_is_not_installed_is_named_with_its_pip_command():
     registry = {k: v for k, v in default_registry().registry.items() if k != "Coscheduling"}
-    assert _hint("Coscheduling", registry) == (": it is provided by the package in plugins/kschedctl-coscheduling: "
-                                               "pip install ./plugins/kschedctl-coscheduling")
+    assert _hint("Coscheduling", registry) == (
+        ": it is provided by the package in plugins/kschedctl-coscheduling: pip install ./plugins/kschedctl-coscheduling"
+    )

@@ -58,9 +58,16 @@ def test_schemas_are_valid_draft_2020_12_with_one_per_args_kind():
         Draft202012Validator.check_schema(schema)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert {load_schema(f)["title"] for f in ARGS_SCHEMAS.values()} == {
-        "NodeResourcesFitArgs", "NodeResourcesBalancedAllocationArgs", "PodTopologySpreadArgs",
-        "InterPodAffinityArgs", "NodeAffinityArgs", "VolumeBindingArgs", "DefaultPreemptionArgs",
-        "DynamicResourcesArgs", "PlacementBinPackingArgs"}
+        "NodeResourcesFitArgs",
+        "NodeResourcesBalancedAllocationArgs",
+        "PodTopologySpreadArgs",
+        "InterPodAffinityArgs",
+        "NodeAffinityArgs",
+        "VolumeBindingArgs",
+        "DefaultPreemptionArgs",
+        "DynamicResourcesArgs",
+        "PlacementBinPackingArgs",
+    }
     points = load_schema("kubescheduler-config-v1.json")["$defs"]["Plugins"]["properties"]
     assert {"multiPoint", "preEnqueue", "queueSort", "bind", "placementGenerate", "placementScore"} <= set(points)
 
@@ -76,8 +83,14 @@ def test_every_profile_validates(profile, registry):
 
 
 def test_profiles_present():
-    assert {p.name for p in PROFILES} >= {"default.yaml", "bin-packing.yaml", "gpu-requested-to-capacity-ratio.yaml",
-                                         "zone-spreading.yaml", "two-profiles.yaml", "gang-scheduling.yaml"}
+    assert {p.name for p in PROFILES} >= {
+        "default.yaml",
+        "bin-packing.yaml",
+        "gpu-requested-to-capacity-ratio.yaml",
+        "zone-spreading.yaml",
+        "two-profiles.yaml",
+        "gang-scheduling.yaml",
+    }
 
 
 def test_default_profile_file_is_the_builtin_default(registry):
@@ -161,36 +174,62 @@ def test_unreadable_file(registry, tmp_path):
 BROKEN = [
     # upstream: framework.go NewFramework (updatePluginList) for the PlacementScore / PlacementGenerate
     # extension points: a plugin listed at a point it does not implement
-    ("placement-score-not-implemented", """\
+    (
+        "placement-score-not-implemented",
+        """\
         profiles:
           - plugins:
               placementScore:
                 enabled: [{name: NodeName}]
-        """, "profiles[0].plugins", 'plugin "NodeName" does not extend PlacementScorePlugin plugin', 4),
-    ("placement-generate-not-implemented", """\
+        """,
+        "profiles[0].plugins",
+        'plugin "NodeName" does not extend PlacementScorePlugin plugin',
+        4,
+    ),
+    (
+        "placement-generate-not-implemented",
+        """\
         profiles:
           - plugins:
               placementGenerate:
                 enabled: [{name: PodGroupPodsCount}]
-        """, "profiles[0].plugins", 'plugin "PodGroupPodsCount" does not extend PlacementGeneratePlugin plugin', 4),
+        """,
+        "profiles[0].plugins",
+        'plugin "PodGroupPodsCount" does not extend PlacementGeneratePlugin plugin',
+        4,
+    ),
     # upstream: strict decoding of Plugin.weight (int32) at placementScore
-    ("placement-score-weight-not-int", """\
+    (
+        "placement-score-weight-not-int",
+        """\
         profiles:
           - plugins:
               placementScore:
                 enabled: [{name: PodGroupPodsCount, weight: high}]
-        """, "profiles[0].plugins.placementScore.enabled[0].weight", 'Invalid value: "high": must be an integer', 6),
+        """,
+        "profiles[0].plugins.placementScore.enabled[0].weight",
+        'Invalid value: "high": must be an integer',
+        6,
+    ),
     # upstream: strict decoding of PlacementBinPackingArgs (ScoringStrategy has no "shape")
-    ("placement-bin-packing-args-unknown-field", """\
+    (
+        "placement-bin-packing-args-unknown-field",
+        """\
         profiles:
           - pluginConfig:
               - name: PlacementBinPacking
                 args:
                   scoringStrategy: {type: MostAllocated, shape: []}
-        """, "profiles[0].pluginConfig[0].args.scoringStrategy.shape", 'unknown field "shape"', 7),
+        """,
+        "profiles[0].pluginConfig[0].args.scoringStrategy.shape",
+        'unknown field "shape"',
+        7,
+    ),
     # upstream: placement_bin_packing_test.go TestPlacementBinPackingArgsValidation
     # "Fails to validate if feature is not enabled" (the message is kschedctl's)
-    ("placement-bin-packing-without-gate", """\
+    (
+        "placement-bin-packing-without-gate",
+        """\
         profiles:
           - plugins:
               placementScore:
@@ -199,115 +238,218 @@ BROKEN = [
               - name: PlacementBinPacking
                 args:
                   scoringStrategy: {type: MostAllocated}
-        """, "profiles[0].pluginConfig[0].args",
-     "Forbidden: PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate", 9),
+        """,
+        "profiles[0].pluginConfig[0].args",
+        "Forbidden: PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate",
+        9,
+    ),
     # upstream: the v1 decoder rejects v1beta3 names; apiVersion must be v1
-    ("old-api-version", "", "apiVersion", 'Invalid value: "kubescheduler.config.k8s.io/v1beta3": must be '
-     '"kubescheduler.config.k8s.io/v1"', 1),
+    (
+        "old-api-version",
+        "",
+        "apiVersion",
+        'Invalid value: "kubescheduler.config.k8s.io/v1beta3": must be "kubescheduler.config.k8s.io/v1"',
+        1,
+    ),
     # upstream: validation_test.go 'non-empty-healthz-bind-addr' (the field is gone from v1)
-    ("healthz-bind-address-removed", "healthzBindAddress: 0.0.0.0:10251\n", "healthzBindAddress",
-     'unknown field "healthzBindAddress"', 3),
+    ("healthz-bind-address-removed", "healthzBindAddress: 0.0.0.0:10251\n", "healthzBindAddress", 'unknown field "healthzBindAddress"', 3),
     # upstream: strict decoding of NodeResourcesFitArgs (kind must match the plugin)
-    ("args-of-another-kind", """\
+    (
+        "args-of-another-kind",
+        """\
         profiles:
           - pluginConfig:
               - name: NodeResourcesFit
                 args:
                   kind: InterPodAffinityArgs
-        """, "profiles[0].pluginConfig[0].args.kind", 'Invalid value: "InterPodAffinityArgs": must be "NodeResourcesFitArgs"', 7),
+        """,
+        "profiles[0].pluginConfig[0].args.kind",
+        'Invalid value: "InterPodAffinityArgs": must be "NodeResourcesFitArgs"',
+        7,
+    ),
     # upstream: validation_test.go 'bad-parallelism-invalid-value'
-    ("bad-parallelism", "parallelism: 0\n", "parallelism",
-     "Invalid value: 0: should be an integer value greater than zero", 3),
+    ("bad-parallelism", "parallelism: 0\n", "parallelism", "Invalid value: 0: should be an integer value greater than zero", 3),
     # upstream: validation_test.go 'bad-percentage-of-nodes-to-score'
-    ("bad-percentage-of-nodes-to-score", "percentageOfNodesToScore: 101\n", "percentageOfNodesToScore",
-     "Invalid value: 101: not in valid range [0-100]", 3),
+    (
+        "bad-percentage-of-nodes-to-score",
+        "percentageOfNodesToScore: 101\n",
+        "percentageOfNodesToScore",
+        "Invalid value: 101: not in valid range [0-100]",
+        3,
+    ),
     # upstream: validation.go validatePercentageOfNodesToScore on a profile
-    ("bad-profile-percentage", "profiles:\n- percentageOfNodesToScore: -1\n", "profiles[0].percentageOfNodesToScore",
-     "Invalid value: -1: not in valid range [0-100]", 4),
+    (
+        "bad-profile-percentage",
+        "profiles:\n- percentageOfNodesToScore: -1\n",
+        "profiles[0].percentageOfNodesToScore",
+        "Invalid value: -1: not in valid range [0-100]",
+        4,
+    ),
     # upstream: validation.go podInitialBackoffSeconds
-    ("bad-initial-backoff", "podInitialBackoffSeconds: 0\npodMaxBackoffSeconds: 5\n", "podInitialBackoffSeconds",
-     "Invalid value: 0: must be greater than 0", 3),
+    (
+        "bad-initial-backoff",
+        "podInitialBackoffSeconds: 0\npodMaxBackoffSeconds: 5\n",
+        "podInitialBackoffSeconds",
+        "Invalid value: 0: must be greater than 0",
+        3,
+    ),
     # upstream: validation.go podMaxBackoffSeconds
-    ("max-backoff-below-initial", "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", "podMaxBackoffSeconds",
-     "Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds", 4),
+    (
+        "max-backoff-below-initial",
+        "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n",
+        "podMaxBackoffSeconds",
+        "Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds",
+        4,
+    ),
     # upstream: validation_test.go 'scheduler-name-not-set'
-    ("scheduler-name-not-set", "profiles:\n- schedulerName: a\n- plugins: {}\n", "profiles[1].schedulerName",
-     "Required value", 5),
+    ("scheduler-name-not-set", "profiles:\n- schedulerName: a\n- plugins: {}\n", "profiles[1].schedulerName", "Required value", 5),
     # upstream: validation_test.go 'repeated-scheduler-name'
-    ("repeated-scheduler-name", "profiles:\n- schedulerName: a\n- schedulerName: a\n", "profiles[1].schedulerName",
-     'Duplicate value: "a"', 5),
+    (
+        "repeated-scheduler-name",
+        "profiles:\n- schedulerName: a\n- schedulerName: a\n",
+        "profiles[1].schedulerName",
+        'Duplicate value: "a"',
+        5,
+    ),
     # upstream: validation_test.go 'different-queue-sort'
-    ("different-queue-sort", """\
+    (
+        "different-queue-sort",
+        """\
         profiles:
           - schedulerName: a
           - schedulerName: b
             plugins:
               queueSort:
                 enabled: [{name: NodeName}]
-        """, "profiles[1].plugins.queueSort",
-     'Invalid value: {"disabled":[],"enabled":[{"name":"NodeName"}]}: must be the same for all profiles', 7),
+        """,
+        "profiles[1].plugins.queueSort",
+        'Invalid value: {"disabled":[],"enabled":[{"name":"NodeName"}]}: must be the same for all profiles',
+        7,
+    ),
     # upstream: validation_test.go 'duplicated-plugin-config'
-    ("duplicated-plugin-config", """\
+    (
+        "duplicated-plugin-config",
+        """\
         profiles:
           - pluginConfig:
               - name: InterPodAffinity
                 args: {hardPodAffinityWeight: 1}
               - name: InterPodAffinity
                 args: {hardPodAffinityWeight: 2}
-        """, "profiles[0].pluginConfig[1]", 'Duplicate value: "InterPodAffinity"', 7),
+        """,
+        "profiles[0].pluginConfig[1]",
+        'Duplicate value: "InterPodAffinity"',
+        7,
+    ),
     # upstream: validation_test.go 'bad-removed-plugins-1'
-    ("removed-plugin-enabled", """\
+    (
+        "removed-plugin-enabled",
+        """\
         profiles:
           - plugins:
               filter:
                 enabled: [{name: NodeName}, {name: EBSLimits}]
-        """, "profiles[0].plugins.filter.enabled[1]", 'Invalid value: "EBSLimits": was invalid in version '
-     '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")', 6),
+        """,
+        "profiles[0].plugins.filter.enabled[1]",
+        'Invalid value: "EBSLimits": was invalid in version '
+        '"kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")',
+        6,
+    ),
     # upstream: validation_test.go 'bad-plugins-config' (removed plugin in pluginConfig)
-    ("removed-plugin-config", "profiles:\n- pluginConfig:\n  - name: GCEPDLimits\n", "profiles[0].pluginConfig[0]",
-     'Invalid value: "GCEPDLimits": was invalid in version "kubescheduler.config.k8s.io/v1" '
-     '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")', 5),
+    (
+        "removed-plugin-config",
+        "profiles:\n- pluginConfig:\n  - name: GCEPDLimits\n",
+        "profiles[0].pluginConfig[0]",
+        'Invalid value: "GCEPDLimits": was invalid in version "kubescheduler.config.k8s.io/v1" '
+        '(KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")',
+        5,
+    ),
     # upstream: validation_test.go 'extender-negative-weight'
-    ("extender-negative-weight", "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  prioritizeVerb: p\n  weight: -1\n",
-     "extenders[0].weight", "Invalid value: -1: must have a positive weight applied to it", 6),
+    (
+        "extender-negative-weight",
+        "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  prioritizeVerb: p\n  weight: -1\n",
+        "extenders[0].weight",
+        "Invalid value: -1: must have a positive weight applied to it",
+        6,
+    ),
     # upstream: validation_test.go 'extender-duplicate-bind'
-    ("extender-duplicate-bind", "extenders:\n- urlPrefix: a\n  bindVerb: b\n- urlPrefix: c\n  bindVerb: d\n",
-     "extenders", 'Invalid value: "found 2 extenders implementing bind": only one extender can implement bind', 3),
+    (
+        "extender-duplicate-bind",
+        "extenders:\n- urlPrefix: a\n  bindVerb: b\n- urlPrefix: c\n  bindVerb: d\n",
+        "extenders",
+        'Invalid value: "found 2 extenders implementing bind": only one extender can implement bind',
+        3,
+    ),
     # upstream: TestValidatePolicy 'invalid extended resource name'
-    ("extender-bad-resource", "extenders:\n- urlPrefix: a\n  managedResources: [{name: kubernetes.io/foo}]\n",
-     "extenders[0].managedResources[0].name", 'Invalid value: "kubernetes.io/foo": is an invalid extended resource name', 5),
+    (
+        "extender-bad-resource",
+        "extenders:\n- urlPrefix: a\n  managedResources: [{name: kubernetes.io/foo}]\n",
+        "extenders[0].managedResources[0].name",
+        'Invalid value: "kubernetes.io/foo": is an invalid extended resource name',
+        5,
+    ),
     # upstream: component-base ValidateLeaderElectionConfiguration + validation.go resourceLock check
-    ("resource-lock-not-leases", "leaderElection:\n  resourceLock: endpoints\n", "leaderElection.resourceLock",
-     'Invalid value: "endpoints": resourceLock value must be "leases"', 4),
+    (
+        "resource-lock-not-leases",
+        "leaderElection:\n  resourceLock: endpoints\n",
+        "leaderElection.resourceLock",
+        'Invalid value: "endpoints": resourceLock value must be "leases"',
+        4,
+    ),
     # upstream: component-base ValidateLeaderElectionConfiguration (lease <= renew deadline)
-    ("lease-not-above-renew", "leaderElection:\n  leaseDuration: 5s\n", "leaderElection.leaseDuration",
-     "Invalid value: 10s: LeaseDuration must be greater than RenewDeadline", 4),
+    (
+        "lease-not-above-renew",
+        "leaderElection:\n  leaseDuration: 5s\n",
+        "leaderElection.leaseDuration",
+        "Invalid value: 10s: LeaseDuration must be greater than RenewDeadline",
+        4,
+    ),
     # upstream: framework.go NewFramework "at least one bind plugin is needed"
-    ("no-bind-plugin", """\
+    (
+        "no-bind-plugin",
+        """\
         profiles:
           - schedulerName: lonely
             plugins:
               multiPoint:
                 disabled: [{name: "*"}]
                 enabled: [{name: PrioritySort}, {name: NodeName}]
-        """, "profiles[0].plugins", 'at least one bind plugin is needed for profile with scheduler name "lonely"', 5),
+        """,
+        "profiles[0].plugins",
+        'at least one bind plugin is needed for profile with scheduler name "lonely"',
+        5,
+    ),
     # upstream: framework.go updatePluginList "does not extend"
-    ("plugin-at-point-it-does-not-implement", """\
+    (
+        "plugin-at-point-it-does-not-implement",
+        """\
         profiles:
           - plugins:
               bind:
                 enabled: [{name: NodeName}]
-        """, "profiles[0].plugins", 'plugin "NodeName" does not extend BindPlugin plugin', 4),
+        """,
+        "profiles[0].plugins",
+        'plugin "NodeName" does not extend BindPlugin plugin',
+        4,
+    ),
     # upstream: framework.go "only one queue sort plugin required"
-    ("two-queue-sorts", """\
+    (
+        "two-queue-sorts",
+        """\
         profiles:
           - schedulerName: s
             plugins:
               multiPoint:
                 enabled: [{name: FancySort}]
-        """, "profiles[0].plugins", 'only one queue sort plugin required for profile with scheduler name "s", but got 2', 5),
+        """,
+        "profiles[0].plugins",
+        'only one queue sort plugin required for profile with scheduler name "s", but got 2',
+        5,
+    ),
     # upstream: profile.go cfgValidator "different queue sort plugins"
-    ("different-queue-sort-through-multipoint", """\
+    (
+        "different-queue-sort-through-multipoint",
+        """\
         profiles:
           - schedulerName: a
           - schedulerName: b
@@ -315,20 +457,36 @@ BROKEN = [
               multiPoint:
                 disabled: [{name: PrioritySort}]
                 enabled: [{name: FancySort}]
-        """, "profiles[1].plugins", 'different queue sort plugins for profile "b": "FancySort", first: "PrioritySort"', 6),
+        """,
+        "profiles[1].plugins",
+        'different queue sort plugins for profile "b": "FancySort", first: "PrioritySort"',
+        6,
+    ),
     # kschedctl: plugin names must be registered (in-tree or installed)
-    ("unknown-plugin-name", """\
+    (
+        "unknown-plugin-name",
+        """\
         profiles:
           - plugins:
               score:
                 enabled: [{name: NodeAfinity, weight: 2}]
-        """, "profiles[0].plugins.score.enabled[0].name",
-     'Not found: "NodeAfinity": no plugin of this name is registered (did you mean "NodeAffinity"?)', 6),
+        """,
+        "profiles[0].plugins.score.enabled[0].name",
+        'Not found: "NodeAfinity": no plugin of this name is registered (did you mean "NodeAffinity"?)',
+        6,
+    ),
     # kschedctl: pluginConfig for a plugin that is not registered
-    ("plugin-config-for-unknown-plugin", "profiles:\n- pluginConfig:\n  - name: MyPlugin\n    args: {a: 1}\n",
-     "profiles[0].pluginConfig[0].name", 'Not found: "MyPlugin": no plugin of this name is registered', 5),
+    (
+        "plugin-config-for-unknown-plugin",
+        "profiles:\n- pluginConfig:\n  - name: MyPlugin\n    args: {a: 1}\n",
+        "profiles[0].pluginConfig[0].name",
+        'Not found: "MyPlugin": no plugin of this name is registered',
+        5,
+    ),
     # upstream: validation_pluginargs.go via the plugin's typed args (a fake plugin, see registry below)
-    ("plugin-args-rule", """\
+    (
+        "plugin-args-rule",
+        """\
         profiles:
           - plugins:
               score:
@@ -338,8 +496,11 @@ BROKEN = [
                 args:
                   scoringStrategy:
                     type: Foo
-        """, "profiles[0].pluginConfig[0].args.scoringStrategy.type",
-     'Unsupported value: "Foo": supported values: "LeastAllocated", "MostAllocated"', 11),
+        """,
+        "profiles[0].pluginConfig[0].args.scoringStrategy.type",
+        'Unsupported value: "Foo": supported values: "LeastAllocated", "MostAllocated"',
+        11,
+    ),
 ]
 
 
@@ -373,8 +534,7 @@ class FakeScoreArgs(PluginArgs):
     def validate(self, features):
         kind = (self.scoring_strategy or {}).get("type")
         if kind not in ("LeastAllocated", "MostAllocated"):
-            return [("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: "LeastAllocated", '
-                                             '"MostAllocated"')]
+            return [("scoringStrategy.type", f'Unsupported value: "{kind}": supported values: "LeastAllocated", "MostAllocated"')]
         return []
 
 
@@ -383,9 +543,16 @@ def extended_registry(registry):
     extended = Registry()
     extended.merge(registry)
     extended.register(PluginSpec("FancySort", FancySort, FancySort, source="fancy-sort"))
-    extended.register(PluginSpec("FakeScore", FakeScore, FakeScore, args_type=FakeScoreArgs, source="fake-score",
-                                 args_schema={"type": "object", "additionalProperties": False,
-                                              "properties": {"scoringStrategy": {"type": "object"}}}))
+    extended.register(
+        PluginSpec(
+            "FakeScore",
+            FakeScore,
+            FakeScore,
+            args_type=FakeScoreArgs,
+            source="fake-score",
+            args_schema={"type": "object", "additionalProperties": False, "properties": {"scoringStrategy": {"type": "object"}}},
+        )
+    )
     return extended
 
 
@@ -400,48 +567,57 @@ def test_broken_config_fails_with_path_message_and_line(body, path, message, lin
 
 def test_out_of_tree_args_schema_is_applied(extended_registry, tmp_path):
     # kschedctl: an installed plugin's PluginSpec.args_schema plays the strict decoder for its args
-    report = check(HEAD + "profiles:\n- plugins:\n    score:\n      enabled: [{name: FakeScore}]\n"
-                          "  pluginConfig:\n  - name: FakeScore\n    args: {scoringStrategy: {}, extra: 1}\n",
-                   extended_registry, tmp_path)
+    report = check(
+        HEAD + "profiles:\n- plugins:\n    score:\n      enabled: [{name: FakeScore}]\n"
+        "  pluginConfig:\n  - name: FakeScore\n    args: {scoringStrategy: {}, extra: 1}\n",
+        extended_registry,
+        tmp_path,
+    )
     assert [(f.path, f.message, f.line) for f in report.findings] == [
-        ("profiles[0].pluginConfig[0].args.extra", 'unknown field "extra"', 9)]
+        ("profiles[0].pluginConfig[0].args.extra", 'unknown field "extra"', 9)
+    ]
 
 
 def test_semantic_errors_are_all_reported(extended_registry, tmp_path):
     # upstream: ValidateKubeSchedulerConfiguration aggregates every error
-    report = check(HEAD + "parallelism: 0\npercentageOfNodesToScore: 200\npodInitialBackoffSeconds: 0\n",
-                   extended_registry, tmp_path)
+    report = check(HEAD + "parallelism: 0\npercentageOfNodesToScore: 200\npodInitialBackoffSeconds: 0\n", extended_registry, tmp_path)
     assert [f.path for f in report.findings] == ["parallelism", "percentageOfNodesToScore", "podInitialBackoffSeconds"]
 
 
 def test_negative_weight_is_a_warning_only(extended_registry, tmp_path):
     # kschedctl: kube accepts negative int32 weights; we warn since they invert the plugin's scores
-    report = check(HEAD + "profiles:\n- plugins:\n    score:\n      enabled: [{name: ImageLocality, weight: -1}]\n",
-                   extended_registry, tmp_path)
+    report = check(
+        HEAD + "profiles:\n- plugins:\n    score:\n      enabled: [{name: ImageLocality, weight: -1}]\n", extended_registry, tmp_path
+    )
     assert report.valid
     [f] = report.findings
     assert (f.severity, f.path, f.line) == ("warning", "profiles[0].plugins.score.enabled[0].weight", 6)
 
 
 def test_args_for_plugin_not_enabled_is_a_warning(extended_registry, tmp_path):
-    report = check(HEAD + "profiles:\n- pluginConfig:\n  - name: FakeScore\n    args: {scoringStrategy: {type: MostAllocated}}\n",
-                   extended_registry, tmp_path)
+    report = check(
+        HEAD + "profiles:\n- pluginConfig:\n  - name: FakeScore\n    args: {scoringStrategy: {type: MostAllocated}}\n",
+        extended_registry,
+        tmp_path,
+    )
     assert report.valid
     assert [(f.severity, f.path) for f in report.findings] == [("warning", "profiles[0].pluginConfig[0].name")]
 
 
 def test_real_node_resources_fit_args_rules(registry, tmp_path):
     # upstream: validation_pluginargs_test.go TestValidateFitArgs 'ScoringStrategy: type is unsupported'
-    report = check(HEAD + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
-                          "      scoringStrategy:\n        type: Invalid\n", registry, tmp_path)
+    report = check(
+        HEAD + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: Invalid\n",
+        registry,
+        tmp_path,
+    )
     assert not report.valid
     f = next(f for f in report.findings if f.path == "profiles[0].pluginConfig[0].args.scoringStrategy.type")
     assert f.line == 8 and f.message.startswith('Unsupported value: "Invalid"')
 
 
 def test_validate_config_returns_errors_for_schedule(extended_registry):
-    cfg = load_config_text(HEAD + "parallelism: -2\nprofiles:\n- schedulerName: a\n- schedulerName: a\n", "c.yaml",
-                           V, extended_registry)
+    cfg = load_config_text(HEAD + "parallelism: -2\nprofiles:\n- schedulerName: a\n- schedulerName: a\n", "c.yaml", V, extended_registry)
     assert validate_config(cfg, V, extended_registry) == [
         ("parallelism", "Invalid value: -2: should be an integer value greater than zero"),
         ("profiles[1].schedulerName", 'Duplicate value: "a"'),
@@ -463,12 +639,14 @@ def test_validate_text_accepts_loaded_registry_and_default(tmp_path):
     assert json.loads(json.dumps(report.to_dict()))["valid"] is True
 
 
-@pytest.mark.parametrize("text, parts", [
-    ("profiles[0].pluginConfig[1].args.scoringStrategy.type",
-     ("profiles", 0, "pluginConfig", 1, "args", "scoringStrategy", "type")),
-    ("extenders", ("extenders",)),
-    ("", ()),
-])
+@pytest.mark.parametrize(
+    "text, parts",
+    [
+        ("profiles[0].pluginConfig[1].args.scoringStrategy.type", ("profiles", 0, "pluginConfig", 1, "args", "scoringStrategy", "type")),
+        ("extenders", ("extenders",)),
+        ("", ()),
+    ],
+)
 def test_path_round_trip(text, parts):
     assert parse_path(text) == parts
     assert format_path(parts) == text
@@ -505,5 +683,8 @@ def test_placement_bin_packing_unknown_strategy(registry, tmp_path):
     [report] = validate_files([str(path)], KubeVersion().with_gates(TopologyAwareWorkloadScheduling=True), registry)
     assert not report.valid
     assert [(f.path, f.message) for f in report.findings if f.severity == "error"] == [
-        ("profiles[0].pluginConfig[0].args.scoringStrategy.type",
-         'Unsupported value: "Foo": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"')]
+        (
+            "profiles[0].pluginConfig[0].args.scoringStrategy.type",
+            'Unsupported value: "Foo": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+        )
+    ]

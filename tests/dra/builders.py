@@ -48,7 +48,9 @@ def class_(name: str, driver: str, *, config: list | None = None, expression: st
 
 
 def class_with_allow_multiple_allocations(name: str, driver: str, multi: bool) -> DeviceClass:
-    return class_(name, driver, expression=f'device.driver == "{driver}" && device.allowMultipleAllocations == {"true" if multi else "false"}')
+    return class_(
+        name, driver, expression=f'device.driver == "{driver}" && device.allowMultipleAllocations == {"true" if multi else "false"}'
+    )
 
 
 def device_configuration(driver: str, attribute: str) -> dict:
@@ -197,8 +199,7 @@ class DeviceBuilder:
         out = self._copy()
         out.raw.setdefault("consumesCounters", []).extend(copy.deepcopy(list(consumptions)))
         if self.capacity_from_counters:
-            out.raw["capacity"] = {name: {"value": c["value"]} for cc in out.raw["consumesCounters"]
-                                   for name, c in cc["counters"].items()}
+            out.raw["capacity"] = {name: {"value": c["value"]} for cc in out.raw["consumesCounters"] for name, c in cc["counters"].items()}
         out.capacity_from_counters = False
         return out
 
@@ -328,17 +329,21 @@ def toleration(**fields: Any) -> dict:
 
 
 def _tols(tolerations: tuple[dict, ...]) -> tuple[DeviceToleration, ...]:
-    return tuple(DeviceToleration(key=t.get("key", ""), operator=t.get("operator", "Equal"), value=t.get("value", ""),
-                                  effect=t.get("effect", "")) for t in tolerations)
+    return tuple(
+        DeviceToleration(key=t.get("key", ""), operator=t.get("operator", "Equal"), value=t.get("value", ""), effect=t.get("effect", ""))
+        for t in tolerations
+    )
 
 
-def device_allocation_result(req: str, driver: str, pool: str, dev: str, admin_access: bool = False,
-                             *tolerations: dict) -> DeviceRequestAllocationResult:
+def device_allocation_result(
+    req: str, driver: str, pool: str, dev: str, admin_access: bool = False, *tolerations: dict
+) -> DeviceRequestAllocationResult:
     return DeviceRequestAllocationResult(req, driver, pool, dev, True if admin_access else None, _tols(tolerations))
 
 
-def device_allocation_result_with_binding_conditions(req: str, driver: str, pool: str, dev: str, conditions: list[str],
-                                                     failure: list[str], *tolerations: dict) -> DeviceRequestAllocationResult:
+def device_allocation_result_with_binding_conditions(
+    req: str, driver: str, pool: str, dev: str, conditions: list[str], failure: list[str], *tolerations: dict
+) -> DeviceRequestAllocationResult:
     return DeviceRequestAllocationResult(req, driver, pool, dev, None, _tols(tolerations), tuple(conditions), tuple(failure))
 
 
@@ -346,9 +351,19 @@ def with_consumed_capacity(r: DeviceRequestAllocationResult, consumed: dict[str,
     from fractions import Fraction
 
     from kschedctl.api.quantity import parse_quantity
-    return DeviceRequestAllocationResult(r.request, r.driver, r.pool, r.device, r.admin_access, r.tolerations,
-                                         r.binding_conditions, r.binding_failure_conditions, "<share>",
-                                         {k: Fraction(parse_quantity(v)) for k, v in consumed.items()})
+
+    return DeviceRequestAllocationResult(
+        r.request,
+        r.driver,
+        r.pool,
+        r.device,
+        r.admin_access,
+        r.tolerations,
+        r.binding_conditions,
+        r.binding_failure_conditions,
+        "<share>",
+        {k: Fraction(parse_quantity(v)) for k, v in consumed.items()},
+    )
 
 
 def multiple_device_allocation_results(req: str, driver: str, pool: str, count: int, start: int) -> list:

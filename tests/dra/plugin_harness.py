@@ -77,11 +77,18 @@ def device_class(name: str = CLASS, extended: str | None = None, selectors: list
 
 def slice_(node_name: str, driver: str, *devices: dict, **spec: Any) -> dict:
     """st.MakeResourceSlice(node, driver).Device(...): pool = node name, one slice."""
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-            "metadata": {"name": f"{node_name}-{driver}"},
-            "spec": {"driver": driver, "nodeName": node_name,
-                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
-                     "devices": list(devices), **spec}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node_name}-{driver}"},
+        "spec": {
+            "driver": driver,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": list(devices),
+            **spec,
+        },
+    }
 
 
 def dev(name: str, **attrs: Any) -> dict:
@@ -91,8 +98,9 @@ def dev(name: str, **attrs: Any) -> dict:
     return out
 
 
-def request(name: str = "req-1", class_name: str = CLASS, count: int | None = None,
-            selectors: list[str] | None = None, admin: bool = False) -> dict:
+def request(
+    name: str = "req-1", class_name: str = CLASS, count: int | None = None, selectors: list[str] | None = None, admin: bool = False
+) -> dict:
     exact: dict[str, Any] = {"deviceClassName": class_name, "allocationMode": "ExactCount", "count": count or 1}
     if selectors:
         exact["selectors"] = [{"cel": {"expression": e}} for e in selectors]
@@ -104,8 +112,7 @@ def request(name: str = "req-1", class_name: str = CLASS, count: int | None = No
 def prioritized(name: str, *subs: tuple[str, str, int, str | None]) -> dict:
     out = []
     for sub, class_name, count, selector in subs:
-        entry: dict[str, Any] = {"name": sub, "deviceClassName": class_name, "allocationMode": "ExactCount",
-                                 "count": count}
+        entry: dict[str, Any] = {"name": sub, "deviceClassName": class_name, "allocationMode": "ExactCount", "count": count}
         if selector:
             entry["selectors"] = [{"cel": {"expression": selector}}]
         out.append(entry)
@@ -116,21 +123,23 @@ def claim(name: str = CLAIM, *requests: dict, owned: bool = False) -> dict:
     md: dict[str, Any] = {"name": name, "namespace": NS, "uid": f"uid-{name}"}
     if owned:
         md["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": POD, "uid": POD_UID, "controller": True}]
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": md,
-            "spec": {"devices": {"requests": list(requests) or [request()]}}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": md,
+        "spec": {"devices": {"requests": list(requests) or [request()]}},
+    }
 
 
 def node_selector(node_name: str = NODE) -> dict:
     return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
 
 
-def result(request_name: str = "req-1", device: str = "instance-1", driver: str = DRIVER, pool: str = NODE,
-           **extra: Any) -> dict:
+def result(request_name: str = "req-1", device: str = "instance-1", driver: str = DRIVER, pool: str = NODE, **extra: Any) -> dict:
     return {"request": request_name, "driver": driver, "pool": pool, "device": device, **extra}
 
 
-def allocated(raw: dict, *results: dict, selector: dict | None | str = "node", reserved: bool = False,
-              **allocation_extra: Any) -> dict:
+def allocated(raw: dict, *results: dict, selector: dict | None | str = "node", reserved: bool = False, **allocation_extra: Any) -> dict:
     """st...Allocation(result): the allocation and the scheduler's finalizer; optionally
     ReservedForPod(my-pod)."""
     raw = copy.deepcopy(raw)
@@ -155,10 +164,10 @@ def admin_access(raw: dict) -> dict:
     return raw
 
 
-def pod(claims: list[dict] | None = None, statuses: list[dict] | None = None,
-        requests: list[dict[str, str]] | None = None) -> Pod:
-    spec: dict[str, Any] = {"containers": [{"name": f"c{i}", "image": "x", "resources": {"requests": r, "limits": r}}
-                                           for i, r in enumerate(requests or [{}])]}
+def pod(claims: list[dict] | None = None, statuses: list[dict] | None = None, requests: list[dict[str, str]] | None = None) -> Pod:
+    spec: dict[str, Any] = {
+        "containers": [{"name": f"c{i}", "image": "x", "resources": {"requests": r, "limits": r}} for i, r in enumerate(requests or [{}])]
+    }
     if claims:
         spec["resourceClaims"] = claims
     raw: dict[str, Any] = {"metadata": {"name": POD, "namespace": NS, "uid": POD_UID}, "spec": spec}
@@ -172,8 +181,9 @@ def pod_with_claim_name() -> Pod:
 
 
 def pod_with_claim_template(in_status: bool = True) -> Pod:
-    return pod([{"name": RESOURCE, "resourceClaimTemplateName": CLAIM}],
-               [{"name": RESOURCE, "resourceClaimName": CLAIM}] if in_status else None)
+    return pod(
+        [{"name": RESOURCE, "resourceClaimTemplateName": CLAIM}], [{"name": RESOURCE, "resourceClaimName": CLAIM}] if in_status else None
+    )
 
 
 def pod_with_two_claim_names() -> Pod:

@@ -28,8 +28,9 @@ def _run(path: Path, release: str) -> tuple[Any, ...]:
     registry = default_registry().registry
     sched = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry, version, seed=1)
     result = sched.run()
-    claims = sorted((c.key, tuple(r.device for r in c.allocation.results))
-                    for c in sched.objects.resource_claims.values() if c.allocation is not None)
+    claims = sorted(
+        (c.key, tuple(r.device for r in c.allocation.results)) for c in sched.objects.resource_claims.values() if c.allocation is not None
+    )
     return ([(p.pod, p.node) for p in result.placements], [(u.pod, u.message) for u in result.unschedulable], claims)
 
 
@@ -39,8 +40,7 @@ def test_shortcuts_decide_as_the_allocator(tmp_path: Path, monkeypatch: pytest.M
     path = tmp_path / "dra.json"
     path.write_text(json.dumps(dra_schedule.build(nodes=24, devices=4, pods=90)))
     fast = _run(path, release)
-    monkeypatch.setattr(DynamicResources, "filter_batch",
-                        lambda self, state, pod, infos: [self.filter(state, pod, ni) for ni in infos])
+    monkeypatch.setattr(DynamicResources, "filter_batch", lambda self, state, pod, infos: [self.filter(state, pod, ni) for ni in infos])
     monkeypatch.setattr(DynamicResources, "_allocate", lambda self, s, node, claims, sig: s.allocator.allocate(node, claims))
     monkeypatch.setattr(DynamicResources, "_allocate_on", _plain_allocate_on)
     plain = _run(path, release)

@@ -47,5 +47,7 @@ def test_all_subrequest_after_another_sees_its_selector_verdicts(run_cli, tmp_pa
     out = run_cli("schedule", str(path), "--kube-version", "1.35", "-o", "json")
     assert out.exit_code == 0, out.stderr
     [u] = json.loads(out.stdout)["unschedulable"]
-    assert u["message"] == ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
-                            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert u["message"] == (
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    )

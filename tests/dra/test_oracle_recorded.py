@@ -62,9 +62,10 @@ def _claims(sched: Scheduler, pod: Any) -> list[dict]:
             rec["claim"] = claim.key
             rec["reservedFor"] = len(claim.reserved_for)
             if claim.allocation is not None:
-                rec["devices"] = sorted(({"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
-                                         for r in claim.allocation.results),
-                                        key=lambda d: (d["request"], d["driver"], d["pool"], d["device"]))
+                rec["devices"] = sorted(
+                    ({"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device} for r in claim.allocation.results),
+                    key=lambda d: (d["request"], d["driver"], d["pool"], d["device"]),
+                )
                 if claim.allocation.node_selector is not None:
                     rec["nodeSelector"] = claim.allocation.node_selector
         out.append(rec)
@@ -90,8 +91,7 @@ def _first_attempts(snap: Path, version: KubeVersion, cfg: Any, registry: Any) -
                 rec.update(outcome="Scheduled", node=e["node"], claims=_claims(sched, pod))
             elif e["event"] == "FailedScheduling":
                 outcome = sched.outcomes.get(pod.uid)
-                rec.update(outcome="Error" if outcome is not None and outcome.error else "Unschedulable",
-                           fitError=e["message"])
+                rec.update(outcome="Error" if outcome is not None and outcome.error else "Unschedulable", fitError=e["message"])
         out[pod.key] = rec
 
     sched.schedule_one = schedule_one  # type: ignore[method-assign]
@@ -118,8 +118,7 @@ def test_explain_filters_match_kube(fixture: Path, tmp_path: Path) -> None:
         res = explain_pod(load_snapshot([str(snap)]), pod, cfg, registry, version, seed=1)
         got = {}
         for n in res.nodes:
-            got[n.name] = {"code": "Success"} if n.code == "Success" else {
-                "code": n.code, "plugin": n.plugin or "", "reasons": n.reasons}
+            got[n.name] = {"code": "Success"} if n.code == "Success" else {"code": n.code, "plugin": n.plugin or "", "reasons": n.reasons}
         if any(e["code"] == "Error" for e in want.values()):
             got = {n: e for n, e in got.items() if n in want}
         assert got == want, f"{data['source']}: pod {pod}"

@@ -18,27 +18,47 @@ from kschedctl.api.types import Pod
 
 
 def _pod(claims, statuses=None, name="trainer-0"):
-    raw = {"metadata": {"name": name, "namespace": "ml", "uid": "uid-1"},
-           "spec": {"containers": [{"name": "c"}], "resourceClaims": claims}}
+    raw = {"metadata": {"name": name, "namespace": "ml", "uid": "uid-1"}, "spec": {"containers": [{"name": "c"}], "resourceClaims": claims}}
     if statuses is not None:
         raw["status"] = {"resourceClaimStatuses": statuses}
     return Pod.from_dict(raw)
 
 
 def test_exact_request_defaults():
-    claim = ResourceClaim.from_dict({"metadata": {"name": "c"}, "spec": {"devices": {"requests": [
-        {"name": "r", "exactly": {"deviceClassName": "gpu"}},
-        {"name": "s", "firstAvailable": [{"name": "a", "deviceClassName": "gpu", "allocationMode": "All"}]}]}}})
+    claim = ResourceClaim.from_dict(
+        {
+            "metadata": {"name": "c"},
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {"name": "r", "exactly": {"deviceClassName": "gpu"}},
+                        {"name": "s", "firstAvailable": [{"name": "a", "deviceClassName": "gpu", "allocationMode": "All"}]},
+                    ]
+                }
+            },
+        }
+    )
     r, s = claim.spec.requests
     assert (r.exactly.allocation_mode, r.exactly.count) == ("ExactCount", 1)
     assert (s.first_available[0].allocation_mode, s.first_available[0].count) == ("All", 0)
 
 
 def test_allocated_claim_status():
-    claim = ResourceClaim.from_dict({"metadata": {"name": "c", "namespace": "ml"}, "spec": {}, "status": {
-        "allocation": {"devices": {"results": [{"request": "r", "driver": "d", "pool": "p", "device": "gpu-0"}]},
-                       "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}},
-        "reservedFor": [{"resource": "pods", "name": "trainer-0", "uid": "uid-1"}]}})
+    claim = ResourceClaim.from_dict(
+        {
+            "metadata": {"name": "c", "namespace": "ml"},
+            "spec": {},
+            "status": {
+                "allocation": {
+                    "devices": {"results": [{"request": "r", "driver": "d", "pool": "p", "device": "gpu-0"}]},
+                    "nodeSelector": {
+                        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+                    },
+                },
+                "reservedFor": [{"resource": "pods", "name": "trainer-0", "uid": "uid-1"}],
+            },
+        }
+    )
     assert claim.allocation.results[0].device == "gpu-0"
     assert claim.is_reserved_for(_pod([]))
 
@@ -50,8 +70,10 @@ def test_slice_requires_a_positive_slice_count():
 
 
 def test_claim_name_direct_and_from_status():
-    pod = _pod([{"name": "shared", "resourceClaimName": "team-gpus"}, {"name": "gpus", "resourceClaimTemplateName": "tpl"}],
-               [{"name": "gpus", "resourceClaimName": "trainer-0-gpus-x7k2p"}])
+    pod = _pod(
+        [{"name": "shared", "resourceClaimName": "team-gpus"}, {"name": "gpus", "resourceClaimTemplateName": "tpl"}],
+        [{"name": "gpus", "resourceClaimName": "trainer-0-gpus-x7k2p"}],
+    )
     refs = pod_claim_refs(pod)
     assert [(r.claim_name, r.must_check_owner) for r in refs] == [("team-gpus", False), ("trainer-0-gpus-x7k2p", True)]
 
@@ -80,9 +102,15 @@ def test_entry_without_a_source_is_an_error():
 
 def test_claim_from_template_is_owned_by_the_pod():
     pod = _pod([{"name": "gpus", "resourceClaimTemplateName": "tpl"}])
-    tpl = ResourceClaimTemplate.from_dict({"metadata": {"name": "tpl", "namespace": "ml"}, "spec": {
-        "metadata": {"labels": {"team": "a"}},
-        "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu", "count": 4}}]}}}})
+    tpl = ResourceClaimTemplate.from_dict(
+        {
+            "metadata": {"name": "tpl", "namespace": "ml"},
+            "spec": {
+                "metadata": {"labels": {"team": "a"}},
+                "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu", "count": 4}}]}},
+            },
+        }
+    )
     claim = claim_from_template(pod, pod_claim_refs(pod, generate_missing=True)[0], tpl)
     assert claim.is_controlled_by(pod) and claim.namespace == "ml"
     assert claim.meta.annotations["resource.kubernetes.io/pod-claim-name"] == "gpus"

@@ -28,8 +28,9 @@ def _uid(text: str) -> str:
 
 
 def _managed(manager: str, api_version: str, fields: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"apiVersion": api_version, "fieldsType": "FieldsV1", "fieldsV1": fields, "manager": manager,
-             "operation": "Update", "time": STAMP}]
+    return [
+        {"apiVersion": api_version, "fieldsType": "FieldsV1", "fieldsV1": fields, "manager": manager, "operation": "Update", "time": STAMP}
+    ]
 
 
 def pod(obj: Any, owner: str | None = None) -> dict[str, Any]:
@@ -44,10 +45,22 @@ def pod(obj: Any, owner: str | None = None) -> dict[str, Any]:
     md.setdefault("generateName", f"{name.rsplit('-', 1)[0]}-")
     md.setdefault("labels", {}).setdefault("pod-template-hash", "7d9f")
     rs = owner or name.rsplit("-", 1)[0]
-    md.setdefault("ownerReferences", [{"apiVersion": "apps/v1", "blockOwnerDeletion": True, "controller": True,
-                                       "kind": "ReplicaSet", "name": rs, "uid": _uid(f"rs/{ns}/{rs}")}])
-    md.setdefault("managedFields", _managed("kube-controller-manager", "v1",
-                                            {"f:metadata": {"f:generateName": {}, "f:labels": {}}, "f:spec": {}}))
+    md.setdefault(
+        "ownerReferences",
+        [
+            {
+                "apiVersion": "apps/v1",
+                "blockOwnerDeletion": True,
+                "controller": True,
+                "kind": "ReplicaSet",
+                "name": rs,
+                "uid": _uid(f"rs/{ns}/{rs}"),
+            }
+        ],
+    )
+    md.setdefault(
+        "managedFields", _managed("kube-controller-manager", "v1", {"f:metadata": {"f:generateName": {}, "f:labels": {}}, "f:spec": {}})
+    )
     spec = raw.setdefault("spec", {})
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("enableServiceLinks", True)
@@ -61,35 +74,73 @@ def pod(obj: Any, owner: str | None = None) -> dict[str, Any]:
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("tolerations", [])
     spec["tolerations"] = spec["tolerations"] + [t for t in ADMISSION_TOLERATIONS if t not in spec["tolerations"]]
-    spec.setdefault("volumes", []).append({"name": "kube-api-access-x7k2p", "projected": {"defaultMode": 420, "sources": [
-        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-        {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}}]}})
+    spec.setdefault("volumes", []).append(
+        {
+            "name": "kube-api-access-x7k2p",
+            "projected": {
+                "defaultMode": 420,
+                "sources": [
+                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+                ],
+            },
+        }
+    )
     for c in spec.get("containers") or []:
         c.setdefault("imagePullPolicy", "IfNotPresent")
         c.setdefault("terminationMessagePath", "/dev/termination-log")
         c.setdefault("terminationMessagePolicy", "File")
-        c.setdefault("volumeMounts", [{"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
-                                       "name": "kube-api-access-x7k2p", "readOnly": True}])
+        c.setdefault(
+            "volumeMounts",
+            [{"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access-x7k2p", "readOnly": True}],
+        )
     status = raw.setdefault("status", {})
     if spec.get("nodeName"):
         status.setdefault("phase", "Running")
-        status.setdefault("conditions", [
-            {"lastProbeTime": None, "lastTransitionTime": STAMP, "status": "True", "type": t}
-            for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")])
+        status.setdefault(
+            "conditions",
+            [
+                {"lastProbeTime": None, "lastTransitionTime": STAMP, "status": "True", "type": t}
+                for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+            ],
+        )
         status.setdefault("hostIP", "10.0.1.11")
         status.setdefault("podIP", "10.0.1.99")
         status.setdefault("qosClass", "Burstable")
         status.setdefault("startTime", STAMP)
-        status.setdefault("containerStatuses", [
-            {"containerID": "containerd://0f1e", "image": c.get("image", ""), "imageID": "", "lastState": {},
-             "name": c.get("name", "c"), "ready": True, "restartCount": 0, "started": True,
-             "state": {"running": {"startedAt": STAMP}}} for c in spec.get("containers") or []])
+        status.setdefault(
+            "containerStatuses",
+            [
+                {
+                    "containerID": "containerd://0f1e",
+                    "image": c.get("image", ""),
+                    "imageID": "",
+                    "lastState": {},
+                    "name": c.get("name", "c"),
+                    "ready": True,
+                    "restartCount": 0,
+                    "started": True,
+                    "state": {"running": {"startedAt": STAMP}},
+                }
+                for c in spec.get("containers") or []
+            ],
+        )
     else:
         status.setdefault("phase", "Pending")
         status.setdefault("qosClass", "Burstable")
-        status.setdefault("conditions", [{"lastProbeTime": None, "lastTransitionTime": STAMP,
-                                          "message": "0/3 nodes are available: 3 Insufficient cpu.",
-                                          "reason": "Unschedulable", "status": "False", "type": "PodScheduled"}])
+        status.setdefault(
+            "conditions",
+            [
+                {
+                    "lastProbeTime": None,
+                    "lastTransitionTime": STAMP,
+                    "message": "0/3 nodes are available: 3 Insufficient cpu.",
+                    "reason": "Unschedulable",
+                    "status": "False",
+                    "type": "PodScheduled",
+                }
+            ],
+        )
     return raw
 
 
@@ -102,8 +153,7 @@ def node(obj: Any) -> dict[str, Any]:
     md.setdefault("uid", _uid(f"node/{name}"))
     md.setdefault("resourceVersion", "4242")
     md.setdefault("creationTimestamp", STAMP)
-    md.setdefault("annotations", {"node.alpha.kubernetes.io/ttl": "0",
-                                  "volumes.kubernetes.io/controller-managed-attach-detach": "true"})
+    md.setdefault("annotations", {"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"})
     labels = md.setdefault("labels", {})
     labels.setdefault("kubernetes.io/hostname", name)
     labels.setdefault("kubernetes.io/os", "linux")
@@ -112,15 +162,40 @@ def node(obj: Any) -> dict[str, Any]:
     raw.setdefault("spec", {}).setdefault("providerID", f"aws:///eu-west-1a/i-{hashlib.sha1(name.encode()).hexdigest()[:17]}")
     status = raw.setdefault("status", {})
     status.setdefault("addresses", [{"address": "10.0.1.11", "type": "InternalIP"}, {"address": name, "type": "Hostname"}])
-    status.setdefault("conditions", [
-        {"lastHeartbeatTime": STAMP, "lastTransitionTime": STAMP, "message": "kubelet is posting ready status",
-         "reason": "KubeletReady", "status": "True", "type": "Ready"},
-        {"lastHeartbeatTime": STAMP, "lastTransitionTime": STAMP, "message": "kubelet has sufficient memory available",
-         "reason": "KubeletHasSufficientMemory", "status": "False", "type": "MemoryPressure"}])
+    status.setdefault(
+        "conditions",
+        [
+            {
+                "lastHeartbeatTime": STAMP,
+                "lastTransitionTime": STAMP,
+                "message": "kubelet is posting ready status",
+                "reason": "KubeletReady",
+                "status": "True",
+                "type": "Ready",
+            },
+            {
+                "lastHeartbeatTime": STAMP,
+                "lastTransitionTime": STAMP,
+                "message": "kubelet has sufficient memory available",
+                "reason": "KubeletHasSufficientMemory",
+                "status": "False",
+                "type": "MemoryPressure",
+            },
+        ],
+    )
     status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
-    status.setdefault("nodeInfo", {"architecture": "amd64", "containerRuntimeVersion": "containerd://1.7.22",
-                                   "kernelVersion": "6.1.112", "kubeProxyVersion": "", "kubeletVersion": "v1.35.4",
-                                   "operatingSystem": "linux", "osImage": "Amazon Linux 2023"})
+    status.setdefault(
+        "nodeInfo",
+        {
+            "architecture": "amd64",
+            "containerRuntimeVersion": "containerd://1.7.22",
+            "kernelVersion": "6.1.112",
+            "kubeProxyVersion": "",
+            "kubeletVersion": "v1.35.4",
+            "operatingSystem": "linux",
+            "osImage": "Amazon Linux 2023",
+        },
+    )
     if "allocatable" in status:
         status.setdefault("capacity", dict(status["allocatable"]))
     return raw

@@ -14,12 +14,26 @@ import yaml
 from kschedctl.testing import make_node, make_pod
 
 ANTI_AFFINITY_DEPLOYMENT = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": {
-        "metadata": {"labels": {"app": "web"}},
-        "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}],
-                 "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                     {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}}}},
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {
+        "replicas": 2,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {
+                "containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}],
+                "affinity": {
+                    "podAntiAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": [
+                            {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
+                        ]
+                    }
+                },
+            },
+        },
+    },
 }
 
 
@@ -29,6 +43,7 @@ def write_yaml(tmp_path: Path):
         path = tmp_path / name
         path.write_text(yaml.safe_dump(obj.dict() if hasattr(obj, "dict") else obj, sort_keys=False))
         return str(path)
+
     return write
 
 
@@ -40,10 +55,12 @@ def _capacity(run_cli, *args: str) -> dict[str, Any]:
 
 def test_resource_bound(run_cli, write_snapshot, write_yaml) -> None:
     """500m copies: n1 (2 cpu) takes 4, n2 (4 cpu) 8, n3 (1 cpu, 500m used) 1: 13."""
-    snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"),
-                          make_node("n3").capacity(cpu="1", memory="8Gi"),
-                          make_pod("busy").req(cpu="500m").node("n3"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="2", memory="8Gi"),
+        make_node("n2").capacity(cpu="4", memory="8Gi"),
+        make_node("n3").capacity(cpu="1", memory="8Gi"),
+        make_pod("busy").req(cpu="500m").node("n3"),
+    )
     data = _capacity(run_cli, snap, "--pod", write_yaml("pod.yaml", make_pod("web").req(cpu="500m")))
     assert data["count"] == 13
     assert data["perNode"] == {"n1": 4, "n2": 8, "n3": 1}
@@ -54,42 +71,54 @@ def test_resource_bound(run_cli, write_snapshot, write_yaml) -> None:
 
 def test_spread_bound(run_cli, write_snapshot, write_yaml) -> None:
     """maxSkew 1 across three zones; z3's node holds two 500m copies, so z1 and z2 stop at 3."""
-    snap = write_snapshot(make_node("a").capacity(cpu="8", memory="16Gi").zone("z1"),
-                          make_node("b").capacity(cpu="8", memory="16Gi").zone("z2"),
-                          make_node("c").capacity(cpu="1", memory="16Gi").zone("z3"))
-    pod = make_pod("web").req(cpu="500m").label("app", "web").spread(
-        1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
+    snap = write_snapshot(
+        make_node("a").capacity(cpu="8", memory="16Gi").zone("z1"),
+        make_node("b").capacity(cpu="8", memory="16Gi").zone("z2"),
+        make_node("c").capacity(cpu="1", memory="16Gi").zone("z3"),
+    )
+    pod = (
+        make_pod("web")
+        .req(cpu="500m")
+        .label("app", "web")
+        .spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
+    )
     data = _capacity(run_cli, snap, "--pod", write_yaml("pod.yaml", pod))
     assert data["count"] == 8
     assert data["perZone"] == {"z1": 3, "z2": 3, "z3": 2}
     assert data["stopMessage"].startswith(
-        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod topology spread constraints.")
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod topology spread constraints."
+    )
 
 
 def test_anti_affinity_bound(run_cli, write_snapshot, write_yaml) -> None:
     """A Deployment whose copies repel each other per hostname: one per untainted node."""
-    snap = write_snapshot(*[make_node(f"n{i}").capacity(cpu="8", memory="16Gi") for i in (1, 2, 3)],
-                          make_node("n4").capacity(cpu="8", memory="16Gi").taint("dedicated", "db"))
+    snap = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="8", memory="16Gi") for i in (1, 2, 3)],
+        make_node("n4").capacity(cpu="8", memory="16Gi").taint("dedicated", "db"),
+    )
     data = _capacity(run_cli, snap, "--pod", write_yaml("deploy.yaml", ANTI_AFFINITY_DEPLOYMENT))
     assert data["pod"] == "Deployment default/web"
     assert data["count"] == 3 and data["perNode"] == {"n1": 1, "n2": 1, "n3": 1}
-    assert data["stopMessage"].startswith("0/4 nodes are available: 1 node(s) had untolerated taint(s), "
-                                          "3 node(s) didn't match pod anti-affinity rules.")
+    assert data["stopMessage"].startswith(
+        "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 node(s) didn't match pod anti-affinity rules."
+    )
 
 
 def test_port_bound(run_cli, write_snapshot, write_yaml) -> None:
     """hostPort 8080: one copy per node whose port is free (n4's is taken)."""
-    snap = write_snapshot(*[make_node(f"n{i}").capacity(cpu="8", memory="16Gi") for i in (1, 2, 3, 4)],
-                          make_pod("other").req(cpu="100m").host_port(8080).node("n4"))
+    snap = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="8", memory="16Gi") for i in (1, 2, 3, 4)],
+        make_pod("other").req(cpu="100m").host_port(8080).node("n4"),
+    )
     data = _capacity(run_cli, snap, "--pod", write_yaml("pod.yaml", make_pod("agent").req(cpu="100m").host_port(8080)))
     assert data["count"] == 3 and "n4" not in data["perNode"]
-    assert data["stopMessage"].startswith("0/4 nodes are available: 4 node(s) didn't have free ports for the "
-                                          "requested pod ports.")
+    assert data["stopMessage"].startswith("0/4 nodes are available: 4 node(s) didn't have free ports for the requested pod ports.")
 
 
 def test_max_and_snapshot_pod_and_added_nodes(run_cli, write_snapshot, write_yaml) -> None:
-    snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="8Gi").zone("z1"),
-                          make_pod("web").req(cpu="500m"))  # a pending pod of the snapshot, as the template
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="2", memory="8Gi").zone("z1"), make_pod("web").req(cpu="500m")
+    )  # a pending pod of the snapshot, as the template
     data = _capacity(run_cli, snap, "--pod", "default/web", "--max", "3")
     assert (data["count"], data["stoppedBy"], data["stopMessage"]) == (3, "max", None)
     assert data["notes"] == ["the snapshot's 1 pending pods were left out: they hold no resources until scheduled"]
@@ -100,10 +129,18 @@ def test_max_and_snapshot_pod_and_added_nodes(run_cli, write_snapshot, write_yam
 
 
 def test_statefulset_copies_and_table(run_cli, write_snapshot, write_yaml) -> None:
-    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
-           "spec": {"selector": {"matchLabels": {"app": "db"}}, "template": {
-               "metadata": {"labels": {"app": "db"}},
-               "spec": {"containers": [{"name": "c", "image": "pg", "resources": {"requests": {"cpu": "1"}}}]}}}}
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {
+                "metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "c", "image": "pg", "resources": {"requests": {"cpu": "1"}}}]},
+            },
+        },
+    }
     snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="8Gi"))
     out = run_cli("capacity", snap, "--pod", write_yaml("sts.yaml", sts))
     assert out.exit_code == 0, out.stderr
@@ -126,10 +163,8 @@ def test_nodes_for_known_answer(run_cli, write_snapshot, write_yaml) -> None:
     """Existing n1 (2 cpu) takes two of the ten 1-cpu replicas; the other eight go four to a
     4-cpu template node: 2 nodes. The 8-cpu pod fits no node of that shape."""
     owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc", "uid": "rs-1", "controller": True}
-    pods = [make_pod(f"web-{i}").req(cpu="1", memory="1Gi").set("metadata.ownerReferences", [owner])
-            for i in range(10)]
-    snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="16Gi"), *pods,
-                          make_pod("huge").req(cpu="8"))
+    pods = [make_pod(f"web-{i}").req(cpu="1", memory="1Gi").set("metadata.ownerReferences", [owner]) for i in range(10)]
+    snap = write_snapshot(make_node("n1").capacity(cpu="2", memory="16Gi"), *pods, make_pod("huge").req(cpu="8"))
     node = write_yaml("node.yaml", make_node("m5").capacity(cpu="4", memory="16Gi"))
     data = _capacity(run_cli, snap, "--nodes-for", node)
     assert data["nodesNeeded"] == 2
@@ -158,8 +193,9 @@ def test_nodes_for_says_when_no_node_of_the_shape_can_hold_the_pods(run_cli):
     shape = str(Path(__file__).resolve().parents[2] / "examples" / "whatif-node-m5-xlarge.yaml")
     out = run_cli("capacity", snap, "--nodes-for", shape)
     assert out.exit_code == 0, out.stderr
-    assert out.stdout.startswith("no node like m5-xlarge can hold 3 of the 3 pods (0 fit on the existing nodes): "
-                                 "adding nodes of this shape does not help them\n")
+    assert out.stdout.startswith(
+        "no node like m5-xlarge can hold 3 of the 3 pods (0 fit on the existing nodes): adding nodes of this shape does not help them\n"
+    )
     data = run_cli("capacity", snap, "--nodes-for", shape, "-o", "json").json()
     assert [c["message"] for c in data["cannotHelp"]] == ["NodeResourcesFit: Insufficient cpu"] * 3
     assert data["nodesNeeded"] == 0

@@ -30,6 +30,7 @@ def _nodes(n: int, cpu: str = "2") -> list[dict[str, Any]]:
 
 # --- pod groups ----------------------------------------------------------------------------------
 
+
 def _worker(i: int, node: str | None = None) -> dict[str, Any]:
     b = make_pod(f"worker-{i}", "ml").req(cpu="1500m").pod_group("train")
     return k.pod(b.node(node) if node else b, owner="train")
@@ -74,30 +75,39 @@ def test_gang_below_min_count_stays_unschedulable(run_cli, tmp_path):
 
 # --- simulate: the summary adds up, retries name their event ------------------------------------
 
+
 def _scenario(tmp_path: Path, objects: list[Any], events: list[dict[str, Any]]) -> str:
-    doc = {"apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "metadata": {"name": "s"},
-           "objects": [o.dict() if hasattr(o, "dict") else o for o in objects], "events": events}
+    doc = {
+        "apiVersion": "kschedctl.io/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": "s"},
+        "objects": [o.dict() if hasattr(o, "dict") else o for o in objects],
+        "events": events,
+    }
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return str(path)
 
 
 def _adds_up(summary: dict[str, int]) -> bool:
-    return summary["pending"] == (summary["scheduled"] + summary["unschedulable"] + summary["skipped"]
-                                  + summary.get("deleted", 0))
+    return summary["pending"] == (summary["scheduled"] + summary["unschedulable"] + summary["skipped"] + summary.get("deleted", 0))
 
 
 def test_deleted_pending_pod_is_counted(run_cli, tmp_path):
-    path = _scenario(tmp_path, [*_nodes(1), k.pod(make_pod("big-0").req(cpu="3")),
-                                k.pod(make_pod("gated-0").req(cpu="1").gates("example.com/wait")),
-                                k.pod(make_pod("ok-0").req(cpu="1"))],
-                     [{"at": "10s", "action": "deletePod", "pod": "default/big-0"},
-                      {"at": "20s", "action": "deletePod", "pod": "default/gated-0"}])
+    path = _scenario(
+        tmp_path,
+        [
+            *_nodes(1),
+            k.pod(make_pod("big-0").req(cpu="3")),
+            k.pod(make_pod("gated-0").req(cpu="1").gates("example.com/wait")),
+            k.pod(make_pod("ok-0").req(cpu="1")),
+        ],
+        [{"at": "10s", "action": "deletePod", "pod": "default/big-0"}, {"at": "20s", "action": "deletePod", "pod": "default/gated-0"}],
+    )
     out = run_cli("simulate", path, "-o", "json", "--seed", "1")
     assert out.exit_code == 0, out.stderr
     data = out.json()
-    assert data["summary"] == {"pending": 3, "scheduled": 1, "unschedulable": 0, "skipped": 0, "preempted": 0,
-                               "deleted": 2}
+    assert data["summary"] == {"pending": 3, "scheduled": 1, "unschedulable": 0, "skipped": 0, "preempted": 0, "deleted": 2}
     assert data["deleted"] == [{"pod": "default/big-0", "time": 10}, {"pod": "default/gated-0", "time": 20}]
     table = run_cli("simulate", path, "--seed", "1").stdout
     assert "3 pending: 1 scheduled, 0 unschedulable, 0 skipped, 2 deleted, 0 preempted" in table
@@ -113,16 +123,17 @@ def _attempts(data: dict[str, Any], pod: str) -> list[dict[str, Any]]:
     return [e for e in data["events"] if e.get("pod") == pod and e["event"] in ("Scheduled", "FailedScheduling")]
 
 
-@pytest.mark.parametrize("event, moved_by", [
-    ({"at": "30s", "action": "addNode", "object": k.node(make_node("n9").capacity(cpu="4", memory="8Gi"))},
-     "NodeAdd"),
-    ({"at": "30s", "action": "deletePod", "pod": "default/hog-0"}, "AssignedPodDelete"),
-    ({"at": "30s", "action": "updateNode", "node": "n0", "allocatable": {"cpu": "8"}},
-     "NodeUpdateNodeAllocatable"),
-], ids=["node-added", "pod-deleted", "node-grew"])
+@pytest.mark.parametrize(
+    "event, moved_by",
+    [
+        ({"at": "30s", "action": "addNode", "object": k.node(make_node("n9").capacity(cpu="4", memory="8Gi"))}, "NodeAdd"),
+        ({"at": "30s", "action": "deletePod", "pod": "default/hog-0"}, "AssignedPodDelete"),
+        ({"at": "30s", "action": "updateNode", "node": "n0", "allocatable": {"cpu": "8"}}, "NodeUpdateNodeAllocatable"),
+    ],
+    ids=["node-added", "pod-deleted", "node-grew"],
+)
 def test_each_retry_names_the_event_that_moved_the_pod(run_cli, tmp_path, event, moved_by):
-    objects = [*_nodes(1), k.pod(make_pod("hog-0").req(cpu="1500m").node("n0")),
-               k.pod(make_pod("web-0").req(cpu="1"))]
+    objects = [*_nodes(1), k.pod(make_pod("hog-0").req(cpu="1500m").node("n0")), k.pod(make_pod("web-0").req(cpu="1"))]
     out = run_cli("simulate", _scenario(tmp_path, objects, [event]), "-o", "json", "--seed", "1")
     assert out.exit_code == 0, out.stderr
     first, retry = _attempts(out.json(), "default/web-0")
@@ -144,10 +155,10 @@ def test_retry_after_the_unschedulable_timeout(run_cli, tmp_path):
 
 # --- --write-snapshot: a state a real cluster could be in ---------------------------------------
 
+
 def _items(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     doc = yaml.safe_load(path.read_text())
-    return {(o["kind"], f"{o['metadata'].get('namespace', '')}/{o['metadata']['name']}".lstrip("/")): o
-            for o in doc["items"]}
+    return {(o["kind"], f"{o['metadata'].get('namespace', '')}/{o['metadata']['name']}".lstrip("/")): o for o in doc["items"]}
 
 
 def _condition(pod: dict[str, Any]) -> dict[str, Any]:
@@ -156,9 +167,9 @@ def _condition(pod: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_written_snapshot_binds_pods_and_records_failures(run_cli, tmp_path):
-    path = _write(tmp_path, *_nodes(2),
-                  k.pod(make_pod("web-0").req(cpu="1").nominated("n1")),
-                  k.pod(make_pod("big-0").req(cpu="8").nominated("n0")))
+    path = _write(
+        tmp_path, *_nodes(2), k.pod(make_pod("web-0").req(cpu="1").nominated("n1")), k.pod(make_pod("big-0").req(cpu="8").nominated("n0"))
+    )
     out_path = tmp_path / "after.yaml"
     run = run_cli("schedule", path, "--seed", "1", "--write-snapshot", str(out_path), "-o", "json")
     assert run.exit_code == 0, run.stderr
@@ -182,8 +193,7 @@ def test_written_snapshot_drops_victims_and_keeps_the_nomination(run_cli, tmp_pa
     low = k.pod(make_pod("low-0").req(cpu="2").priority(0).node("n0"))
     high = k.pod(make_pod("high-0").req(cpu="2").priority(1000))
     out_path = tmp_path / "after.yaml"
-    run = run_cli("schedule", _write(tmp_path, *_nodes(1), low, high), "--seed", "1",
-                  "--write-snapshot", str(out_path), "-o", "json")
+    run = run_cli("schedule", _write(tmp_path, *_nodes(1), low, high), "--seed", "1", "--write-snapshot", str(out_path), "-o", "json")
     assert run.json()["preemptions"] == [{"preemptor": "default/high-0", "node": "n0", "victims": ["default/low-0"]}]
     items = _items(out_path)
     assert ("Pod", "default/low-0") not in items
@@ -197,35 +207,72 @@ def test_written_snapshot_drops_victims_and_keeps_the_nomination(run_cli, tmp_pa
 
 
 def _pvc(name: str, sc: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}", "resourceVersion": "5",
-                         "creationTimestamp": k.STAMP, "finalizers": ["kubernetes.io/pvc-protection"]},
-            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}},
-                     "storageClassName": sc, "volumeMode": "Filesystem"},
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "uid": f"uid-{name}",
+            "resourceVersion": "5",
+            "creationTimestamp": k.STAMP,
+            "finalizers": ["kubernetes.io/pvc-protection"],
+        },
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "5Gi"}},
+            "storageClassName": sc,
+            "volumeMode": "Filesystem",
+        },
+        "status": {"phase": "Pending"},
+    }
 
 
 def _sc(name: str, provisioner: str) -> dict[str, Any]:
-    return {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": name},
-            "provisioner": provisioner, "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": name},
+        "provisioner": provisioner,
+        "reclaimPolicy": "Delete",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
 
 
 def _local_pv(name: str, node: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
-            "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "10Gi"}, "local": {"path": "/mnt/d"},
-                     "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                         {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}},
-                     "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "local", "volumeMode": "Filesystem"},
-            "status": {"phase": "Available"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "capacity": {"storage": "10Gi"},
+            "local": {"path": "/mnt/d"},
+            "nodeAffinity": {
+                "required": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]
+                }
+            },
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": "local",
+            "volumeMode": "Filesystem",
+        },
+        "status": {"phase": "Available"},
+    }
 
 
 def test_written_snapshot_binds_claims_as_volume_binding_would(run_cli, tmp_path):
-    objects = [*_nodes(2), _sc("local", "kubernetes.io/no-provisioner"), _sc("gp3", "ebs.csi.aws.com"),
-               _local_pv("local-pv-1", "n1"), _pvc("data-db-0", "local"), _pvc("scratch-db-0", "gp3"),
-               k.pod(make_pod("db-0").req(cpu="100m").pvc("data-db-0").pvc("scratch-db-0"))]
+    objects = [
+        *_nodes(2),
+        _sc("local", "kubernetes.io/no-provisioner"),
+        _sc("gp3", "ebs.csi.aws.com"),
+        _local_pv("local-pv-1", "n1"),
+        _pvc("data-db-0", "local"),
+        _pvc("scratch-db-0", "gp3"),
+        k.pod(make_pod("db-0").req(cpu="100m").pvc("data-db-0").pvc("scratch-db-0")),
+    ]
     out_path = tmp_path / "after.yaml"
-    run = run_cli("schedule", _write(tmp_path, *objects), "--seed", "1", "--write-snapshot", str(out_path),
-                  "-o", "json")
+    run = run_cli("schedule", _write(tmp_path, *objects), "--seed", "1", "--write-snapshot", str(out_path), "-o", "json")
     assert [(p["pod"], p["node"]) for p in run.json()["placements"]] == [("default/db-0", "n1")]
     items = _items(out_path)
     pv = items[("PersistentVolume", "local-pv-1")]
@@ -244,7 +291,6 @@ def test_written_snapshot_binds_claims_as_volume_binding_would(run_cli, tmp_path
 
 def test_explain_writes_nothing(run_cli, tmp_path):
     """A dry run (explain) makes no API writes: nothing of VolumeBinding's PreBind leaks."""
-    objects = [*_nodes(1), _sc("gp3", "ebs.csi.aws.com"), _pvc("scratch", "gp3"),
-               k.pod(make_pod("db-0").req(cpu="100m").pvc("scratch"))]
+    objects = [*_nodes(1), _sc("gp3", "ebs.csi.aws.com"), _pvc("scratch", "gp3"), k.pod(make_pod("db-0").req(cpu="100m").pvc("scratch"))]
     out = run_cli("explain", "db-0", _write(tmp_path, *objects), "-o", "json")
     assert out.exit_code == 0 and out.json()["node"] == "n0"

@@ -45,8 +45,10 @@ def test_added_node_gets_the_daemonsets_that_select_it(run_cli) -> None:
     assert data["count"] == 3 and data["perNode"] == {"general": 3}
     assert _daemon_sets(data, "general") == LINUX_DAEMONS
     assert data["daemonSetPods"]["general"][0] == {
-        "pod": "kube-system/fluentd-general", "daemonSet": "kube-system/fluentd",
-        "requests": {"cpu": 400, "memory": 256 * 2**20}}
+        "pod": "kube-system/fluentd-general",
+        "daemonSet": "kube-system/fluentd",
+        "requests": {"cpu": 400, "memory": 256 * 2**20},
+    }
 
 
 def test_node_selector_that_matches_the_template_adds_its_pod(run_cli) -> None:
@@ -76,13 +78,16 @@ def test_the_daemonset_controllers_own_tolerations(run_cli) -> None:
 
 
 def test_table_says_what_each_added_node_got(run_cli) -> None:
-    out = run_cli("capacity", CLUSTER, "--pod", WEB, "--add-nodes", f"{_node('general')}:2",
-                  "--add-nodes", _node("dedicated"), "--seed", "1")
+    out = run_cli(
+        "capacity", CLUSTER, "--pod", WEB, "--add-nodes", f"{_node('general')}:2", "--add-nodes", _node("dedicated"), "--seed", "1"
+    )
     assert out.exit_code == 0, out.stderr
-    assert ("DaemonSet pods on the added nodes (counted against their allocatable):\n"
-            "  general-1, general-2: 3 DaemonSet pod(s) (kube-system/fluentd, kube-system/kube-proxy, "
-            "monitoring/node-exporter) requesting cpu 600m, memory 384Mi\n"
-            "  dedicated: 1 DaemonSet pod(s) (kube-system/kube-proxy) requesting cpu 100m, memory 128Mi\n") in out.stdout
+    assert (
+        "DaemonSet pods on the added nodes (counted against their allocatable):\n"
+        "  general-1, general-2: 3 DaemonSet pod(s) (kube-system/fluentd, kube-system/kube-proxy, "
+        "monitoring/node-exporter) requesting cpu 600m, memory 384Mi\n"
+        "  dedicated: 1 DaemonSet pod(s) (kube-system/kube-proxy) requesting cpu 100m, memory 128Mi\n"
+    ) in out.stdout
 
 
 def test_nodes_for_counts_the_daemonset_pods_of_each_new_node(run_cli) -> None:
@@ -92,7 +97,8 @@ def test_nodes_for_counts_the_daemonset_pods_of_each_new_node(run_cli) -> None:
     assert data["nodesNeeded"] == 3
     assert [len(p) for p in data["newNodes"].values()] == [3, 3, 2]
     assert {n: _daemon_sets(data, n) for n in data["daemonSetPods"]} == {
-        n: LINUX_DAEMONS for n in ("general-e-0", "general-e-1", "general-e-2")}
+        n: LINUX_DAEMONS for n in ("general-e-0", "general-e-1", "general-e-2")
+    }
     table = run_cli("capacity", CLUSTER, "--nodes-for", _node("general"), "--seed", "1").stdout
     assert "general-e-0, general-e-1, general-e-2: 3 DaemonSet pod(s)" in table
 
@@ -132,11 +138,16 @@ def test_simulate_add_node_creates_the_daemonset_pods(run_cli) -> None:
     assert out.exit_code == 0, out.stderr
     data = out.json()
     created = [(e["pod"], e["daemonSet"]) for e in data["events"] if e["event"] == "PodCreated"]
-    assert created == [("kube-system/fluentd-general-1", "kube-system/fluentd"),
-                       ("kube-system/kube-proxy-general-1", "kube-system/kube-proxy"),
-                       ("monitoring/node-exporter-general-1", "monitoring/node-exporter")]
+    assert created == [
+        ("kube-system/fluentd-general-1", "kube-system/fluentd"),
+        ("kube-system/kube-proxy-general-1", "kube-system/kube-proxy"),
+        ("monitoring/node-exporter-general-1", "monitoring/node-exporter"),
+    ]
     assert data["final"]["general-1"] == [f"default/web-6f7d9-{i}" for i in range(3)] + [
-        "kube-system/fluentd-general-1", "kube-system/kube-proxy-general-1", "monitoring/node-exporter-general-1"]
+        "kube-system/fluentd-general-1",
+        "kube-system/kube-proxy-general-1",
+        "monitoring/node-exporter-general-1",
+    ]
     scheduled = [e["pod"] for e in data["events"] if e["event"] == "Scheduled"]
     assert scheduled[0] == "kube-system/kube-proxy-general-1"
 
@@ -175,14 +186,21 @@ def test_daemonset_whose_priority_class_is_missing_places_no_pod(run_cli, tmp_pa
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert _daemon_sets(data, "general") == ["kube-system/kube-proxy", "monitoring/node-exporter"]
-    assert ("DaemonSet kube-system/fluentd: no PriorityClass with name daemons was found: the API server refuses "
-            "its pods, so no added node runs one") in data["notes"]
+    assert (
+        "DaemonSet kube-system/fluentd: no PriorityClass with name daemons was found: the API server refuses "
+        "its pods, so no added node runs one"
+    ) in data["notes"]
     (tmp_path / "scenario.yaml").write_text((FIXTURES / "scenario-add-node.yaml").read_text())
     out = run_cli("simulate", str(tmp_path / "scenario.yaml"), "-o", "json", "--seed", "1")
     assert out.exit_code == 0, out.stderr
     [failed] = [e for e in out.json()["events"] if e["event"] == "FailedCreate"]
-    assert failed == {"time": 30, "event": "FailedCreate", "daemonSet": "kube-system/fluentd", "node": "general-1",
-                      "message": "no PriorityClass with name daemons was found"}
+    assert failed == {
+        "time": 30,
+        "event": "FailedCreate",
+        "daemonSet": "kube-system/fluentd",
+        "node": "general-1",
+        "message": "no PriorityClass with name daemons was found",
+    }
 
 
 def test_daemonsets_bigger_than_the_node_are_said(run_cli, tmp_path) -> None:
@@ -194,22 +212,27 @@ def test_daemonsets_bigger_than_the_node_are_said(run_cli, tmp_path) -> None:
     path.write_text(yaml.safe_dump(shape))
     data = _capacity(run_cli, "--pod", WEB, "--add-nodes", str(path))
     assert len(data["daemonSetPods"]["gpu"]) == 4 and data["count"] == 0
-    assert ("the DaemonSet pods of gpu ask for more than it has (cpu 1100m of 500m): the DaemonSet controller does "
-            "not check room, so nothing else fits there") in data["notes"]
+    assert (
+        "the DaemonSet pods of gpu ask for more than it has (cpu 1100m of 500m): the DaemonSet controller does "
+        "not check room, so nothing else fits there"
+    ) in data["notes"]
     data = _capacity(run_cli, "--nodes-for", str(path))
-    assert data["nodesNeeded"] == 0 and any(n.startswith("the DaemonSet pods of a node like gpu ask for more")
-                                            for n in data["notes"])
+    assert data["nodesNeeded"] == 0 and any(n.startswith("the DaemonSet pods of a node like gpu ask for more") for n in data["notes"])
 
 
 def test_required_affinity_on_the_node_name(run_cli, tmp_path) -> None:
     """A template pinned by a matchFields metadata.name term runs on that node only."""
     doc = yaml.safe_load(Path(CLUSTER).read_text())
     ds = next(o for o in doc["items"] if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "fluentd")
-    ds["spec"]["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["general-2"]}]}]}}}
+    ds["spec"]["template"]["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["general-2"]}]}]
+            }
+        }
+    }
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(doc))
-    out = run_cli("capacity", str(tmp_path / "cluster.yaml"), "--pod", WEB, "--add-nodes", f"{_node('general')}:2",
-                  "-o", "json")
+    out = run_cli("capacity", str(tmp_path / "cluster.yaml"), "--pod", WEB, "--add-nodes", f"{_node('general')}:2", "-o", "json")
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert _daemon_sets(data, "general-1") == ["kube-system/kube-proxy", "monitoring/node-exporter"]
@@ -226,7 +249,8 @@ def test_simulate_node_update_syncs_the_daemonsets_it_changes(run_cli, tmp_path)
     scenario["events"] += [
         {"at": "60s", "action": "updateNode", "node": "general-1", "labels": {"accelerator": "nvidia"}},
         {"at": "90s", "action": "updateNode", "node": "general-1", "taints": [{**taint, "effect": "NoSchedule"}]},
-        {"at": "120s", "action": "updateNode", "node": "general-1", "taints": [{**taint, "effect": "NoExecute"}]}]
+        {"at": "120s", "action": "updateNode", "node": "general-1", "taints": [{**taint, "effect": "NoExecute"}]},
+    ]
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump(scenario))
     out = run_cli("simulate", str(path), "-o", "json", "--seed", "1")
@@ -238,7 +262,9 @@ def test_simulate_node_update_syncs_the_daemonsets_it_changes(run_cli, tmp_path)
 
     assert at(60, "PodCreated") == [("kube-system/gpu-plugin-general-1", "kube-system/gpu-plugin")]
     assert at(90, "PodCreated") == [] and at(90, "PodDeleted") == []
-    assert at(120, "PodDeleted") == [("kube-system/fluentd-general-1", "kube-system/fluentd"),
-                                     ("kube-system/gpu-plugin-general-1", "kube-system/gpu-plugin"),
-                                     ("monitoring/node-exporter-general-1", "monitoring/node-exporter")]
+    assert at(120, "PodDeleted") == [
+        ("kube-system/fluentd-general-1", "kube-system/fluentd"),
+        ("kube-system/gpu-plugin-general-1", "kube-system/gpu-plugin"),
+        ("monitoring/node-exporter-general-1", "monitoring/node-exporter"),
+    ]
     assert "kube-system/kube-proxy-general-1" in out.json()["final"]["general-1"]

@@ -39,6 +39,7 @@ def write_text(tmp_path: Path):
         path = tmp_path / name
         path.write_text(text)
         return str(path)
+
     return write
 
 
@@ -49,11 +50,13 @@ def _changes(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_most_allocated_moves_the_pods_to_the_busy_node(run_cli, write_snapshot, write_text) -> None:
     """LeastAllocated (A) puts both pods on the empty node n1; MostAllocated (B) on the half-full
     n2: the new node outranks the old one under B (scores changed)."""
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"),
-                          make_pod("busy").req(cpu="2", memory="4Gi").node("n2"),
-                          make_pod("web-1").req(cpu="500m", memory="512Mi"),
-                          make_pod("web-2").req(cpu="500m", memory="512Mi"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_node("n2").capacity(cpu="4", memory="8Gi"),
+        make_pod("busy").req(cpu="2", memory="4Gi").node("n2"),
+        make_pod("web-1").req(cpu="500m", memory="512Mi"),
+        make_pod("web-2").req(cpu="500m", memory="512Mi"),
+    )
     out = run_cli("diff", snap, "--config-b", write_text("most.yaml", MOST_ALLOCATED), "-o", "json")
     assert out.exit_code == 0, out.stderr
     data = out.json()
@@ -103,25 +106,31 @@ def test_balanced_allocation_formula_of_1_36_moves_a_pod(run_cli, write_snapshot
     1.35 scores the balance with the pod: node-a 1-|0.125-0.5625|/2 = 78, node-b 1-|0.375-0.3125|/2
     = 96, so node-b wins (461 vs 443). 1.37 scores the change of balance: node-a
     50+(50+78-75)/2 = 76, node-b 50+(50+96-100)/2 = 73, so node-a wins (441 vs 438)."""
-    snap = write_snapshot(make_node("node-a").capacity(cpu="4", memory="8Gi"),
-                          make_node("node-b").capacity(cpu="4", memory="8Gi"),
-                          make_pod("load-a").req(cpu="0", memory="4Gi").node("node-a"),
-                          make_pod("load-b").req(cpu="1", memory="2Gi").node("node-b"),
-                          make_pod("web").req(cpu="500m", memory="512Mi"))
+    snap = write_snapshot(
+        make_node("node-a").capacity(cpu="4", memory="8Gi"),
+        make_node("node-b").capacity(cpu="4", memory="8Gi"),
+        make_pod("load-a").req(cpu="0", memory="4Gi").node("node-a"),
+        make_pod("load-b").req(cpu="1", memory="2Gi").node("node-b"),
+        make_pod("web").req(cpu="500m", memory="512Mi"),
+    )
     out = run_cli("diff", snap, "--kube-version-a", "1.35", "--kube-version-b", "1.37", "-o", "json")
     data = out.json()
     assert (data["a"]["kubeVersion"], data["b"]["kubeVersion"]) == ("1.35", "1.37")
     [c] = data["changes"]
     assert (c["pod"], c["kind"], c["a"]["node"], c["b"]["node"]) == ("default/web", "moved", "node-b", "node-a")
     assert (c["a"]["score"], c["b"]["score"]) == (461, 441)
-    assert c["move"] == {"class": "scoresChanged", "why": "outranked",
-                         "detail": "under B node-b scored 438, node-a 441",
-                         "bestScore": 441, "tiedNodes": 1, "oldNodeScore": 438}
+    assert c["move"] == {
+        "class": "scoresChanged",
+        "why": "outranked",
+        "detail": "under B node-b scored 438, node-a 441",
+        "bestScore": 441,
+        "tiedNodes": 1,
+        "oldNodeScore": 438,
+    }
 
 
 def test_ignored_resource_makes_a_pod_schedulable_with_both_messages(run_cli, write_snapshot, write_text) -> None:
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_pod("gadget").res({"cpu": "1", "example.com/foo": "1"}))
+    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"), make_pod("gadget").res({"cpu": "1", "example.com/foo": "1"}))
     data = run_cli("diff", snap, "--config-b", write_text("ignore.yaml", IGNORE_FOO), "-o", "json").json()
     [c] = data["changes"]
     assert c["kind"] == "schedulable"
@@ -135,9 +144,12 @@ def test_ignored_resource_makes_a_pod_schedulable_with_both_messages(run_cli, wr
 
 
 def test_fail_on_change_exits_4_only_when_something_changed(run_cli, write_snapshot, write_text) -> None:
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"),
-                          make_pod("busy").req(cpu="2").node("n2"), make_pod("web").req(cpu="500m"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_node("n2").capacity(cpu="4", memory="8Gi"),
+        make_pod("busy").req(cpu="2").node("n2"),
+        make_pod("web").req(cpu="500m"),
+    )
     most = write_text("most.yaml", MOST_ALLOCATED)
     assert run_cli("diff", snap, "--config-b", most, "--fail-on-change").exit_code == 4
     same = run_cli("diff", snap, "--config-a", most, "--config-b", most, "--fail-on-change")
@@ -146,9 +158,12 @@ def test_fail_on_change_exits_4_only_when_something_changed(run_cli, write_snaps
 
 
 def test_table_and_yaml_render_the_same_result(run_cli, write_snapshot, write_text) -> None:
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi").zone("z1"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi").zone("z2"),
-                          make_pod("busy").req(cpu="2").node("n2"), make_pod("web").req(cpu="500m"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi").zone("z1"),
+        make_node("n2").capacity(cpu="4", memory="8Gi").zone("z2"),
+        make_pod("busy").req(cpu="2").node("n2"),
+        make_pod("web").req(cpu="500m"),
+    )
     most = write_text("most.yaml", MOST_ALLOCATED)
     table = run_cli("diff", snap, "--config-b", most).stdout
     assert "default/web" in table and "moved" in table and "scoresChanged (outranked)" in table
@@ -159,8 +174,9 @@ def test_table_and_yaml_render_the_same_result(run_cli, write_snapshot, write_te
 
 
 def test_same_seed_same_bytes_and_bad_input_exit_2(run_cli, write_snapshot, tmp_path) -> None:
-    snap = write_snapshot(*[make_node(f"n{i}").capacity(cpu="4", memory="8Gi") for i in range(4)],
-                          *[make_pod(f"p{i}").req(cpu="100m") for i in range(6)])
+    snap = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="4", memory="8Gi") for i in range(4)], *[make_pod(f"p{i}").req(cpu="100m") for i in range(6)]
+    )
     first = run_cli("diff", snap, "--kube-version-a", "1.35", "-o", "json", "--seed", "9").stdout
     assert first == run_cli("diff", snap, "--kube-version-a", "1.35", "-o", "json", "--seed", "9").stdout
     bad = run_cli("diff", snap, "--kube-version-b", "1.20")
@@ -197,9 +213,11 @@ def test_a_pod_no_profile_of_b_takes_is_a_profile_change(run_cli, write_snapshot
 
 def test_preemption_on_one_side_only(run_cli, write_snapshot, write_text) -> None:
     """A preempts the low-priority pod for the critical one; B has no PostFilter plugin."""
-    snap = write_snapshot(make_node("n1").capacity(cpu="1", memory="8Gi"),
-                          make_pod("batch").req(cpu="1").priority(0).node("n1"),
-                          make_pod("critical").req(cpu="1").priority(1000))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="1", memory="8Gi"),
+        make_pod("batch").req(cpu="1").priority(0).node("n1"),
+        make_pod("critical").req(cpu="1").priority(1000),
+    )
     data = run_cli("diff", snap, "--config-b", write_text("nopre.yaml", NO_PREEMPTION), "-o", "json").json()
     [c] = data["changes"]
     assert c["kind"] == "unschedulable"
@@ -209,9 +227,12 @@ def test_preemption_on_one_side_only(run_cli, write_snapshot, write_text) -> Non
 
 
 def test_snapshot_from_stdin_feeds_both_sides(run_cli, write_snapshot, write_text) -> None:
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"),
-                          make_pod("busy").req(cpu="2").node("n2"), make_pod("web").req(cpu="500m"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_node("n2").capacity(cpu="4", memory="8Gi"),
+        make_pod("busy").req(cpu="2").node("n2"),
+        make_pod("web").req(cpu="500m"),
+    )
     most = write_text("most.yaml", MOST_ALLOCATED)
     from_file = run_cli("diff", snap, "--config-b", most, "-o", "json").json()
     from_stdin = run_cli("diff", "-", "--config-b", most, "-o", "json", input=Path(snap).read_text()).json()
@@ -236,11 +257,14 @@ profiles:
 def test_a_node_b_filters_out_is_a_filtered_move(run_cli, write_snapshot, write_text) -> None:
     """B's NodeAffinity addedAffinity keeps every pod in z2: A's node (z1, empty, preferred by
     LeastAllocated) is rejected by B's filters, with the reason B's filter gave."""
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi").zone("z1"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi").zone("z2"),
-                          make_node("n3").capacity(cpu="4", memory="8Gi").zone("z2"),
-                          make_pod("busy-2").req(cpu="2").node("n2"), make_pod("busy-3").req(cpu="2").node("n3"),
-                          make_pod("web").req(cpu="500m"))
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi").zone("z1"),
+        make_node("n2").capacity(cpu="4", memory="8Gi").zone("z2"),
+        make_node("n3").capacity(cpu="4", memory="8Gi").zone("z2"),
+        make_pod("busy-2").req(cpu="2").node("n2"),
+        make_pod("busy-3").req(cpu="2").node("n3"),
+        make_pod("web").req(cpu="500m"),
+    )
     data = run_cli("diff", snap, "--config-b", write_text("z2.yaml", ONLY_ZONE_2), "-o", "json").json()
     [c] = data["changes"]
     assert c["a"]["node"] == "n1" and c["b"]["node"] in ("n2", "n3")

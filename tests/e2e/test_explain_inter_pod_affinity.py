@@ -49,8 +49,11 @@ CONFIG = only_plugins("InterPodAffinity", weights={"InterPodAffinity": 2})
 def test_explain_inter_pod_affinity(explain_json) -> None:
     out = explain_json(SNAPSHOT, CONFIG, "default/cache")
     nodes = out["nodes"]
-    assert nodes["n2"]["filter"] == {"code": "Unschedulable", "plugin": "InterPodAffinity",
-                                     "reasons": ["node(s) didn't satisfy existing pods anti-affinity rules"]}
+    assert nodes["n2"]["filter"] == {
+        "code": "Unschedulable",
+        "plugin": "InterPodAffinity",
+        "reasons": ["node(s) didn't satisfy existing pods anti-affinity rules"],
+    }
     assert nodes["n1"]["filter"]["code"] == "Success"
     assert nodes["n3"]["filter"]["code"] == "Success"
     assert nodes["n1"]["scores"]["InterPodAffinity"] == {"score": 100, "weight": 2}

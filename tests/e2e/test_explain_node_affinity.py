@@ -30,19 +30,25 @@ items:
         - {weight: 4, preference: {matchExpressions: [{key: gpu, operator: Exists}]}}
 """
 
-ADDED_AFFINITY = {"requiredDuringSchedulingIgnoredDuringExecution": {
-    "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]}}
-CONFIG = only_plugins("NodeAffinity", weights={"NodeAffinity": 2},
-                      plugin_config={"NodeAffinity": {"addedAffinity": ADDED_AFFINITY}})
+ADDED_AFFINITY = {
+    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]}
+}
+CONFIG = only_plugins("NodeAffinity", weights={"NodeAffinity": 2}, plugin_config={"NodeAffinity": {"addedAffinity": ADDED_AFFINITY}})
 
 
 def test_explain_node_affinity(explain_json) -> None:
     out = explain_json(SNAPSHOT, CONFIG, "default/web")
     nodes = out["nodes"]
-    assert nodes["n3"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeAffinity",
-                                     "reasons": ["node(s) didn't match Pod's node affinity/selector"]}
-    assert nodes["n4"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeAffinity",
-                                     "reasons": ["node(s) didn't match scheduler-enforced node affinity"]}
+    assert nodes["n3"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "NodeAffinity",
+        "reasons": ["node(s) didn't match Pod's node affinity/selector"],
+    }
+    assert nodes["n4"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "NodeAffinity",
+        "reasons": ["node(s) didn't match scheduler-enforced node affinity"],
+    }
     assert nodes["n1"]["scores"]["NodeAffinity"] == {"score": 33, "weight": 2}
     assert nodes["n2"]["scores"]["NodeAffinity"] == {"score": 100, "weight": 2}
     assert out["node"] == "n2"

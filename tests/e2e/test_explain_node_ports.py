@@ -30,7 +30,10 @@ CONFIG = only_plugins("NodePorts")
 
 def test_explain_node_ports(explain_json) -> None:
     out = explain_json(SNAPSHOT, CONFIG, "default/web")
-    assert out["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodePorts",
-                                            "reasons": ["node(s) didn't have free ports for the requested pod ports"]}
+    assert out["nodes"]["n1"]["filter"] == {
+        "code": "Unschedulable",
+        "plugin": "NodePorts",
+        "reasons": ["node(s) didn't have free ports for the requested pod ports"],
+    }
     assert out["nodes"]["n2"]["filter"] == {"code": "Success"}
     assert out["node"] == "n2"

@@ -51,14 +51,16 @@ def test_explain_node_resources(tmp_path: Path, version: str, balanced: dict) ->
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
     result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app.app,
-        ["explain", "default/pod", str(snap), "--config", str(cfg), "--kube-version", version, "-o", "json"])
+        kschedctl.cli.app.app, ["explain", "default/pod", str(snap), "--config", str(cfg), "--kube-version", version, "-o", "json"]
+    )
     assert result.exit_code == 0, result.output
     nodes = json.loads(result.stdout)["nodes"]
-    assert nodes["small"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeResourcesFit",
-                                        "reasons": ["Insufficient cpu"]}
-    assert nodes["full"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit",
-                                       "reasons": ["Too many pods"]}
+    assert nodes["small"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "NodeResourcesFit",
+        "reasons": ["Insufficient cpu"],
+    }
+    assert nodes["full"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit", "reasons": ["Too many pods"]}
     for name, fit_score in (("busy", 43), ("idle", 81)):
         assert nodes[name]["filter"]["code"] == "Success"
         assert nodes[name]["scores"]["NodeResourcesFit"] == {"score": fit_score, "weight": 1}

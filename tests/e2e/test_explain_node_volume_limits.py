@@ -41,11 +41,15 @@ ITEMS = """\
 
 def test_explain_node_volume_limits(tmp_path: Path) -> None:
     out = explain(tmp_path, ITEMS)
-    assert out["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodeVolumeLimits",
-                                            "reasons": ["node(s) exceed max volume count"]}
+    assert out["nodes"]["n1"]["filter"] == {
+        "code": "Unschedulable",
+        "plugin": "NodeVolumeLimits",
+        "reasons": ["node(s) exceed max volume count"],
+    }
     assert out["nodes"]["n2"]["filter"] == {"code": "Success"}
     assert out["node"] == "n2"
     # the facts behind kube's reason (kschedctl/plugins/details/node_volume_limits.py)
     assert out["nodes"]["n1"]["details"]["NodeVolumeLimits"] == {
         "limits": [{"limit": "attachable-volumes-csi-ebs.csi.aws.com", "max": 1, "attached": 1, "new": 1}],
-        "summary": "attachable-volumes-csi-ebs.csi.aws.com: 1 attached + 1 new > limit 1"}
+        "summary": "attachable-volumes-csi-ebs.csi.aws.com: 1 attached + 1 new > limit 1",
+    }

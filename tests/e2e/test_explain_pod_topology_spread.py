@@ -44,11 +44,16 @@ def test_explain_pod_topology_spread(explain_json) -> None:
     out = explain_json(SNAPSHOT, CONFIG, "default/web")
     nodes = out["nodes"]
     for name in ("n1", "n2"):
-        assert nodes[name]["filter"] == {"code": "Unschedulable", "plugin": "PodTopologySpread",
-                                         "reasons": ["node(s) didn't match pod topology spread constraints"]}
+        assert nodes[name]["filter"] == {
+            "code": "Unschedulable",
+            "plugin": "PodTopologySpread",
+            "reasons": ["node(s) didn't match pod topology spread constraints"],
+        }
     assert nodes["n4"]["filter"] == {
-        "code": "UnschedulableAndUnresolvable", "plugin": "PodTopologySpread",
-        "reasons": ["node(s) didn't match pod topology spread constraints (missing required label)"]}
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "PodTopologySpread",
+        "reasons": ["node(s) didn't match pod topology spread constraints (missing required label)"],
+    }
     assert nodes["n3"]["filter"]["code"] == "Success"
     assert nodes["n3"]["scores"]["PodTopologySpread"] == {"score": 100, "weight": 2}
     assert nodes["n3"]["total"] == 200

@@ -57,12 +57,15 @@ def test_explain_taint_toleration(tmp_path: Path, version: str) -> None:
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
     result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app.app, ["explain", "default/pod1", str(snap), "--config", str(cfg), "-o", "json",
-                            "--kube-version", version])
+        kschedctl.cli.app.app, ["explain", "default/pod1", str(snap), "--config", str(cfg), "-o", "json", "--kube-version", version]
+    )
     assert result.exit_code == 0, result.output
     nodes = json.loads(result.stdout)["nodes"]
-    assert nodes["n1"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "TaintToleration",
-                                     "reasons": ["node(s) had untolerated taint(s)"]}
+    assert nodes["n1"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "TaintToleration",
+        "reasons": ["node(s) had untolerated taint(s)"],
+    }
     assert nodes["n2"]["scores"]["TaintToleration"] == {"score": 50, "weight": 3}
     assert nodes["n3"]["scores"]["TaintToleration"] == {"score": 0, "weight": 3}
     assert nodes["n4"]["scores"]["TaintToleration"] == {"score": 100, "weight": 3}

@@ -21,8 +21,10 @@ def test_a_node_held_by_a_nominated_pod_names_the_pod_its_priority_and_what_it_r
     held = n1["details"]["NominatedPods"]
     assert held["pods"] == [{"pod": "default/big", "priority": 1000, "requests": {"cpu": "4", "memory": "0"}}]
     assert n1["details"]["NodeResourcesFit"]["summary"] == "cpu: the pod asks 1, 0 free (4 of 4 requested)"
-    assert data["verdict"].endswith("Pods nominated by preemption hold room on 1 node(s) (n1): default/big "
-                                    "(priority 1000); kube counts them there until they are bound.")
+    assert data["verdict"].endswith(
+        "Pods nominated by preemption hold room on 1 node(s) (n1): default/big "
+        "(priority 1000); kube counts them there until they are bound."
+    )
     table = run_cli("explain", "default/small", path).stdout
     assert "n1: NominatedPods: nominated here by preemption and counted as running: default/big (priority 1000" in table
 
@@ -38,8 +40,10 @@ def test_a_read_write_once_pod_claim_held_elsewhere_names_the_holder_on_every_no
         facts = data["nodes"][node]["details"]["VolumeRestrictions"]
         assert facts["claims"] == ["default/data"] and facts["holders"] == [{"pod": "default/holder", "node": "n1"}]
         assert "the lock is cluster-wide" in facts["summary"]
-    assert data["verdict"].endswith("The ReadWriteOncePod claim default/data is held by default/holder on n1: "
-                                    "no node can help until it is gone; more capacity would not.")
+    assert data["verdict"].endswith(
+        "The ReadWriteOncePod claim default/data is held by default/holder on n1: "
+        "no node can help until it is gone; more capacity would not."
+    )
     assert "More capacity" not in data["verdict"]
 
 
@@ -61,8 +65,14 @@ def test_explain_says_which_nodes_kube_samples_and_the_better_node_it_never_cons
     sampling = data["sampling"]
     # the nodes kube visits, in order: from the start index until 144 feasible ones are found
     assert sampling.pop("evaluatedNodes") == [f"node-{i:03d}" for i in range(144)]
-    assert sampling == {"nodes": 300, "evaluated": 144, "startNode": "node-000", "feasible": 144, "scored": 144,
-                        "betterOutside": {"node": "node-299", "total": data["nodes"]["node-299"]["total"]}}
+    assert sampling == {
+        "nodes": 300,
+        "evaluated": 144,
+        "startNode": "node-000",
+        "feasible": 144,
+        "scored": 144,
+        "betterOutside": {"node": "node-299", "total": data["nodes"]["node-299"]["total"]},
+    }
     assert data["ranking"][0]["node"] == "node-299"
     chosen = data["node"]
     assert int(chosen.split("-")[1]) < 144  # inside the sample
@@ -72,11 +82,12 @@ def test_explain_says_which_nodes_kube_samples_and_the_better_node_it_never_cons
     tied = [f"node-{i:03d}" for i in range(144) if data["nodes"][f"node-{i:03d}"]["total"] == best]
     assert data["tie"] == {"total": best, "nodes": len(tied), "chosen": chosen} and chosen in tied
     placed = run_cli("schedule", path, "--seed", "1", "-o", "json").json()["placements"]
-    assert placed == [{"pod": "default/web", "node": chosen, "profile": "default-scheduler", "attempts": 1,
-                       "score": best}]
+    assert placed == [{"pod": "default/web", "node": chosen, "profile": "default-scheduler", "attempts": 1, "score": best}]
     table = run_cli("explain", "default/web", path, "--seed", "1").stdout
-    assert ("sampling: kube evaluates 144 of 300 nodes for this pod (percentageOfNodesToScore), starting at node-000 "
-            "(the rotating start index); 144 feasible, 144 scored; node-299") in table
+    assert (
+        "sampling: kube evaluates 144 of 300 nodes for this pod (percentageOfNodesToScore), starting at node-000 "
+        "(the rotating start index); 144 feasible, 144 scored; node-299"
+    ) in table
     assert f"tie: {len(tied)} nodes tie at {best}; kube picks one at random (here {chosen})" in table
     assert f"{chosen}  {best}  (tie)  <- chosen" in table
 
@@ -109,13 +120,14 @@ def _zoned_cluster_with_nominations(write_snapshot):
         return "zone-a" if i < 90 else "zone-b" if i < 140 else "zone-c"
 
     objs = [make_node(f"node-{i:03d}").capacity(cpu="4", memory="16Gi").zone(zone(i), "r1") for i in range(160)]
-    objs += [make_pod(f"busy-{i}").node(f"node-{i:03d}").req(cpu="4", memory="1Gi").created("2024-01-01T00:00:00Z")
-             for i in range(0, 160, 3)]
-    objs += [make_pod("web").req(cpu="1", memory="1Gi").priority(100).created("2024-01-01T00:00:01Z"),
-             make_pod("held").req(cpu="4", memory="1Gi").priority(100).nominated("node-001")
-             .created("2024-01-01T00:00:02Z"),
-             make_pod("lower").req(cpu="4", memory="1Gi").priority(10).nominated("node-002")
-             .created("2024-01-01T00:00:03Z")]
+    objs += [
+        make_pod(f"busy-{i}").node(f"node-{i:03d}").req(cpu="4", memory="1Gi").created("2024-01-01T00:00:00Z") for i in range(0, 160, 3)
+    ]
+    objs += [
+        make_pod("web").req(cpu="1", memory="1Gi").priority(100).created("2024-01-01T00:00:01Z"),
+        make_pod("held").req(cpu="4", memory="1Gi").priority(100).nominated("node-001").created("2024-01-01T00:00:02Z"),
+        make_pod("lower").req(cpu="4", memory="1Gi").priority(10).nominated("node-002").created("2024-01-01T00:00:03Z"),
+    ]
     return write_snapshot(*objs)
 
 

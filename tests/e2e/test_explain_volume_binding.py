@@ -33,13 +33,16 @@ ITEMS = """\
 def test_explain_volume_binding(tmp_path: Path) -> None:
     out = explain(tmp_path, ITEMS)
     assert out["nodes"]["n2"]["filter"] == {
-        "code": "UnschedulableAndUnresolvable", "plugin": "VolumeBinding",
-        "reasons": ["node(s) didn't find available persistent volumes to bind"]}
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "VolumeBinding",
+        "reasons": ["node(s) didn't find available persistent volumes to bind"],
+    }
     assert out["nodes"]["n1"]["filter"] == {"code": "Success"}
     assert out["node"] == "n1"
     # the claims behind kube's reason (kschedctl/plugins/details/volume_binding.py)
     assert out["nodes"]["n2"]["details"]["VolumeBinding"]["claims"] == [
-        {"claim": "data", "storageClass": "local", "volume": None, "phase": None}]
+        {"claim": "data", "storageClass": "local", "volume": None, "phase": None}
+    ]
 
 
 def test_explain_missing_claim(tmp_path: Path) -> None:

@@ -21,7 +21,10 @@ ITEMS = """\
 
 def test_explain_volume_restrictions(tmp_path: Path) -> None:
     out = explain(tmp_path, ITEMS)
-    assert out["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "VolumeRestrictions",
-                                            "reasons": ["node(s) had no available disk"]}
+    assert out["nodes"]["n1"]["filter"] == {
+        "code": "Unschedulable",
+        "plugin": "VolumeRestrictions",
+        "reasons": ["node(s) had no available disk"],
+    }
     assert out["nodes"]["n2"]["filter"] == {"code": "Success"}
     assert out["node"] == "n2"

@@ -28,11 +28,14 @@ ITEMS = """\
 def test_explain_volume_zone(tmp_path: Path) -> None:
     out = explain(tmp_path, ITEMS)
     assert out["nodes"]["n1"]["filter"] == {"code": "Success"}
-    assert out["nodes"]["n2"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "VolumeZone",
-                                            "reasons": ["node(s) had no available volume zone"]}
+    assert out["nodes"]["n2"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "VolumeZone",
+        "reasons": ["node(s) had no available volume zone"],
+    }
     assert out["node"] == "n1"
     # the facts behind kube's reason (kschedctl/plugins/details/volume_zone.py)
     assert out["nodes"]["n2"]["details"]["VolumeZone"] == {
-        "volumes": [{"volume": "pv-a", "label": "topology.kubernetes.io/zone", "volumeValues": ["a"],
-                     "nodeValue": "b"}],
-        "summary": "PersistentVolume pv-a is in topology.kubernetes.io/zone=a, the node is in b"}
+        "volumes": [{"volume": "pv-a", "label": "topology.kubernetes.io/zone", "volumeValues": ["a"], "nodeValue": "b"}],
+        "summary": "PersistentVolume pv-a is in topology.kubernetes.io/zone=a, the node is in b",
+    }

@@ -38,8 +38,12 @@ def _snapshot(tmp_path: Path, *objects: Any, nodes: int = 3, cpu: str = "4") -> 
 
 def _config(tmp_path: Path, *extenders: dict[str, Any]) -> str:
     path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                                    "extenders": list(extenders)}, sort_keys=False))
+    path.write_text(
+        yaml.safe_dump(
+            {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "extenders": list(extenders)},
+            sort_keys=False,
+        )
+    )
     return str(path)
 
 
@@ -58,10 +62,12 @@ def _drop(node: str, message: str, unresolvable: bool = False):
             return {"NodeNames": kept, key: {node: message}}
         items = [n for n in request["Nodes"]["items"] if n["metadata"]["name"] != node]
         return {"Nodes": {"items": items}, key: {node: message}}
+
     return answer
 
 
 # --- filter ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cache_capable", [True, False], ids=["node-names", "node-objects"])
 def test_filter_drops_nodes_with_its_messages(run_cli, tmp_path, cache_capable):
@@ -78,32 +84,34 @@ def test_filter_drops_nodes_with_its_messages(run_cli, tmp_path, cache_capable):
     else:
         assert request["NodeNames"] is None and [n["metadata"]["name"] for n in request["Nodes"]["items"]] == ["n0"]
     [u] = data["unschedulable"]
-    assert u["message"] == "0/1 nodes are available: 1 n0 is reserved. no new claims to deallocate, preemption: " \
-                           "0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    assert (
+        u["message"] == "0/1 nodes are available: 1 n0 is reserved. no new claims to deallocate, preemption: "
+        "0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    )
     assert u["reasons"] == {"n0 is reserved": 1}
 
 
 def test_unresolvable_wins_and_preemption_is_not_tried_there(run_cli, tmp_path):
     def answer(request):
-        return {"NodeNames": [], "FailedNodes": {"n0": "soft", "n1": "soft"},
-                "FailedAndUnresolvableNodes": {"n0": "hard"}}
+        return {"NodeNames": [], "FailedNodes": {"n0": "soft", "n1": "soft"}, "FailedAndUnresolvableNodes": {"n0": "hard"}}
+
     with ExtenderServer(filter=answer) as srv:
         ext = {"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True}
-        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1"), nodes=2),
-                         _config(tmp_path, ext)).json()
+        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1"), nodes=2), _config(tmp_path, ext)).json()
     [u] = data["unschedulable"]
     assert u["reasons"] == {"hard": 1, "soft": 1}
-    assert u["message"].endswith("preemption: 0/2 nodes are available: 1 No preemption victims found for incoming "
-                                 "pod, 1 Preemption is not helpful for scheduling.")
+    assert u["message"].endswith(
+        "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."
+    )
 
 
 def test_explain_names_the_extender_and_shows_its_scores(run_cli, tmp_path):
     prio = lambda request: [{"Host": n, "Score": 10 if n == "n2" else 3} for n in node_names(request)]  # noqa: E731
     with ExtenderServer(filter=_drop("n0", "n0 is reserved"), prioritize=prio) as srv:
-        ext = {"urlPrefix": srv.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 2,
-               "nodeCacheCapable": True}
-        out = run_cli("explain", "web-0", _snapshot(tmp_path, make_pod("web-0").req(cpu="1")),
-                      "--config", _config(tmp_path, ext), "-o", "json")
+        ext = {"urlPrefix": srv.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 2, "nodeCacheCapable": True}
+        out = run_cli(
+            "explain", "web-0", _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), "--config", _config(tmp_path, ext), "-o", "json"
+        )
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert data["nodes"]["n0"]["filter"] == {"code": "Unschedulable", "plugin": srv.url, "reasons": ["n0 is reserved"]}
@@ -117,9 +125,11 @@ def test_explain_names_the_extender_and_shows_its_scores(run_cli, tmp_path):
 
 # --- prioritize ------------------------------------------------------------------------------
 
+
 def test_prioritize_adds_score_times_weight_times_ten(run_cli, tmp_path):
     def prio(request):
         return [{"Host": n, "Score": {"n0": 0, "n1": 10, "n2": 5}[n]} for n in node_names(request)]
+
     snap = _snapshot(tmp_path, make_pod("web-0").req(cpu="1"))
     without = run_cli("schedule", snap, "-o", "json", "--seed", "1").json()["placements"][0]
     with ExtenderServer(prioritize=prio) as srv:
@@ -134,8 +144,10 @@ def test_prioritize_error_gives_no_score_and_is_said(run_cli, tmp_path):
         ext = {"urlPrefix": srv.url, "prioritizeVerb": "prioritize", "weight": 1}
         out = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), _config(tmp_path, ext))
     assert len(out.json()["placements"]) == 1
-    assert f"warning: extender {srv.url}: prioritize failed (no score given by it): failed prioritize with " \
-           f"extender at URL {srv.url}/prioritize, code 503" in out.stderr
+    assert (
+        f"warning: extender {srv.url}: prioritize failed (no score given by it): failed prioritize with "
+        f"extender at URL {srv.url}/prioritize, code 503" in out.stderr
+    )
 
 
 def test_node_objects_become_node_infos_without_pods(run_cli, tmp_path):
@@ -150,8 +162,7 @@ def test_node_objects_become_node_infos_without_pods(run_cli, tmp_path):
         srv.answers["prioritize"] = lambda r: [{"Host": n, "Score": 0} for n in node_names(r)]
         out = run_cli("explain", "web-0", snap, "--config", _config(tmp_path, ext), "-o", "json", "--kube-version", "1.35")
         cached = dict(ext, nodeCacheCapable=True)
-        seen = run_cli("explain", "web-0", snap, "--config", _config(tmp_path, cached), "-o", "json",
-                       "--kube-version", "1.35")
+        seen = run_cli("explain", "web-0", snap, "--config", _config(tmp_path, cached), "-o", "json", "--kube-version", "1.35")
     nodes = out.json()["nodes"]
     assert nodes["n1"]["total"] == nodes["n2"]["total"] == 473
     assert nodes["n1"]["scores"]["NodeResourcesFit"]["score"] == 86
@@ -168,13 +179,18 @@ KUBE_TEXTS = [
     ("html", lambda r: (200, b"<html>"), "invalid character '<' looking for beginning of value"),
     ("truncated", lambda r: (200, b'{"NodeNames": ["n0"'), "unexpected EOF"),
     ("error-field", lambda r: {"Error": "quota exceeded"}, "quota exceeded"),
-    ("wrong-type", lambda r: {"NodeNames": "n0"},
-     "json: cannot unmarshal string into Go struct field ExtenderFilterResult.NodeNames of type []string"),
-    ("wrong-element", lambda r: {"NodeNames": [1]},
-     "json: cannot unmarshal number into ExtenderFilterResult.NodeNames.0 of type string"),
+    (
+        "wrong-type",
+        lambda r: {"NodeNames": "n0"},
+        "json: cannot unmarshal string into Go struct field ExtenderFilterResult.NodeNames of type []string",
+    ),
+    ("wrong-element", lambda r: {"NodeNames": [1]}, "json: cannot unmarshal number into ExtenderFilterResult.NodeNames.0 of type string"),
     ("array", lambda r: (200, b"[]"), "json: cannot unmarshal array into Go value of type v1.ExtenderFilterResult"),
-    ("unknown-node", lambda r: {"NodeNames": ["zz"]},
-     'extender "{url}" claims a filtered node "zz" which is not found in the input node list'),
+    (
+        "unknown-node",
+        lambda r: {"NodeNames": ["zz"]},
+        'extender "{url}" claims a filtered node "zz" which is not found in the input node list',
+    ),
 ]
 
 
@@ -182,8 +198,7 @@ KUBE_TEXTS = [
 def test_a_failing_filter_fails_the_attempt_with_kubes_text(run_cli, tmp_path, answer, text):
     with ExtenderServer(filter=answer) as srv:
         ext = {"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True}
-        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1"), nodes=2),
-                         _config(tmp_path, ext)).json()
+        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1"), nodes=2), _config(tmp_path, ext)).json()
     [u] = data["unschedulable"]
     assert u["message"] == text.format(url=srv.url)
     assert u["error"] is True  # an Error status, not a FitError: the pod backs off and is retried
@@ -194,19 +209,16 @@ def test_unreachable_extender_fails_the_attempt(run_cli, tmp_path):
     ext = {"urlPrefix": f"http://127.0.0.1:{port}/x", "filterVerb": "filter"}
     data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), _config(tmp_path, ext)).json()
     [u] = data["unschedulable"]
-    assert u["message"] == f'Post "http://127.0.0.1:{port}/x/filter": dial tcp 127.0.0.1:{port}: connect: ' \
-                           "connection refused"
+    assert u["message"] == f'Post "http://127.0.0.1:{port}/x/filter": dial tcp 127.0.0.1:{port}: connect: connection refused'
 
 
 def test_timeout(run_cli, tmp_path):
     with ExtenderServer(filter=lambda r: {"NodeNames": node_names(r)}) as srv:
         srv.delay = 1.0
         ext = {"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True, "httpTimeout": "200ms"}
-        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1"), nodes=1),
-                         _config(tmp_path, ext)).json()
+        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1"), nodes=1), _config(tmp_path, ext)).json()
     [u] = data["unschedulable"]
-    assert u["message"] == f'Post "{srv.url}/filter": context deadline exceeded (Client.Timeout exceeded while ' \
-                           "awaiting headers)"
+    assert u["message"] == f'Post "{srv.url}/filter": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
 
 
 def test_ignorable_extender_is_skipped_and_said(run_cli, tmp_path):
@@ -219,22 +231,31 @@ def test_ignorable_extender_is_skipped_and_said(run_cli, tmp_path):
 
 def test_ignorable_extenders_are_called_last(run_cli, tmp_path):
     calls: list[str] = []
-    with ExtenderServer(filter=lambda r: (calls.append("a"), {"NodeNames": node_names(r)})[1]) as a, \
-            ExtenderServer(filter=lambda r: (calls.append("b"), {"NodeNames": node_names(r)})[1]) as b:
-        exts = [{"urlPrefix": a.url, "filterVerb": "filter", "ignorable": True, "nodeCacheCapable": True},
-                {"urlPrefix": b.url, "filterVerb": "filter", "nodeCacheCapable": True}]
+    with (
+        ExtenderServer(filter=lambda r: (calls.append("a"), {"NodeNames": node_names(r)})[1]) as a,
+        ExtenderServer(filter=lambda r: (calls.append("b"), {"NodeNames": node_names(r)})[1]) as b,
+    ):
+        exts = [
+            {"urlPrefix": a.url, "filterVerb": "filter", "ignorable": True, "nodeCacheCapable": True},
+            {"urlPrefix": b.url, "filterVerb": "filter", "nodeCacheCapable": True},
+        ]
         _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), _config(tmp_path, *exts))
     assert calls == ["b", "a"]
 
 
 # --- managed resources -------------------------------------------------------------------------
 
+
 def test_managed_resources_decide_interest_and_ignored_ones_leave_the_fit(run_cli, tmp_path):
     gpu = make_pod("train-0").req(cpu="1").res({"example.com/gpu": "1"})
     plain = make_pod("web-0").req(cpu="1")
     with ExtenderServer(filter=lambda r: {"NodeNames": node_names(r)}) as srv:
-        ext = {"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True,
-               "managedResources": [{"name": "example.com/gpu", "ignoredByScheduler": True}]}
+        ext = {
+            "urlPrefix": srv.url,
+            "filterVerb": "filter",
+            "nodeCacheCapable": True,
+            "managedResources": [{"name": "example.com/gpu", "ignoredByScheduler": True}],
+        }
         data = _schedule(run_cli, _snapshot(tmp_path, gpu, plain), _config(tmp_path, ext)).json()
         pods = [r["Pod"]["metadata"]["name"] for v, r in srv.requests if v == "filter"]
     assert pods == ["train-0"]  # IsInterested: only the pod asking for the managed resource
@@ -244,15 +265,19 @@ def test_managed_resources_decide_interest_and_ignored_ones_leave_the_fit(run_cl
 
 # --- bind --------------------------------------------------------------------------------------
 
+
 def test_bind_goes_to_the_extender(run_cli, tmp_path):
     with ExtenderServer(bind=lambda r: {}) as srv:
         ext = {"urlPrefix": srv.url, "bindVerb": "bind"}
-        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0", "shop").req(cpu="1")),
-                         _config(tmp_path, ext)).json()
+        data = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0", "shop").req(cpu="1")), _config(tmp_path, ext)).json()
         [(verb, request)] = srv.requests
     [placed] = data["placements"]
-    assert request == {"PodName": "web-0", "PodNamespace": "shop", "PodUID": k.pod(make_pod("web-0", "shop"))
-                       ["metadata"]["uid"], "Node": placed["node"]}
+    assert request == {
+        "PodName": "web-0",
+        "PodNamespace": "shop",
+        "PodUID": k.pod(make_pod("web-0", "shop"))["metadata"]["uid"],
+        "Node": placed["node"],
+    }
 
 
 def test_bind_error_fails_the_binding_cycle(run_cli, tmp_path):
@@ -265,18 +290,26 @@ def test_bind_error_fails_the_binding_cycle(run_cli, tmp_path):
 
 # --- preemption --------------------------------------------------------------------------------
 
+
 def _preemption_snapshot(tmp_path: Path) -> str:
-    return _snapshot(tmp_path, make_pod("low-0").req(cpu="2").priority(0).node("n0"),
-                     make_pod("low-1").req(cpu="2").priority(5).node("n1"),
-                     make_pod("high-0").req(cpu="2").priority(100), nodes=2, cpu="2")
+    return _snapshot(
+        tmp_path,
+        make_pod("low-0").req(cpu="2").priority(0).node("n0"),
+        make_pod("low-1").req(cpu="2").priority(5).node("n1"),
+        make_pod("high-0").req(cpu="2").priority(100),
+        nodes=2,
+        cpu="2",
+    )
 
 
 def test_preempt_extender_chooses_among_candidates(run_cli, tmp_path):
     """kschedoracle: the extender keeping only n1 makes kube nominate n1, evicting low-1 (left
     alone, n0 and its lower-priority victim would win)."""
+
     def only_n1(request):
         victims = request["NodeNameToMetaVictims"]
         return {"NodeNameToMetaVictims": {n: v for n, v in victims.items() if n == "n1"}}
+
     with ExtenderServer(preempt=only_n1) as srv:
         ext = {"urlPrefix": srv.url, "preemptVerb": "preempt", "nodeCacheCapable": True}
         data = _schedule(run_cli, _preemption_snapshot(tmp_path), _config(tmp_path, ext)).json()
@@ -287,17 +320,27 @@ def test_preempt_extender_chooses_among_candidates(run_cli, tmp_path):
 
 
 PREEMPT_TEXTS = [
-    ("no-candidate", lambda r: {"NodeNameToMetaVictims": {}},
-     "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: no candidate node for "
-     "preemption"),
-    ("http-500", lambda r: (500, b""),
-     "0/2 nodes are available: 2 Insufficient cpu. preemption: failed preempt with extender at URL {url}/preempt, "
-     "code 500"),
-    ("unknown-uid", lambda r: {"NodeNameToMetaVictims": {"n0": {"Pods": [{"UID": "nope"}], "NumPDBViolations": 0}}},
-     "0/2 nodes are available: 2 Insufficient cpu. preemption: extender: {url} claims to preempt pod (UID: &{{nope}}) "
-     "on node: n0, but the pod is not found on that node"),
-    ("no-victims", lambda r: {"NodeNameToMetaVictims": {"n0": {"Pods": [], "NumPDBViolations": 0}}},
-     '0/2 nodes are available: 2 Insufficient cpu. preemption: expected at least one victim pod on node "n0"'),
+    (
+        "no-candidate",
+        lambda r: {"NodeNameToMetaVictims": {}},
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: no candidate node for preemption",
+    ),
+    (
+        "http-500",
+        lambda r: (500, b""),
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: failed preempt with extender at URL {url}/preempt, code 500",
+    ),
+    (
+        "unknown-uid",
+        lambda r: {"NodeNameToMetaVictims": {"n0": {"Pods": [{"UID": "nope"}], "NumPDBViolations": 0}}},
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: extender: {url} claims to preempt pod (UID: &{{nope}}) "
+        "on node: n0, but the pod is not found on that node",
+    ),
+    (
+        "no-victims",
+        lambda r: {"NodeNameToMetaVictims": {"n0": {"Pods": [], "NumPDBViolations": 0}}},
+        '0/2 nodes are available: 2 Insufficient cpu. preemption: expected at least one victim pod on node "n0"',
+    ),
 ]
 
 
@@ -305,27 +348,33 @@ PREEMPT_TEXTS = [
 def test_preempt_answers_as_kube_words_them(run_cli, tmp_path, answer, text):
     with ExtenderServer(preempt=answer) as srv:
         ext = {"urlPrefix": srv.url, "preemptVerb": "preempt", "nodeCacheCapable": True}
-        data = _schedule(run_cli, _preemption_snapshot(tmp_path), _config(tmp_path, ext),
-                         "--kube-version", "1.35").json()
+        data = _schedule(run_cli, _preemption_snapshot(tmp_path), _config(tmp_path, ext), "--kube-version", "1.35").json()
     assert data["preemptions"] == []
     assert data["unschedulable"][0]["message"] == text.format(url=srv.url)
 
 
 def test_preempt_without_node_cache_gets_the_victim_pods(run_cli, tmp_path):
     def echo(request):
-        return {"NodeNameToMetaVictims": {n: {"Pods": [{"UID": p["metadata"]["uid"]} for p in v["Pods"]],
-                                              "NumPDBViolations": v["NumPDBViolations"]}
-                                          for n, v in request["NodeNameToVictims"].items()}}
+        return {
+            "NodeNameToMetaVictims": {
+                n: {"Pods": [{"UID": p["metadata"]["uid"]} for p in v["Pods"]], "NumPDBViolations": v["NumPDBViolations"]}
+                for n, v in request["NodeNameToVictims"].items()
+            }
+        }
+
     with ExtenderServer(preempt=echo) as srv:
         ext = {"urlPrefix": srv.url, "preemptVerb": "preempt"}
         data = _schedule(run_cli, _preemption_snapshot(tmp_path), _config(tmp_path, ext)).json()
         [request] = [r for v, r in srv.requests if v == "preempt"][:1]
-    assert {n: [p["metadata"]["name"] for p in v["Pods"]] for n, v in request["NodeNameToVictims"].items()} == \
-        {"n0": ["low-0"], "n1": ["low-1"]}
+    assert {n: [p["metadata"]["name"] for p in v["Pods"]] for n, v in request["NodeNameToVictims"].items()} == {
+        "n0": ["low-0"],
+        "n1": ["low-1"],
+    }
     assert data["preemptions"] == [{"preemptor": "default/high-0", "node": "n0", "victims": ["default/low-0"]}]
 
 
 # --- the queue: a pod an extender rejected is retried on any event --------------------------------
+
 
 def test_extender_rejection_is_retried_on_any_event(run_cli, tmp_path):
     state = {"open": False}
@@ -334,12 +383,16 @@ def test_extender_rejection_is_retried_on_any_event(run_cli, tmp_path):
         if state["open"]:
             return {"NodeNames": node_names(request)}
         return {"NodeNames": [], "FailedNodes": {n: "closed" for n in node_names(request)}}
+
     with ExtenderServer(filter=gate) as srv:
         ext = {"urlPrefix": srv.url, "filterVerb": "filter", "nodeCacheCapable": True}
-        scenario = {"apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "metadata": {"name": "s"},
-                    "objects": [k.node(make_node("n0").capacity(cpu="4", memory="8Gi")),
-                                k.pod(make_pod("web-0").req(cpu="1"))],
-                    "events": [{"at": "30s", "action": "updateNode", "node": "n0", "labels": {"x": "y"}}]}
+        scenario = {
+            "apiVersion": "kschedctl.io/v1alpha1",
+            "kind": "Scenario",
+            "metadata": {"name": "s"},
+            "objects": [k.node(make_node("n0").capacity(cpu="4", memory="8Gi")), k.pod(make_pod("web-0").req(cpu="1"))],
+            "events": [{"at": "30s", "action": "updateNode", "node": "n0", "labels": {"x": "y"}}],
+        }
         path = tmp_path / "scenario.yaml"
         path.write_text(yaml.safe_dump(scenario, sort_keys=False))
         srv.answers["filter"] = lambda r: (state.update(open=len(srv.requests) > 1), gate(r))[1]
@@ -352,25 +405,33 @@ def test_extender_rejection_is_retried_on_any_event(run_cli, tmp_path):
 
 # --- configuration and flags -------------------------------------------------------------------
 
+
 def test_no_extenders_skips_them_with_a_warning(run_cli, tmp_path):
     port = free_port()
     ext = {"urlPrefix": f"http://127.0.0.1:{port}/x", "filterVerb": "filter"}
-    out = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), _config(tmp_path, ext),
-                    "--no-extenders")
+    out = _schedule(run_cli, _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), _config(tmp_path, ext), "--no-extenders")
     assert [p["pod"] for p in out.json()["placements"]] == ["default/web-0"]
-    assert f"warning: --no-extenders: not calling the configuration's 1 extender(s) (http://127.0.0.1:{port}/x)" \
-        in out.stderr
+    assert f"warning: --no-extenders: not calling the configuration's 1 extender(s) (http://127.0.0.1:{port}/x)" in out.stderr
 
 
-@pytest.mark.parametrize("extenders, field, message", [
-    ([{"urlPrefix": "http://a", "prioritizeVerb": "p", "weight": 0}], "extenders[0].weight",
-     "Invalid value: 0: must have a positive weight applied to it"),
-    ([{"urlPrefix": "http://a", "bindVerb": "b"}, {"urlPrefix": "http://c", "bindVerb": "d"}], "extenders",
-     'Invalid value: "found 2 extenders implementing bind": only one extender can implement bind'),
-], ids=["prioritize-weight-0", "two-binders"])
+@pytest.mark.parametrize(
+    "extenders, field, message",
+    [
+        (
+            [{"urlPrefix": "http://a", "prioritizeVerb": "p", "weight": 0}],
+            "extenders[0].weight",
+            "Invalid value: 0: must have a positive weight applied to it",
+        ),
+        (
+            [{"urlPrefix": "http://a", "bindVerb": "b"}, {"urlPrefix": "http://c", "bindVerb": "d"}],
+            "extenders",
+            'Invalid value: "found 2 extenders implementing bind": only one extender can implement bind',
+        ),
+    ],
+    ids=["prioritize-weight-0", "two-binders"],
+)
 def test_invalid_extenders_are_refused_by_schedule(run_cli, tmp_path, extenders, field, message):
-    out = run_cli("schedule", _snapshot(tmp_path, make_pod("web-0").req(cpu="1")),
-                  "--config", _config(tmp_path, *extenders))
+    out = run_cli("schedule", _snapshot(tmp_path, make_pod("web-0").req(cpu="1")), "--config", _config(tmp_path, *extenders))
     assert out.exit_code == 2
     assert field in out.stderr and message in out.stderr
 
@@ -378,8 +439,7 @@ def test_invalid_extenders_are_refused_by_schedule(run_cli, tmp_path, extenders,
 def test_same_answers_same_output(run_cli, tmp_path):
     prio = lambda r: [{"Host": n, "Score": 5} for n in node_names(r)]  # noqa: E731 - every node tied
     with ExtenderServer(filter=_drop("n0", "busy"), prioritize=prio) as srv:
-        ext = {"urlPrefix": srv.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 1,
-               "nodeCacheCapable": True}
+        ext = {"urlPrefix": srv.url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 1, "nodeCacheCapable": True}
         snap = _snapshot(tmp_path, *[make_pod(f"web-{i}").req(cpu="1") for i in range(5)])
         cfg = _config(tmp_path, ext)
         runs = [run_cli("schedule", snap, "--config", cfg, "-o", "json", "--seed", "7").stdout for _ in range(2)]
@@ -388,25 +448,53 @@ def test_same_answers_same_output(run_cli, tmp_path):
 
 # --- TLS ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
 def test_enable_https_without_a_ca_skips_verification(run_cli, tmp_path):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=extender.test"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=extender.test",
+        ],
+        check=True,
+        capture_output=True,
+    )
     with ExtenderServer(filter=lambda r: {"NodeNames": node_names(r)}) as srv:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(str(cert), str(key))
         srv.httpd.socket = context.wrap_socket(srv.httpd.socket, server_side=True)
         url = srv.url.replace("http://", "https://")
         snap = _snapshot(tmp_path, make_pod("web-0").req(cpu="1"))
-        ok = _schedule(run_cli, snap, _config(tmp_path, {"urlPrefix": url, "filterVerb": "filter",
-                                                         "nodeCacheCapable": True, "enableHTTPS": True}))
-        verified = _schedule(run_cli, snap, _config(tmp_path, {"urlPrefix": url, "filterVerb": "filter",
-                                                               "nodeCacheCapable": True,
-                                                               "tlsConfig": {"caFile": str(cert),
-                                                                             "serverName": "extender.test"}}))
-        untrusted = _schedule(run_cli, snap, _config(tmp_path, {"urlPrefix": url, "filterVerb": "filter",
-                                                                "nodeCacheCapable": True}))
+        ok = _schedule(
+            run_cli, snap, _config(tmp_path, {"urlPrefix": url, "filterVerb": "filter", "nodeCacheCapable": True, "enableHTTPS": True})
+        )
+        verified = _schedule(
+            run_cli,
+            snap,
+            _config(
+                tmp_path,
+                {
+                    "urlPrefix": url,
+                    "filterVerb": "filter",
+                    "nodeCacheCapable": True,
+                    "tlsConfig": {"caFile": str(cert), "serverName": "extender.test"},
+                },
+            ),
+        )
+        untrusted = _schedule(run_cli, snap, _config(tmp_path, {"urlPrefix": url, "filterVerb": "filter", "nodeCacheCapable": True}))
     assert [p["pod"] for p in ok.json()["placements"]] == ["default/web-0"]
     assert [p["pod"] for p in verified.json()["placements"]] == ["default/web-0"]
     [u] = untrusted.json()["unschedulable"]
@@ -424,6 +512,7 @@ def test_extender_json_is_plain_json(tmp_path):
         return 200, json.dumps({"NodeNames": ["n0"]}).encode()
 
     from kschedctl.framework.types import NodeInfo
+
     ext = HTTPExtender(ExtenderConfig("http://x/", filter_verb="f", node_cache_capable=True), post)
     pod = make_pod("p").obj()
     kept, failed, unresolvable = ext.filter(pod, [NodeInfo(make_node("n0").obj()), NodeInfo(make_node("n1").obj())])

@@ -16,8 +16,9 @@ def _gang(n, group="train", cpu="1500m"):
 
 
 def test_gang_where_only_three_of_four_fit_places_nothing(run_cli, write_snapshot):
-    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
-                          make_pod_group("train", min_count=4), *_gang(4))
+    path = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
+    )
     out = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
     assert out.exit_code == 0, out.stderr
     data = out.json()
@@ -31,8 +32,9 @@ def test_gang_where_only_three_of_four_fit_places_nothing(run_cli, write_snapsho
 
 
 def test_without_the_gates_the_group_is_ignored_and_pods_schedule_alone(run_cli, write_snapshot):
-    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
-                          make_pod_group("train", min_count=4), *_gang(4))
+    path = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
+    )
     data = run_cli("schedule", path, "-o", "json", "--seed", "1").json()
     assert len(data["placements"]) == 3 and len(data["unschedulable"]) == 1
 
@@ -41,7 +43,9 @@ def test_gang_completes_when_a_node_is_added_in_a_scenario(run_cli, tmp_path):
     objects = [make_node(f"n{i}").capacity(cpu="2", memory="8Gi").dict() for i in range(3)]
     objects += [make_pod_group("train", min_count=4)] + [p.dict() for p in _gang(4)]
     scenario = {
-        "apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "metadata": {"name": "gang-waits-for-a-node"},
+        "apiVersion": "kschedctl.io/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": "gang-waits-for-a-node"},
         "objects": objects,
         "events": [{"at": "30s", "action": "addNode", "object": make_node("n3").capacity(cpu="2", memory="8Gi").dict()}],
     }
@@ -56,19 +60,33 @@ def test_gang_completes_when_a_node_is_added_in_a_scenario(run_cli, tmp_path):
     assert all(p["time"] >= 30 for p in placed.values())  # nobody placed before the node joined
 
 
-@pytest.mark.skipif(importlib.util.find_spec("kschedctl_coscheduling") is None,
-                    reason="pip install ./plugins/kschedctl-coscheduling")
+@pytest.mark.skipif(importlib.util.find_spec("kschedctl_coscheduling") is None, reason="pip install ./plugins/kschedctl-coscheduling")
 @pytest.mark.parametrize("workers,placed", [(3, 3), (5, 0)], ids=["fits", "never-fits"])
 def test_coscheduling_pod_group(run_cli, write_snapshot, tmp_path, workers, placed):
     config = tmp_path / "cosched.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler", "plugins": {
-            "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
-            "queueSort": {"disabled": [{"name": "*"}], "enabled": [{"name": "Coscheduling"}]}}}]}))
-    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
-             "metadata": {"name": "mpi", "namespace": "default"},
-             "spec": {"minMember": workers, "scheduleTimeoutSeconds": 10}}
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [
+                    {
+                        "schedulerName": "default-scheduler",
+                        "plugins": {
+                            "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                            "queueSort": {"disabled": [{"name": "*"}], "enabled": [{"name": "Coscheduling"}]},
+                        },
+                    }
+                ],
+            }
+        )
+    )
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "mpi", "namespace": "default"},
+        "spec": {"minMember": workers, "scheduleTimeoutSeconds": 10},
+    }
     pods = [make_pod(f"mpi-{i}").req(cpu="1500m").label("scheduling.x-k8s.io/pod-group", "mpi") for i in range(workers)]
     path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(4)], group, *pods)
     out = run_cli("schedule", path, "--config", str(config), "-o", "json", "--seed", "1")
@@ -80,8 +98,9 @@ def test_coscheduling_pod_group(run_cli, write_snapshot, tmp_path, workers, plac
 
 
 def test_explain_pod_group_shows_each_member_in_the_groups_simulated_state(run_cli, write_snapshot):
-    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
-                          make_pod_group("train", min_count=4), *_gang(4))
+    path = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
+    )
     out = run_cli("explain", "podgroup/default/train", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
     assert out.exit_code == 0, out.stderr
     data = out.json()
@@ -103,8 +122,7 @@ def _one_member_of_three(write_snapshot, api_version=None):
     group = make_pod_group("train", min_count=3)
     if api_version:
         group["apiVersion"] = api_version
-    return write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
-                          group, *_gang(1, cpu="1"))
+    return write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], group, *_gang(1, cpu="1"))
 
 
 def test_a_pod_group_the_release_ignores_is_said_so_with_the_gate_to_set(run_cli, write_snapshot):
@@ -114,9 +132,11 @@ def test_a_pod_group_the_release_ignores_is_said_so_with_the_gate_to_set(run_cli
     path = _one_member_of_three(write_snapshot)
     out = run_cli("schedule", path, "--seed", "1")
     assert out.exit_code == 0 and "Scheduled" in out.stdout
-    assert ("warning: 1 PodGroup(s) in the snapshot (default/train) ignored: pod groups are read only with the "
-            "GenericWorkload feature gate, off by default in 1.37 (--feature-gates GenericWorkload=true,"
-            "GangScheduling=true); their pods are scheduled one by one") in out.stderr
+    assert (
+        "warning: 1 PodGroup(s) in the snapshot (default/train) ignored: pod groups are read only with the "
+        "GenericWorkload feature gate, off by default in 1.37 (--feature-gates GenericWorkload=true,"
+        "GangScheduling=true); their pods are scheduled one by one"
+    ) in out.stderr
     half = run_cli("schedule", path, "--seed", "1", "--feature-gates", "GenericWorkload=true")
     assert "the gang rule (minCount) is not applied: the GangScheduling feature gate is off" in half.stderr
     old = run_cli("schedule", path, "--seed", "1", "--kube-version", "1.35", "--feature-gates", GATES)
@@ -129,23 +149,25 @@ def test_a_pod_group_of_a_version_no_release_serves_is_refused(run_cli, write_sn
     path = _one_member_of_three(write_snapshot, "scheduling.k8s.io/v9")
     out = run_cli("schedule", path)
     assert out.exit_code == 2 and out.stdout == ""
-    assert 'PodGroup default/train: apiVersion: no matches for kind "PodGroup" in version "scheduling.k8s.io/v9"' \
-        in out.stderr
+    assert 'PodGroup default/train: apiVersion: no matches for kind "PodGroup" in version "scheduling.k8s.io/v9"' in out.stderr
 
 
 def test_a_gang_that_cannot_complete_states_its_quorum_who_fits_where_and_what_blocks(run_cli, write_snapshot):
     """4 members of 1.5 cpu on three 2-cpu nodes: the group cycle places 3 and the 4th fits
     nowhere, so none is bound (gangscheduling.go PlacementFeasible). The verdict says it."""
-    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)],
-                          make_pod_group("train", min_count=4), *_gang(4))
+    path = write_snapshot(
+        *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
+    )
     data = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES).json()
     [group] = data["podGroups"]
     fit = {m["pod"]: m["feasibleNode"] for m in group["members"] if m.get("feasibleNode")}
     assert len(fit) == 3 and sorted(fit.values()) == ["n0", "n1", "n2"]
     where = ", ".join(f"{p} on {n}" for p, n in fit.items())
-    assert group["verdict"] == (f"the group needs 4 (minCount); 3 of 4 member(s) fit ({where}); 1 fit nowhere "
-                                "(default/worker-3): 0/3 nodes are available: 3 Insufficient cpu; 1 more must fit "
-                                "before any member is bound")
+    assert group["verdict"] == (
+        f"the group needs 4 (minCount); 3 of 4 member(s) fit ({where}); 1 fit nowhere "
+        "(default/worker-3): 0/3 nodes are available: 3 Insufficient cpu; 1 more must fit "
+        "before any member is bound"
+    )
     table = run_cli("schedule", path, "--seed", "1", "--feature-gates", GATES).stdout
     assert "default/train: the group needs 4 (minCount); 3 of 4 member(s) fit" in table
     explain = run_cli("explain", "podgroup/default/train", path, "--feature-gates", GATES).stdout

@@ -31,11 +31,14 @@ metadata:
 def test_a_configuration_in_a_configmap_is_read_and_its_errors_keep_the_files_lines(run_cli):
     out = run_cli("validate", CONFIGMAP)
     assert out.exit_code == 1
-    assert ("scheduler-configmap.yaml:-: warning: using the KubeSchedulerConfiguration in ConfigMap "
-            "kube-system/scheduler-config (data key scheduler-config.yaml)") in out.stdout
+    assert (
+        "scheduler-configmap.yaml:-: warning: using the KubeSchedulerConfiguration in ConfigMap "
+        "kube-system/scheduler-config (data key scheduler-config.yaml)"
+    ) in out.stdout
     # line 21 of the file is `type: MostAllocatd`, inside the ConfigMap's block scalar
-    assert ('scheduler-configmap.yaml:21: error: profiles[0].pluginConfig[0].args.scoringStrategy.type: '
-            'Unsupported value: "MostAllocatd"') in out.stdout
+    assert (
+        'scheduler-configmap.yaml:21: error: profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "MostAllocatd"'
+    ) in out.stdout
     assert Path(CONFIGMAP).read_text().splitlines()[20].strip() == "type: MostAllocatd"
 
 
@@ -65,8 +68,7 @@ def test_a_file_of_several_documents_without_a_configuration_or_with_two_is_refu
     none.write_text(DEPLOYMENT + "---\n" + DEPLOYMENT)
     out = run_cli("schedule", CLUSTER, "--config", str(none))
     assert out.exit_code == 2
-    assert out.stderr.strip().endswith("none of the 2 YAML documents is a KubeSchedulerConfiguration "
-                                       "(or a ConfigMap holding one)")
+    assert out.stderr.strip().endswith("none of the 2 YAML documents is a KubeSchedulerConfiguration (or a ConfigMap holding one)")
     two = tmp_path / "two.yaml"
     two.write_text(CONFIG + "---\n" + CONFIG)
     out = run_cli("schedule", CLUSTER, "--config", str(two))
@@ -91,8 +93,10 @@ def test_a_miscased_field_is_warned_about_as_kubectl_does_and_not_applied(run_cl
     path = str(FIXTURES / "miscased-fields.yaml")
     out = run_cli("schedule", path, "--seed", "1")
     assert out.exit_code == 0
-    assert (f'warning: {path}:27: Pod default/web: unknown field "spec.topologySpreadConstraints[0].NodeAffinityPolicy" '
-            '(did you mean "nodeAffinityPolicy"?): the API server drops it, so scheduling does not see it') in out.stderr
+    assert (
+        f'warning: {path}:27: Pod default/web: unknown field "spec.topologySpreadConstraints[0].NodeAffinityPolicy" '
+        '(did you mean "nodeAffinityPolicy"?): the API server drops it, so scheduling does not see it'
+    ) in out.stderr
     assert 'unknown field "spec.containers[0].resourcse"' in out.stderr
     # the objects kschedctl's own examples and a capture hold give no such warning
     assert "unknown field" not in run_cli("schedule", CLUSTER, "--seed", "1").stderr
@@ -118,8 +122,10 @@ def test_objects_with_only_generate_name_get_names_as_the_api_server_gives_them(
 
 def test_a_capacity_template_with_only_generate_name_is_copied_under_its_prefix(run_cli, tmp_path):
     template = tmp_path / "pod.yaml"
-    template.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: batch-\nspec:\n  containers:\n"
-                        "  - name: c\n    image: busybox\n    resources: {requests: {cpu: '1'}}\n")
+    template.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: batch-\nspec:\n  containers:\n"
+        "  - name: c\n    image: busybox\n    resources: {requests: {cpu: '1'}}\n"
+    )
     out = run_cli("capacity", CLUSTER, "--pod", str(template), "--max", "2")
     assert out.exit_code == 0, out.stderr
     assert out.stdout.startswith("2 copies of Pod default/batch fit (stopped at --max 2)")
@@ -131,13 +137,16 @@ def test_nodes_the_pods_name_and_the_snapshot_lacks_are_named(run_cli):
     (kube's status names no plugin) and why."""
     path = str(FIXTURES / "absent-nodes.yaml")
     out = run_cli("schedule", path, "--seed", "1")
-    assert ("warning: the snapshot has no Node n7, n9 (used by pods default/pinned, default/ghost-bound): "
-            "a bound pod there counts on no node") in out.stderr
+    assert (
+        "warning: the snapshot has no Node n7, n9 (used by pods default/pinned, default/ghost-bound): a bound pod there counts on no node"
+    ) in out.stderr
     assert "capture them with `kubectl get nodes -o yaml`" in out.stderr
     data = run_cli("explain", "default/pinned", path, "-o", "json").json()
     facts = data["nodes"]["n1"]["details"]["NodeAffinity"]
     assert facts["missing"] == ["n7"] and "plugin" not in data["nodes"]["n1"]["filter"]  # kube's status, unchanged
     table = run_cli("explain", "default/pinned", path).stdout
     assert "UnschedulableAndUnresolvable: PreFilter: node(s) didn't satisfy plugin(s) [NodeAffinity]" in table
-    assert "n1: NodeAffinity: the pod requires one of the nodes n7 (matchFields metadata.name); this is none " \
-           "of them; no node n7 in the snapshot" in table
+    assert (
+        "n1: NodeAffinity: the pod requires one of the nodes n7 (matchFields metadata.name); this is none "
+        "of them; no node n7 in the snapshot" in table
+    )

@@ -29,13 +29,13 @@ def _placements(data):
 
 # --- 1. where the filter search stops -------------------------------------------------------
 
+
 def _search_stop_cluster():
     """120 nodes (numFeasibleNodesToFind = 100); n100 tainted, tolerated by p1 only; n080 is
     the best node p0 can see and n100 the best p1 could see."""
     nodes = []
     for i in range(120):
-        b = make_node(f"n{i:03d}").capacity(cpu="64" if i == 100 else "32" if i == 80 else "8",
-                                            memory="32Gi", pods="110")
+        b = make_node(f"n{i:03d}").capacity(cpu="64" if i == 100 else "32" if i == 80 else "8", memory="32Gi", pods="110")
         if i == 100:
             b = b.taint("dedicated", "batch", "NoSchedule")
         nodes.append(b)
@@ -45,16 +45,20 @@ def _search_stop_cluster():
     ]
 
 
-@pytest.mark.parametrize("release,expected", [
-    # kschedoracle -mode sequential -sample (parallelism 1): p0 filters n000..n099 (100 feasible),
-    # n100 (rejected), n101 (feasible, one too many: dropped); processed 101, so p1 starts at n101
-    # and never sees n100.
-    ("1.35", [("default/p0", "n080", 495), ("default/p1", "n080", 491)]),
-    # algorithm.go findNodesThatPassFilters keeps `length > numNodesToFind` (scores differ: the
-    # 1.36 BalancedAllocation formula)
-    ("1.36", [("default/p0", "n080", 471), ("default/p1", "n080", 469)]),
-    ("1.37", [("default/p0", "n080", 471), ("default/p1", "n080", 469)]),
-], ids=ALL_RELEASES)
+@pytest.mark.parametrize(
+    "release,expected",
+    [
+        # kschedoracle -mode sequential -sample (parallelism 1): p0 filters n000..n099 (100 feasible),
+        # n100 (rejected), n101 (feasible, one too many: dropped); processed 101, so p1 starts at n101
+        # and never sees n100.
+        ("1.35", [("default/p0", "n080", 495), ("default/p1", "n080", 491)]),
+        # algorithm.go findNodesThatPassFilters keeps `length > numNodesToFind` (scores differ: the
+        # 1.36 BalancedAllocation formula)
+        ("1.36", [("default/p0", "n080", 471), ("default/p1", "n080", 469)]),
+        ("1.37", [("default/p0", "n080", 471), ("default/p1", "n080", 469)]),
+    ],
+    ids=ALL_RELEASES,
+)
 def test_search_stops_at_the_feasible_node_past_the_limit(run_cli, write_snapshot, release, expected):
     # upstream: schedule_one.go (1.35) / algorithm.go (1.36+) findNodesThatPassFilters, findNodesThatFitPod
     path = write_snapshot(*_search_stop_cluster())
@@ -64,14 +68,18 @@ def test_search_stops_at_the_feasible_node_past_the_limit(run_cli, write_snapsho
 
 def _zone_cluster():
     """Three nodes; a carries both zone labels (beta zb, GA z1) and a taint no pod tolerates."""
+
     def node(name, **labels):
         return make_node(name).capacity(cpu="4", memory="8Gi").labels(labels)
+
     return [
-        node("a", **{"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": "zb"})
-        .taint("dedicated", "infra", "NoSchedule"),
+        node("a", **{"topology.kubernetes.io/zone": "z1", "failure-domain.beta.kubernetes.io/zone": "zb"}).taint(
+            "dedicated", "infra", "NoSchedule"
+        ),
         node("c", **{"topology.kubernetes.io/zone": "z1"}),
         node("b", **{"topology.kubernetes.io/zone": "z2"}),
-        make_pod("p0").req(cpu="100m"), make_pod("p1").req(cpu="100m"),
+        make_pod("p0").req(cpu="100m"),
+        make_pod("p1").req(cpu="100m"),
     ]
 
 
@@ -91,6 +99,7 @@ def test_zone_key_and_search_stop_without_score_plugins(run_cli, write_snapshot,
 
 # --- 3. a profile without Score plugins ------------------------------------------------------
 
+
 @pytest.mark.parametrize("release", ALL_RELEASES)
 def test_explain_without_score_plugins_gives_every_feasible_node_1(run_cli, write_snapshot, tmp_path, release):
     # kschedoracle -mode explain, same cluster: scores {"b": {plugins {}, total 1}, "c": {...1}}
@@ -99,8 +108,7 @@ def test_explain_without_score_plugins_gives_every_feasible_node_1(run_cli, writ
     cfg = tmp_path / "no-score.yaml"
     cfg.write_text(NO_SCORE_PLUGINS)
     data = run_cli("explain", "default/p0", path, "--config", str(cfg), "--kube-version", release, "-o", "json").json()
-    assert {n: (v.get("scores"), v.get("total")) for n, v in data["nodes"].items()} == {
-        "a": (None, None), "b": ({}, 1), "c": ({}, 1)}
+    assert {n: (v.get("scores"), v.get("total")) for n, v in data["nodes"].items()} == {"a": (None, None), "b": ({}, 1), "c": ({}, 1)}
     assert data["node"] == "c"  # the search order, numNodesToFind 1
 
 
@@ -137,7 +145,8 @@ def test_read_write_once_pod_reason(run_cli, tmp_path, release):
     assert u["message"] == (
         "0/2 nodes are available: 2 node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
         "access mode already in-use by another pod. no new claims to deallocate, preemption: 0/2 nodes are "
-        "available: 2 No preemption victims found for incoming pod.")
+        "available: 2 No preemption victims found for incoming pod."
+    )
 
 
 # --- 5. a missing cycle-state entry reads "not found" ----------------------------------------
@@ -208,8 +217,8 @@ def test_gated_pod_reasons_135(run_cli, tmp_path):
     assert {s["pod"]: s["reason"] for s in data["skipped"]} == {
         "default/w0": "waiting for minCount pods from a gang to appear in scheduling queue",
         "default/w1": "waiting for minCount pods from a gang to appear in scheduling queue",
-        "default/lost": "waiting for pods's workload \"nojob\" to appear in scheduling queue",
-        "default/stray": "pod group \"nogroup\" doesn't exist for a workload \"job\"",
+        "default/lost": 'waiting for pods\'s workload "nojob" to appear in scheduling queue',
+        "default/stray": 'pod group "nogroup" doesn\'t exist for a workload "job"',
         "default/gated": "waiting for scheduling gates: [example.com/a example.com/b]",
     }
 
@@ -228,11 +237,11 @@ items:
    spec: {schedulingGroup: {podGroupName: nogroup}, containers: [{name: c, image: x}]}}
 """)
     data = run_cli("schedule", str(snap), "--kube-version", release, "--feature-gates", GANG_GATES, "-o", "json").json()
-    assert data["skipped"] == [
-        {"pod": "default/lost", "reason": "waiting for pods's pod group \"nogroup\" to appear in scheduling queue"}]
+    assert data["skipped"] == [{"pod": "default/lost", "reason": 'waiting for pods\'s pod group "nogroup" to appear in scheduling queue'}]
 
 
 # --- found by the differential runner (tools/difftest) ---------------------------------------
+
 
 def _write(tmp_path, name, text):
     path = tmp_path / name
@@ -296,7 +305,8 @@ def test_preferred_node_affinity_parse_errors_read_as_field_errors(run_cli, tmp_
     assert data["message"] == (
         'running PreScore plugin "NodeAffinity": [[1].matchExpressions[0].values[0]: Invalid value: "x": '
         "for 'Gt', 'Lt' operators, the value must be an integer, [1].matchExpressions[1].values[0]: Invalid value: "
-        "\"1.5\": for 'Gt', 'Lt' operators, the value must be an integer]")
+        "\"1.5\": for 'Gt', 'Lt' operators, the value must be an integer]"
+    )
 
 
 POD_LEVEL_REQUESTS = """\
@@ -329,8 +339,10 @@ def test_fit_score_ignores_pod_level_requests(run_cli, tmp_path):
     snap = _write(tmp_path, "podres.yaml", POD_LEVEL_REQUESTS)
     cfg = _write(tmp_path, "most.yaml", MOST_ALLOCATED)
     data = run_cli("explain", "default/web", snap, "--config", cfg, "--kube-version", "1.35", "-o", "json").json()
-    got = {n: (v["scores"]["NodeResourcesFit"]["score"], v["scores"]["NodeResourcesBalancedAllocation"]["score"],
-               v["total"]) for n, v in data["nodes"].items()}
+    got = {
+        n: (v["scores"]["NodeResourcesFit"]["score"], v["scores"]["NodeResourcesBalancedAllocation"]["score"], v["total"])
+        for n, v in data["nodes"].items()
+    }
     assert got == {"n1": (4, 93, 397), "n2": (7, 75, 382)}
 
 
@@ -377,8 +389,7 @@ def test_explain_counts_pods_nominated_to_a_node(run_cli, tmp_path, release):
     # upstream: runtime/framework.go RunFilterPluginsWithNominatedPods, addGEPriorityNominatedPods
     snap = _write(tmp_path, "nom.yaml", NOMINATED_ELSEWHERE)
     data = run_cli("explain", "default/web", snap, "--kube-version", release, "-o", "json").json()
-    assert data["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit",
-                                             "reasons": ["Insufficient cpu"]}
+    assert data["nodes"]["n1"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit", "reasons": ["Insufficient cpu"]}
     assert data["node"] == "n2"
 
 
@@ -411,8 +422,7 @@ def test_terminating_victim_is_not_evicted_again(run_cli, tmp_path, release):
     assert data["preemptions"] == [{"preemptor": "default/hi", "node": "n1", "victims": []}]
     assert data["placements"] == []
     [u] = data["unschedulable"]
-    assert (u["pod"], u["message"], u.get("nominatedNode")) == (
-        "default/hi", "0/1 nodes are available: 1 Insufficient cpu.", "n1")
+    assert (u["pod"], u["message"], u.get("nominatedNode")) == ("default/hi", "0/1 nodes are available: 1 Insufficient cpu.", "n1")
     explained = run_cli("explain", "default/hi", snap, "--kube-version", release, "-o", "json").json()
     assert explained["message"] == "0/1 nodes are available: 1 Insufficient cpu."
     assert explained["preemption"] == {"nominatedNode": "n1", "victims": []}
@@ -436,13 +446,17 @@ items:
 """
 
 
-@pytest.mark.parametrize("release,reason", [
-    # kschedoracle 1.35.4 -mode sequential: "Gated", "DynamicResources: <reason>"
-    ("1.35", "ResourceClaim default/web-gpu was not created for pod default/web (pod is not owner)"),
-    # kschedoracle 1.36.2 -mode sequential (dra-mixed/dra-dealloc/dra-taints categories at 1.36)
-    ("1.36", "ResourceClaim default/web-gpu was not created for Pod default/web (Pod is not owner)"),
-    ("1.37", "ResourceClaim default/web-gpu was not created for Pod default/web (Pod is not owner)"),
-], ids=ALL_RELEASES)
+@pytest.mark.parametrize(
+    "release,reason",
+    [
+        # kschedoracle 1.35.4 -mode sequential: "Gated", "DynamicResources: <reason>"
+        ("1.35", "ResourceClaim default/web-gpu was not created for pod default/web (pod is not owner)"),
+        # kschedoracle 1.36.2 -mode sequential (dra-mixed/dra-dealloc/dra-taints categories at 1.36)
+        ("1.36", "ResourceClaim default/web-gpu was not created for Pod default/web (Pod is not owner)"),
+        ("1.37", "ResourceClaim default/web-gpu was not created for Pod default/web (Pod is not owner)"),
+    ],
+    ids=ALL_RELEASES,
+)
 def test_claim_from_template_not_owned_by_the_pod(run_cli, tmp_path, release, reason):
     # The pod's status names a claim that another pod controls: DynamicResources' PreEnqueue holds it.
     # upstream: dynamic-resource-allocation/resourceclaim/resourceclaim.go IsForPod, capitalised in
@@ -454,43 +468,58 @@ def test_claim_from_template_not_owned_by_the_pod(run_cli, tmp_path, release, re
 
 # --- pod-group members and PostFilter (1.36 group cycle) -------------------------------------
 
+
 def _gang_of_two(member_priority: int, old_cpu: str) -> str:
     """Two 2-cpu nodes; "old" (priority 0) holds ``old_cpu`` on n1; the gang g (minCount 2) has two
     1500m members m0 and m1 of ``member_priority``: m0 fits on n2, m1 fits nowhere."""
-    member = ("{{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: default, uid: uid-{name}, "
-              "creationTimestamp: \"2024-01-01T00:00:0{sec}Z\"}}, spec: {{schedulingGroup: {{podGroupName: g}}, "
-              "priority: {prio}, containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1500m}}}}}}]}}}}")
-    node = ("{{apiVersion: v1, kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}}}}}, "
-            "status: {{allocatable: {{cpu: \"2\", memory: 8Gi, pods: \"110\"}}}}}}")
-    return "\n".join([
-        "- {apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {name: g, namespace: default},"
-        " spec: {schedulingPolicy: {gang: {minCount: 2}}}}",
-        "- " + node.format(n="n1"),
-        "- " + node.format(n="n2"),
-        "- {apiVersion: v1, kind: Pod, metadata: {name: old, namespace: default, uid: uid-old,"
-        " creationTimestamp: \"2024-01-01T00:00:00Z\"}, spec: {nodeName: n1, priority: 0, containers:"
-        f" [{{name: c, image: x, resources: {{requests: {{cpu: {old_cpu}}}}}}}]}}, status: {{phase: Running,"
-        " startTime: \"2024-01-01T00:00:00Z\"}}",
-        "- " + member.format(name="m0", sec=1, prio=member_priority),
-        "- " + member.format(name="m1", sec=2, prio=member_priority),
-    ]) + "\n"
+    member = (
+        "{{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: default, uid: uid-{name}, "
+        'creationTimestamp: "2024-01-01T00:00:0{sec}Z"}}, spec: {{schedulingGroup: {{podGroupName: g}}, '
+        "priority: {prio}, containers: [{{name: c, image: x, resources: {{requests: {{cpu: 1500m}}}}}}]}}}}"
+    )
+    node = (
+        "{{apiVersion: v1, kind: Node, metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}}}}}, "
+        'status: {{allocatable: {{cpu: "2", memory: 8Gi, pods: "110"}}}}}}'
+    )
+    return (
+        "\n".join(
+            [
+                "- {apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {name: g, namespace: default},"
+                " spec: {schedulingPolicy: {gang: {minCount: 2}}}}",
+                "- " + node.format(n="n1"),
+                "- " + node.format(n="n2"),
+                "- {apiVersion: v1, kind: Pod, metadata: {name: old, namespace: default, uid: uid-old,"
+                ' creationTimestamp: "2024-01-01T00:00:00Z"}, spec: {nodeName: n1, priority: 0, containers:'
+                f" [{{name: c, image: x, resources: {{requests: {{cpu: {old_cpu}}}}}}}]}}, status: {{phase: Running,"
+                ' startTime: "2024-01-01T00:00:00Z"}}',
+                "- " + member.format(name="m0", sec=1, prio=member_priority),
+                "- " + member.format(name="m1", sec=2, prio=member_priority),
+            ]
+        )
+        + "\n"
+    )
 
 
-NO_VICTIMS_MESSAGE = ("0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: "
-                      "0/2 nodes are available: 2 No preemption victims found for incoming pod.")
+NO_VICTIMS_MESSAGE = (
+    "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: "
+    "0/2 nodes are available: 2 No preemption victims found for incoming pod."
+)
 
 
-@pytest.mark.parametrize("release,message", [
-    # kschedoracle 1.36.2 -mode sequential -feature-gates GenericWorkload=true,GangScheduling=true
-    # (gangs category at 1.36; the harness runs members pod by pod, m0 waiting at Permit on n2):
-    # m1's first attempt reads NO_VICTIMS_MESSAGE. In kube 1.36.2's group cycle m1 gets the same
-    # text: podGroupPodSchedulingAlgorithm -> schedulingAlgorithm -> RunPostFilterPlugins (the
-    # group cycle runs post-filters, runAllPostFilters), m0 being assumed on n2 in the snapshot.
-    ("1.36", NO_VICTIMS_MESSAGE),
-    # upstream 1.37 tree (read in the repository): algorithm_podgroup.go schedulePod runs no
-    # single-pod PostFilter for a member ("gang preemption ... handled at the pod group level")
-    ("1.37", "0/2 nodes are available: 2 Insufficient cpu."),
-])
+@pytest.mark.parametrize(
+    "release,message",
+    [
+        # kschedoracle 1.36.2 -mode sequential -feature-gates GenericWorkload=true,GangScheduling=true
+        # (gangs category at 1.36; the harness runs members pod by pod, m0 waiting at Permit on n2):
+        # m1's first attempt reads NO_VICTIMS_MESSAGE. In kube 1.36.2's group cycle m1 gets the same
+        # text: podGroupPodSchedulingAlgorithm -> schedulingAlgorithm -> RunPostFilterPlugins (the
+        # group cycle runs post-filters, runAllPostFilters), m0 being assumed on n2 in the snapshot.
+        ("1.36", NO_VICTIMS_MESSAGE),
+        # upstream 1.37 tree (read in the repository): algorithm_podgroup.go schedulePod runs no
+        # single-pod PostFilter for a member ("gang preemption ... handled at the pod group level")
+        ("1.37", "0/2 nodes are available: 2 Insufficient cpu."),
+    ],
+)
 def test_pod_group_member_that_fits_nowhere_gets_post_filter_message(run_cli, tmp_path, release, message):
     snap = _write(tmp_path, "gang.yaml", "apiVersion: v1\nkind: List\nitems:\n" + _gang_of_two(0, '"1"'))
     data = run_cli("schedule", snap, "--kube-version", release, "--feature-gates", GANG_GATES, "-o", "json").json()
@@ -513,13 +542,13 @@ def test_pod_group_member_preemption_makes_the_group_wait_then_places_it(run_cli
     # "0/2 nodes are available: 2 Insufficient cpu." with preemption {Success, n1, [default/old]};
     # m1 attempt 2 -> n1. The final placements and m1's first message are the same here.
     objects = _gang_of_two(100, "1500m")
-    scenario = _write(tmp_path, "gang-preempt.yaml",
-                      "apiVersion: kschedctl.io/v1alpha1\nkind: Scenario\nmetadata: {name: gang-preempt}\n"
-                      "objects:\n" + objects + "events: []\n")
-    data = run_cli("simulate", scenario, "--kube-version", "1.36", "--feature-gates", GANG_GATES,
-                   "-o", "json").json()
-    trace = [(e["event"], e.get("pod") or e.get("podGroup") or e.get("preemptor"), e.get("message"))
-             for e in data["events"]]
+    scenario = _write(
+        tmp_path,
+        "gang-preempt.yaml",
+        "apiVersion: kschedctl.io/v1alpha1\nkind: Scenario\nmetadata: {name: gang-preempt}\nobjects:\n" + objects + "events: []\n",
+    )
+    data = run_cli("simulate", scenario, "--kube-version", "1.36", "--feature-gates", GANG_GATES, "-o", "json").json()
+    trace = [(e["event"], e.get("pod") or e.get("podGroup") or e.get("preemptor"), e.get("message")) for e in data["events"]]
     assert trace[:4] == [
         ("Preempted", "default/m1", None),
         ("PodGroupUnschedulable", "default/g", "pod group is waiting for preemption to complete"),
@@ -527,11 +556,9 @@ def test_pod_group_member_preemption_makes_the_group_wait_then_places_it(run_cli
         ("FailedScheduling", "default/m1", "0/2 nodes are available: 2 Insufficient cpu."),
     ]
     assert data["preemptions"] == [{"preemptor": "default/m1", "node": "n1", "victims": ["default/old"], "time": 0}]
-    assert sorted((p["pod"], p["node"], p["attempts"]) for p in data["placements"]) == [
-        ("default/m0", "n2", 2), ("default/m1", "n1", 2)]
+    assert sorted((p["pod"], p["node"], p["attempts"]) for p in data["placements"]) == [("default/m0", "n2", 2), ("default/m1", "n1", 2)]
     # 1.37: no PostFilter for members; the gang stays pending and nothing is evicted
     snap = _write(tmp_path, "gang-preempt-list.yaml", "apiVersion: v1\nkind: List\nitems:\n" + objects)
     data = run_cli("schedule", snap, "--kube-version", "1.37", "--feature-gates", GANG_GATES, "-o", "json").json()
     assert data["placements"] == [] and data["preemptions"] == []
-    assert {u["pod"]: u["message"] for u in data["unschedulable"]}["default/m1"] == (
-        "0/2 nodes are available: 2 Insufficient cpu.")
+    assert {u["pod"]: u["message"] for u in data["unschedulable"]}["default/m1"] == ("0/2 nodes are available: 2 Insufficient cpu.")

@@ -11,25 +11,36 @@ HOST = "kubernetes.io/hostname"
 def _cluster():
     nodes = [
         make_node("a1").zone("a").capacity(cpu="4", memory="8Gi"),
-        make_node("a2").zone("a").capacity(cpu="4", memory="8Gi").label("dedicated", "db")
-        .taint("dedicated", "db", "NoSchedule"),
+        make_node("a2").zone("a").capacity(cpu="4", memory="8Gi").label("dedicated", "db").taint("dedicated", "db", "NoSchedule"),
         make_node("b1").zone("b").capacity(cpu="4", memory="8Gi"),
         make_node("c1").zone("c").capacity(cpu="4", memory="8Gi").label("disk", "ssd"),
         make_node("c2").zone("c").capacity(cpu="4", memory="8Gi").unschedulable(),
     ]
     storage = [
         make_storage_class("standard", "ebs.csi.aws.com"),
-        make_pv("pv-b").capacity("10Gi").access_modes("ReadWriteOnce").storage_class("standard")
-        .node_affinity(ZONE, ["b"]).claim_ref("default", "data").phase("Bound"),
-        make_pvc("data").storage_class("standard").access_modes("ReadWriteOnce").request("10Gi")
-        .bound_to("pv-b").phase("Bound"),
+        make_pv("pv-b")
+        .capacity("10Gi")
+        .access_modes("ReadWriteOnce")
+        .storage_class("standard")
+        .node_affinity(ZONE, ["b"])
+        .claim_ref("default", "data")
+        .phase("Bound"),
+        make_pvc("data").storage_class("standard").access_modes("ReadWriteOnce").request("10Gi").bound_to("pv-b").phase("Bound"),
     ]
-    web = [make_pod(f"web-{i}").label("app", "web").req(cpu="500m", memory="256Mi")
-           .spread(1, ZONE, selector={"matchLabels": {"app": "web"}})
-           .pod_affinity_in("app", HOST, ["web"], anti=True) for i in range(3)]
+    web = [
+        make_pod(f"web-{i}")
+        .label("app", "web")
+        .req(cpu="500m", memory="256Mi")
+        .spread(1, ZONE, selector={"matchLabels": {"app": "web"}})
+        .pod_affinity_in("app", HOST, ["web"], anti=True)
+        for i in range(3)
+    ]
     pods = [
-        make_pod("db").label("app", "db").req(cpu="1", memory="1Gi")
-        .node_selector({"dedicated": "db"}).toleration("dedicated", "db", "NoSchedule"),
+        make_pod("db")
+        .label("app", "db")
+        .req(cpu="1", memory="1Gi")
+        .node_selector({"dedicated": "db"})
+        .toleration("dedicated", "db", "NoSchedule"),
         make_pod("ssd-app").req(cpu="500m").node_selector({"disk": "ssd"}),
         make_pod("pvc-app").req(cpu="500m").pvc("data"),
         *web,
@@ -64,9 +75,9 @@ def test_each_placement_follows_its_rule(run_cli, write_snapshot):
     assert big["message"] == (
         "0/5 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable, "
         "3 Insufficient cpu. no new claims to deallocate, preemption: 0/5 nodes are available: "
-        "5 Preemption is not helpful for scheduling.")
-    assert big["reasons"] == {"Insufficient cpu": 3, "node(s) had untolerated taint(s)": 1,
-                              "node(s) were unschedulable": 1}
+        "5 Preemption is not helpful for scheduling."
+    )
+    assert big["reasons"] == {"Insufficient cpu": 3, "node(s) had untolerated taint(s)": 1, "node(s) were unschedulable": 1}
     assert data["summary"] == {"pending": 8, "scheduled": 7, "unschedulable": 1, "skipped": 0, "preempted": 0}
 
 
@@ -74,6 +85,9 @@ def test_explain_shows_why_the_pvc_pod_is_pinned_to_zone_b(run_cli, write_snapsh
     path = write_snapshot(*_cluster())
     data = run_cli("explain", "default/pvc-app", path, "-o", "json").json()
     assert data["node"] == "b1"
-    assert data["nodes"]["a1"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "VolumeBinding",
-                                             "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}
+    assert data["nodes"]["a1"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "VolumeBinding",
+        "reasons": ["node(s) didn't match PersistentVolume's node affinity"],
+    }
     assert data["nodes"]["c2"]["filter"]["plugin"] == "NodeUnschedulable"

@@ -23,18 +23,33 @@ DRAIN = str(ROOT / "examples" / "scenario-drain.yaml")
 
 def _cluster() -> dict[str, Any]:
     """Six nodes whose rejections have long reasons, three pending pods, a running one."""
-    nodes = [k.node(make_node(f"ip-10-0-{z}-{i}.eu-west-1.compute.internal").capacity(cpu="4", memory="16Gi")
-                    .zone(f"eu-west-1{'abc'[z - 1]}").label("pool", "general" if i % 2 else "batch"))
-             for z in (1, 2, 3) for i in (11, 12)]
+    nodes = [
+        k.node(
+            make_node(f"ip-10-0-{z}-{i}.eu-west-1.compute.internal")
+            .capacity(cpu="4", memory="16Gi")
+            .zone(f"eu-west-1{'abc'[z - 1]}")
+            .label("pool", "general" if i % 2 else "batch")
+        )
+        for z in (1, 2, 3)
+        for i in (11, 12)
+    ]
     nodes[0]["spec"]["taints"] = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
     nodes[1]["spec"]["unschedulable"] = True
     pods = [
-        k.pod(make_pod("web-7d9f-pqrst", "shop").req(cpu="500m", memory="1Gi").label("app", "web")
-              .spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
-              .node_affinity_in("pool", ["general"])),
+        k.pod(
+            make_pod("web-7d9f-pqrst", "shop")
+            .req(cpu="500m", memory="1Gi")
+            .label("app", "web")
+            .spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
+            .node_affinity_in("pool", ["general"])
+        ),
         k.pod(make_pod("analytics-0", "batch").req(cpu="6", memory="96Gi")),
-        k.pod(make_pod("web-7d9f-abcde", "shop").req(cpu="500m", memory="1Gi").label("app", "web")
-              .node("ip-10-0-2-11.eu-west-1.compute.internal")),
+        k.pod(
+            make_pod("web-7d9f-abcde", "shop")
+            .req(cpu="500m", memory="1Gi")
+            .label("app", "web")
+            .node("ip-10-0-2-11.eu-west-1.compute.internal")
+        ),
         k.pod(make_pod("api-5c8b-xk2p9", "shop").req(cpu="1", memory="2Gi")),
     ]
     return k.listed(*nodes, *pods)
@@ -57,6 +72,7 @@ def _words(text: str) -> list[str]:
 
 # --- tables fit the terminal ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("width", [80, 100, 132], ids=["80-columns", "100-columns", "132-columns"])
 def test_explain_table_fits_the_terminal_and_keeps_every_reason(run_cli, cluster_file, monkeypatch, width):
     wide = run_cli("explain", "batch/analytics-0", cluster_file, "-o", "wide")
@@ -78,8 +94,8 @@ def test_explain_wide_prints_one_line_per_node_unabridged(run_cli, cluster_file,
     monkeypatch.setenv("COLUMNS", "80")
     out = run_cli("explain", "shop/web-7d9f-pqrst", cluster_file, "-o", "wide").stdout
     lines = out.splitlines()
-    table = lines[next(i for i, line in enumerate(lines) if line.startswith("NODE")) + 1:]
-    rows = [line for line in table[:table.index("")] if ".compute.internal" in line]
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("NODE")) + 1 :]
+    rows = [line for line in table[: table.index("")] if ".compute.internal" in line]
     assert len(rows) == 6
     assert "NodeResourcesBalancedAllocation" in out  # full plugin names in the header, no legend
     assert "UnschedulableAndUnresolvable: TaintToleration: node(s) had untolerated taint(s)" in out
@@ -123,20 +139,19 @@ def test_simulate_table_fits_the_terminal(run_cli, monkeypatch):
 
 # --- help pages -------------------------------------------------------------------------------
 
+
 def _commands() -> dict[str, Any]:
     return typer.main.get_command(app).commands  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture", "diff",
-                                     "capacity"])
+@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture", "diff", "capacity"])
 def test_dash_h_is_help(run_cli, command):
     short, long = run_cli(command, "-h"), run_cli(command, "--help")
     assert short.exit_code == 0 and short.stdout == long.stdout
     assert short.stdout.startswith(f"Usage: root {command} [OPTIONS]") or "Usage:" in short.stdout
 
 
-@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture", "diff",
-                                     "capacity"])
+@pytest.mark.parametrize("command", ["schedule", "explain", "simulate", "validate", "plugins", "capture", "diff", "capacity"])
 def test_every_option_and_argument_has_help_text(command):
     params = _commands()[command].params
     missing = [p.name for p in params if not (p.help or "").strip()]
@@ -155,9 +170,11 @@ def test_help_follows_a_wide_terminal_instead_of_80_columns():
     import os
     import subprocess
     import sys
+
     env = {**os.environ, "COLUMNS": "200"}
-    out = subprocess.run([sys.executable, "-m", "kschedctl", "schedule", "--help"], capture_output=True, text=True,
-                         env=env, timeout=60, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "kschedctl", "schedule", "--help"], capture_output=True, text=True, env=env, timeout=60, check=True
+    ).stdout
     assert max(len(line) for line in out.splitlines()) > 80
     assert "…" not in out
     line = next(line for line in out.splitlines() if "--plugin-timeout" in line)
@@ -166,7 +183,7 @@ def test_help_follows_a_wide_terminal_instead_of_80_columns():
 
 def test_root_help_lists_each_command_summary_whole(run_cli):
     out = run_cli("-h").stdout
-    commands = out[out.index("Commands:"):]
+    commands = out[out.index("Commands:") :]
     assert "..." not in commands and "…" not in commands
     assert "every node's filter result" in commands
 
@@ -193,8 +210,7 @@ def test_validate_reads_stdin(run_cli):
     out = run_cli("validate", "-", input=CONFIG)
     assert out.exit_code == 0, out.stdout + out.stderr
     assert out.stdout == "-: valid\n"
-    bad = run_cli("validate", "-", "-o", "json", input=CONFIG.replace("disabled", "enabled").replace(
-        "ImageLocality", "NoSuchPlugin"))
+    bad = run_cli("validate", "-", "-o", "json", input=CONFIG.replace("disabled", "enabled").replace("ImageLocality", "NoSuchPlugin"))
     assert bad.exit_code == 1 and bad.json()["files"][0]["file"] == "-"
 
 
@@ -228,13 +244,18 @@ def test_stdin_given_twice_is_refused(run_cli):
 
 # --- explain -n and unknown pods -------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [
-    ["web-7d9f-pqrst", "{file}", "-n", "shop"],
-    ["shop/web-7d9f-pqrst", "{file}"],
-    ["--namespace", "shop", "shop/web-7d9f-pqrst", "{file}"],
-    ["web-7d9f-pqrst", "{file}", "--namespace=shop"],
-    ["-nshop", "web-7d9f-pqrst", "{file}"],
-], ids=["name-n", "ns/name", "both-agree", "namespace=", "-nNS"])
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["web-7d9f-pqrst", "{file}", "-n", "shop"],
+        ["shop/web-7d9f-pqrst", "{file}"],
+        ["--namespace", "shop", "shop/web-7d9f-pqrst", "{file}"],
+        ["web-7d9f-pqrst", "{file}", "--namespace=shop"],
+        ["-nshop", "web-7d9f-pqrst", "{file}"],
+    ],
+    ids=["name-n", "ns/name", "both-agree", "namespace=", "-nNS"],
+)
 def test_explain_namespace_forms(run_cli, cluster_file, args):
     out = run_cli("explain", *[a.format(file=cluster_file) for a in args], "-o", "json")
     assert out.exit_code == 0, out.stderr
@@ -247,11 +268,15 @@ def test_explain_namespaces_that_disagree(run_cli, cluster_file):
     assert "names namespace 'batch' but --namespace is 'shop'" in out.stderr
 
 
-@pytest.mark.parametrize("pod, suggestion", [
-    ("web-7d9f-pqrst", "shop/web-7d9f-pqrst"),         # right name, default namespace
-    ("shop/web-7d9f-pqrts", "shop/web-7d9f-pqrst"),    # a typo
-    ("shop/analytics-0", "batch/analytics-0"),         # wrong namespace
-], ids=["default-namespace", "typo", "wrong-namespace"])
+@pytest.mark.parametrize(
+    "pod, suggestion",
+    [
+        ("web-7d9f-pqrst", "shop/web-7d9f-pqrst"),  # right name, default namespace
+        ("shop/web-7d9f-pqrts", "shop/web-7d9f-pqrst"),  # a typo
+        ("shop/analytics-0", "batch/analytics-0"),  # wrong namespace
+    ],
+    ids=["default-namespace", "typo", "wrong-namespace"],
+)
 def test_unknown_pod_names_the_file_and_suggests(run_cli, cluster_file, pod, suggestion):
     out = run_cli("explain", pod, cluster_file)
     assert out.exit_code == 2
@@ -272,6 +297,7 @@ def test_unknown_pod_in_several_inputs_names_them_all(run_cli, cluster_file, tmp
 
 # --- empty snapshots --------------------------------------------------------------------------
 
+
 def test_empty_snapshot_is_said_on_stderr(run_cli, tmp_path):
     empty = tmp_path / "empty.yaml"
     empty.write_text(yaml.safe_dump(k.listed()))
@@ -283,13 +309,13 @@ def test_empty_snapshot_is_said_on_stderr(run_cli, tmp_path):
 
 def test_no_pending_pods_is_said_on_stderr(run_cli, tmp_path):
     path = tmp_path / "running.yaml"
-    path.write_text(yaml.safe_dump(k.listed(k.node(make_node("n1").capacity(cpu="2", memory="4Gi")),
-                                            k.pod(make_pod("web-1").req(cpu="1").node("n1")))))
+    path.write_text(
+        yaml.safe_dump(k.listed(k.node(make_node("n1").capacity(cpu="2", memory="4Gi")), k.pod(make_pod("web-1").req(cpu="1").node("n1"))))
+    )
     out = run_cli("schedule", str(path))
     assert out.exit_code == 0
     assert "0 pending: 0 scheduled" in out.stdout
-    assert "warning: no pending pods in the snapshot: nothing to schedule (1 pod(s), none pending; 1 node(s))" \
-        in out.stderr
+    assert "warning: no pending pods in the snapshot: nothing to schedule (1 pod(s), none pending; 1 node(s))" in out.stderr
     explained = run_cli("explain", "web-1", str(path))  # explaining a bound pod says nothing of pending pods
     assert "no pending pods" not in explained.stderr
 

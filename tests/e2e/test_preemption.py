@@ -29,10 +29,13 @@ LOWS = [_low(1, "2024-01-01T00:00:00Z"), _low(2, "2024-01-03T00:00:00Z", app="db
 
 
 def _pdb(allowed: int) -> dict:
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-            "metadata": {"name": "db", "namespace": "default"},
-            "spec": {"selector": {"matchLabels": {"app": "db"}}},
-            "status": {"disruptionsAllowed": allowed}}
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": "db"}}},
+        "status": {"disruptionsAllowed": allowed},
+    }
 
 
 def test_high_priority_pod_preempts_and_lands_on_nominated_node(run_cli, write_snapshot):
@@ -67,8 +70,11 @@ def test_unhelpful_preemption_message(run_cli, write_snapshot):
     data = run_cli("schedule", path, "-o", "json", "--seed", "1").json()
     [u] = data["unschedulable"]
     assert u["pod"] == "default/mid"
-    assert u["message"] == ("0/3 nodes are available: 3 Insufficient cpu. " + DRA_PREFIX +
-                            "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
+    assert u["message"] == (
+        "0/3 nodes are available: 3 Insufficient cpu. "
+        + DRA_PREFIX
+        + "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    )
     assert data["preemptions"] == []
 
 
@@ -77,17 +83,20 @@ def test_preemption_not_helpful_on_unresolvable_nodes(run_cli, write_snapshot):
     nodes = [make_node(f"n{i}").capacity(cpu="500m", memory="4Gi") for i in range(1, 4)]
     path = write_snapshot(*nodes, make_pod("big").req(cpu="1").priority(1000))
     [u] = run_cli("schedule", path, "-o", "json", "--seed", "1").json()["unschedulable"]
-    assert u["message"] == ("0/3 nodes are available: 3 Insufficient cpu. " + DRA_PREFIX +
-                            "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+    assert u["message"] == (
+        "0/3 nodes are available: 3 Insufficient cpu. "
+        + DRA_PREFIX
+        + "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
 
 
 def test_preemption_policy_never(run_cli, write_snapshot):
-    path = write_snapshot(*_nodes(), *LOWS,
-                          make_pod("polite").req(cpu="1").priority(1000).set("spec.preemptionPolicy", "Never"))
+    path = write_snapshot(*_nodes(), *LOWS, make_pod("polite").req(cpu="1").priority(1000).set("spec.preemptionPolicy", "Never"))
     data = run_cli("schedule", path, "-o", "json", "--seed", "1").json()
     [u] = data["unschedulable"]
-    assert u["message"] == ("0/3 nodes are available: 3 Insufficient cpu. " + DRA_PREFIX +
-                            "preemption: not eligible due to preemptionPolicy=Never.")
+    assert u["message"] == (
+        "0/3 nodes are available: 3 Insufficient cpu. " + DRA_PREFIX + "preemption: not eligible due to preemptionPolicy=Never."
+    )
     assert data["preemptions"] == []
 
 
@@ -98,5 +107,4 @@ def test_explain_reports_preemption_without_doing_it(run_cli, write_snapshot):
     # A successful preemption adds no PostFilter text to the FitError.
     assert data["message"] == "0/3 nodes are available: 3 Insufficient cpu."
     assert data["preemption"] == {"nominatedNode": "n2", "victims": ["default/low-2"]}
-    assert data["nodes"]["n2"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit",
-                                             "reasons": ["Insufficient cpu"]}
+    assert data["nodes"]["n2"]["filter"] == {"code": "Unschedulable", "plugin": "NodeResourcesFit", "reasons": ["Insufficient cpu"]}

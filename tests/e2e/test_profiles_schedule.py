@@ -26,13 +26,14 @@ def test_profile_validates_and_schedules_the_example(profile, run_cli):
 def test_bin_packing_fills_the_busy_node_where_the_default_spreads(run_cli, write_snapshot):
     from kschedctl.testing import make_node, make_pod
 
-    path = write_snapshot(make_node("busy").capacity(cpu="8", memory="16Gi"),
-                          make_node("idle").capacity(cpu="8", memory="16Gi"),
-                          make_pod("running").req(cpu="4", memory="8Gi").node("busy"),
-                          make_pod("new").req(cpu="1", memory="1Gi"))
+    path = write_snapshot(
+        make_node("busy").capacity(cpu="8", memory="16Gi"),
+        make_node("idle").capacity(cpu="8", memory="16Gi"),
+        make_pod("running").req(cpu="4", memory="8Gi").node("busy"),
+        make_pod("new").req(cpu="1", memory="1Gi"),
+    )
     spread = run_cli("schedule", path, "-o", "json", "--seed", "1").json()
-    packed = run_cli("schedule", path, "--config", str(ROOT / "profiles" / "bin-packing.yaml"),
-                     "-o", "json", "--seed", "1").json()
+    packed = run_cli("schedule", path, "--config", str(ROOT / "profiles" / "bin-packing.yaml"), "-o", "json", "--seed", "1").json()
     # LeastAllocated (default) prefers the idle node, MostAllocated the busy one.
     assert spread["placements"][0]["node"] == "idle"
     assert packed["placements"][0]["node"] == "busy"

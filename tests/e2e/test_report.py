@@ -56,10 +56,13 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     config.write_text(MOST_ALLOCATED)
     pod = out / "pod.yaml"
     import yaml
+
     pod.write_text(yaml.safe_dump(make_pod("web").req(cpu="500m", memory="512Mi").dict()))
     matrix = out / "sweep.yaml"
-    matrix.write_text(f"apiVersion: kschedctl.io/v1alpha1\nkind: Sweep\nsnapshots: [{EXAMPLE}, {WHATIF}]\n"
-                      "configs: [{name: fit, scoringStrategy: [LeastAllocated, MostAllocated]}]\nseeds: [0, 1]\n")
+    matrix.write_text(
+        f"apiVersion: kschedctl.io/v1alpha1\nkind: Sweep\nsnapshots: [{EXAMPLE}, {WHATIF}]\n"
+        "configs: [{name: fit, scoringStrategy: [LeastAllocated, MostAllocated]}]\nseeds: [0, 1]\n"
+    )
     commands = {
         "sweep": ["sweep", str(matrix), "--jobs", "1", "--results", str(out / "sweep.parquet")],
         "schedule": ["schedule", EXAMPLE, "--seed", "1"],
@@ -95,8 +98,9 @@ def test_reports_render_in_headless_chromium_offline(reports: dict[str, Path], t
             charts = browser.evaluate("document.querySelectorAll('.chart').length")
             assert charts >= 2, name
             # plotly draws each chart as SVG inside its div
-            browser.wait_until("Array.from(document.querySelectorAll('.chart'))"
-                               ".every(d => d.querySelector('svg.main-svg g.cartesianlayer'))")
+            browser.wait_until(
+                "Array.from(document.querySelectorAll('.chart')).every(d => d.querySelector('svg.main-svg g.cartesianlayer'))"
+            )
             assert browser.evaluate("document.querySelectorAll('.chart .trace').length") > 0, name
             assert browser.evaluate(LEGEND_OVERLAPS) == [], name
             if name == "sweep":
@@ -156,8 +160,7 @@ def test_missing_plotly_is_one_clear_line(run_cli, write_snapshot, tmp_path, mon
 def test_nodes_for_report(run_cli, write_snapshot, tmp_path) -> None:
     import yaml
 
-    snap = write_snapshot(make_node("n1").capacity(cpu="1", memory="4Gi"),
-                          *[make_pod(f"p{i}").req(cpu="1") for i in range(3)])
+    snap = write_snapshot(make_node("n1").capacity(cpu="1", memory="4Gi"), *[make_pod(f"p{i}").req(cpu="1") for i in range(3)])
     node = tmp_path / "node.yaml"
     node.write_text(yaml.safe_dump(make_node("m5").capacity(cpu="2", memory="8Gi").dict()))
     page = tmp_path / "nodes-for.html"
@@ -171,8 +174,7 @@ def test_nodes_for_report(run_cli, write_snapshot, tmp_path) -> None:
 # --- what a user looks for, at 800 and 1,400 px ---------------------------------------------
 
 WIDTHS = (800, 1400)
-CHARTS_DRAWN = ("Array.from(document.querySelectorAll('.chart'))"
-                ".every(d => d.querySelector('svg.main-svg g.cartesianlayer'))")
+CHARTS_DRAWN = "Array.from(document.querySelectorAll('.chart')).every(d => d.querySelector('svg.main-svg g.cartesianlayer'))"
 # every chart's legend against its plot area and its axis labels: the pairs that overlap
 LEGEND_OVERLAPS = """Array.from(document.querySelectorAll('.chart')).flatMap(d => {
     const legend = d.querySelector('g.legend');
@@ -194,12 +196,14 @@ def preemption_cluster() -> list:
         for j in range(2):
             name = f"ip-10-0-{i}-{j}.eu-west-1.compute.internal"
             objs.append(make_node(name).capacity(cpu="4", memory="8Gi", pods="20").zone(zone))
-            objs += [make_pod(f"filler-{i}-{j}-{k}", "batch").req(cpu="2", memory="1Gi").priority(0).node(name)
-                     for k in range(2)]
-    objs.append(make_node("gpu-node-0.eu-west-1.compute.internal")
-                .capacity(cpu="8", memory="16Gi", **{"nvidia.com/gpu": "2"}).zone("eu-west-1c").taint("nvidia.com/gpu"))
-    objs.append(make_node("cordoned-0.eu-west-1.compute.internal").capacity(cpu="8", memory="16Gi")
-                .zone("eu-west-1c").unschedulable())
+            objs += [make_pod(f"filler-{i}-{j}-{k}", "batch").req(cpu="2", memory="1Gi").priority(0).node(name) for k in range(2)]
+    objs.append(
+        make_node("gpu-node-0.eu-west-1.compute.internal")
+        .capacity(cpu="8", memory="16Gi", **{"nvidia.com/gpu": "2"})
+        .zone("eu-west-1c")
+        .taint("nvidia.com/gpu")
+    )
+    objs.append(make_node("cordoned-0.eu-west-1.compute.internal").capacity(cpu="8", memory="16Gi").zone("eu-west-1c").unschedulable())
     objs += [make_pod(f"critical-{n}", "prod").req(cpu="4", memory="1Gi").priority(1000) for n in range(2)]
     objs.append(make_pod("huge", "prod").req(cpu="6", memory="1Gi").priority(0))
     return objs
@@ -214,8 +218,7 @@ def preemption_report(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("preemption")
     snap = out / "cluster.yaml"
-    snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
-                                    "items": [o.dict() for o in preemption_cluster()]}))
+    snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [o.dict() for o in preemption_cluster()]}))
     page = out / "preemption.html"
     result = CliRunner().invoke(app, ["schedule", str(snap), "--seed", "1", "--report", str(page)])
     assert result.exit_code == 0, result.stderr
@@ -254,10 +257,14 @@ def test_report_at_800_and_1400_px(preemption_report: Path, tmp_path: Path) -> N
             browser.wait_until(CHARTS_DRAWN)
             assert browser.evaluate("document.documentElement.scrollWidth") <= width
             assert browser.evaluate(LEGEND_OVERLAPS) == [], width
-            victims = browser.evaluate("Array.from(document.querySelectorAll('#preemptions tbody tr'))"
-                                       ".map(tr => [tr.cells[0].textContent, tr.cells[2].textContent])")
-            assert sorted(victims) == [["prod/critical-0", "batch/filler-1-0-0, batch/filler-1-0-1"],
-                                       ["prod/critical-1", "batch/filler-0-0-0, batch/filler-0-0-1"]]
+            victims = browser.evaluate(
+                "Array.from(document.querySelectorAll('#preemptions tbody tr'))"
+                ".map(tr => [tr.cells[0].textContent, tr.cells[2].textContent])"
+            )
+            assert sorted(victims) == [
+                ["prod/critical-0", "batch/filler-1-0-0, batch/filler-1-0-1"],
+                ["prod/critical-1", "batch/filler-0-0-0, batch/filler-0-0-1"],
+            ]
             huge = browser.evaluate("""(() => { const d = document.querySelector('details[data-pod="prod/huge"]');
                 const closed = !d.open; d.open = true;
                 return {closed, rows: Array.from(d.querySelectorAll('tbody tr')).map(tr => [tr.cells[0].textContent,
@@ -274,8 +281,11 @@ def test_report_at_800_and_1400_px(preemption_report: Path, tmp_path: Path) -> N
             assert heat == {"rows": ["cpu", "memory", "pods", "nvidia.com/gpu"], "columns": 6, "drawn": True}
             ranked = browser.evaluate("""Array.from(document.querySelectorAll('.chart')).find(c =>
                 c.data.length === 2 && c.data[0].name === 'blocking').data.map(t => [t.name, t.y, t.x])""")
-            assert ranked[0] == ["blocking", ["Insufficient cpu", "node(s) had untolerated taint(s)",
-                                              "node(s) were unschedulable"], [1, 0, 0]]
+            assert ranked[0] == [
+                "blocking",
+                ["Insufficient cpu", "node(s) had untolerated taint(s)", "node(s) were unschedulable"],
+                [1, 0, 0],
+            ]
             assert ranked[1][2] == [0, 1, 1]  # the taint and the cordon: incidental
             browser.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
             assert browser.evaluate("document.documentElement.scrollWidth") <= width  # wide tables scroll inside
@@ -291,9 +301,19 @@ def test_heat_map_of_1000_nodes_stays_one_picture(tmp_path: Path) -> None:
     from kschedctl.scheduler.result import RunResult
     from kschedctl.whatif.usage import ClusterUsage, NodeUsage
 
-    nodes = [NodeUsage(f"node-{i:04d}", f"zone-{i % 4}", "", {"cpu": 8000, "memory": 32 << 30},
-                       {"cpu": (i * 37) % 8000, "memory": (i % 32) << 30}, i % 110, 110, i % 110)
-             for i in range(1000)]
+    nodes = [
+        NodeUsage(
+            f"node-{i:04d}",
+            f"zone-{i % 4}",
+            "",
+            {"cpu": 8000, "memory": 32 << 30},
+            {"cpu": (i * 37) % 8000, "memory": (i % 32) << 30},
+            i % 110,
+            110,
+            i % 110,
+        )
+        for i in range(1000)
+    ]
     page = tmp_path / "big.html"
     write_run_report(RunResult(pending=0), ClusterUsage(nodes), page)
     folder = _artefacts(tmp_path)

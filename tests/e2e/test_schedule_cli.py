@@ -11,17 +11,20 @@ EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "cluster.yaml")
 
 def _pending_keys(path):
     import yaml
+
     doc = yaml.safe_load(open(path))
-    return {f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}"
-            for o in doc["items"] if o["kind"] == "Pod" and not o["spec"].get("nodeName")}
+    return {
+        f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}"
+        for o in doc["items"]
+        if o["kind"] == "Pod" and not o["spec"].get("nodeName")
+    }
 
 
 def test_example_accounts_for_every_pending_pod_once(run_cli):
     out = run_cli("schedule", EXAMPLE, "-o", "json", "--seed", "1")
     assert out.exit_code == 0, out.stderr
     data = out.json()
-    listed = [p["pod"] for p in data["placements"]] + [u["pod"] for u in data["unschedulable"]] + \
-             [s["pod"] for s in data["skipped"]]
+    listed = [p["pod"] for p in data["placements"]] + [u["pod"] for u in data["unschedulable"]] + [s["pod"] for s in data["skipped"]]
     assert sorted(listed) == sorted(_pending_keys(EXAMPLE))
     assert data["summary"]["pending"] == len(listed)
 
@@ -33,8 +36,7 @@ def test_same_seed_gives_byte_identical_output(run_cli):
 
 
 def test_pod_that_fits_nowhere_gets_kubes_message(run_cli, write_snapshot):
-    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="4Gi") for i in range(3)],
-                          make_pod("big").req(cpu="3"))
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="4Gi") for i in range(3)], make_pod("big").req(cpu="3"))
     data = run_cli("schedule", path, "-o", "json", "--seed", "1").json()
     [u] = data["unschedulable"]
     assert u["pod"] == "default/big"
@@ -49,8 +51,7 @@ def test_fail_on_unschedulable_exits_3(run_cli, write_snapshot):
 
 
 def test_table_output_lists_placements_and_messages(run_cli, write_snapshot):
-    path = write_snapshot(make_node("n1").capacity(cpu="2", memory="4Gi"), make_pod("ok").req(cpu="1"),
-                          make_pod("big").req(cpu="3"))
+    path = write_snapshot(make_node("n1").capacity(cpu="2", memory="4Gi"), make_pod("ok").req(cpu="1"), make_pod("big").req(cpu="3"))
     out = run_cli("schedule", path, "--seed", "1").stdout
     assert "default/ok" in out and "Scheduled" in out and "n1" in out
     assert "default/big: 0/1 nodes are available: 1 Insufficient cpu." in out
@@ -81,15 +82,20 @@ def test_write_snapshot_chains_runs(run_cli, write_snapshot, tmp_path):
 
 
 def test_explain_json_shows_every_node(run_cli, write_snapshot):
-    path = write_snapshot(make_node("small").capacity(cpu="1", memory="4Gi"),
-                          make_node("big").capacity(cpu="8", memory="16Gi"),
-                          make_pod("web").req(cpu="2", memory="1Gi"))
+    path = write_snapshot(
+        make_node("small").capacity(cpu="1", memory="4Gi"),
+        make_node("big").capacity(cpu="8", memory="16Gi"),
+        make_pod("web").req(cpu="2", memory="1Gi"),
+    )
     out = run_cli("explain", "default/web", path, "-o", "json", "--seed", "1")
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert data["node"] == "big" and data["message"] is None
-    assert data["nodes"]["small"]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeResourcesFit",
-                                                "reasons": ["Insufficient cpu"]}
+    assert data["nodes"]["small"]["filter"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "NodeResourcesFit",
+        "reasons": ["Insufficient cpu"],
+    }
     big = data["nodes"]["big"]
     assert big["filter"] == {"code": "Success"}
     assert big["total"] == sum(s["score"] * s["weight"] for s in big["scores"].values())

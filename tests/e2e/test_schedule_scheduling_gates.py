@@ -37,8 +37,7 @@ def test_schedule_scheduling_gates(tmp_path: Path) -> None:
     snap.write_text(SNAPSHOT)
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
-    result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app.app, ["schedule", str(snap), "--config", str(cfg), "-o", "json"])
+    result = typer.testing.CliRunner().invoke(kschedctl.cli.app.app, ["schedule", str(snap), "--config", str(cfg), "-o", "json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["skipped"] == [{"pod": "default/gated", "reason": "waiting for scheduling gates: [foo bar]"}]

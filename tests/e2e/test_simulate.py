@@ -36,8 +36,7 @@ def test_drain_example_reschedules_the_evicted_pods(run_cli):
     assert data["summary"] == {"pending": 4, "scheduled": 4, "unschedulable": 0, "skipped": 0, "preempted": 0}
     # no node over-committed (every pod requests 1 cpu)
     scenario = yaml.safe_load(open(DRAIN))
-    nodes = [o for o in scenario["objects"] if o["kind"] == "Node"] + [e["object"] for e in scenario["events"]
-                                                                       if e["action"] == "addNode"]
+    nodes = [o for o in scenario["objects"] if o["kind"] == "Node"] + [e["object"] for e in scenario["events"] if e["action"] == "addNode"]
     for node in nodes:
         assert len(data["final"][node["metadata"]["name"]]) <= parse_quantity(node["status"]["allocatable"]["cpu"])
 
@@ -63,15 +62,20 @@ def _scenario(tmp_path: Path, events: list[dict], snapshot: str | None = None, o
 
 
 def test_taint_removal_ungating_and_pod_events(run_cli, write_snapshot, tmp_path):
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi").taint("maintenance", "", "NoSchedule"),
-                          make_pod("waits-for-taint").req(cpu="1"))
-    path = _scenario(tmp_path, [
-        {"at": "10s", "action": "createPod", "object": make_pod("gated").gates("example.com/hold").req(cpu="1").dict()},
-        {"at": "30s", "action": "updateNode", "node": "n1", "taints": []},
-        {"at": 40, "action": "ungatePod", "pod": "default/gated"},
-        {"at": "1m", "action": "createPod", "object": make_pod("late").req(cpu="1").dict()},
-        {"at": "1m30s", "action": "deletePod", "pod": "default/late"},
-    ], snapshot=snap)
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi").taint("maintenance", "", "NoSchedule"), make_pod("waits-for-taint").req(cpu="1")
+    )
+    path = _scenario(
+        tmp_path,
+        [
+            {"at": "10s", "action": "createPod", "object": make_pod("gated").gates("example.com/hold").req(cpu="1").dict()},
+            {"at": "30s", "action": "updateNode", "node": "n1", "taints": []},
+            {"at": 40, "action": "ungatePod", "pod": "default/gated"},
+            {"at": "1m", "action": "createPod", "object": make_pod("late").req(cpu="1").dict()},
+            {"at": "1m30s", "action": "deletePod", "pod": "default/late"},
+        ],
+        snapshot=snap,
+    )
     data = run_cli("simulate", path, "-o", "json").json()
     placed = {p["pod"]: (p["time"], p["attempts"]) for p in data["placements"]}
     assert placed == {"default/waits-for-taint": (30, 2), "default/gated": (40, 1), "default/late": (60, 1)}
@@ -80,12 +84,20 @@ def test_taint_removal_ungating_and_pod_events(run_cli, write_snapshot, tmp_path
 
 
 def test_node_removal_and_allocatable_growth(run_cli, tmp_path):
-    objects = [make_node("a").capacity(cpu="2", memory="4Gi").dict(), make_node("b").capacity(cpu="1", memory="4Gi").dict(),
-               make_pod("x").req(cpu="2").node("a").dict(), make_pod("y").req(cpu="2").dict()]
-    path = _scenario(tmp_path, [
-        {"at": 5, "action": "removeNode", "node": "a", "recreate": False},
-        {"at": 20, "action": "updateNode", "node": "b", "allocatable": {"cpu": "4"}},
-    ], objects=objects)
+    objects = [
+        make_node("a").capacity(cpu="2", memory="4Gi").dict(),
+        make_node("b").capacity(cpu="1", memory="4Gi").dict(),
+        make_pod("x").req(cpu="2").node("a").dict(),
+        make_pod("y").req(cpu="2").dict(),
+    ]
+    path = _scenario(
+        tmp_path,
+        [
+            {"at": 5, "action": "removeNode", "node": "a", "recreate": False},
+            {"at": 20, "action": "updateNode", "node": "b", "allocatable": {"cpu": "4"}},
+        ],
+        objects=objects,
+    )
     data = run_cli("simulate", path, "-o", "json").json()
     assert [(p["pod"], p["node"], p["time"]) for p in data["placements"]] == [("default/y", "b", 20)]
     assert data["final"] == {"b": ["default/y"]}
@@ -112,11 +124,15 @@ def test_drain_recreates_only_pods_a_controller_owns_and_prints_no_python_none(r
     comes back pending (its controller's ownerReference, metav1.GetControllerOf). The table's
     details leave out a score that is null (the only feasible node is not scored)."""
     owned = make_pod("web-1").node("n1").req(cpu="1").dict()
-    owned["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web",
-                                             "uid": "rs-1", "controller": True}]
-    snap = write_snapshot(make_node("n1").capacity(cpu="4", memory="8Gi"),
-                          make_node("n2").capacity(cpu="4", memory="8Gi"),
-                          owned, make_pod("bare").node("n1").req(cpu="1"))
+    owned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs-1", "controller": True}
+    ]
+    snap = write_snapshot(
+        make_node("n1").capacity(cpu="4", memory="8Gi"),
+        make_node("n2").capacity(cpu="4", memory="8Gi"),
+        owned,
+        make_pod("bare").node("n1").req(cpu="1"),
+    )
     path = _scenario(tmp_path, [{"at": "1m", "action": "drainNode", "node": "n1"}], snapshot=snap)
     data = run_cli("simulate", path, "-o", "json", "--seed", "1").json()
     evicted = {e["pod"]: e for e in _events(data, "PodEvicted", node="n1")}

@@ -68,8 +68,11 @@ def _not_csi(items):
     pv["spec"]["hostPath"] = {"path": "/data"}
 
 
-@pytest.mark.parametrize("change", [_remove_attacher, _remove_pv_name, _other_node, _pv_missing, _not_csi],
-                         ids=["no-attacher", "no-pv-name", "other-node", "pv-missing", "pv-not-csi"])
+@pytest.mark.parametrize(
+    "change",
+    [_remove_attacher, _remove_pv_name, _other_node, _pv_missing, _not_csi],
+    ids=["no-attacher", "no-pv-name", "other-node", "pv-missing", "pv-not-csi"],
+)
 def test_attachments_kube_skips_do_not_count(run_cli, tmp_path, change):
     n1, _ = _n1(run_cli, _variant(tmp_path, change))
     assert n1 == {"code": "Success"}
@@ -77,19 +80,38 @@ def test_attachments_kube_skips_do_not_count(run_cli, tmp_path, change):
 
 def test_an_attached_volume_a_pod_uses_counts_once(run_cli, tmp_path):
     """vol-old used by a pod on n1 and attached: one volume, plus the pod's two new ones = 3 > 2."""
+
     def change(items):
-        items.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                      "metadata": {"name": "old", "namespace": "default",
-                                   "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-                      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
-                               "volumeName": "pv-old", "storageClassName": ""},
-                      "status": {"phase": "Bound"}})
-        items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "user", "namespace": "default"},
-                      "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}],
-                               "volumes": [{"name": "old", "persistentVolumeClaim": {"claimName": "old"}}]}})
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "old", "namespace": "default", "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}},
+                    "volumeName": "pv-old",
+                    "storageClassName": "",
+                },
+                "status": {"phase": "Bound"},
+            }
+        )
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "user", "namespace": "default"},
+                "spec": {
+                    "nodeName": "n1",
+                    "containers": [{"name": "c", "image": "x"}],
+                    "volumes": [{"name": "old", "persistentVolumeClaim": {"claimName": "old"}}],
+                },
+            }
+        )
         # a second limit slot: 1 (counted once) + 2 new = 3 <= 3 fits; counted twice it would not
         for i in items:
             if i["kind"] == "CSINode" and i["metadata"]["name"] == "n1":
                 i["spec"]["drivers"][0]["allocatable"]["count"] = 3
+
     n1, _ = _n1(run_cli, _variant(tmp_path, change))
     assert n1 == {"code": "Success"}

@@ -11,10 +11,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 EXAMPLES = {
     "diff": ["diff", "examples/whatif-cluster.yaml", "--config-b", "profiles/bin-packing.yaml"],
-    "capacity": ["capacity", "examples/whatif-cluster.yaml", "--pod", "examples/whatif-web-deployment.yaml",
-                 "--seed", "1"],
-    "nodes-for": ["capacity", "examples/whatif-cluster.yaml", "--nodes-for", "examples/whatif-node-m5-xlarge.yaml",
-                  "--pod", "examples/whatif-web-deployment.yaml", "--max", "60", "--seed", "1"],
+    "capacity": ["capacity", "examples/whatif-cluster.yaml", "--pod", "examples/whatif-web-deployment.yaml", "--seed", "1"],
+    "nodes-for": [
+        "capacity",
+        "examples/whatif-cluster.yaml",
+        "--nodes-for",
+        "examples/whatif-node-m5-xlarge.yaml",
+        "--pod",
+        "examples/whatif-web-deployment.yaml",
+        "--max",
+        "60",
+        "--seed",
+        "1",
+    ],
 }
 
 

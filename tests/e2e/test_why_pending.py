@@ -29,12 +29,17 @@ def _explain(run_cli, *args: str) -> dict:
 
 # --- 1. state first ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pod, state, detail", [
-    ("shop/gated-0", "gated", "skipped by `schedule`: waiting for scheduling gates: [example.com/approval]"),
-    ("batch/filler-0", "bound", "bound to node n1"),
-    ("batch/report-1", "terminal", "phase Succeeded: not scheduled"),
-    ("shop/custom-0", "no-profile", "no profile for schedulerName 'my-scheduler': `schedule` skips it"),
-], ids=["gated", "bound", "terminal", "no-profile"])
+
+@pytest.mark.parametrize(
+    "pod, state, detail",
+    [
+        ("shop/gated-0", "gated", "skipped by `schedule`: waiting for scheduling gates: [example.com/approval]"),
+        ("batch/filler-0", "bound", "bound to node n1"),
+        ("batch/report-1", "terminal", "phase Succeeded: not scheduled"),
+        ("shop/custom-0", "no-profile", "no profile for schedulerName 'my-scheduler': `schedule` skips it"),
+    ],
+    ids=["gated", "bound", "terminal", "no-profile"],
+)
 def test_a_pod_that_is_not_pending_is_said_so_and_not_evaluated(run_cli, pod, state, detail):
     data = _explain(run_cli, pod, FIXTURE)
     assert data["state"] == state and data["stateDetail"] == detail
@@ -48,11 +53,9 @@ def test_the_gated_example_pod_is_no_longer_said_to_be_scheduled(run_cli):
     to ip-10-0-1-11. Its state is what `schedule` reports."""
     out = run_cli("explain", "batch/nightly-export", CLUSTER)
     assert "would be scheduled" not in out.stdout
-    assert "state: gated: skipped by `schedule`: waiting for scheduling gates: [example.com/quota-approval]" \
-        in out.stdout
+    assert "state: gated: skipped by `schedule`: waiting for scheduling gates: [example.com/quota-approval]" in out.stdout
     skipped = run_cli("schedule", CLUSTER, "-o", "json").json()["skipped"]
-    assert {"pod": "batch/nightly-export", "reason": "waiting for scheduling gates: [example.com/quota-approval]"} \
-        in skipped
+    assert {"pod": "batch/nightly-export", "reason": "waiting for scheduling gates: [example.com/quota-approval]"} in skipped
 
 
 def test_evaluate_takes_a_bound_pod_off_its_node_and_evaluates_it(run_cli):
@@ -63,14 +66,16 @@ def test_evaluate_takes_a_bound_pod_off_its_node_and_evaluates_it(run_cli):
 
 
 def test_a_nominated_pod_is_evaluated_and_says_where_it_is_nominated(run_cli, write_snapshot):
-    path = write_snapshot(k.node(make_node("n1").capacity(cpu="2", memory="2Gi", pods="10")),
-                          k.pod(make_pod("web-0").req(cpu="1").nominated("n1")))
+    path = write_snapshot(
+        k.node(make_node("n1").capacity(cpu="2", memory="2Gi", pods="10")), k.pod(make_pod("web-0").req(cpu="1").nominated("n1"))
+    )
     data = _explain(run_cli, "web-0", path)
     assert data["state"] == "nominated" and data["stateDetail"].startswith("nominated to node n1")
     assert data["evaluated"] is True and data["node"] == "n1"
 
 
 # --- 2. explain in the run -----------------------------------------------------------------------
+
 
 def test_plain_explain_says_it_evaluates_the_snapshot_and_points_to_in_run(run_cli):
     """shop/small-b fits n4 in the snapshot as given; `schedule` first places shop/small-a (older)
@@ -103,8 +108,7 @@ def test_in_run_reports_the_attempts_schedule_made_and_what_moved_the_pod_back(r
     assert second["nodes"]["n2"]["filter"]["code"] == "NotEvaluated"
     assert data["node"] == "n1" and data["run"]["status"] == "Scheduled"
     run = run_cli("schedule", FIXTURE, "--seed", "1", "-o", "json").json()
-    assert {"pod": "shop/mid-0", "node": "n1", "profile": "default-scheduler", "attempts": 2, "score": None} \
-        in run["placements"]
+    assert {"pod": "shop/mid-0", "node": "n1", "profile": "default-scheduler", "attempts": 2, "score": None} in run["placements"]
 
 
 def test_in_run_sees_the_state_earlier_placements_made(run_cli):
@@ -119,25 +123,71 @@ def test_in_run_sees_the_state_earlier_placements_made(run_cli):
 
 # --- 3. the facts behind each reason -------------------------------------------------------------
 
-@pytest.mark.parametrize("pod, node, plugin, facts, summary", [
-    ("shop/huge-0", "n1", "NodeResourcesFit",
-     {"resources": [{"resource": "cpu", "requested": "6", "allocatable": "4", "alreadyRequested": "3",
-                     "free": "1", "exceedsAllocatable": True}]},
-     "cpu: the pod asks 6, more than the node's allocatable 4"),
-    ("shop/mid-0", "n1", "NodeResourcesFit",
-     {"resources": [{"resource": "cpu", "requested": "3", "allocatable": "4", "alreadyRequested": "3",
-                     "free": "1", "exceedsAllocatable": False}]},
-     "cpu: the pod asks 3, 1 free (3 of 4 requested)"),
-    ("shop/mid-0", "n2", "TaintToleration", {"untoleratedTaints": ["dedicated=gpu:NoSchedule"]},
-     "untolerated taint dedicated=gpu:NoSchedule"),
-    ("shop/ssd-0", "n3", None, None, None),  # cordoned: NodeUnschedulable comes first (below)
-    ("shop/ssd-0", "n1", "NodeAffinity",
-     {"nodeSelector": [{"key": "disk", "wanted": "ssd", "nodeValue": None}]},
-     "nodeSelector disk=ssd (no such label)"),
-    ("shop/port-0", "n4", "NodePorts",
-     {"ports": [{"port": 8080, "protocol": "TCP", "hostIP": "0.0.0.0", "heldBy": ["shop/proxy-0"]}]},
-     "host port TCP/8080 held by shop/proxy-0"),
-], ids=["resources-exceed-allocatable", "resources-short-now", "taint", "cordoned", "node-selector", "host-port"])
+
+@pytest.mark.parametrize(
+    "pod, node, plugin, facts, summary",
+    [
+        (
+            "shop/huge-0",
+            "n1",
+            "NodeResourcesFit",
+            {
+                "resources": [
+                    {
+                        "resource": "cpu",
+                        "requested": "6",
+                        "allocatable": "4",
+                        "alreadyRequested": "3",
+                        "free": "1",
+                        "exceedsAllocatable": True,
+                    }
+                ]
+            },
+            "cpu: the pod asks 6, more than the node's allocatable 4",
+        ),
+        (
+            "shop/mid-0",
+            "n1",
+            "NodeResourcesFit",
+            {
+                "resources": [
+                    {
+                        "resource": "cpu",
+                        "requested": "3",
+                        "allocatable": "4",
+                        "alreadyRequested": "3",
+                        "free": "1",
+                        "exceedsAllocatable": False,
+                    }
+                ]
+            },
+            "cpu: the pod asks 3, 1 free (3 of 4 requested)",
+        ),
+        (
+            "shop/mid-0",
+            "n2",
+            "TaintToleration",
+            {"untoleratedTaints": ["dedicated=gpu:NoSchedule"]},
+            "untolerated taint dedicated=gpu:NoSchedule",
+        ),
+        ("shop/ssd-0", "n3", None, None, None),  # cordoned: NodeUnschedulable comes first (below)
+        (
+            "shop/ssd-0",
+            "n1",
+            "NodeAffinity",
+            {"nodeSelector": [{"key": "disk", "wanted": "ssd", "nodeValue": None}]},
+            "nodeSelector disk=ssd (no such label)",
+        ),
+        (
+            "shop/port-0",
+            "n4",
+            "NodePorts",
+            {"ports": [{"port": 8080, "protocol": "TCP", "hostIP": "0.0.0.0", "heldBy": ["shop/proxy-0"]}]},
+            "host port TCP/8080 held by shop/proxy-0",
+        ),
+    ],
+    ids=["resources-exceed-allocatable", "resources-short-now", "taint", "cordoned", "node-selector", "host-port"],
+)
 def test_each_rejection_carries_its_facts(run_cli, pod, node, plugin, facts, summary):
     data = _explain(run_cli, pod, FIXTURE)
     row = data["nodes"][node]
@@ -174,25 +224,37 @@ def test_all_filters_shows_every_blocker_of_a_node(run_cli):
     NodeAffinity too. kube's own status stays the first failure."""
     plain = _explain(run_cli, "shop/ssd-0", FIXTURE)["nodes"]["n3"]
     every = _explain(run_cli, "shop/ssd-0", FIXTURE, "--all-filters")["nodes"]["n3"]
-    assert plain["filter"] == every["filter"] == {
-        "code": "UnschedulableAndUnresolvable", "plugin": "NodeUnschedulable",
-        "reasons": ["node(s) were unschedulable"]}
+    assert (
+        plain["filter"]
+        == every["filter"]
+        == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeUnschedulable", "reasons": ["node(s) were unschedulable"]}
+    )
     assert "alsoRejectedBy" not in plain
-    assert every["alsoRejectedBy"] == [{"plugin": "NodeAffinity", "code": "UnschedulableAndUnresolvable",
-                                        "reasons": ["node(s) didn't match Pod's node affinity/selector"]}]
+    assert every["alsoRejectedBy"] == [
+        {"plugin": "NodeAffinity", "code": "UnschedulableAndUnresolvable", "reasons": ["node(s) didn't match Pod's node affinity/selector"]}
+    ]
     assert set(every["details"]) == {"NodeUnschedulable", "NodeAffinity"}
 
 
 # --- 4. the answer first -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pod, words", [
-    ("shop/huge-0", ["the pod asks 6 cpu, more than every node's allocatable (largest 4)",
-                     "No node could ever hold it"]),
-    ("shop/mid-0", ["the pod asks 3 cpu, free now on none of these 2 node(s); 3 node(s) have the allocatable for it (when empty)",
-                    "Preemption could help (lower-priority pods run on 1 node(s) big enough for it)"]),
-    ("shop/polite-0", ["the pod never preempts (preemptionPolicy: Never)"]),
-    ("shop/ssd-0", ["2 node(s) didn't match Pod's node affinity/selector"]),
-], ids=["exceeds-every-node", "preemption-could-help", "never-preempts", "no-resource-reason"])
+
+@pytest.mark.parametrize(
+    "pod, words",
+    [
+        ("shop/huge-0", ["the pod asks 6 cpu, more than every node's allocatable (largest 4)", "No node could ever hold it"]),
+        (
+            "shop/mid-0",
+            [
+                "the pod asks 3 cpu, free now on none of these 2 node(s); 3 node(s) have the allocatable for it (when empty)",
+                "Preemption could help (lower-priority pods run on 1 node(s) big enough for it)",
+            ],
+        ),
+        ("shop/polite-0", ["the pod never preempts (preemptionPolicy: Never)"]),
+        ("shop/ssd-0", ["2 node(s) didn't match Pod's node affinity/selector"]),
+    ],
+    ids=["exceeds-every-node", "preemption-could-help", "never-preempts", "no-resource-reason"],
+)
 def test_the_verdict_says_what_would_help_and_only_what_is_true(run_cli, pod, words):
     data = _explain(run_cli, pod, FIXTURE)
     assert data["node"] is None
@@ -228,23 +290,26 @@ def test_the_best_nodes_come_sorted_with_ties_marked(run_cli):
 def test_in_run_of_a_pod_schedule_skips_says_it_made_no_attempt(run_cli):
     data = _explain(run_cli, "shop/gated-0", FIXTURE, "--in-run")
     assert data["state"] == "gated" and data["evaluated"] is False and data["attempts"] == []
-    assert data["run"] == {"status": "Skipped", "node": None,
-                           "reason": "waiting for scheduling gates: [example.com/approval]"}
+    assert data["run"] == {"status": "Skipped", "node": None, "reason": "waiting for scheduling gates: [example.com/approval]"}
     assert "made no attempt for this pod (Skipped)" in run_cli("explain", "shop/gated-0", FIXTURE, "--in-run").stdout
 
 
 def test_a_pod_that_fits_gets_a_verdict_too(run_cli):
     data = _explain(run_cli, "shop/web-7d9f-pqrst", CLUSTER, "--seed", "1")
-    assert data["verdict"] == ("fits 1 of 6 node(s); the others: 3 node(s) didn't match pod topology spread "
-                               "constraints, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable")
+    assert data["verdict"] == (
+        "fits 1 of 6 node(s); the others: 3 node(s) didn't match pod topology spread "
+        "constraints, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable"
+    )
 
 
 def test_explain_with_its_arguments_swapped_says_the_pod_comes_first(run_cli):
     """`explain FILE POD`: the pod's name is no file and the file is where the pod goes."""
     out = run_cli("explain", CLUSTER, "batch/analytics-big")
     assert out.exit_code == 2 and out.stdout == ""
-    assert out.stderr == (f"error: {CLUSTER}: a file where the pod is expected, and no file batch/analytics-big: "
-                          f"the pod comes first (kschedctl explain POD SNAPSHOT..., here kschedctl explain "
-                          f"batch/analytics-big {CLUSTER})\n")
+    assert out.stderr == (
+        f"error: {CLUSTER}: a file where the pod is expected, and no file batch/analytics-big: "
+        f"the pod comes first (kschedctl explain POD SNAPSHOT..., here kschedctl explain "
+        f"batch/analytics-big {CLUSTER})\n"
+    )
     # a pod that is not in the snapshot is still worded as before
     assert "not found in the snapshot" in run_cli("explain", "batch/nope", CLUSTER).stderr

@@ -24,6 +24,6 @@ def test_readme_shows_the_real_output(run_cli, monkeypatch, name: str) -> None:
     out = run_cli(*EXAMPLES[name])
     assert out.exit_code == 0, out.stderr
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Why is my pod Pending?"):]
+    section = readme[readme.index("### Why is my pod Pending?") :]
     command = "```sh\nkschedctl " + " ".join(EXAMPLES[name]) + "\n```\n\n```\n"
     assert command + out.stdout.rstrip("\n") + "\n```" in section

@@ -11,7 +11,9 @@ import typer.testing
 import kschedctl.cli.app
 from kschedctl.testing import only_plugins
 
-CONFIG = only_plugins("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DynamicResources", weights={"DynamicResources": 2})
+CONFIG = only_plugins(
+    "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "DynamicResources", weights={"DynamicResources": 2}
+)
 
 NODES = """\
 - {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}},
@@ -27,6 +29,7 @@ def explain(tmp_path: Path, items: str, pod: str = "default/web", extra: tuple[s
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(CONFIG)
     result = typer.testing.CliRunner().invoke(
-        kschedctl.cli.app.app, ["explain", pod, str(snap), "--config", str(cfg), "-o", "json", *extra])
+        kschedctl.cli.app.app, ["explain", pod, str(snap), "--config", str(cfg), "-o", "json", *extra]
+    )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)

@@ -13,15 +13,24 @@ import yaml
 from kschedctl.api.field import escape_control, go_quote
 from kschedctl.testing import make_node, make_pod
 
-CAPACITY = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
-            "metadata": {"name": "cap", "namespace": "default"}, "storageClassName": "fast", "capacity": "1Gi"}
-CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"},
-             "data": {"k": "v"}}
+CAPACITY = {
+    "apiVersion": "storage.k8s.io/v1",
+    "kind": "CSIStorageCapacity",
+    "metadata": {"name": "cap", "namespace": "default"},
+    "storageClassName": "fast",
+    "capacity": "1Gi",
+}
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"}, "data": {"k": "v"}}
 
 
 def _objects():
-    return [make_node("n1").capacity(cpu="4", memory="4Gi", pods=10).dict(), CONFIGMAP,
-            make_pod("a").req(cpu="1").dict(), CAPACITY, make_pod("b").req(cpu="1").node("n1").dict()]
+    return [
+        make_node("n1").capacity(cpu="4", memory="4Gi", pods=10).dict(),
+        CONFIGMAP,
+        make_pod("a").req(cpu="1").dict(),
+        CAPACITY,
+        make_pod("b").req(cpu="1").node("n1").dict(),
+    ]
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"], ids=["write-snapshot-json-format", "write-snapshot-yaml-format"])
@@ -45,6 +54,7 @@ def test_write_snapshot_failure_never_truncates_the_target(run_cli, write_snapsh
 
     def broken_dump(*_a, **_k):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr("kschedctl.output.writer.yaml.dump", broken_dump)
     out = run_cli("schedule", path, "--write-snapshot", str(target))
     assert out.exit_code == 2
@@ -68,16 +78,24 @@ def test_write_snapshot_over_its_own_input_is_refused(run_cli, write_snapshot):
     assert open(path).read() == before
 
 
-@pytest.mark.parametrize("text,escaped", [
-    ("a\nb", "a\\nb"), ("x\x1b[31my", "x\\x1b[31my"), ("cr\rlf", "cr\\rlf"), ("\x85c1", "\\u0085c1"),
-    ("line\u2028sep", "line\\u2028sep"), ("é ok", "é ok"), ("tab\there", "tab\\there"),
-])
+@pytest.mark.parametrize(
+    "text,escaped",
+    [
+        ("a\nb", "a\\nb"),
+        ("x\x1b[31my", "x\\x1b[31my"),
+        ("cr\rlf", "cr\\rlf"),
+        ("\x85c1", "\\u0085c1"),
+        ("line\u2028sep", "line\\u2028sep"),
+        ("é ok", "é ok"),
+        ("tab\there", "tab\\there"),
+    ],
+)
 def test_escape_control(text, escaped):
     assert escape_control(text) == escaped
 
 
 def test_go_quote_is_strconv_quote():
-    assert go_quote('a"b\\c\n\x00é\U0001F600') == '"a\\"b\\\\c\\n\\x00é\U0001F600"'
+    assert go_quote('a"b\\c\n\x00é\U0001f600') == '"a\\"b\\\\c\\n\\x00é\U0001f600"'
 
 
 def test_control_characters_in_messages_cannot_forge_table_rows(run_cli, write_snapshot):
@@ -96,7 +114,7 @@ def test_an_error_quoting_a_newline_is_one_line(run_cli, tmp_path):
     out = run_cli("schedule", str(path))
     assert out.exit_code == 2
     [line] = out.stderr.strip().splitlines()
-    assert line.startswith(f"error: {path}:4: Node a\\nb: metadata.name: Invalid value: \"a\\nb\"")
+    assert line.startswith(f'error: {path}:4: Node a\\nb: metadata.name: Invalid value: "a\\nb"')
 
 
 def test_validate_directory_says_why_on_stderr(run_cli, tmp_path):

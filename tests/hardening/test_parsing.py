@@ -19,9 +19,11 @@ from kschedctl.api.errors import InputError
 from kschedctl.api.quantity import QuantityError, QuantityOutOfRange, milli_value, parse_quantity
 from kschedctl.cluster.loader import load_snapshot
 
-BOMB = ('{lol: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"], '
-        + ", ".join(f"l{i}: &{chr(97 + i)} [" + ",".join([f"*{chr(96 + i)}"] * 9) + "]" for i in range(1, 9))
-        + ", boom: *i}")
+BOMB = (
+    '{lol: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"], '
+    + ", ".join(f"l{i}: &{chr(97 + i)} [" + ",".join([f"*{chr(96 + i)}"] * 9) + "]" for i in range(1, 9))
+    + ", boom: *i}"
+)
 NODE = """apiVersion: v1
 kind: Node
 metadata:
@@ -40,20 +42,35 @@ def _snap(tmp_path, text: str, name: str = "s.yaml") -> str:
 
 
 # --- refusals of the decoder (sigs.k8s.io/yaml strict, go-yaml v2) -------------------------------
-@pytest.mark.parametrize("text,message,line", [
-    ("a: 1\na: 2\n", 'key "a" already set in map', 2),
-    ("a: !!set {x}\n", "unsupported YAML tag !!set (only JSON types are accepted)", 1),
-    ("a: !!binary aGk=\n", "unsupported YAML tag !!binary (only JSON types are accepted)", 1),
-    ("a: !!python/object:os.system x\n", "unsupported YAML tag !!python/object:os.system (only JSON types are accepted)", 1),
-    ("a: .nan\n", ".nan is not a JSON number (NaN and infinities are not accepted)", 1),
-    ("b: 1\na: -.inf\n", "-.inf is not a JSON number (NaN and infinities are not accepted)", 2),
-    ("{~: a}\n", "unsupported map key of type: <nil>, key: '~'", 1),
-    ("a: &x [*x]\n", "anchor value contains itself", 1),
-    ("a: " + "9" * 5000 + "\n", "integer of 5000 digits is too large", 1),
-    ("a: !!float nope\n", "cannot decode !!str `nope` as a !!float", 1),
-    ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"document nested deeper than {MAX_DEPTH} levels", 1),
-], ids=["duplicate-keys", "set-tag", "binary-tag", "python-tag", "nan", "inf", "null-key", "self-anchor",
-        "integer-over-4300-digits", "bad-float", "deep-nesting"])
+@pytest.mark.parametrize(
+    "text,message,line",
+    [
+        ("a: 1\na: 2\n", 'key "a" already set in map', 2),
+        ("a: !!set {x}\n", "unsupported YAML tag !!set (only JSON types are accepted)", 1),
+        ("a: !!binary aGk=\n", "unsupported YAML tag !!binary (only JSON types are accepted)", 1),
+        ("a: !!python/object:os.system x\n", "unsupported YAML tag !!python/object:os.system (only JSON types are accepted)", 1),
+        ("a: .nan\n", ".nan is not a JSON number (NaN and infinities are not accepted)", 1),
+        ("b: 1\na: -.inf\n", "-.inf is not a JSON number (NaN and infinities are not accepted)", 2),
+        ("{~: a}\n", "unsupported map key of type: <nil>, key: '~'", 1),
+        ("a: &x [*x]\n", "anchor value contains itself", 1),
+        ("a: " + "9" * 5000 + "\n", "integer of 5000 digits is too large", 1),
+        ("a: !!float nope\n", "cannot decode !!str `nope` as a !!float", 1),
+        ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"document nested deeper than {MAX_DEPTH} levels", 1),
+    ],
+    ids=[
+        "duplicate-keys",
+        "set-tag",
+        "binary-tag",
+        "python-tag",
+        "nan",
+        "inf",
+        "null-key",
+        "self-anchor",
+        "integer-over-4300-digits",
+        "bad-float",
+        "deep-nesting",
+    ],
+)
 def test_decoder_refusals(text, message, line):
     with pytest.raises(DecodeError) as info:
         load_yaml(text)
@@ -80,8 +97,10 @@ def test_alias_bomb_in_snapshot_fails_fast(tmp_path, where):
 
 def test_alias_bomb_in_plugin_args_does_not_hang_validate(run_cli, tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
-                   f"- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeAffinity\n    args: {BOMB}\n")
+    cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        f"- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeAffinity\n    args: {BOMB}\n"
+    )
     start = time.perf_counter()
     out = run_cli("validate", str(cfg))
     assert time.perf_counter() - start < 2.0
@@ -102,11 +121,14 @@ def test_pod_name_given_as_a_set_is_refused(tmp_path):
     assert info.value.line == 4 and "unsupported YAML tag !!set" in str(info.value)
 
 
-@pytest.mark.parametrize("text,message", [
-    ('{"a": NaN}', "malformed JSON"),
-    ('{"a": ' + "[" * 2000 + "]" * 2000 + "}", "malformed JSON"),
-    ('{"a": ' + "1" * 5000 + "}", "malformed JSON"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('{"a": NaN}', "malformed JSON"),
+        ('{"a": ' + "[" * 2000 + "]" * 2000 + "}", "malformed JSON"),
+        ('{"a": ' + "1" * 5000 + "}", "malformed JSON"),
+    ],
+)
 def test_json_refusals(text, message):
     with pytest.raises(DecodeError) as info:
         load_json(text)
@@ -119,6 +141,7 @@ def test_json_depth_bound_holds_whatever_the_recursion_limit(monkeypatch, fast):
     import sys
 
     import kschedctl.api.json_decoding as json_decoding
+
     if not fast:
         monkeypatch.setattr(json_decoding, "_orjson_loads", None)
     elif json_decoding._orjson_loads is None:
@@ -141,6 +164,7 @@ def _unbounded_loads(text: str) -> object:
     """A JSON loader with no depth bound of its own, as orjson was before 3.9."""
     import json
     import sys
+
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(50_000)
     try:
@@ -153,9 +177,12 @@ def _unbounded_loads(text: str) -> object:
 def test_fast_json_path_has_the_same_depth_bound_whatever_its_release(monkeypatch, depth):
     """orjson's own bound is none before 3.9 and 1,024 since; kschedctl's is MAX_DEPTH on every path."""
     import kschedctl.api.json_decoding as json_decoding
+
     if json_decoding._orjson_dumps is None:
+
         def refusing_dumps(value: object) -> bytes:
             raise TypeError("Recursion limit reached")  # as orjson.dumps says past 254 levels
+
         monkeypatch.setattr(json_decoding, "_orjson_dumps", refusing_dumps)
     monkeypatch.setattr(json_decoding, "_orjson_loads", _unbounded_loads)
     with pytest.raises(DecodeError, match="malformed JSON: nested too deeply"):
@@ -165,13 +192,18 @@ def test_fast_json_path_has_the_same_depth_bound_whatever_its_release(monkeypatc
 
 
 # --- quantities: bounded as resource.Quantity is (quantity.go) ----------------------------------
-@pytest.mark.parametrize("text,milli", [
-    ("1e4294967296", 1000),     # the exponent is parsed as int64 and truncated to int32: e0
-    ("1e-99999999", 1),         # below 1n: rounds up to 1n, whose MilliValue rounds up to 1
-    ("0.0000000001", 1),
-    ("9999999Ei", (2**63 - 1) * 1000),  # binary SI is capped at 2^63-1
-    ("m", 0), ("-", 0), (".", 0),       # parseQuantityString's quirks: no digits is zero
-])
+@pytest.mark.parametrize(
+    "text,milli",
+    [
+        ("1e4294967296", 1000),  # the exponent is parsed as int64 and truncated to int32: e0
+        ("1e-99999999", 1),  # below 1n: rounds up to 1n, whose MilliValue rounds up to 1
+        ("0.0000000001", 1),
+        ("9999999Ei", (2**63 - 1) * 1000),  # binary SI is capped at 2^63-1
+        ("m", 0),
+        ("-", 0),
+        (".", 0),  # parseQuantityString's quirks: no digits is zero
+    ],
+)
 def test_quantity_bounds_and_quirks(text, milli):
     assert milli_value(text) == milli
 
@@ -192,8 +224,15 @@ def test_invalid_quantities(text):
 
 # --- line look-ups without re-parsing the file in Python -----------------------------------------
 def _big_list(n: int, bad_last: bool, fmt: str) -> str:
-    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"zone": "z"}},
-              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for i in range(n)]
+    nodes = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": f"n{i}", "labels": {"zone": "z"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+        }
+        for i in range(n)
+    ]
     if bad_last:
         nodes[-1]["status"]["allocatable"]["cpu"] = "lots"
     doc = {"apiVersion": "v1", "kind": "List", "items": nodes}
@@ -206,6 +245,7 @@ def test_bad_field_in_big_file_is_located_without_pure_python_parsing(tmp_path, 
 
     def forbidden(*_a, **_k):
         raise AssertionError("the whole file was composed again in pure Python")
+
     monkeypatch.setattr(yaml.composer.Composer, "compose_document", forbidden)
     with pytest.raises(InputError) as info:
         load_snapshot([path])
@@ -277,29 +317,49 @@ def _form_snapshot(tmp_path, value: str, cpu: str = '"1"', where: str = "annotat
     return _snap(tmp_path, FORM_NODE + pod)
 
 
-@pytest.mark.parametrize("value,verdict", [
-    # resolve.go: "Base 60 floats are a bad idea, were dropped in YAML 1.2, and are purposefully unsupported"
-    ("12:30", None), ("1:30", None), ("190:20:30.15", None), ("-1:30", None),
-    # resolve.go resolveMapList: y/Y/yes/on and n/N/no/off are booleans (PyYAML has no y/n)
-    ("y", "cannot unmarshal bool"), ("N", "cannot unmarshal bool"), ("yes", "cannot unmarshal bool"),
-    ("off", "cannot unmarshal bool"), ("ON", "cannot unmarshal bool"),
-    # resolve.go: strconv.ParseInt(plain, 0, 64) after removing "_": Go's 0b/0o/0x and leading-0 octal
-    ("0o17", "cannot unmarshal number 15 "), ("017", "cannot unmarshal number 15 "),
-    ("0b101", "cannot unmarshal number 5 "), ("0x1F", "cannot unmarshal number 31 "),
-    ("1_000", "cannot unmarshal number 1000 "), ("-0b11", "cannot unmarshal number -3 "),
-    # resolve.go yamlStyleFloat: 09, +.5 and 1e3 are floats (strings for PyYAML); an integral float
-    # reaches the API server as JSON "9" (encoding/json writes no fraction under 1e21)
-    ("09", "cannot unmarshal number 9 "), ("+.5", "cannot unmarshal number 0.5 "),
-    ("1e3", "cannot unmarshal number 1000 "), ("1.5e3", "cannot unmarshal number 1500 "),
-    # ParseFloat out of range is not a float: the text stays a string
-    ("1e400", None),
-    # resolveMapList .inf/.nan: json.Marshal refuses them (unsupported value)
-    (".inf", "is not a JSON number"), ("-.Inf", "is not a JSON number"), (".NaN", "is not a JSON number"),
-    # "=" (YAML 1.1 value key) and "~"-less texts stay strings; "~" and "null" are null (accepted: "")
-    ("=", None), ("~", None), ("Null", None),
-    # parseTimestamp: an unquoted date becomes time.Time, written back by YAMLToJSON as RFC 3339
-    ("2001-12-14", None), ("2001-13-14", None),
-], ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    "value,verdict",
+    [
+        # resolve.go: "Base 60 floats are a bad idea, were dropped in YAML 1.2, and are purposefully unsupported"
+        ("12:30", None),
+        ("1:30", None),
+        ("190:20:30.15", None),
+        ("-1:30", None),
+        # resolve.go resolveMapList: y/Y/yes/on and n/N/no/off are booleans (PyYAML has no y/n)
+        ("y", "cannot unmarshal bool"),
+        ("N", "cannot unmarshal bool"),
+        ("yes", "cannot unmarshal bool"),
+        ("off", "cannot unmarshal bool"),
+        ("ON", "cannot unmarshal bool"),
+        # resolve.go: strconv.ParseInt(plain, 0, 64) after removing "_": Go's 0b/0o/0x and leading-0 octal
+        ("0o17", "cannot unmarshal number 15 "),
+        ("017", "cannot unmarshal number 15 "),
+        ("0b101", "cannot unmarshal number 5 "),
+        ("0x1F", "cannot unmarshal number 31 "),
+        ("1_000", "cannot unmarshal number 1000 "),
+        ("-0b11", "cannot unmarshal number -3 "),
+        # resolve.go yamlStyleFloat: 09, +.5 and 1e3 are floats (strings for PyYAML); an integral float
+        # reaches the API server as JSON "9" (encoding/json writes no fraction under 1e21)
+        ("09", "cannot unmarshal number 9 "),
+        ("+.5", "cannot unmarshal number 0.5 "),
+        ("1e3", "cannot unmarshal number 1000 "),
+        ("1.5e3", "cannot unmarshal number 1500 "),
+        # ParseFloat out of range is not a float: the text stays a string
+        ("1e400", None),
+        # resolveMapList .inf/.nan: json.Marshal refuses them (unsupported value)
+        (".inf", "is not a JSON number"),
+        ("-.Inf", "is not a JSON number"),
+        (".NaN", "is not a JSON number"),
+        # "=" (YAML 1.1 value key) and "~"-less texts stay strings; "~" and "null" are null (accepted: "")
+        ("=", None),
+        ("~", None),
+        ("Null", None),
+        # parseTimestamp: an unquoted date becomes time.Time, written back by YAMLToJSON as RFC 3339
+        ("2001-12-14", None),
+        ("2001-13-14", None),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
 def test_yaml_forms_in_an_annotation_read_as_kubectl_sends_them(tmp_path, run_cli, value, verdict):
     result = run_cli("schedule", _form_snapshot(tmp_path, value))
     if verdict is None:
@@ -339,25 +399,33 @@ def test_unquoted_date_label_is_refused_as_the_rfc3339_text_kubectl_sends(tmp_pa
     assert "metadata.labels" in result.stderr and '"2024-01-01T00:00:00Z"' in result.stderr
 
 
-@pytest.mark.parametrize("text,data", [
-    ("yes: a\n", {"true": "a"}),       # go-yaml bool key, written "true" (convertToJSONableObject)
-    ("1: a\n", {"1": "a"}),            # int key, strconv.Itoa
-    ("0x10: a\n", {"16": "a"}),
-    ("1.5: a\n", {"1.5": "a"}),        # float key, FormatFloat(k, 'g', -1, 32)
-    ("1e6: a\n", {"1e+06": "a"}),
-    ("0.1: a\n", {"0.1": "a"}),
-    ("'1:30': a\n1:31: b\n", {"1:30": "a", "1:31": "b"}),
-], ids=["bool", "int", "hex", "float", "float-exponent", "float32-digits", "base60"])
+@pytest.mark.parametrize(
+    "text,data",
+    [
+        ("yes: a\n", {"true": "a"}),  # go-yaml bool key, written "true" (convertToJSONableObject)
+        ("1: a\n", {"1": "a"}),  # int key, strconv.Itoa
+        ("0x10: a\n", {"16": "a"}),
+        ("1.5: a\n", {"1.5": "a"}),  # float key, FormatFloat(k, 'g', -1, 32)
+        ("1e6: a\n", {"1e+06": "a"}),
+        ("0.1: a\n", {"0.1": "a"}),
+        ("'1:30': a\n1:31: b\n", {"1:30": "a", "1:31": "b"}),
+    ],
+    ids=["bool", "int", "hex", "float", "float-exponent", "float32-digits", "base60"],
+)
 def test_non_string_keys_become_the_strings_sigs_k8s_yaml_writes(text, data):
     assert load_yaml(text) == data
 
 
-@pytest.mark.parametrize("text,message", [
-    ("2001-12-14: a\n", "unsupported map key of type: time.Time"),
-    ("18446744073709551615: a\n", "unsupported map key of type: uint64"),
-    ("a: !!int 1:30\n", "cannot decode !!str `1:30` as a !!int"),
-    ("a: 2001-12-14T21:59:43+24:00\n", "timezone hour outside of range [0,23]"),
-], ids=["timestamp-key", "uint64-key", "tagged-base60", "marshal-offset-24h"])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("2001-12-14: a\n", "unsupported map key of type: time.Time"),
+        ("18446744073709551615: a\n", "unsupported map key of type: uint64"),
+        ("a: !!int 1:30\n", "cannot decode !!str `1:30` as a !!int"),
+        ("a: 2001-12-14T21:59:43+24:00\n", "timezone hour outside of range [0,23]"),
+    ],
+    ids=["timestamp-key", "uint64-key", "tagged-base60", "marshal-offset-24h"],
+)
 def test_what_yamltojson_refuses_is_refused(text, message):
     with pytest.raises(DecodeError) as info:
         load_yaml(text)
@@ -404,9 +472,11 @@ spec:
 """
 
 
-@pytest.mark.parametrize("stamp", ['"2024-01-01T10:00:00+05:00"', "2024-01-01T10:00:00+05:00",
-                                   '"2024-01-01T13:30:00+08:00"', '"2024-01-01T07:59:59.999-00:00"'],
-                         ids=["quoted", "unquoted-go-yaml-timestamp", "half-hour-offset", "fraction-negative-zero"])
+@pytest.mark.parametrize(
+    "stamp",
+    ['"2024-01-01T10:00:00+05:00"', "2024-01-01T10:00:00+05:00", '"2024-01-01T13:30:00+08:00"', '"2024-01-01T07:59:59.999-00:00"'],
+    ids=["quoted", "unquoted-go-yaml-timestamp", "half-hour-offset", "fraction-negative-zero"],
+)
 def test_creation_timestamp_offset_decides_which_pod_goes_first(tmp_path, run_cli, stamp):
     """Pod a was created at 10:00+05:00 = 05:00Z, before pod b (08:00Z): it is queued first and
     takes the only CPU. Read as 10:00Z (the offset dropped), b went first."""
@@ -424,30 +494,55 @@ def test_later_instant_with_offset_still_goes_after(tmp_path, run_cli):
     assert lines[1].startswith("default/b  Scheduled") and lines[2].startswith("default/a  Unschedulable"), lines
 
 
-@pytest.mark.parametrize("where,value,message", [
-    ("creation", "2024-13-01T10:00:00Z", 'parsing time "2024-13-01T10:00:00Z": month out of range'),
-    ("creation", "10000-01-01T00:00:00Z", 'parsing time "10000-01-01T00:00:00Z" as "2006-01-02T15:04:05Z07:00": '
-                                          'cannot parse "0-01-01T00:00:00Z" as "-"'),
-    ("creation", "2023-02-29T00:00:00Z", 'parsing time "2023-02-29T00:00:00Z": day out of range'),
-    ("creation", "2024-01-01T24:00:00Z", 'parsing time "2024-01-01T24:00:00Z": hour out of range'),
-    ("creation", "2024-01-01T10:60:00Z", 'parsing time "2024-01-01T10:60:00Z": minute out of range'),
-    ("creation", "2024-01-01T10:00:60Z", 'parsing time "2024-01-01T10:00:60Z": second out of range'),
-    ("creation", "2024-01-01t10:00:00Z", 'cannot parse "t10:00:00Z" as "T"'),
-    ("creation", "2024-01-01T10:00:00z", 'cannot parse "z" as "Z07:00"'),
-    ("creation", "2024-01-01T10:00:00", 'cannot parse "" as "Z07:00"'),
-    ("creation", "2024-01-01T10:00:00+25:00", "time zone offset hour out of range"),
-    ("creation", "2024-01-01T10:00:00Z ", 'extra text: " "'),
-    ("creation", "yesterday", 'cannot parse "yesterday" as "2006"'),
-    ("deletion", "2024-01-01T10:00:00+0500", 'cannot parse "+0500" as "Z07:00"'),
-    ("start", "2024-00-10T10:00:00Z", "month out of range"),
-    ("condition", "2024-01-32T10:00:00Z", "day out of range"),
-], ids=["month-13", "year-10000", "feb-29-2023", "hour-24", "minute-60", "second-60", "lowercase-t",
-        "lowercase-z", "no-zone", "offset-25h", "trailing-space", "words", "deletion-no-colon", "start-month-0",
-        "condition-day-32"])
+@pytest.mark.parametrize(
+    "where,value,message",
+    [
+        ("creation", "2024-13-01T10:00:00Z", 'parsing time "2024-13-01T10:00:00Z": month out of range'),
+        (
+            "creation",
+            "10000-01-01T00:00:00Z",
+            'parsing time "10000-01-01T00:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse "0-01-01T00:00:00Z" as "-"',
+        ),
+        ("creation", "2023-02-29T00:00:00Z", 'parsing time "2023-02-29T00:00:00Z": day out of range'),
+        ("creation", "2024-01-01T24:00:00Z", 'parsing time "2024-01-01T24:00:00Z": hour out of range'),
+        ("creation", "2024-01-01T10:60:00Z", 'parsing time "2024-01-01T10:60:00Z": minute out of range'),
+        ("creation", "2024-01-01T10:00:60Z", 'parsing time "2024-01-01T10:00:60Z": second out of range'),
+        ("creation", "2024-01-01t10:00:00Z", 'cannot parse "t10:00:00Z" as "T"'),
+        ("creation", "2024-01-01T10:00:00z", 'cannot parse "z" as "Z07:00"'),
+        ("creation", "2024-01-01T10:00:00", 'cannot parse "" as "Z07:00"'),
+        ("creation", "2024-01-01T10:00:00+25:00", "time zone offset hour out of range"),
+        ("creation", "2024-01-01T10:00:00Z ", 'extra text: " "'),
+        ("creation", "yesterday", 'cannot parse "yesterday" as "2006"'),
+        ("deletion", "2024-01-01T10:00:00+0500", 'cannot parse "+0500" as "Z07:00"'),
+        ("start", "2024-00-10T10:00:00Z", "month out of range"),
+        ("condition", "2024-01-32T10:00:00Z", "day out of range"),
+    ],
+    ids=[
+        "month-13",
+        "year-10000",
+        "feb-29-2023",
+        "hour-24",
+        "minute-60",
+        "second-60",
+        "lowercase-t",
+        "lowercase-z",
+        "no-zone",
+        "offset-25h",
+        "trailing-space",
+        "words",
+        "deletion-no-colon",
+        "start-month-0",
+        "condition-day-32",
+    ],
+)
 def test_invalid_timestamps_are_refused_as_the_api_server_refuses_them(tmp_path, run_cli, where, value, message):
     pod = QUEUE.replace("STAMP", '"2024-01-01T08:00:00Z"')
-    field_path = {"creation": "metadata.creationTimestamp", "deletion": "metadata.deletionTimestamp",
-                  "start": "status.startTime", "condition": "status.conditions[0].lastTransitionTime"}[where]
+    field_path = {
+        "creation": "metadata.creationTimestamp",
+        "deletion": "metadata.deletionTimestamp",
+        "start": "status.startTime",
+        "condition": "status.conditions[0].lastTransitionTime",
+    }[where]
     if where == "creation":
         pod = pod.replace('creationTimestamp: "2024-01-01T08:00:00Z"}', f'creationTimestamp: "{value}"}}', 1)
         line = 9
@@ -455,9 +550,14 @@ def test_invalid_timestamps_are_refused_as_the_api_server_refuses_them(tmp_path,
         pod = pod.replace('2024-01-01T08:00:00Z"}', f'2024-01-01T08:00:00Z", deletionTimestamp: "{value}"}}', 1)
         line = 9
     else:
-        status = (f'status: {{startTime: "{value}"}}\n' if where == "start" else
-                  f'status:\n  conditions:\n  - {{type: Ready, status: "True", lastTransitionTime: "{value}"}}\n')
-        pod = pod.replace("---\napiVersion: v1\nkind: Pod\nmetadata: {name: a", status + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a", 1)
+        status = (
+            f'status: {{startTime: "{value}"}}\n'
+            if where == "start"
+            else f'status:\n  conditions:\n  - {{type: Ready, status: "True", lastTransitionTime: "{value}"}}\n'
+        )
+        pod = pod.replace(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a", status + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a", 1
+        )
         line = 12 if where == "start" else 14
     result = run_cli("schedule", _snap(tmp_path, pod))
     assert result.exit_code == 2, result.stdout
@@ -466,11 +566,19 @@ def test_invalid_timestamps_are_refused_as_the_api_server_refuses_them(tmp_path,
     assert message in result.stderr
 
 
-@pytest.mark.parametrize("value", ["2024-01-01T10:00:00.5Z", "2024-01-01T10:00:00,5Z", "2024-01-01T1:00:00Z",
-                                   "2024-02-29T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59+24:00",
-                                   "2024-01-01T10:00:00.123456789123-00:00"],
-                         ids=["fraction", "comma-fraction", "one-digit-hour", "leap-day", "year-0", "offset-24h",
-                              "long-fraction"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2024-01-01T10:00:00.5Z",
+        "2024-01-01T10:00:00,5Z",
+        "2024-01-01T1:00:00Z",
+        "2024-02-29T00:00:00Z",
+        "0000-01-01T00:00:00Z",
+        "9999-12-31T23:59:59+24:00",
+        "2024-01-01T10:00:00.123456789123-00:00",
+    ],
+    ids=["fraction", "comma-fraction", "one-digit-hour", "leap-day", "year-0", "offset-24h", "long-fraction"],
+)
 def test_what_go_time_parse_accepts_is_accepted(tmp_path, run_cli, value):
     """time.Parse falls back to its general parser when the RFC 3339 fast path refuses: a comma
     before the fraction, a one-digit hour and offsets up to 24:60 pass there."""
@@ -481,18 +589,22 @@ def test_what_go_time_parse_accepts_is_accepted(tmp_path, run_cli, value):
 def test_other_kinds_timestamps_are_checked(tmp_path, run_cli):
     """Node conditions' lastHeartbeatTime, a PDB's disruptedPods (map[string]metav1.Time) and
     managedFields[].time are metav1.Time too."""
-    node_bad = FORM_NODE.replace("status:\n", "status:\n  conditions:\n  - {type: Ready, status: \"True\", "
-                                            "lastHeartbeatTime: \"2024-01-01T10:00:00+5:00\"}\n")
+    node_bad = FORM_NODE.replace(
+        "status:\n", 'status:\n  conditions:\n  - {type: Ready, status: "True", lastHeartbeatTime: "2024-01-01T10:00:00+5:00"}\n'
+    )
     result = run_cli("schedule", _snap(tmp_path, node_bad))
     assert result.exit_code == 2 and "Node n1: status.conditions[0].lastHeartbeatTime: parsing time" in result.stderr
-    pdb = FORM_NODE + ("---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: default}\n"
-                       "spec: {minAvailable: 1, selector: {}}\nstatus:\n  disruptedPods: {web: \"2024-04-31T00:00:00Z\"}\n")
+    pdb = FORM_NODE + (
+        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: default}\n"
+        'spec: {minAvailable: 1, selector: {}}\nstatus:\n  disruptedPods: {web: "2024-04-31T00:00:00Z"}\n'
+    )
     result = run_cli("schedule", _snap(tmp_path, pdb, "pdb.yaml"))
     assert result.exit_code == 2
     assert "PodDisruptionBudget default/p: status.disruptedPods.web: parsing time" in result.stderr
     assert "day out of range" in result.stderr
-    managed = FORM_NODE.replace("metadata: {name: n1}", "metadata:\n  name: n1\n  managedFields:\n"
-                                                       "  - {manager: kubectl, time: \"2024-01-01\"}")
+    managed = FORM_NODE.replace(
+        "metadata: {name: n1}", 'metadata:\n  name: n1\n  managedFields:\n  - {manager: kubectl, time: "2024-01-01"}'
+    )
     result = run_cli("schedule", _snap(tmp_path, managed, "m.yaml"))
     assert result.exit_code == 2 and "metadata.managedFields[0].time: parsing time" in result.stderr
 
@@ -553,8 +665,9 @@ def test_flattened_order_is_breadth_first(tmp_path):
 
 
 def test_error_in_a_nested_item_names_its_path_and_line(tmp_path, run_cli):
-    text = NESTED.replace("    - metadata: {name: deepest, namespace: default}",
-                          "    - apiVersion: v1\n      metadata: {name: deepest, namespace: default}")
+    text = NESTED.replace(
+        "    - metadata: {name: deepest, namespace: default}", "    - apiVersion: v1\n      metadata: {name: deepest, namespace: default}"
+    )
     result = run_cli("schedule", _snap(tmp_path, text))
     assert result.exit_code == 2
     assert result.stderr == f"error: {tmp_path / 's.yaml'}:15: items[0].items[1].items[0]: kind: object has no kind\n"

@@ -67,8 +67,7 @@ DRA_RESOURCES = [
 
 
 def _status(code: int, reason: str, message: str) -> dict[str, Any]:
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": message, "reason": reason, "code": code}
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
 
 
 def _field(obj: dict[str, Any], path: str) -> str:
@@ -95,9 +94,16 @@ def _matches(obj: dict[str, Any], selector: str) -> bool:
 class FakeApiServer:
     """Holds objects by resource and serves them; start() returns self, stop() shuts down."""
 
-    def __init__(self, objects: list[dict[str, Any]], *, token: str = "s3cr3t-t0ken",
-                 forbidden: set[str] = frozenset(), not_found: set[str] = frozenset(),
-                 serve_dra: bool = False, tls_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        *,
+        token: str = "s3cr3t-t0ken",
+        forbidden: set[str] = frozenset(),
+        not_found: set[str] = frozenset(),
+        serve_dra: bool = False,
+        tls_dir: Path | None = None,
+    ) -> None:
         self.token = token
         self.forbidden = set(forbidden)
         self.not_found = set(not_found)
@@ -119,8 +125,16 @@ class FakeApiServer:
         md.setdefault("uid", f"00000000-0000-0000-0000-{serial:012d}")
         md.setdefault("resourceVersion", str(1000 + serial))
         md.setdefault("creationTimestamp", "2026-11-01T08:00:00Z")
-        md["managedFields"] = [{"apiVersion": obj["apiVersion"], "fieldsType": "FieldsV1", "manager": "kubectl",
-                                "operation": "Update", "time": "2026-11-01T08:00:00Z", "fieldsV1": {"f:metadata": {}}}]
+        md["managedFields"] = [
+            {
+                "apiVersion": obj["apiVersion"],
+                "fieldsType": "FieldsV1",
+                "manager": "kubectl",
+                "operation": "Update",
+                "time": "2026-11-01T08:00:00Z",
+                "fieldsV1": {"f:metadata": {}},
+            }
+        ]
         self.store[res].append(stored)
 
     # --- lifecycle ---
@@ -150,19 +164,30 @@ class FakeApiServer:
             self._server.server_close()
             self._server = None
 
-    def write_kubeconfig(self, path: Path, *, context: str = "fake", namespace: str | None = None,
-                         token: str | None = None, extra_contexts: tuple[str, ...] = ()) -> Path:
+    def write_kubeconfig(
+        self,
+        path: Path,
+        *,
+        context: str = "fake",
+        namespace: str | None = None,
+        token: str | None = None,
+        extra_contexts: tuple[str, ...] = (),
+    ) -> Path:
         cluster: dict[str, Any] = {"server": self.url}
         if self.ca_pem is not None:
             cluster["certificate-authority-data"] = base64.b64encode(self.ca_pem).decode()
         ctx: dict[str, Any] = {"cluster": "fake-cluster", "user": "fake-user"}
         if namespace:
             ctx["namespace"] = namespace
-        doc = {"apiVersion": "v1", "kind": "Config", "preferences": {},
-               "clusters": [{"name": "fake-cluster", "cluster": cluster}],
-               "users": [{"name": "fake-user", "user": {"token": token or self.token}}],
-               "contexts": [{"name": name, "context": ctx} for name in (context, *extra_contexts)],
-               "current-context": context}
+        doc = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "preferences": {},
+            "clusters": [{"name": "fake-cluster", "cluster": cluster}],
+            "users": [{"name": "fake-user", "user": {"token": token or self.token}}],
+            "contexts": [{"name": name, "context": ctx} for name in (context, *extra_contexts)],
+            "current-context": context,
+        }
         path.write_text(yaml.safe_dump(doc, sort_keys=False))
         return path
 
@@ -183,8 +208,11 @@ class FakeApiServer:
             return 401, _status(401, "Unauthorized", "Unauthorized")
         parts = [p for p in path.split("/") if p]
         if parts == ["api"]:
-            return 200, {"kind": "APIVersions", "versions": ["v1"],
-                         "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
+            return 200, {
+                "kind": "APIVersions",
+                "versions": ["v1"],
+                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}],
+            }
         if parts == ["apis"]:
             return 200, self._group_list()
         if parts[:1] == ["api"] and len(parts) >= 2:
@@ -198,20 +226,40 @@ class FakeApiServer:
         for r in self.resources:
             if r.group and r.version not in groups.setdefault(r.group, []):
                 groups[r.group].append(r.version)
-        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-            {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
-             "preferredVersion": {"groupVersion": f"{g}/{vs[0]}", "version": vs[0]}} for g, vs in groups.items()]}
+        return {
+            "kind": "APIGroupList",
+            "apiVersion": "v1",
+            "groups": [
+                {
+                    "name": g,
+                    "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
+                    "preferredVersion": {"groupVersion": f"{g}/{vs[0]}", "version": vs[0]},
+                }
+                for g, vs in groups.items()
+            ],
+        }
 
-    def _resource_path(self, group: str, version: str, rest: list[str],
-                       query: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    def _resource_path(self, group: str, version: str, rest: list[str], query: dict[str, str]) -> tuple[int, dict[str, Any]]:
         served = [r for r in self.resources if r.group == group and r.version == version]
         if not served:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
         gv = served[0].group_version
         if not rest:
-            return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": [
-                {"name": r.name, "singularName": r.kind.lower(), "namespaced": r.namespaced, "kind": r.kind,
-                 "verbs": ["get", "list", "watch"]} for r in served]}
+            return 200, {
+                "kind": "APIResourceList",
+                "apiVersion": "v1",
+                "groupVersion": gv,
+                "resources": [
+                    {
+                        "name": r.name,
+                        "singularName": r.kind.lower(),
+                        "namespaced": r.namespaced,
+                        "kind": r.kind,
+                        "verbs": ["get", "list", "watch"],
+                    }
+                    for r in served
+                ],
+            }
         namespace = None
         if rest[0] == "namespaces" and len(rest) >= 3:
             namespace, rest = rest[1], rest[2:]
@@ -220,17 +268,21 @@ class FakeApiServer:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
         verb = "get" if len(rest) > 1 else "list"
         if res.name in self.forbidden:
-            scope = f" in the namespace \"{namespace}\"" if namespace else " at the cluster scope"
-            return 403, _status(403, "Forbidden", f"{res.name}{'.' + group if group else ''} is forbidden: User "
-                                f"\"system:serviceaccount:ci:reader\" cannot {verb} resource \"{res.name}\" in API "
-                                f"group \"{group}\"{scope}")
+            scope = f' in the namespace "{namespace}"' if namespace else " at the cluster scope"
+            return 403, _status(
+                403,
+                "Forbidden",
+                f"{res.name}{'.' + group if group else ''} is forbidden: User "
+                f'"system:serviceaccount:ci:reader" cannot {verb} resource "{res.name}" in API '
+                f'group "{group}"{scope}',
+            )
         if res.name in self.not_found:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
         objects = [o for o in self.store[res] if namespace is None or o["metadata"].get("namespace") == namespace]
         if verb == "get":
             found = [o for o in objects if o["metadata"]["name"] == rest[1]]
             if not found:
-                return 404, _status(404, "NotFound", f"{res.name} \"{rest[1]}\" not found")
+                return 404, _status(404, "NotFound", f'{res.name} "{rest[1]}" not found')
             return 200, {"kind": res.kind, "apiVersion": gv, **found[0]}
         return 200, self._list(res, objects, query)
 
@@ -243,8 +295,7 @@ class FakeApiServer:
         if end < len(objects):
             metadata["continue"] = base64.b64encode(f"{res.name}:{end}".encode()).decode()
             metadata["remainingItemCount"] = len(objects) - end
-        return {"kind": f"{res.kind}List", "apiVersion": res.group_version, "metadata": metadata,
-                "items": objects[start:end]}
+        return {"kind": f"{res.kind}List", "apiVersion": res.group_version, "metadata": metadata, "items": objects[start:end]}
 
 
 def _handler_for(api: FakeApiServer) -> type[BaseHTTPRequestHandler]:
@@ -274,7 +325,27 @@ def make_self_signed_cert(directory: Path) -> tuple[Path, Path]:
     if openssl is None:
         raise RuntimeError("openssl not found")
     cert, key = directory / "server.crt", directory / "server.key"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return cert, key

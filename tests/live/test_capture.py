@@ -20,8 +20,19 @@ from kschedctl.cluster.capture import CAPTURED_KINDS, POD_FIELD_SELECTOR
 from kschedctl.cluster.loader import load_snapshot
 
 # what `kubectl get` lists for the kinds the fake cluster lets us read, in capture's order
-READABLE_KINDS = ["Namespace", "PriorityClass", "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume",
-                  "StorageClass", "CSINode", "CSIDriver", "Service", "ReplicaSet"]
+READABLE_KINDS = [
+    "Namespace",
+    "PriorityClass",
+    "Node",
+    "Pod",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "StorageClass",
+    "CSINode",
+    "CSIDriver",
+    "Service",
+    "ReplicaSet",
+]
 
 
 def kubectl_get_yaml(api: FakeApiServer) -> dict[str, Any]:
@@ -49,8 +60,7 @@ def any_api(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     tls = tmp_path / "tls" if request.param == "https" else None
     if tls:
         tls.mkdir()
-    server = FakeApiServer(demo_objects(), forbidden={"poddisruptionbudgets"}, not_found={"csistoragecapacities"},
-                           tls_dir=tls).start()
+    server = FakeApiServer(demo_objects(), forbidden={"poddisruptionbudgets"}, not_found={"csistoragecapacities"}, tls_dir=tls).start()
     monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(tmp_path / "kubeconfig", context="fake-prod")))
     yield server
     server.stop()
@@ -98,10 +108,11 @@ def test_forbidden_and_unserved_kinds_are_warnings_naming_the_kind(api, kubeconf
     assert result.exit_code == 0
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 2
-    assert warnings[0].startswith("warning: PodDisruptionBudget not captured (policy/v1 poddisruptionbudgets): "
-                                  "Forbidden (403): poddisruptionbudgets.policy is forbidden")
-    assert warnings[1].startswith("warning: CSIStorageCapacity not captured (storage.k8s.io/v1 "
-                                  "csistoragecapacities): NotFound (404)")
+    assert warnings[0].startswith(
+        "warning: PodDisruptionBudget not captured (policy/v1 poddisruptionbudgets): "
+        "Forbidden (403): poddisruptionbudgets.policy is forbidden"
+    )
+    assert warnings[1].startswith("warning: CSIStorageCapacity not captured (storage.k8s.io/v1 csistoragecapacities): NotFound (404)")
 
 
 def test_unserved_optional_apis_are_not_requested(api, kubeconfig, tmp_path, run_cli):
@@ -115,10 +126,19 @@ def test_dra_objects_are_captured_where_served(tmp_path, monkeypatch, run_cli):
     from conftest import demo_objects
 
     objs = demo_objects() + [
-        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
-         "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "gpu", "namespace": "ml"},
-         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}]
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu.example.com"},
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "gpu", "namespace": "ml"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+        },
+    ]
     server = FakeApiServer(objs, serve_dra=True).start()
     try:
         monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(tmp_path / "kc")))
@@ -165,8 +185,7 @@ def test_wrong_token_is_one_clear_line(api, kubeconfig, run_cli):
     api.write_kubeconfig(kubeconfig, context="fake-prod", token="wrong-token")
     result = run_cli("capture")
     assert result.exit_code == 2
-    assert result.stderr.strip().splitlines() == [
-        f"error: context fake-prod ({api.url}): GET /api: Unauthorized (401): Unauthorized"]
+    assert result.stderr.strip().splitlines() == [f"error: context fake-prod ({api.url}): GET /api: Unauthorized (401): Unauthorized"]
 
 
 def test_unreachable_server_is_one_clear_line(tmp_path, monkeypatch, run_cli):
@@ -185,18 +204,25 @@ def test_scheduler_config_is_read_from_the_named_configmap_only(api, kubeconfig,
     result = run_cli("capture", "-o", str(out), "--scheduler-config", "configmap/kube-system/kube-scheduler-config")
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "snap-scheduler-config.yaml").read_text() == SCHEDULER_CONFIG
-    assert [p for p in api.paths_requested() if "configmaps" in p] == [
-        "/api/v1/namespaces/kube-system/configmaps/kube-scheduler-config"]
+    assert [p for p in api.paths_requested() if "configmaps" in p] == ["/api/v1/namespaces/kube-system/configmaps/kube-scheduler-config"]
     assert "# scheduler configuration: configmap/kube-system/kube-scheduler-config/config.yaml -> " in out.read_text()
 
 
-@pytest.mark.parametrize("ref, message", [
-    ("configmap/kube-system/missing", "error: --scheduler-config configmap/kube-system/missing: NotFound (404): "
-     "configmaps \"missing\" not found"),
-    ("configmap/kube-system/kube-scheduler-config/nope", "error: --scheduler-config "
-     "configmap/kube-system/kube-scheduler-config/nope: no key 'nope' (keys: config.yaml)"),
-    ("secret/kube-system/x", "error: --scheduler-config: expected configmap/NAMESPACE/NAME[/KEY], got 'secret/kube-system/x'"),
-], ids=["no-such-configmap", "no-such-key", "not-a-configmap"])
+@pytest.mark.parametrize(
+    "ref, message",
+    [
+        (
+            "configmap/kube-system/missing",
+            'error: --scheduler-config configmap/kube-system/missing: NotFound (404): configmaps "missing" not found',
+        ),
+        (
+            "configmap/kube-system/kube-scheduler-config/nope",
+            "error: --scheduler-config configmap/kube-system/kube-scheduler-config/nope: no key 'nope' (keys: config.yaml)",
+        ),
+        ("secret/kube-system/x", "error: --scheduler-config: expected configmap/NAMESPACE/NAME[/KEY], got 'secret/kube-system/x'"),
+    ],
+    ids=["no-such-configmap", "no-such-key", "not-a-configmap"],
+)
 def test_scheduler_config_errors(api, kubeconfig, tmp_path, run_cli, ref, message):
     result = run_cli("capture", "-o", str(tmp_path / "s.yaml"), "--scheduler-config", ref)
     assert result.exit_code == 2
@@ -216,16 +242,23 @@ def test_every_kind_the_loader_reads_is_captured():
     """The loader's kinds (cluster/loader.py) all have a place in CAPTURED_KINDS."""
     from kschedctl.cluster import loader
 
-    loader_kinds = ({"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget"} | loader._NAMESPACED_GENERIC
-                    | loader._CLUSTER_GENERIC | loader._OTHER_NAMESPACED | loader._DRA_KINDS)
+    loader_kinds = (
+        {"Node", "Pod", "Namespace", "PriorityClass", "PodDisruptionBudget"}
+        | loader._NAMESPACED_GENERIC
+        | loader._CLUSTER_GENERIC
+        | loader._OTHER_NAMESPACED
+        | loader._DRA_KINDS
+    )
     assert loader_kinds <= {k.kind for k in CAPTURED_KINDS}
 
 
 # --- the real kubectl, where one is installed ------------------------------------------------
 
 
-@pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("openssl") is None,
-                    reason="needs kubectl (kubectl sends tokens over TLS only) and openssl")
+@pytest.mark.skipif(
+    shutil.which("kubectl") is None or shutil.which("openssl") is None,
+    reason="needs kubectl (kubectl sends tokens over TLS only) and openssl",
+)
 def test_capture_equals_real_kubectl_get(tmp_path, run_cli):
     """The same cluster read by kubectl itself and by capture: the same objects, field for field."""
     from conftest import demo_objects
@@ -236,12 +269,15 @@ def test_capture_equals_real_kubectl_get(tmp_path, run_cli):
     try:
         kc = server.write_kubeconfig(tmp_path / "kc")
         env = {**os.environ, "KUBECONFIG": str(kc), "HOME": str(tmp_path)}
-        kinds = "namespaces,priorityclasses,nodes,persistentvolumeclaims,persistentvolumes,storageclasses," \
-                "csinodes,csidrivers,csistoragecapacities,services,replicasets,poddisruptionbudgets"
+        kinds = (
+            "namespaces,priorityclasses,nodes,persistentvolumeclaims,persistentvolumes,storageclasses,"
+            "csinodes,csidrivers,csistoragecapacities,services,replicasets,poddisruptionbudgets"
+        )
         got = []
         for extra in ([kinds], ["pods", f"--field-selector={POD_FIELD_SELECTOR}"]):
-            proc = subprocess.run(["kubectl", "get", *extra, "-A", "-o", "json", "--chunk-size", "3"], env=env,
-                                  capture_output=True, text=True, timeout=60)
+            proc = subprocess.run(
+                ["kubectl", "get", *extra, "-A", "-o", "json", "--chunk-size", "3"], env=env, capture_output=True, text=True, timeout=60
+            )
             assert proc.returncode == 0, proc.stderr
             got += json.loads(proc.stdout)["items"]
         os.environ["KUBECONFIG"] = str(kc)
@@ -300,12 +336,10 @@ def test_forbidden_discovery_falls_back_to_listing_every_kind():
         return real()
 
     capture = _capture(api, forbid_discovery)
-    assert capture.warnings[0] == ("cannot discover the served APIs (Forbidden (403)); trying every kind at its "
-                                   "preferred version")
+    assert capture.warnings[0] == ("cannot discover the served APIs (Forbidden (403)); trying every kind at its preferred version")
     assert len(capture.items) == 35  # everything readable is still read
     # the unserved DRA and pod-group APIs were tried and answered 404: warnings, not failures
-    assert any(w.startswith("DeviceClass not captured (resource.k8s.io/v1 deviceclasses): NotFound (404)")
-               for w in capture.warnings)
+    assert any(w.startswith("DeviceClass not captured (resource.k8s.io/v1 deviceclasses): NotFound (404)") for w in capture.warnings)
 
 
 def test_a_server_repeating_its_continue_token_is_an_error_not_a_hang():
@@ -342,11 +376,18 @@ def test_capture_takes_the_daemonsets(tmp_path, monkeypatch, run_cli):
     --add-nodes`, `--nodes-for` and `simulate` addNode."""
     from conftest import demo_objects
 
-    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet",
-          "metadata": {"name": "fluentd", "namespace": "kube-system", "uid": "ds-fluentd"},
-          "spec": {"selector": {"matchLabels": {"app": "fluentd"}}, "template": {
-              "metadata": {"labels": {"app": "fluentd"}},
-              "spec": {"containers": [{"name": "c", "image": "fluentd", "resources": {"requests": {"cpu": "100m"}}}]}}}}
+    ds = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "fluentd", "namespace": "kube-system", "uid": "ds-fluentd"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "fluentd"}},
+            "template": {
+                "metadata": {"labels": {"app": "fluentd"}},
+                "spec": {"containers": [{"name": "c", "image": "fluentd", "resources": {"requests": {"cpu": "100m"}}}]},
+            },
+        },
+    }
     server = FakeApiServer([*demo_objects(), ds]).start()
     try:
         monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(tmp_path / "kubeconfig")))

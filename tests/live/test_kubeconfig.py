@@ -16,9 +16,15 @@ from kschedctl.cluster.kubeclient import LiveClusterError, connect, resolve_kube
 
 
 def _config(path: Path, current: str | None, contexts: dict[str, str | None]) -> Path:
-    doc: dict = {"apiVersion": "v1", "kind": "Config", "clusters": [], "users": [],
-                 "contexts": [{"name": n, "context": {"cluster": "c", "user": "u", **({"namespace": ns} if ns else {})}}
-                              for n, ns in contexts.items()]}
+    doc: dict = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [],
+        "users": [],
+        "contexts": [
+            {"name": n, "context": {"cluster": "c", "user": "u", **({"namespace": ns} if ns else {})}} for n, ns in contexts.items()
+        ],
+    }
     if current:
         doc["current-context"] = current
     path.write_text(yaml.safe_dump(doc))
@@ -34,15 +40,18 @@ def files(tmp_path: Path) -> dict[str, Path]:
     }
 
 
-@pytest.mark.parametrize("kubeconfig_env, flag, context, expected", [
-    ("a:b", None, None, ("dev", "team-a")),            # first file's current-context wins
-    ("b:a", None, None, ("prod", "other")),            # ... and its own definition of prod
-    ("a:b", None, "staging", ("staging", "default")),  # a context only the second file has
-    ("missing:b", None, None, ("prod", "other")),      # missing entries are skipped
-    ("a:b", "b", None, ("prod", "other")),             # --kubeconfig replaces KUBECONFIG
-    ("none:b", None, None, ("prod", "other")),         # the first file that SETS current-context
-], ids=["first-current-context", "order-matters", "context-flag", "missing-skipped", "kubeconfig-flag",
-        "unset-current-context-skipped"])
+@pytest.mark.parametrize(
+    "kubeconfig_env, flag, context, expected",
+    [
+        ("a:b", None, None, ("dev", "team-a")),  # first file's current-context wins
+        ("b:a", None, None, ("prod", "other")),  # ... and its own definition of prod
+        ("a:b", None, "staging", ("staging", "default")),  # a context only the second file has
+        ("missing:b", None, None, ("prod", "other")),  # missing entries are skipped
+        ("a:b", "b", None, ("prod", "other")),  # --kubeconfig replaces KUBECONFIG
+        ("none:b", None, None, ("prod", "other")),  # the first file that SETS current-context
+    ],
+    ids=["first-current-context", "order-matters", "context-flag", "missing-skipped", "kubeconfig-flag", "unset-current-context-skipped"],
+)
 def test_kubeconfig_resolution(files, tmp_path, monkeypatch, kubeconfig_env, flag, context, expected):
     monkeypatch.setenv("KUBECONFIG", ":".join(str(tmp_path / f) for f in kubeconfig_env.split(":")))
     view = resolve_kubeconfig(str(files[flag]) if flag else None, context)
@@ -56,11 +65,15 @@ def test_home_kube_config_when_kubeconfig_unset(tmp_path, monkeypatch):
     assert (view.context, view.namespace) == ("home-ctx", "mine")
 
 
-@pytest.mark.parametrize("setup, message", [
-    (lambda p: None, "no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config"),
-    (lambda p: _config(p / "k", None, {"x": None}), "no current-context set: pass --context"),
-    (lambda p: _config(p / "k", "gone", {"x": None}), "context 'gone' not found"),
-], ids=["nothing", "no-current-context", "unknown-context"])
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda p: None, "no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config"),
+        (lambda p: _config(p / "k", None, {"x": None}), "no current-context set: pass --context"),
+        (lambda p: _config(p / "k", "gone", {"x": None}), "context 'gone' not found"),
+    ],
+    ids=["nothing", "no-current-context", "unknown-context"],
+)
 def test_kubeconfig_errors(tmp_path, monkeypatch, setup, message):
     setup(tmp_path)
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "k"))

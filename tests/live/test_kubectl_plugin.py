@@ -18,27 +18,48 @@ def _ns(flags: KubectlFlags) -> str:
     return "ctx-ns"  # the kubeconfig context's namespace
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["explain", "api-0", "-n", "shop"], ["explain", "shop/api-0", "--live"]),
-    (["explain", "api-0", "--namespace=shop", "-o", "json"], ["explain", "shop/api-0", "-o", "json", "--live"]),
-    (["explain", "-nshop", "api-0"], ["explain", "shop/api-0", "--live"]),
-    (["explain", "api-0"], ["explain", "ctx-ns/api-0", "--live"]),
-    (["explain", "other/api-0", "-n", "shop"], ["explain", "other/api-0", "--live"]),
-    (["explain", "podgroup/train", "-n", "ml"], ["explain", "podgroup/ml/train", "--live"]),
-    (["explain", "api-0", "snap.yaml", "-n", "shop"], ["explain", "shop/api-0", "snap.yaml"]),
-    (["explain", "--seed", "3", "api-0", "--context", "prod"],
-     ["explain", "--seed", "3", "ctx-ns/api-0", "--context", "prod", "--live"]),
-    (["schedule", "--pending", "-A"], ["schedule", "--live"]),
-    (["schedule", "--all-namespaces", "-o", "wide"], ["schedule", "-o", "wide", "--live"]),
-    (["schedule", "-n", "shop", "--kubeconfig", "k"], ["schedule", "--namespace", "shop", "--kubeconfig", "k", "--live"]),
-    (["schedule"], ["schedule", "--namespace", "ctx-ns", "--live"]),
-    (["schedule", "snap.yaml", "-A"], ["schedule", "snap.yaml"]),
-    (["capture", "-o", "s.yaml", "--context", "prod", "-A"], ["capture", "-o", "s.yaml", "--context", "prod"]),
-    (["validate", "cfg.yaml"], ["validate", "cfg.yaml"]),
-    (["--help"], ["--help"]),
-], ids=["explain-n", "explain-namespace=", "explain-nNS", "explain-context-namespace", "explain-qualified",
-        "explain-podgroup", "explain-files", "explain-context", "schedule-pending-A", "schedule-all-namespaces",
-        "schedule-n-kubeconfig", "schedule-context-namespace", "schedule-files", "capture", "validate", "help"])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["explain", "api-0", "-n", "shop"], ["explain", "shop/api-0", "--live"]),
+        (["explain", "api-0", "--namespace=shop", "-o", "json"], ["explain", "shop/api-0", "-o", "json", "--live"]),
+        (["explain", "-nshop", "api-0"], ["explain", "shop/api-0", "--live"]),
+        (["explain", "api-0"], ["explain", "ctx-ns/api-0", "--live"]),
+        (["explain", "other/api-0", "-n", "shop"], ["explain", "other/api-0", "--live"]),
+        (["explain", "podgroup/train", "-n", "ml"], ["explain", "podgroup/ml/train", "--live"]),
+        (["explain", "api-0", "snap.yaml", "-n", "shop"], ["explain", "shop/api-0", "snap.yaml"]),
+        (
+            ["explain", "--seed", "3", "api-0", "--context", "prod"],
+            ["explain", "--seed", "3", "ctx-ns/api-0", "--context", "prod", "--live"],
+        ),
+        (["schedule", "--pending", "-A"], ["schedule", "--live"]),
+        (["schedule", "--all-namespaces", "-o", "wide"], ["schedule", "-o", "wide", "--live"]),
+        (["schedule", "-n", "shop", "--kubeconfig", "k"], ["schedule", "--namespace", "shop", "--kubeconfig", "k", "--live"]),
+        (["schedule"], ["schedule", "--namespace", "ctx-ns", "--live"]),
+        (["schedule", "snap.yaml", "-A"], ["schedule", "snap.yaml"]),
+        (["capture", "-o", "s.yaml", "--context", "prod", "-A"], ["capture", "-o", "s.yaml", "--context", "prod"]),
+        (["validate", "cfg.yaml"], ["validate", "cfg.yaml"]),
+        (["--help"], ["--help"]),
+    ],
+    ids=[
+        "explain-n",
+        "explain-namespace=",
+        "explain-nNS",
+        "explain-context-namespace",
+        "explain-qualified",
+        "explain-podgroup",
+        "explain-files",
+        "explain-context",
+        "schedule-pending-A",
+        "schedule-all-namespaces",
+        "schedule-n-kubeconfig",
+        "schedule-context-namespace",
+        "schedule-files",
+        "capture",
+        "validate",
+        "help",
+    ],
+)
 def test_kubectl_habits_become_kschedctl_flags(args, expected):
     assert translate(args, _ns) == expected
 
@@ -66,8 +87,10 @@ def _plugin_dir() -> Path | None:
     return None
 
 
-@pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("openssl") is None or _plugin_dir() is None,
-                    reason="needs kubectl, openssl (kubectl sends tokens over TLS only) and the installed console script")
+@pytest.mark.skipif(
+    shutil.which("kubectl") is None or shutil.which("openssl") is None or _plugin_dir() is None,
+    reason="needs kubectl, openssl (kubectl sends tokens over TLS only) and the installed console script",
+)
 def test_through_a_real_kubectl(tmp_path, run_cli):
     """kubectl finds kubectl-ksched on PATH and passes its flags: the same answers as kschedctl's."""
     from conftest import demo_objects
@@ -77,8 +100,12 @@ def test_through_a_real_kubectl(tmp_path, run_cli):
     server = FakeApiServer(demo_objects(), tls_dir=tls).start()
     try:
         kc = server.write_kubeconfig(tmp_path / "kc", context="fake-prod")
-        env = {**os.environ, "KUBECONFIG": str(kc), "HOME": str(tmp_path),
-               "PATH": f"{_plugin_dir()}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env = {
+            **os.environ,
+            "KUBECONFIG": str(kc),
+            "HOME": str(tmp_path),
+            "PATH": f"{_plugin_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
 
         def kubectl(*args: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(["kubectl", *args], env=env, capture_output=True, text=True, timeout=120)

@@ -32,8 +32,10 @@ def test_the_bound_volume_keeps_the_stateful_pod_in_its_zone(api, kubeconfig, ru
     data = run_cli("explain", "shop/db-0", "--live", "-o", "json").json()
     assert data["node"] == "ip-10-0-2-21"
     assert data["nodes"]["ip-10-0-1-11"]["filter"] == {
-        "code": "UnschedulableAndUnresolvable", "plugin": "VolumeBinding",
-        "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}
+        "code": "UnschedulableAndUnresolvable",
+        "plugin": "VolumeBinding",
+        "reasons": ["node(s) didn't match PersistentVolume's node affinity"],
+    }
 
 
 def test_schedule_live_answers_as_schedule_on_the_captured_file(captured, run_cli):
@@ -48,8 +50,7 @@ def test_scheduler_config_from_the_clusters_configmap(captured, tmp_path, run_cl
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(SCHEDULER_CONFIG)
     pod = "shop/api-5c8b-xk2p9"
-    live = run_cli("explain", pod, "--live", "--scheduler-config", "configmap/kube-system/kube-scheduler-config",
-                   "-o", "json")
+    live = run_cli("explain", pod, "--live", "--scheduler-config", "configmap/kube-system/kube-scheduler-config", "-o", "json")
     assert live.exit_code == 0, live.stderr
     assert live.stdout == run_cli("explain", pod, captured, "--config", str(cfg), "-o", "json").stdout
     assert live.stdout != run_cli("explain", pod, captured, "-o", "json").stdout  # MostAllocated scores differ
@@ -62,15 +63,19 @@ def test_kubeconfig_flag_implies_live(api, tmp_path, run_cli):
     assert result.json()["pod"] == "shop/db-0"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["explain", "shop/db-0"], "error: no snapshot: give snapshot files, or --live to read the cluster of the "
-                               "current kubectl context"),
-    (["explain", "shop/db-0", "snap.yaml", "--live"], "error: give snapshot files or --live/--context/--kubeconfig, "
-                                                      "not both"),
-    (["schedule", "--live", "--config", "c.yaml", "--scheduler-config", "configmap/a/b"],
-     "error: give --config or --scheduler-config, not both"),
-    (["schedule", "--context", "nope"], "error: {kubeconfig}: context 'nope' not found"),
-], ids=["no-snapshot", "files-and-live", "two-configs", "unknown-context"])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["explain", "shop/db-0"], "error: no snapshot: give snapshot files, or --live to read the cluster of the current kubectl context"),
+        (["explain", "shop/db-0", "snap.yaml", "--live"], "error: give snapshot files or --live/--context/--kubeconfig, not both"),
+        (
+            ["schedule", "--live", "--config", "c.yaml", "--scheduler-config", "configmap/a/b"],
+            "error: give --config or --scheduler-config, not both",
+        ),
+        (["schedule", "--context", "nope"], "error: {kubeconfig}: context 'nope' not found"),
+    ],
+    ids=["no-snapshot", "files-and-live", "two-configs", "unknown-context"],
+)
 def test_usage_errors_are_one_line(api, kubeconfig, run_cli, args, message):
     result = run_cli(*args)
     assert result.exit_code == 2
@@ -84,8 +89,7 @@ def test_schedule_namespace_shows_that_namespace_only(api, kubeconfig, run_cli):
     assert shop["placements"] == expected and expected
     assert [u["pod"] for u in shop["unschedulable"]] == []  # db-0 fits in zone b; analytics-big is batch's
     assert shop["skipped"] == []
-    assert shop["summary"] == {"pending": len(expected), "scheduled": len(expected), "unschedulable": 0,
-                               "skipped": 0, "preempted": 0}
+    assert shop["summary"] == {"pending": len(expected), "scheduled": len(expected), "unschedulable": 0, "skipped": 0, "preempted": 0}
 
 
 def test_write_snapshot_works_live(api, kubeconfig, tmp_path: Path, run_cli):

@@ -21,18 +21,22 @@ def test_capacity_live_answers_as_capacity_on_the_captured_file(api, kubeconfig,
     assert live.json()["count"] > 0
 
 
-def test_diff_live_compares_the_clusters_own_configuration_with_a_candidate(api, kubeconfig, tmp_path: Path,
-                                                                             run_cli) -> None:
+def test_diff_live_compares_the_clusters_own_configuration_with_a_candidate(api, kubeconfig, tmp_path: Path, run_cli) -> None:
     """diff --live: the live cluster as side A's snapshot, the ConfigMap's configuration as side A's
     configuration (--scheduler-config), --config-b as the candidate — the same answer as diff on the
     captured files."""
     captured, cfg = tmp_path / "captured.yaml", tmp_path / "live-config.yaml"
-    assert run_cli("capture", "-o", str(captured), "--scheduler-config", "configmap/kube-system/kube-scheduler-config",
-                   "--config-output", str(cfg)).exit_code == 0
+    assert (
+        run_cli(
+            "capture", "-o", str(captured), "--scheduler-config", "configmap/kube-system/kube-scheduler-config", "--config-output", str(cfg)
+        ).exit_code
+        == 0
+    )
     candidate = Path(__file__).parents[2] / "profiles" / "default.yaml"
     from_file = run_cli("diff", str(captured), "--config-a", str(cfg), "--config-b", str(candidate), "-o", "json")
-    live = run_cli("diff", "--live", "--scheduler-config", "configmap/kube-system/kube-scheduler-config",
-                   "--config-b", str(candidate), "-o", "json")
+    live = run_cli(
+        "diff", "--live", "--scheduler-config", "configmap/kube-system/kube-scheduler-config", "--config-b", str(candidate), "-o", "json"
+    )
     assert live.exit_code == from_file.exit_code == 0, live.stderr
     live_json, file_json = live.json(), from_file.json()
     # side A's configuration is where each run read it: the ConfigMap's copy, or the captured file
@@ -40,4 +44,3 @@ def test_diff_live_compares_the_clusters_own_configuration_with_a_candidate(api,
     file_json["a"].pop("config")
     assert live_json == file_json
     assert live_json["summary"]["a"]["pending"] == 7
-

@@ -34,8 +34,15 @@ def pods_named(builders: Iterable[Any], prefix: str = "p") -> list[Pod]:
     return out
 
 
-def term(key: str, op: str, values: list[str] | None = None, topology_key: str = "", *,
-         namespaces: list[str] | None = None, ns_selector: dict | None = None) -> dict:
+def term(
+    key: str,
+    op: str,
+    values: list[str] | None = None,
+    topology_key: str = "",
+    *,
+    namespaces: list[str] | None = None,
+    ns_selector: dict | None = None,
+) -> dict:
     expr: dict[str, Any] = {"key": key, "operator": op}
     if values is not None:
         expr["values"] = values
@@ -58,12 +65,14 @@ def objects_with(namespaces: dict[str, dict[str, str]] | None) -> ClusterObjects
     objects = ClusterObjects()
     for name, labels in (namespaces or {}).items():
         objects.namespaces[name] = Namespace.from_dict(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+        )
     return objects
 
 
-def new_plugin(nodes: list[Node], pods: list[Pod], args: dict | None = None,
-               namespaces: dict[str, dict[str, str]] | None = None) -> tuple[InterPodAffinity, Any]:
+def new_plugin(
+    nodes: list[Node], pods: list[Pod], args: dict | None = None, namespaces: dict[str, dict[str, str]] | None = None
+) -> tuple[InterPodAffinity, Any]:
     """The plugin over a real Snapshot and ClusterObjects (what a Framework hands it)."""
     fwk = new_framework(nodes=nodes, pods=pods, objects=objects_with(namespaces))
     return InterPodAffinity(args, fwk.handle), fwk.snapshot

@@ -28,8 +28,7 @@ def node(name: str, labels: dict[str, str], taints: list | None = None) -> Any:
     return b.obj()
 
 
-def pod(name: str, node_name: str = "", labels: dict[str, str] | None = None, ns: str = "default",
-        terminating: bool = False) -> Any:
+def pod(name: str, node_name: str = "", labels: dict[str, str] | None = None, ns: str = "default", terminating: bool = False) -> Any:
     b = make_pod(name, ns).labels(labels or {})
     if node_name:
         b.node(node_name)
@@ -40,8 +39,7 @@ def pod(name: str, node_name: str = "", labels: dict[str, str] | None = None, ns
 
 def plugin_for(nodes: list, pods: list, args: dict | None = None, objects: Any = None, version: Any = None) -> Any:
     """(plugin, framework) over a snapshot of these nodes and pods."""
-    fwk = new_framework(_with_plugin_config(args) if args is not None else CONFIG, nodes=nodes, pods=pods,
-                        objects=objects, version=version)
+    fwk = new_framework(_with_plugin_config(args) if args is not None else CONFIG, nodes=nodes, pods=pods, objects=objects, version=version)
     return fwk.instances["PodTopologySpread"], fwk
 
 

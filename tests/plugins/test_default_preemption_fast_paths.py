@@ -29,45 +29,73 @@ HOST = "kubernetes.io/hostname"
 def _node(i: int, rng: random.Random) -> dict:
     alloc = {"cpu": rng.choice(["2", "4"]), "memory": rng.choice(["4Gi", "8Gi"]), "pods": str(rng.choice([4, 110]))}
     spec = {"taints": [{"key": "t", "value": "x", "effect": "NoSchedule"}]} if i % 7 == 0 else {}
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": f"n{i}", "labels": {HOST: f"n{i}", ZONE: f"z{i % 3}"}},
-            "spec": spec, "status": {"capacity": dict(alloc), "allocatable": alloc}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": f"n{i}", "labels": {HOST: f"n{i}", ZONE: f"z{i % 3}"}},
+        "spec": spec,
+        "status": {"capacity": dict(alloc), "allocatable": alloc},
+    }
 
 
 def _pod(name: str, rng: random.Random, node: str | None, prios: list[int], rich: bool) -> dict:
     app = f"a{rng.randrange(4)}"
-    spec: dict = {"containers": [{"name": "c", "image": "pause",
-                                  "resources": {"requests": {"cpu": rng.choice(["300m", "900m", "1500m"]),
-                                                             "memory": rng.choice(["512Mi", "2Gi"])}}}],
-                  "priorityClassName": f"p{rng.choice(prios)}"}
+    spec: dict = {
+        "containers": [
+            {
+                "name": "c",
+                "image": "pause",
+                "resources": {"requests": {"cpu": rng.choice(["300m", "900m", "1500m"]), "memory": rng.choice(["512Mi", "2Gi"])}},
+            }
+        ],
+        "priorityClassName": f"p{rng.choice(prios)}",
+    }
     if node:
         spec["nodeName"] = node
     r = rng.random()
     if rich and r < 0.15:
-        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOST}]}}
+        spec["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOST}]
+            }
+        }
     elif rich and r < 0.3:
-        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
-                                              "labelSelector": {"matchLabels": {"app": app}}}]
+        spec["topologySpreadConstraints"] = [
+            {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": app}}}
+        ]
     elif rich and r < 0.4:
         spec["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 80}]
     if rng.random() < 0.1:
         spec["nodeSelector"] = {ZONE: f"z{rng.randrange(3)}"}
     status = {"phase": "Running", "startTime": f"2024-01-01T00:00:{rng.randrange(60):02d}Z"} if node else {"phase": "Pending"}
-    return {"apiVersion": "v1", "kind": "Pod", "spec": spec, "status": status,
-            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}", "labels": {"app": app}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "spec": spec,
+        "status": status,
+        "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}", "labels": {"app": app}},
+    }
 
 
 def _cluster(tmp_path, seed: int, rich: bool) -> object:
     rng = random.Random(seed)
-    items: list[dict] = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"},
-                          "value": v} for v in (0, 10, 100, 1000)]
+    items: list[dict] = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"}, "value": v}
+        for v in (0, 10, 100, 1000)
+    ]
     nodes = 12
     items += [_node(i, rng) for i in range(nodes)]
     items += [_pod(f"low-{i}", rng, f"n{rng.randrange(nodes)}", [0, 10, 100], rich) for i in range(nodes * 3)]
     items += [_pod(f"high-{i}", rng, None, [10, 100, 1000], rich) for i in range(30)]
-    items.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
-                  "spec": {"selector": {"matchLabels": {"app": "a0"}}}, "status": {"disruptionsAllowed": 1}})
+    items.append(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "pdb", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "a0"}}},
+            "status": {"disruptionsAllowed": 1},
+        }
+    )
     path = tmp_path / f"c{seed}.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return load_snapshot([str(path)])
@@ -80,12 +108,15 @@ def _run(tmp_path, seed: int, rich: bool) -> list:
     return [d["placements"], d["unschedulable"], d["preemptions"]]
 
 
-@pytest.mark.parametrize("seed,rich", [
-    pytest.param(1, False, id="resources-only-filters-seed1"),
-    pytest.param(2, False, id="resources-only-filters-seed2"),
-    pytest.param(3, True, id="affinity-spread-ports-seed3"),
-    pytest.param(4, True, id="affinity-spread-ports-seed4"),
-])
+@pytest.mark.parametrize(
+    "seed,rich",
+    [
+        pytest.param(1, False, id="resources-only-filters-seed1"),
+        pytest.param(2, False, id="resources-only-filters-seed2"),
+        pytest.param(3, True, id="affinity-spread-ports-seed3"),
+        pytest.param(4, True, id="affinity-spread-ports-seed4"),
+    ],
+)
 def test_shortcuts_decide_as_the_full_dry_run(tmp_path, monkeypatch, seed, rich):
     fast = _run(tmp_path, seed, rich)
     monkeypatch.setattr(DefaultPreemption, "dry_run_shortcuts", False)
@@ -104,9 +135,15 @@ def _pdbs(rng: random.Random) -> list[dict]:
         status: dict = {"disruptionsAllowed": rng.randrange(0, 3)}
         if rng.random() < 0.3:
             status["disruptedPods"] = {f"low-{rng.randrange(36)}": "2024-01-01T00:00:00Z"}
-        out.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                    "metadata": {"name": f"pdb{i}", "namespace": "default"},
-                    "spec": {"selector": {"matchLabels": {"app": f"a{rng.randrange(4)}"}}}, "status": status})
+        out.append(
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": f"pdb{i}", "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": f"a{rng.randrange(4)}"}}},
+                "status": status,
+            }
+        )
     return out
 
 
@@ -151,16 +188,21 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
         want_victims, want_violations, want_status = expected
         assert [p.uid for p in got_victims] == [p.uid for p in want_victims], node_info.name
         assert got_violations == want_violations, node_info.name
-        assert (got_status.code, got_status.message(), got_status.plugin) == \
-            (want_status.code, want_status.message(), want_status.plugin), node_info.name
+        assert (got_status.code, got_status.message(), got_status.plugin) == (
+            want_status.code,
+            want_status.message(),
+            want_status.plugin,
+        ), node_info.name
         counts[0] += 1
         counts[2] += not got_status.is_success()
         return returned
 
     monkeypatch.setattr(DefaultPreemption, "select_victims_without_copy", shadow)
     rng = random.Random(seed)
-    items: list[dict] = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"},
-                          "value": v} for v in (0, 10, 100, 1000)]
+    items: list[dict] = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{v}"}, "value": v}
+        for v in (0, 10, 100, 1000)
+    ]
     nodes = 12
     items += [_node(i, rng) for i in range(nodes)]
     low = [_pod(f"low-{i}", rng, f"n{rng.randrange(nodes)}", [0, 10, 100], False) for i in range(nodes * 3)]
@@ -180,8 +222,11 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
     return counts[0], counts[1], counts[2]
 
 
-@pytest.mark.parametrize("seed,gpus", [pytest.param(s, False, id=f"random-nodes-pods-pdbs-seed{s}") for s in range(10, 18)]
-                         + [pytest.param(s, True, id=f"extended-resources-seed{s}") for s in range(20, 24)])
+@pytest.mark.parametrize(
+    "seed,gpus",
+    [pytest.param(s, False, id=f"random-nodes-pods-pdbs-seed{s}") for s in range(10, 18)]
+    + [pytest.param(s, True, id=f"extended-resources-seed{s}") for s in range(20, 24)],
+)
 def test_without_copy_selects_as_the_general_path(tmp_path, monkeypatch, seed, gpus):
     compared, _, rejected = _shadowed_run(tmp_path, seed, monkeypatch, gpus)
     assert compared > 0, "the no-copy path must answer some nodes"

@@ -69,26 +69,43 @@ def test_plugin_disabled_without_feature_gate():
     assert post.reasons == ["plugin disabled"]
 
 
-@pytest.mark.parametrize("version, want", [
-    pytest.param("1.35", {"filterTimeout": "10s"}, id="1.35-no-binding-conditions"),
-    pytest.param("1.36", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, id="1.36-binding-conditions-beta"),
-    pytest.param("1.37", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, id="1.37"),
-])
+@pytest.mark.parametrize(
+    "version, want",
+    [
+        pytest.param("1.35", {"filterTimeout": "10s"}, id="1.35-no-binding-conditions"),
+        pytest.param("1.36", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, id="1.36-binding-conditions-beta"),
+        pytest.param("1.37", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, id="1.37"),
+    ],
+)
 def test_default_args(version, want):
     # upstream: apis/config/v1 defaults.go SetDefaults_DynamicResourcesArgs
     assert args_defaults(dra.DynamicResourcesArgs, None, KubeVersion(version)) == want
 
 
-@pytest.mark.parametrize("version, args, want", [
-    pytest.param("1.37", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, [], id="valid"),
-    pytest.param("1.37", {"filterTimeout": "-1s"}, [("filterTimeout", 'Invalid value: "-1s": must be zero or positive')],
-                 id="negative-filter-timeout"),
-    pytest.param("1.37", {"bindingTimeout": "500ms"}, [("bindingTimeout", 'Invalid value: "500ms": must be at least 1 second')],
-                 id="binding-timeout-too-short"),
-    pytest.param("1.35", {"bindingTimeout": "1m"}, [("bindingTimeout", "Forbidden: DRADeviceBindingConditions or "
-                                                     "DRAResourceClaimDeviceStatus feature gate is disabled")],
-                 id="binding-timeout-forbidden-in-1.35"),
-])
+@pytest.mark.parametrize(
+    "version, args, want",
+    [
+        pytest.param("1.37", {"filterTimeout": "10s", "bindingTimeout": "10m0s"}, [], id="valid"),
+        pytest.param(
+            "1.37",
+            {"filterTimeout": "-1s"},
+            [("filterTimeout", 'Invalid value: "-1s": must be zero or positive')],
+            id="negative-filter-timeout",
+        ),
+        pytest.param(
+            "1.37",
+            {"bindingTimeout": "500ms"},
+            [("bindingTimeout", 'Invalid value: "500ms": must be at least 1 second')],
+            id="binding-timeout-too-short",
+        ),
+        pytest.param(
+            "1.35",
+            {"bindingTimeout": "1m"},
+            [("bindingTimeout", "Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled")],
+            id="binding-timeout-forbidden-in-1.35",
+        ),
+    ],
+)
 def test_validate_args(version, args, want):
     # upstream: validation_pluginargs.go ValidateDynamicResourcesArgs (the bad *metav1.Duration is printed
     # as JSON: its String() quoted, as field.Error prints values that are not simple types)

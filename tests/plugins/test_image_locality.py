@@ -18,9 +18,11 @@ from kschedctl.versions import KubeVersion
 CONFIG = only_plugins("ImageLocality")
 MB = 1024 * 1024
 
-NODE_40_300_2000 = [(["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),
-                    (["gcr.io/300:latest", "gcr.io/300:v1"], 300 * MB),
-                    (["gcr.io/2000:latest"], 2000 * MB)]
+NODE_40_300_2000 = [
+    (["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),
+    (["gcr.io/300:latest", "gcr.io/300:v1"], 300 * MB),
+    (["gcr.io/2000:latest"], 2000 * MB),
+]
 NODE_250_10 = [(["gcr.io/250:latest"], 250 * MB), (["gcr.io/10:latest", "gcr.io/10:v1"], 10 * MB)]
 
 
@@ -53,24 +55,47 @@ def scores(pod, nodes, version="1.37"):
 
 CASES = [
     # machine1: 40M/2 < 23M -> 0; machine2: 100*(250M/2-23M)/(2000M-23M) = 5
-    ("two images spread on two nodes, prefer the larger image one", pod_with("gcr.io/40", "gcr.io/250"),
-     [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)], [0, 5]),
+    (
+        "two images spread on two nodes, prefer the larger image one",
+        pod_with("gcr.io/40", "gcr.io/250"),
+        [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)],
+        [0, 5],
+    ),
     # machine1: 100*((40M+300M)/2-23M)/(2000M-23M) = 7; machine2: 0
-    ("two images on one node, prefer this node", pod_with("gcr.io/40", "gcr.io/300"),
-     [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)], [7, 0]),
+    (
+        "two images on one node, prefer this node",
+        pod_with("gcr.io/40", "gcr.io/300"),
+        [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)],
+        [7, 0],
+    ),
     # machine1: 100*(2000M/2-23M)/(2000M-23M) = 49; machine2: 10M/2 < 23M -> 0
-    ("if exceed limit, use limit", pod_with("gcr.io/10", "gcr.io/2000"),
-     [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)], [49, 0]),
+    (
+        "if exceed limit, use limit",
+        pod_with("gcr.io/10", "gcr.io/2000"),
+        [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)],
+        [49, 0],
+    ),
     # machine1: 100*(2000M/3-23M)/(2000M-23M) = 32
-    ("if exceed limit, use limit (with node which has no images present)", pod_with("gcr.io/10", "gcr.io/2000"),
-     [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10), ("machine3", [])], [32, 0, 0]),
+    (
+        "if exceed limit, use limit (with node which has no images present)",
+        pod_with("gcr.io/10", "gcr.io/2000"),
+        [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10), ("machine3", [])],
+        [32, 0, 0],
+    ),
     # init containers count like containers: 100*((40M+300M)/2-23M)/(3000M-23M) = 4
-    ("init container images count too", pod_with("gcr.io/40", "gcr.io/300", init=["gcr.io/10"]),
-     [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)], [4, 0]),
+    (
+        "init container images count too",
+        pod_with("gcr.io/40", "gcr.io/300", init=["gcr.io/10"]),
+        [("machine1", NODE_40_300_2000), ("machine2", NODE_250_10)],
+        [4, 0],
+    ),
     # a single 2000M image on every node: clamped to the 1000M threshold -> 100
-    ("image on every node reaches the max score", pod_with("gcr.io/2000"),
-     [("machine1", [(["gcr.io/2000:latest"], 2000 * MB)]), ("machine2", [(["gcr.io/2000:latest"], 2000 * MB)])],
-     [100, 100]),
+    (
+        "image on every node reaches the max score",
+        pod_with("gcr.io/2000"),
+        [("machine1", [(["gcr.io/2000:latest"], 2000 * MB)]), ("machine2", [(["gcr.io/2000:latest"], 2000 * MB)])],
+        [100, 100],
+    ),
 ]
 
 

@@ -62,10 +62,16 @@ def _existing():
 
 def _with_terms(ns: str, labels: dict, affinity: list[dict] | None, anti: list[dict] | None):
     """createPodWithAffinityTerms: both podAffinity and podAntiAffinity present (possibly empty)."""
-    return make_pod("incoming", ns).labels(labels).affinity({
-        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": affinity or []},
-        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": anti or []},
-    })
+    return (
+        make_pod("incoming", ns)
+        .labels(labels)
+        .affinity(
+            {
+                "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": affinity or []},
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": anti or []},
+            }
+        )
+    )
 
 
 def _run(pod, pods, nodes, namespaces=None):
@@ -79,94 +85,248 @@ def _run(pod, pods, nodes, namespaces=None):
 
 # upstream: filtering_test.go TestRequiredAffinitySingleNode (cases named as upstream)
 SINGLE_NODE = [
-    ("A pod that has no required pod affinity scheduling rules can schedule onto a node with no existing pods",
-     make_pod("incoming"), [], SKIP, None),
-    ("satisfies with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using In operator that matches the existing pod",
-     make_pod("incoming").labels(POD_LABEL2).pod_affinity_in("service", "region", ["securityscan", "value2"]),
-     [_existing()], None, None),
-    ("satisfies the pod with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using not in operator in labelSelector that matches the existing pod",
-     make_pod("incoming").labels(POD_LABEL2).pod_affinity_not_in("service", "region", ["securityscan3", "value3"]),
-     [_existing()], None, None),
-    ("Does not satisfy the PodAffinity with labelSelector because of diff Namespace",
-     _with_terms("default", POD_LABEL2, [term("service", "In", ["securityscan", "value2"], namespaces=["DiffNameSpace"])], None),
-     [make_pod("x", "ns").label("service", "securityscan").node("node1")], None, UAU(AFF)),
-    ("Doesn't satisfy the PodAffinity because of unmatching labelSelector with the existing pod",
-     make_pod("incoming").labels(POD_LABEL).pod_affinity_in("service", "", ["antivirusscan", "value2"]),
-     [_existing()], None, UAU(AFF)),
-    ("satisfies the PodAffinity with different label Operators in multiple RequiredDuringSchedulingIgnoredDuringExecution",
-     _with_terms("default", POD_LABEL2, [
-         multi_term([{"key": "service", "operator": "Exists"}, {"key": "wrongkey", "operator": "DoesNotExist"}], "region"),
-         multi_term([{"key": "service", "operator": "In", "values": ["securityscan"]},
-                     {"key": "service", "operator": "NotIn", "values": ["WrongValue"]}], "region")], None),
-     [_existing()], None, None),
-    ("The labelSelector requirements(items of matchExpressions) are ANDed, the pod cannot schedule onto the node because one of the matchExpression item don't match.",
-     _with_terms("default", POD_LABEL2, [
-         multi_term([{"key": "service", "operator": "Exists"}, {"key": "wrongkey", "operator": "DoesNotExist"}], "region"),
-         multi_term([{"key": "service", "operator": "In", "values": ["securityscan2"]},
-                     {"key": "service", "operator": "NotIn", "values": ["WrongValue"]}], "region")], None),
-     [_existing()], None, UAU(AFF)),
-    ("satisfies the PodAffinity and PodAntiAffinity with the existing pod",
-     make_pod("incoming").labels(POD_LABEL2).pod_affinity_in("service", "region", ["securityscan", "value2"])
-     .pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True),
-     [_existing()], None, None),
-    ("satisfies the PodAffinity and PodAntiAffinity and PodAntiAffinity symmetry with the existing pod",
-     make_pod("incoming").labels(POD_LABEL2).pod_affinity_in("service", "region", ["securityscan", "value2"])
-     .pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True),
-     [_existing().pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True)], None, None),
-    ("satisfies the PodAffinity but doesn't satisfy the PodAntiAffinity with the existing pod",
-     make_pod("incoming").labels(POD_LABEL2).pod_affinity_in("service", "region", ["securityscan", "value2"])
-     .pod_affinity_in("service", "zone", ["securityscan", "value2"], anti=True),
-     [_existing()], None, UNS(ANTI)),
-    ("satisfies the PodAffinity and PodAntiAffinity but doesn't satisfy PodAntiAffinity symmetry with the existing pod",
-     make_pod("incoming").labels(POD_LABEL).pod_affinity_in("service", "region", ["securityscan", "value2"])
-     .pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True),
-     [_existing().pod_affinity_in("service", "zone", ["securityscan", "value2"], anti=True)], None, UNS(EXISTING)),
-    ("pod matches its own Label in PodAffinity and that matches the existing pod Labels",
-     make_pod("incoming").labels(POD_LABEL).pod_affinity_not_in("service", "region", ["securityscan", "value2"]),
-     [make_pod("x").label("service", "securityscan").node("node2")], None, UAU(AFF)),
-    ("verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. doesn't satisfy PodAntiAffinity symmetry with the existing pod",
-     make_pod("incoming").labels(POD_LABEL),
-     [_existing().pod_affinity_in("service", "zone", ["securityscan", "value2"], anti=True)], None, UNS(EXISTING)),
-    ("verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. satisfy PodAntiAffinity symmetry with the existing pod",
-     make_pod("incoming").labels(POD_LABEL),
-     [_existing().pod_affinity_not_in("service", "zone", ["securityscan", "value2"], anti=True)], SKIP, None),
-    ("satisfies the PodAntiAffinity with existing pod but doesn't satisfy PodAntiAffinity symmetry with incoming pod",
-     make_pod("incoming").labels(POD_LABEL).pod_affinity_exists("service", "region", anti=True)
-     .pod_affinity_exists("security", "region", anti=True),
-     [make_pod("x").labels(POD_LABEL2).node("node1").pod_affinity_exists("security", "zone", anti=True)], None, UNS(ANTI)),
-    ("PodAntiAffinity symmetry check a1: incoming pod and existing pod partially match each other on AffinityTerms",
-     make_pod("incoming").labels(POD_LABEL).pod_affinity_exists("service", "zone", anti=True)
-     .pod_affinity_exists("security", "zone", anti=True),
-     [make_pod("x").labels(POD_LABEL2).node("node1").pod_affinity_exists("security", "zone", anti=True)], None, UNS(ANTI)),
-    ("PodAntiAffinity symmetry check a2: incoming pod and existing pod partially match each other on AffinityTerms",
-     make_pod("incoming").labels(POD_LABEL2).pod_affinity_exists("security", "zone", anti=True),
-     [make_pod("x").labels(POD_LABEL).node("node1").pod_affinity_exists("service", "zone", anti=True)
-      .pod_affinity_exists("security", "zone", anti=True)], None, UNS(EXISTING)),
-    ("PodAntiAffinity symmetry check b1: incoming pod and existing pod partially match each other on AffinityTerms",
-     make_pod("incoming").labels({"abc": "", "xyz": ""}).pod_affinity_exists("abc", "zone", anti=True)
-     .pod_affinity_exists("def", "zone", anti=True),
-     [make_pod("x").labels({"def": "", "xyz": ""}).node("node1").pod_affinity_exists("abc", "zone", anti=True)
-      .pod_affinity_exists("def", "zone", anti=True)], None, UNS(ANTI)),
-    ("PodAntiAffinity symmetry check b2: incoming pod and existing pod partially match each other on AffinityTerms",
-     make_pod("incoming").labels({"def": "", "xyz": ""}).pod_affinity_exists("abc", "zone", anti=True)
-     .pod_affinity_exists("def", "zone", anti=True),
-     [make_pod("x").labels({"abc": "", "xyz": ""}).node("node1").pod_affinity_exists("abc", "zone", anti=True)
-      .pod_affinity_exists("def", "zone", anti=True)], None, UNS(ANTI)),
-    ("affinity with NamespaceSelector",
-     _with_terms("default", POD_LABEL2, [term("service", "In", ["securityscan", "value2"], "region", ns_selector=TEAM1_SELECTOR)], None),
-     [make_pod("x", "subteam1.team1").labels(POD_LABEL).node("node1")], None, None),
-    ("affinity with non-matching NamespaceSelector",
-     _with_terms("default", POD_LABEL2, [term("service", "In", ["securityscan", "value2"], "region", ns_selector=TEAM1_SELECTOR)], None),
-     [make_pod("x", "subteam1.team2").labels(POD_LABEL).node("node1")], None, UAU(AFF)),
-    ("anti-affinity with matching NamespaceSelector",
-     _with_terms("subteam1.team1", POD_LABEL2, None, [term("service", "In", ["securityscan", "value2"], "zone", ns_selector=TEAM1_SELECTOR)]),
-     [make_pod("x", "subteam2.team1").labels(POD_LABEL).node("node1")], None, UNS(ANTI)),
-    ("anti-affinity with matching all NamespaceSelector",
-     _with_terms("subteam1.team1", POD_LABEL2, None, [term("service", "In", ["securityscan", "value2"], "zone", ns_selector={})]),
-     [make_pod("x", "subteam2.team1").labels(POD_LABEL).node("node1")], None, UNS(ANTI)),
-    ("anti-affinity with non-matching NamespaceSelector",
-     _with_terms("subteam1.team1", POD_LABEL2, None, [term("service", "In", ["securityscan", "value2"], "zone", ns_selector=TEAM1_SELECTOR)]),
-     [make_pod("x", "subteam1.team2").labels(POD_LABEL).node("node1")], None, None),
+    (
+        "A pod that has no required pod affinity scheduling rules can schedule onto a node with no existing pods",
+        make_pod("incoming"),
+        [],
+        SKIP,
+        None,
+    ),
+    (
+        "satisfies with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using In operator that matches the existing pod",
+        make_pod("incoming").labels(POD_LABEL2).pod_affinity_in("service", "region", ["securityscan", "value2"]),
+        [_existing()],
+        None,
+        None,
+    ),
+    (
+        "satisfies the pod with requiredDuringSchedulingIgnoredDuringExecution in PodAffinity using not in operator in labelSelector that matches the existing pod",
+        make_pod("incoming").labels(POD_LABEL2).pod_affinity_not_in("service", "region", ["securityscan3", "value3"]),
+        [_existing()],
+        None,
+        None,
+    ),
+    (
+        "Does not satisfy the PodAffinity with labelSelector because of diff Namespace",
+        _with_terms("default", POD_LABEL2, [term("service", "In", ["securityscan", "value2"], namespaces=["DiffNameSpace"])], None),
+        [make_pod("x", "ns").label("service", "securityscan").node("node1")],
+        None,
+        UAU(AFF),
+    ),
+    (
+        "Doesn't satisfy the PodAffinity because of unmatching labelSelector with the existing pod",
+        make_pod("incoming").labels(POD_LABEL).pod_affinity_in("service", "", ["antivirusscan", "value2"]),
+        [_existing()],
+        None,
+        UAU(AFF),
+    ),
+    (
+        "satisfies the PodAffinity with different label Operators in multiple RequiredDuringSchedulingIgnoredDuringExecution",
+        _with_terms(
+            "default",
+            POD_LABEL2,
+            [
+                multi_term([{"key": "service", "operator": "Exists"}, {"key": "wrongkey", "operator": "DoesNotExist"}], "region"),
+                multi_term(
+                    [
+                        {"key": "service", "operator": "In", "values": ["securityscan"]},
+                        {"key": "service", "operator": "NotIn", "values": ["WrongValue"]},
+                    ],
+                    "region",
+                ),
+            ],
+            None,
+        ),
+        [_existing()],
+        None,
+        None,
+    ),
+    (
+        "The labelSelector requirements(items of matchExpressions) are ANDed, the pod cannot schedule onto the node because one of the matchExpression item don't match.",
+        _with_terms(
+            "default",
+            POD_LABEL2,
+            [
+                multi_term([{"key": "service", "operator": "Exists"}, {"key": "wrongkey", "operator": "DoesNotExist"}], "region"),
+                multi_term(
+                    [
+                        {"key": "service", "operator": "In", "values": ["securityscan2"]},
+                        {"key": "service", "operator": "NotIn", "values": ["WrongValue"]},
+                    ],
+                    "region",
+                ),
+            ],
+            None,
+        ),
+        [_existing()],
+        None,
+        UAU(AFF),
+    ),
+    (
+        "satisfies the PodAffinity and PodAntiAffinity with the existing pod",
+        make_pod("incoming")
+        .labels(POD_LABEL2)
+        .pod_affinity_in("service", "region", ["securityscan", "value2"])
+        .pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True),
+        [_existing()],
+        None,
+        None,
+    ),
+    (
+        "satisfies the PodAffinity and PodAntiAffinity and PodAntiAffinity symmetry with the existing pod",
+        make_pod("incoming")
+        .labels(POD_LABEL2)
+        .pod_affinity_in("service", "region", ["securityscan", "value2"])
+        .pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True),
+        [_existing().pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True)],
+        None,
+        None,
+    ),
+    (
+        "satisfies the PodAffinity but doesn't satisfy the PodAntiAffinity with the existing pod",
+        make_pod("incoming")
+        .labels(POD_LABEL2)
+        .pod_affinity_in("service", "region", ["securityscan", "value2"])
+        .pod_affinity_in("service", "zone", ["securityscan", "value2"], anti=True),
+        [_existing()],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "satisfies the PodAffinity and PodAntiAffinity but doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+        make_pod("incoming")
+        .labels(POD_LABEL)
+        .pod_affinity_in("service", "region", ["securityscan", "value2"])
+        .pod_affinity_in("service", "node", ["antivirusscan", "value2"], anti=True),
+        [_existing().pod_affinity_in("service", "zone", ["securityscan", "value2"], anti=True)],
+        None,
+        UNS(EXISTING),
+    ),
+    (
+        "pod matches its own Label in PodAffinity and that matches the existing pod Labels",
+        make_pod("incoming").labels(POD_LABEL).pod_affinity_not_in("service", "region", ["securityscan", "value2"]),
+        [make_pod("x").label("service", "securityscan").node("node2")],
+        None,
+        UAU(AFF),
+    ),
+    (
+        "verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+        make_pod("incoming").labels(POD_LABEL),
+        [_existing().pod_affinity_in("service", "zone", ["securityscan", "value2"], anti=True)],
+        None,
+        UNS(EXISTING),
+    ),
+    (
+        "verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. satisfy PodAntiAffinity symmetry with the existing pod",
+        make_pod("incoming").labels(POD_LABEL),
+        [_existing().pod_affinity_not_in("service", "zone", ["securityscan", "value2"], anti=True)],
+        SKIP,
+        None,
+    ),
+    (
+        "satisfies the PodAntiAffinity with existing pod but doesn't satisfy PodAntiAffinity symmetry with incoming pod",
+        make_pod("incoming")
+        .labels(POD_LABEL)
+        .pod_affinity_exists("service", "region", anti=True)
+        .pod_affinity_exists("security", "region", anti=True),
+        [make_pod("x").labels(POD_LABEL2).node("node1").pod_affinity_exists("security", "zone", anti=True)],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "PodAntiAffinity symmetry check a1: incoming pod and existing pod partially match each other on AffinityTerms",
+        make_pod("incoming")
+        .labels(POD_LABEL)
+        .pod_affinity_exists("service", "zone", anti=True)
+        .pod_affinity_exists("security", "zone", anti=True),
+        [make_pod("x").labels(POD_LABEL2).node("node1").pod_affinity_exists("security", "zone", anti=True)],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "PodAntiAffinity symmetry check a2: incoming pod and existing pod partially match each other on AffinityTerms",
+        make_pod("incoming").labels(POD_LABEL2).pod_affinity_exists("security", "zone", anti=True),
+        [
+            make_pod("x")
+            .labels(POD_LABEL)
+            .node("node1")
+            .pod_affinity_exists("service", "zone", anti=True)
+            .pod_affinity_exists("security", "zone", anti=True)
+        ],
+        None,
+        UNS(EXISTING),
+    ),
+    (
+        "PodAntiAffinity symmetry check b1: incoming pod and existing pod partially match each other on AffinityTerms",
+        make_pod("incoming")
+        .labels({"abc": "", "xyz": ""})
+        .pod_affinity_exists("abc", "zone", anti=True)
+        .pod_affinity_exists("def", "zone", anti=True),
+        [
+            make_pod("x")
+            .labels({"def": "", "xyz": ""})
+            .node("node1")
+            .pod_affinity_exists("abc", "zone", anti=True)
+            .pod_affinity_exists("def", "zone", anti=True)
+        ],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "PodAntiAffinity symmetry check b2: incoming pod and existing pod partially match each other on AffinityTerms",
+        make_pod("incoming")
+        .labels({"def": "", "xyz": ""})
+        .pod_affinity_exists("abc", "zone", anti=True)
+        .pod_affinity_exists("def", "zone", anti=True),
+        [
+            make_pod("x")
+            .labels({"abc": "", "xyz": ""})
+            .node("node1")
+            .pod_affinity_exists("abc", "zone", anti=True)
+            .pod_affinity_exists("def", "zone", anti=True)
+        ],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "affinity with NamespaceSelector",
+        _with_terms("default", POD_LABEL2, [term("service", "In", ["securityscan", "value2"], "region", ns_selector=TEAM1_SELECTOR)], None),
+        [make_pod("x", "subteam1.team1").labels(POD_LABEL).node("node1")],
+        None,
+        None,
+    ),
+    (
+        "affinity with non-matching NamespaceSelector",
+        _with_terms("default", POD_LABEL2, [term("service", "In", ["securityscan", "value2"], "region", ns_selector=TEAM1_SELECTOR)], None),
+        [make_pod("x", "subteam1.team2").labels(POD_LABEL).node("node1")],
+        None,
+        UAU(AFF),
+    ),
+    (
+        "anti-affinity with matching NamespaceSelector",
+        _with_terms(
+            "subteam1.team1", POD_LABEL2, None, [term("service", "In", ["securityscan", "value2"], "zone", ns_selector=TEAM1_SELECTOR)]
+        ),
+        [make_pod("x", "subteam2.team1").labels(POD_LABEL).node("node1")],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "anti-affinity with matching all NamespaceSelector",
+        _with_terms("subteam1.team1", POD_LABEL2, None, [term("service", "In", ["securityscan", "value2"], "zone", ns_selector={})]),
+        [make_pod("x", "subteam2.team1").labels(POD_LABEL).node("node1")],
+        None,
+        UNS(ANTI),
+    ),
+    (
+        "anti-affinity with non-matching NamespaceSelector",
+        _with_terms(
+            "subteam1.team1", POD_LABEL2, None, [term("service", "In", ["securityscan", "value2"], "zone", ns_selector=TEAM1_SELECTOR)]
+        ),
+        [make_pod("x", "subteam1.team2").labels(POD_LABEL).node("node1")],
+        None,
+        None,
+    ),
 ]
 
 
@@ -193,84 +353,172 @@ THREE_AB = [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", r
 
 # upstream: filtering_test.go TestRequiredAffinityMultipleNodes (cases named as upstream)
 MULTI_NODE = [
-    ("A pod can be scheduled onto all the nodes that have the same topology key & label value with one of them has an existing pod that matches the affinity rules",
-     make_pod("incoming").pod_affinity_in("foo", "region", ["bar"]),
-     [make_pod("p1").node("node1").labels({"foo": "bar"})],
-     [node("node1", RG_CHINA), node("node2", RG_CHINA_AZ1), node("node3", RG_INDIA)], None, [None, None, UAU(AFF)]),
-    ("The affinity rule is to schedule all of the pods of this collection to the same zone. The first pod of the collection should not be blocked from being scheduled onto any node, even there's no existing pod that matches the rule anywhere.",
-     make_pod("incoming").labels({"foo": "bar", "service": "securityscan"}).pod_affinity_in("foo", "zone", ["bar"])
-     .pod_affinity_in("service", "zone", ["securityscan"]),
-     [make_pod("p1").node("nodeA").labels({"foo": "bar"})],
-     [_n("nodeA", zone="az1", hostname="h1"), _n("nodeB", zone="az2", hostname="h2")], None, [None, None]),
-    ("The first pod of the collection can only be scheduled on nodes labelled with the requested topology keys",
-     make_pod("incoming").labels({"foo": "bar", "service": "securityscan"}).pod_affinity_in("foo", "zone", ["bar"])
-     .pod_affinity_in("service", "zone", ["securityscan"]),
-     [make_pod("p1").node("nodeA").labels({"foo": "bar"})],
-     [_n("nodeA", zoneLabel="az1", hostname="h1"), _n("nodeB", zoneLabel="az2", hostname="h2")], None, [UAU(AFF), UAU(AFF)]),
-    ("NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA and nodeB.",
-     make_pod("incoming").pod_affinity_in("foo", "region", ["abc"], anti=True),
-     [make_pod("p").node("nodeA").labels({"foo": "abc"})],
-     [_n("nodeA", region="r1", hostname="nodeA"), _n("nodeB", region="r1", hostname="nodeB")], None, [UNS(ANTI), UNS(ANTI)]),
-    ("This test ensures that anti-affinity matches a pod when any term of the anti-affinity rule matches a pod.",
-     make_pod("incoming").pod_affinity_in("foo", "region", ["abc"], anti=True).pod_affinity_in("service", "zone", ["securityscan"], anti=True),
-     [make_pod("p").node("nodeA").labels({"foo": "abc", "service": "securityscan"})],
-     [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z2", hostname="nodeB")],
-     None, [UNS(ANTI), UNS(ANTI)]),
-    ("NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA and nodeB but can be scheduled onto nodeC",
-     make_pod("incoming").pod_affinity_in("foo", "region", ["abc"], anti=True),
-     [make_pod("p").node("nodeA").labels({"foo": "abc"})],
-     [node("nodeA", RG_CHINA), node("nodeB", RG_CHINA_AZ1), node("nodeC", RG_INDIA)], None, [UNS(ANTI), UNS(ANTI), None]),
-    ("NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA, nodeB, but can be scheduled onto nodeC (NodeC has an existing pod that match the inter pod affinity rule but in different namespace)",
-     make_pod("incoming", "NS1").labels({"foo": "123"}).pod_affinity_in("foo", "region", ["bar"], anti=True),
-     [make_pod("p", "NS1").node("nodeA").labels({"foo": "bar"}),
-      make_pod("p", "NS2").node("nodeC").pod_affinity_in("foo", "region", ["123"], anti=True)],
-     [node("nodeA", RG_CHINA), node("nodeB", RG_CHINA_AZ1), node("nodeC", RG_INDIA)], None, [UNS(ANTI), UNS(ANTI), None]),
-    ("Test existing pod's anti-affinity: if an existing pod has a term with invalid topologyKey, labelSelector of the term is firstly checked, and then topologyKey of the term is also checked",
-     make_pod("incoming").label("foo", ""),
-     [make_pod("p").node("nodeA").pod_affinity_exists("foo", "invalid-node-label", anti=True)],
-     [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z1", hostname="nodeB")], SKIP, None),
-    ("Test incoming pod's anti-affinity: even if labelSelector matches, we still check if topologyKey matches",
-     make_pod("incoming").node("nodeA").pod_affinity_exists("foo", "invalid-node-label", anti=True),
-     [make_pod("p").node("nodeA").labels({"foo": ""})],
-     [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z1", hostname="nodeB")], None, [None, None]),
-    ("Test existing pod's anti-affinity: incoming pod wouldn't considered as a fit as it violates each existingPod's terms on all nodes",
-     make_pod("incoming").label("foo", "").label("bar", ""),
-     [make_pod("p").node("nodeA").pod_affinity_exists("foo", "zone", anti=True),
-      make_pod("p").node("nodeA").pod_affinity_exists("bar", "region", anti=True)],
-     THREE_AB, None, [UNS(EXISTING), UNS(EXISTING)]),
-    ("Test incoming pod's anti-affinity: incoming pod wouldn't considered as a fit as it at least violates one anti-affinity rule of existingPod",
-     make_pod("incoming").pod_affinity_exists("foo", "zone", anti=True).pod_affinity_exists("bar", "region", anti=True),
-     [make_pod("p").node("nodeA").labels({"foo": ""}), make_pod("p").node("nodeB").labels({"bar": ""})],
-     THREE_AB, None, [UNS(ANTI), UNS(ANTI)]),
-    ("Test existing pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when one term has invalid topologyKey",
-     make_pod("incoming").label("foo", "").label("bar", ""),
-     [make_pod("p").node("nodeA").pod_affinity_exists("foo", "invalid-node-label", anti=True).pod_affinity_exists("bar", "zone", anti=True)],
-     THREE_AB, None, [UNS(EXISTING), None]),
-    ("Test incoming pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when one term has invalid topologyKey",
-     make_pod("incoming").pod_affinity_exists("foo", "invalid-node-label", anti=True).pod_affinity_exists("bar", "zone", anti=True),
-     [make_pod("podA").node("nodeA").labels({"foo": "", "bar": ""})],
-     THREE_AB, None, [UNS(ANTI), None]),
-    ("Test existing pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when all terms have valid topologyKey",
-     make_pod("incoming").label("foo", "").label("bar", ""),
-     [make_pod("p").node("nodeA").pod_affinity_exists("foo", "region", anti=True).pod_affinity_exists("bar", "zone", anti=True)],
-     THREE_AB, None, [UNS(EXISTING), UNS(EXISTING)]),
-    ("Test incoming pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when all terms have valid topologyKey",
-     make_pod("incoming").pod_affinity_exists("foo", "region", anti=True).pod_affinity_exists("bar", "zone", anti=True),
-     [make_pod("p").node("nodeA").labels({"foo": "", "bar": ""})],
-     THREE_AB, None, [UNS(ANTI), UNS(ANTI)]),
-    ("Test existing pod's anti-affinity: existingPod on nodeA and nodeB has at least one anti-affinity term matches incoming pod, so incoming pod can only be scheduled to nodeC",
-     make_pod("incoming").label("foo", "").label("bar", ""),
-     [make_pod("p").node("nodeA").pod_affinity_exists("foo", "zone", anti=True).pod_affinity_exists("labelA", "zone", anti=True),
-      make_pod("p").node("nodeB").pod_affinity_exists("bar", "zone", anti=True).pod_affinity_exists("labelB", "zone", anti=True)],
-     THREE_AB + [_n("nodeC", region="r1", zone="z3", hostname="nodeC")], None, [UNS(EXISTING), UNS(EXISTING), None]),
-    ("Test incoming pod's affinity: firstly check if all affinityTerms match, and then check if all topologyKeys match",
-     make_pod("incoming").pod_affinity_exists("foo", "region").pod_affinity_exists("bar", "zone"),
-     [make_pod("pod1").labels({"foo": "", "bar": ""}).node("nodeA")],
-     [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z1", hostname="nodeB")], None, [None, None]),
-    ("Test incoming pod's affinity: firstly check if all affinityTerms match, and then check if all topologyKeys match, and the match logic should be satisfied on the same pod",
-     make_pod("incoming").pod_affinity_exists("foo", "region").pod_affinity_exists("bar", "zone"),
-     [make_pod("pod1").node("nodeA").labels({"foo": ""}), make_pod("pod2").node("nodeB").labels({"bar": ""})],
-     THREE_AB, None, [UAU(AFF), UAU(AFF)]),
+    (
+        "A pod can be scheduled onto all the nodes that have the same topology key & label value with one of them has an existing pod that matches the affinity rules",
+        make_pod("incoming").pod_affinity_in("foo", "region", ["bar"]),
+        [make_pod("p1").node("node1").labels({"foo": "bar"})],
+        [node("node1", RG_CHINA), node("node2", RG_CHINA_AZ1), node("node3", RG_INDIA)],
+        None,
+        [None, None, UAU(AFF)],
+    ),
+    (
+        "The affinity rule is to schedule all of the pods of this collection to the same zone. The first pod of the collection should not be blocked from being scheduled onto any node, even there's no existing pod that matches the rule anywhere.",
+        make_pod("incoming")
+        .labels({"foo": "bar", "service": "securityscan"})
+        .pod_affinity_in("foo", "zone", ["bar"])
+        .pod_affinity_in("service", "zone", ["securityscan"]),
+        [make_pod("p1").node("nodeA").labels({"foo": "bar"})],
+        [_n("nodeA", zone="az1", hostname="h1"), _n("nodeB", zone="az2", hostname="h2")],
+        None,
+        [None, None],
+    ),
+    (
+        "The first pod of the collection can only be scheduled on nodes labelled with the requested topology keys",
+        make_pod("incoming")
+        .labels({"foo": "bar", "service": "securityscan"})
+        .pod_affinity_in("foo", "zone", ["bar"])
+        .pod_affinity_in("service", "zone", ["securityscan"]),
+        [make_pod("p1").node("nodeA").labels({"foo": "bar"})],
+        [_n("nodeA", zoneLabel="az1", hostname="h1"), _n("nodeB", zoneLabel="az2", hostname="h2")],
+        None,
+        [UAU(AFF), UAU(AFF)],
+    ),
+    (
+        "NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA and nodeB.",
+        make_pod("incoming").pod_affinity_in("foo", "region", ["abc"], anti=True),
+        [make_pod("p").node("nodeA").labels({"foo": "abc"})],
+        [_n("nodeA", region="r1", hostname="nodeA"), _n("nodeB", region="r1", hostname="nodeB")],
+        None,
+        [UNS(ANTI), UNS(ANTI)],
+    ),
+    (
+        "This test ensures that anti-affinity matches a pod when any term of the anti-affinity rule matches a pod.",
+        make_pod("incoming")
+        .pod_affinity_in("foo", "region", ["abc"], anti=True)
+        .pod_affinity_in("service", "zone", ["securityscan"], anti=True),
+        [make_pod("p").node("nodeA").labels({"foo": "abc", "service": "securityscan"})],
+        [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z2", hostname="nodeB")],
+        None,
+        [UNS(ANTI), UNS(ANTI)],
+    ),
+    (
+        "NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA and nodeB but can be scheduled onto nodeC",
+        make_pod("incoming").pod_affinity_in("foo", "region", ["abc"], anti=True),
+        [make_pod("p").node("nodeA").labels({"foo": "abc"})],
+        [node("nodeA", RG_CHINA), node("nodeB", RG_CHINA_AZ1), node("nodeC", RG_INDIA)],
+        None,
+        [UNS(ANTI), UNS(ANTI), None],
+    ),
+    (
+        "NodeA and nodeB have same topologyKey and label value. NodeA has an existing pod that matches the inter pod affinity rule. The pod can not be scheduled onto nodeA, nodeB, but can be scheduled onto nodeC (NodeC has an existing pod that match the inter pod affinity rule but in different namespace)",
+        make_pod("incoming", "NS1").labels({"foo": "123"}).pod_affinity_in("foo", "region", ["bar"], anti=True),
+        [
+            make_pod("p", "NS1").node("nodeA").labels({"foo": "bar"}),
+            make_pod("p", "NS2").node("nodeC").pod_affinity_in("foo", "region", ["123"], anti=True),
+        ],
+        [node("nodeA", RG_CHINA), node("nodeB", RG_CHINA_AZ1), node("nodeC", RG_INDIA)],
+        None,
+        [UNS(ANTI), UNS(ANTI), None],
+    ),
+    (
+        "Test existing pod's anti-affinity: if an existing pod has a term with invalid topologyKey, labelSelector of the term is firstly checked, and then topologyKey of the term is also checked",
+        make_pod("incoming").label("foo", ""),
+        [make_pod("p").node("nodeA").pod_affinity_exists("foo", "invalid-node-label", anti=True)],
+        [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z1", hostname="nodeB")],
+        SKIP,
+        None,
+    ),
+    (
+        "Test incoming pod's anti-affinity: even if labelSelector matches, we still check if topologyKey matches",
+        make_pod("incoming").node("nodeA").pod_affinity_exists("foo", "invalid-node-label", anti=True),
+        [make_pod("p").node("nodeA").labels({"foo": ""})],
+        [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z1", hostname="nodeB")],
+        None,
+        [None, None],
+    ),
+    (
+        "Test existing pod's anti-affinity: incoming pod wouldn't considered as a fit as it violates each existingPod's terms on all nodes",
+        make_pod("incoming").label("foo", "").label("bar", ""),
+        [
+            make_pod("p").node("nodeA").pod_affinity_exists("foo", "zone", anti=True),
+            make_pod("p").node("nodeA").pod_affinity_exists("bar", "region", anti=True),
+        ],
+        THREE_AB,
+        None,
+        [UNS(EXISTING), UNS(EXISTING)],
+    ),
+    (
+        "Test incoming pod's anti-affinity: incoming pod wouldn't considered as a fit as it at least violates one anti-affinity rule of existingPod",
+        make_pod("incoming").pod_affinity_exists("foo", "zone", anti=True).pod_affinity_exists("bar", "region", anti=True),
+        [make_pod("p").node("nodeA").labels({"foo": ""}), make_pod("p").node("nodeB").labels({"bar": ""})],
+        THREE_AB,
+        None,
+        [UNS(ANTI), UNS(ANTI)],
+    ),
+    (
+        "Test existing pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when one term has invalid topologyKey",
+        make_pod("incoming").label("foo", "").label("bar", ""),
+        [
+            make_pod("p")
+            .node("nodeA")
+            .pod_affinity_exists("foo", "invalid-node-label", anti=True)
+            .pod_affinity_exists("bar", "zone", anti=True)
+        ],
+        THREE_AB,
+        None,
+        [UNS(EXISTING), None],
+    ),
+    (
+        "Test incoming pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when one term has invalid topologyKey",
+        make_pod("incoming").pod_affinity_exists("foo", "invalid-node-label", anti=True).pod_affinity_exists("bar", "zone", anti=True),
+        [make_pod("podA").node("nodeA").labels({"foo": "", "bar": ""})],
+        THREE_AB,
+        None,
+        [UNS(ANTI), None],
+    ),
+    (
+        "Test existing pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when all terms have valid topologyKey",
+        make_pod("incoming").label("foo", "").label("bar", ""),
+        [make_pod("p").node("nodeA").pod_affinity_exists("foo", "region", anti=True).pod_affinity_exists("bar", "zone", anti=True)],
+        THREE_AB,
+        None,
+        [UNS(EXISTING), UNS(EXISTING)],
+    ),
+    (
+        "Test incoming pod's anti-affinity: only when labelSelector and topologyKey both match, it's counted as a single term match - case when all terms have valid topologyKey",
+        make_pod("incoming").pod_affinity_exists("foo", "region", anti=True).pod_affinity_exists("bar", "zone", anti=True),
+        [make_pod("p").node("nodeA").labels({"foo": "", "bar": ""})],
+        THREE_AB,
+        None,
+        [UNS(ANTI), UNS(ANTI)],
+    ),
+    (
+        "Test existing pod's anti-affinity: existingPod on nodeA and nodeB has at least one anti-affinity term matches incoming pod, so incoming pod can only be scheduled to nodeC",
+        make_pod("incoming").label("foo", "").label("bar", ""),
+        [
+            make_pod("p").node("nodeA").pod_affinity_exists("foo", "zone", anti=True).pod_affinity_exists("labelA", "zone", anti=True),
+            make_pod("p").node("nodeB").pod_affinity_exists("bar", "zone", anti=True).pod_affinity_exists("labelB", "zone", anti=True),
+        ],
+        THREE_AB + [_n("nodeC", region="r1", zone="z3", hostname="nodeC")],
+        None,
+        [UNS(EXISTING), UNS(EXISTING), None],
+    ),
+    (
+        "Test incoming pod's affinity: firstly check if all affinityTerms match, and then check if all topologyKeys match",
+        make_pod("incoming").pod_affinity_exists("foo", "region").pod_affinity_exists("bar", "zone"),
+        [make_pod("pod1").labels({"foo": "", "bar": ""}).node("nodeA")],
+        [_n("nodeA", region="r1", zone="z1", hostname="nodeA"), _n("nodeB", region="r1", zone="z1", hostname="nodeB")],
+        None,
+        [None, None],
+    ),
+    (
+        "Test incoming pod's affinity: firstly check if all affinityTerms match, and then check if all topologyKeys match, and the match logic should be satisfied on the same pod",
+        make_pod("incoming").pod_affinity_exists("foo", "region").pod_affinity_exists("bar", "zone"),
+        [make_pod("pod1").node("nodeA").labels({"foo": ""}), make_pod("pod2").node("nodeB").labels({"bar": ""})],
+        THREE_AB,
+        None,
+        [UAU(AFF), UAU(AFF)],
+    ),
 ]
 
 
@@ -296,8 +544,11 @@ def test_pre_filter_disabled():
 # upstream: filtering_test.go TestPreFilterStateAddRemovePod
 ANTI_FOO_BAR = [term("foo", "In", ["bar"], "region")]
 COMPLEX = [term("foo", "In", ["bar", "buzz"], "region"), term("service", "NotIn", ["bar", "security", "test"], "zone")]
-ADD_REMOVE_NODES = [node("nodeA", {"region": "r1", "zone": "z11"}), node("nodeB", {"region": "r1", "zone": "z12"}),
-                    node("nodeC", {"region": "r2", "zone": "z21"})]
+ADD_REMOVE_NODES = [
+    node("nodeA", {"region": "r1", "zone": "z11"}),
+    node("nodeB", {"region": "r1", "zone": "z12"}),
+    node("nodeC", {"region": "r2", "zone": "z21"}),
+]
 
 
 def _aff(affinity=None, anti=None):
@@ -310,24 +561,40 @@ def _aff(affinity=None, anti=None):
 
 
 ADD_REMOVE = [
-    ("preFilterState anti-affinity terms are updated correctly after adding and removing a pod",
-     _aff(anti=ANTI_FOO_BAR), _aff(anti=ANTI_FOO_BAR), "nodeB", _aff(anti=ANTI_FOO_BAR),
-     {("region", "r1"): 2}, {}),
-    ("preFilterState anti-affinity terms are updated correctly after adding and removing a pod (complex)",
-     _aff(anti=COMPLEX), _aff(anti=ANTI_FOO_BAR), "nodeA", _aff(anti=COMPLEX),
-     {("region", "r1"): 2, ("zone", "z11"): 2, ("zone", "z21"): 1}, {}),
-    ("preFilterState matching pod affinity and anti-affinity are updated correctly after adding and removing a pod",
-     _aff(affinity=COMPLEX), _aff(affinity=COMPLEX, anti=ANTI_FOO_BAR), "nodeA", _aff(anti=COMPLEX),
-     {}, {("region", "r1"): 2, ("zone", "z11"): 2}),
+    (
+        "preFilterState anti-affinity terms are updated correctly after adding and removing a pod",
+        _aff(anti=ANTI_FOO_BAR),
+        _aff(anti=ANTI_FOO_BAR),
+        "nodeB",
+        _aff(anti=ANTI_FOO_BAR),
+        {("region", "r1"): 2},
+        {},
+    ),
+    (
+        "preFilterState anti-affinity terms are updated correctly after adding and removing a pod (complex)",
+        _aff(anti=COMPLEX),
+        _aff(anti=ANTI_FOO_BAR),
+        "nodeA",
+        _aff(anti=COMPLEX),
+        {("region", "r1"): 2, ("zone", "z11"): 2, ("zone", "z21"): 1},
+        {},
+    ),
+    (
+        "preFilterState matching pod affinity and anti-affinity are updated correctly after adding and removing a pod",
+        _aff(affinity=COMPLEX),
+        _aff(affinity=COMPLEX, anti=ANTI_FOO_BAR),
+        "nodeA",
+        _aff(anti=COMPLEX),
+        {},
+        {("region", "r1"): 2, ("zone", "z11"): 2},
+    ),
 ]
 
 
-@pytest.mark.parametrize("name,pending_aff,p2_aff,added_node,added_aff,want_anti,want_aff", ADD_REMOVE,
-                         ids=[c[0] for c in ADD_REMOVE])
+@pytest.mark.parametrize("name,pending_aff,p2_aff,added_node,added_aff,want_anti,want_aff", ADD_REMOVE, ids=[c[0] for c in ADD_REMOVE])
 def test_pre_filter_state_add_remove_pod(name, pending_aff, p2_aff, added_node, added_aff, want_anti, want_aff):
     pending = make_pod("pending").labels({"foo": "bar"}).affinity(pending_aff).obj()
-    existing = [make_pod("p1").labels({"foo": "bar"}).node("nodeA").obj(),
-                make_pod("p2").node("nodeC").affinity(p2_aff).obj()]
+    existing = [make_pod("p1").labels({"foo": "bar"}).node("nodeA").obj(), make_pod("p2").node("nodeC").affinity(p2_aff).obj()]
     added = make_pod("addedPod").labels({"foo": "bar"}).node(added_node).affinity(added_aff).obj()
 
     def state_for(pods):
@@ -373,28 +640,63 @@ def _normal(*labels):
 INCOMING_COUNTS = [
     ("nil test", make_pod("aaa-normal"), [], None, None),
     ("incoming pod without affinity/anti-affinity causes a no-op", make_pod("aaa-normal"), [_normal("aaa")], None, None),
-    ("no pod has label that violates incoming pod's affinity and anti-affinity",
-     make_pod("aaa-anti").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("aaa", "hostname", anti=True),
-     [_normal("bbb")], {}, {}),
-    ("existing pod matches incoming pod's affinity and anti-affinity - single term case",
-     make_pod("affi-antiaffi").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("aaa", "hostname", anti=True),
-     [_normal("aaa")], {("hostname", "nodeA"): 1}, {("hostname", "nodeA"): 1}),
-    ("existing pod matches incoming pod's affinity and anti-affinity - multiple terms case",
-     make_pod("affi-antiaffi").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("bbb", "hostname")
-     .pod_affinity_exists("aaa", "hostname", anti=True),
-     [_normal("aaa", "bbb")], {("hostname", "nodeA"): 2}, {("hostname", "nodeA"): 1}),
-    ("existing pod not match incoming pod's affinity but matches anti-affinity",
-     make_pod("affi-antiaffi").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("bbb", "hostname")
-     .pod_affinity_exists("aaa", "hostname", anti=True).pod_affinity_exists("bbb", "hostname", anti=True),
-     [_normal("aaa")], {}, {("hostname", "nodeA"): 1}),
-    ("incoming pod's anti-affinity has more than one term - existing pod violates partial term - case 1",
-     make_pod("anaffi-antiaffiti").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("ccc", "hostname")
-     .pod_affinity_exists("aaa", "hostname", anti=True).pod_affinity_exists("ccc", "hostname", anti=True),
-     [_normal("aaa", "bbb")], {}, {("hostname", "nodeA"): 1}),
-    ("incoming pod's anti-affinity has more than one term - existing pod violates partial term - case 2",
-     make_pod("affi-antiaffi").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("bbb", "hostname")
-     .pod_affinity_exists("aaa", "hostname", anti=True).pod_affinity_exists("bbb", "hostname", anti=True),
-     [_normal("bbb")], {}, {("hostname", "nodeA"): 1}),
+    (
+        "no pod has label that violates incoming pod's affinity and anti-affinity",
+        make_pod("aaa-anti").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("aaa", "hostname", anti=True),
+        [_normal("bbb")],
+        {},
+        {},
+    ),
+    (
+        "existing pod matches incoming pod's affinity and anti-affinity - single term case",
+        make_pod("affi-antiaffi").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("aaa", "hostname", anti=True),
+        [_normal("aaa")],
+        {("hostname", "nodeA"): 1},
+        {("hostname", "nodeA"): 1},
+    ),
+    (
+        "existing pod matches incoming pod's affinity and anti-affinity - multiple terms case",
+        make_pod("affi-antiaffi")
+        .pod_affinity_exists("aaa", "hostname")
+        .pod_affinity_exists("bbb", "hostname")
+        .pod_affinity_exists("aaa", "hostname", anti=True),
+        [_normal("aaa", "bbb")],
+        {("hostname", "nodeA"): 2},
+        {("hostname", "nodeA"): 1},
+    ),
+    (
+        "existing pod not match incoming pod's affinity but matches anti-affinity",
+        make_pod("affi-antiaffi")
+        .pod_affinity_exists("aaa", "hostname")
+        .pod_affinity_exists("bbb", "hostname")
+        .pod_affinity_exists("aaa", "hostname", anti=True)
+        .pod_affinity_exists("bbb", "hostname", anti=True),
+        [_normal("aaa")],
+        {},
+        {("hostname", "nodeA"): 1},
+    ),
+    (
+        "incoming pod's anti-affinity has more than one term - existing pod violates partial term - case 1",
+        make_pod("anaffi-antiaffiti")
+        .pod_affinity_exists("aaa", "hostname")
+        .pod_affinity_exists("ccc", "hostname")
+        .pod_affinity_exists("aaa", "hostname", anti=True)
+        .pod_affinity_exists("ccc", "hostname", anti=True),
+        [_normal("aaa", "bbb")],
+        {},
+        {("hostname", "nodeA"): 1},
+    ),
+    (
+        "incoming pod's anti-affinity has more than one term - existing pod violates partial term - case 2",
+        make_pod("affi-antiaffi")
+        .pod_affinity_exists("aaa", "hostname")
+        .pod_affinity_exists("bbb", "hostname")
+        .pod_affinity_exists("aaa", "hostname", anti=True)
+        .pod_affinity_exists("bbb", "hostname", anti=True),
+        [_normal("bbb")],
+        {},
+        {("hostname", "nodeA"): 1},
+    ),
 ]
 
 
@@ -420,11 +722,16 @@ def test_default_args():
     assert default_args({"hardPodAffinityWeight": 0}, None)["hardPodAffinityWeight"] == 0
 
 
-@pytest.mark.parametrize("weight,errors", [
-    (0, []), (100, []), (1, []),
-    (-1, [("hardPodAffinityWeight", "Invalid value: -1: not in valid range [0-100]")]),
-    (101, [("hardPodAffinityWeight", "Invalid value: 101: not in valid range [0-100]")]),
-])
+@pytest.mark.parametrize(
+    "weight,errors",
+    [
+        (0, []),
+        (100, []),
+        (1, []),
+        (-1, [("hardPodAffinityWeight", "Invalid value: -1: not in valid range [0-100]")]),
+        (101, [("hardPodAffinityWeight", "Invalid value: 101: not in valid range [0-100]")]),
+    ],
+)
 def test_validate_args(weight, errors):
     # upstream: apis/config/validation/validation_pluginargs_test.go TestValidateInterPodAffinityArgs
     assert validate_args({"hardPodAffinityWeight": weight}, None) == errors
@@ -436,8 +743,14 @@ def test_plugin_spec_and_events():
     assert set(spec.extension_points) == {"preFilter", "filter", "preScore", "score"}
     pl, _ = new_plugin([NODE1], [])
     events = [(e.event.resource, e.event.action) for e in pl.events_to_register()]
-    assert events == [("Pod", "Add"), ("Pod", "UpdatePodLabel"), ("Pod", "Delete"),
-                      ("Node", "Add"), ("Node", "UpdateNodeLabel"), ("Node", "UpdateNodeTaint")]
+    assert events == [
+        ("Pod", "Add"),
+        ("Pod", "UpdatePodLabel"),
+        ("Pod", "Delete"),
+        ("Node", "Add"),
+        ("Node", "UpdateNodeLabel"),
+        ("Node", "UpdateNodeTaint"),
+    ]
 
 
 def test_queueing_hints():

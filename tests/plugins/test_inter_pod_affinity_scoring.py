@@ -36,33 +36,76 @@ def _pref(weight: int, t: dict) -> dict:
     return {"weight": weight, "podAffinityTerm": t}
 
 
-STAY_WITH_S1_IN_REGION = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(5, term("security", "In", ["S1"], "region"))]}}
-STAY_WITH_S2_IN_REGION = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(6, term("security", "In", ["S2"], "region"))]}}
-AFFINITY3 = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(8, {"labelSelector": {"matchExpressions": [{"key": "security", "operator": "NotIn", "values": ["S1"]},
-                                                     {"key": "security", "operator": "In", "values": ["S2"]}]},
-              "topologyKey": "region"}),
-    _pref(2, {"labelSelector": {"matchExpressions": [{"key": "security", "operator": "Exists"},
-                                                     {"key": "wrongkey", "operator": "DoesNotExist"}]},
-              "topologyKey": "region"})]}}
-HARD_AFFINITY = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-    term("security", "In", ["S1", "value2"], "region"),
-    {"labelSelector": {"matchExpressions": [{"key": "security", "operator": "Exists"},
-                                            {"key": "wrongkey", "operator": "DoesNotExist"}]}, "topologyKey": "region"}]}}
-AWAY_FROM_S1_IN_AZ = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(5, term("security", "In", ["S1"], "az"))]}}
-AWAY_FROM_S2_IN_AZ = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(5, term("security", "In", ["S2"], "az"))]}}
+STAY_WITH_S1_IN_REGION = {
+    "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pref(5, term("security", "In", ["S1"], "region"))]}
+}
+STAY_WITH_S2_IN_REGION = {
+    "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pref(6, term("security", "In", ["S2"], "region"))]}
+}
+AFFINITY3 = {
+    "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            _pref(
+                8,
+                {
+                    "labelSelector": {
+                        "matchExpressions": [
+                            {"key": "security", "operator": "NotIn", "values": ["S1"]},
+                            {"key": "security", "operator": "In", "values": ["S2"]},
+                        ]
+                    },
+                    "topologyKey": "region",
+                },
+            ),
+            _pref(
+                2,
+                {
+                    "labelSelector": {
+                        "matchExpressions": [{"key": "security", "operator": "Exists"}, {"key": "wrongkey", "operator": "DoesNotExist"}]
+                    },
+                    "topologyKey": "region",
+                },
+            ),
+        ]
+    }
+}
+HARD_AFFINITY = {
+    "podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            term("security", "In", ["S1", "value2"], "region"),
+            {
+                "labelSelector": {
+                    "matchExpressions": [{"key": "security", "operator": "Exists"}, {"key": "wrongkey", "operator": "DoesNotExist"}]
+                },
+                "topologyKey": "region",
+            },
+        ]
+    }
+}
+AWAY_FROM_S1_IN_AZ = {
+    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pref(5, term("security", "In", ["S1"], "az"))]}
+}
+AWAY_FROM_S2_IN_AZ = {
+    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pref(5, term("security", "In", ["S2"], "az"))]}
+}
 STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ = {
     "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pref(8, term("security", "In", ["S1"], "region"))]},
     "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pref(5, term("security", "In", ["S2"], "az"))]},
 }
-AFFINITY_NAMESPACE_SELECTOR = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(5, term("security", "In", ["S1"], "region", namespaces=["subteam2.team2"], ns_selector=TEAM1_SELECTOR))]}}
-ANTI_AFFINITY_NAMESPACE_SELECTOR = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-    _pref(5, term("security", "In", ["S1"], "region", namespaces=["subteam2.team2"], ns_selector=TEAM1_SELECTOR))]}}
+AFFINITY_NAMESPACE_SELECTOR = {
+    "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            _pref(5, term("security", "In", ["S1"], "region", namespaces=["subteam2.team2"], ns_selector=TEAM1_SELECTOR))
+        ]
+    }
+}
+ANTI_AFFINITY_NAMESPACE_SELECTOR = {
+    "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            _pref(5, term("security", "In", ["S1"], "region", namespaces=["subteam2.team2"], ns_selector=TEAM1_SELECTOR))
+        ]
+    }
+}
 
 
 def P(node_name: str = "", labels: dict | None = None, affinity: dict | None = None, ns: str = "default"):
@@ -96,87 +139,233 @@ def _score(pod, pods, nodes, args):
 
 # upstream: scoring_test.go TestPreferredAffinity (cases named as upstream)
 PREFERRED = [
-    ("all nodes are same priority as Affinity is nil", P(labels=S1), [],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, SKIP, None),
-    ("Affinity: pod that matches topology key & pods in nodes will get high score comparing to otherswhich doesn't match either pods in nodes or in topology key",
-     P(labels=S1, affinity=STAY_WITH_S1_IN_REGION), [P("node1", S1), P("node2", S2), P("node3", S1)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, None, [MAX, 0, 0]),
-    ("All the nodes that have the same topology key & label value with one of them has an existing pod that match the affinity rules, have the same score",
-     P(affinity=STAY_WITH_S1_IN_REGION), [P("node1", S1)],
-     [N("node1", RG_CHINA), N("node2", RG_CHINA_AZ1), N("node3", RG_INDIA)], False, None, [MAX, MAX, 0]),
-    ("Affinity: nodes in one region has more matching pods comparing to other region, so the region which has more matches will get high score",
-     P(labels=S1, affinity=STAY_WITH_S2_IN_REGION),
-     [P("node1", S2), P("node1", S2), P("node2", S2), P("node3", S2), P("node4", S2), P("node5", S2)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", RG_CHINA), N("node4", RG_CHINA), N("node5", RG_INDIA)],
-     False, None, [MAX, 0, MAX, MAX, 0]),
-    ("Affinity: different Label operators and values for pod affinity scheduling preference, including some match failures ",
-     P(labels=S1, affinity=AFFINITY3), [P("node1", S1), P("node2", S2), P("node3", S1)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, None, [20, MAX, 0]),
-    ("Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
-     P(labels=S2), [P("node1", S1, STAY_WITH_S1_IN_REGION), P("node2", S2, STAY_WITH_S2_IN_REGION)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, None, [0, MAX, 0]),
-    ("Affinity symmetry with namespace selector",
-     P(labels=S1, ns="subteam1.team1"), [P("node1", S1, AFFINITY_NAMESPACE_SELECTOR), P("node2", S2, STAY_WITH_S2_IN_REGION)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, None, [MAX, 0, 0]),
-    ("AntiAffinity symmetry with namespace selector",
-     P(labels=S1, ns="subteam1.team1"), [P("node1", S1, ANTI_AFFINITY_NAMESPACE_SELECTOR), P("node2", S2, STAY_WITH_S2_IN_REGION)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, None, [0, MAX, MAX]),
-    ("Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
-     P(labels=S1), [P("node1", S1, HARD_AFFINITY), P("node2", S2, HARD_AFFINITY)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)], False, None, [MAX, MAX, 0]),
-    ("Anti Affinity: pod that does not match existing pods in node will get high score ",
-     P(labels=S1, affinity=AWAY_FROM_S1_IN_AZ), [P("node1", S1), P("node2", S2)],
-     [N("node1", AZ1), N("node2", RG_CHINA)], False, None, [0, MAX]),
-    ("Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher score comparing to others ",
-     P(labels=S1, affinity=AWAY_FROM_S1_IN_AZ), [P("node1", S1), P("node2", S1)],
-     [N("node1", AZ1), N("node2", RG_CHINA)], False, None, [0, MAX]),
-    ("Anti Affinity: one node has more matching pods comparing to other node, so the node which has more unmatches will get high score",
-     P(labels=S1, affinity=AWAY_FROM_S1_IN_AZ), [P("node1", S1), P("node1", S1), P("node2", S2)],
-     [N("node1", AZ1), N("node2", RG_INDIA)], False, None, [0, MAX]),
-    ("Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high score",
-     P(labels=S2), [P("node1", S1, AWAY_FROM_S2_IN_AZ), P("node2", S2, AWAY_FROM_S1_IN_AZ)],
-     [N("node1", AZ1), N("node2", AZ2)], False, None, [0, MAX]),
-    ("Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity",
-     P(labels=S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), [P("node1", S1), P("node2", S1)],
-     [N("node1", RG_CHINA), N("node2", AZ1)], False, None, [MAX, 0]),
-    ("Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and existing pods have the same labels",
-     P(labels=S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
-     [P("node1", S1), P("node1", S1), P("node2", S1), P("node3", S1), P("node3", S1), P("node4", S1), P("node5", S1)],
-     [N("node1", RG_CHINA_AZ1), N("node2", RG_INDIA), N("node3", RG_CHINA), N("node4", RG_CHINA), N("node5", RG_INDIA)],
-     False, None, [MAX, 0, MAX, MAX, 0]),
-    ("Affinity and Anti Affinity and symmetry: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity & symmetry",
-     P(labels=S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
-     [P("node1", S1), P("node2", S2), P("node3", None, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), P("node4", None, AWAY_FROM_S1_IN_AZ)],
-     [N("node1", RG_CHINA), N("node2", AZ1), N("node3", RG_INDIA), N("node4", AZ2)], False, None, [MAX, 0, MAX, 0]),
-    ("Avoid panic when partial nodes in a topology don't have pods with affinity",
-     P(labels=S1), [P("node1", S1), P("node2", None, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ)],
-     [N("node1", RG_CHINA), N("node2", RG_CHINA)], False, None, [0, 0]),
-    ("Affinity with pods matching NamespaceSelector",
-     P(labels=S1, affinity=AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
-     [P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam1.team2"),
-      P("node2", S1, ns="subteam2.team1")],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA)], False, None, [MAX, 0]),
-    ("Affinity with pods matching both NamespaceSelector and Namespaces fields",
-     P(labels=S1, affinity=AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
-     [P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam2.team2"),
-      P("node2", S1, ns="subteam2.team1")],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA)], False, None, [MAX, 0]),
-    ("Affinity with pods matching NamespaceSelector (anti-affinity)",
-     P(labels=S1, affinity=ANTI_AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
-     [P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam1.team2"),
-      P("node2", S1, ns="subteam2.team1")],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA)], False, None, [0, MAX]),
-    ("Affinity with pods matching both NamespaceSelector and Namespaces fields (anti-affinity)",
-     P(labels=S1, affinity=ANTI_AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
-     [P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam1.team1"), P("node1", S1, ns="subteam2.team2"),
-      P("node2", S1, ns="subteam2.team1")],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA)], False, None, [0, MAX]),
-    ("Ignore preferred terms of existing pods",
-     P(labels=S2), [P("node1", S1, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), P("node2", S2, STAY_WITH_S2_IN_REGION)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA)], True, SKIP, None),
-    ("Do not ignore preferred terms of existing pods",
-     P(labels=S2), [P("node1", S1, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), P("node2", S2, STAY_WITH_S2_IN_REGION)],
-     [N("node1", RG_CHINA), N("node2", RG_INDIA)], False, None, [0, MAX]),
+    (
+        "all nodes are same priority as Affinity is nil",
+        P(labels=S1),
+        [],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        SKIP,
+        None,
+    ),
+    (
+        "Affinity: pod that matches topology key & pods in nodes will get high score comparing to otherswhich doesn't match either pods in nodes or in topology key",
+        P(labels=S1, affinity=STAY_WITH_S1_IN_REGION),
+        [P("node1", S1), P("node2", S2), P("node3", S1)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        None,
+        [MAX, 0, 0],
+    ),
+    (
+        "All the nodes that have the same topology key & label value with one of them has an existing pod that match the affinity rules, have the same score",
+        P(affinity=STAY_WITH_S1_IN_REGION),
+        [P("node1", S1)],
+        [N("node1", RG_CHINA), N("node2", RG_CHINA_AZ1), N("node3", RG_INDIA)],
+        False,
+        None,
+        [MAX, MAX, 0],
+    ),
+    (
+        "Affinity: nodes in one region has more matching pods comparing to other region, so the region which has more matches will get high score",
+        P(labels=S1, affinity=STAY_WITH_S2_IN_REGION),
+        [P("node1", S2), P("node1", S2), P("node2", S2), P("node3", S2), P("node4", S2), P("node5", S2)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", RG_CHINA), N("node4", RG_CHINA), N("node5", RG_INDIA)],
+        False,
+        None,
+        [MAX, 0, MAX, MAX, 0],
+    ),
+    (
+        "Affinity: different Label operators and values for pod affinity scheduling preference, including some match failures ",
+        P(labels=S1, affinity=AFFINITY3),
+        [P("node1", S1), P("node2", S2), P("node3", S1)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        None,
+        [20, MAX, 0],
+    ),
+    (
+        "Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
+        P(labels=S2),
+        [P("node1", S1, STAY_WITH_S1_IN_REGION), P("node2", S2, STAY_WITH_S2_IN_REGION)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        None,
+        [0, MAX, 0],
+    ),
+    (
+        "Affinity symmetry with namespace selector",
+        P(labels=S1, ns="subteam1.team1"),
+        [P("node1", S1, AFFINITY_NAMESPACE_SELECTOR), P("node2", S2, STAY_WITH_S2_IN_REGION)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        None,
+        [MAX, 0, 0],
+    ),
+    (
+        "AntiAffinity symmetry with namespace selector",
+        P(labels=S1, ns="subteam1.team1"),
+        [P("node1", S1, ANTI_AFFINITY_NAMESPACE_SELECTOR), P("node2", S2, STAY_WITH_S2_IN_REGION)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        None,
+        [0, MAX, MAX],
+    ),
+    (
+        "Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity symmetry",
+        P(labels=S1),
+        [P("node1", S1, HARD_AFFINITY), P("node2", S2, HARD_AFFINITY)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)],
+        False,
+        None,
+        [MAX, MAX, 0],
+    ),
+    (
+        "Anti Affinity: pod that does not match existing pods in node will get high score ",
+        P(labels=S1, affinity=AWAY_FROM_S1_IN_AZ),
+        [P("node1", S1), P("node2", S2)],
+        [N("node1", AZ1), N("node2", RG_CHINA)],
+        False,
+        None,
+        [0, MAX],
+    ),
+    (
+        "Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher score comparing to others ",
+        P(labels=S1, affinity=AWAY_FROM_S1_IN_AZ),
+        [P("node1", S1), P("node2", S1)],
+        [N("node1", AZ1), N("node2", RG_CHINA)],
+        False,
+        None,
+        [0, MAX],
+    ),
+    (
+        "Anti Affinity: one node has more matching pods comparing to other node, so the node which has more unmatches will get high score",
+        P(labels=S1, affinity=AWAY_FROM_S1_IN_AZ),
+        [P("node1", S1), P("node1", S1), P("node2", S2)],
+        [N("node1", AZ1), N("node2", RG_INDIA)],
+        False,
+        None,
+        [0, MAX],
+    ),
+    (
+        "Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high score",
+        P(labels=S2),
+        [P("node1", S1, AWAY_FROM_S2_IN_AZ), P("node2", S2, AWAY_FROM_S1_IN_AZ)],
+        [N("node1", AZ1), N("node2", AZ2)],
+        False,
+        None,
+        [0, MAX],
+    ),
+    (
+        "Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity",
+        P(labels=S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+        [P("node1", S1), P("node2", S1)],
+        [N("node1", RG_CHINA), N("node2", AZ1)],
+        False,
+        None,
+        [MAX, 0],
+    ),
+    (
+        "Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and existing pods have the same labels",
+        P(labels=S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+        [P("node1", S1), P("node1", S1), P("node2", S1), P("node3", S1), P("node3", S1), P("node4", S1), P("node5", S1)],
+        [N("node1", RG_CHINA_AZ1), N("node2", RG_INDIA), N("node3", RG_CHINA), N("node4", RG_CHINA), N("node5", RG_INDIA)],
+        False,
+        None,
+        [MAX, 0, MAX, MAX, 0],
+    ),
+    (
+        "Affinity and Anti Affinity and symmetry: considered only preferredDuringSchedulingIgnoredDuringExecution in both pod affinity & anti affinity & symmetry",
+        P(labels=S1, affinity=STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ),
+        [P("node1", S1), P("node2", S2), P("node3", None, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), P("node4", None, AWAY_FROM_S1_IN_AZ)],
+        [N("node1", RG_CHINA), N("node2", AZ1), N("node3", RG_INDIA), N("node4", AZ2)],
+        False,
+        None,
+        [MAX, 0, MAX, 0],
+    ),
+    (
+        "Avoid panic when partial nodes in a topology don't have pods with affinity",
+        P(labels=S1),
+        [P("node1", S1), P("node2", None, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ)],
+        [N("node1", RG_CHINA), N("node2", RG_CHINA)],
+        False,
+        None,
+        [0, 0],
+    ),
+    (
+        "Affinity with pods matching NamespaceSelector",
+        P(labels=S1, affinity=AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
+        [
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam1.team2"),
+            P("node2", S1, ns="subteam2.team1"),
+        ],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA)],
+        False,
+        None,
+        [MAX, 0],
+    ),
+    (
+        "Affinity with pods matching both NamespaceSelector and Namespaces fields",
+        P(labels=S1, affinity=AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
+        [
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam2.team2"),
+            P("node2", S1, ns="subteam2.team1"),
+        ],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA)],
+        False,
+        None,
+        [MAX, 0],
+    ),
+    (
+        "Affinity with pods matching NamespaceSelector (anti-affinity)",
+        P(labels=S1, affinity=ANTI_AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
+        [
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam1.team2"),
+            P("node2", S1, ns="subteam2.team1"),
+        ],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA)],
+        False,
+        None,
+        [0, MAX],
+    ),
+    (
+        "Affinity with pods matching both NamespaceSelector and Namespaces fields (anti-affinity)",
+        P(labels=S1, affinity=ANTI_AFFINITY_NAMESPACE_SELECTOR, ns="subteam1.team1"),
+        [
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam1.team1"),
+            P("node1", S1, ns="subteam2.team2"),
+            P("node2", S1, ns="subteam2.team1"),
+        ],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA)],
+        False,
+        None,
+        [0, MAX],
+    ),
+    (
+        "Ignore preferred terms of existing pods",
+        P(labels=S2),
+        [P("node1", S1, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), P("node2", S2, STAY_WITH_S2_IN_REGION)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA)],
+        True,
+        SKIP,
+        None,
+    ),
+    (
+        "Do not ignore preferred terms of existing pods",
+        P(labels=S2),
+        [P("node1", S1, STAY_WITH_S1_IN_REGION_AWAY_FROM_S2_IN_AZ), P("node2", S2, STAY_WITH_S2_IN_REGION)],
+        [N("node1", RG_CHINA), N("node2", RG_INDIA)],
+        False,
+        None,
+        [0, MAX],
+    ),
     ("No nodes to score", P(labels=S2), [], [], False, SKIP, None),
 ]
 
@@ -190,8 +379,13 @@ def test_preferred_affinity(name, pod, pods, nodes, ignore, want_status, want_sc
         assert scores == [(n.name, s) for n, s in zip(nodes, want_scores)]
 
 
-HARD_POD_AFFINITY = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-    term("service", "In", ["S1"], "region", namespaces=["default", "subteam2.team2"], ns_selector=TEAM1_SELECTOR)]}}
+HARD_POD_AFFINITY = {
+    "podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            term("service", "In", ["S1"], "region", namespaces=["default", "subteam2.team2"], ns_selector=TEAM1_SELECTOR)
+        ]
+    }
+}
 HARD_NODES = [N("node1", RG_CHINA), N("node2", RG_INDIA), N("node3", AZ1)]
 SERVICE_S1 = {"service": "S1"}
 
@@ -225,16 +419,19 @@ def _normalize(raw: list[int]) -> list[int]:
     return [ns.score for ns in scores]
 
 
-@pytest.mark.parametrize("raw,want", [
-    # scoring.go NormalizeScore: min/max over the given scores (not clamped at 0), float then truncated.
-    ([-5, 0, 10], [0, 33, 100]),
-    ([3, 6, 9], [0, 50, 100]),
-    ([-6, -3, -9], [50, 100, 0]),
-    ([7, 7], [0, 0]),
-    ([0, 1, 2], [0, 50, 100]),
-    ([0, 1, 3], [0, 33, 100]),
-    ([0, 2, 3], [0, 66, 100]),
-])
+@pytest.mark.parametrize(
+    "raw,want",
+    [
+        # scoring.go NormalizeScore: min/max over the given scores (not clamped at 0), float then truncated.
+        ([-5, 0, 10], [0, 33, 100]),
+        ([3, 6, 9], [0, 50, 100]),
+        ([-6, -3, -9], [50, 100, 0]),
+        ([7, 7], [0, 0]),
+        ([0, 1, 2], [0, 50, 100]),
+        ([0, 1, 3], [0, 33, 100]),
+        ([0, 2, 3], [0, 66, 100]),
+    ],
+)
 def test_normalize_score(raw, want):
     # upstream: scoring.go NormalizeScore (formula), covered by scoring_test.go's expected lists
     assert _normalize(raw) == want

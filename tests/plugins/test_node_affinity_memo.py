@@ -8,15 +8,26 @@ from kschedctl.testing import make_node, make_pod
 
 
 def test_memoised_verdicts_equal_fresh_ones():
-    pod = (make_pod("p").node_selector({"disk": "ssd"})
-           .affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-               {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]},
-               {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["special"]}]},
-           ]}}}).obj())
+    pod = (
+        make_pod("p")
+        .node_selector({"disk": "ssd"})
+        .affinity(
+            {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]},
+                            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["special"]}]},
+                        ]
+                    }
+                }
+            }
+        )
+        .obj()
+    )
     shared = RequiredNodeAffinity(pod)
     nodes = []
-    for i, (disk, zone, name) in enumerate(itertools.product([None, "ssd", "hdd", ""], [None, "a", "c"],
-                                                             ["special", "plain"])):
+    for i, (disk, zone, name) in enumerate(itertools.product([None, "ssd", "hdd", ""], [None, "a", "c"], ["special", "plain"])):
         b = make_node(f"{name}-{i}" if name == "plain" else name)
         if disk is not None:
             b.label("disk", disk)

@@ -32,15 +32,12 @@ CASES = [
     ("different host ip", ["TCP/127.0.0.1/8080"], ["TCP/127.0.0.2/8080"], None, None),
     ("different protocol", ["UDP/127.0.0.1/8080"], ["TCP/127.0.0.1/8080"], None, None),
     ("second udp port conflict", ["UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"], ["UDP/127.0.0.1/8080"], ERR, None),
-    ("first tcp port conflict", ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"],
-     ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"], ERR, None),
+    ("first tcp port conflict", ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"], ["TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"], ERR, None),
     ("first tcp port conflict due to 0.0.0.0 hostIP", ["TCP/0.0.0.0/8001"], ["TCP/127.0.0.1/8001"], ERR, None),
-    ("TCP hostPort conflict due to 0.0.0.0 hostIP", ["TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"],
-     ["TCP/127.0.0.1/8001"], ERR, None),
+    ("TCP hostPort conflict due to 0.0.0.0 hostIP", ["TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"], ["TCP/127.0.0.1/8001"], ERR, None),
     ("second tcp port conflict to 0.0.0.0 hostIP", ["TCP/127.0.0.1/8001"], ["TCP/0.0.0.0/8001"], ERR, None),
     ("second different protocol", ["UDP/127.0.0.1/8001"], ["TCP/0.0.0.0/8001"], None, None),
-    ("UDP hostPort conflict due to 0.0.0.0 hostIP", ["UDP/127.0.0.1/8001"],
-     ["TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"], ERR, None),
+    ("UDP hostPort conflict due to 0.0.0.0 hostIP", ["UDP/127.0.0.1/8001"], ["TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"], ERR, None),
 ]
 
 
@@ -76,17 +73,28 @@ def test_pre_filter_disabled():
 def test_sidecar_ports_count_plain_init_ports_do_not():
     # upstream: util.GetHostPorts counts restartable init containers (sidecars) but not ordinary init containers
     n = make_node("n1").obj()
-    sidecar = make_pod("sidecar").node("n1").container().set(
-        "spec.initContainers", [{"name": "s", "image": "x", "restartPolicy": "Always",
-                                 "ports": [{"containerPort": 9000, "hostPort": 9000}]}]).obj()
+    sidecar = (
+        make_pod("sidecar")
+        .node("n1")
+        .container()
+        .set(
+            "spec.initContainers",
+            [{"name": "s", "image": "x", "restartPolicy": "Always", "ports": [{"containerPort": 9000, "hostPort": 9000}]}],
+        )
+        .obj()
+    )
     fwk = new_framework(CONFIG, nodes=[n], pods=[sidecar])
     pl = NodePorts(None, fwk.handle)
     state = CycleState()
     pod = new_pod("pod", "TCP//9000")
     assert pl.pre_filter(state, pod, fwk.snapshot.list()) == (None, None)
     assert pl.filter(state, pod, fwk.snapshot.get("n1")) == ERR
-    plain_init = make_pod("p").container().set(
-        "spec.initContainers", [{"name": "i", "image": "x", "ports": [{"containerPort": 9000, "hostPort": 9000}]}]).obj()
+    plain_init = (
+        make_pod("p")
+        .container()
+        .set("spec.initContainers", [{"name": "i", "image": "x", "ports": [{"containerPort": 9000, "hostPort": 9000}]}])
+        .obj()
+    )
     assert pl.pre_filter(CycleState(), plain_init, fwk.snapshot.list())[1] == Status(Code.Skip)
 
 
@@ -94,12 +102,12 @@ def test_sidecar_ports_count_plain_init_ports_do_not():
     "deleted, want",
     [
         # upstream: node_ports.go isSchedulableAfterPodDeleted (cases modelled on Test_isSchedulableAfterPodDeleted)
-        pytest.param(new_pod("d", "TCP/0.0.0.0/8080", node_name="n1"), QueueingHint.Queue,
-                     id="backoff-queue-when-fits-host-ports"),
+        pytest.param(new_pod("d", "TCP/0.0.0.0/8080", node_name="n1"), QueueingHint.Queue, id="backoff-queue-when-fits-host-ports"),
         pytest.param(new_pod("d", "TCP/0.0.0.0/8080"), QueueingHint.QueueSkip, id="skip-queue-when-unscheduled"),
         pytest.param(new_pod("d", node_name="n1"), QueueingHint.QueueSkip, id="skip-queue-when-no-host-ports"),
-        pytest.param(new_pod("d", "TCP/0.0.0.0/8081", node_name="n1"), QueueingHint.QueueSkip,
-                     id="skip-queue-when-host-ports-do-not-overlap"),
+        pytest.param(
+            new_pod("d", "TCP/0.0.0.0/8081", node_name="n1"), QueueingHint.QueueSkip, id="skip-queue-when-host-ports-do-not-overlap"
+        ),
     ],
 )
 def test_is_schedulable_after_pod_deleted(deleted, want):

@@ -40,6 +40,7 @@ def default_args(args: dict | None, version: Any = None) -> dict:
 def validate_args(args: dict, version: Any = None) -> list:
     return args_errors(NodeResourcesBalancedAllocationArgs, args, version)
 
+
 GPU = "nvidia.com/gpu"
 DEFAULT_SET = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 GPU_SET = DEFAULT_SET + [{"name": GPU, "weight": 1}]
@@ -66,8 +67,7 @@ def cpu_and_memory(name: str, node_name: str | None = None):
 
 
 def cpu_memory_gpu(name: str, node_name: str):
-    return make_pod(name).req(cpu="1000m", memory="2000").res({"cpu": "2000m", "memory": "3000", GPU: "3"}) \
-        .node(node_name).obj()
+    return make_pod(name).req(cpu="1000m", memory="2000").res({"cpu": "2000m", "memory": "3000", GPU: "3"}).node(node_name).obj()
 
 
 EXISTING = [cpu_only("e1", "node1"), cpu_and_memory("e2", "node2")]
@@ -76,39 +76,92 @@ EXISTING = [cpu_only("e1", "node1"), cpu_and_memory("e2", "node2")]
 CASES = [
     # upstream: 'nothing scheduled, resources requested, differently sized nodes'
     # 1.36: node1 with (.75,.5) -> 87, without (0,0) -> 100: 50 + (50+87-100)/2 = 68; node2 100/100 -> 75
-    ("nothing scheduled, resources requested, differently sized nodes", cpu_and_memory("p"),
-     [node("node1", 4000, 10000), node("node2", 6000, 10000)], [], DEFAULT_SET, True, [87, 100], [68, 75]),
+    (
+        "nothing scheduled, resources requested, differently sized nodes",
+        cpu_and_memory("p"),
+        [node("node1", 4000, 10000), node("node2", 6000, 10000)],
+        [],
+        DEFAULT_SET,
+        True,
+        [87, 100],
+        [68, 75],
+    ),
     # upstream: 'resources requested, pods scheduled with resources'
     # 1.36: node1 with (.6,.25) -> 82, without (.3,0) -> 85: 73; node2 with (.6,.5) -> 95, without (.3,.25) -> 97: 74
-    ("resources requested, pods scheduled with resources", cpu_and_memory("p"),
-     [node("node1", 10000, 20000), node("node2", 10000, 20000)], EXISTING, DEFAULT_SET, True, [82, 95], [73, 74]),
+    (
+        "resources requested, pods scheduled with resources",
+        cpu_and_memory("p"),
+        [node("node1", 10000, 20000), node("node2", 10000, 20000)],
+        EXISTING,
+        DEFAULT_SET,
+        True,
+        [82, 95],
+        [73, 74],
+    ),
     # upstream: 'resources requested, pods scheduled with resources, differently sized nodes'
     # 1.36: node2 with (.6,.2) -> 80, without (.3,.1) -> 90: 50 + 40/2 = 70
-    ("resources requested, pods scheduled with resources, differently sized nodes", cpu_and_memory("p"),
-     [node("node1", 10000, 20000), node("node2", 10000, 50000)], EXISTING, DEFAULT_SET, True, [82, 80], [73, 70]),
+    (
+        "resources requested, pods scheduled with resources, differently sized nodes",
+        cpu_and_memory("p"),
+        [node("node1", 10000, 20000), node("node2", 10000, 50000)],
+        EXISTING,
+        DEFAULT_SET,
+        True,
+        [82, 80],
+        [73, 70],
+    ),
     # upstream: 'requested resources at node capacity'
     # 1.36: node1 with (1,0) -> 50, without (.5,0) -> 75: 62; node2 with (1,.5) -> 75, without (.5,.5) -> 100: 62
-    ("requested resources at node capacity", cpu_only("p"),
-     [node("node1", 6000, 10000), node("node2", 6000, 10000)], EXISTING, DEFAULT_SET, True, [50, 75], [62, 62]),
+    (
+        "requested resources at node capacity",
+        cpu_only("p"),
+        [node("node1", 6000, 10000), node("node2", 6000, 10000)],
+        EXISTING,
+        DEFAULT_SET,
+        True,
+        [50, 75],
+        [62, 62],
+    ),
     # upstream: 'include scalar resource on a node for balanced resource allocation'
-    ("include scalar resource on a node for balanced resource allocation",
-     make_pod("p").res({"memory": "0", GPU: "1"}).obj(),
-     [node("node1", 3500, 40000, 8), node("node2", 3500, 40000, 8)],
-     # 1.36: node1 with (.857,.125,.5) -> 70, without (.857,.125,.375) -> 69: 50 + 51/2 = 75;
-     #       node2 with (.857,.125,.125) -> 65, without (.857,.125,0) -> 62: 50 + 53/2 = 76
-     [cpu_and_memory("e1", "node2"), cpu_memory_gpu("e2", "node1")], GPU_SET, True, [70, 65], [75, 76]),
+    (
+        "include scalar resource on a node for balanced resource allocation",
+        make_pod("p").res({"memory": "0", GPU: "1"}).obj(),
+        [node("node1", 3500, 40000, 8), node("node2", 3500, 40000, 8)],
+        # 1.36: node1 with (.857,.125,.5) -> 70, without (.857,.125,.375) -> 69: 50 + 51/2 = 75;
+        #       node2 with (.857,.125,.125) -> 65, without (.857,.125,0) -> 62: 50 + 53/2 = 76
+        [cpu_and_memory("e1", "node2"), cpu_memory_gpu("e2", "node1")],
+        GPU_SET,
+        True,
+        [70, 65],
+        [75, 76],
+    ),
     # upstream: 'node without the scalar resource should skip the scalar resource'
-    ("node without the scalar resource should skip the scalar resource", cpu_and_memory("p"),
-     [node("node1", 3500, 40000, 8), node("node2", 3500, 40000)], [], GPU_SET, True, [63, 63], [56, 56]),
+    (
+        "node without the scalar resource should skip the scalar resource",
+        cpu_and_memory("p"),
+        [node("node1", 3500, 40000, 8), node("node2", 3500, 40000)],
+        [],
+        GPU_SET,
+        True,
+        [63, 63],
+        [56, 56],
+    ),
     # upstream: 'resources requested, pods scheduled with resources if PreScore not called'
-    ("resources requested, pods scheduled with resources if PreScore not called", cpu_and_memory("p"),
-     [node("node1", 10000, 20000), node("node2", 10000, 20000)], EXISTING, DEFAULT_SET, False, [82, 95], [73, 74]),
+    (
+        "resources requested, pods scheduled with resources if PreScore not called",
+        cpu_and_memory("p"),
+        [node("node1", 10000, 20000), node("node2", 10000, 20000)],
+        EXISTING,
+        DEFAULT_SET,
+        False,
+        [82, 95],
+        [73, 74],
+    ),
 ]
 
 
 @pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])
-@pytest.mark.parametrize("pod,nodes,existing,resources,pre,legacy,improved", [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("pod,nodes,existing,resources,pre,legacy,improved", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_balanced_allocation(version, pod, nodes, existing, resources, pre, legacy, improved):
     fwk = framework(version, nodes, existing)
     plugin = NodeResourcesBalancedAllocation({"resources": resources}, fwk.handle)
@@ -146,22 +199,28 @@ def test_real_requests_not_non_zero_defaults():
     assert plugin.score(state, pod, fwk.snapshot.get("node1")) == (75, None)
 
 
-@pytest.mark.parametrize("requested,allocatable,want", [
-    ([3000, 5000], [4000, 10000], 87),
-    ([0, 0], [0, 0], 100),
-    ([7000, 5000], [4000, 10000], 75),           # cpu fraction capped at 1
-    ([1, 1, 1], [2, 4, 8], 84),                  # three fractions: population std .156
-    ([5, 7], [10, 0], 100),                      # one fraction: std 0
-])
+@pytest.mark.parametrize(
+    "requested,allocatable,want",
+    [
+        ([3000, 5000], [4000, 10000], 87),
+        ([0, 0], [0, 0], 100),
+        ([7000, 5000], [4000, 10000], 75),  # cpu fraction capped at 1
+        ([1, 1, 1], [2, 4, 8], 84),  # three fractions: population std .156
+        ([5, 7], [10, 0], 100),  # one fraction: std 0
+    ],
+)
 def test_balanced_resource_score(requested, allocatable, want):
     assert balanced_resource_score(requested, allocatable) == want
 
 
-@pytest.mark.parametrize("requested,allocated,want", [
-    ([10, 10], [10, 0], 100),  # perfectly imbalanced to balanced
-    ([10, 0], [0, 0], 50),    # balanced to perfectly imbalanced
-    ([3, 3], [1, 1], 75),     # no change in balance
-])
+@pytest.mark.parametrize(
+    "requested,allocated,want",
+    [
+        ([10, 10], [10, 0], 100),  # perfectly imbalanced to balanced
+        ([10, 0], [0, 0], 50),  # balanced to perfectly imbalanced
+        ([3, 3], [1, 1], 75),  # no change in balance
+    ],
+)
 def test_improvement_formula_range(requested, allocated, want):
     assert balanced_resource_scorer_improvement(requested, allocated, [10, 10]) == want
 
@@ -177,12 +236,15 @@ def test_default_args():
     assert default_args({"resources": [{"name": GPU}]}) == {"resources": [{"name": GPU, "weight": 1}]}
 
 
-@pytest.mark.parametrize("args,want", [
-    ({"resources": DEFAULT_SET}, []),
-    ({"resources": [{"name": "cpu", "weight": 2}]}, [("resources[0].weight", "Invalid value: 2: must be 1")]),
-    ({"resources": [{"name": "cpu", "weight": 1}, {"name": "cpu", "weight": 1}]},
-     [("resources[1].name", 'Duplicate value: "cpu"')]),
-], ids=["valid", "weight not 1", "duplicate"])
+@pytest.mark.parametrize(
+    "args,want",
+    [
+        ({"resources": DEFAULT_SET}, []),
+        ({"resources": [{"name": "cpu", "weight": 2}]}, [("resources[0].weight", "Invalid value: 2: must be 1")]),
+        ({"resources": [{"name": "cpu", "weight": 1}, {"name": "cpu", "weight": 1}]}, [("resources[1].name", 'Duplicate value: "cpu"')]),
+    ],
+    ids=["valid", "weight not 1", "duplicate"],
+)
 def test_validate_args(args, want):
     # validation_pluginargs.go ValidateNodeResourcesBalancedAllocationArgs
     assert validate_args(args) == want

@@ -72,29 +72,32 @@ def run(new_pod, existing_claims, limits, extra_existing=(), allocatable=None):
 E = lambda i: f"csi-ebs.csi.aws.com-{i}"  # noqa: E731
 
 
-@pytest.mark.parametrize("new, existing, limits, want", [
-    # upstream: TestCSILimits "fits when node volume limit >= new pods CSI volume"
-    pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: 4}, None, id="fits-when-limit-ge-volumes"),
-    # upstream: TestCSILimits "doesn't when node volume limit <= pods CSI volume"
-    pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: 3}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="doesnt-when-over-limit"),
-    # upstream: TestCSILimits "should when driver does not support volume limits"
-    pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: None}, None, id="driver-without-limit"),
-    # upstream: TestCSILimits "count pending PVCs towards volume limit <= limit"
-    pytest.param(("pending-0",), (E(2), E(3)), {EBS: 2}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="pending-pvc-counts"),
-    pytest.param(("pending-0",), ("pending-1",), {EBS: 2}, None, id="two-pending-pvcs-fit"),
-    # upstream: TestCSILimits "should count PVCs with invalid PV name but valid SC"
-    pytest.param(("missing-pv",), (E(2),), {EBS: 1}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="invalid-pv-name-valid-sc"),
-    # upstream: TestCSILimits "should not count PVCs with no SC"
-    pytest.param(("no-sc",), (E(2),), {EBS: 1}, None, id="pvc-without-sc-not-counted"),
-    # upstream: TestCSILimits "skip Filter when the pod only uses secrets and configmaps"
-    pytest.param((), (E(2),), {EBS: 0}, "skip", id="no-csi-volumes-skip"),
-    # the same volume already on the node counts once
-    pytest.param((E(2),), (E(2),), {EBS: 1}, None, id="same-volume-counted-once"),
-    # limits are per driver
-    pytest.param(("csi-gce-0",), (E(2), E(3)), {EBS: 2, GCE: 1}, None, id="other-driver-has-room"),
-    # upstream: TestCSILimits "should count in-tree volumes if migration is enabled"
-    pytest.param(("intree-ebs",), (E(2),), {EBS: 1}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="migrated-intree-pv-counted"),
-])
+@pytest.mark.parametrize(
+    "new, existing, limits, want",
+    [
+        # upstream: TestCSILimits "fits when node volume limit >= new pods CSI volume"
+        pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: 4}, None, id="fits-when-limit-ge-volumes"),
+        # upstream: TestCSILimits "doesn't when node volume limit <= pods CSI volume"
+        pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: 3}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="doesnt-when-over-limit"),
+        # upstream: TestCSILimits "should when driver does not support volume limits"
+        pytest.param((E(0), E(1)), (E(2), E(3)), {EBS: None}, None, id="driver-without-limit"),
+        # upstream: TestCSILimits "count pending PVCs towards volume limit <= limit"
+        pytest.param(("pending-0",), (E(2), E(3)), {EBS: 2}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="pending-pvc-counts"),
+        pytest.param(("pending-0",), ("pending-1",), {EBS: 2}, None, id="two-pending-pvcs-fit"),
+        # upstream: TestCSILimits "should count PVCs with invalid PV name but valid SC"
+        pytest.param(("missing-pv",), (E(2),), {EBS: 1}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="invalid-pv-name-valid-sc"),
+        # upstream: TestCSILimits "should not count PVCs with no SC"
+        pytest.param(("no-sc",), (E(2),), {EBS: 1}, None, id="pvc-without-sc-not-counted"),
+        # upstream: TestCSILimits "skip Filter when the pod only uses secrets and configmaps"
+        pytest.param((), (E(2),), {EBS: 0}, "skip", id="no-csi-volumes-skip"),
+        # the same volume already on the node counts once
+        pytest.param((E(2),), (E(2),), {EBS: 1}, None, id="same-volume-counted-once"),
+        # limits are per driver
+        pytest.param(("csi-gce-0",), (E(2), E(3)), {EBS: 2, GCE: 1}, None, id="other-driver-has-room"),
+        # upstream: TestCSILimits "should count in-tree volumes if migration is enabled"
+        pytest.param(("intree-ebs",), (E(2),), {EBS: 1}, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, id="migrated-intree-pv-counted"),
+    ],
+)
 def test_csi_limits(new, existing, limits, want):
     status = run(pod_with(*new), existing, limits)
     if want == "skip":
@@ -137,20 +140,29 @@ def test_attach_limit_key():
     assert key.startswith("attachable-volumes-csi-" + long[:23]) and len(key) == len("attachable-volumes-csi-") + 23 + 16
 
 
-@pytest.mark.parametrize("labels,handle", [
-    ({}, "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/d"),
-    ({"topology.kubernetes.io/zone": "us-east1-b"}, "projects/UNSPECIFIED/zones/us-east1-b/disks/d"),
-    # the beta label is read first; the GA one only when the beta one is empty
-    ({"topology.kubernetes.io/zone": "us-east1-b", "failure-domain.beta.kubernetes.io/zone": "us-east1-c"},
-     "projects/UNSPECIFIED/zones/us-east1-c/disks/d"),
-    ({"topology.kubernetes.io/zone": "us-east1-b", "failure-domain.beta.kubernetes.io/zone": ""},
-     "projects/UNSPECIFIED/zones/us-east1-b/disks/d"),
-    ({"topology.kubernetes.io/zone": "us-east1-b__us-east1-c"}, "projects/UNSPECIFIED/regions/us-east1/disks/d"),
-    # zones of two regions, or not {locale}-{region}-{zone}: the translation fails (not counted)
-    ({"topology.kubernetes.io/zone": "us-east1-b__europe-west1-c"}, None),
-    ({"topology.kubernetes.io/zone": "zone-a__zone-b"}, None),
-], ids=["none", "ga", "beta-first", "beta-empty", "regional", "two-regions", "bad-format"])
+@pytest.mark.parametrize(
+    "labels,handle",
+    [
+        ({}, "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/d"),
+        ({"topology.kubernetes.io/zone": "us-east1-b"}, "projects/UNSPECIFIED/zones/us-east1-b/disks/d"),
+        # the beta label is read first; the GA one only when the beta one is empty
+        (
+            {"topology.kubernetes.io/zone": "us-east1-b", "failure-domain.beta.kubernetes.io/zone": "us-east1-c"},
+            "projects/UNSPECIFIED/zones/us-east1-c/disks/d",
+        ),
+        (
+            {"topology.kubernetes.io/zone": "us-east1-b", "failure-domain.beta.kubernetes.io/zone": ""},
+            "projects/UNSPECIFIED/zones/us-east1-b/disks/d",
+        ),
+        ({"topology.kubernetes.io/zone": "us-east1-b__us-east1-c"}, "projects/UNSPECIFIED/regions/us-east1/disks/d"),
+        # zones of two regions, or not {locale}-{region}-{zone}: the translation fails (not counted)
+        ({"topology.kubernetes.io/zone": "us-east1-b__europe-west1-c"}, None),
+        ({"topology.kubernetes.io/zone": "zone-a__zone-b"}, None),
+    ],
+    ids=["none", "ga", "beta-first", "beta-empty", "regional", "two-regions", "bad-format"],
+)
 def test_gce_pd_translation_zone(labels, handle):
     # upstream: csi-translation-lib plugins/gce_pd.go TranslateInTreePVToCSI, gceGetRegionFromZones
     from kschedctl.plugins.node_volume_limits import _gce_handle
+
     assert _gce_handle({"pdName": "d"}, labels) == handle

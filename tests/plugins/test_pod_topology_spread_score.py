@@ -48,141 +48,306 @@ def spread(max_skew: int, key: str, selector=FOO, labels=None, **extra):
 ABCD = [hn("node-a"), hn("node-b"), hn("node-c"), hn("node-d")]
 ZONED = [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-x", zone="zone2"), hn("node-y", zone="zone2")]
 P_4_2_1_3 = foo_pods({"node-a": 4, "node-b": 2, "node-x": 1, "node-y": 3})
-SVC = GenericObject.from_dict({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "default"},
-                               "spec": {"selector": {"foo": ""}}}, namespaced=True)
+SVC = GenericObject.from_dict(
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "default"}, "spec": {"selector": {"foo": ""}}},
+    namespaced=True,
+)
 
 SCORE_CASES = [
     # upstream: scoring_test.go TestPodTopologySpreadScore "one constraint on node, no existing pods"
-    ("one constraint on node, no existing pods", spread(1, H).obj(), ABCD[:2], [], [],
-     [("node-a", 100), ("node-b", 100)], {}),
+    ("one constraint on node, no existing pods", spread(1, H).obj(), ABCD[:2], [], [], [("node-a", 100), ("node-b", 100)], {}),
     # upstream: TestPodTopologySpreadScore "one constraint on node, only one node is candidate"
-    ("one constraint on node, only one node is candidate", spread(1, H).obj(), ABCD[:1], ABCD[1:2],
-     foo_pods({"node-a": 2, "node-b": 1}), [("node-a", 100)], {}),
+    (
+        "one constraint on node, only one node is candidate",
+        spread(1, H).obj(),
+        ABCD[:1],
+        ABCD[1:2],
+        foo_pods({"node-a": 2, "node-b": 1}),
+        [("node-a", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, all nodes have the same number of matching pods"
-    ("one constraint on node, all nodes have the same number of matching pods", spread(1, H).obj(), ABCD[:2], [],
-     foo_pods({"node-a": 1, "node-b": 1}), [("node-a", 100), ("node-b", 100)], {}),
+    (
+        "one constraint on node, all nodes have the same number of matching pods",
+        spread(1, H).obj(),
+        ABCD[:2],
+        [],
+        foo_pods({"node-a": 1, "node-b": 1}),
+        [("node-a", 100), ("node-b", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, all 4 nodes are candidates"
-    ("one constraint on node, all 4 nodes are candidates", spread(1, H).obj(), ABCD, [],
-     foo_pods({"node-a": 2, "node-b": 1, "node-d": 3}),
-     [("node-a", 20), ("node-b", 60), ("node-c", 100), ("node-d", 0)], {}),
+    (
+        "one constraint on node, all 4 nodes are candidates",
+        spread(1, H).obj(),
+        ABCD,
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-d": 3}),
+        [("node-a", 20), ("node-b", 60), ("node-c", 100), ("node-d", 0)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, null selector"
-    ("one constraint on node, null selector", spread(1, H, selector=None).obj(), ABCD, [],
-     foo_pods({"node-a": 2, "node-b": 1, "node-d": 3}),
-     [("node-a", 100), ("node-b", 100), ("node-c", 100), ("node-d", 100)], {}),
+    (
+        "one constraint on node, null selector",
+        spread(1, H, selector=None).obj(),
+        ABCD,
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-d": 3}),
+        [("node-a", 100), ("node-b", 100), ("node-c", 100), ("node-d", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, all 4 nodes are candidates, maxSkew=2"
-    ("one constraint on node, all 4 nodes are candidates, maxSkew=2", spread(2, H).obj(), ABCD, [],
-     foo_pods({"node-a": 2, "node-b": 1, "node-d": 3}),
-     [("node-a", 33), ("node-b", 66), ("node-c", 100), ("node-d", 16)], {}),
+    (
+        "one constraint on node, all 4 nodes are candidates, maxSkew=2",
+        spread(2, H).obj(),
+        ABCD,
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-d": 3}),
+        [("node-a", 33), ("node-b", 66), ("node-c", 100), ("node-d", 16)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, all 4 nodes are candidates, maxSkew=3"
-    ("one constraint on node, all 4 nodes are candidates, maxSkew=3", spread(3, H).obj(), ABCD, [],
-     foo_pods({"node-a": 4, "node-b": 3, "node-c": 2, "node-d": 1}),
-     [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)], {}),
+    (
+        "one constraint on node, all 4 nodes are candidates, maxSkew=3",
+        spread(3, H).obj(),
+        ABCD,
+        [],
+        foo_pods({"node-a": 4, "node-b": 3, "node-c": 2, "node-d": 1}),
+        [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "system defaulting, nodes don't have zone, pods match service"
-    ("system defaulting, nodes don't have zone, pods match service", make_pod("p").label("foo", "").obj(), ABCD, [],
-     foo_pods({"node-a": 4, "node-b": 3, "node-c": 2, "node-d": 1}),
-     [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)],
-     {"objects": ClusterObjects(services=[SVC])}),
+    (
+        "system defaulting, nodes don't have zone, pods match service",
+        make_pod("p").label("foo", "").obj(),
+        ABCD,
+        [],
+        foo_pods({"node-a": 4, "node-b": 3, "node-c": 2, "node-d": 1}),
+        [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)],
+        {"objects": ClusterObjects(services=[SVC])},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, 3 out of 4 nodes are candidates"
-    ("one constraint on node, 3 out of 4 nodes are candidates", spread(1, H).obj(), ZONED[:3], ZONED[3:], P_4_2_1_3,
-     [("node-a", 33), ("node-b", 83), ("node-x", 100)], {}),
+    (
+        "one constraint on node, 3 out of 4 nodes are candidates",
+        spread(1, H).obj(),
+        ZONED[:3],
+        ZONED[3:],
+        P_4_2_1_3,
+        [("node-a", 33), ("node-b", 83), ("node-x", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on node, 3 out of 4 nodes are candidates, one node
     # doesn't match topology key"
-    ("one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
-     spread(1, H).obj(), [hn("node-a"), node("node-b", {"n": "node-b"}), hn("node-x")], [hn("node-y")], P_4_2_1_3,
-     [("node-a", 16), ("node-b", 0), ("node-x", 100)], {}),
+    (
+        "one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key",
+        spread(1, H).obj(),
+        [hn("node-a"), node("node-b", {"n": "node-b"}), hn("node-x")],
+        [hn("node-y")],
+        P_4_2_1_3,
+        [("node-a", 16), ("node-b", 0), ("node-x", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "one constraint on zone, 3 out of 4 nodes are candidates"
-    ("one constraint on zone, 3 out of 4 nodes are candidates", spread(1, "zone").obj(), ZONED[:3], ZONED[3:],
-     P_4_2_1_3, [("node-a", 75), ("node-b", 75), ("node-x", 100)], {}),
+    (
+        "one constraint on zone, 3 out of 4 nodes are candidates",
+        spread(1, "zone").obj(),
+        ZONED[:3],
+        ZONED[3:],
+        P_4_2_1_3,
+        [("node-a", 75), ("node-b", 75), ("node-x", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "two Constraints on zone and node, 2 out of 4 nodes are candidates"
-    ("two Constraints on zone and node, 2 out of 4 nodes are candidates",
-     spread(1, "zone").spread(1, H, "ScheduleAnyway", FOO).obj(), [ZONED[0], ZONED[2]], [ZONED[1], ZONED[3]],
-     foo_pods({"node-a": 2, "node-b": 1, "node-x": 2, "node-y": 4}), [("node-a", 100), ("node-x", 63)], {}),
+    (
+        "two Constraints on zone and node, 2 out of 4 nodes are candidates",
+        spread(1, "zone").spread(1, H, "ScheduleAnyway", FOO).obj(),
+        [ZONED[0], ZONED[2]],
+        [ZONED[1], ZONED[3]],
+        foo_pods({"node-a": 2, "node-b": 1, "node-x": 2, "node-y": 4}),
+        [("node-a", 100), ("node-x", 63)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "two Constraints on zone and node, with different labelSelectors"
-    ("two Constraints on zone and node, with different labelSelectors",
-     spread(1, "zone", labels={"foo": "", "bar": ""}).spread(1, H, "ScheduleAnyway", BAR).obj(), ZONED, [],
-     [pod("p-a1", "node-a", {"foo": ""}), pod("p-b1", "node-b", {"foo": "", "bar": ""}),
-      pod("p-y1", "node-y", {"foo": ""}), pod("p-y2", "node-y", {"bar": ""})],
-     [("node-a", 60), ("node-b", 20), ("node-x", 100), ("node-y", 60)], {}),
+    (
+        "two Constraints on zone and node, with different labelSelectors",
+        spread(1, "zone", labels={"foo": "", "bar": ""}).spread(1, H, "ScheduleAnyway", BAR).obj(),
+        ZONED,
+        [],
+        [
+            pod("p-a1", "node-a", {"foo": ""}),
+            pod("p-b1", "node-b", {"foo": "", "bar": ""}),
+            pod("p-y1", "node-y", {"foo": ""}),
+            pod("p-y2", "node-y", {"bar": ""}),
+        ],
+        [("node-a", 60), ("node-b", 20), ("node-x", 100), ("node-y", 60)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "two Constraints on zone and node, with different labelSelectors, some
     # nodes have 0 pods"
-    ("two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
-     spread(1, "zone", labels={"foo": "", "bar": ""}).spread(1, H, "ScheduleAnyway", BAR).obj(), ZONED, [],
-     [pod("p-b1", "node-b", {"bar": ""}), pod("p-x1", "node-x", {"foo": ""}),
-      pod("p-y1", "node-y", {"foo": "", "bar": ""})],
-     [("node-a", 100), ("node-b", 60), ("node-x", 40), ("node-y", 0)], {}),
+    (
+        "two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
+        spread(1, "zone", labels={"foo": "", "bar": ""}).spread(1, H, "ScheduleAnyway", BAR).obj(),
+        ZONED,
+        [],
+        [pod("p-b1", "node-b", {"bar": ""}), pod("p-x1", "node-x", {"foo": ""}), pod("p-y1", "node-y", {"foo": "", "bar": ""})],
+        [("node-a", 100), ("node-b", 60), ("node-x", 40), ("node-y", 0)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "two Constraints on zone and node, with different labelSelectors, 3 out
     # of 4 nodes are candidates"
-    ("two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
-     spread(1, "zone", labels={"foo": "", "bar": ""}).spread(1, H, "ScheduleAnyway", BAR).obj(), ZONED[:3], ZONED[3:],
-     [pod("p-a1", "node-a", {"foo": ""}), pod("p-b1", "node-b", {"foo": "", "bar": ""}),
-      pod("p-y1", "node-y", {"foo": ""}), pod("p-y2", "node-y", {"bar": ""})],
-     [("node-a", 50), ("node-b", 25), ("node-x", 100)], {}),
+    (
+        "two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
+        spread(1, "zone", labels={"foo": "", "bar": ""}).spread(1, H, "ScheduleAnyway", BAR).obj(),
+        ZONED[:3],
+        ZONED[3:],
+        [
+            pod("p-a1", "node-a", {"foo": ""}),
+            pod("p-b1", "node-b", {"foo": "", "bar": ""}),
+            pod("p-y1", "node-y", {"foo": ""}),
+            pod("p-y2", "node-y", {"bar": ""}),
+        ],
+        [("node-a", 50), ("node-b", 25), ("node-x", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "existing pods in a different namespace do not count"
-    ("existing pods in a different namespace do not count", spread(1, H).obj(), ABCD[:2], [],
-     [pod("p-a1", "node-a", {"foo": ""}, ns="ns1"), pod("p-a2", "node-a", {"foo": ""}),
-      pod("p-b1", "node-b", {"foo": ""}), pod("p-b2", "node-b", {"foo": ""})],
-     [("node-a", 100), ("node-b", 33)], {}),
+    (
+        "existing pods in a different namespace do not count",
+        spread(1, H).obj(),
+        ABCD[:2],
+        [],
+        [
+            pod("p-a1", "node-a", {"foo": ""}, ns="ns1"),
+            pod("p-a2", "node-a", {"foo": ""}),
+            pod("p-b1", "node-b", {"foo": ""}),
+            pod("p-b2", "node-b", {"foo": ""}),
+        ],
+        [("node-a", 100), ("node-b", 33)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "terminating Pods should be excluded"
-    ("terminating Pods should be excluded", spread(1, H).obj(), ABCD[:2], [],
-     [pod("p-a", "node-a", {"foo": ""}, terminating=True), pod("p-b", "node-b", {"foo": ""})],
-     [("node-a", 100), ("node-b", 0)], {}),
+    (
+        "terminating Pods should be excluded",
+        spread(1, H).obj(),
+        ABCD[:2],
+        [],
+        [pod("p-a", "node-a", {"foo": ""}, terminating=True), pod("p-b", "node-b", {"foo": ""})],
+        [("node-a", 100), ("node-b", 0)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "minDomains has no effect when ScheduleAnyway"
-    ("minDomains has no effect when ScheduleAnyway", spread(2, "node", minDomains=10).obj(),
-     [node(n, {"node": n}) for n in ("node-a", "node-b", "node-c")], [],
-     foo_pods({"node-a": 2, "node-b": 2, "node-c": 1}), [("node-a", 75), ("node-b", 75), ("node-c", 100)], {}),
+    (
+        "minDomains has no effect when ScheduleAnyway",
+        spread(2, "node", minDomains=10).obj(),
+        [node(n, {"node": n}) for n in ("node-a", "node-b", "node-c")],
+        [],
+        foo_pods({"node-a": 2, "node-b": 2, "node-c": 1}),
+        [("node-a", 75), ("node-b", 75), ("node-c", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "NodeAffinityPolicy honoed with labelSelectors"
-    ("NodeAffinityPolicy honoed with labelSelectors", spread(1, "node").node_selector({"foo": ""}).obj(),
-     [node("node-a", {"node": "node-a", "foo": ""}), node("node-b", {"node": "node-b", "foo": ""}),
-      node("node-c", {"node": "node-c"})], [], foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
-     [("node-a", 0), ("node-b", 33), ("node-c", 100)], {}),
+    (
+        "NodeAffinityPolicy honoed with labelSelectors",
+        spread(1, "node").node_selector({"foo": ""}).obj(),
+        [node("node-a", {"node": "node-a", "foo": ""}), node("node-b", {"node": "node-b", "foo": ""}), node("node-c", {"node": "node-c"})],
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
+        [("node-a", 0), ("node-b", 33), ("node-c", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "NodeAffinityPolicy ignored with labelSelectors"
-    ("NodeAffinityPolicy ignored with labelSelectors",
-     spread(1, "node", nodeAffinityPolicy="Ignore").node_selector({"foo": ""}).obj(),
-     [node("node-a", {"node": "node-a", "foo": ""}), node("node-b", {"node": "node-b", "foo": ""}),
-      node("node-c", {"node": "node-c"})], [], foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
-     [("node-a", 66), ("node-b", 100), ("node-c", 100)], {}),
+    (
+        "NodeAffinityPolicy ignored with labelSelectors",
+        spread(1, "node", nodeAffinityPolicy="Ignore").node_selector({"foo": ""}).obj(),
+        [node("node-a", {"node": "node-a", "foo": ""}), node("node-b", {"node": "node-b", "foo": ""}), node("node-c", {"node": "node-c"})],
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
+        [("node-a", 66), ("node-b", 100), ("node-c", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "NodeAffinityPolicy honoed with nodeAffinity"
-    ("NodeAffinityPolicy honoed with nodeAffinity", spread(1, "node").node_affinity_in("foo", [""]).obj(),
-     [node("node-a", {"node": "node-a", "foo": ""}), node("node-b", {"node": "node-b", "foo": ""}),
-      node("node-c", {"node": "node-c"})], [], foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
-     [("node-a", 0), ("node-b", 33), ("node-c", 100)], {}),
+    (
+        "NodeAffinityPolicy honoed with nodeAffinity",
+        spread(1, "node").node_affinity_in("foo", [""]).obj(),
+        [node("node-a", {"node": "node-a", "foo": ""}), node("node-b", {"node": "node-b", "foo": ""}), node("node-c", {"node": "node-c"})],
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
+        [("node-a", 0), ("node-b", 33), ("node-c", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "NodeTaintsPolicy honored"
-    ("NodeTaintsPolicy honored", spread(1, "node", nodeTaintsPolicy="Honor").obj(),
-     [node("node-a", {"node": "node-a"}), node("node-b", {"node": "node-b"}), node("node-c", {"node": "node-c"}, TAINTS)],
-     [], foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}), [("node-a", 0), ("node-b", 33), ("node-c", 100)], {}),
+    (
+        "NodeTaintsPolicy honored",
+        spread(1, "node", nodeTaintsPolicy="Honor").obj(),
+        [node("node-a", {"node": "node-a"}), node("node-b", {"node": "node-b"}), node("node-c", {"node": "node-c"}, TAINTS)],
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
+        [("node-a", 0), ("node-b", 33), ("node-c", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "NodeTaintsPolicy ignored"
-    ("NodeTaintsPolicy ignored", spread(1, "node").obj(),
-     [node("node-a", {"node": "node-a"}), node("node-b", {"node": "node-b"}), node("node-c", {"node": "node-c"}, TAINTS)],
-     [], foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}), [("node-a", 66), ("node-b", 100), ("node-c", 100)], {}),
+    (
+        "NodeTaintsPolicy ignored",
+        spread(1, "node").obj(),
+        [node("node-a", {"node": "node-a"}), node("node-b", {"node": "node-b"}), node("node-c", {"node": "node-c"}, TAINTS)],
+        [],
+        foo_pods({"node-a": 2, "node-b": 1, "node-c": 1}),
+        [("node-a", 66), ("node-b", 100), ("node-c", 100)],
+        {},
+    ),
 ]
 
 _MLK_NODES = [hn("node-a", zone="zone1"), hn("node-b", zone="zone1"), hn("node-c", zone="zone2"), hn("node-d", zone="zone2")]
-_MLK_PODS = [pod("p-a1", "node-a", {"foo": ""}), pod("p-b1", "node-b", {"foo": "", "bar": ""}),
-             pod("p-y1", "node-c", {"foo": ""}), pod("p-y2", "node-c", {"bar": ""})]
+_MLK_PODS = [
+    pod("p-a1", "node-a", {"foo": ""}),
+    pod("p-b1", "node-b", {"foo": "", "bar": ""}),
+    pod("p-y1", "node-c", {"foo": ""}),
+    pod("p-y2", "node-c", {"bar": ""}),
+]
 SCORE_CASES += [
     # upstream: TestPodTopologySpreadScore "matchLabelKeys ignored when feature gate disabled"
-    ("matchLabelKeys ignored when feature gate disabled",
-     spread(1, "zone", labels={"foo": "", "bar": "", "baz": ""}, matchLabelKeys=["baz"])
-     .spread(1, H, "ScheduleAnyway", BAR, matchLabelKeys=["baz"]).obj(), _MLK_NODES, [], _MLK_PODS,
-     [("node-a", 60), ("node-b", 20), ("node-c", 60), ("node-d", 100)],
-     {"version": KubeVersion().with_gates(MatchLabelKeysInPodTopologySpread=False)}),
+    (
+        "matchLabelKeys ignored when feature gate disabled",
+        spread(1, "zone", labels={"foo": "", "bar": "", "baz": ""}, matchLabelKeys=["baz"])
+        .spread(1, H, "ScheduleAnyway", BAR, matchLabelKeys=["baz"])
+        .obj(),
+        _MLK_NODES,
+        [],
+        _MLK_PODS,
+        [("node-a", 60), ("node-b", 20), ("node-c", 60), ("node-d", 100)],
+        {"version": KubeVersion().with_gates(MatchLabelKeysInPodTopologySpread=False)},
+    ),
     # upstream: TestPodTopologySpreadScore "matchLabelKeys ANDed with LabelSelector when LabelSelector is empty"
-    ("matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
-     spread(1, "zone", selector={}, labels={"foo": "", "bar": ""}, matchLabelKeys=["foo"])
-     .spread(1, H, "ScheduleAnyway", {}, matchLabelKeys=["bar"]).obj(), _MLK_NODES, [], _MLK_PODS,
-     [("node-a", 60), ("node-b", 20), ("node-c", 60), ("node-d", 100)], {}),
+    (
+        "matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+        spread(1, "zone", selector={}, labels={"foo": "", "bar": ""}, matchLabelKeys=["foo"])
+        .spread(1, H, "ScheduleAnyway", {}, matchLabelKeys=["bar"])
+        .obj(),
+        _MLK_NODES,
+        [],
+        _MLK_PODS,
+        [("node-a", 60), ("node-b", 20), ("node-c", 60), ("node-d", 100)],
+        {},
+    ),
     # upstream: TestPodTopologySpreadScore "matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty"
-    ("matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
-     spread(1, "zone", labels={"foo": "", "bar": "", "baz": ""})
-     .spread(1, H, "ScheduleAnyway", BAR, matchLabelKeys=["baz"]).obj(), _MLK_NODES, [],
-     [pod("p-a1", "node-a", {"foo": ""}), pod("p-b1", "node-b", {"foo": "", "bar": "", "baz": ""}),
-      pod("p-c1", "node-c", {"foo": ""}), pod("p-c2", "node-c", {"bar": ""}), pod("p-d3", "node-c", {"bar": "", "baz": ""})],
-     [("node-a", 60), ("node-b", 20), ("node-c", 60), ("node-d", 100)], {}),
+    (
+        "matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+        spread(1, "zone", labels={"foo": "", "bar": "", "baz": ""}).spread(1, H, "ScheduleAnyway", BAR, matchLabelKeys=["baz"]).obj(),
+        _MLK_NODES,
+        [],
+        [
+            pod("p-a1", "node-a", {"foo": ""}),
+            pod("p-b1", "node-b", {"foo": "", "bar": "", "baz": ""}),
+            pod("p-c1", "node-c", {"foo": ""}),
+            pod("p-c2", "node-c", {"bar": ""}),
+            pod("p-d3", "node-c", {"bar": "", "baz": ""}),
+        ],
+        [("node-a", 60), ("node-b", 20), ("node-c", 60), ("node-d", 100)],
+        {},
+    ),
 ]
 
 
-@pytest.mark.parametrize("incoming,nodes,failed,pods,want,kw", [c[1:] for c in SCORE_CASES],
-                         ids=[c[0] for c in SCORE_CASES])
+@pytest.mark.parametrize("incoming,nodes,failed,pods,want,kw", [c[1:] for c in SCORE_CASES], ids=[c[0] for c in SCORE_CASES])
 def test_score(incoming, nodes, failed, pods, want, kw):
     assert run_score(incoming, nodes, failed, pods, **kw) == want
 
@@ -192,8 +357,10 @@ def test_system_defaults_zone_and_hostname():
     # zone1 holds 3 matching pods (a:2, b:1), zone2 1 (x:1). Weights: hostname ln(4+2), zone ln(2+2).
     incoming = make_pod("p").label("foo", "").obj()
     pods = foo_pods({"node-a": 2, "node-b": 1, "node-x": 1})
-    zoned = [hn(n, **{"topology.kubernetes.io/zone": z})
-             for n, z in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"), ("node-y", "zone2"))]
+    zoned = [
+        hn(n, **{"topology.kubernetes.io/zone": z})
+        for n, z in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"), ("node-y", "zone2"))
+    ]
     got = run_score(incoming, zoned, [], pods, objects=ClusterObjects(services=[SVC]))
     # raw: a = round(2*ln6+2 + 3*ln4+4) = 14, b = round(ln6+2 + 3*ln4+4) = 12, x = round(ln6+2 + ln4+4) = 9,
     # y = round(2 + ln4+4) = 7; normalized 100*(14+7-raw)/14
@@ -211,19 +378,28 @@ def test_pre_score_skips_without_soft_constraints_or_default_selector():
 
 
 def _owned(kind: str, api: str) -> object:
-    return make_pod("p").labels({"app": "web", "tier": "fe"}).set(
-        "metadata.ownerReferences", [{"apiVersion": api, "kind": kind, "name": "owner", "controller": True}]).obj()
+    return (
+        make_pod("p")
+        .labels({"app": "web", "tier": "fe"})
+        .set("metadata.ownerReferences", [{"apiVersion": api, "kind": kind, "name": "owner", "controller": True}])
+        .obj()
+    )
 
 
-@pytest.mark.parametrize("kind,api,collection,selector", [
-    ("ReplicaSet", "apps/v1", "replica_sets", {"matchLabels": {"app": "web"}}),
-    ("StatefulSet", "apps/v1", "stateful_sets", {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}),
-    ("ReplicationController", "v1", "replication_controllers", {"app": "web"}),
-])
+@pytest.mark.parametrize(
+    "kind,api,collection,selector",
+    [
+        ("ReplicaSet", "apps/v1", "replica_sets", {"matchLabels": {"app": "web"}}),
+        ("StatefulSet", "apps/v1", "stateful_sets", {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}),
+        ("ReplicationController", "v1", "replication_controllers", {"app": "web"}),
+    ],
+)
 def test_default_selector_from_controller(kind, api, collection, selector):
     # helper/spread.go DefaultSelector: the controller owner's selector becomes the spreading selector.
-    owner = GenericObject.from_dict({"apiVersion": api, "kind": kind, "metadata": {"name": "owner", "namespace": "default"},
-                                     "spec": {"selector": selector}}, namespaced=True)
+    owner = GenericObject.from_dict(
+        {"apiVersion": api, "kind": kind, "metadata": {"name": "owner", "namespace": "default"}, "spec": {"selector": selector}},
+        namespaced=True,
+    )
     objects = ClusterObjects(**{collection: [owner]})
     pods = [pod("w1", "node-a", {"app": "web"}), pod("w2", "node-a", {"app": "web"}), pod("d1", "node-b", {"app": "db"})]
     got = run_score(_owned(kind, api), ABCD[:2], [], pods, objects=objects)
@@ -235,8 +411,7 @@ def test_default_selector_from_controller(kind, api, collection, selector):
 def test_list_defaulting_uses_args_constraints():
     # plugin.go: defaultingType List uses args.defaultConstraints (here hard, so Filter applies), and
     # requireAllTopologies holds for them.
-    args = {"defaultingType": "List",
-            "defaultConstraints": [{"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]}
+    args = {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]}
     nodes = [node(n, {"node": n}) for n in ("node-a", "node-b")]
     pods = foo_pods({"node-a": 1})
     pl, fwk = plugin_for(nodes, pods, args=args, objects=ClusterObjects(services=[SVC]))
@@ -250,45 +425,88 @@ def test_list_defaulting_uses_args_constraints():
 
 VALIDATION = [
     # upstream: validation_pluginargs_test.go TestValidatePodTopologySpreadArgs cases
-    ("valid config", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"},
-        {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]}, []),
-    ("maxSkew less than zero", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": -1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]},
-     [("defaultConstraints[0].maxSkew", "Invalid value: -1: not in valid range (0, inf)")]),
-    ("empty topology key", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "", "whenUnsatisfiable": "DoNotSchedule"}]},
-     [("defaultConstraints[0].topologyKey", "Required value: can not be empty")]),
-    ("whenUnsatisfiable is empty", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": ""}]},
-     [("defaultConstraints[0].whenUnsatisfiable", "Required value: can not be empty")]),
-    ("whenUnsatisfiable contains unsupported action", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "unknown action"}]},
-     [("defaultConstraints[0].whenUnsatisfiable",
-       'Unsupported value: "unknown action": supported values: "DoNotSchedule", "ScheduleAnyway"')]),
-    ("duplicated constraints", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"},
-        {"maxSkew": 2, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]},
-     [("defaultConstraints[1]", 'Duplicate value: "{node, DoNotSchedule}"')]),
-    ("label selector present", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "key", "whenUnsatisfiable": "DoNotSchedule",
-         "labelSelector": {"matchLabels": {"a": "b"}}}]},
-     [("defaultConstraints[0].labelSelector",
-       "Forbidden: constraint must not define a selector, as they deduced for each pod")]),
+    (
+        "valid config",
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"},
+                {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+            ],
+        },
+        [],
+    ),
+    (
+        "maxSkew less than zero",
+        {"defaultingType": "List", "defaultConstraints": [{"maxSkew": -1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]},
+        [("defaultConstraints[0].maxSkew", "Invalid value: -1: not in valid range (0, inf)")],
+    ),
+    (
+        "empty topology key",
+        {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "", "whenUnsatisfiable": "DoNotSchedule"}]},
+        [("defaultConstraints[0].topologyKey", "Required value: can not be empty")],
+    ),
+    (
+        "whenUnsatisfiable is empty",
+        {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": ""}]},
+        [("defaultConstraints[0].whenUnsatisfiable", "Required value: can not be empty")],
+    ),
+    (
+        "whenUnsatisfiable contains unsupported action",
+        {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "unknown action"}]},
+        [
+            (
+                "defaultConstraints[0].whenUnsatisfiable",
+                'Unsupported value: "unknown action": supported values: "DoNotSchedule", "ScheduleAnyway"',
+            )
+        ],
+    ),
+    (
+        "duplicated constraints",
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"},
+                {"maxSkew": 2, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"},
+            ],
+        },
+        [("defaultConstraints[1]", 'Duplicate value: "{node, DoNotSchedule}"')],
+    ),
+    (
+        "label selector present",
+        {
+            "defaultingType": "List",
+            "defaultConstraints": [
+                {"maxSkew": 1, "topologyKey": "key", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"a": "b"}}}
+            ],
+        },
+        [("defaultConstraints[0].labelSelector", "Forbidden: constraint must not define a selector, as they deduced for each pod")],
+    ),
     ("list default constraints, no constraints", {"defaultingType": "List"}, []),
     ("system default constraints", {"defaultingType": "System"}, []),
-    ("wrong constraints", {"defaultingType": "System", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]},
-     [("defaultingType", 'Invalid value: "System": when .defaultConstraints are not empty')]),
-    ("unsupported defaultingType", {"defaultingType": "Foo"},
-     [("defaultingType", 'Unsupported value: "Foo": supported values: "System", "List"')]),
-    ("invalid topologyKey", {"defaultingType": "List", "defaultConstraints": [
-        {"maxSkew": 1, "topologyKey": "a/b/c", "whenUnsatisfiable": "DoNotSchedule"}]},
-     [("defaultConstraints[0].topologyKey",
-       "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-       "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used "
-       "for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
-       "'/' (e.g. 'example.com/MyName')")]),
+    (
+        "wrong constraints",
+        {"defaultingType": "System", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]},
+        [("defaultingType", 'Invalid value: "System": when .defaultConstraints are not empty')],
+    ),
+    (
+        "unsupported defaultingType",
+        {"defaultingType": "Foo"},
+        [("defaultingType", 'Unsupported value: "Foo": supported values: "System", "List"')],
+    ),
+    (
+        "invalid topologyKey",
+        {"defaultingType": "List", "defaultConstraints": [{"maxSkew": 1, "topologyKey": "a/b/c", "whenUnsatisfiable": "DoNotSchedule"}]},
+        [
+            (
+                "defaultConstraints[0].topologyKey",
+                "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
+                "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used "
+                "for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
+                "'/' (e.g. 'example.com/MyName')",
+            )
+        ],
+    ),
 ]
 
 
@@ -311,8 +529,16 @@ def test_events_to_register():
     # Node Add|Delete|UpdateNodeLabel|UpdateNodeTaint
     pl, _ = plugin_for(ABCD, [])
     got = [(e.event.resource, e.event.action) for e in pl.events_to_register()]
-    assert got == [("Pod", "Add"), ("Pod", "UpdatePodLabel"), ("Pod", "UpdatePodToleration"), ("Pod", "Delete"),
-                   ("Node", "Add"), ("Node", "Delete"), ("Node", "UpdateNodeLabel"), ("Node", "UpdateNodeTaint")]
+    assert got == [
+        ("Pod", "Add"),
+        ("Pod", "UpdatePodLabel"),
+        ("Pod", "UpdatePodToleration"),
+        ("Pod", "Delete"),
+        ("Node", "Add"),
+        ("Node", "Delete"),
+        ("Node", "UpdateNodeLabel"),
+        ("Node", "UpdateNodeTaint"),
+    ]
     assert all(e.queueing_hint_fn is not None for e in pl.events_to_register())
     assert isinstance(pl.events_to_register()[0].event, ClusterEvent)
 
@@ -326,8 +552,7 @@ def test_queueing_hints():
     # "add un-scheduled pod"
     assert pl.is_schedulable_after_pod_change(target, None, pod("q", "", {"foo": ""})) == QueueingHint.QueueSkip
     # "add pod with different namespace"
-    assert pl.is_schedulable_after_pod_change(target, None, pod("q", "node-a", {"foo": ""}, ns="ns")) == \
-        QueueingHint.QueueSkip
+    assert pl.is_schedulable_after_pod_change(target, None, pod("q", "node-a", {"foo": ""}, ns="ns")) == QueueingHint.QueueSkip
     # "update pod but not change labels"
     old, new = pod("q", "node-a", {"foo": ""}), pod("q", "node-a", {"foo": ""})
     assert pl.is_schedulable_after_pod_change(target, old, new) == QueueingHint.QueueSkip
@@ -337,7 +562,7 @@ def test_queueing_hints():
     assert pl.is_schedulable_after_node_change(target, None, node("n", {"zone": "z"})) == QueueingHint.Queue
     assert pl.is_schedulable_after_node_change(target, None, node("n", {"foo": "z"})) == QueueingHint.QueueSkip
     # "update node with different topology value"
-    assert pl.is_schedulable_after_node_change(target, node("n", {"zone": "a"}), node("n", {"zone": "b"})) == \
-        QueueingHint.Queue
-    assert pl.is_schedulable_after_node_change(target, node("n", {"zone": "a"}), node("n", {"zone": "a", "x": "y"})) == \
-        QueueingHint.QueueSkip
+    assert pl.is_schedulable_after_node_change(target, node("n", {"zone": "a"}), node("n", {"zone": "b"})) == QueueingHint.Queue
+    assert (
+        pl.is_schedulable_after_node_change(target, node("n", {"zone": "a"}), node("n", {"zone": "a", "x": "y"})) == QueueingHint.QueueSkip
+    )

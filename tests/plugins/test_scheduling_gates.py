@@ -15,13 +15,17 @@ from kschedctl.testing import make_pod
         # upstream: scheduling_gates_test.go TestPreEnqueue 'pod does not carry scheduling gates'
         pytest.param(make_pod("p").obj(), None, id="pod does not carry scheduling gates"),
         # upstream: scheduling_gates_test.go TestPreEnqueue 'pod carries scheduling gates'
-        pytest.param(make_pod("p").gates("foo", "bar").obj(),
-                     Status(Code.UnschedulableAndUnresolvable, "waiting for scheduling gates: [foo bar]"),
-                     id="pod carries scheduling gates"),
+        pytest.param(
+            make_pod("p").gates("foo", "bar").obj(),
+            Status(Code.UnschedulableAndUnresolvable, "waiting for scheduling gates: [foo bar]"),
+            id="pod carries scheduling gates",
+        ),
         # one gate still prints as a Go slice
-        pytest.param(make_pod("p").gates("example.com/wait").obj(),
-                     Status(Code.UnschedulableAndUnresolvable, "waiting for scheduling gates: [example.com/wait]"),
-                     id="single gate"),
+        pytest.param(
+            make_pod("p").gates("example.com/wait").obj(),
+            Status(Code.UnschedulableAndUnresolvable, "waiting for scheduling gates: [example.com/wait]"),
+            id="single gate",
+        ),
     ],
 )
 def test_pre_enqueue(pod, want):

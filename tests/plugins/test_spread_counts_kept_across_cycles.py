@@ -25,8 +25,7 @@ HOST = "kubernetes.io/hostname"
 def _state_view(s):
     """The state as the Filter reads it: the domains in order where the order matters (criticalPaths)."""
     domains = [list(m.items()) if not s.exact else sorted(m.items()) for m in s.tp_value_to_match_num]
-    return (domains,
-            [p.paths for p in s.critical_paths], s.min_match_num, s.domains_at_count)
+    return (domains, [p.paths for p in s.critical_paths], s.min_match_num, s.domains_at_count)
 
 
 @pytest.mark.parametrize("exact", [False, True], ids=["criticalPaths-1.35", "exact-min-1.37"])

@@ -25,8 +25,12 @@ HOST = "kubernetes.io/hostname"
 WAIT = make_storage_class("wait-sc", provisioner="", binding_mode="WaitForFirstConsumer")
 WAIT_HDD = make_storage_class("wait-hdd-sc", provisioner="", binding_mode="WaitForFirstConsumer")
 IMMEDIATE = make_storage_class("immediate-sc", provisioner="", binding_mode="Immediate")
-PROVISION = make_storage_class("provision-sc", provisioner="csi.example.com", binding_mode="WaitForFirstConsumer",
-                               allowed_topologies=[{"matchLabelExpressions": [{"key": "zone", "values": ["z1"]}]}])
+PROVISION = make_storage_class(
+    "provision-sc",
+    provisioner="csi.example.com",
+    binding_mode="WaitForFirstConsumer",
+    allowed_topologies=[{"matchLabelExpressions": [{"key": "zone", "values": ["z1"]}]}],
+)
 SCS = [WAIT, WAIT_HDD, IMMEDIATE, PROVISION]
 UNB = Code.UnschedulableAndUnresolvable
 
@@ -73,34 +77,81 @@ def as_tuple(status):
 
 
 # upstream: TestVolumeBinding
-@pytest.mark.parametrize("objs, claims, want_pre, want_filter", [
-    pytest.param([], (), (Code.Skip, []), None, id="pod-has-not-pvcs"),
-    pytest.param([pvc("pvc-a").bound_to("pv-a"), pvc("pvc-b").bound_to("pv-b"), pv("pv-a", phase="Bound"),
-                  pv("pv-b", phase="Bound")], ("pvc-a", "pvc-b"), None, [None], id="all-bound"),
-    pytest.param([pvc("pvc-a").bound_to("pv-a"), pv("pv-a", node="node-a", phase="Bound"),
-                  pvc("pvc-b").bound_to("pv-b"), pv("pv-b", node="node-a", phase="Bound")],
-                 ("pvc-a", "pvc-b"), None, [None], id="all-bound-with-local-volumes"),
-    pytest.param([], ("pvc-a",), (UNB, ['persistentvolumeclaim "pvc-a" not found']), None, id="PVC-does-not-exist"),
-    pytest.param([pvc("pvc-a").bound_to("pv-a")], ("pvc-a", "pvc-b"),
-                 (UNB, ['persistentvolumeclaim "pvc-b" not found']), None, id="part-of-PVCs-do-not-exist"),
-    pytest.param([pvc("pvc-a", "immediate-sc")], ("pvc-a",),
-                 (UNB, ["pod has unbound immediate PersistentVolumeClaims"]), None, id="immediate-claims-not-bound"),
-    pytest.param([pvc("pvc-a")], ("pvc-a",), None, [(UNB, [vb.ERR_REASON_BIND_CONFLICT])], id="unbound-claims-no-matches"),
-    pytest.param([pvc("pvc-a").bound_to("pv-a"), pvc("pvc-b"),
-                  make_pv("pv-a").storage_class("wait-sc").capacity("1Gi").phase("Available").node_affinity("foo", ["bar"])],
-                 ("pvc-a", "pvc-b"), None, [(UNB, [vb.ERR_REASON_NODE_CONFLICT, vb.ERR_REASON_BIND_CONFLICT])],
-                 id="bound-and-unbound-unsatisfied"),
-    pytest.param([pvc("pvc-a").bound_to("pv-a")], ("pvc-a",), None, [(UNB, [vb.ERR_REASON_PV_NOT_EXIST])],
-                 id="pv-not-found"),
-    pytest.param([pvc("pvc-a").bound_to("pv-a").phase("Lost")], ("pvc-a",),
-                 (UNB, ['persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"']), None,
-                 id="pv-not-found-claim-lost"),
-    # a claim with volumeName but no bind-completed annotation is prebound: treated as immediate
-    pytest.param([pvc("pvc-a").bound_to("pv-a", completed=False), pv("pv-a")], ("pvc-a",),
-                 (UNB, ["pod has unbound immediate PersistentVolumeClaims"]), None, id="prebound-claim-is-immediate"),
-    pytest.param([pvc("pvc-a").set("metadata.deletionTimestamp", "2024-01-01T00:00:00Z")], ("pvc-a",),
-                 (UNB, ['persistentvolumeclaim "pvc-a" is being deleted']), None, id="pvc-being-deleted"),
-])
+@pytest.mark.parametrize(
+    "objs, claims, want_pre, want_filter",
+    [
+        pytest.param([], (), (Code.Skip, []), None, id="pod-has-not-pvcs"),
+        pytest.param(
+            [pvc("pvc-a").bound_to("pv-a"), pvc("pvc-b").bound_to("pv-b"), pv("pv-a", phase="Bound"), pv("pv-b", phase="Bound")],
+            ("pvc-a", "pvc-b"),
+            None,
+            [None],
+            id="all-bound",
+        ),
+        pytest.param(
+            [
+                pvc("pvc-a").bound_to("pv-a"),
+                pv("pv-a", node="node-a", phase="Bound"),
+                pvc("pvc-b").bound_to("pv-b"),
+                pv("pv-b", node="node-a", phase="Bound"),
+            ],
+            ("pvc-a", "pvc-b"),
+            None,
+            [None],
+            id="all-bound-with-local-volumes",
+        ),
+        pytest.param([], ("pvc-a",), (UNB, ['persistentvolumeclaim "pvc-a" not found']), None, id="PVC-does-not-exist"),
+        pytest.param(
+            [pvc("pvc-a").bound_to("pv-a")],
+            ("pvc-a", "pvc-b"),
+            (UNB, ['persistentvolumeclaim "pvc-b" not found']),
+            None,
+            id="part-of-PVCs-do-not-exist",
+        ),
+        pytest.param(
+            [pvc("pvc-a", "immediate-sc")],
+            ("pvc-a",),
+            (UNB, ["pod has unbound immediate PersistentVolumeClaims"]),
+            None,
+            id="immediate-claims-not-bound",
+        ),
+        pytest.param([pvc("pvc-a")], ("pvc-a",), None, [(UNB, [vb.ERR_REASON_BIND_CONFLICT])], id="unbound-claims-no-matches"),
+        pytest.param(
+            [
+                pvc("pvc-a").bound_to("pv-a"),
+                pvc("pvc-b"),
+                make_pv("pv-a").storage_class("wait-sc").capacity("1Gi").phase("Available").node_affinity("foo", ["bar"]),
+            ],
+            ("pvc-a", "pvc-b"),
+            None,
+            [(UNB, [vb.ERR_REASON_NODE_CONFLICT, vb.ERR_REASON_BIND_CONFLICT])],
+            id="bound-and-unbound-unsatisfied",
+        ),
+        pytest.param([pvc("pvc-a").bound_to("pv-a")], ("pvc-a",), None, [(UNB, [vb.ERR_REASON_PV_NOT_EXIST])], id="pv-not-found"),
+        pytest.param(
+            [pvc("pvc-a").bound_to("pv-a").phase("Lost")],
+            ("pvc-a",),
+            (UNB, ['persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"']),
+            None,
+            id="pv-not-found-claim-lost",
+        ),
+        # a claim with volumeName but no bind-completed annotation is prebound: treated as immediate
+        pytest.param(
+            [pvc("pvc-a").bound_to("pv-a", completed=False), pv("pv-a")],
+            ("pvc-a",),
+            (UNB, ["pod has unbound immediate PersistentVolumeClaims"]),
+            None,
+            id="prebound-claim-is-immediate",
+        ),
+        pytest.param(
+            [pvc("pvc-a").set("metadata.deletionTimestamp", "2024-01-01T00:00:00Z")],
+            ("pvc-a",),
+            (UNB, ['persistentvolumeclaim "pvc-a" is being deleted']),
+            None,
+            id="pvc-being-deleted",
+        ),
+    ],
+)
 def test_volume_binding(objs, claims, want_pre, want_filter):
     pre, filters, state, pl, fwk = run(objs, pod(*claims))
     assert as_tuple(pre) == (None if want_pre is None else (want_pre[0], want_pre[1]))
@@ -130,28 +181,41 @@ def test_ephemeral_volume_waiting_for_controller():
 
 # upstream: binder_test.go TestFindPodVolumesWithoutProvisioning / findMatchingVolumes (smallest fit)
 def test_static_binding_smallest_fit_and_exclusion():
-    objs = [pvc("pvc-small", request="1Gi"), pvc("pvc-big", request="5Gi"),
-            pv("pv-10g", capacity="10Gi"), pv("pv-2g", capacity="2Gi"), pv("pv-1g", capacity="1Gi"),
-            pv("pv-other-node", capacity="1Gi", node="node-b")]
+    objs = [
+        pvc("pvc-small", request="1Gi"),
+        pvc("pvc-big", request="5Gi"),
+        pv("pv-10g", capacity="10Gi"),
+        pv("pv-2g", capacity="2Gi"),
+        pv("pv-1g", capacity="1Gi"),
+        pv("pv-other-node", capacity="1Gi", node="node-b"),
+    ]
     pre, filters, state, pl, _ = run(objs, pod("pvc-big", "pvc-small"))
     assert pre is None and filters == [None]
     chosen = {p.name: v["metadata"]["name"] for p, v in state.read("VolumeBinding").pod_volumes_by_node["node-a"].static_bindings}
     assert chosen == {"pvc-small": "pv-1g", "pvc-big": "pv-10g"}
 
 
-@pytest.mark.parametrize("pv_builder, fits", [
-    pytest.param(pv("pv-a", capacity="10Gi").access_modes("ReadWriteOnce"), False, id="access-mode-mismatch"),
-    pytest.param(pv("pv-a", capacity="10Gi").access_modes("ReadWriteOnce", "ReadWriteMany"), True, id="access-modes-cover"),
-    pytest.param(pv("pv-a", capacity="1Gi").access_modes("ReadWriteMany"), False, id="too-small"),
-    pytest.param(pv("pv-a", capacity="10Gi", phase="Released").access_modes("ReadWriteMany"), False, id="not-available"),
-    pytest.param(pv("pv-a", sc="wait-hdd-sc", capacity="10Gi").access_modes("ReadWriteMany"), False, id="other-class"),
-    pytest.param(pv("pv-a", capacity="10Gi").access_modes("ReadWriteMany").claim_ref("default", "someone-else"), False,
-                 id="claimed-by-another"),
-    pytest.param(pv("pv-a", capacity="10Gi", phase="Bound").access_modes("ReadWriteOnce").claim_ref("default", "pvc-a"), True,
-                 id="prebound-to-this-claim-wins"),
-    pytest.param(pv("pv-a", capacity="10Gi").access_modes("ReadWriteMany").set("spec.volumeMode", "Block"), False,
-                 id="volume-mode-mismatch"),
-])
+@pytest.mark.parametrize(
+    "pv_builder, fits",
+    [
+        pytest.param(pv("pv-a", capacity="10Gi").access_modes("ReadWriteOnce"), False, id="access-mode-mismatch"),
+        pytest.param(pv("pv-a", capacity="10Gi").access_modes("ReadWriteOnce", "ReadWriteMany"), True, id="access-modes-cover"),
+        pytest.param(pv("pv-a", capacity="1Gi").access_modes("ReadWriteMany"), False, id="too-small"),
+        pytest.param(pv("pv-a", capacity="10Gi", phase="Released").access_modes("ReadWriteMany"), False, id="not-available"),
+        pytest.param(pv("pv-a", sc="wait-hdd-sc", capacity="10Gi").access_modes("ReadWriteMany"), False, id="other-class"),
+        pytest.param(
+            pv("pv-a", capacity="10Gi").access_modes("ReadWriteMany").claim_ref("default", "someone-else"), False, id="claimed-by-another"
+        ),
+        pytest.param(
+            pv("pv-a", capacity="10Gi", phase="Bound").access_modes("ReadWriteOnce").claim_ref("default", "pvc-a"),
+            True,
+            id="prebound-to-this-claim-wins",
+        ),
+        pytest.param(
+            pv("pv-a", capacity="10Gi").access_modes("ReadWriteMany").set("spec.volumeMode", "Block"), False, id="volume-mode-mismatch"
+        ),
+    ],
+)
 def test_find_matching_volume_rules(pv_builder, fits):
     # upstream: component-helpers pv_helpers_test.go TestFindMatchingVolume
     claim = pvc("pvc-a", request="5Gi").access_modes("ReadWriteMany")
@@ -170,11 +234,14 @@ def test_selector_on_claim():
 
 
 # upstream: binder_test.go TestFindPodVolumesWithProvisioning
-@pytest.mark.parametrize("claim_sc, node_labels, want", [
-    pytest.param("provision-sc", {"zone": "z1"}, None, id="provisioning-allowed-topology"),
-    pytest.param("provision-sc", {"zone": "z2"}, (UNB, [vb.ERR_REASON_BIND_CONFLICT]), id="provisioning-topology-mismatch"),
-    pytest.param("wait-sc", {}, (UNB, [vb.ERR_REASON_BIND_CONFLICT]), id="no-provisioner"),
-])
+@pytest.mark.parametrize(
+    "claim_sc, node_labels, want",
+    [
+        pytest.param("provision-sc", {"zone": "z1"}, None, id="provisioning-allowed-topology"),
+        pytest.param("provision-sc", {"zone": "z2"}, (UNB, [vb.ERR_REASON_BIND_CONFLICT]), id="provisioning-topology-mismatch"),
+        pytest.param("wait-sc", {}, (UNB, [vb.ERR_REASON_BIND_CONFLICT]), id="no-provisioner"),
+    ],
+)
 def test_dynamic_provisioning(claim_sc, node_labels, want):
     _, filters, *_ = run([pvc("pvc-a", claim_sc, "1Gi")], pod("pvc-a"), node_labels={"node-a": node_labels})
     assert as_tuple(filters[0]) == want
@@ -203,15 +270,13 @@ def test_selected_node_annotation():
 def test_not_enough_storage_capacity():
     # upstream: binder_test.go TestCapacity "insufficient storage"
     from kschedctl.testing import StorageObjectBuilder
+
     csidriver = StorageObjectBuilder("CSIDriver", "storage.k8s.io/v1", "csi.example.com").set("spec.storageCapacity", True)
     cap = StorageObjectBuilder("CSIStorageCapacity", "storage.k8s.io/v1", "cap", "default")
-    cap.raw.update({"storageClassName": "provision-sc", "capacity": "1Gi",
-                    "nodeTopology": {"matchLabels": {"zone": "z1"}}})
-    _, filters, *_ = run([pvc("pvc-a", "provision-sc", "5Gi"), csidriver, cap], pod("pvc-a"),
-                         node_labels={"node-a": {"zone": "z1"}})
+    cap.raw.update({"storageClassName": "provision-sc", "capacity": "1Gi", "nodeTopology": {"matchLabels": {"zone": "z1"}}})
+    _, filters, *_ = run([pvc("pvc-a", "provision-sc", "5Gi"), csidriver, cap], pod("pvc-a"), node_labels={"node-a": {"zone": "z1"}})
     assert as_tuple(filters[0]) == (UNB, [vb.ERR_REASON_NOT_ENOUGH_SPACE])
-    _, filters, *_ = run([pvc("pvc-a", "provision-sc", "1Gi"), csidriver, cap], pod("pvc-a"),
-                         node_labels={"node-a": {"zone": "z1"}})
+    _, filters, *_ = run([pvc("pvc-a", "provision-sc", "1Gi"), csidriver, cap], pod("pvc-a"), node_labels={"node-a": {"zone": "z1"}})
     assert filters == [None]
 
 
@@ -245,10 +310,18 @@ def test_all_bound_reserve_and_prebind_skip():
     assert pl.pre_bind(state, pod("pvc-a"), "node-a") is None
 
 
-LOCAL = [pv("pv-a-0", capacity="200Gi", node="node-a"), pv("pv-a-1", capacity="200Gi", node="node-a"),
-         pv("pv-b-0", capacity="100Gi", node="node-b"), pv("pv-b-1", capacity="100Gi", node="node-b")]
-LOCAL_HDD = [pv("pv-a-2", "wait-hdd-sc", "200Gi", "node-a"), pv("pv-a-3", "wait-hdd-sc", "200Gi", "node-a"),
-             pv("pv-b-2", "wait-hdd-sc", "100Gi", "node-b"), pv("pv-b-3", "wait-hdd-sc", "100Gi", "node-b")]
+LOCAL = [
+    pv("pv-a-0", capacity="200Gi", node="node-a"),
+    pv("pv-a-1", capacity="200Gi", node="node-a"),
+    pv("pv-b-0", capacity="100Gi", node="node-b"),
+    pv("pv-b-1", capacity="100Gi", node="node-b"),
+]
+LOCAL_HDD = [
+    pv("pv-a-2", "wait-hdd-sc", "200Gi", "node-a"),
+    pv("pv-a-3", "wait-hdd-sc", "200Gi", "node-a"),
+    pv("pv-b-2", "wait-hdd-sc", "100Gi", "node-b"),
+    pv("pv-b-3", "wait-hdd-sc", "100Gi", "node-b"),
+]
 SCORING = KubeVersion().with_gates(StorageCapacityScoring=True)
 SHAPE_CONFIG = """
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -266,20 +339,32 @@ profiles:
 """
 
 
-@pytest.mark.parametrize("objs, claims, config, want_scores", [
-    # upstream: TestVolumeBinding "local volumes with close capacity are preferred" (shape 0->0, 100->10)
-    pytest.param([pvc("pvc-a", request="50Gi"), *LOCAL], ("pvc-a",), SHAPE_CONFIG, [25, 50], id="close-capacity-preferred"),
-    # upstream: "local volumes with close capacity are preferred (multiple pvcs)"
-    pytest.param([pvc("pvc-0", request="50Gi"), pvc("pvc-1", "wait-hdd-sc", "100Gi"), *LOCAL, *LOCAL_HDD],
-                 ("pvc-0", "pvc-1"), SHAPE_CONFIG, [38, 75], id="close-capacity-multiple-pvcs"),
-    # default StorageCapacityScoring shape (0->10, 100->0) prefers more free capacity
-    pytest.param([pvc("pvc-a", request="50Gi"), *LOCAL], ("pvc-a",), None, [75, 50], id="default-shape"),
-])
+@pytest.mark.parametrize(
+    "objs, claims, config, want_scores",
+    [
+        # upstream: TestVolumeBinding "local volumes with close capacity are preferred" (shape 0->0, 100->10)
+        pytest.param([pvc("pvc-a", request="50Gi"), *LOCAL], ("pvc-a",), SHAPE_CONFIG, [25, 50], id="close-capacity-preferred"),
+        # upstream: "local volumes with close capacity are preferred (multiple pvcs)"
+        pytest.param(
+            [pvc("pvc-0", request="50Gi"), pvc("pvc-1", "wait-hdd-sc", "100Gi"), *LOCAL, *LOCAL_HDD],
+            ("pvc-0", "pvc-1"),
+            SHAPE_CONFIG,
+            [38, 75],
+            id="close-capacity-multiple-pvcs",
+        ),
+        # default StorageCapacityScoring shape (0->10, 100->0) prefers more free capacity
+        pytest.param([pvc("pvc-a", request="50Gi"), *LOCAL], ("pvc-a",), None, [75, 50], id="default-shape"),
+    ],
+)
 def test_capacity_scoring(objs, claims, config, want_scores):
     from kschedctl.testing import new_framework
+
     nodes = [make_node(n).obj() for n in ("node-a", "node-b", "node-c")]
-    fwk = (new_framework(config, nodes=nodes, objects=cluster_objects(*SCS, *objs), version=SCORING) if config
-           else volume_framework(nodes=nodes, objects=cluster_objects(*SCS, *objs), version=SCORING))
+    fwk = (
+        new_framework(config, nodes=nodes, objects=cluster_objects(*SCS, *objs), version=SCORING)
+        if config
+        else volume_framework(nodes=nodes, objects=cluster_objects(*SCS, *objs), version=SCORING)
+    )
     pl = fwk.instances["VolumeBinding"]
     p, state = pod(*claims), CycleState()
     assert pl.pre_filter(state, p, fwk.snapshot.list()) == (None, None)
@@ -296,28 +381,41 @@ def test_broken_linear_truncates_toward_zero():
     assert vb.broken_linear(shape, 150) == 0 and vb.broken_linear([(10, 5), (20, 9)], 0) == 5
 
 
-@pytest.mark.parametrize("version, args, want", [
-    pytest.param(KubeVersion(), None, {"bindTimeoutSeconds": 600}, id="defaults"),
-    pytest.param(KubeVersion(), {"bindTimeoutSeconds": 300}, {"bindTimeoutSeconds": 300}, id="keeps-given"),
-    pytest.param(SCORING, None, {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 10},
-                                                                       {"utilization": 100, "score": 0}]},
-                 id="capacity-scoring-shape"),
-])
+@pytest.mark.parametrize(
+    "version, args, want",
+    [
+        pytest.param(KubeVersion(), None, {"bindTimeoutSeconds": 600}, id="defaults"),
+        pytest.param(KubeVersion(), {"bindTimeoutSeconds": 300}, {"bindTimeoutSeconds": 300}, id="keeps-given"),
+        pytest.param(
+            SCORING,
+            None,
+            {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]},
+            id="capacity-scoring-shape",
+        ),
+    ],
+)
 def test_default_args(version, args, want):
     # upstream: apis/config/v1 defaults_test.go SetDefaults_VolumeBindingArgs
     assert args_defaults(vb.VolumeBindingArgs, args, version) == want
 
 
-@pytest.mark.parametrize("version, args, want_fields", [
-    pytest.param(KubeVersion(), {"bindTimeoutSeconds": 600}, [], id="valid"),
-    pytest.param(KubeVersion(), {"bindTimeoutSeconds": -1}, ["bindTimeoutSeconds"], id="negative-timeout"),
-    pytest.param(KubeVersion(), {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 0}]}, ["shape"],
-                 id="shape-without-feature"),
-    pytest.param(SCORING, {"bindTimeoutSeconds": 600, "shape": []}, ["shape"], id="empty-shape"),
-    pytest.param(SCORING, {"bindTimeoutSeconds": 600, "shape": [{"utilization": 10, "score": 1},
-                                                                 {"utilization": 10, "score": 11}]},
-                 ["shape[1].utilization", "shape[1].score"], id="unsorted-and-out-of-range"),
-])
+@pytest.mark.parametrize(
+    "version, args, want_fields",
+    [
+        pytest.param(KubeVersion(), {"bindTimeoutSeconds": 600}, [], id="valid"),
+        pytest.param(KubeVersion(), {"bindTimeoutSeconds": -1}, ["bindTimeoutSeconds"], id="negative-timeout"),
+        pytest.param(
+            KubeVersion(), {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 0}]}, ["shape"], id="shape-without-feature"
+        ),
+        pytest.param(SCORING, {"bindTimeoutSeconds": 600, "shape": []}, ["shape"], id="empty-shape"),
+        pytest.param(
+            SCORING,
+            {"bindTimeoutSeconds": 600, "shape": [{"utilization": 10, "score": 1}, {"utilization": 10, "score": 11}]},
+            ["shape[1].utilization", "shape[1].score"],
+            id="unsorted-and-out-of-range",
+        ),
+    ],
+)
 def test_validate_args(version, args, want_fields):
     # upstream: validation_pluginargs_test.go TestValidateVolumeBindingArgs
     errs = args_errors(vb.VolumeBindingArgs, args, version)

@@ -12,8 +12,9 @@ from kschedctl.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT
 from kschedctl.testing import cluster_objects, make_node, make_pod, make_pvc
 
 # volume_restrictions.go ErrReasonReadWriteOncePodConflict (1.35; 1.36 and 1.37 word it the same)
-ERR_REASON_RWOP_CONFLICT = ("node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
-                            "already in-use by another pod")
+ERR_REASON_RWOP_CONFLICT = (
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+)
 
 GCE = lambda pd, ro=False: {"name": "v", "gcePersistentDisk": {"pdName": pd, "readOnly": ro}}  # noqa: E731
 EBS = lambda vid: {"name": "v", "awsElasticBlockStore": {"volumeID": vid}}  # noqa: E731
@@ -35,21 +36,24 @@ def run(pod, existing=(), objects=None):
 
 
 # upstream: TestGCEDiskConflicts / TestAWSDiskConflicts / TestRBDDiskConflicts / TestISCSIDiskConflicts
-@pytest.mark.parametrize("new, existing, want", [
-    pytest.param(GCE("foo"), [], None, id="gce-nothing"),
-    pytest.param(GCE("foo"), [GCE("foo")], ERR_REASON_DISK_CONFLICT, id="gce-same-state"),
-    pytest.param(GCE("foo"), [GCE("bar")], None, id="gce-different-state"),
-    pytest.param(GCE("foo", True), [GCE("foo", True)], None, id="gce-both-read-only"),
-    pytest.param(GCE("foo", True), [GCE("foo")], ERR_REASON_DISK_CONFLICT, id="gce-one-writer"),
-    pytest.param(EBS("foo"), [EBS("foo")], ERR_REASON_DISK_CONFLICT, id="aws-same-state"),
-    pytest.param(EBS("foo"), [EBS("bar")], None, id="aws-different-state"),
-    pytest.param(RBD(["a", "b"], "p", "i"), [RBD(["b", "c"], "p", "i")], ERR_REASON_DISK_CONFLICT, id="rbd-same-state"),
-    pytest.param(RBD(["a"], "p", "i"), [RBD(["c"], "p", "i")], None, id="rbd-no-monitor-overlap"),
-    pytest.param(RBD(["a"], "p", "i"), [RBD(["a"], "p", "other")], None, id="rbd-different-image"),
-    pytest.param(RBD(["a"], "p", "i", True), [RBD(["a"], "p", "i", True)], None, id="rbd-both-read-only"),
-    pytest.param(ISCSI("iqn.a"), [ISCSI("iqn.a")], ERR_REASON_DISK_CONFLICT, id="iscsi-same-state"),
-    pytest.param(ISCSI("iqn.a"), [ISCSI("iqn.b")], None, id="iscsi-different-state"),
-])
+@pytest.mark.parametrize(
+    "new, existing, want",
+    [
+        pytest.param(GCE("foo"), [], None, id="gce-nothing"),
+        pytest.param(GCE("foo"), [GCE("foo")], ERR_REASON_DISK_CONFLICT, id="gce-same-state"),
+        pytest.param(GCE("foo"), [GCE("bar")], None, id="gce-different-state"),
+        pytest.param(GCE("foo", True), [GCE("foo", True)], None, id="gce-both-read-only"),
+        pytest.param(GCE("foo", True), [GCE("foo")], ERR_REASON_DISK_CONFLICT, id="gce-one-writer"),
+        pytest.param(EBS("foo"), [EBS("foo")], ERR_REASON_DISK_CONFLICT, id="aws-same-state"),
+        pytest.param(EBS("foo"), [EBS("bar")], None, id="aws-different-state"),
+        pytest.param(RBD(["a", "b"], "p", "i"), [RBD(["b", "c"], "p", "i")], ERR_REASON_DISK_CONFLICT, id="rbd-same-state"),
+        pytest.param(RBD(["a"], "p", "i"), [RBD(["c"], "p", "i")], None, id="rbd-no-monitor-overlap"),
+        pytest.param(RBD(["a"], "p", "i"), [RBD(["a"], "p", "other")], None, id="rbd-different-image"),
+        pytest.param(RBD(["a"], "p", "i", True), [RBD(["a"], "p", "i", True)], None, id="rbd-both-read-only"),
+        pytest.param(ISCSI("iqn.a"), [ISCSI("iqn.a")], ERR_REASON_DISK_CONFLICT, id="iscsi-same-state"),
+        pytest.param(ISCSI("iqn.a"), [ISCSI("iqn.b")], None, id="iscsi-different-state"),
+    ],
+)
 def test_disk_conflicts(new, existing, want):
     pre, status = run(make_pod("p").volume(new).obj(), existing)
     assert pre is None
@@ -69,17 +73,30 @@ RWOP = make_pvc("claim-with-rwop-1").access_modes("ReadWriteOncePod").bound_to("
 RWO = make_pvc("claim-rwo").access_modes("ReadWriteOnce").bound_to("pv-2")
 
 
-@pytest.mark.parametrize("claim, users, want_pre, want_filter", [
-    # upstream: TestAccessModeConflicts "failed to get PVC"
-    pytest.param("claim-missing", 0, (Code.UnschedulableAndUnresolvable, 'persistentvolumeclaim "claim-missing" not found'),
-                 None, id="failed-to-get-pvc"),
-    # upstream: TestAccessModeConflicts "no access mode conflict"
-    pytest.param("claim-with-rwop-1", 0, (Code.Skip, None), None, id="no-access-mode-conflict"),
-    pytest.param("claim-rwo", 1, (Code.Skip, None), None, id="rwo-shared-is-fine"),
-    # upstream: TestAccessModeConflicts "access mode conflict, unschedulable"
-    pytest.param("claim-with-rwop-1", 1, (Code.Success, None), (Code.Unschedulable, ERR_REASON_RWOP_CONFLICT),
-                 id="access-mode-conflict-unschedulable"),
-])
+@pytest.mark.parametrize(
+    "claim, users, want_pre, want_filter",
+    [
+        # upstream: TestAccessModeConflicts "failed to get PVC"
+        pytest.param(
+            "claim-missing",
+            0,
+            (Code.UnschedulableAndUnresolvable, 'persistentvolumeclaim "claim-missing" not found'),
+            None,
+            id="failed-to-get-pvc",
+        ),
+        # upstream: TestAccessModeConflicts "no access mode conflict"
+        pytest.param("claim-with-rwop-1", 0, (Code.Skip, None), None, id="no-access-mode-conflict"),
+        pytest.param("claim-rwo", 1, (Code.Skip, None), None, id="rwo-shared-is-fine"),
+        # upstream: TestAccessModeConflicts "access mode conflict, unschedulable"
+        pytest.param(
+            "claim-with-rwop-1",
+            1,
+            (Code.Success, None),
+            (Code.Unschedulable, ERR_REASON_RWOP_CONFLICT),
+            id="access-mode-conflict-unschedulable",
+        ),
+    ],
+)
 def test_access_mode_conflicts(claim, users, want_pre, want_filter):
     objects = cluster_objects(RWOP, RWO)
     # The existing user sits on another node: the conflict is cluster-wide.

@@ -65,27 +65,29 @@ def pvc_pod(*claims):
     return b.obj()
 
 
-@pytest.mark.parametrize("claims, node_labels, want", [
-    # upstream: TestSingleZone
-    pytest.param((), {BETA_ZONE: "us-west1-a"}, "skip", id="pod-without-volume"),
-    pytest.param(("PVC_1",), {}, None, id="node-without-labels"),
-    pytest.param(("PVC_1",), {BETA_ZONE: "us-west1-a", "uselessLabel": "none"}, None, id="beta-zone-label-matched"),
-    pytest.param(("PVC_2",), {BETA_REGION: "us-west1-b", "uselessLabel": "none"}, None, id="beta-region-label-matched"),
-    pytest.param(("PVC_1",), {BETA_ZONE: "no_us-west1-a"}, ERR_REASON_CONFLICT, id="beta-zone-label-mismatched"),
-    pytest.param(("PVC_2",), {BETA_REGION: "no_us-west1-b"}, ERR_REASON_CONFLICT, id="beta-region-label-mismatched"),
-    pytest.param(("PVC_Stable_1",), {ZONE: "us-west1-a"}, None, id="zone-label-matched"),
-    pytest.param(("PVC_Stable_1",), {ZONE: "no_us-west1-a"}, ERR_REASON_CONFLICT, id="zone-label-mismatched"),
-    pytest.param(("PVC_1",), {ZONE: "us-west1-a"}, None, id="beta-pv-label-matched-by-ga-node-label"),
-    pytest.param(("PVC_1",), {REGION: "us-west1"}, ERR_REASON_CONFLICT, id="node-has-other-topology-key"),
-    # upstream: TestMultiZone
-    pytest.param(("PVC_Multi",), {BETA_ZONE: "us-west1-b"}, None, id="multi-zone-label-matched"),
-    pytest.param(("PVC_Stable_Multi",), {ZONE: "us-west1-c"}, ERR_REASON_CONFLICT, id="multi-zone-label-mismatched"),
-    pytest.param(("PVC_1", "PVC_3"), {BETA_ZONE: "us-west1-a", BETA_REGION: "us-west1-c"}, None, id="two-pvs-both-match"),
-    pytest.param(("PVC_1", "PVC_3"), {BETA_ZONE: "us-west1-a", BETA_REGION: "other"}, ERR_REASON_CONFLICT,
-                 id="two-pvs-one-mismatch"),
-    # an unparsable label value is ignored (upstream logs and continues): nothing to check
-    pytest.param(("PVC_Bad_Label",), {ZONE: "elsewhere"}, "skip", id="bad-zone-label-ignored"),
-])
+@pytest.mark.parametrize(
+    "claims, node_labels, want",
+    [
+        # upstream: TestSingleZone
+        pytest.param((), {BETA_ZONE: "us-west1-a"}, "skip", id="pod-without-volume"),
+        pytest.param(("PVC_1",), {}, None, id="node-without-labels"),
+        pytest.param(("PVC_1",), {BETA_ZONE: "us-west1-a", "uselessLabel": "none"}, None, id="beta-zone-label-matched"),
+        pytest.param(("PVC_2",), {BETA_REGION: "us-west1-b", "uselessLabel": "none"}, None, id="beta-region-label-matched"),
+        pytest.param(("PVC_1",), {BETA_ZONE: "no_us-west1-a"}, ERR_REASON_CONFLICT, id="beta-zone-label-mismatched"),
+        pytest.param(("PVC_2",), {BETA_REGION: "no_us-west1-b"}, ERR_REASON_CONFLICT, id="beta-region-label-mismatched"),
+        pytest.param(("PVC_Stable_1",), {ZONE: "us-west1-a"}, None, id="zone-label-matched"),
+        pytest.param(("PVC_Stable_1",), {ZONE: "no_us-west1-a"}, ERR_REASON_CONFLICT, id="zone-label-mismatched"),
+        pytest.param(("PVC_1",), {ZONE: "us-west1-a"}, None, id="beta-pv-label-matched-by-ga-node-label"),
+        pytest.param(("PVC_1",), {REGION: "us-west1"}, ERR_REASON_CONFLICT, id="node-has-other-topology-key"),
+        # upstream: TestMultiZone
+        pytest.param(("PVC_Multi",), {BETA_ZONE: "us-west1-b"}, None, id="multi-zone-label-matched"),
+        pytest.param(("PVC_Stable_Multi",), {ZONE: "us-west1-c"}, ERR_REASON_CONFLICT, id="multi-zone-label-mismatched"),
+        pytest.param(("PVC_1", "PVC_3"), {BETA_ZONE: "us-west1-a", BETA_REGION: "us-west1-c"}, None, id="two-pvs-both-match"),
+        pytest.param(("PVC_1", "PVC_3"), {BETA_ZONE: "us-west1-a", BETA_REGION: "other"}, ERR_REASON_CONFLICT, id="two-pvs-one-mismatch"),
+        # an unparsable label value is ignored (upstream logs and continues): nothing to check
+        pytest.param(("PVC_Bad_Label",), {ZONE: "elsewhere"}, "skip", id="bad-zone-label-ignored"),
+    ],
+)
 def test_zone_filter(claims, node_labels, want):
     pre, status = run(pvc_pod(*claims), node_labels)
     if want == "skip":
@@ -98,20 +100,32 @@ def test_zone_filter(claims, node_labels, want):
         assert status.reasons == [want]
 
 
-@pytest.mark.parametrize("claim, want", [
-    # upstream: TestWithBinding
-    pytest.param("PVC_EmptySC", (Code.UnschedulableAndUnresolvable, "PersistentVolumeClaim had no pv name and storageClass name"),
-                 id="unbound-volume-empty-storage-class"),
-    pytest.param("PVC_NoSC", (Code.UnschedulableAndUnresolvable, 'storageclasses.storage.k8s.io "Class_0" not found'),
-                 id="unbound-volume-no-storage-class"),
-    pytest.param("PVC_ImmediateSC", (Code.UnschedulableAndUnresolvable, "PersistentVolume had no name"),
-                 id="unbound-volume-immediate-binding-mode"),
-    pytest.param("PVC_WaitSC", (Code.Skip, None), id="unbound-volume-wait-binding-mode"),
-    pytest.param("PVC_NotFound", (Code.UnschedulableAndUnresolvable, 'persistentvolumeclaim "PVC_NotFound" not found'),
-                 id="pvc-not-found"),
-    pytest.param("PVC_4", (Code.UnschedulableAndUnresolvable, 'persistentvolume "Vol_not_exist" not found'),
-                 id="pv-not-found"),
-])
+@pytest.mark.parametrize(
+    "claim, want",
+    [
+        # upstream: TestWithBinding
+        pytest.param(
+            "PVC_EmptySC",
+            (Code.UnschedulableAndUnresolvable, "PersistentVolumeClaim had no pv name and storageClass name"),
+            id="unbound-volume-empty-storage-class",
+        ),
+        pytest.param(
+            "PVC_NoSC",
+            (Code.UnschedulableAndUnresolvable, 'storageclasses.storage.k8s.io "Class_0" not found'),
+            id="unbound-volume-no-storage-class",
+        ),
+        pytest.param(
+            "PVC_ImmediateSC",
+            (Code.UnschedulableAndUnresolvable, "PersistentVolume had no name"),
+            id="unbound-volume-immediate-binding-mode",
+        ),
+        pytest.param("PVC_WaitSC", (Code.Skip, None), id="unbound-volume-wait-binding-mode"),
+        pytest.param(
+            "PVC_NotFound", (Code.UnschedulableAndUnresolvable, 'persistentvolumeclaim "PVC_NotFound" not found'), id="pvc-not-found"
+        ),
+        pytest.param("PVC_4", (Code.UnschedulableAndUnresolvable, 'persistentvolume "Vol_not_exist" not found'), id="pv-not-found"),
+    ],
+)
 def test_with_binding(claim, want):
     pre, _ = run(pvc_pod(claim), {BETA_ZONE: "us-west1-a"})
     assert pre.code == want[0]

@@ -26,6 +26,7 @@ profiles:
 """
 
 
-def volume_framework(nodes: Iterable[Any] = (), pods: Iterable[Any] = (), objects: Any = None,
-                     version: Any = None, config: str | None = None) -> Any:
+def volume_framework(
+    nodes: Iterable[Any] = (), pods: Iterable[Any] = (), objects: Any = None, version: Any = None, config: str | None = None
+) -> Any:
     return new_framework(config or VOLUME_PROFILE, nodes=nodes, pods=pods, objects=objects, version=version)

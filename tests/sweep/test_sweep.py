@@ -52,11 +52,16 @@ def _cells(matrix_path: str):
 
 
 def test_schedule_cell_is_what_schedule_prints(tmp_path: Path, run_cli) -> None:
-    m, tasks = _cells(_matrix(tmp_path, f"""\
-        snapshots: [{EXAMPLES / 'whatif-cluster.yaml'}]
+    m, tasks = _cells(
+        _matrix(
+            tmp_path,
+            f"""\
+        snapshots: [{EXAMPLES / "whatif-cluster.yaml"}]
         configs: [{{name: fit, weights: {{NodeResourcesFit: [5]}}, scoringStrategy: [MostAllocated]}}]
         seeds: [1]
-        """))
+        """,
+        )
+    )
     outcome = run_cell(*tasks[0])
     assert outcome.status == OK, outcome.error
     config = tmp_path / "patched.yaml"
@@ -70,11 +75,16 @@ def test_schedule_cell_is_what_schedule_prints(tmp_path: Path, run_cli) -> None:
 
 def test_diff_cell_is_what_diff_prints(tmp_path: Path, run_cli) -> None:
     config = str(ROOT / "profiles" / "bin-packing.yaml")
-    _, tasks = _cells(_matrix(tmp_path, f"""\
+    _, tasks = _cells(
+        _matrix(
+            tmp_path,
+            f"""\
         command: diff
-        snapshots: [{EXAMPLES / 'whatif-cluster.yaml'}]
+        snapshots: [{EXAMPLES / "whatif-cluster.yaml"}]
         configs: [{config}]
-        """))
+        """,
+        )
+    )
     outcome = run_cell(*tasks[0])
     out = run_cli("diff", str(EXAMPLES / "whatif-cluster.yaml"), "--config-b", config, "-o", "json")
     assert json.loads(outcome.result) == out.json()
@@ -85,9 +95,16 @@ def test_simulate_cell_is_what_simulate_prints(tmp_path: Path, run_cli) -> None:
     (tmp_path / "snaps").mkdir()
     _snapshot(tmp_path / "snaps" / "start.yaml", nodes=1, pods=12)
     scenario = tmp_path / "scenario.yaml"
-    scenario.write_text(yaml.safe_dump({
-        "apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "snapshot": "snaps/start.yaml",
-        "events": [{"at": "30s", "action": "addNode", "object": make_node("late").capacity(cpu="4", memory="8Gi").dict()}]}))
+    scenario.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kschedctl.io/v1alpha1",
+                "kind": "Scenario",
+                "snapshot": "snaps/start.yaml",
+                "events": [{"at": "30s", "action": "addNode", "object": make_node("late").capacity(cpu="4", memory="8Gi").dict()}],
+            }
+        )
+    )
     _, tasks = _cells(_matrix(tmp_path, "command: simulate\nsnapshots: [scenario.yaml]\nseeds: [1]\n"))
     (task, source) = tasks[0]
     assert source.files == (str(scenario), str(tmp_path / "snaps" / "start.yaml"))  # both hashed, both shipped
@@ -110,7 +127,13 @@ def test_failing_cell_is_reported_and_the_others_complete(tmp_path: Path, run_cl
     assert out.exit_code == 0, out.stderr
     rows = read_results("r.csv")
     assert [(r["snapshot"], r["status"]) for r in rows] == [
-        ("a.yaml", "ok"), ("a.yaml", "ok"), ("b.yaml", "error"), ("b.yaml", "error"), ("c.yaml", "ok"), ("c.yaml", "ok")]
+        ("a.yaml", "ok"),
+        ("a.yaml", "ok"),
+        ("b.yaml", "error"),
+        ("b.yaml", "error"),
+        ("c.yaml", "ok"),
+        ("c.yaml", "ok"),
+    ]
     assert rows[2]["error"].startswith("b.yaml:6: malformed YAML")
     assert rows[4]["scheduled"] == "4" and rows[2]["result"] == ""
     assert "#2 error: b.yaml:6: malformed YAML" in out.stdout
@@ -147,8 +170,9 @@ def test_a_crashing_cell_breaks_no_other(tmp_path: Path) -> None:
 def dask_address():
     """A Dask cluster in this process: a scheduler on 127.0.0.1 and two single-thread workers."""
     distributed = pytest.importorskip("distributed", reason="pip install 'kschedctl[dask]'")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                       host="127.0.0.1", dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    )
     yield cluster.scheduler_address
     cluster.close()
 
@@ -156,19 +180,21 @@ def dask_address():
 def test_same_table_from_one_job_two_jobs_and_dask(tmp_path: Path, run_cli, monkeypatch, dask_address) -> None:
     _snapshot(tmp_path / "a.yaml", nodes=4, pods=10)
     _snapshot(tmp_path / "b.yaml", nodes=3, pods=5)
-    _matrix(tmp_path, """\
+    _matrix(
+        tmp_path,
+        """\
         snapshots: [a.yaml, b.yaml]
         configs: [{name: fit, scoringStrategy: [LeastAllocated, MostAllocated]}]
         seeds: [0, 1]
-        """)
+        """,
+    )
     monkeypatch.chdir(tmp_path)
     outputs, files = {}, {}
     for name, args in {"jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"], "dask": ["--cluster", dask_address]}.items():
         out = run_cli("sweep", "m.yaml", "-o", "json", "--results", "r.parquet", *args)
         assert out.exit_code == 0, (name, out.stderr)
         outputs[name] = out.stdout
-        files[name] = [{k: v for k, v in r.items() if k not in ("wallSeconds", "cpuSeconds")}
-                       for r in read_results("r.parquet")]
+        files[name] = [{k: v for k, v in r.items() if k not in ("wallSeconds", "cpuSeconds")} for r in read_results("r.parquet")]
     # stdout byte for byte (the table is rendered from the same cells), the file but for wall times
     assert outputs["jobs1"] == outputs["jobs2"] == outputs["dask"]
     assert files["jobs1"] == files["jobs2"] == files["dask"]
@@ -186,8 +212,13 @@ def test_resume_after_a_killed_sweep(tmp_path: Path, run_cli, monkeypatch) -> No
     _snapshot(tmp_path / "a.yaml", nodes=4, pods=10)
     _matrix(tmp_path, "snapshots: [a.yaml]\nseeds: {count: 20}\n")
     journal = tmp_path / "r.csv.cells.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "kschedctl", "sweep", "m.yaml", "--jobs", "1", "--results", "r.csv"],
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kschedctl", "sweep", "m.yaml", "--jobs", "1", "--results", "r.csv"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and _lines(journal) < 3 and proc.poll() is None:
@@ -220,8 +251,7 @@ def _lines(path: Path) -> int:
 
 def test_journal_keeps_whole_lines_and_retries_crashed_cells(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    lines = [CellOutcome("k1", OK, metrics={"scheduled": 1}), CellOutcome("k2", ERROR, "bad input"),
-             CellOutcome("k3", CRASHED, "died")]
+    lines = [CellOutcome("k1", OK, metrics={"scheduled": 1}), CellOutcome("k2", ERROR, "bad input"), CellOutcome("k3", CRASHED, "died")]
     path.write_text("".join(json.dumps(o.to_dict()) + "\n" for o in lines) + '{"key": "k4", "sta')
     journal = Journal(str(path), resume=True)
     assert sorted(journal.done) == ["k1", "k2"]

@@ -57,8 +57,7 @@ def _cluster(n: int, seed: int) -> list[dict]:
             b.unschedulable()
         objs.append(b.dict())
         for j in range(rng.randrange(3)):
-            objs.append(make_pod(f"bound-{i}-{j}").req(cpu=rng.choice(["100m", "700m", "1"]), memory="512Mi")
-                        .node(f"n{i:03d}").dict())
+            objs.append(make_pod(f"bound-{i}-{j}").req(cpu=rng.choice(["100m", "700m", "1"]), memory="512Mi").node(f"n{i:03d}").dict())
     return objs
 
 
@@ -66,28 +65,46 @@ def _pods() -> dict[str, dict]:
     base = make_pod("app").container({"cpu": "300m", "memory": "256Mi"}, image="registry.example/app:1")
     return {
         "plain": base.dict(),
-        "preferred-affinity": make_pod("app").req(cpu="300m", memory="256Mi").affinity({"nodeAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 10, "preference": {"matchExpressions": [{"key": "disk", "operator": "In",
-                                                                    "values": ["ssd"]}]}}]}}).dict(),
+        "preferred-affinity": make_pod("app")
+        .req(cpu="300m", memory="256Mi")
+        .affinity(
+            {
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 10, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}
+                    ]
+                }
+            }
+        )
+        .dict(),
         "tolerating": make_pod("app").req(cpu="500m").toleration("dedicated", "x", "NoSchedule").dict(),
         "host-port": make_pod("app").req(cpu="100m").host_port(8080).dict(),
         "best-effort": make_pod("app").dict(),
-        "zone-spread": make_pod("app").req(cpu="200m").label("app", "web")
-        .spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}}).dict(),
+        "zone-spread": make_pod("app")
+        .req(cpu="200m")
+        .label("app", "web")
+        .spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
+        .dict(),
     }
 
 
 DEPLOYMENT = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-    "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
-        "metadata": {"labels": {"app": "web"}},
-        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "250m"}}}]}}},
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "250m"}}}]},
+        },
+    },
 }
 
 
-def _run(tmp_path: Path, objs: list[dict], template: dict, config: str | None, version: str, seed: int,
-         fast: bool, max_copies: int | None = None) -> Any:
+def _run(
+    tmp_path: Path, objs: list[dict], template: dict, config: str | None, version: str, seed: int, fast: bool, max_copies: int | None = None
+) -> Any:
     snap = tmp_path / "snap.yaml"
     snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs}))
     pod_file = tmp_path / "pod.yaml"
@@ -100,14 +117,17 @@ def _run(tmp_path: Path, objs: list[dict], template: dict, config: str | None, v
     registry = default_registry().registry
     cfg = load_config_file(str(cfg_path) if cfg_path else None, kv, registry)
     cluster = load_snapshot([str(snap)])
-    return capacity(cluster, cfg, registry, kv, load_pod_template(str(pod_file), cluster),
-                    max_copies=max_copies, seed=seed, fast=fast)
+    return capacity(cluster, cfg, registry, kv, load_pod_template(str(pod_file), cluster), max_copies=max_copies, seed=seed, fast=fast)
 
 
 def _same(fast: Any, plain: Any) -> None:
     assert fast.placements == plain.placements
-    assert (fast.count, fast.stop_message, fast.per_node, fast.per_zone) == \
-           (plain.count, plain.stop_message, plain.per_node, plain.per_zone)
+    assert (fast.count, fast.stop_message, fast.per_node, fast.per_zone) == (
+        plain.count,
+        plain.stop_message,
+        plain.per_node,
+        plain.per_zone,
+    )
 
 
 @pytest.mark.parametrize("pod", list(_pods()))
@@ -124,11 +144,12 @@ def test_fast_path_equals_plain_path_default_profile(tmp_path: Path, pod: str, s
 
 
 @pytest.mark.parametrize("version", ["1.35", "1.37"])
-@pytest.mark.parametrize("config", [MOST_ALLOCATED, only_plugins("NodeResourcesFit", "TaintToleration",
-                                                                 "NodeUnschedulable")],
-                         ids=["most-allocated-weights", "three-plugins"])
-def test_fast_path_equals_plain_path_profiles_and_releases(tmp_path: Path, config: str, version: str,
-                                                           either_view: str) -> None:
+@pytest.mark.parametrize(
+    "config",
+    [MOST_ALLOCATED, only_plugins("NodeResourcesFit", "TaintToleration", "NodeUnschedulable")],
+    ids=["most-allocated-weights", "three-plugins"],
+)
+def test_fast_path_equals_plain_path_profiles_and_releases(tmp_path: Path, config: str, version: str, either_view: str) -> None:
     objs = _cluster(15, 7)
     for pod in ("plain", "preferred-affinity"):
         fast = _run(tmp_path, objs, _pods()[pod], config, version, 5, True)

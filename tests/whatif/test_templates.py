@@ -14,14 +14,19 @@ from kschedctl.plugins.pod_topology_spread.common import default_selector
 from kschedctl.testing import make_node, make_pod
 from kschedctl.whatif.templates import hypothetical_nodes, load_pod_template, parse_add_nodes
 
-TEMPLATE = {"metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}}
+TEMPLATE = {
+    "metadata": {"labels": {"app": "web"}},
+    "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+}
 
 
 def _template(tmp_path: Path, kind: str, spec_extra: dict | None = None):
-    obj = {"apiVersion": "batch/v1" if kind in ("Job", "CronJob") else "apps/v1", "kind": kind,
-           "metadata": {"name": "web", "namespace": "shop"},
-           "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE, **(spec_extra or {})}}
+    obj = {
+        "apiVersion": "batch/v1" if kind in ("Job", "CronJob") else "apps/v1",
+        "kind": kind,
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE, **(spec_extra or {})},
+    }
     if kind == "CronJob":
         obj["spec"] = {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": TEMPLATE}}}
     path = tmp_path / "w.yaml"
@@ -68,8 +73,15 @@ def test_job_copies_carry_the_job_name_label(tmp_path: Path, kind: str) -> None:
 
 def test_a_snapshot_pod_as_template(tmp_path: Path) -> None:
     path = tmp_path / "snap.yaml"
-    path.write_text(yaml.safe_dump({"kind": "List", "apiVersion": "v1", "items": [
-        make_node("n1").dict(), make_pod("web").req(cpu="1").node("n1").priority(7).dict()]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "kind": "List",
+                "apiVersion": "v1",
+                "items": [make_node("n1").dict(), make_pod("web").req(cpu="1").node("n1").priority(7).dict()],
+            }
+        )
+    )
     cluster = load_snapshot([str(path)])
     pod = load_pod_template("default/web", cluster).copy(1)
     assert (pod.node_name, pod.priority, pod.name) == ("", 7, "web-1")

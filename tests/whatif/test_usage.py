@@ -28,9 +28,12 @@ def usage():
     ds = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": "ds", "controller": True}]
     return _usage(
         [make_node(f"n{i}").capacity(cpu="4", memory="8Gi").zone("z1" if i < 3 else "z2") for i in (1, 2, 3, 4)],
-        [make_pod("a").req(cpu="3500m", memory="2Gi").node("n1"),
-         make_pod("b").req(cpu="1", memory="7Gi").node("n2"),
-         make_pod("agent").req(cpu="100m").node("n3").set("metadata.ownerReferences", ds)])
+        [
+            make_pod("a").req(cpu="3500m", memory="2Gi").node("n1"),
+            make_pod("b").req(cpu="1", memory="7Gi").node("n2"),
+            make_pod("agent").req(cpu="100m").node("n3").set("metadata.ownerReferences", ds),
+        ],
+    )
 
 
 def test_used_and_empty_nodes_ignore_daemon_set_pods(usage) -> None:

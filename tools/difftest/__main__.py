@@ -43,8 +43,7 @@ def _write(case: Case, where: Path) -> tuple[Path, Path, Path]:
     cfg = where / "config.yaml"
     cfg.write_text(json.dumps(case.config, indent=1))
     scenario = where / "scenario.json"
-    scenario.write_text(json.dumps({"apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario",
-                                    "snapshot": "snapshot.json", "events": []}))
+    scenario.write_text(json.dumps({"apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "snapshot": "snapshot.json", "events": []}))
     return snap, cfg, scenario
 
 
@@ -79,13 +78,15 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
                 res.diffs.append(out.diff)
                 continue
             final, err = ksched.run_json(["schedule", str(snap), *_ks_args(case, cfg)])
-            d = compare.compare_final(sim, final) if final is not None else \
-                compare.Difference("schedule", "*", "kschedctl failed", "ok", err)
+            d = (
+                compare.compare_final(sim, final)
+                if final is not None
+                else compare.Difference("schedule", "*", "kschedctl failed", "ok", err)
+            )
             if d:
                 res.diffs.append(d)
         elif mode == "explain-sampling":
-            res.diffs += explain_sampling.run(case, oracle_bin, snap, cfg, _ks_args(case, cfg), dumps, res.pods,
-                                              res.notes)
+            res.diffs += explain_sampling.run(case, oracle_bin, snap, cfg, _ks_args(case, cfg), dumps, res.pods, res.notes)
         elif mode == "explain":
             sample = sum(1 for x in case.objects if x["kind"] == "Node") >= 100
             orc = oracle.run(oracle_bin, "explain", snap, cfg, case.gates, sample=sample)
@@ -122,18 +123,28 @@ def run_case(case: Case, oracle_bin: str, where: Path, keep: bool = False) -> Ca
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.difftest", description=__doc__.splitlines()[0])
-    ap.add_argument("-c", "--category", action="append", choices=sorted(GENERATORS),
-                    help="category (repeatable; default: all)")
+    ap.add_argument("-c", "--category", action="append", choices=sorted(GENERATORS), help="category (repeatable; default: all)")
     ap.add_argument("-n", "--clusters", type=int, default=20, help="clusters per category")
     ap.add_argument("-s", "--seed", type=int, default=1, help="first seed")
     ap.add_argument("--only", type=int, help="run this one seed")
-    ap.add_argument("--oracle-version", choices=oracle.RELEASES, default=oracle.DEFAULT_RELEASE,
-                    help="kube-scheduler release of the oracle; kschedctl runs --kube-version of the same")
-    ap.add_argument("--oracle", help="kschedoracle binary of that release (default: KSCHEDORACLE_135 / "
-                                     "KSCHEDORACLE_136, else /opt/kschedoracle/135|136/kschedoracle)")
+    ap.add_argument(
+        "--oracle-version",
+        choices=oracle.RELEASES,
+        default=oracle.DEFAULT_RELEASE,
+        help="kube-scheduler release of the oracle; kschedctl runs --kube-version of the same",
+    )
+    ap.add_argument(
+        "--oracle",
+        help="kschedoracle binary of that release (default: KSCHEDORACLE_135 / "
+        "KSCHEDORACLE_136, else /opt/kschedoracle/135|136/kschedoracle)",
+    )
     ap.add_argument("--out", default="/tmp/difftest", help="where differing clusters are kept (under a folder per release)")
-    ap.add_argument("--tie-rule", choices=["lowest", "kschedctl"], default="lowest",
-                    help="lowest: kschedctl breaks equal best totals by lowest node name, as the oracle")
+    ap.add_argument(
+        "--tie-rule",
+        choices=["lowest", "kschedctl"],
+        default="lowest",
+        help="lowest: kschedctl breaks equal best totals by lowest node name, as the oracle",
+    )
     ap.add_argument("--keep", action="store_true", help="keep every cluster's files, not only differing ones")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -174,8 +185,10 @@ def main(argv: list[str] | None = None) -> int:
                 for d in res.diffs:
                     print("  " + d.line().replace("\n", "\n  "))
             elif not args.quiet:
-                print(f"{case.name}: same ({', '.join(f'{m} {n}' for m, n in res.pods.items())})"
-                      + (f"; {'; '.join(res.notes)}" if res.notes else ""))
+                print(
+                    f"{case.name}: same ({', '.join(f'{m} {n}' for m, n in res.pods.items())})"
+                    + (f"; {'; '.join(res.notes)}" if res.notes else "")
+                )
         s["seconds"] = int(time.time() - t0)
     print(f"\nsummary ({release})")
     for cat, s in summary.items():

@@ -33,8 +33,10 @@ class Difference:
     attempt: int = 1
 
     def line(self) -> str:
-        return (f"[{self.mode}] {self.pod} (attempt {self.attempt}): {self.what}\n"
-                f"    kube:      {self.kube!r}\n    kschedctl: {self.kschedctl!r}")
+        return (
+            f"[{self.mode}] {self.pod} (attempt {self.attempt}): {self.what}\n"
+            f"    kube:      {self.kube!r}\n    kschedctl: {self.kschedctl!r}"
+        )
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Outcome:
 
 
 # --- sequential ---------------------------------------------------------------------------------
+
 
 def _ks_attempts(sim: dict) -> tuple[dict[str, dict[int, dict]], list[tuple[str, int]]]:
     per: dict[str, dict[int, dict]] = defaultdict(dict)
@@ -81,8 +84,10 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
             while retry_pos < len(ks_retries) and ks_retries[retry_pos] not in kube_retries:
                 other = per[ks_retries[retry_pos][0]][ks_retries[retry_pos][1]]
                 if other["event"] != "FailedScheduling" or other["preempted"]:
-                    out.notes.append(f"retries not compared from {pod}: kschedctl's retry of {other['pod']} "
-                                     f"(attempt {other['attempts']}, requeued by a cluster event) changed the cluster")
+                    out.notes.append(
+                        f"retries not compared from {pod}: kschedctl's retry of {other['pod']} "
+                        f"(attempt {other['attempts']}, requeued by a cluster event) changed the cluster"
+                    )
                     return out
                 retry_pos += 1
             if retry_pos >= len(ks_retries):
@@ -90,8 +95,7 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
                 return out
             if ks_retries[retry_pos] != (pod, attempt):
                 other_pod, other_attempt = ks_retries[retry_pos]
-                out.notes.append(f"retries not compared from {pod}: kschedctl retried {other_pod} "
-                                 f"(attempt {other_attempt}) first")
+                out.notes.append(f"retries not compared from {pod}: kschedctl retried {other_pod} (attempt {other_attempt}) first")
                 return out
             retry_pos += 1
         d, stop = _compare_attempt(mode, rec, per.get(pod, {}).get(attempt), skipped)
@@ -113,6 +117,7 @@ def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, s
 
     def diff(what: str, kube: Any, ks: Any) -> tuple[Difference, str]:
         return Difference(mode, pod, what, kube, ks, attempt), ""
+
     if outcome in ("Gated", "NoProfile"):
         kube = rec.get("error", "")
         if outcome == "Gated":
@@ -142,8 +147,11 @@ def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, s
         return None, ""
     if outcome in ("Unschedulable", "Error"):
         if kr["event"] == "Scheduled":
-            return diff("outcome", rec.get("fitError") or rec.get("error") or rec.get("permitStatus")
-                        or rec.get("reserveStatus"), f"Scheduled on {kr['node']}")
+            return diff(
+                "outcome",
+                rec.get("fitError") or rec.get("error") or rec.get("permitStatus") or rec.get("reserveStatus"),
+                f"Scheduled on {kr['node']}",
+            )
         kube_msg = rec.get("fitError") if outcome == "Unschedulable" else rec.get("error")
         if kube_msg and kr.get("message") != kube_msg:
             return diff("message", kube_msg, kr.get("message"))
@@ -185,8 +193,7 @@ def compare_final(sim: dict, final: dict) -> Difference | None:
 # NodeResourcesFit's fitsRequest (fit.go) checks pods, cpu, memory and ephemeral-storage in that
 # order, then ranges over the pod's ScalarResources, a Go map: the "Insufficient X" reasons of
 # extended resources (and hugepages, attachable volumes) come in a random order on each run.
-_ORDERED_FIT_REASONS = frozenset({"Too many pods", "Insufficient cpu", "Insufficient memory",
-                                  "Insufficient ephemeral-storage"})
+_ORDERED_FIT_REASONS = frozenset({"Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"})
 
 
 def comparable_reasons(reasons: list[str]) -> list[str]:
@@ -210,6 +217,7 @@ def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Differen
 
     def diff(what: str, kube: Any, ks: Any) -> Difference:
         return Difference("explain", pod, what, kube, ks)
+
     knodes = k.get("nodes") or {}
     for node, st in sorted((rec.get("filter") or {}).items()):
         kst = (knodes.get(node) or {}).get("filter")
@@ -223,8 +231,11 @@ def compare_explain(rec: dict, k: dict, no_score_profiles: set[str]) -> Differen
         kube_plugins = {p: (v["score"], v["weight"]) for p, v in (ns.get("plugins") or {}).items()}
         ks_plugins = {p: (v["score"], v["weight"]) for p, v in (kn.get("scores") or {}).items()}
         if kube_plugins != ks_plugins:
-            delta = {p: (kube_plugins.get(p), ks_plugins.get(p)) for p in set(kube_plugins) | set(ks_plugins)
-                     if kube_plugins.get(p) != ks_plugins.get(p)}
+            delta = {
+                p: (kube_plugins.get(p), ks_plugins.get(p))
+                for p in set(kube_plugins) | set(ks_plugins)
+                if kube_plugins.get(p) != ks_plugins.get(p)
+            }
             return diff(f"scores on {node} (kube, kschedctl)", delta, None)
         if ns.get("total") != kn.get("total"):
             return diff(f"total on {node}", ns.get("total"), kn.get("total"))

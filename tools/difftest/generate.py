@@ -38,13 +38,23 @@ class Case:
 
 # --- shared pieces ----------------------------------------------------------------------------
 
+
 def _zones(rng: random.Random, k: int) -> list[str]:
     return [f"zone-{c}" for c in "abcdefgh"[:k]]
 
 
-def _nodes(rng: random.Random, n: int, zones: list[str], *, beta: float = 0.0, taint_p: float = 0.0,
-           unsched_p: float = 0.0, label_fn: Callable[[random.Random, int], dict] | None = None,
-           width: int = 3, pods: tuple[int, int] = (20, 110)) -> list[dict]:
+def _nodes(
+    rng: random.Random,
+    n: int,
+    zones: list[str],
+    *,
+    beta: float = 0.0,
+    taint_p: float = 0.0,
+    unsched_p: float = 0.0,
+    label_fn: Callable[[random.Random, int], dict] | None = None,
+    width: int = 3,
+    pods: tuple[int, int] = (20, 110),
+) -> list[dict]:
     out = []
     for i in range(n):
         labels: dict[str, str] = {}
@@ -66,25 +76,54 @@ def _nodes(rng: random.Random, n: int, zones: list[str], *, beta: float = 0.0, t
             labels.update(label_fn(rng, i))
         taints = []
         if rng.random() < taint_p:
-            taints.append({"key": rng.choice(["dedicated", "gpu", "spot"]), "value": rng.choice(["a", "b"]),
-                           "effect": rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"])})
-        out.append(o.node(f"n{i:0{width}d}", rng.randrange(2000, 64001, 250), rng.randrange(4096, 131073, 256),
-                          pods=rng.randint(*pods), labels=labels, taints=taints or None,
-                          unschedulable=rng.random() < unsched_p))
+            taints.append(
+                {
+                    "key": rng.choice(["dedicated", "gpu", "spot"]),
+                    "value": rng.choice(["a", "b"]),
+                    "effect": rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
+                }
+            )
+        out.append(
+            o.node(
+                f"n{i:0{width}d}",
+                rng.randrange(2000, 64001, 250),
+                rng.randrange(4096, 131073, 256),
+                pods=rng.randint(*pods),
+                labels=labels,
+                taints=taints or None,
+                unschedulable=rng.random() < unsched_p,
+            )
+        )
     return out
 
 
-def _bound(rng: random.Random, seq: o.PodSeq, nodes: list[dict], k: int, *, labels_fn=None,
-           ns_choices=("default",), priority_fn=None, prefix: str = "b") -> list[dict]:
+def _bound(
+    rng: random.Random,
+    seq: o.PodSeq,
+    nodes: list[dict],
+    k: int,
+    *,
+    labels_fn=None,
+    ns_choices=("default",),
+    priority_fn=None,
+    prefix: str = "b",
+) -> list[dict]:
     out = []
     for i in range(k):
         nd = rng.choice(nodes)
         alloc_cpu = _milli(nd["status"]["allocatable"]["cpu"])
         cpu = rng.randrange(50, max(100, alloc_cpu // 6), 50)
         labels = labels_fn(rng, i) if labels_fn else {"app": rng.choice(["web", "db", "cache"])}
-        out.append(seq.pod(f"{prefix}{i}", [o.container(cpu_m=cpu, mem_mi=rng.randrange(64, 4096, 64))],
-                           ns=rng.choice(ns_choices), node_name=nd["metadata"]["name"], labels=labels,
-                           priority=priority_fn(rng) if priority_fn else None))
+        out.append(
+            seq.pod(
+                f"{prefix}{i}",
+                [o.container(cpu_m=cpu, mem_mi=rng.randrange(64, 4096, 64))],
+                ns=rng.choice(ns_choices),
+                node_name=nd["metadata"]["name"],
+                labels=labels,
+                priority=priority_fn(rng) if priority_fn else None,
+            )
+        )
     return out
 
 
@@ -98,8 +137,7 @@ def _req(rng: random.Random, big: bool = False) -> tuple[int, int]:
     return rng.randrange(50, 6000, 50), rng.randrange(64, 12288, 64)
 
 
-def _profile(name: str = "default-scheduler", plugins: dict | None = None, args: list | None = None,
-             percentage: int | None = None) -> dict:
+def _profile(name: str = "default-scheduler", plugins: dict | None = None, args: list | None = None, percentage: int | None = None) -> dict:
     p: dict[str, Any] = {"schedulerName": name}
     if plugins:
         p["plugins"] = plugins
@@ -112,25 +150,37 @@ def _profile(name: str = "default-scheduler", plugins: dict | None = None, args:
 
 # --- categories -------------------------------------------------------------------------------
 
+
 def gen_sampling(rng: random.Random, seed: int) -> Case:
     """percentageOfNodesToScore with several profiles on 100-400 nodes; node tree with beta labels."""
     n = rng.randint(100, 400)
     zones = _zones(rng, rng.randint(1, 6))
-    nodes = _nodes(rng, n, zones, beta=rng.choice([0.0, 0.2, 0.5]), taint_p=rng.choice([0.0, 0.1, 0.3]),
-                   unsched_p=0.03)
+    nodes = _nodes(rng, n, zones, beta=rng.choice([0.0, 0.2, 0.5]), taint_p=rng.choice([0.0, 0.1, 0.3]), unsched_p=0.03)
     seq = o.PodSeq()
     bound = _bound(rng, seq, nodes, rng.randint(0, n))
     profiles = [_profile(percentage=rng.choice([None, None, 5, 20, 60]))]
     names = ["default-scheduler"]
     if rng.random() < 0.6:
-        profiles.append(_profile("no-score", {"score": {"disabled": [{"name": "*"}]}},
-                                 percentage=rng.choice([None, 10])))
+        profiles.append(_profile("no-score", {"score": {"disabled": [{"name": "*"}]}}, percentage=rng.choice([None, 10])))
         names.append("no-score")
     if rng.random() < 0.5:
-        profiles.append(_profile("binpack", args=[{"name": "NodeResourcesFit", "args": {
-            "scoringStrategy": {"type": "MostAllocated",
-                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}],
-            percentage=rng.choice([None, 30, 100])))
+        profiles.append(
+            _profile(
+                "binpack",
+                args=[
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {
+                            "scoringStrategy": {
+                                "type": "MostAllocated",
+                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+                            }
+                        },
+                    }
+                ],
+                percentage=rng.choice([None, 30, 100]),
+            )
+        )
         names.append("binpack")
     # No profile without Filter plugins here: the harness's -sample recording learns the
     # feasible nodes from Filter calls and has none to learn from then.
@@ -160,20 +210,33 @@ def gen_explain_sampling(rng: random.Random, seed: int) -> Case:
     explain_sampling.py, not by the sequential/explain comparisons."""
     n = EXPLAIN_SAMPLING_SIZES[(seed - 1) % len(EXPLAIN_SAMPLING_SIZES)]
     zones = _zones(rng, rng.randint(1, 5))
-    nodes = _nodes(rng, n, zones, beta=rng.choice([0.0, 0.2]), taint_p=rng.choice([0.0, 0.1, 0.3]),
-                   unsched_p=0.03, width=4)
+    nodes = _nodes(rng, n, zones, beta=rng.choice([0.0, 0.2]), taint_p=rng.choice([0.0, 0.1, 0.3]), unsched_p=0.03, width=4)
     seq = o.PodSeq()
     bound = _bound(rng, seq, nodes, rng.randint(n // 4, n))
     shape = rng.choice(["adaptive", "adaptive", "global", "profile"])
-    global_pct = {"adaptive": rng.choice([None, 0]), "global": rng.choice([5, 10, 20, 40, 70, 100]),
-                  "profile": rng.choice([None, 30])}[shape]
+    global_pct = {"adaptive": rng.choice([None, 0]), "global": rng.choice([5, 10, 20, 40, 70, 100]), "profile": rng.choice([None, 30])}[
+        shape
+    ]
     profiles = [_profile(percentage=rng.choice([5, 15, 40, 60]) if shape == "profile" else None)]
     names = ["default-scheduler"]
     if rng.random() < 0.5:
-        profiles.append(_profile("binpack", args=[{"name": "NodeResourcesFit", "args": {
-            "scoringStrategy": {"type": "MostAllocated",
-                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}],
-            percentage=rng.choice([None, 10, 50]) if shape == "profile" else None))
+        profiles.append(
+            _profile(
+                "binpack",
+                args=[
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {
+                            "scoringStrategy": {
+                                "type": "MostAllocated",
+                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+                            }
+                        },
+                    }
+                ],
+                percentage=rng.choice([None, 10, 50]) if shape == "profile" else None,
+            )
+        )
         names.append("binpack")
     profile = rng.choice(names)
     cpu, mem = _req(rng)
@@ -189,17 +252,26 @@ def gen_explain_sampling(rng: random.Random, seed: int) -> Case:
         nd = rng.choice(head) if rng.random() < 0.5 else rng.choice(nodes)
         alloc = _milli(nd["status"]["allocatable"]["cpu"])
         big = rng.randrange(alloc // 2, alloc + 1, 50) if rng.random() < 0.8 else rng.randrange(50, 500, 50)
-        pod = seq.pod(f"nom{i}", [o.container(cpu_m=max(big, 50), mem_mi=rng.randrange(64, 2048, 64))],
-                      labels={"app": "batch"}, priority=rng.choice([100, 100, 10]),
-                      schedulerName=rng.choice(names))
+        pod = seq.pod(
+            f"nom{i}",
+            [o.container(cpu_m=max(big, 50), mem_mi=rng.randrange(64, 2048, 64))],
+            labels={"app": "batch"},
+            priority=rng.choice([100, 100, 10]),
+            schedulerName=rng.choice(names),
+        )
         pod["status"]["nominatedNodeName"] = nd["metadata"]["name"]
         pending.append(pod)
     cpu, mem = _req(rng)
-    pending.append(seq.pod("low", [o.container(cpu_m=cpu, mem_mi=mem)], labels={"app": "web"}, priority=0,
-                           schedulerName=rng.choice(names)))
+    pending.append(seq.pod("low", [o.container(cpu_m=cpu, mem_mi=mem)], labels={"app": "web"}, priority=0, schedulerName=rng.choice(names)))
     cfg = o.config(profiles, percentage=global_pct, parallelism=1)
-    return Case("explain-sampling", seed, nodes + bound + pending, cfg, modes=("explain-sampling",),
-                notes=[f"{n} nodes, percentageOfNodesToScore {shape}"])
+    return Case(
+        "explain-sampling",
+        seed,
+        nodes + bound + pending,
+        cfg,
+        modes=("explain-sampling",),
+        notes=[f"{n} nodes, percentageOfNodesToScore {shape}"],
+    )
 
 
 TAINT_KEYS = ["dedicated", "gpu", "spot", "example.com/maint"]
@@ -212,8 +284,13 @@ def gen_taints(rng: random.Random, seed: int) -> Case:
     for nd in nodes:
         taints = []
         for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
-            taints.append({"key": rng.choice(TAINT_KEYS), "value": rng.choice(["", "a", "b"]),
-                           "effect": rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"])})
+            taints.append(
+                {
+                    "key": rng.choice(TAINT_KEYS),
+                    "value": rng.choice(["", "a", "b"]),
+                    "effect": rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
+                }
+            )
         if rng.random() < 0.1:
             nd["spec"]["unschedulable"] = True
             taints.append({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"})
@@ -264,8 +341,13 @@ def _match_expression(rng: random.Random, node_names: list[str]) -> dict:
     op = rng.choice(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"])
     values: list[str] = []
     if op in ("In", "NotIn"):
-        pool = {"tier": ["web", "db", "batch", "edge"], "disk": ["ssd", "hdd"], "gen": [str(x) for x in range(1, 10)],
-                "gpu": ["a100", "t4"], "missing": ["x"]}[key]
+        pool = {
+            "tier": ["web", "db", "batch", "edge"],
+            "disk": ["ssd", "hdd"],
+            "gen": [str(x) for x in range(1, 10)],
+            "gpu": ["a100", "t4"],
+            "missing": ["x"],
+        }[key]
         values = rng.sample(pool, rng.randint(1, min(3, len(pool))))
     elif op in ("Gt", "Lt"):
         key = "gen"
@@ -282,8 +364,7 @@ def _node_selector_term(rng: random.Random, node_names: list[str]) -> dict:
         term["matchExpressions"] = [_match_expression(rng, node_names) for _ in range(rng.randint(1, 2))]
     if rng.random() < 0.25:
         # validation: a node field selector with In/NotIn takes exactly one value
-        term["matchFields"] = [{"key": "metadata.name", "operator": rng.choice(["In", "NotIn"]),
-                                "values": rng.sample(node_names, 1)}]
+        term["matchFields"] = [{"key": "metadata.name", "operator": rng.choice(["In", "NotIn"]), "values": rng.sample(node_names, 1)}]
     return term or {"matchExpressions": [_match_expression(rng, node_names)]}
 
 
@@ -300,11 +381,12 @@ def gen_nodeaffinity(rng: random.Random, seed: int) -> Case:
         aff: dict[str, Any] = {}
         if rng.random() < 0.7:
             aff["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                "nodeSelectorTerms": [_node_selector_term(rng, names) for _ in range(rng.randint(1, 3))]}
+                "nodeSelectorTerms": [_node_selector_term(rng, names) for _ in range(rng.randint(1, 3))]
+            }
         if rng.random() < 0.6:
             aff["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                {"weight": rng.randint(1, 100), "preference": _node_selector_term(rng, names)}
-                for _ in range(rng.randint(1, 3))]
+                {"weight": rng.randint(1, 100), "preference": _node_selector_term(rng, names)} for _ in range(rng.randint(1, 3))
+            ]
         if aff:
             spec["affinity"] = {"nodeAffinity": aff}
         if rng.random() < 0.25:
@@ -316,10 +398,11 @@ def gen_nodeaffinity(rng: random.Random, seed: int) -> Case:
         args: dict[str, Any] = {"addedAffinity": {}}
         if rng.random() < 0.5:
             args["addedAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
-                "nodeSelectorTerms": [{"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["edge"]}]}]}
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["edge"]}]}]
+            }
         args["addedAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [
-                {"key": "disk", "operator": "In", "values": ["ssd"]}]}}]
+            {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}
+        ]
         profiles = [_profile(args=[{"name": "NodeAffinity", "args": args}])]
     return Case("nodeaffinity", seed, nodes + bound + pending, o.config(profiles))
 
@@ -333,6 +416,7 @@ def gen_spread(rng: random.Random, seed: int) -> Case:
         if r.random() < 0.4:
             out["tier"] = r.choice(["web", "db"])
         return out
+
     nodes = _nodes(rng, rng.randint(6, 40), zones, taint_p=0.2, label_fn=labels, width=2)
     for nd in nodes:  # some nodes lack the zone label
         if rng.random() < 0.1:
@@ -343,6 +427,7 @@ def gen_spread(rng: random.Random, seed: int) -> Case:
 
     def blabels(r: random.Random, i: int) -> dict:
         return {"app": r.choice(apps), "pod-template-hash": r.choice(hashes)}
+
     bound = _bound(rng, seq, nodes, rng.randint(0, 3 * len(nodes)), labels_fn=blabels)
     pending = []
     for i in range(rng.randint(5, 30)):
@@ -351,10 +436,14 @@ def gen_spread(rng: random.Random, seed: int) -> Case:
         cons = []
         for _ in range(rng.choice([0, 1, 1, 2])):
             when = rng.choice(["DoNotSchedule", "ScheduleAnyway"])
-            c: dict[str, Any] = {"maxSkew": rng.randint(1, 3), "topologyKey": rng.choice([ZONE, HOSTNAME, "rack"]),
-                                 "whenUnsatisfiable": when,
-                                 "labelSelector": {"matchLabels": {"app": app}} if rng.random() < 0.8 else
-                                 {"matchExpressions": [{"key": "app", "operator": "In", "values": rng.sample(apps, 2)}]}}
+            c: dict[str, Any] = {
+                "maxSkew": rng.randint(1, 3),
+                "topologyKey": rng.choice([ZONE, HOSTNAME, "rack"]),
+                "whenUnsatisfiable": when,
+                "labelSelector": {"matchLabels": {"app": app}}
+                if rng.random() < 0.8
+                else {"matchExpressions": [{"key": "app", "operator": "In", "values": rng.sample(apps, 2)}]},
+            }
             if when == "DoNotSchedule" and rng.random() < 0.4:
                 c["minDomains"] = rng.randint(1, 6)
             if rng.random() < 0.4:
@@ -376,10 +465,25 @@ def gen_spread(rng: random.Random, seed: int) -> Case:
         pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], labels=labels_, **spec))
     profiles = None
     if rng.random() < 0.3:
-        profiles = [_profile(args=[{"name": "PodTopologySpread", "args": {
-            "defaultingType": "List",
-            "defaultConstraints": [{"maxSkew": rng.randint(1, 3), "topologyKey": rng.choice([ZONE, HOSTNAME]),
-                                    "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"])}]}}])]
+        profiles = [
+            _profile(
+                args=[
+                    {
+                        "name": "PodTopologySpread",
+                        "args": {
+                            "defaultingType": "List",
+                            "defaultConstraints": [
+                                {
+                                    "maxSkew": rng.randint(1, 3),
+                                    "topologyKey": rng.choice([ZONE, HOSTNAME]),
+                                    "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
+                                }
+                            ],
+                        },
+                    }
+                ]
+            )
+        ]
     return Case("spread", seed, nodes + bound + pending, o.config(profiles))
 
 
@@ -389,8 +493,9 @@ def _pod_affinity_term(rng: random.Random, namespaces: list[str], apps: list[str
     if r < 0.6:
         term["labelSelector"] = {"matchLabels": {"app": rng.choice(apps)}}
     elif r < 0.9:
-        term["labelSelector"] = {"matchExpressions": [{"key": "app", "operator": rng.choice(["In", "NotIn"]),
-                                                       "values": rng.sample(apps, 2)}]}
+        term["labelSelector"] = {
+            "matchExpressions": [{"key": "app", "operator": rng.choice(["In", "NotIn"]), "values": rng.sample(apps, 2)}]
+        }
     # r >= 0.9: no selector (matches nothing)
     r = rng.random()
     if r < 0.25:
@@ -416,11 +521,13 @@ def _pod_affinity(rng: random.Random, namespaces: list[str], apps: list[str], p_
         part: dict[str, Any] = {}
         if rng.random() < p_req:
             part["requiredDuringSchedulingIgnoredDuringExecution"] = [
-                _pod_affinity_term(rng, namespaces, apps) for _ in range(rng.randint(1, 2))]
+                _pod_affinity_term(rng, namespaces, apps) for _ in range(rng.randint(1, 2))
+            ]
         if rng.random() < 0.5:
             part["preferredDuringSchedulingIgnoredDuringExecution"] = [
                 {"weight": rng.randint(1, 100), "podAffinityTerm": _pod_affinity_term(rng, namespaces, apps)}
-                for _ in range(rng.randint(1, 2))]
+                for _ in range(rng.randint(1, 2))
+            ]
         if part:
             aff[kind] = part
     return aff
@@ -432,8 +539,7 @@ def gen_interpod(rng: random.Random, seed: int) -> Case:
     zones = _zones(rng, rng.randint(1, 4))
     nodes = _nodes(rng, rng.randint(4, 30), zones, width=2)
     nss = ["default", "team-a", "team-b", "other"]
-    ns_objs = [o.namespace("default"), o.namespace("team-a", {"team": "a"}), o.namespace("team-b", {"team": "b"}),
-               o.namespace("other")]
+    ns_objs = [o.namespace("default"), o.namespace("team-a", {"team": "a"}), o.namespace("team-b", {"team": "b"}), o.namespace("other")]
     apps = ["web", "db", "cache", "queue"]
     seq = o.PodSeq()
     bound = []
@@ -445,9 +551,16 @@ def gen_interpod(rng: random.Random, seed: int) -> Case:
             aff.pop("podAffinity", None) if rng.random() < 0.5 else None
             if aff:
                 spec["affinity"] = aff
-        bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(50, 1500, 50), mem_mi=rng.randrange(64, 2048, 64))],
-                             ns=rng.choice(nss), node_name=nd["metadata"]["name"],
-                             labels={"app": rng.choice(apps), "version": rng.choice(["v1", "v2"])}, **spec))
+        bound.append(
+            seq.pod(
+                f"b{i}",
+                [o.container(cpu_m=rng.randrange(50, 1500, 50), mem_mi=rng.randrange(64, 2048, 64))],
+                ns=rng.choice(nss),
+                node_name=nd["metadata"]["name"],
+                labels={"app": rng.choice(apps), "version": rng.choice(["v1", "v2"])},
+                **spec,
+            )
+        )
     pending = []
     for i in range(rng.randint(5, 25)):
         spec = {}
@@ -455,13 +568,30 @@ def gen_interpod(rng: random.Random, seed: int) -> Case:
         if aff:
             spec["affinity"] = aff
         cpu, mem = _req(rng)
-        pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], ns=rng.choice(nss),
-                               labels={"app": rng.choice(apps), "version": rng.choice(["v1", "v2"])}, **spec))
+        pending.append(
+            seq.pod(
+                f"p{i}",
+                [o.container(cpu_m=cpu, mem_mi=mem)],
+                ns=rng.choice(nss),
+                labels={"app": rng.choice(apps), "version": rng.choice(["v1", "v2"])},
+                **spec,
+            )
+        )
     profiles = None
     if rng.random() < 0.3:
-        profiles = [_profile(args=[{"name": "InterPodAffinity", "args": {
-            "hardPodAffinityWeight": rng.choice([0, 1, 50, 100]),
-            "ignorePreferredTermsOfExistingPods": rng.random() < 0.3}}])]
+        profiles = [
+            _profile(
+                args=[
+                    {
+                        "name": "InterPodAffinity",
+                        "args": {
+                            "hardPodAffinityWeight": rng.choice([0, 1, 50, 100]),
+                            "ignorePreferredTermsOfExistingPods": rng.random() < 0.3,
+                        },
+                    }
+                ]
+            )
+        ]
     return Case("interpod", seed, ns_objs + nodes + bound + pending, o.config(profiles))
 
 
@@ -488,8 +618,11 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
             return None
         out = []
         for _ in range(r.randint(1, 2)):
-            p: dict[str, Any] = {"containerPort": r.choice([80, 443, 8080]), "hostPort": r.choice([80, 443, 8080, 9000]),
-                                 "protocol": r.choice(["TCP", "TCP", "UDP", "SCTP"])}
+            p: dict[str, Any] = {
+                "containerPort": r.choice([80, 443, 8080]),
+                "hostPort": r.choice([80, 443, 8080, 9000]),
+                "protocol": r.choice(["TCP", "TCP", "UDP", "SCTP"]),
+            }
             if r.random() < 0.3:
                 p["hostIP"] = r.choice(["0.0.0.0", "10.0.0.1", "10.0.0.2", "127.0.0.1"])
             key = (p["protocol"], p.get("hostIP", ""), p["hostPort"])
@@ -506,11 +639,17 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
         if rng.random() < 0.2:
             extra["ephemeral-storage"] = f"{rng.randint(1, 50)}Gi"
         used: set[tuple[str, str, int]] = set()
-        cs = [o.container("main", cpu_m=cpu if rng.random() < 0.9 else None, mem_mi=mem if rng.random() < 0.9 else None,
-                          ports=ports(rng, used), extra=extra)]
+        cs = [
+            o.container(
+                "main",
+                cpu_m=cpu if rng.random() < 0.9 else None,
+                mem_mi=mem if rng.random() < 0.9 else None,
+                ports=ports(rng, used),
+                extra=extra,
+            )
+        ]
         if rng.random() < 0.3:
-            cs.append(o.container("side", cpu_m=rng.randrange(0, 2000, 50), mem_mi=rng.randrange(0, 2048, 64),
-                                  ports=ports(rng, used)))
+            cs.append(o.container("side", cpu_m=rng.randrange(0, 2000, 50), mem_mi=rng.randrange(0, 2048, 64), ports=ports(rng, used)))
         spec: dict[str, Any] = {}
         inits = []
         for j in range(rng.choice([0, 0, 1, 2])):
@@ -526,30 +665,80 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
             every = cs + inits
             cpu_sum = sum(_milli(c["resources"].get("requests", {}).get("cpu", "0")) for c in every)
             mem_sum = sum(int(c["resources"].get("requests", {}).get("memory", "0Mi")[:-2]) for c in every)
-            spec["resources"] = {"requests": {"cpu": o.quantity_m(cpu_sum + rng.randrange(0, 4000, 250)),
-                                              "memory": f"{mem_sum + rng.randrange(0, 4096, 256)}Mi"}}
+            spec["resources"] = {
+                "requests": {
+                    "cpu": o.quantity_m(cpu_sum + rng.randrange(0, 4000, 250)),
+                    "memory": f"{mem_sum + rng.randrange(0, 4096, 256)}Mi",
+                }
+            }
         if rng.random() < 0.15:
             spec["overhead"] = {"cpu": o.quantity_m(rng.randrange(50, 500, 50)), "memory": f"{rng.randrange(16, 256, 16)}Mi"}
         return seq.pod(name, cs, node_name=node_name, **spec)
+
     bound = [make(f"b{i}", rng.choice(nodes)["metadata"]["name"]) for i in range(rng.randint(0, len(nodes)))]
     pending = [make(f"p{i}", None) for i in range(rng.randint(5, 25))]
     profiles = None
     r = rng.random()
     if r < 0.2:
-        profiles = [_profile(args=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
-            "type": "MostAllocated", "resources": [{"name": "cpu", "weight": rng.randint(1, 5)},
-                                                   {"name": "memory", "weight": rng.randint(1, 5)},
-                                                   {"name": "example.com/gpu", "weight": rng.randint(1, 5)}]}}}])]
+        profiles = [
+            _profile(
+                args=[
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {
+                            "scoringStrategy": {
+                                "type": "MostAllocated",
+                                "resources": [
+                                    {"name": "cpu", "weight": rng.randint(1, 5)},
+                                    {"name": "memory", "weight": rng.randint(1, 5)},
+                                    {"name": "example.com/gpu", "weight": rng.randint(1, 5)},
+                                ],
+                            }
+                        },
+                    }
+                ]
+            )
+        ]
     elif r < 0.4:
-        profiles = [_profile(args=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
-            "type": "RequestedToCapacityRatio",
-            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
-            "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": rng.randint(0, 10)},
-                                                   {"utilization": rng.randint(30, 70), "score": rng.randint(0, 10)},
-                                                   {"utilization": 100, "score": rng.randint(0, 10)}]}}}}])]
+        profiles = [
+            _profile(
+                args=[
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {
+                            "scoringStrategy": {
+                                "type": "RequestedToCapacityRatio",
+                                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+                                "requestedToCapacityRatio": {
+                                    "shape": [
+                                        {"utilization": 0, "score": rng.randint(0, 10)},
+                                        {"utilization": rng.randint(30, 70), "score": rng.randint(0, 10)},
+                                        {"utilization": 100, "score": rng.randint(0, 10)},
+                                    ]
+                                },
+                            }
+                        },
+                    }
+                ]
+            )
+        ]
     elif r < 0.5:
-        profiles = [_profile(args=[{"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
-            {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "example.com/gpu", "weight": 1}]}}])]
+        profiles = [
+            _profile(
+                args=[
+                    {
+                        "name": "NodeResourcesBalancedAllocation",
+                        "args": {
+                            "resources": [
+                                {"name": "cpu", "weight": 1},
+                                {"name": "memory", "weight": 1},
+                                {"name": "example.com/gpu", "weight": 1},
+                            ]
+                        },
+                    }
+                ]
+            )
+        ]
     return Case("resources", seed, nodes + bound + pending, o.config(profiles))
 
 
@@ -565,13 +754,29 @@ def gen_volumes(rng: random.Random, seed: int) -> Case:
     nodes = _nodes(rng, rng.randint(3, 20), zones, beta=0.3, width=2)
     names = [n["metadata"]["name"] for n in nodes]
     objs: list[dict] = []
-    sc = lambda name, mode, prov, **kw: {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",  # noqa: E731
-                                         "metadata": {"name": name}, "provisioner": prov,
-                                         "volumeBindingMode": mode, "reclaimPolicy": "Delete", **kw}
-    objs += [sc("fast", "Immediate", CSI), sc("local", "WaitForFirstConsumer", "kubernetes.io/no-provisioner"),
-             sc("late", "WaitForFirstConsumer", CSI),
-             sc("zonal", "WaitForFirstConsumer", CSI, allowedTopologies=[{"matchLabelExpressions": [
-                 {"key": ZONE, "values": rng.sample(zones, rng.randint(1, len(zones)))}]}])]
+
+    def sc(name: str, mode: str, prov: str, **kw: object) -> dict:
+        return {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "StorageClass",
+            "metadata": {"name": name},
+            "provisioner": prov,
+            "volumeBindingMode": mode,
+            "reclaimPolicy": "Delete",
+            **kw,
+        }
+
+    objs += [
+        sc("fast", "Immediate", CSI),
+        sc("local", "WaitForFirstConsumer", "kubernetes.io/no-provisioner"),
+        sc("late", "WaitForFirstConsumer", CSI),
+        sc(
+            "zonal",
+            "WaitForFirstConsumer",
+            CSI,
+            allowedTopologies=[{"matchLabelExpressions": [{"key": ZONE, "values": rng.sample(zones, rng.randint(1, len(zones)))}]}],
+        ),
+    ]
     for nd in nodes:
         if rng.random() < 0.8:
             drivers = [{"name": CSI, "nodeID": nd["metadata"]["name"]}]
@@ -579,31 +784,54 @@ def gen_volumes(rng: random.Random, seed: int) -> Case:
                 drivers[0]["allocatable"] = {"count": rng.randint(0, 4)}
             if rng.random() < 0.3:
                 drivers.append({"name": GCE_PD, "nodeID": nd["metadata"]["name"], "allocatable": {"count": rng.randint(0, 3)}})
-            objs.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": nd["metadata"]["name"]},
-                         "spec": {"drivers": drivers}})
+            objs.append(
+                {
+                    "apiVersion": "storage.k8s.io/v1",
+                    "kind": "CSINode",
+                    "metadata": {"name": nd["metadata"]["name"]},
+                    "spec": {"drivers": drivers},
+                }
+            )
     pvs: list[dict] = []
     for i in range(rng.randint(0, 15)):
         cls = rng.choice(["local", "zonal", "", "late"])
-        spec: dict[str, Any] = {"capacity": {"storage": f"{rng.choice([1, 5, 10, 50])}Gi"},
-                                "accessModes": [rng.choice(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteOncePod", "ReadOnlyMany"])],
-                                "persistentVolumeReclaimPolicy": "Retain", "volumeMode": "Filesystem",
-                                "csi": {"driver": CSI, "volumeHandle": f"vol-{i}"}}
+        spec: dict[str, Any] = {
+            "capacity": {"storage": f"{rng.choice([1, 5, 10, 50])}Gi"},
+            "accessModes": [rng.choice(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteOncePod", "ReadOnlyMany"])],
+            "persistentVolumeReclaimPolicy": "Retain",
+            "volumeMode": "Filesystem",
+            "csi": {"driver": CSI, "volumeHandle": f"vol-{i}"},
+        }
         if cls:
             spec["storageClassName"] = cls
         labels: dict[str, str] = {}
         r = rng.random()
         if r < 0.4:
-            spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                {"key": HOSTNAME, "operator": "In", "values": rng.sample(names, rng.randint(1, min(2, len(names))))}]}]}}
+            spec["nodeAffinity"] = {
+                "required": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {"key": HOSTNAME, "operator": "In", "values": rng.sample(names, rng.randint(1, min(2, len(names))))}
+                            ]
+                        }
+                    ]
+                }
+            }
         elif r < 0.7:
-            spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                {"key": ZONE, "operator": "In", "values": [rng.choice(zones)]}]}]}}
+            spec["nodeAffinity"] = {
+                "required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": ZONE, "operator": "In", "values": [rng.choice(zones)]}]}]}
+            }
         if rng.random() < 0.4:
             key = rng.choice([ZONE, BETA_ZONE])
             labels[key] = "__".join(rng.sample(zones, rng.randint(1, len(zones))))
-        pv = {"apiVersion": "v1", "kind": "PersistentVolume",
-              "metadata": {"name": f"pv{i}", **({"labels": labels} if labels else {})}, "spec": spec,
-              "status": {"phase": "Available"}}
+        pv = {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": f"pv{i}", **({"labels": labels} if labels else {})},
+            "spec": spec,
+            "status": {"phase": "Available"},
+        }
         pvs.append(pv)
     objs += pvs
     claims: list[dict] = []
@@ -611,8 +839,7 @@ def gen_volumes(rng: random.Random, seed: int) -> Case:
     rng.shuffle(free_pvs)
     for i in range(rng.randint(1, 20)):
         mode = rng.choice(["ReadWriteOnce", "ReadWriteOnce", "ReadWriteOncePod"])
-        spec = {"accessModes": [mode], "resources": {"requests": {"storage": f"{rng.choice([1, 2, 5, 20])}Gi"}},
-                "volumeMode": "Filesystem"}
+        spec = {"accessModes": [mode], "resources": {"requests": {"storage": f"{rng.choice([1, 2, 5, 20])}Gi"}}, "volumeMode": "Filesystem"}
         meta: dict[str, Any] = {"name": f"claim{i}", "namespace": "default", "uid": f"pvc-uid-{i}"}
         status: dict[str, Any] = {"phase": "Pending"}
         r = rng.random()
@@ -622,14 +849,18 @@ def gen_volumes(rng: random.Random, seed: int) -> Case:
             spec["accessModes"] = pv["spec"]["accessModes"]
             spec["storageClassName"] = pv["spec"].get("storageClassName", "")
             meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
-            pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "default", "name": meta["name"],
-                                      "uid": meta["uid"], "apiVersion": "v1"}
+            pv["spec"]["claimRef"] = {
+                "kind": "PersistentVolumeClaim",
+                "namespace": "default",
+                "name": meta["name"],
+                "uid": meta["uid"],
+                "apiVersion": "v1",
+            }
             pv["status"]["phase"] = "Bound"
             status = {"phase": "Bound", "accessModes": spec["accessModes"], "capacity": pv["spec"]["capacity"]}
         else:
             spec["storageClassName"] = rng.choice(["local", "zonal", "late", "late", "local", "fast", "", "missing-class"])
-        claims.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec,
-                       "status": status})
+        claims.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec, "status": status})
     objs += claims
     seq = o.PodSeq()
 
@@ -641,41 +872,72 @@ def gen_volumes(rng: random.Random, seed: int) -> Case:
                 name = r.choice(claims)["metadata"]["name"] if r.random() < 0.96 else "claim-missing"
                 vols.append({"name": f"v{j}", "persistentVolumeClaim": {"claimName": name}})
             elif k < 0.85:
-                vols.append({"name": f"v{j}", "gcePersistentDisk": {"pdName": r.choice(["disk-a", "disk-b"]),
-                                                                    "readOnly": r.random() < 0.5}})
+                vols.append(
+                    {"name": f"v{j}", "gcePersistentDisk": {"pdName": r.choice(["disk-a", "disk-b"]), "readOnly": r.random() < 0.5}}
+                )
             elif k < 0.92:
                 vols.append({"name": f"v{j}", "awsElasticBlockStore": {"volumeID": r.choice(["vol-1", "vol-2"])}})
             else:
                 vols.append({"name": f"v{j}", "emptyDir": {}})
         uniq = {v["persistentVolumeClaim"]["claimName"] if "persistentVolumeClaim" in v else v["name"]: v for v in vols}
         return list(uniq.values()) or None
+
     bound = []
     for i in range(rng.randint(0, len(nodes))):
         nd = rng.choice(nodes)["metadata"]["name"]
         vols = volumes(rng)
         if vols:  # bound pods only use bound claims (or inline disks)
-            vols = [v for v in vols if "persistentVolumeClaim" not in v or any(
-                c["metadata"]["name"] == v["persistentVolumeClaim"]["claimName"] and c["spec"].get("volumeName")
-                for c in claims)] or None
-        bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(50, 1000, 50), mem_mi=rng.randrange(64, 1024, 64))],
-                             node_name=nd, volumes=vols))
+            vols = [
+                v
+                for v in vols
+                if "persistentVolumeClaim" not in v
+                or any(c["metadata"]["name"] == v["persistentVolumeClaim"]["claimName"] and c["spec"].get("volumeName") for c in claims)
+            ] or None
+        bound.append(
+            seq.pod(
+                f"b{i}", [o.container(cpu_m=rng.randrange(50, 1000, 50), mem_mi=rng.randrange(64, 1024, 64))], node_name=nd, volumes=vols
+            )
+        )
     pending = []
     for i in range(rng.randint(3, 20)):
         cpu, mem = _req(rng)
         vols = volumes(rng) or []
         if rng.random() < 0.2:  # a generic ephemeral volume: the claim "<pod>-<volume>", owned by the pod
             cls = rng.choice(["local", "late", "fast"])
-            vols.append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
-                "accessModes": ["ReadWriteOnce"], "storageClassName": cls,
-                "resources": {"requests": {"storage": "1Gi"}}}}}})
+            vols.append(
+                {
+                    "name": "scratch",
+                    "ephemeral": {
+                        "volumeClaimTemplate": {
+                            "spec": {
+                                "accessModes": ["ReadWriteOnce"],
+                                "storageClassName": cls,
+                                "resources": {"requests": {"storage": "1Gi"}},
+                            }
+                        }
+                    },
+                }
+            )
             if rng.random() < 0.8:  # else the ephemeral volume controller has not created it yet
                 claim_meta: dict[str, Any] = {"name": f"p{i}-scratch", "namespace": "default", "uid": f"pvc-eph-{i}"}
                 if rng.random() < 0.9:
-                    claim_meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": f"p{i}",
-                                                      "uid": f"uid-default-p{i}", "controller": True}]
-                objs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": claim_meta,
-                             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": cls, "volumeMode": "Filesystem",
-                                      "resources": {"requests": {"storage": "1Gi"}}}, "status": {"phase": "Pending"}})
+                    claim_meta["ownerReferences"] = [
+                        {"apiVersion": "v1", "kind": "Pod", "name": f"p{i}", "uid": f"uid-default-p{i}", "controller": True}
+                    ]
+                objs.append(
+                    {
+                        "apiVersion": "v1",
+                        "kind": "PersistentVolumeClaim",
+                        "metadata": claim_meta,
+                        "spec": {
+                            "accessModes": ["ReadWriteOnce"],
+                            "storageClassName": cls,
+                            "volumeMode": "Filesystem",
+                            "resources": {"requests": {"storage": "1Gi"}},
+                        },
+                        "status": {"phase": "Pending"},
+                    }
+                )
         pending.append(seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=mem)], volumes=vols or None))
     return Case("volumes", seed, objs + nodes + bound + pending, o.config())
 
@@ -711,12 +973,24 @@ def _gang_cluster(rng: random.Random, seed: int, pod_group_objects: bool) -> Cas
             groups.append({"name": f"g{g}", "policy": policy})
         if rng.random() > 0.1:  # sometimes the Workload (1.36: the PodGroup objects) is missing
             if pod_group_objects:
-                objs += [{"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
-                          "metadata": {"name": f"job{w}-{g['name']}", "namespace": "default"},
-                          "spec": {"schedulingPolicy": g["policy"]}} for g in groups]
+                objs += [
+                    {
+                        "apiVersion": "scheduling.k8s.io/v1alpha2",
+                        "kind": "PodGroup",
+                        "metadata": {"name": f"job{w}-{g['name']}", "namespace": "default"},
+                        "spec": {"schedulingPolicy": g["policy"]},
+                    }
+                    for g in groups
+                ]
             else:
-                objs.append({"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
-                             "metadata": {"name": f"job{w}", "namespace": "default"}, "spec": {"podGroups": groups}})
+                objs.append(
+                    {
+                        "apiVersion": "scheduling.k8s.io/v1alpha1",
+                        "kind": "Workload",
+                        "metadata": {"name": f"job{w}", "namespace": "default"},
+                        "spec": {"podGroups": groups},
+                    }
+                )
         for g in groups:
             mc = g["policy"].get("gang", {}).get("minCount", 2)
             count = max(0, mc + rng.choice([-1, 0, 0, 1, 2]))
@@ -725,8 +999,10 @@ def _gang_cluster(rng: random.Random, seed: int, pod_group_objects: bool) -> Cas
                 name = g["name"] if rng.random() > 0.05 else "nogroup"
                 cpu, mem = _req(rng, big=big)
                 ref: dict[str, Any] = (
-                    {"schedulingGroup": {"podGroupName": f"job{w}-{name}"}} if pod_group_objects
-                    else {"workloadRef": {"name": f"job{w}", "podGroup": name}})
+                    {"schedulingGroup": {"podGroupName": f"job{w}-{name}"}}
+                    if pod_group_objects
+                    else {"workloadRef": {"name": f"job{w}", "podGroup": name}}
+                )
                 pending.append(seq.pod(f"w{w}-{g['name']}-{k}", [o.container(cpu_m=cpu, mem_mi=mem)], **ref))
         for _ in range(rng.randint(0, 3)):
             cpu, mem = _req(rng)
@@ -742,12 +1018,22 @@ def _constrain(rng: random.Random, pod: dict, apps: list[str], claims: list[str]
     if rng.random() < 0.2:
         spec["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": rng.choice([80, 443]), "protocol": "TCP"}]
     if rng.random() < 0.2:
-        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"topologyKey": rng.choice([HOSTNAME, ZONE]), "labelSelector": {"matchLabels": {"app": rng.choice(apps)}}}]}}
+        spec["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": rng.choice([HOSTNAME, ZONE]), "labelSelector": {"matchLabels": {"app": rng.choice(apps)}}}
+                ]
+            }
+        }
     if rng.random() < 0.15:
-        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": rng.choice([HOSTNAME, ZONE]),
-                                              "whenUnsatisfiable": "DoNotSchedule",
-                                              "labelSelector": {"matchLabels": {"app": pod["metadata"]["labels"]["app"]}}}]
+        spec["topologySpreadConstraints"] = [
+            {
+                "maxSkew": 1,
+                "topologyKey": rng.choice([HOSTNAME, ZONE]),
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": pod["metadata"]["labels"]["app"]}},
+            }
+        ]
     if claims and rng.random() < 0.15:
         spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": rng.choice(claims)}}]
 
@@ -757,19 +1043,48 @@ def _rwop_claims(rng: random.Random, n: int) -> tuple[list[dict], list[str]]:
     objs, names = [], []
     for i in range(n):
         name = f"rwop{i}"
-        objs.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
-                     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod"],
-                              "persistentVolumeReclaimPolicy": "Retain", "volumeMode": "Filesystem",
-                              "csi": {"driver": CSI, "volumeHandle": name},
-                              "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": name,
-                                           "uid": f"uid-{name}", "apiVersion": "v1"}},
-                     "status": {"phase": "Bound"}})
-        objs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                     "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}",
-                                  "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-                     "spec": {"accessModes": ["ReadWriteOncePod"], "volumeName": f"pv-{name}", "storageClassName": "",
-                              "resources": {"requests": {"storage": "1Gi"}}, "volumeMode": "Filesystem"},
-                     "status": {"phase": "Bound", "accessModes": ["ReadWriteOncePod"], "capacity": {"storage": "1Gi"}}})
+        objs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolume",
+                "metadata": {"name": f"pv-{name}"},
+                "spec": {
+                    "capacity": {"storage": "1Gi"},
+                    "accessModes": ["ReadWriteOncePod"],
+                    "persistentVolumeReclaimPolicy": "Retain",
+                    "volumeMode": "Filesystem",
+                    "csi": {"driver": CSI, "volumeHandle": name},
+                    "claimRef": {
+                        "kind": "PersistentVolumeClaim",
+                        "namespace": "default",
+                        "name": name,
+                        "uid": f"uid-{name}",
+                        "apiVersion": "v1",
+                    },
+                },
+                "status": {"phase": "Bound"},
+            }
+        )
+        objs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {
+                    "name": name,
+                    "namespace": "default",
+                    "uid": f"uid-{name}",
+                    "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+                },
+                "spec": {
+                    "accessModes": ["ReadWriteOncePod"],
+                    "volumeName": f"pv-{name}",
+                    "storageClassName": "",
+                    "resources": {"requests": {"storage": "1Gi"}},
+                    "volumeMode": "Filesystem",
+                },
+                "status": {"phase": "Bound", "accessModes": ["ReadWriteOncePod"], "capacity": {"storage": "1Gi"}},
+            }
+        )
         names.append(name)
     return objs, names
 
@@ -784,8 +1099,12 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         nd["status"]["allocatable"]["cpu"] = nd["status"]["capacity"]["cpu"] = o.quantity_m(cpu)
         mem = rng.randrange(2048, 8193, 256)
         nd["status"]["allocatable"]["memory"] = nd["status"]["capacity"]["memory"] = f"{mem}Mi"
-    classes = [o.priority_class("low", 100), o.priority_class("mid", 1000), o.priority_class("high", 100000),
-               o.priority_class("high-never", 50000, never=True)]
+    classes = [
+        o.priority_class("low", 100),
+        o.priority_class("mid", 1000),
+        o.priority_class("high", 100000),
+        o.priority_class("high-never", 50000, never=True),
+    ]
     values = {"low": 100, "mid": 1000, "high": 100000, "high-never": 50000}
     seq = o.PodSeq()
     apps = ["web", "batch", "db"]
@@ -799,9 +1118,16 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         spec: dict[str, Any] = {}
         if cls:
             spec["priorityClassName"] = cls
-        bound.append(seq.pod(f"b{i}", [o.container(cpu_m=rng.randrange(100, 2500, 50), mem_mi=rng.randrange(128, 2048, 64))],
-                             node_name=nd["metadata"]["name"], labels={"app": rng.choice(apps)},
-                             priority=values.get(cls, 0) if cls else 0, **spec))
+        bound.append(
+            seq.pod(
+                f"b{i}",
+                [o.container(cpu_m=rng.randrange(100, 2500, 50), mem_mi=rng.randrange(128, 2048, 64))],
+                node_name=nd["metadata"]["name"],
+                labels={"app": rng.choice(apps)},
+                priority=values.get(cls, 0) if cls else 0,
+                **spec,
+            )
+        )
         if constrained:
             _constrain(rng, bound[-1], apps, [c for c in claims if c not in used_claims])
             bound[-1]["spec"].pop("topologySpreadConstraints", None)
@@ -811,8 +1137,9 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
             b["metadata"]["deletionTimestamp"] = o.stamp(10000)
             b["metadata"]["deletionGracePeriodSeconds"] = 30
             if rng.random() < 0.7:
-                b["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True",
-                                              "reason": "PreemptionByScheduler", "message": "preempted"}]
+                b["status"]["conditions"] = [
+                    {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "preempted"}
+                ]
     pdbs = []
     for i in range(rng.randint(0, 3)):
         spec = {"selector": {"matchLabels": {"app": rng.choice(apps)}}}
@@ -820,10 +1147,21 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
             spec["minAvailable"] = rng.randint(0, 3)
         else:
             spec["maxUnavailable"] = rng.randint(0, 2)
-        pdbs.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                     "metadata": {"name": f"pdb{i}", "namespace": "default", "generation": 1}, "spec": spec,
-                     "status": {"disruptionsAllowed": rng.randint(0, 2), "currentHealthy": 3, "desiredHealthy": 2,
-                                "expectedPods": 3, "observedGeneration": 1}})
+        pdbs.append(
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": f"pdb{i}", "namespace": "default", "generation": 1},
+                "spec": spec,
+                "status": {
+                    "disruptionsAllowed": rng.randint(0, 2),
+                    "currentHealthy": 3,
+                    "desiredHealthy": 2,
+                    "expectedPods": 3,
+                    "observedGeneration": 1,
+                },
+            }
+        )
     pending = []
     names = [n["metadata"]["name"] for n in nodes]
     for i in range(rng.randint(3, 15)):
@@ -832,9 +1170,14 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         if cls:
             spec["priorityClassName"] = cls
         cpu = rng.randrange(500, 6000, 50)
-        pod = seq.pod(f"p{i}", [o.container(cpu_m=cpu, mem_mi=rng.randrange(128, 4096, 64))],
-                      labels={"app": rng.choice(apps)}, priority=values.get(cls, 0) if cls else 0,
-                      preemptionPolicy="Never" if cls == "high-never" else "PreemptLowerPriority", **spec)
+        pod = seq.pod(
+            f"p{i}",
+            [o.container(cpu_m=cpu, mem_mi=rng.randrange(128, 4096, 64))],
+            labels={"app": rng.choice(apps)},
+            priority=values.get(cls, 0) if cls else 0,
+            preemptionPolicy="Never" if cls == "high-never" else "PreemptLowerPriority",
+            **spec,
+        )
         if constrained:
             _constrain(rng, pod, apps, claims)
         if rng.random() < 0.2:
@@ -843,38 +1186,73 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
     return Case("preemption", seed, classes + pdbs + claim_objs + nodes + bound + pending, o.config())
 
 
-IMAGES = [(f"registry.example.com/app{i}:v1", size) for i, size in
-          enumerate([30, 200, 450, 800, 1200, 2500, 4000])]
+IMAGES = [(f"registry.example.com/app{i}:v1", size) for i, size in enumerate([30, 200, 450, 800, 1200, 2500, 4000])]
 
 
-def _mixed_pod(rng: random.Random, seq: o.PodSeq, name: str, nodes: list[dict], zones: list[str], nss: list[str],
-               apps: list[str], profiles: list[str], node_name: str | None = None) -> dict:
+def _mixed_pod(
+    rng: random.Random,
+    seq: o.PodSeq,
+    name: str,
+    nodes: list[dict],
+    zones: list[str],
+    nss: list[str],
+    apps: list[str],
+    profiles: list[str],
+    node_name: str | None = None,
+) -> dict:
     cpu, mem = _req(rng)
     image = rng.choice(IMAGES)[0] if rng.random() < 0.6 else "app:1"
-    cs = [o.container("main", cpu_m=cpu if rng.random() < 0.95 else None, mem_mi=mem, image=image,
-                      ports=[{"containerPort": 80, "hostPort": rng.choice([80, 8080]), "protocol": "TCP"}]
-                      if rng.random() < 0.1 else None)]
+    cs = [
+        o.container(
+            "main",
+            cpu_m=cpu if rng.random() < 0.95 else None,
+            mem_mi=mem,
+            image=image,
+            ports=[{"containerPort": 80, "hostPort": rng.choice([80, 8080]), "protocol": "TCP"}] if rng.random() < 0.1 else None,
+        )
+    ]
     spec: dict[str, Any] = {}
     if rng.random() < 0.15:
-        spec["initContainers"] = [o.container("init", cpu_m=rng.randrange(0, 4000, 100), mem_mi=rng.randrange(0, 2048, 64),
-                                              restart_policy="Always" if rng.random() < 0.5 else None)]
+        spec["initContainers"] = [
+            o.container(
+                "init",
+                cpu_m=rng.randrange(0, 4000, 100),
+                mem_mi=rng.randrange(0, 2048, 64),
+                restart_policy="Always" if rng.random() < 0.5 else None,
+            )
+        ]
     aff: dict[str, Any] = {}
     if rng.random() < 0.25:
         aff = _pod_affinity(rng, nss, apps, p_req=0.3)
     if rng.random() < 0.25:
-        aff["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": rng.randint(1, 100), "preference": {"matchExpressions": [
-                {"key": "tier", "operator": rng.choice(["In", "NotIn"]), "values": [rng.choice(["web", "db"])]}]}}]}
+        aff["nodeAffinity"] = {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": rng.randint(1, 100),
+                    "preference": {
+                        "matchExpressions": [
+                            {"key": "tier", "operator": rng.choice(["In", "NotIn"]), "values": [rng.choice(["web", "db"])]}
+                        ]
+                    },
+                }
+            ]
+        }
         if rng.random() < 0.4:
-            aff["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
-                {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}]}
+            aff["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "tier", "operator": "Exists"}]}]
+            }
     if aff:
         spec["affinity"] = aff
     app = rng.choice(apps)
     if rng.random() < 0.25:
-        spec["topologySpreadConstraints"] = [{"maxSkew": rng.randint(1, 2), "topologyKey": rng.choice([ZONE, HOSTNAME]),
-                                              "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
-                                              "labelSelector": {"matchLabels": {"app": app}}}]
+        spec["topologySpreadConstraints"] = [
+            {
+                "maxSkew": rng.randint(1, 2),
+                "topologyKey": rng.choice([ZONE, HOSTNAME]),
+                "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
+                "labelSelector": {"matchLabels": {"app": app}},
+            }
+        ]
     if rng.random() < 0.3:
         spec["tolerations"] = [{"key": rng.choice(["dedicated", "gpu", "spot"]), "operator": "Exists"}]
     cls = rng.choice([None, None, "low", "high"])
@@ -882,8 +1260,15 @@ def _mixed_pod(rng: random.Random, seq: o.PodSeq, name: str, nodes: list[dict], 
         spec["priorityClassName"] = cls
     if node_name is None and len(profiles) > 1:
         spec["schedulerName"] = rng.choice(profiles)
-    pod = seq.pod(name, cs, ns=rng.choice(nss), node_name=node_name, labels={"app": app, "version": rng.choice(["v1", "v2"])},
-                  priority={"low": 10, "high": 1000}.get(cls or "", 0), **spec)
+    pod = seq.pod(
+        name,
+        cs,
+        ns=rng.choice(nss),
+        node_name=node_name,
+        labels={"app": app, "version": rng.choice(["v1", "v2"])},
+        priority={"low": 10, "high": 1000}.get(cls or "", 0),
+        **spec,
+    )
     if node_name and rng.random() < 0.05:
         pod["metadata"]["deletionTimestamp"] = o.stamp(10000)  # terminating: still on its node
         pod["metadata"]["deletionGracePeriodSeconds"] = 30
@@ -903,39 +1288,71 @@ def gen_mixed(rng: random.Random, seed: int) -> Case:
 
     def labels(r: random.Random, i: int) -> dict:
         return {"tier": r.choice(["web", "db"])} if r.random() < 0.7 else {}
-    nodes = _nodes(rng, rng.randint(100, 250) if big else rng.randint(5, 60), zones, beta=0.1, taint_p=0.15,
-                   unsched_p=0.03, label_fn=labels, width=3 if big else 2, pods=(5, 60))
+
+    nodes = _nodes(
+        rng,
+        rng.randint(100, 250) if big else rng.randint(5, 60),
+        zones,
+        beta=0.1,
+        taint_p=0.15,
+        unsched_p=0.03,
+        label_fn=labels,
+        width=3 if big else 2,
+        pods=(5, 60),
+    )
     for nd in nodes:
         if rng.random() < 0.5:
             imgs = rng.sample(IMAGES, rng.randint(1, 4))
             nd["status"]["images"] = [{"names": [n], "sizeBytes": size * 1024 * 1024} for n, size in imgs]
     nss = ["default", "team-a", "team-b"]
     apps = ["web", "db", "cache"]
-    objs = [o.namespace("default"), o.namespace("team-a", {"team": "a"}), o.namespace("team-b", {"team": "b"}),
-            o.priority_class("low", 10), o.priority_class("high", 1000)]
+    objs = [
+        o.namespace("default"),
+        o.namespace("team-a", {"team": "a"}),
+        o.namespace("team-b", {"team": "b"}),
+        o.priority_class("low", 10),
+        o.priority_class("high", 1000),
+    ]
     profiles = ["default-scheduler"]
     plugins: dict[str, Any] = {}
     if rng.random() < 0.4:  # other weights for some score plugins
-        score_names = ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "NodeResourcesBalancedAllocation",
-                       "ImageLocality", "InterPodAffinity", "PodTopologySpread"]
-        plugins["score"] = {"enabled": [{"name": n, "weight": rng.randint(1, 10)}
-                                        for n in rng.sample(score_names, rng.randint(1, 4))]}
+        score_names = [
+            "TaintToleration",
+            "NodeAffinity",
+            "NodeResourcesFit",
+            "NodeResourcesBalancedAllocation",
+            "ImageLocality",
+            "InterPodAffinity",
+            "PodTopologySpread",
+        ]
+        plugins["score"] = {"enabled": [{"name": n, "weight": rng.randint(1, 10)} for n in rng.sample(score_names, rng.randint(1, 4))]}
     if rng.random() < 0.2:  # some plugins off
-        off = rng.sample(["ImageLocality", "NodeResourcesBalancedAllocation", "TaintToleration", "InterPodAffinity"],
-                         rng.randint(1, 2))
+        off = rng.sample(["ImageLocality", "NodeResourcesBalancedAllocation", "TaintToleration", "InterPodAffinity"], rng.randint(1, 2))
         plugins["multiPoint"] = {"disabled": [{"name": n} for n in off]}
     cfg_profiles = [_profile(plugins=plugins or None, percentage=rng.choice([None, 10, 50]) if big else None)]
     if rng.random() < 0.4:
-        cfg_profiles.append(_profile("spread-heavy", args=[{"name": "PodTopologySpread", "args": {
-            "defaultingType": "List", "defaultConstraints": [
-                {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway"}]}}],
-            plugins={"score": {"enabled": [{"name": "PodTopologySpread", "weight": 5}]}}))
+        cfg_profiles.append(
+            _profile(
+                "spread-heavy",
+                args=[
+                    {
+                        "name": "PodTopologySpread",
+                        "args": {
+                            "defaultingType": "List",
+                            "defaultConstraints": [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway"}],
+                        },
+                    }
+                ],
+                plugins={"score": {"enabled": [{"name": "PodTopologySpread", "weight": 5}]}},
+            )
+        )
         profiles.append("spread-heavy")
     seq = o.PodSeq()
-    bound = [_mixed_pod(rng, seq, f"b{i}", nodes, zones, nss, apps, profiles, rng.choice(nodes)["metadata"]["name"])
-             for i in range(rng.randint(0, 2 * len(nodes)))]
-    pending = [_mixed_pod(rng, seq, f"p{i}", nodes, zones, nss, apps, profiles)
-               for i in range(rng.randint(5, 40))]
+    bound = [
+        _mixed_pod(rng, seq, f"b{i}", nodes, zones, nss, apps, profiles, rng.choice(nodes)["metadata"]["name"])
+        for i in range(rng.randint(0, 2 * len(nodes)))
+    ]
+    pending = [_mixed_pod(rng, seq, f"p{i}", nodes, zones, nss, apps, profiles) for i in range(rng.randint(5, 40))]
     for prev, pod in zip(pending, pending[1:]):  # timestamps have a one-second resolution: ties
         if rng.random() < 0.3:
             pod["metadata"]["creationTimestamp"] = prev["metadata"]["creationTimestamp"]
@@ -979,16 +1396,18 @@ def generate(category: str, seed: int, release: str = "1.35") -> Case:
 
 # --- Dynamic Resource Allocation ------------------------------------------------------------------
 
+
 def _dra(category: str) -> Callable[[random.Random, int], Case]:
     """tools/dradiff's DRA clusters (devices, classes, claims, templates; its categories and
     gates) under this runner's comparisons. `python -m tools.dradiff` runs the same clusters and
     also compares the devices each claim gets."""
+
     def gen(rng: random.Random, seed: int) -> Case:
         from tools.dradiff.generate import CATEGORIES
         from tools.dradiff.generate import generate as dra_generate
 
-        return Case(f"dra-{category}", seed, dra_generate(seed, category)["items"], o.config(),
-                    gates=CATEGORIES[category])
+        return Case(f"dra-{category}", seed, dra_generate(seed, category)["items"], o.config(), gates=CATEGORIES[category])
+
     return gen
 
 

@@ -24,11 +24,18 @@ def quantity_m(milli: int) -> str:
     return f"{milli}m" if milli % 1000 else str(milli // 1000)
 
 
-def node(name: str, cpu_m: int, mem_mi: int, pods: int = 110, labels: dict | None = None,
-         taints: list | None = None, unschedulable: bool = False, extra: dict | None = None,
-         images: list | None = None) -> dict:
-    alloc = {"cpu": quantity_m(cpu_m), "memory": f"{mem_mi}Mi", "pods": str(pods),
-             "ephemeral-storage": "100Gi"}
+def node(
+    name: str,
+    cpu_m: int,
+    mem_mi: int,
+    pods: int = 110,
+    labels: dict | None = None,
+    taints: list | None = None,
+    unschedulable: bool = False,
+    extra: dict | None = None,
+    images: list | None = None,
+) -> dict:
+    alloc = {"cpu": quantity_m(cpu_m), "memory": f"{mem_mi}Mi", "pods": str(pods), "ephemeral-storage": "100Gi"}
     alloc.update(extra or {})
     spec: dict[str, Any] = {}
     if taints:
@@ -38,14 +45,24 @@ def node(name: str, cpu_m: int, mem_mi: int, pods: int = 110, labels: dict | Non
     status: dict[str, Any] = {"allocatable": alloc, "capacity": dict(alloc)}
     if images:
         status["images"] = images
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "uid": f"node-{name}", "creationTimestamp": stamp(0),
-                         "labels": {HOSTNAME: name, **(labels or {})}},
-            "spec": spec, "status": status}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "uid": f"node-{name}", "creationTimestamp": stamp(0), "labels": {HOSTNAME: name, **(labels or {})}},
+        "spec": spec,
+        "status": status,
+    }
 
 
-def container(name: str = "c", cpu_m: int | None = None, mem_mi: int | None = None, image: str = "app:1",
-              ports: list | None = None, extra: dict | None = None, restart_policy: str | None = None) -> dict:
+def container(
+    name: str = "c",
+    cpu_m: int | None = None,
+    mem_mi: int | None = None,
+    image: str = "app:1",
+    ports: list | None = None,
+    extra: dict | None = None,
+    restart_policy: str | None = None,
+) -> dict:
     req: dict[str, str] = {}
     if cpu_m is not None:
         req["cpu"] = quantity_m(cpu_m)
@@ -71,12 +88,19 @@ class PodSeq:
     def __init__(self) -> None:
         self.n = 0
 
-    def pod(self, name: str, containers: list, ns: str = "default", node_name: str | None = None,
-            labels: dict | None = None, priority: int | None = None, **spec: Any) -> dict:
+    def pod(
+        self,
+        name: str,
+        containers: list,
+        ns: str = "default",
+        node_name: str | None = None,
+        labels: dict | None = None,
+        priority: int | None = None,
+        **spec: Any,
+    ) -> dict:
         self.n += 1
         created = stamp(self.n)
-        meta: dict[str, Any] = {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}",
-                                "creationTimestamp": created}
+        meta: dict[str, Any] = {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}", "creationTimestamp": created}
         if labels:
             meta["labels"] = labels
         body: dict[str, Any] = {"containers": containers, "schedulerName": spec.pop("schedulerName", "default-scheduler")}
@@ -92,13 +116,21 @@ class PodSeq:
 
 
 def namespace(name: str, labels: dict | None = None) -> dict:
-    return {"apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name, **(labels or {})}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name, **(labels or {})}},
+    }
 
 
 def priority_class(name: str, value: int, never: bool = False) -> dict:
-    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
-          "value": value, "preemptionPolicy": "Never" if never else "PreemptLowerPriority"}
+    pc = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+        "preemptionPolicy": "Never" if never else "PreemptLowerPriority",
+    }
     return pc
 
 

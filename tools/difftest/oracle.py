@@ -32,12 +32,14 @@ def check_release(output: dict[str, Any], release: str) -> None:
     the kube-scheduler version it was built from (when the build set it; "unknown" otherwise)."""
     version = str(output.get("version") or "unknown")
     if version != "unknown" and not version.lstrip("v").startswith(release + "."):
-        raise OracleError(f"the oracle is kube-scheduler {version}, not {release}: pass --oracle or set "
-                          f"KSCHEDORACLE_{release.replace('.', '')}")
+        raise OracleError(
+            f"the oracle is kube-scheduler {version}, not {release}: pass --oracle or set KSCHEDORACLE_{release.replace('.', '')}"
+        )
 
 
-def run(oracle: str, mode: str, snapshot: Path, config: Path, gates: str = "", sample: bool = False,
-        timeout: float = 600) -> dict[str, Any]:
+def run(
+    oracle: str, mode: str, snapshot: Path, config: Path, gates: str = "", sample: bool = False, timeout: float = 600
+) -> dict[str, Any]:
     args = [oracle, "-mode", mode, "-snapshot", str(snapshot), "-config", str(config), "-compact"]
     if sample:
         args.append("-sample")

@@ -31,10 +31,10 @@ def main() -> int:
         from tools.dradiff.compare import record
 
         seed = args.only if args.only is not None else args.s
-        source = (f"kschedoracle (kube-scheduler 1.35.4) -mode sequential and -mode explain on tools/dradiff "
-                  f"category {args.category} seed {seed}")
-        data = record(generate(seed, args.category), Path(args.out) / f"record-{args.category}-{seed}",
-                      CATEGORIES[args.category], source)
+        source = (
+            f"kschedoracle (kube-scheduler 1.35.4) -mode sequential and -mode explain on tools/dradiff category {args.category} seed {seed}"
+        )
+        data = record(generate(seed, args.category), Path(args.out) / f"record-{args.category}-{seed}", CATEGORIES[args.category], source)
         target = Path(args.record) / f"{args.category}-{seed}.json"
         target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         print(target)
@@ -44,8 +44,7 @@ def main() -> int:
     for seed in seeds:
         workdir = Path(args.out) / f"{args.category}-{seed}"
         try:
-            diffs = compare_cluster(generate(seed, args.category), workdir, tuple(args.modes.split(",")),
-                                    CATEGORIES[args.category])
+            diffs = compare_cluster(generate(seed, args.category), workdir, tuple(args.modes.split(",")), CATEGORIES[args.category])
         except Exception as exc:  # noqa: BLE001 - report and go on
             diffs = [f"runner error: {type(exc).__name__}: {exc}"]
         if diffs:
@@ -66,8 +65,10 @@ def _given(args: argparse.Namespace) -> int:
     name = Path(args.snapshot).stem
     workdir = Path(args.out) / name
     if args.record:
-        source = (f"kschedoracle (kube-scheduler 1.35.4) -mode sequential and -mode explain on {args.snapshot}, "
-                  f"its pending pods' claims created from their templates first")
+        source = (
+            f"kschedoracle (kube-scheduler 1.35.4) -mode sequential and -mode explain on {args.snapshot}, "
+            f"its pending pods' claims created from their templates first"
+        )
         data = record(doc, workdir, "", source)
         target = Path(args.record) / f"{name}.json"
         target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

@@ -30,8 +30,12 @@ def oracle(snapshot: Path, config: Path, mode: str) -> dict:
     binary = os.environ.get("KSCHEDORACLE", "/work/oracle/kschedoracle")
     out = snapshot.parent / f"oracle-{mode}.json"
     gates = ["-feature-gates", GATES] if GATES else []
-    proc = subprocess.run([binary, "-mode", mode, "-snapshot", str(snapshot), "-config", str(config), "-out", str(out),
-                           *gates], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [binary, "-mode", mode, "-snapshot", str(snapshot), "-config", str(config), "-out", str(out), *gates],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"oracle {mode} failed: {proc.stderr.strip()[-2000:]}")
     return json.loads(out.read_text())
@@ -73,9 +77,10 @@ def _claim_records(sched: Any, pod: Any) -> list[dict]:
         rec["claim"] = claim.key
         rec["reservedFor"] = len(claim.reserved_for)
         if claim.allocation is not None:
-            rec["devices"] = sorted([{"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
-                                     for r in claim.allocation.results],
-                                    key=lambda d: (d["request"], d["driver"], d["pool"], d["device"]))
+            rec["devices"] = sorted(
+                [{"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device} for r in claim.allocation.results],
+                key=lambda d: (d["request"], d["driver"], d["pool"], d["device"]),
+            )
             rec["nodeSelector"] = claim.allocation.node_selector
         out.append(rec)
     return out
@@ -108,8 +113,7 @@ def kschedctl_sequential(snapshot: Path) -> list[dict]:
                 rec.update(outcome="Scheduled", node=e["node"])
             elif e["event"] == "FailedScheduling":
                 outcome = sched.outcomes.get(pod.uid)
-                rec.update(outcome="Error" if outcome is not None and outcome.error else "Unschedulable",
-                           fitError=e["message"])
+                rec.update(outcome="Error" if outcome is not None and outcome.error else "Unschedulable", fitError=e["message"])
         rec["claims"] = _claim_records(sched, pod)
         records.append(rec)
 
@@ -165,12 +169,10 @@ def _norm_filter(entry: dict) -> dict:
         return {"code": "Success"}
     from tools.difftest.compare import comparable_reasons  # extended resources' reasons: a Go map's order
 
-    return {"code": entry.get("code"), "plugin": entry.get("plugin") or "",
-            "reasons": comparable_reasons(list(entry.get("reasons") or []))}
+    return {"code": entry.get("code"), "plugin": entry.get("plugin") or "", "reasons": comparable_reasons(list(entry.get("reasons") or []))}
 
 
-def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = ("sequential", "explain"),
-                    gates: str = "") -> list[str]:
+def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = ("sequential", "explain"), gates: str = "") -> list[str]:
     global GATES
     GATES = gates
     _lowest_name_ties()
@@ -184,8 +186,11 @@ def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = 
         want = oracle(snap, cfg, "sequential")
         got = kschedctl_sequential(snap)
         by_pod = {r["pod"]: r for r in got}
-        with_claims = {f"{it['metadata'].get('namespace', 'default')}/{it['metadata']['name']}"
-                       for it in snapshot_doc["items"] if it["kind"] == "Pod" and it["spec"].get("resourceClaims")}
+        with_claims = {
+            f"{it['metadata'].get('namespace', 'default')}/{it['metadata']['name']}"
+            for it in snapshot_doc["items"]
+            if it["kind"] == "Pod" and it["spec"].get("resourceClaims")
+        }
         for p in want["pods"]:
             if p.get("attempt", 1) != 1:
                 continue
@@ -199,9 +204,9 @@ def compare_cluster(snapshot_doc: dict, workdir: Path, modes: tuple[str, ...] = 
                 diffs.append(f"{p['pod']}: sequential outcome\n  oracle    {theirs}\n  kschedctl {ours}")
                 break  # later pods see a different cluster
             if p["outcome"] == "Scheduled" and _oracle_claims(p) != [
-                    {k: v for k, v in c.items() if k != "nodeSelector" or v is not None} for c in mine["claims"]]:
-                diffs.append(f"{p['pod']}: claims after the attempt\n  oracle    {_oracle_claims(p)}\n"
-                             f"  kschedctl {mine['claims']}")
+                {k: v for k, v in c.items() if k != "nodeSelector" or v is not None} for c in mine["claims"]
+            ]:
+                diffs.append(f"{p['pod']}: claims after the attempt\n  oracle    {_oracle_claims(p)}\n  kschedctl {mine['claims']}")
                 break
             if any(v in with_claims for v in (p.get("preemption") or {}).get("victims") or []):
                 # kschedctl plays the resourceclaim controller, which frees a deleted victim's
@@ -237,8 +242,11 @@ def record(snapshot_doc: dict, workdir: Path, gates: str, source: str) -> dict:
     cfg = workdir / "config.yaml"
     cfg.write_text(CONFIG)
     seq = oracle(snap, cfg, "sequential")
-    with_claims = {f"{it['metadata'].get('namespace', 'default')}/{it['metadata']['name']}"
-                   for it in snapshot_doc["items"] if it["kind"] == "Pod" and it["spec"].get("resourceClaims")}
+    with_claims = {
+        f"{it['metadata'].get('namespace', 'default')}/{it['metadata']['name']}"
+        for it in snapshot_doc["items"]
+        if it["kind"] == "Pod" and it["spec"].get("resourceClaims")
+    }
     attempts = []
     for p in seq["pods"]:
         if p.get("attempt", 1) != 1:

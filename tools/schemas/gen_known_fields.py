@@ -25,18 +25,26 @@ OUT = ROOT / "kschedctl" / "api" / "known-fields.json"
 
 # kind -> (apiVersion checked, client model)
 KINDS = {
-    "Pod": ("v1", "V1Pod"), "Node": ("v1", "V1Node"), "Namespace": ("v1", "V1Namespace"),
-    "Service": ("v1", "V1Service"), "ReplicationController": ("v1", "V1ReplicationController"),
-    "PersistentVolume": ("v1", "V1PersistentVolume"), "PersistentVolumeClaim": ("v1", "V1PersistentVolumeClaim"),
+    "Pod": ("v1", "V1Pod"),
+    "Node": ("v1", "V1Node"),
+    "Namespace": ("v1", "V1Namespace"),
+    "Service": ("v1", "V1Service"),
+    "ReplicationController": ("v1", "V1ReplicationController"),
+    "PersistentVolume": ("v1", "V1PersistentVolume"),
+    "PersistentVolumeClaim": ("v1", "V1PersistentVolumeClaim"),
     "PriorityClass": ("scheduling.k8s.io/v1", "V1PriorityClass"),
     "PodDisruptionBudget": ("policy/v1", "V1PodDisruptionBudget"),
-    "StorageClass": ("storage.k8s.io/v1", "V1StorageClass"), "CSINode": ("storage.k8s.io/v1", "V1CSINode"),
+    "StorageClass": ("storage.k8s.io/v1", "V1StorageClass"),
+    "CSINode": ("storage.k8s.io/v1", "V1CSINode"),
     "CSIDriver": ("storage.k8s.io/v1", "V1CSIDriver"),
     "CSIStorageCapacity": ("storage.k8s.io/v1", "V1CSIStorageCapacity"),
     "VolumeAttachment": ("storage.k8s.io/v1", "V1VolumeAttachment"),
-    "ReplicaSet": ("apps/v1", "V1ReplicaSet"), "StatefulSet": ("apps/v1", "V1StatefulSet"),
-    "DaemonSet": ("apps/v1", "V1DaemonSet"), "Deployment": ("apps/v1", "V1Deployment"),
-    "DeviceClass": ("resource.k8s.io/v1", "V1DeviceClass"), "ResourceSlice": ("resource.k8s.io/v1", "V1ResourceSlice"),
+    "ReplicaSet": ("apps/v1", "V1ReplicaSet"),
+    "StatefulSet": ("apps/v1", "V1StatefulSet"),
+    "DaemonSet": ("apps/v1", "V1DaemonSet"),
+    "Deployment": ("apps/v1", "V1Deployment"),
+    "DeviceClass": ("resource.k8s.io/v1", "V1DeviceClass"),
+    "ResourceSlice": ("resource.k8s.io/v1", "V1ResourceSlice"),
     "ResourceClaim": ("resource.k8s.io/v1", "ResourceV1ResourceClaim"),
     "ResourceClaimTemplate": ("resource.k8s.io/v1", "V1ResourceClaimTemplate"),
 }
@@ -78,9 +86,11 @@ def main() -> int:
             fields[json_name] = _child(model.openapi_types[attr], todo)
         fields.update(EXTRA.get(name, {}))
         types[name] = fields
-    doc = {"source": f"kubernetes Python client {kubernetes.__version__} (generated models)",
-           "kinds": {k: {"apiVersion": v, "type": t} for k, (v, t) in sorted(KINDS.items())},
-           "types": {k: types[k] for k in sorted(types)}}
+    doc = {
+        "source": f"kubernetes Python client {kubernetes.__version__} (generated models)",
+        "kinds": {k: {"apiVersion": v, "type": t} for k, (v, t) in sorted(KINDS.items())},
+        "types": {k: types[k] for k in sorted(types)},
+    }
     OUT.write_text(json.dumps(doc, separators=(",", ":"), sort_keys=False) + "\n")
     print(f"{OUT.relative_to(ROOT)}: {len(types)} types, {OUT.stat().st_size} bytes", file=sys.stderr)
     return 0

@@ -51,9 +51,23 @@ ADMITTERS: dict[str, Callable[[dict], None]] = {
     "Workload": admit_workload,
 }
 # Kinds whose names are unique per namespace (the others are cluster-scoped).
-NAMESPACED = frozenset({"Pod", "PodDisruptionBudget", "PersistentVolumeClaim", "CSIStorageCapacity", "Service",
-                        "ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController", "PodGroup", "Workload",
-                        "ResourceClaim", "ResourceClaimTemplate"})
+NAMESPACED = frozenset(
+    {
+        "Pod",
+        "PodDisruptionBudget",
+        "PersistentVolumeClaim",
+        "CSIStorageCapacity",
+        "Service",
+        "ReplicaSet",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicationController",
+        "PodGroup",
+        "Workload",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+    }
+)
 
 
 def admit(raw: dict) -> FieldError | None:

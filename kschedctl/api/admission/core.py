@@ -43,9 +43,19 @@ from kschedctl.api.validation import (
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 OUT_OF_RANGE = f"must be no more than {MAX_INT64}m (the largest quantity kube-scheduler can count)"
-_INTEGER_RESOURCES = frozenset({"pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
-                                "configmaps", "persistentvolumeclaims", "services.nodeports",
-                                "services.loadbalancers"})
+_INTEGER_RESOURCES = frozenset(
+    {
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "services.nodeports",
+        "services.loadbalancers",
+    }
+)
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
 
 
@@ -187,8 +197,7 @@ def check_resource_requirements(resources: dict, path: str, pod_level: bool = Fa
             if request != limit and not is_overcommit_allowed(name):
                 raise fail(field.invalid(f"{path}.requests", shown, f"must be equal to {name} limit of {limit_text}"))
             if request > limit:
-                raise fail(field.invalid(f"{path}.requests", shown,
-                                         f"must be less than or equal to {name} limit of {limit_text}"))
+                raise fail(field.invalid(f"{path}.requests", shown, f"must be less than or equal to {name} limit of {limit_text}"))
         elif not is_overcommit_allowed(name):
             raise fail(field.required(f"{path}.limits", "Limit must be set for non overcommitable resources"))
 
@@ -215,8 +224,9 @@ def check_taints(spec: dict) -> None:
         check_enum(effect, f"{path}.effect", TAINT_EFFECTS)
         string(taint, "timeAdded", f"{path}.timeAdded")
         if (key, effect) in seen:
-            raise fail(field.duplicate(path, {"key": key, "value": value, "effect": effect},
-                                       "taints must be unique by key and effect pair"))
+            raise fail(
+                field.duplicate(path, {"key": key, "value": value, "effect": effect}, "taints must be unique by key and effect pair")
+            )
         seen.add((key, effect))
 
 
@@ -233,8 +243,11 @@ def check_tolerations(spec: dict) -> None:
         if key:
             check_label_key(key, f"{path}.key")
         if not key and operator != "Exists":
-            raise fail(field.invalid(f"{path}.operator", operator,
-                                     "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+            raise fail(
+                field.invalid(
+                    f"{path}.operator", operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
+                )
+            )
         if seconds is not None and effect != "NoExecute":
             raise fail(field.invalid(f"{path}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
         if operator in ("Equal", ""):
@@ -262,8 +275,11 @@ def admit_node(raw: dict) -> None:
     status = obj(raw, "status", "status", "v1.NodeStatus") or {}
     check_node_resources(status)
     if "conditions" in status:
-        condition_times(lst(status, "conditions", "status.conditions", "[]v1.NodeCondition"), "status.conditions",
-                        ("lastHeartbeatTime", "lastTransitionTime"))
+        condition_times(
+            lst(status, "conditions", "status.conditions", "[]v1.NodeCondition"),
+            "status.conditions",
+            ("lastHeartbeatTime", "lastTransitionTime"),
+        )
     images = lst(status, "images", "status.images", "[]v1.ContainerImage")
     for _, path, image in items(images, "status.images"):
         strings(lst(image, "names", f"{path}.names", "[]string"), f"{path}.names")
@@ -272,4 +288,3 @@ def admit_node(raw: dict) -> None:
 
 def admit_namespace(raw: dict) -> None:
     check_meta(raw, namespaced=False, name_check=check_dns_label)
-

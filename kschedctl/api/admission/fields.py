@@ -252,12 +252,14 @@ def _meta_string(key: str) -> Callable[[dict, bool], None]:
     def check(md: dict, namespaced: bool) -> None:
         if type(md[key]) is not str:
             string(md, key, f"metadata.{key}")
+
     return check
 
 
 def _meta_time(key: str) -> Callable[[dict, bool], None]:
     def check(md: dict, namespaced: bool) -> None:
         timestamp(md, key, f"metadata.{key}")
+
     return check
 
 
@@ -291,16 +293,26 @@ def _meta_owner_references(md: dict, namespaced: bool) -> None:
                 raise fail(field.invalid(f"{base}.{key}", value, "must not be empty"))
         if boolean(ref, "controller", f"{path}.controller"):
             if controller:
-                raise fail(field.invalid(base, refs, 'Only one reference can have Controller set to true. Found '
-                                                     f'"true" in references for {controller} and {kind}/{name}'))
+                raise fail(
+                    field.invalid(
+                        base,
+                        refs,
+                        "Only one reference can have Controller set to true. Found "
+                        f'"true" in references for {controller} and {kind}/{name}',
+                    )
+                )
             controller = f"{kind}/{name}"
 
 
 _META_CHECKS: dict[str, Callable[[dict, bool], None]] = {
-    "namespace": _meta_namespace, "uid": _meta_string("uid"),
-    "creationTimestamp": _meta_time("creationTimestamp"), "deletionTimestamp": _meta_time("deletionTimestamp"),
+    "namespace": _meta_namespace,
+    "uid": _meta_string("uid"),
+    "creationTimestamp": _meta_time("creationTimestamp"),
+    "deletionTimestamp": _meta_time("deletionTimestamp"),
     "managedFields": _meta_managed_fields,
-    "labels": _meta_labels, "annotations": _meta_annotations, "ownerReferences": _meta_owner_references,
+    "labels": _meta_labels,
+    "annotations": _meta_annotations,
+    "ownerReferences": _meta_owner_references,
 }
 
 
@@ -332,12 +344,10 @@ def _check_requirement(req: dict, epath: str, allow_invalid_values: bool, numeri
             raise fail(field.required(f"{epath}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
     elif op in ("Exists", "DoesNotExist"):
         if values:
-            raise fail(field.forbidden(f"{epath}.values",
-                                       "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+            raise fail(field.forbidden(f"{epath}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
     elif numeric_ops and op in ("Gt", "Lt"):
         if len(values) != 1:
-            raise fail(field.required(f"{epath}.values",
-                                      "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+            raise fail(field.required(f"{epath}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
     else:
         raise fail(field.invalid(f"{epath}.operator", op, "not a valid selector operator"))
     check_label_key(string(req, "key", f"{epath}.key"), f"{epath}.key")
@@ -357,8 +367,9 @@ def check_node_selector_term(term: dict, path: str, allow_invalid_values: bool) 
         values = strings(lst(req, "values", f"{fpath}.values", "[]string"), f"{fpath}.values")
         if op in ("In", "NotIn"):
             if len(values) != 1:
-                raise fail(field.required(f"{fpath}.values",
-                                          "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+                raise fail(
+                    field.required(f"{fpath}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
+                )
         else:
             raise fail(field.invalid(f"{fpath}.operator", op, "not a valid selector operator"))
         key = string(req, "key", f"{fpath}.key")

@@ -51,8 +51,7 @@ SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluste
 
 
 def _access_modes(spec: dict, path: str) -> None:
-    modes = strings(lst(spec, "accessModes", f"{path}.accessModes", "[]v1.PersistentVolumeAccessMode"),
-                    f"{path}.accessModes")
+    modes = strings(lst(spec, "accessModes", f"{path}.accessModes", "[]v1.PersistentVolumeAccessMode"), f"{path}.accessModes")
     for mode in modes:
         check_enum(mode, f"{path}.accessModes", ACCESS_MODES, allow_empty=False)
     if "ReadWriteOncePod" in modes and len(set(modes)) > 1:
@@ -126,8 +125,7 @@ def admit_storage_class(raw: dict) -> None:
     terms = lst(raw, "allowedTopologies", "allowedTopologies", "[]v1.TopologySelectorTerm")
     for _, tpath, term in items(terms, "allowedTopologies"):
         seen: set[str] = set()
-        exprs = lst(term, "matchLabelExpressions", f"{tpath}.matchLabelExpressions",
-                    "[]v1.TopologySelectorLabelRequirement")
+        exprs = lst(term, "matchLabelExpressions", f"{tpath}.matchLabelExpressions", "[]v1.TopologySelectorLabelRequirement")
         for _, epath, expr in items(exprs, f"{tpath}.matchLabelExpressions"):
             values = strings(lst(expr, "values", f"{epath}.values", "[]string"), f"{epath}.values")
             if not values:
@@ -163,8 +161,7 @@ def admit_csi_node(raw: dict) -> None:
         seen.add(name)
         if not string(driver, "nodeID", f"{path}.nodeID"):
             raise fail(field.required(f"{path}.nodeID"))
-        for _i, key in enumerate(strings(lst(driver, "topologyKeys", f"{path}.topologyKeys", "[]string"),
-                                        f"{path}.topologyKeys")):
+        for _i, key in enumerate(strings(lst(driver, "topologyKeys", f"{path}.topologyKeys", "[]string"), f"{path}.topologyKeys")):
             check_label_key(key, f"{path}.topologyKeys")
         allocatable = obj(driver, "allocatable", f"{path}.allocatable", "v1.VolumeNodeResources")
         if allocatable is not None:
@@ -215,11 +212,13 @@ def admit_priority_class(raw: dict) -> None:
         else:
             error = ""
         if error:
-            raise fail(field.forbidden("metadata.name", "priority class names with 'system-' prefix are reserved "
-                                                        f"for system use only. error: {error}"))
+            raise fail(
+                field.forbidden(
+                    "metadata.name", f"priority class names with 'system-' prefix are reserved for system use only. error: {error}"
+                )
+            )
     elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        raise fail(field.forbidden("value", f"maximum allowed value of a user defined priority is "
-                                            f"{HIGHEST_USER_DEFINABLE_PRIORITY}"))
+        raise fail(field.forbidden("value", f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"))
     policy = opt_string(raw, "preemptionPolicy", "preemptionPolicy")
     if policy is not None:
         if not policy:
@@ -241,8 +240,7 @@ def admit_pdb(raw: dict) -> None:
         timestamp(disrupted, pod_name, f"status.disruptedPods.{pod_name}")  # map[string]metav1.Time
         check_subdomain(pod_name, "status.disruptedPods")
     if "conditions" in status:
-        condition_times(lst(status, "conditions", "status.conditions", "[]v1.Condition"), "status.conditions",
-                        ("lastTransitionTime",))
+        condition_times(lst(status, "conditions", "status.conditions", "[]v1.Condition"), "status.conditions", ("lastTransitionTime",))
 
 
 def _check_pod_group_policy(policy: dict, path: str) -> None:
@@ -252,8 +250,7 @@ def _check_pod_group_policy(policy: dict, path: str) -> None:
     if basic is None and gang is None:
         raise fail(field.invalid(path, "", "must specify one of: `basic`, `gang`"))
     if basic is not None and gang is not None:
-        raise fail(field.invalid(path, "{`basic`, `gang`}", "exactly one of `basic`, `gang` is required, but "
-                                                            "multiple fields are set"))
+        raise fail(field.invalid(path, "{`basic`, `gang`}", "exactly one of `basic`, `gang` is required, but multiple fields are set"))
     if gang is not None:
         min_count = integer(gang, "minCount", f"{path}.gang.minCount", INT32) or 0
         if min_count == 0:
@@ -293,8 +290,9 @@ def admit_pod_group(raw: dict) -> None:
         return
     _check_pod_group_policy(obj(spec, "schedulingPolicy", "spec.schedulingPolicy") or {}, "spec.schedulingPolicy")
     constraints = obj(spec, "schedulingConstraints", "spec.schedulingConstraints") or {}
-    for _, path, topology in items(lst(constraints, "topology", "spec.schedulingConstraints.topology"),
-                                   "spec.schedulingConstraints.topology"):
+    for _, path, topology in items(
+        lst(constraints, "topology", "spec.schedulingConstraints.topology"), "spec.schedulingConstraints.topology"
+    ):
         key = string(topology, "key", f"{path}.key")
         if not key:
             raise fail(field.required(f"{path}.key"))
@@ -330,13 +328,21 @@ def admit_daemon_set(raw: dict) -> None:
     check_labels(labels, "spec.template.metadata.labels")
     parsed = LabelSelector.from_dict(selector, "spec.selector")
     if parsed is not None and not parsed.matches(labels):
-        raise fail(field.invalid("spec.template.metadata.labels", labels,
-                                 "`selector` does not match template `labels`"))
+        raise fail(field.invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`"))
     obj(template, "spec", "spec.template.spec", "v1.PodSpec")
 
 
 __all__ = [
-    "admit_csi_driver", "admit_csi_node", "admit_csi_storage_capacity", "admit_daemon_set", "admit_owner", "admit_pdb",
-    "admit_persistent_volume", "admit_persistent_volume_claim", "admit_pod_group", "admit_priority_class",
-    "admit_storage_class", "admit_workload",
+    "admit_csi_driver",
+    "admit_csi_node",
+    "admit_csi_storage_capacity",
+    "admit_daemon_set",
+    "admit_owner",
+    "admit_pdb",
+    "admit_persistent_volume",
+    "admit_persistent_volume_claim",
+    "admit_pod_group",
+    "admit_priority_class",
+    "admit_storage_class",
+    "admit_workload",
 ]

@@ -49,15 +49,47 @@ PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 # v1.VolumeSource: exactly one of these per volume.
 VOLUME_SOURCES = (
-    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
-    "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc",
-    "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected",
-    "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
 )
 # string fields of the sources VolumeRestrictions and NodeVolumeLimits compare
-_SOURCE_STRINGS = {"gcePersistentDisk": ("pdName", "fsType"), "awsElasticBlockStore": ("volumeID", "fsType"),
-                   "iscsi": ("targetPortal", "iqn"), "rbd": ("image", "pool"), "cinder": ("volumeID",),
-                   "azureDisk": ("diskName", "diskURI"), "csi": ("driver",)}
+_SOURCE_STRINGS = {
+    "gcePersistentDisk": ("pdName", "fsType"),
+    "awsElasticBlockStore": ("volumeID", "fsType"),
+    "iscsi": ("targetPortal", "iqn"),
+    "rbd": ("image", "pool"),
+    "cinder": ("volumeID",),
+    "azureDisk": ("diskName", "diskURI"),
+    "csi": ("driver",),
+}
 
 
 def admit_pod(raw: dict) -> None:
@@ -238,9 +270,15 @@ def _check_claim_refs(resources: dict, path: str, claim_names: set[str]) -> None
         if not name:
             raise fail(field.required(f"{cpath}.name"))
         if name not in claim_names:
-            raise fail(field.not_found(f"{cpath}.name", name, "must be one of the names in pod.spec.resourceClaims"
-                                       if claim_names else "must be one of the names in pod.spec.resourceClaims "
-                                       "which is empty"))
+            raise fail(
+                field.not_found(
+                    f"{cpath}.name",
+                    name,
+                    "must be one of the names in pod.spec.resourceClaims"
+                    if claim_names
+                    else "must be one of the names in pod.spec.resourceClaims which is empty",
+                )
+            )
 
 
 def _check_resource_claims(spec: dict, md: dict) -> set[str]:
@@ -309,10 +347,18 @@ def _check_volumes(spec: dict, pod_name: str) -> None:
             strings(lst(source, "monitors", f"{spath}.monitors", "[]string"), f"{spath}.monitors")
     for _, path, vol in items(volumes, "spec.volumes"):
         pvc = vol.get("persistentVolumeClaim")
-        if pvc and pod_name and any(v.get("ephemeral") is not None and f"{pod_name}-{v.get('name')}" == pvc.get("claimName")
-                                    for v in volumes or ()):
-            raise fail(field.invalid(f"{path}.persistentVolumeClaim.claimName", pvc.get("claimName"),
-                                     "must not reference a PVC that gets created for an ephemeral volume"))
+        if (
+            pvc
+            and pod_name
+            and any(v.get("ephemeral") is not None and f"{pod_name}-{v.get('name')}" == pvc.get("claimName") for v in volumes or ())
+        ):
+            raise fail(
+                field.invalid(
+                    f"{path}.persistentVolumeClaim.claimName",
+                    pvc.get("claimName"),
+                    "must not reference a PVC that gets created for an ephemeral volume",
+                )
+            )
 
 
 # --- scheduling constraints -------------------------------------------------------------------------
@@ -352,11 +398,11 @@ def _check_affinity(spec: dict) -> None:
         if pod_affinity is None:
             continue
         path = f"spec.affinity.{key}"
-        for _, tpath, term in items(lst(pod_affinity, REQUIRED, f"{path}.{REQUIRED}", "[]v1.PodAffinityTerm"),
-                                    f"{path}.{REQUIRED}"):
+        for _, tpath, term in items(lst(pod_affinity, REQUIRED, f"{path}.{REQUIRED}", "[]v1.PodAffinityTerm"), f"{path}.{REQUIRED}"):
             _check_pod_affinity_term(term, tpath)
-        for _, tpath, term in items(lst(pod_affinity, PREFERRED, f"{path}.{PREFERRED}", "[]v1.WeightedPodAffinityTerm"),
-                                    f"{path}.{PREFERRED}"):
+        for _, tpath, term in items(
+            lst(pod_affinity, PREFERRED, f"{path}.{PREFERRED}", "[]v1.WeightedPodAffinityTerm"), f"{path}.{PREFERRED}"
+        ):
             weight = integer(term, "weight", f"{tpath}.weight") or 0
             if weight <= 0 or weight > 100:
                 raise fail(field.invalid(f"{tpath}.weight", weight, "must be in the range 1-100"))
@@ -371,8 +417,7 @@ def _check_pod_affinity_term(term: dict, path: str) -> None:
     for ns in strings(lst(term, "namespaces", f"{path}.namespaces", "[]string"), f"{path}.namespaces"):
         check_dns_label(ns, f"{path}.namespace")
     match_keys = strings(lst(term, "matchLabelKeys", f"{path}.matchLabelKeys", "[]string"), f"{path}.matchLabelKeys")
-    mismatch_keys = strings(lst(term, "mismatchLabelKeys", f"{path}.mismatchLabelKeys", "[]string"),
-                            f"{path}.mismatchLabelKeys")
+    mismatch_keys = strings(lst(term, "mismatchLabelKeys", f"{path}.mismatchLabelKeys", "[]string"), f"{path}.mismatchLabelKeys")
     _check_label_keys(match_keys, mismatch_keys, selector, path)
     topology_key = string(term, "topologyKey", f"{path}.topologyKey")
     if not topology_key:
@@ -403,8 +448,7 @@ def _check_label_keys(match_keys: list[str], mismatch_keys: list[str], selector:
 
 def _check_spread_constraints(spec: dict) -> None:
     """validateTopologySpreadConstraints."""
-    constraints = lst(spec, "topologySpreadConstraints", "spec.topologySpreadConstraints",
-                      "[]v1.TopologySpreadConstraint")
+    constraints = lst(spec, "topologySpreadConstraints", "spec.topologySpreadConstraints", "[]v1.TopologySpreadConstraint")
     pairs = [(c.get("topologyKey"), c.get("whenUnsatisfiable")) for c in constraints or () if type(c) is dict]
     for i, path, c in items(constraints, "spec.topologySpreadConstraints"):
         max_skew = integer(c, "maxSkew", f"{path}.maxSkew") or 0
@@ -415,15 +459,18 @@ def _check_spread_constraints(spec: dict) -> None:
             raise fail(field.required(f"{path}.topologyKey", "can not be empty"))
         when = string(c, "whenUnsatisfiable", f"{path}.whenUnsatisfiable")
         check_enum(when, f"{path}.whenUnsatisfiable", WHEN_UNSATISFIABLE, allow_empty=False)
-        if (topology_key, when) in pairs[i + 1:]:  # ValidateSpreadConstraintNotRepeat: reported at the first
+        if (topology_key, when) in pairs[i + 1 :]:  # ValidateSpreadConstraintNotRepeat: reported at the first
             raise fail(field.duplicate(f"{path}.{{topologyKey, whenUnsatisfiable}}", f"{{{topology_key}, {when}}}"))
         min_domains = integer(c, "minDomains", f"{path}.minDomains")
         if min_domains is not None:
             if min_domains <= 0:
                 raise fail(field.invalid(f"{path}.minDomains", min_domains, NOT_POSITIVE))
             if when != "DoNotSchedule":
-                raise fail(field.invalid(f"{path}.minDomains", min_domains,
-                                         f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}"))
+                raise fail(
+                    field.invalid(
+                        f"{path}.minDomains", min_domains, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}"
+                    )
+                )
         for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
             policy = opt_string(c, key, f"{path}.{key}")
             if policy is not None:
@@ -434,11 +481,21 @@ def _check_spread_constraints(spec: dict) -> None:
 
 
 _SPEC_CHECKS = {
-    "containers": _spec_containers, "initContainers": _spec_init_containers, "resources": _spec_resources,
-    "nodeSelector": _spec_node_selector, "affinity": _spec_affinity, "schedulingGates": _spec_gates,
-    "topologySpreadConstraints": _spec_spread, "nodeName": _spec_node_name, "schedulerName": _spec_scheduler_name,
-    "tolerations": _spec_tolerations, "priorityClassName": _spec_priority_class, "priority": _spec_priority,
-    "preemptionPolicy": _spec_preemption_policy, "overhead": _spec_overhead, "volumes": _spec_volumes,
+    "containers": _spec_containers,
+    "initContainers": _spec_init_containers,
+    "resources": _spec_resources,
+    "nodeSelector": _spec_node_selector,
+    "affinity": _spec_affinity,
+    "schedulingGates": _spec_gates,
+    "topologySpreadConstraints": _spec_spread,
+    "nodeName": _spec_node_name,
+    "schedulerName": _spec_scheduler_name,
+    "tolerations": _spec_tolerations,
+    "priorityClassName": _spec_priority_class,
+    "priority": _spec_priority,
+    "preemptionPolicy": _spec_preemption_policy,
+    "overhead": _spec_overhead,
+    "volumes": _spec_volumes,
 }
 
 __all__ = ["admit_pod"]

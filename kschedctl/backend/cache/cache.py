@@ -349,8 +349,7 @@ class Cache:
 
     def _rebuild_lists(self, snapshot: Snapshot) -> None:
         names = self.node_tree.list()
-        snapshot.node_info_map = {
-            n: snapshot.node_info_map.get(n) or self._snapshot_node_info(snapshot, n, None) for n in names}
+        snapshot.node_info_map = {n: snapshot.node_info_map.get(n) or self._snapshot_node_info(snapshot, n, None) for n in names}
         for gone in set(snapshot.image_epochs) - snapshot.node_info_map.keys():
             del snapshot.image_epochs[gone]
         snapshot.node_info_list = []
@@ -369,8 +368,10 @@ class Cache:
         node list filtered, so they are sorted by NodeInfo.index, and a bisection finds the
         place (O(log n) per change, where upstream walks every node). False when a list is
         not as expected (the caller rebuilds them from the node list)."""
-        lists = ((snapshot.have_pods_with_affinity_node_info_list, "pods_with_affinity"),
-                 (snapshot.have_pods_with_required_anti_affinity_node_info_list, "pods_with_required_anti_affinity"))
+        lists = (
+            (snapshot.have_pods_with_affinity_node_info_list, "pods_with_affinity"),
+            (snapshot.have_pods_with_required_anti_affinity_node_info_list, "pods_with_required_anti_affinity"),
+        )
         for old, clone in replaced:
             for infos, attr in lists:
                 was, now = bool(getattr(old, attr)), bool(getattr(clone, attr))

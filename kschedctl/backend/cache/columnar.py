@@ -32,8 +32,19 @@ from kschedctl.lazy import numpy as np
 # SchedulingPodAntiAffinity, Mixed); below it, a run also saves numpy's import (~65 ms).
 COLUMNAR_MIN_NODES = 24
 
-_INT_COLUMNS = ("alloc_cpu", "alloc_mem", "alloc_eph", "alloc_pods", "req_cpu", "req_mem", "req_eph",
-                "nz_cpu", "nz_mem", "pod_count", "generation")
+_INT_COLUMNS = (
+    "alloc_cpu",
+    "alloc_mem",
+    "alloc_eph",
+    "alloc_pods",
+    "req_cpu",
+    "req_mem",
+    "req_eph",
+    "nz_cpu",
+    "nz_mem",
+    "pod_count",
+    "generation",
+)
 
 
 class Columns:
@@ -105,8 +116,7 @@ class Columns:
         if not nodes:
             return np.zeros(0, np.intp)
         snapshot = self.snapshot
-        if snapshot is not None and nodes is getattr(snapshot, "node_info_list", None) \
-                and getattr(snapshot, "tracks_rows", False):
+        if snapshot is not None and nodes is getattr(snapshot, "node_info_list", None) and getattr(snapshot, "tracks_rows", False):
             # The snapshot's own list: NodeInfo.index is the position, so after syncing the
             # replaced rows every row is its member's; no per-node check (O(changed rows)).
             self._sync_replaced(snapshot)
@@ -126,8 +136,7 @@ class Columns:
             self._sync_replaced(snapshot)
             if all(map(is_, map(infos.__getitem__, idx), nodes)):
                 return arr
-        elif all(map(is_, map(infos.__getitem__, idx), nodes)) and \
-                list(map(gens.__getitem__, idx)) == list(map(_GENERATION, nodes)):
+        elif all(map(is_, map(infos.__getitem__, idx), nodes)) and list(map(gens.__getitem__, idx)) == list(map(_GENERATION, nodes)):
             # every row is this very NodeInfo at its current generation (so no row is shared
             # by two different NodeInfos either)
             return arr
@@ -150,8 +159,8 @@ class Columns:
         n = len(members)
         every = self._arange(n)
         if first + size <= n:
-            return every[first:first + size]
-        return np.concatenate((every[first:], every[:size - (n - first)]))
+            return every[first : first + size]
+        return np.concatenate((every[first:], every[: size - (n - first)]))
 
     def _arange(self, n: int) -> np.ndarray:
         """0..n-1, kept between calls (callers only index with it)."""
@@ -198,8 +207,7 @@ class NodeBatch(list):
     def subset(self, positions: list[int]) -> "NodeBatch":
         """The nodes at these positions, reusing the rows already computed."""
         rows = self.rows
-        return NodeBatch(list(map(self.__getitem__, positions)), self.columns,
-                         rows[positions] if rows is not None else None)
+        return NodeBatch(list(map(self.__getitem__, positions)), self.columns, rows[positions] if rows is not None else None)
 
     def head(self, k: int) -> "NodeBatch":
         """The first k nodes, with their rows when already known."""

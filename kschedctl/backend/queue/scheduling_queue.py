@@ -58,8 +58,9 @@ def _default_hint(pod: Pod, old: Any, new: Any) -> QueueingHint:
     return QueueingHint.Queue
 
 
-def build_queueing_hint_map(extensions: Iterable[tuple[str, list[ClusterEventWithHint] | None]],
-                            hints_enabled: bool = True) -> list[QueueingHintFunction]:
+def build_queueing_hint_map(
+    extensions: Iterable[tuple[str, list[ClusterEventWithHint] | None]], hints_enabled: bool = True
+) -> list[QueueingHintFunction]:
     """buildQueueingHintMap (scheduler.go) for one profile, from its Framework's
     ``enqueue_extensions()``: (plugin name, EventsToRegister's registrations).
 
@@ -89,11 +90,18 @@ class PriorityQueue:
     """activeQ ordered by the QueueSort plugin; backoffQ (rejected pods) and errorBackoffQ by
     backoff expiry; the unschedulable pool; in-flight pods and the events seen meanwhile."""
 
-    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], clock: Any,
-                 pre_enqueue: Callable[[Pod], Any], hint_maps: dict[str, list[QueueingHintFunction]] | None = None,
-                 initial_backoff: float = 1.0, max_backoff: float = 10.0,
-                 max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
-                 queueing_hints: bool = True, pop_from_backoff_q: bool = True) -> None:
+    def __init__(
+        self,
+        less: Callable[[QueuedPodInfo, QueuedPodInfo], bool],
+        clock: Any,
+        pre_enqueue: Callable[[Pod], Any],
+        hint_maps: dict[str, list[QueueingHintFunction]] | None = None,
+        initial_backoff: float = 1.0,
+        max_backoff: float = 10.0,
+        max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+        queueing_hints: bool = True,
+        pop_from_backoff_q: bool = True,
+    ) -> None:
         self.less = less
         self.clock = clock
         self.pre_enqueue = pre_enqueue  # pod -> Status of its profile's PreEnqueue plugins
@@ -353,8 +361,7 @@ class PriorityQueue:
         key = (id(self.hint_maps), event.resource, event.action)
         known = self._interest.get(key)
         if known is None:
-            known = self._interest[key] = any(ev.match_cluster_events(h.event, event)
-                                              for hints in self.hint_maps.values() for h in hints)
+            known = self._interest[key] = any(ev.match_cluster_events(h.event, event) for hints in self.hint_maps.values() for h in hints)
         return known
 
     def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> QueueingStrategy:
@@ -391,16 +398,16 @@ class PriorityQueue:
         hints = (self.hint_maps or {}).get(qpi.pod.scheduler_name, [])
         return [h.event for h in hints if h.plugin_name == qpi.gating_plugin]
 
-    def move_all_to_active_or_backoff_queue(self, event: ClusterEvent, old: Any = None, new: Any = None,
-                                            pre_check: Callable[[Pod], bool] | None = None) -> int:
+    def move_all_to_active_or_backoff_queue(
+        self, event: ClusterEvent, old: Any = None, new: Any = None, pre_check: Callable[[Pod], bool] | None = None
+    ) -> int:
         """MoveAllToActiveOrBackoffQueue over the pool (optionally pre-filtered); returns moved."""
         if not self.is_event_of_interest(event):
             return 0
         pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q.pod)]
         return self.move_pods_to_active_or_backoff_queue(pods, event, old, new)
 
-    def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent,
-                                             old: Any = None, new: Any = None) -> int:
+    def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
         if not self.is_event_of_interest(event):
             return 0
         moved = 0
@@ -439,8 +446,7 @@ class PriorityQueue:
                 return
         qpi = self.unschedulable.get(uid)
         if qpi is None:
-            self.move_to_active_q(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()),
-                                  ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
+            self.move_to_active_q(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
             return
         qpi.pod_info = PodInfo.of(new)
         self.nominator.update_nominated_pod(qpi.pod_info)
@@ -501,8 +507,7 @@ class PriorityQueue:
 
     def is_unschedulable_flush_tick(self, t: float) -> bool:
         elapsed = t - self.start_time
-        return elapsed > 0 and math.isclose(elapsed / UNSCHEDULABLE_FLUSH_INTERVAL,
-                                            round(elapsed / UNSCHEDULABLE_FLUSH_INTERVAL))
+        return elapsed > 0 and math.isclose(elapsed / UNSCHEDULABLE_FLUSH_INTERVAL, round(elapsed / UNSCHEDULABLE_FLUSH_INTERVAL))
 
     # --- listing ---------------------------------------------------------------------------
     def pending(self) -> list[QueuedPodInfo]:
@@ -513,5 +518,4 @@ class PriorityQueue:
         return not len(self.active) and not len(self.backoff) and not len(self.error_backoff)
 
     def next_backoff_expiry(self) -> float | None:
-        return min((self.get_backoff_time(q) or 0.0 for q in self.backoff.list() + self.error_backoff.list()),
-                   default=None)
+        return min((self.get_backoff_time(q) or 0.0 for q in self.backoff.list() + self.error_backoff.list()), default=None)

@@ -73,12 +73,15 @@ class CompilationResult:
             raise CelRuntimeError("max recursion depth exceeded") from None
         if result is True or result is False:
             return result
-        raise CelRuntimeError(f"CEL result of type {_result_type(result)} could not be converted to bool: "
-                              f"type conversion error from '{_result_type(result)}' to 'bool'")
+        raise CelRuntimeError(
+            f"CEL result of type {_result_type(result)} could not be converted to bool: "
+            f"type conversion error from '{_result_type(result)}' to 'bool'"
+        )
 
 
 def _result_type(v: Any) -> str:
     from kschedctl.dra.cel.values import type_name
+
     return type_name(v)
 
 
@@ -101,7 +104,7 @@ def _located(src: str, pos: int, message: str) -> str:
     line_no = src.count("\n", 0, pos) + 1
     line_start = src.rfind("\n", 0, pos) + 1
     line_end = src.find("\n", pos)
-    line = src[line_start: None if line_end < 0 else line_end]
+    line = src[line_start : None if line_end < 0 else line_end]
     col = pos - line_start
     return f"ERROR: <input>:{line_no}:{col + 1}: {message}\n | {line}\n | {'.' * col}^"
 
@@ -111,7 +114,7 @@ def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
     sep = name.find("/")
     if sep < 0:
         return default_domain, name
-    return name[:sep], name[sep + 1:]
+    return name[:sep], name[sep + 1 :]
 
 
 def device_variables(device: CelDevice) -> dict[str, Any]:

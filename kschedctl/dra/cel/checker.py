@@ -76,8 +76,7 @@ def _parse_sig(s: str) -> T:
 
 
 _SIGS: dict[str, list[tuple[tuple[T, ...], T, bool]]] = {
-    name: [(tuple(_parse_sig(p) for p in ov.params), _parse_sig(ov.result), ov.member) for ov in ovs]
-    for name, ovs in FUNCTIONS.items()
+    name: [(tuple(_parse_sig(p) for p in ov.params), _parse_sig(ov.result), ov.member) for ov in ovs] for name, ovs in FUNCTIONS.items()
 }
 
 
@@ -245,8 +244,9 @@ class Checker:
             cond, a, b = (self.check(x) for x in node.args)
             joined = _join(a, b)
             if cond not in (BOOL, DYN) or joined is None:
-                raise CelCheckError(node.pos, "found no matching overload for '_?_:_' applied to "
-                                              f"'({type_str(cond)}, {type_str(a)}, {type_str(b)})'")
+                raise CelCheckError(
+                    node.pos, f"found no matching overload for '_?_:_' applied to '({type_str(cond)}, {type_str(a)}, {type_str(b)})'"
+                )
             return joined
         if name in NOT_MODELLED:
             raise CelCheckError(node.pos, f"function '{name}' is not modelled by kschedctl")
@@ -297,8 +297,10 @@ class Checker:
         elif rng[0] == "map":
             v1, v2 = rng[1], rng[2]
         else:
-            raise CelCheckError(node.iter_range.pos, f"expression of type '{type_str(rng)}' cannot be the range of a "
-                                                     "comprehension (must be list, map, or dynamic)")
+            raise CelCheckError(
+                node.iter_range.pos,
+                f"expression of type '{type_str(rng)}' cannot be the range of a comprehension (must be list, map, or dynamic)",
+            )
         scope = {node.var: v1}
         if node.var2:
             scope[node.var2] = v2

@@ -160,6 +160,7 @@ def _index(c: Any, i: Any) -> Any:
 
 def _default_map_type() -> type:
     from kschedctl.dra.cel.values import DefaultMap
+
     return DefaultMap
 
 
@@ -319,7 +320,7 @@ def _split(s: str, sep: str, n: int = -1) -> list[str]:
     if sep == "":
         chars = list(s)
         if n > 0 and len(chars) > n:
-            return chars[: n - 1] + ["".join(chars[n - 1:])]
+            return chars[: n - 1] + ["".join(chars[n - 1 :])]
         return chars
     if n < 0:
         return s.split(sep)
@@ -478,6 +479,7 @@ def _flatten(items: list, depth: int = 1) -> list:
 
 def _sort(items: list) -> list:
     import functools
+
     _homogeneous_compare(list(items))
     return sorted(items, key=functools.cmp_to_key(cel_compare))
 
@@ -602,8 +604,7 @@ def _opt_of(v: Any) -> Optional:
 
 
 def _opt_non_zero(v: Any) -> Optional:
-    zero = v in (0, "", b"", False, None) and not (isinstance(v, float) and v != 0) or (
-        isinstance(v, (list, dict, tuple)) and len(v) == 0)
+    zero = v in (0, "", b"", False, None) and not (isinstance(v, float) and v != 0) or (isinstance(v, (list, dict, tuple)) and len(v) == 0)
     return OPTIONAL_NONE if zero else Optional(v, True)
 
 
@@ -631,9 +632,14 @@ def _qs(a: Quantity, b: Any) -> Quantity:
 
 O = Overload
 FUNCTIONS: dict[str, list[Overload]] = {
-    "_+_": [O(("int", "int"), "int", _add), O(("uint", "uint"), "uint", _add), O(("double", "double"), "double", _add),
-            O(("string", "string"), "string", _add), O(("bytes", "bytes"), "bytes", _add),
-            O(("list(A)", "list(A)"), "list(A)", _add)],
+    "_+_": [
+        O(("int", "int"), "int", _add),
+        O(("uint", "uint"), "uint", _add),
+        O(("double", "double"), "double", _add),
+        O(("string", "string"), "string", _add),
+        O(("bytes", "bytes"), "bytes", _add),
+        O(("list(A)", "list(A)"), "list(A)", _add),
+    ],
     "_-_": [O(("int", "int"), "int", _sub), O(("uint", "uint"), "uint", _sub), O(("double", "double"), "double", _sub)],
     "_*_": [O(("int", "int"), "int", _mul), O(("uint", "uint"), "uint", _mul), O(("double", "double"), "double", _mul)],
     "_/_": [O(("int", "int"), "int", _div), O(("uint", "uint"), "uint", _div), O(("double", "double"), "double", _div)],
@@ -642,7 +648,10 @@ FUNCTIONS: dict[str, list[Overload]] = {
     "!_": [O(("bool",), "bool", _not)],
     "_==_": [O(("A", "A"), "bool", cel_equal)],
     "_!=_": [O(("A", "A"), "bool", lambda a, b: not cel_equal(a, b))],
-    "_<_": [], "_<=_": [], "_>_": [], "_>=_": [],  # filled below
+    "_<_": [],
+    "_<=_": [],
+    "_>_": [],
+    "_>=_": [],  # filled below
     "@in": [O(("A", "list(A)"), "bool", _in), O(("A", "map(A,B)"), "bool", _in)],
     "_[_]": [O(("list(A)", "int"), "A", _index), O(("map(A,B)", "A"), "B", _index)],
     "size": [O((t,), "int", _size) for t in ("string", "bytes", "list(A)", "map(A,B)")]
@@ -661,26 +670,30 @@ FUNCTIONS: dict[str, list[Overload]] = {
     "type": [O(("A",), "type", _type_of)],
     # ext.Strings v2
     "charAt": [O(("string", "int"), "string", _char_at, True)],
-    "indexOf": [O(("string", "string"), "int", _index_of, True), O(("string", "string", "int"), "int", _index_of, True),
-                O(("list(A)", "A"), "int", _list_index_of, True)],
-    "lastIndexOf": [O(("string", "string"), "int", _last_index_of, True),
-                    O(("string", "string", "int"), "int", _last_index_of, True),
-                    O(("list(A)", "A"), "int", _list_last_index_of, True)],
+    "indexOf": [
+        O(("string", "string"), "int", _index_of, True),
+        O(("string", "string", "int"), "int", _index_of, True),
+        O(("list(A)", "A"), "int", _list_index_of, True),
+    ],
+    "lastIndexOf": [
+        O(("string", "string"), "int", _last_index_of, True),
+        O(("string", "string", "int"), "int", _last_index_of, True),
+        O(("list(A)", "A"), "int", _list_last_index_of, True),
+    ],
     "lowerAscii": [O(("string",), "string", _lower_ascii, True)],
     "upperAscii": [O(("string",), "string", _upper_ascii, True)],
-    "replace": [O(("string", "string", "string"), "string", _replace, True),
-                O(("string", "string", "string", "int"), "string", _replace, True)],
-    "split": [O(("string", "string"), "list(string)", _split, True),
-              O(("string", "string", "int"), "list(string)", _split, True)],
-    "substring": [O(("string", "int"), "string", _substring, True),
-                  O(("string", "int", "int"), "string", _substring, True)],
+    "replace": [
+        O(("string", "string", "string"), "string", _replace, True),
+        O(("string", "string", "string", "int"), "string", _replace, True),
+    ],
+    "split": [O(("string", "string"), "list(string)", _split, True), O(("string", "string", "int"), "list(string)", _split, True)],
+    "substring": [O(("string", "int"), "string", _substring, True), O(("string", "int", "int"), "string", _substring, True)],
     "trim": [O(("string",), "string", _trim, True)],
     "join": [O(("list(string)",), "string", _join, True), O(("list(string)", "string"), "string", _join, True)],
     "strings.quote": [O(("string",), "string", _quote)],
     # Kubernetes regex library
     "find": [O(("string", "string"), "string", _find, True)],
-    "findAll": [O(("string", "string"), "list(string)", _find_all, True),
-                O(("string", "string", "int"), "list(string)", _find_all, True)],
+    "findAll": [O(("string", "string"), "list(string)", _find_all, True), O(("string", "string", "int"), "list(string)", _find_all, True)],
     # Kubernetes lists library
     "isSorted": [O(("list(A)",), "bool", _is_sorted, True)],
     "sum": [O(("list(A)",), "A", _sum, True)],
@@ -711,10 +724,14 @@ FUNCTIONS: dict[str, list[Overload]] = {
     "quantity": [O(("string",), "Q", k8slib.to_quantity)],
     "isQuantity": [O(("string",), "bool", k8slib.is_quantity)],
     "sign": [O(("Q",), "int", k8slib.quantity_sign, True)],
-    "isGreaterThan": [O(("Q", "Q"), "bool", lambda a, b: k8slib.quantity_cmp(a, b) == 1, True),
-                      O(("S", "S"), "bool", lambda a, b: a.compare(b) == 1, True)],
-    "isLessThan": [O(("Q", "Q"), "bool", lambda a, b: k8slib.quantity_cmp(a, b) == -1, True),
-                   O(("S", "S"), "bool", lambda a, b: a.compare(b) == -1, True)],
+    "isGreaterThan": [
+        O(("Q", "Q"), "bool", lambda a, b: k8slib.quantity_cmp(a, b) == 1, True),
+        O(("S", "S"), "bool", lambda a, b: a.compare(b) == 1, True),
+    ],
+    "isLessThan": [
+        O(("Q", "Q"), "bool", lambda a, b: k8slib.quantity_cmp(a, b) == -1, True),
+        O(("S", "S"), "bool", lambda a, b: a.compare(b) == -1, True),
+    ],
     "compareTo": [O(("Q", "Q"), "int", k8slib.quantity_cmp, True), O(("S", "S"), "int", lambda a, b: a.compare(b), True)],
     "asApproximateFloat": [O(("Q",), "double", k8slib.quantity_as_float, True)],
     "asInteger": [O(("Q",), "int", k8slib.quantity_as_int, True)],
@@ -731,19 +748,69 @@ FUNCTIONS: dict[str, list[Overload]] = {
 
 for _name, _want in (("_<_", lambda c: c < 0), ("_<=_", lambda c: c <= 0), ("_>_", lambda c: c > 0), ("_>=_", lambda c: c >= 0)):
     _fn = _cmp_op(_want)
-    FUNCTIONS[_name] = [O((a, b), "bool", _fn) for a, b in (
-        ("bool", "bool"), ("int", "int"), ("uint", "uint"), ("double", "double"), ("string", "string"), ("bytes", "bytes"),
-        ("int", "uint"), ("int", "double"), ("uint", "int"), ("uint", "double"), ("double", "int"), ("double", "uint"))]
+    FUNCTIONS[_name] = [
+        O((a, b), "bool", _fn)
+        for a, b in (
+            ("bool", "bool"),
+            ("int", "int"),
+            ("uint", "uint"),
+            ("double", "double"),
+            ("string", "string"),
+            ("bytes", "bytes"),
+            ("int", "uint"),
+            ("int", "double"),
+            ("uint", "int"),
+            ("uint", "double"),
+            ("double", "int"),
+            ("double", "uint"),
+        )
+    ]
 
 # Declared by Kubernetes' environment but not modelled here (URL, IP, CIDR, format, authz libraries).
-NOT_MODELLED = frozenset({
-    "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
-    "ip", "isIP", "cidr", "isCIDR", "containsIP", "containsCIDR", "prefixLength", "masked", "family",
-    "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
-    "ip.isCanonical", "format", "validate", "timestamp", "duration", "getDate", "getDayOfMonth",
-    "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours", "getMilliseconds", "getMinutes",
-    "getMonth", "getSeconds", "authorizer", "serviceAccount", "check",
-})
+NOT_MODELLED = frozenset(
+    {
+        "url",
+        "isURL",
+        "getScheme",
+        "getHost",
+        "getHostname",
+        "getPort",
+        "getEscapedPath",
+        "getQuery",
+        "ip",
+        "isIP",
+        "cidr",
+        "isCIDR",
+        "containsIP",
+        "containsCIDR",
+        "prefixLength",
+        "masked",
+        "family",
+        "isUnspecified",
+        "isLoopback",
+        "isLinkLocalMulticast",
+        "isLinkLocalUnicast",
+        "isGlobalUnicast",
+        "ip.isCanonical",
+        "format",
+        "validate",
+        "timestamp",
+        "duration",
+        "getDate",
+        "getDayOfMonth",
+        "getDayOfWeek",
+        "getDayOfYear",
+        "getFullYear",
+        "getHours",
+        "getMilliseconds",
+        "getMinutes",
+        "getMonth",
+        "getSeconds",
+        "authorizer",
+        "serviceAccount",
+        "check",
+    }
+)
 
 
 def call_cost(name: str, args: list[Any], result: Any) -> int:

@@ -103,19 +103,23 @@ class Planner:
                 return ctx.vars[name]
             except KeyError:
                 raise CelError(f"no such attribute(s): {name}") from None
+
         return ident
 
     def _Select(self, node: Select) -> Fn:
         operand = self.plan(node.operand)
         name = node.field
         if node.test_only:
+
             def has(ctx: Ctx) -> bool:
                 v = operand(ctx)
                 if isinstance(v, dict):
                     return map_find(v, name)[0]
                 raise CelError("no such overload")
+
             return has
         if node.optional:
+
             def opt_select(ctx: Ctx) -> Optional:
                 v = operand(ctx)
                 ctx.cost += 1
@@ -127,6 +131,7 @@ class Planner:
                     found, item = map_find(v, name)
                     return Optional(item, True) if found else OPTIONAL_NONE
                 raise CelError("no such overload")
+
             return opt_select
 
         def select(ctx: Ctx) -> Any:
@@ -138,12 +143,14 @@ class Planner:
                 except KeyError:
                     pass
             return _qualify(v, name, True)
+
         return select
 
     def _Index(self, node: Index) -> Fn:
         operand = self.plan(node.operand)
         index = self.plan(node.index)
         if node.optional:
+
             def opt_index(ctx: Ctx) -> Optional:
                 v = operand(ctx)
                 k = index(ctx)
@@ -160,6 +167,7 @@ class Planner:
                         return Optional(v[k], True)
                     return OPTIONAL_NONE
                 raise CelError("no such overload")
+
             return opt_index
 
         def idx(ctx: Ctx) -> Any:
@@ -167,6 +175,7 @@ class Planner:
             k = index(ctx)
             ctx.cost += 1
             return _qualify(v, k, False)
+
         return idx
 
     def _ListLit(self, node: ListLit) -> Fn:
@@ -186,6 +195,7 @@ class Planner:
                 out.append(v)
             ctx.cost += LIST_CREATE_COST
             return out
+
         return make_list
 
     def _MapLit(self, node: MapLit) -> Fn:
@@ -208,6 +218,7 @@ class Planner:
                 out[k] = v
             ctx.cost += MAP_CREATE_COST
             return out
+
         return make_map
 
     def _Call(self, node: Call) -> Fn:
@@ -222,6 +233,7 @@ class Planner:
 
             def ternary(ctx: Ctx) -> Any:
                 return truthy(ctx) if _bool(cond(ctx)) else falsy(ctx)
+
             return ternary
         overloads = FUNCTIONS[name]
         member = node.target is not None
@@ -234,6 +246,7 @@ class Planner:
                 a, b = lhs(ctx), rhs(ctx)
                 ctx.cost += call_cost(name, [a, b], None)
                 return cel_equal(a, b) != negate
+
             return eq
         if len(candidates) == 1:
             impl = candidates[0].impl
@@ -247,6 +260,7 @@ class Planner:
                 result = impl(*vals)
                 ctx.cost += call_cost(name, vals, result)
                 return result
+
             return call_one
 
         def call(ctx: Ctx) -> Any:
@@ -254,6 +268,7 @@ class Planner:
             result = dispatch(name, candidates, vals)
             ctx.cost += call_cost(name, vals, result)
             return result
+
         return call
 
     @staticmethod
@@ -276,6 +291,7 @@ class Planner:
             if right is True or right is False:
                 return right
             raise CelError("no such overload")
+
         return and_
 
     @staticmethod
@@ -298,6 +314,7 @@ class Planner:
             if right is True or right is False:
                 return right
             raise CelError("no such overload")
+
         return or_
 
     def _Comprehension(self, node: Comprehension) -> Fn:
@@ -307,11 +324,14 @@ class Planner:
         var, var2, kind = node.var, node.var2, node.kind
 
         if kind == "bind":
+
             def bind(ctx: Ctx) -> Any:
                 value = rng(ctx)
                 return _with_var(ctx, var, value, body)
+
             return bind
         if kind in ("optMap", "optFlatMap"):
+
             def opt_map(ctx: Ctx) -> Any:
                 o = rng(ctx)
                 if not isinstance(o, Optional):
@@ -320,6 +340,7 @@ class Planner:
                     return OPTIONAL_NONE
                 result = _with_var(ctx, var, o.value, body)
                 return Optional(result, True) if kind == "optMap" else result
+
             return opt_map
 
         def items(ctx: Ctx) -> list[tuple[Any, Any]]:
@@ -340,6 +361,7 @@ class Planner:
                     if k is not None:
                         ctx.vars.pop(k, None)
                 ctx.vars.update(saved)
+
         return run
 
 
@@ -458,6 +480,7 @@ def _fold_sort_by(ctx, pairs, var, var2, body, extra):
     import functools
 
     from kschedctl.dra.cel.values import cel_compare
+
     keyed = []
     for a, _ in pairs:
         ctx.cost += 12
@@ -468,9 +491,15 @@ def _fold_sort_by(ctx, pairs, var, var2, body, extra):
 
 
 _FOLDS = {
-    "all": _fold_all, "exists": _fold_exists, "exists_one": _fold_exists_one, "map": _fold_map,
-    "filter": _fold_filter, "transformList": _fold_map, "transformMap": _fold_transform_map,
-    "transformMapEntry": _fold_transform_map_entry, "sortBy": _fold_sort_by,
+    "all": _fold_all,
+    "exists": _fold_exists,
+    "exists_one": _fold_exists_one,
+    "map": _fold_map,
+    "filter": _fold_filter,
+    "transformList": _fold_map,
+    "transformMap": _fold_transform_map,
+    "transformMapEntry": _fold_transform_map_entry,
+    "sortBy": _fold_sort_by,
 }
 
 

@@ -98,11 +98,11 @@ def parse_semver(s: str) -> Semver:
     pre_strs: list[str] = []
     if "+" in patch_str:
         idx = patch_str.index("+")
-        build = patch_str[idx + 1:].split(".")
+        build = patch_str[idx + 1 :].split(".")
         patch_str = patch_str[:idx]
     if "-" in patch_str:
         idx = patch_str.index("-")
-        pre_strs = patch_str[idx + 1:].split(".")
+        pre_strs = patch_str[idx + 1 :].split(".")
         patch_str = patch_str[:idx]
     if not _NUMBERS.match(patch_str):
         raise CelError(f'Invalid character(s) found in patch number "{patch_str}"')

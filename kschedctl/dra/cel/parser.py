@@ -23,16 +23,38 @@ from kschedctl.dra.cel.ast import (
 )
 from kschedctl.dra.cel.values import CelError, UInt, bytes_value
 
-RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if", "import",
-                      "let", "loop", "package", "namespace", "return", "var", "void", "while"})
+RESERVED = frozenset(
+    {
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
 
-_TOKEN_RE = re.compile(r"""
+_TOKEN_RE = re.compile(
+    r"""
     (?P<ws>[ \t\n\r\f]+|//[^\n]*)
   | (?P<num>0[xX][0-9a-fA-F]+[uU]?|(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?)|[0-9]+[uU]?)
   | (?P<str>(?:[rR][bB]?|[bB][rR]?)?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
   | (?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)
   | (?P<op>==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,()\[\]{}])
-""", re.VERBOSE | re.DOTALL)
+""",
+    re.VERBOSE | re.DOTALL,
+)
 
 
 class CelSyntaxError(Exception):
@@ -43,7 +65,7 @@ def _error(src: str, pos: int, message: str) -> CelSyntaxError:
     line_no = src.count("\n", 0, pos) + 1
     line_start = src.rfind("\n", 0, pos) + 1
     line_end = src.find("\n", pos)
-    line = src[line_start: None if line_end < 0 else line_end]
+    line = src[line_start : None if line_end < 0 else line_end]
     col = pos - line_start
     caret = "." * col + "^"
     return CelSyntaxError(f"ERROR: <input>:{line_no}:{col + 1}: {message}\n | {line}\n | {caret}")
@@ -67,10 +89,8 @@ def _tokenize(src: str) -> list[tuple[str, str, int]]:
 
 
 # what a primary expression may start with (ANTLR's "expecting {...}" in cel-go's messages)
-_PRIMARY_TOKENS = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
-                   "BYTES, IDENTIFIER}")
-_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
-            "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
+_PRIMARY_TOKENS = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
 
 
 def _unescape(body: str, is_bytes: bool) -> str | bytes:
@@ -92,13 +112,13 @@ def _unescape(body: str, is_bytes: bool) -> str | bytes:
             i += 2
         elif esc in "xX" or esc in "uU" or esc in "01234567":
             if esc in "xX":
-                digits, base, i2 = body[i + 2:i + 4], 16, i + 4
+                digits, base, i2 = body[i + 2 : i + 4], 16, i + 4
             elif esc == "u":
-                digits, base, i2 = body[i + 2:i + 6], 16, i + 6
+                digits, base, i2 = body[i + 2 : i + 6], 16, i + 6
             elif esc == "U":
-                digits, base, i2 = body[i + 2:i + 10], 16, i + 10
+                digits, base, i2 = body[i + 2 : i + 10], 16, i + 10
             else:
-                digits, base, i2 = body[i + 1:i + 4], 8, i + 4
+                digits, base, i2 = body[i + 1 : i + 4], 8, i + 4
             try:
                 code = int(digits, base)
             except ValueError:
@@ -121,7 +141,7 @@ def _string_literal(text: str) -> str | bytes:
         prefix += text[0].lower()
         text = text[1:]
     quote = text[:3] if text[:3] in ('"""', "'''") else text[0]
-    body = text[len(quote):-len(quote)]
+    body = text[len(quote) : -len(quote)]
     is_bytes = "b" in prefix
     if "r" in prefix:
         return body.encode() if is_bytes else body

@@ -188,10 +188,21 @@ def type_name(value: Any) -> str:
 
 def go_type_name(value: Any) -> str:
     """Go's %T of the cel-go value, which some cel-go messages print ("got 'types.Int', ...")."""
-    names = {"bool": "types.Bool", "int": "types.Int", "uint": "types.Uint", "double": "types.Double",
-             "string": "types.String", "bytes": "types.Bytes", "null_type": "types.Null",
-             "list": "*types.baseList", "map": "*types.baseMap", "kubernetes.Quantity": "cel.Quantity",
-             "kubernetes.Semver": "cel.Semver", "optional_type": "*types.Optional", "type": "*types.Type"}
+    names = {
+        "bool": "types.Bool",
+        "int": "types.Int",
+        "uint": "types.Uint",
+        "double": "types.Double",
+        "string": "types.String",
+        "bytes": "types.Bytes",
+        "null_type": "types.Null",
+        "list": "*types.baseList",
+        "map": "*types.baseMap",
+        "kubernetes.Quantity": "cel.Quantity",
+        "kubernetes.Semver": "cel.Semver",
+        "optional_type": "*types.Optional",
+        "type": "*types.Type",
+    }
     return names.get(type_name(value), type(value).__name__)
 
 

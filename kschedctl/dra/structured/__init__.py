@@ -21,6 +21,15 @@ from kschedctl.dra.structured.types import (
 )
 
 __all__ = [
-    "AllocatedState", "AllocationCancelled", "AllocationError", "AllocationFailedOnNode", "Allocator",
-    "DeviceID", "Features", "Pool", "PoolID", "gather_pools", "node_matches",
+    "AllocatedState",
+    "AllocationCancelled",
+    "AllocationError",
+    "AllocationFailedOnNode",
+    "Allocator",
+    "DeviceID",
+    "Features",
+    "Pool",
+    "PoolID",
+    "gather_pools",
+    "node_matches",
 ]

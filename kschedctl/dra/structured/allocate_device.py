@@ -81,8 +81,10 @@ def allocate_device(run: "_Run", ci: int, data: "_Request", c: "_Candidate", mus
                     for prev in constraints[:i]:
                         prev.remove(base, sub, c.device, c.id)
                     release_counters()
-                raise AllocationError(f"claim {kobj(run.claims[ci])}, request {data.name}: cannot add device "
-                                      f"{c.id} because a claim constraint would not be satisfied")
+                raise AllocationError(
+                    f"claim {kobj(run.claims[ci])}, request {data.name}: cannot add device "
+                    f"{c.id} because a claim constraint would not be satisfied"
+                )
             for prev in constraints[:i]:
                 prev.remove(base, sub, c.device, c.id)
             release_counters()
@@ -129,6 +131,7 @@ def allocate_device(run: "_Run", ci: int, data: "_Request", c: "_Candidate", mus
             if f.partitionable_devices and c.device.consumes_counters:
                 deallocate_counters(run, c)
         del results[previous:]
+
     return True, undo
 
 

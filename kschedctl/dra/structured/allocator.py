@@ -90,9 +90,15 @@ class Allocator:
     """structured.Allocator for one scheduling attempt: the cluster's slices and classes, the
     devices other claims hold, and the CEL cache. ``allocate`` may be called for many nodes."""
 
-    def __init__(self, features: Features, allocated: AllocatedState, classes: Mapping[str, DeviceClass],
-                 slices: Sequence[ResourceSlice], cel_cache: Cache,
-                 pools_for: Callable[[Node], list[Pool]] | None = None) -> None:
+    def __init__(
+        self,
+        features: Features,
+        allocated: AllocatedState,
+        classes: Mapping[str, DeviceClass],
+        slices: Sequence[ResourceSlice],
+        cel_cache: Cache,
+        pools_for: Callable[[Node], list[Pool]] | None = None,
+    ) -> None:
         self.features = features
         self._shared_pools = pools_for  # GatherPools shared across attempts (DRAManager.pools_for)
         self.allocated = allocated
@@ -124,8 +130,9 @@ class Allocator:
             self._pools[key] = pools
         return pools
 
-    def allocate(self, node: Node, claims: Sequence[ResourceClaim],
-                 cancelled: Callable[[], bool] | None = None) -> list[AllocationResult] | None:
+    def allocate(
+        self, node: Node, claims: Sequence[ResourceClaim], cancelled: Callable[[], bool] | None = None
+    ) -> list[AllocationResult] | None:
         """Allocate: one AllocationResult per claim, or None when the claims do not fit on the
         node. Raises AllocationError (fatal for the attempt), AllocationFailedOnNode (this node
         only) or AllocationCancelled."""
@@ -157,16 +164,21 @@ class _Run:
             min_devices = 0
             for ri, req in enumerate(claim.spec.requests):
                 if req.first_available and not self.f.prioritized_list:
-                    raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has subrequests, but the "
-                                          "DRAPrioritizedList feature is disabled")
+                    raise AllocationError(
+                        f"claim {kobj(claim)}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled"
+                    )
                 if not self.f.consumable_capacity:
                     if req.exactly is not None and req.exactly.capacity is not None:
-                        raise AllocationError(f"claim {kobj(claim)}, request {req.name}: has capacity requests, but the "
-                                              "DRAConsumableCapacity feature is disabled")
+                        raise AllocationError(
+                            f"claim {kobj(claim)}, request {req.name}: has capacity requests, but the "
+                            "DRAConsumableCapacity feature is disabled"
+                        )
                     for sub in req.first_available:
                         if sub.capacity is not None:
-                            raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, "
-                                                  "but the DRAConsumableCapacity feature is disabled")
+                            raise AllocationError(
+                                f"claim {kobj(claim)}, subrequest {sub.name}: has capacity requests, "
+                                "but the DRAConsumableCapacity feature is disabled"
+                            )
                 if req.first_available:
                     fewest = None
                     key = (ci, ri, 0)
@@ -185,8 +197,10 @@ class _Run:
                 else:
                     raise AllocationError(f"resource claim {kobj(claim)}, request {req.name}: unknown request type")
             if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
-                raise AllocationError(f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds the claim "
-                                      f"limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+                raise AllocationError(
+                    f"claim {kobj(claim)}: number of requested devices {min_devices} exceeds the claim "
+                    f"limit of {ALLOCATION_RESULTS_MAX_SIZE}"
+                )
             self.constraints.append(make_constraints(claim, self.f))
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
@@ -203,27 +217,33 @@ class _Run:
         request = data.request
         for i, sel in enumerate(request.selectors):
             if sel.cel is None:
-                raise AllocationError(f"claim {kobj(claim)}, request {data.name}, selector #{i}: CEL expression empty "
-                                      "(unsupported selector type?)")
+                raise AllocationError(
+                    f"claim {kobj(claim)}, request {data.name}, selector #{i}: CEL expression empty (unsupported selector type?)"
+                )
         if not self.f.admin_access and data.parent is None and request.admin_access is not None:
             raise AllocationError(f"claim {kobj(claim)}, request {data.name}: admin access is requested, but the feature is disabled")
         if not request.device_class_name:
             raise AllocationError(f"claim {kobj(claim)}, request {data.name}: missing device class name (unsupported request type?)")
         cls = self.a.classes.get(request.device_class_name)
         if cls is None:
-            raise AllocationError(f'claim {kobj(claim)}, request {data.name}: could not retrieve device class {request.device_class_name}: '
-                                  f'deviceclass.resource.k8s.io "{request.device_class_name}" not found')
+            raise AllocationError(
+                f"claim {kobj(claim)}, request {data.name}: could not retrieve device class {request.device_class_name}: "
+                f'deviceclass.resource.k8s.io "{request.device_class_name}" not found'
+            )
         data.class_ = cls
         if request.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
             data.num_devices = request.count
         elif request.allocation_mode == ALLOCATION_MODE_ALL:
             for pool in self.pools:
                 if pool.is_incomplete:
-                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource "
-                                          f"pool {pool.id} is currently being updated")
+                    raise AllocationError(
+                        f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource "
+                        f"pool {pool.id} is currently being updated"
+                    )
                 if pool.is_invalid:
-                    raise AllocationError(f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource "
-                                          f"pool {pool.id} is currently invalid")
+                    raise AllocationError(
+                        f"claim {kobj(claim)}, request {data.name}: asks for all devices, but resource pool {pool.id} is currently invalid"
+                    )
                 for s in pool.slices:
                     for d in s.devices:
                         device_id = DeviceID(s.driver, s.pool.name, d.name)
@@ -345,8 +365,9 @@ class _Run:
         self.matches[memo] = match
         return match
 
-    def _selectors_match(self, key: tuple[int, int, int], d: Device, device_id: DeviceID,
-                         cls: DeviceClass | None, expressions: list[str | None]) -> bool:
+    def _selectors_match(
+        self, key: tuple[int, int, int], d: Device, device_id: DeviceID, cls: DeviceClass | None, expressions: list[str | None]
+    ) -> bool:
         cel_device = None
         for i, expression in enumerate(expressions):
             compiled = self.a.cel.get_or_compile(expression or "")

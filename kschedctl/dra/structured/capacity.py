@@ -79,14 +79,14 @@ def violates_policy(value: Fraction, policy: CapacityRequestPolicy | None) -> bo
 
 
 class CapacityError(Exception):
-    """"some requested capacity has not been defined": the device is skipped."""
+    """ "some requested capacity has not been defined": the device is skipped."""
 
 
-def fits_capacity(consumed: Capacity, request: CapacityRequirements | None,
-                  capacity: dict[str, DeviceCapacity], allocating: Capacity | None) -> bool:
+def fits_capacity(
+    consumed: Capacity, request: CapacityRequirements | None, capacity: dict[str, DeviceCapacity], allocating: Capacity | None
+) -> bool:
     """CmpRequestOverCapacity: does the request fit next to what is consumed and being allocated?"""
-    if request is None and not consumed and not allocating and all(
-            cap.request_policy is None for cap in capacity.values()):
+    if request is None and not consumed and not allocating and all(cap.request_policy is None for cap in capacity.values()):
         return True  # each capacity consumed whole, nothing else consumed: it fits
     requests = request.requests if request is not None else {}
     for name in requests:

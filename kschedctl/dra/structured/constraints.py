@@ -22,7 +22,7 @@ def lookup_attribute(device: Device, device_id: DeviceID, name: str) -> DeviceAt
     idx = name.find("/")
     if idx < 0 or name[:idx] != device_id.driver:
         return None
-    return device.attributes.get(name[idx + 1:])
+    return device.attributes.get(name[idx + 1 :])
 
 
 class Constraint(Protocol):

@@ -36,8 +36,7 @@ def create_node_selector(results: Sequence[Any], node_name: str) -> dict | None:
         else:
             local, raw = s.node_name, s.node_selector_raw
         if local is not None or d.binds_to_node:
-            return {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+            return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
         if raw is not None:
             terms = raw.get("nodeSelectorTerms") or []
             if len(terms) == 1:

@@ -59,8 +59,9 @@ def _has_binding_conditions(devices: Sequence[Device]) -> bool:
     return any(d.binding_conditions for d in devices)
 
 
-def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: Features,
-                 all_slices: Sequence[ResourceSlice] | None = None) -> list[Pool]:
+def gather_pools(
+    slices: Sequence[ResourceSlice], node: Node, features: Features, all_slices: Sequence[ResourceSlice] | None = None
+) -> list[Pool]:
     """GatherPools for one node. ``slices`` may be narrowed to those that can matter for the
     node (SlicesForNode); ``all_slices`` then holds every slice, for the incomplete-pool check."""
     if all_slices is None:
@@ -139,8 +140,7 @@ def _sorted_slices(pool_slices: list[ResourceSlice], features: Features) -> list
     return sorted(pool_slices, key=lambda s: (_has_binding_conditions(s.devices) and not s.shared_counters, s.name))
 
 
-def _build_pool(pool_id: PoolID, pool_slices: list[ResourceSlice], features: Features,
-                all_for_pool: list[ResourceSlice] | None) -> Pool:
+def _build_pool(pool_id: PoolID, pool_slices: list[ResourceSlice], features: Features, all_for_pool: list[ResourceSlice] | None) -> Pool:
     pool_slices = _sorted_slices(pool_slices, features)
     if features.partitionable_devices:
         device_slices = [s for s in pool_slices if not s.shared_counters]

@@ -35,16 +35,20 @@ def build_result(run: "_Run", ci: int, claim: ResourceClaim, create_node_selecto
     device_results = []
     for r in run.results[ci]:
         binding = run.f.device_binding_and_status
-        device_results.append(DeviceRequestAllocationResult(
-            request=f"{r.parent}/{r.request}" if r.parent else r.request,
-            driver=r.id.driver, pool=r.id.pool, device=r.id.device,
-            admin_access=True if r.admin_access else None,
-            tolerations=tuple(_tolerations(claim, r.request, r.parent)),
-            binding_conditions=r.device.binding_conditions if binding else (),
-            binding_failure_conditions=r.device.binding_failure_conditions if binding else (),
-            share_id=r.share_id,
-            consumed_capacity=dict(r.consumed) if r.consumed else None,
-        ))
+        device_results.append(
+            DeviceRequestAllocationResult(
+                request=f"{r.parent}/{r.request}" if r.parent else r.request,
+                driver=r.id.driver,
+                pool=r.id.pool,
+                device=r.id.device,
+                admin_access=True if r.admin_access else None,
+                tolerations=tuple(_tolerations(claim, r.request, r.parent)),
+                binding_conditions=r.device.binding_conditions if binding else (),
+                binding_failure_conditions=r.device.binding_failure_conditions if binding else (),
+                share_id=r.share_id,
+                consumed_capacity=dict(r.consumed) if r.consumed else None,
+            )
+        )
 
     config: list[dict] = []
     class_ranges: dict[str, tuple[int, int]] = {}

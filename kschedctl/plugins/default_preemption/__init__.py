@@ -28,7 +28,16 @@ def plugin_spec() -> PluginSpec:
 
 
 __all__ = [
-    "Candidate", "DefaultPreemption", "DefaultPreemptionArgs", "Evaluator", "NAME", "earliest_pod_start_time",
-    "filter_pods_with_pdb_violation", "more_important_pod", "pick_one_node_for_preemption", "plugin_spec",
-    "pod_start_time", "pod_terminating_by_preemption",
+    "Candidate",
+    "DefaultPreemption",
+    "DefaultPreemptionArgs",
+    "Evaluator",
+    "NAME",
+    "earliest_pod_start_time",
+    "filter_pods_with_pdb_violation",
+    "more_important_pod",
+    "pick_one_node_for_preemption",
+    "plugin_spec",
+    "pod_start_time",
+    "pod_terminating_by_preemption",
 ]

@@ -74,9 +74,11 @@ def more_important_pod(pod1: Pod, pod2: Pod) -> bool:
     return pod_start_time(pod1) < pod_start_time(pod2)
 
 
-def sort_by_importance(items: list[Any], pod_of: Callable[[Any], Pod],
-                       more_important: Callable[[Pod, Pod], bool] = more_important_pod) -> None:
+def sort_by_importance(
+    items: list[Any], pod_of: Callable[[Any], Pod], more_important: Callable[[Pod, Pod], bool] = more_important_pod
+) -> None:
     """sort.Slice by MoreImportantPod, in place; equal pods keep their order (stable)."""
+
     def cmp(a: Any, b: Any) -> int:
         pa, pb = pod_of(a), pod_of(b)
         if more_important(pa, pb):
@@ -84,6 +86,7 @@ def sort_by_importance(items: list[Any], pod_of: Callable[[Any], Pod],
         if more_important(pb, pa):
             return 1
         return 0
+
     items.sort(key=functools.cmp_to_key(cmp))
 
 
@@ -122,14 +125,16 @@ class PreemptionInterface(Protocol):
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]: ...
 
-    def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
-                               pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]: ...
+    def select_victims_on_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[PodDisruptionBudget]
+    ) -> tuple[list[Pod], int, Status]: ...
 
     def ordered_score_funcs(self, nodes_to_victims: dict[str, Candidate]) -> list[ScoreFunc] | None: ...
 
 
-def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget]
-                                   ) -> tuple[list[PodInfo], list[PodInfo]]:
+def filter_pods_with_pdb_violation(
+    pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+) -> tuple[list[PodInfo], list[PodInfo]]:
     """filterPodsWithPDBViolation: split (in order) into PDB-violating and non-violating pods.
 
     Each PDB's disruptionsAllowed is copied and decremented for every matching pod not already
@@ -162,6 +167,7 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[
 
 def default_score_funcs(nodes_to_victims: dict[str, Candidate]) -> list[ScoreFunc]:
     """pickOneNodeForPreemption's default criteria, each "higher is better", in order."""
+
     def min_pdb_violations(node: str) -> float:
         return -nodes_to_victims[node].num_pdb_violations
 
@@ -182,8 +188,7 @@ def default_score_funcs(nodes_to_victims: dict[str, Candidate]) -> list[ScoreFun
     return [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
 
 
-def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate],
-                                 score_funcs: list[ScoreFunc] | None = None) -> str:
+def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate], score_funcs: list[ScoreFunc] | None = None) -> str:
     """pickOneNodeForPreemption: keep the best-scoring nodes of each criterion in turn.
 
     When every criterion ties, the first remaining node in candidate order wins (non-violating
@@ -256,8 +261,9 @@ class Evaluator:
             return None, status
         return PostFilterResult(best.name), Status()
 
-    def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
-                        m: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, str | None]:
+    def find_candidates(
+        self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod, m: NodeToStatus
+    ) -> tuple[list[Candidate], NodeToStatus, str | None]:
         """findCandidates: dry-run the nodes whose filter status was exactly Unschedulable."""
         if not all_nodes:
             return [], NodeToStatus(), "no nodes available"
@@ -270,9 +276,15 @@ class Evaluator:
         offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
         return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
 
-    def dry_run_preemption(self, state: CycleState, pod: Pod, potential_nodes: Sequence[NodeInfo],
-                           pdbs: Sequence[PodDisruptionBudget], offset: int,
-                           num_candidates: int) -> tuple[list[Candidate], NodeToStatus, str | None]:
+    def dry_run_preemption(
+        self,
+        state: CycleState,
+        pod: Pod,
+        potential_nodes: Sequence[NodeInfo],
+        pdbs: Sequence[PodDisruptionBudget],
+        offset: int,
+        num_candidates: int,
+    ) -> tuple[list[Candidate], NodeToStatus, str | None]:
         """DryRunPreemption: SelectVictimsOnNode on copies, from the offset, until enough candidates.
 
         Each candidate list holds at most num_candidates entries (upstream's candidateList drops
@@ -318,8 +330,9 @@ class Evaluator:
             statuses.set(node.name, status)
         return candidates, statuses, _aggregate(errs)
 
-    def _select_victims(self, without_copy: Any, state: CycleState, pod: Pod, node: NodeInfo,
-                        pdbs: Sequence[PodDisruptionBudget], word_rejection: bool) -> tuple[Any, int, Status | None]:
+    def _select_victims(
+        self, without_copy: Any, state: CycleState, pod: Pod, node: NodeInfo, pdbs: Sequence[PodDisruptionBudget], word_rejection: bool
+    ) -> tuple[Any, int, Status | None]:
         """SelectVictimsOnNode's answer: without copies where the interface can give it, else on
         copies. A status None (only with ``word_rejection`` False) means "cannot help, not worded"."""
         answer = without_copy(state, pod, node, pdbs, word_rejection) if without_copy is not None else None

@@ -159,8 +159,7 @@ def _fits(fit: Any, state: CycleState, pod: Pod, node_info: Any) -> bool | None:
     return st is None or st.code == Code.Success
 
 
-def _fits_with_nominated(fit: Any, state: CycleState, pod: Pod, usage: "_Usage",
-                         nominated: tuple[Resource, int] | None) -> bool | None:
+def _fits_with_nominated(fit: Any, state: CycleState, pod: Pod, usage: "_Usage", nominated: tuple[Resource, int] | None) -> bool | None:
     """NodeResourcesFit's verdict over both passes of the Filter with nominated pods: the node
     with the nominated pods (when there are any to add), then as it is; None if Fit raises."""
     fits = _fits(fit, state, pod, usage)
@@ -174,8 +173,7 @@ class _FilterFit:
     """A node's requests and pod count as pods are removed and added back (_Usage), judged
     by NodeResourcesFit's own Filter over both passes (_fits_with_nominated)."""
 
-    def __init__(self, fit: Any, state: CycleState, pod: Pod, node_info: NodeInfo,
-                 nominated: tuple[Resource, int] | None) -> None:
+    def __init__(self, fit: Any, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: tuple[Resource, int] | None) -> None:
         self.fit, self.state, self.pod, self.nominated = fit, state, pod, nominated
         self.usage = _Usage(node_info)
 
@@ -186,9 +184,9 @@ class _FilterFit:
         return _fits_with_nominated(self.fit, self.state, self.pod, self.usage, self.nominated)
 
 
-def _counted_victims(req: Resource, node_info: NodeInfo, nominated: tuple[Resource, int] | None,
-                     potential: Sequence[PodInfo]) -> Callable[[Sequence[PodInfo], Sequence[PodInfo]],
-                                                               tuple[list[PodInfo], int]] | None:
+def _counted_victims(
+    req: Resource, node_info: NodeInfo, nominated: tuple[Resource, int] | None, potential: Sequence[PodInfo]
+) -> Callable[[Sequence[PodInfo], Sequence[PodInfo]], tuple[list[PodInfo], int]] | None:
     """_FilterFit's verdicts as integer arithmetic, for a pod asking for no scalar resource:
     fitsRequest then checks only the pod count, cpu, memory and ephemeral storage (a request
     of 0 always fits), so the node's scalar resources and Fit's ignored resources play no part;
@@ -203,8 +201,15 @@ def _counted_victims(req: Resource, node_info: NodeInfo, nominated: tuple[Resour
     passes = [(a.milli_cpu, a.memory, a.ephemeral_storage, a.allowed_pod_number)]
     if nominated is not None:
         extra, n = nominated
-        passes.insert(0, (a.milli_cpu - extra.milli_cpu, a.memory - extra.memory,
-                          a.ephemeral_storage - extra.ephemeral_storage, a.allowed_pod_number - n))
+        passes.insert(
+            0,
+            (
+                a.milli_cpu - extra.milli_cpu,
+                a.memory - extra.memory,
+                a.ephemeral_storage - extra.ephemeral_storage,
+                a.allowed_pod_number - n,
+            ),
+        )
     used = node_info.requested
     cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods)
     for pi in potential:
@@ -216,8 +221,7 @@ def _counted_victims(req: Resource, node_info: NodeInfo, nominated: tuple[Resour
 
     def fits(cpu: int, mem: int, eph: int, count: int) -> bool:
         for ac, am, ae, ap in passes:
-            if not (count + 1 <= ap and (wc <= 0 or wc <= ac - cpu) and (wm <= 0 or wm <= am - mem)
-                    and (we <= 0 or we <= ae - eph)):
+            if not (count + 1 <= ap and (wc <= 0 or wc <= ac - cpu) and (wm <= 0 or wm <= am - mem) and (we <= 0 or we <= ae - eph)):
                 return False
         return True
 
@@ -248,8 +252,7 @@ class DefaultPreemption:
     # The dry-run shortcuts of _plan (exactly equivalent; off only to test that equivalence).
     dry_run_shortcuts = True
 
-    def __init__(self, args: DefaultPreemptionArgs | dict[str, Any] | None, handle: Handle,
-                 features: Features | None = None) -> None:
+    def __init__(self, args: DefaultPreemptionArgs | dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         features = features if features is not None else handle.features
         dp_args = DefaultPreemptionArgs.of(args, features)
         self.min_candidate_nodes_percentage = int(dp_args.min_candidate_nodes_percentage or 0)
@@ -272,8 +275,7 @@ class DefaultPreemption:
         return self.handle.rng.randrange(n) if n > 0 else 0
 
     # --- PostFilter ------------------------------------------------------------------------
-    def post_filter(self, state: CycleState, pod: Pod,
-                    m: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+    def post_filter(self, state: CycleState, pod: Pod, m: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
         result, status = self.evaluator.preempt(state, pod, m)
         msg = status.message()
         if msg:
@@ -294,8 +296,7 @@ class DefaultPreemption:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """With async preemption: AssignedPod/Delete, whose hint always skips (upstream)."""
         if self.async_preemption:
-            return [ClusterEventWithHint(ClusterEvent("AssignedPod", "Delete"),
-                                         lambda pod, old, new: QueueingHint.QueueSkip)]
+            return [ClusterEventWithHint(ClusterEvent("AssignedPod", "Delete"), lambda pod, old, new: QueueingHint.QueueSkip)]
         return []
 
     # --- preemption.Interface --------------------------------------------------------------
@@ -313,8 +314,7 @@ class DefaultPreemption:
 
     def is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
         """Strictly lower priority than the preemptor, and IsEligiblePod agrees."""
-        return (victim.pod.effective_priority() < preemptor.effective_priority()
-                and self.is_eligible_pod(node_info, victim, preemptor))
+        return victim.pod.effective_priority() < preemptor.effective_priority() and self.is_eligible_pod(node_info, victim, preemptor)
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
         """PodEligibleToPreemptOthers: preemptionPolicy Never, or victims still terminating."""
@@ -332,8 +332,9 @@ class DefaultPreemption:
                         return False, ERR_TERMINATING_ON_NOMINATED
         return True, ""
 
-    def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
-                               pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:
+    def select_victims_on_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[PodDisruptionBudget]
+    ) -> tuple[list[Pod], int, Status]:
         """SelectVictimsOnNode: the fewest lower-priority pods whose removal lets the pod fit.
 
         ``state`` and ``node_info`` are copies (the dry run clones them). Two shortcuts keep
@@ -445,9 +446,9 @@ class DefaultPreemption:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
 
-    def select_victims_without_copy(self, state: CycleState, pod: Pod, node_info: NodeInfo,
-                                    pdbs: Sequence[PodDisruptionBudget], word_rejection: bool = True
-                                    ) -> tuple[list[Pod], int, Status | None] | None:
+    def select_victims_without_copy(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[PodDisruptionBudget], word_rejection: bool = True
+    ) -> tuple[list[Pod], int, Status | None] | None:
         """SelectVictimsOnNode without copying the node or the cycle state, when the answer is
         plain arithmetic; None means "use select_victims_on_node on copies".
 
@@ -519,9 +520,15 @@ class DefaultPreemption:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
 
-    def _unfit_without_potential(self, plan: _DryRunPlan, state: CycleState, pod: Pod, node_info: NodeInfo,
-                                 potential: Sequence[PodInfo], nominated: tuple[Resource, int] | None
-                                 ) -> tuple[list[Pod], int, Status] | None:
+    def _unfit_without_potential(
+        self,
+        plan: _DryRunPlan,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        potential: Sequence[PodInfo],
+        nominated: tuple[Resource, int] | None,
+    ) -> tuple[list[Pod], int, Status] | None:
         """SelectVictimsOnNode's answer for a node where the pod does not fit even with every
         lower-priority pod removed, without the copies: the status of the Filter with nominated
         pods on that node, worded as run_filter_plugins words it (the first rejecting plugin in
@@ -591,8 +598,7 @@ class DefaultPreemption:
         if names.NodeResourcesFit not in skip:
             # the in-tree class only: its Filter reads nothing of a node but allocatable,
             # requested and the pod count, which _WithNominated relies on
-            fit = next((pl for name, pl in filters if name == names.NodeResourcesFit and type(pl) is NodeResourcesFit),
-                       None)
+            fit = next((pl for name, pl in filters if name == names.NodeResourcesFit and type(pl) is NodeResourcesFit), None)
         fit_only = False
         node_filters: tuple[Any, ...] = ()
         named: tuple[tuple[str, Any], ...] = ()
@@ -631,8 +637,11 @@ class DefaultPreemptionArgs(PluginArgs):
     def defaulted(self, features: Features | None) -> "DefaultPreemptionArgs":
         """SetDefaults_DefaultPreemptionArgs: 10 % and 100 nodes when unset (explicit 0 stays)."""
         pct, absolute = self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute
-        return replace(self, min_candidate_nodes_percentage=DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE if pct is None else pct,
-                       min_candidate_nodes_absolute=DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE if absolute is None else absolute)
+        return replace(
+            self,
+            min_candidate_nodes_percentage=DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE if pct is None else pct,
+            min_candidate_nodes_absolute=DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE if absolute is None else absolute,
+        )
 
     def validate(self, features: Features | None) -> list[FieldError]:
         """ValidateDefaultPreemptionArgs: percentage in [0, 100], absolute >= 0, not both 0."""
@@ -644,8 +653,6 @@ class DefaultPreemptionArgs(PluginArgs):
         if absolute < 0:
             errors.append(invalid("minCandidateNodesAbsolute", absolute, "not in valid range [0, inf)"))
         if pct == 0 and absolute == 0:
-            errors.append(invalid("minCandidateNodesPercentage", 0,
-                                  "cannot be zero at the same time as minCandidateNodesAbsolute"))
-            errors.append(invalid("minCandidateNodesAbsolute", 0,
-                                  "cannot be zero at the same time as minCandidateNodesPercentage"))
+            errors.append(invalid("minCandidateNodesPercentage", 0, "cannot be zero at the same time as minCandidateNodesAbsolute"))
+            errors.append(invalid("minCandidateNodesAbsolute", 0, "cannot be zero at the same time as minCandidateNodesPercentage"))
         return errors

@@ -96,17 +96,18 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         value = node.labels.get(key)
         for existing, term in by_value.get(value, []) if value is not None else []:
             if term.matches(pod, s.namespace_labels):
-                found.append({"rule": "existing pod's anti-affinity", "pod": existing.pod.key,
-                              "term": _term_text(term)})
+                found.append({"rule": "existing pod's anti-affinity", "pod": existing.pod.key, "term": _term_text(term)})
     # the incoming pod's required anti-affinity terms matched by pods in the node's domain
     for term in s.pod_info.required_anti_affinity_terms:
         for ni in _same_domain(state, nodes, node, term.topology_key):
             for existing in ni.pods:
                 if term.matches(existing.pod, s.ns_labels_of(existing.pod.namespace)):
                     found.append({"rule": "pod's anti-affinity", "pod": existing.pod.key, "term": _term_text(term)})
-    missing = [t for t in s.pod_info.required_affinity_terms
-               if node.labels.get(t.topology_key) is None
-               or s.affinity_counts.get((t.topology_key, node.labels[t.topology_key]), 0) <= 0]
+    missing = [
+        t
+        for t in s.pod_info.required_affinity_terms
+        if node.labels.get(t.topology_key) is None or s.affinity_counts.get((t.topology_key, node.labels[t.topology_key]), 0) <= 0
+    ]
     if not found and not missing:
         return None
     lines = []

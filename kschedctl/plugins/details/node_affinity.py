@@ -33,8 +33,7 @@ def _failed_terms(terms: list[NodeSelectorTerm], node_name: str, labels: dict[st
             out.append(_requirement(failed, labels))
         elif term.match_fields:
             field = term.match_fields[0]
-            out.append({"key": field.key, "operator": field.operator, "values": list(field.values),
-                        "nodeValue": node_name})
+            out.append({"key": field.key, "operator": field.operator, "values": list(field.values), "nodeValue": node_name})
     return out
 
 
@@ -46,18 +45,20 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
     added = plugin.added_node_selector
     if added is not None and not added.matches(node):
         terms = _failed_terms(list(added.terms), node.name, labels)
-        return {"addedAffinity": terms, "summary": "the profile's addedAffinity: "
-                + " or ".join(_requirement_text(t) for t in terms)}
+        return {"addedAffinity": terms, "summary": "the profile's addedAffinity: " + " or ".join(_requirement_text(t) for t in terms)}
     required = RequiredNodeAffinity(pod)
-    selector = [{"key": k, "wanted": v, "nodeValue": labels.get(k)} for k, v in required.node_selector.items()
-                if labels.get(k) != v]
-    terms = _failed_terms(list(required.required.terms), node.name, labels) if required.required is not None \
-        and not required.required.matches(node) else []
+    selector = [{"key": k, "wanted": v, "nodeValue": labels.get(k)} for k, v in required.node_selector.items() if labels.get(k) != v]
+    terms = (
+        _failed_terms(list(required.required.terms), node.name, labels)
+        if required.required is not None and not required.required.matches(node)
+        else []
+    )
     if not selector and not terms:
         return None
-    parts = [f"nodeSelector {s['key']}={s['wanted']} (" + ("no such label" if s["nodeValue"] is None
-                                                            else f"node has {s['nodeValue']!r}") + ")"
-             for s in selector]
+    parts = [
+        f"nodeSelector {s['key']}={s['wanted']} (" + ("no such label" if s["nodeValue"] is None else f"node has {s['nodeValue']!r}") + ")"
+        for s in selector
+    ]
     if terms:
         parts.append("required node affinity: " + " or ".join(_requirement_text(t) for t in terms))
     out: dict[str, Any] = {"summary": "; ".join(parts)}

@@ -27,6 +27,5 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         conflicts.append({"port": port, "protocol": protocol or "TCP", "hostIP": ip or "0.0.0.0", "heldBy": holders})
     if not conflicts:
         return None
-    text = ", ".join(f"{c['protocol']}/{c['port']}" + (f" held by {', '.join(c['heldBy'])}" if c["heldBy"] else "")
-                     for c in conflicts)
+    text = ", ".join(f"{c['protocol']}/{c['port']}" + (f" held by {', '.join(c['heldBy'])}" if c["heldBy"] else "") for c in conflicts)
     return {"ports": conflicts, "summary": f"host port {text}"}

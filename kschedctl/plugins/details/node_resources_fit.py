@@ -19,25 +19,31 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
     req = state.get(PRE_FILTER_STATE_KEY)
     if req is None:
         req = compute_pod_resource_request(pod)
-    short = fits_request(req, info, plugin.ignored_resources, plugin.ignored_resource_groups,
-                         plugin._delegate_to_dra())
+    short = fits_request(req, info, plugin.ignored_resources, plugin.ignored_resource_groups, plugin._delegate_to_dra())
     if not short:
         return None
     resources = []
     lines = []
     for r in short:
+
         def q(v: int, name: str = r.resource_name) -> str:
             return format_quantity(name, v)
 
         free = max(r.capacity - r.used, 0)
-        resources.append({"resource": r.resource_name, "requested": q(r.requested), "allocatable": q(r.capacity),
-                          "alreadyRequested": q(r.used), "free": q(free), "exceedsAllocatable": r.unresolvable})
+        resources.append(
+            {
+                "resource": r.resource_name,
+                "requested": q(r.requested),
+                "allocatable": q(r.capacity),
+                "alreadyRequested": q(r.used),
+                "free": q(free),
+                "exceedsAllocatable": r.unresolvable,
+            }
+        )
         if r.resource_name == "pods":
             lines.append(f"pods: {r.used} of {r.capacity} already on the node")
         elif r.unresolvable:
-            lines.append(f"{r.resource_name}: the pod asks {q(r.requested)}, more than the node's allocatable "
-                         f"{q(r.capacity)}")
+            lines.append(f"{r.resource_name}: the pod asks {q(r.requested)}, more than the node's allocatable {q(r.capacity)}")
         else:
-            lines.append(f"{r.resource_name}: the pod asks {q(r.requested)}, {q(free)} free "
-                         f"({q(r.used)} of {q(r.capacity)} requested)")
+            lines.append(f"{r.resource_name}: the pod asks {q(r.requested)}, {q(free)} free ({q(r.used)} of {q(r.capacity)} requested)")
     return {"resources": resources, "summary": "; ".join(lines)}

@@ -11,6 +11,7 @@ from kschedctl.framework.types import NodeInfo
 
 
 def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> dict[str, Any] | None:
-    return {"unschedulable": True,
-            "summary": "the node is cordoned (spec.unschedulable); the pod does not tolerate "
-                       "node.kubernetes.io/unschedulable:NoSchedule"}
+    return {
+        "unschedulable": True,
+        "summary": "the node is cordoned (spec.unschedulable); the pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule",
+    }

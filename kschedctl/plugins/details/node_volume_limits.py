@@ -25,10 +25,14 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
     new_count: dict[str, int] = {}
     for key in new_volumes.values():
         new_count[key] = new_count.get(key, 0) + 1
-    over = [{"limit": key, "max": limits[key], "attached": attached_count.get(key, 0), "new": count}
-            for key, count in sorted(new_count.items())
-            if limits.get(key) is not None and attached_count.get(key, 0) + count > limits[key]]
+    over = [
+        {"limit": key, "max": limits[key], "attached": attached_count.get(key, 0), "new": count}
+        for key, count in sorted(new_count.items())
+        if limits.get(key) is not None and attached_count.get(key, 0) + count > limits[key]
+    ]
     if not over:
         return None
-    return {"limits": over, "summary": "; ".join(
-        f"{o['limit']}: {o['attached']} attached + {o['new']} new > limit {o['max']}" for o in over)}
+    return {
+        "limits": over,
+        "summary": "; ".join(f"{o['limit']}: {o['attached']} attached + {o['new']} new > limit {o['max']}" for o in over),
+    }

@@ -32,11 +32,20 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         skew = match_num + self_match - min_match
         if skew <= c.max_skew:
             continue
-        broken.append({"topologyKey": c.topology_key, "maxSkew": c.max_skew, "nodeDomain": value,
-                       "domains": dict(sorted(s.tp_value_to_match_num[i].items())), "globalMinimum": min_match,
-                       "skew": skew})
-        lines.append(f"{c.topology_key}={value} has {match_num} matching pod(s), the global minimum is {min_match}: "
-                     f"skew {skew} > maxSkew {c.max_skew}")
+        broken.append(
+            {
+                "topologyKey": c.topology_key,
+                "maxSkew": c.max_skew,
+                "nodeDomain": value,
+                "domains": dict(sorted(s.tp_value_to_match_num[i].items())),
+                "globalMinimum": min_match,
+                "skew": skew,
+            }
+        )
+        lines.append(
+            f"{c.topology_key}={value} has {match_num} matching pod(s), the global minimum is {min_match}: "
+            f"skew {skew} > maxSkew {c.max_skew}"
+        )
     if not broken:
         return None
     return {"constraints": broken, "summary": "; ".join(lines)}

@@ -20,8 +20,11 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
     node = info.node
     if node is None:
         return None
-    untolerated = [taint_text(t) for t in node.taints if t.effect in _DO_NOT_SCHEDULE
-                   and not tolerations_tolerate(pod.tolerations, t, plugin.comparison_ops)[0]]
+    untolerated = [
+        taint_text(t)
+        for t in node.taints
+        if t.effect in _DO_NOT_SCHEDULE and not tolerations_tolerate(pod.tolerations, t, plugin.comparison_ops)[0]
+    ]
     if not untolerated:
         return None
     return {"untoleratedTaints": untolerated, "summary": f"untolerated taint {', '.join(untolerated)}"}

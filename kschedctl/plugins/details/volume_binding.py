@@ -22,11 +22,22 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         if pvc is None:
             claims.append({"claim": vol.pvc_claim_name, "storageClass": None, "volume": None, "phase": "missing"})
             continue
-        claims.append({"claim": vol.pvc_claim_name, "storageClass": claim_class(pvc) or None,
-                       "volume": spec(pvc).get("volumeName") or None,
-                       "phase": (pvc.raw.get("status") or {}).get("phase")})
+        claims.append(
+            {
+                "claim": vol.pvc_claim_name,
+                "storageClass": claim_class(pvc) or None,
+                "volume": spec(pvc).get("volumeName") or None,
+                "phase": (pvc.raw.get("status") or {}).get("phase"),
+            }
+        )
     if not claims:
         return None
-    return {"claims": claims, "summary": "claims " + ", ".join(
-        f"{c['claim']} ({'bound to ' + c['volume'] if c['volume'] else 'unbound'}"
-        f"{', class ' + c['storageClass'] if c['storageClass'] else ''})" for c in claims)}
+    return {
+        "claims": claims,
+        "summary": "claims "
+        + ", ".join(
+            f"{c['claim']} ({'bound to ' + c['volume'] if c['volume'] else 'unbound'}"
+            f"{', class ' + c['storageClass'] if c['storageClass'] else ''})"
+            for c in claims
+        ),
+    }

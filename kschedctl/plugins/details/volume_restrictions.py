@@ -22,8 +22,9 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         return rwop
     from kschedctl.plugins.volume_restrictions import is_volume_conflict, needs_restrictions_check
 
-    sharing = sorted({p.pod.key for p in info.pods
-                      if any(needs_restrictions_check(v) and is_volume_conflict(v, p.pod) for v in pod.volumes)})
+    sharing = sorted(
+        {p.pod.key for p in info.pods if any(needs_restrictions_check(v) and is_volume_conflict(v, p.pod) for v in pod.volumes)}
+    )
     if not sharing:
         return None
     return {"pods": sharing, "summary": f"the same disk is mounted read-write on the node by {', '.join(sharing)}"}
@@ -41,13 +42,18 @@ def _read_write_once_pod(plugin: Any, state: CycleState, pod: Pod) -> dict[str, 
     holders = []
     for node_info in plugin.handle.snapshot_shared_lister().list():
         for p in node_info.pods:
-            if p.pod.namespace == pod.namespace and p.pod.uid != pod.uid and \
-                    any(v.pvc_claim_name in s.rwop_pvcs for v in p.pod.volumes):
+            if p.pod.namespace == pod.namespace and p.pod.uid != pod.uid and any(v.pvc_claim_name in s.rwop_pvcs for v in p.pod.volumes):
                 holders.append({"pod": p.pod.key, "node": node_info.name})
     claims = sorted(f"{pod.namespace}/{c}" for c in s.rwop_pvcs)
     held_by = ", ".join(f"{h['pod']} on {h['node']}" for h in holders) or "a pod of the cluster"
-    summary = (f"ReadWriteOncePod claim {', '.join(claims)} is in use by {held_by}: the lock is cluster-wide, "
-               "so no node can take this pod until that pod is gone")
-    return {"claims": claims, "holders": holders, "summary": summary,
-            "verdictNote": f"The ReadWriteOncePod claim {', '.join(claims)} is held by {held_by}: no node can "
-                           "help until it is gone; more capacity would not."}
+    summary = (
+        f"ReadWriteOncePod claim {', '.join(claims)} is in use by {held_by}: the lock is cluster-wide, "
+        "so no node can take this pod until that pod is gone"
+    )
+    return {
+        "claims": claims,
+        "holders": holders,
+        "summary": summary,
+        "verdictNote": f"The ReadWriteOncePod claim {', '.join(claims)} is held by {held_by}: no node can "
+        "help until it is gone; more capacity would not.",
+    }

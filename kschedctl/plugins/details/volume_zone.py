@@ -22,10 +22,14 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
         if value is None:
             value = node.labels.get(_TO_GA.get(topo.key, topo.key))
         if value is None or value not in topo.values:
-            conflicts.append({"volume": topo.pv_name, "label": topo.key, "volumeValues": sorted(topo.values),
-                              "nodeValue": value})
+            conflicts.append({"volume": topo.pv_name, "label": topo.key, "volumeValues": sorted(topo.values), "nodeValue": value})
     if not conflicts:
         return None
-    return {"volumes": conflicts, "summary": "; ".join(
-        f"PersistentVolume {c['volume']} is in {c['label']}={'/'.join(c['volumeValues'])}, the node "
-        + ("has no such label" if c["nodeValue"] is None else f"is in {c['nodeValue']}") for c in conflicts)}
+    return {
+        "volumes": conflicts,
+        "summary": "; ".join(
+            f"PersistentVolume {c['volume']} is in {c['label']}={'/'.join(c['volumeValues'])}, the node "
+            + ("has no such label" if c["nodeValue"] is None else f"is in {c['nodeValue']}")
+            for c in conflicts
+        ),
+    }

@@ -25,6 +25,17 @@ def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, with_features(DynamicResources), DynamicResources, args_type=DynamicResourcesArgs)
 
 
-__all__ = ["DEFAULT_BINDING_TIMEOUT", "DEFAULT_FILTER_TIMEOUT", "DynamicResources", "DynamicResourcesArgs",
-           "MSG_CANNOT_ALLOCATE", "MSG_NOT_AVAILABLE", "MSG_NO_CLAIMS_TO_DEALLOCATE", "MSG_STILL_NOT_SCHEDULABLE",
-           "NAME", "STATE_KEY", "compute_score", "plugin_spec"]
+__all__ = [
+    "DEFAULT_BINDING_TIMEOUT",
+    "DEFAULT_FILTER_TIMEOUT",
+    "DynamicResources",
+    "DynamicResourcesArgs",
+    "MSG_CANNOT_ALLOCATE",
+    "MSG_NOT_AVAILABLE",
+    "MSG_NO_CLAIMS_TO_DEALLOCATE",
+    "MSG_STILL_NOT_SCHEDULABLE",
+    "NAME",
+    "STATE_KEY",
+    "compute_score",
+    "plugin_spec",
+]

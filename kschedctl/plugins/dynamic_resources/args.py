@@ -48,8 +48,7 @@ class DynamicResourcesArgs(PluginArgs):
             if bt is not None:
                 errs += _duration_errors("bindingTimeout", bt, 1.0, "must be at least 1 second")
         elif bt is not None:
-            errs.append(forbidden("bindingTimeout",
-                                  "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
+            errs.append(forbidden("bindingTimeout", "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
         return errs
 
 

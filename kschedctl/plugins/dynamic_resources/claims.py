@@ -43,7 +43,7 @@ class ClaimStore:
         return enumerate(self.claims)
 
     def all_user_claims(self) -> Iterator[tuple[int, ResourceClaim]]:
-        return enumerate(self.claims[:self.num_user_owned])
+        return enumerate(self.claims[: self.num_user_owned])
 
     def to_allocate(self) -> Iterator[tuple[int, ResourceClaim]]:
         return ((i, c) for i, c in enumerate(self.claims) if c.allocation is None)
@@ -82,8 +82,9 @@ def is_for_pod(pod: Pod, claim: ResourceClaim, version: Any = None) -> str | Non
     return None
 
 
-def foreach_pod_resource_claim(manager: Callable[[], DRAManager], pod: Pod,
-                               cb: Callable[[str, ResourceClaim], None] | None = None, version: Any = None) -> None:
+def foreach_pod_resource_claim(
+    manager: Callable[[], DRAManager], pod: Pod, cb: Callable[[str, ResourceClaim], None] | None = None, version: Any = None
+) -> None:
     """foreachPodResourceClaim: every claim of the pod must exist, not be being deleted, and (for
     claims from templates) be owned by the pod. Raises ClaimNotAvailable with kube's text.
     ``manager`` gives the shared DRA state, asked for only when the pod names a claim;
@@ -112,8 +113,7 @@ def foreach_pod_resource_claim(manager: Callable[[], DRAManager], pod: Pod,
 
 def _has_status_entry(pod: Pod, pod_claim_name: str) -> bool:
     status = pod.raw.get("status") if isinstance(pod.raw, dict) else None
-    return any(isinstance(e, dict) and e.get("name") == pod_claim_name
-               for e in (status or {}).get("resourceClaimStatuses") or [])
+    return any(isinstance(e, dict) and e.get("name") == pod_claim_name for e in (status or {}).get("resourceClaimStatuses") or [])
 
 
 def pod_resource_claims(manager: Callable[[], DRAManager], pod: Pod, version: Any = None) -> list[ResourceClaim]:
@@ -135,5 +135,4 @@ def kobj(claim: ResourceClaim) -> str:
     return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
 
 
-__all__ = ["ClaimNotAvailable", "ClaimStore", "edited", "foreach_pod_resource_claim", "is_for_pod", "kobj",
-           "pod_resource_claims"]
+__all__ = ["ClaimNotAvailable", "ClaimStore", "edited", "foreach_pod_resource_claim", "is_for_pod", "kobj", "pod_resource_claims"]

@@ -81,15 +81,27 @@ def _requests(pl: Any, s: Any, claim: ResourceClaim, node: Node) -> list[dict[st
     allocated = s.allocator.allocated.allocated_devices
     out = []
     for request in claim.spec.requests:
-        options = [(request.name, request.exactly)] if request.exactly is not None else [
-            (f"{request.name}/{sub.name}", sub) for sub in request.first_available]
+        options = (
+            [(request.name, request.exactly)]
+            if request.exactly is not None
+            else [(f"{request.name}/{sub.name}", sub) for sub in request.first_available]
+        )
         for name, exact in options:
             out.append(_request(pl, s, claim, name, exact, request.exactly is not None, pools, allocated, node))
     return out
 
 
-def _request(pl: Any, s: Any, claim: ResourceClaim, name: str, exact: ExactDeviceRequest, top: bool,
-             pools: list[Pool], allocated: set[DeviceID], node: Node) -> dict[str, Any]:
+def _request(
+    pl: Any,
+    s: Any,
+    claim: ResourceClaim,
+    name: str,
+    exact: ExactDeviceRequest,
+    top: bool,
+    pools: list[Pool],
+    allocated: set[DeviceID],
+    node: Node,
+) -> dict[str, Any]:
     cls = pl.manager.get_class(exact.device_class_name)
     wanted = exact.count if exact.allocation_mode == "ExactCount" else "All"
     entry: dict[str, Any] = {"request": name, "deviceClass": exact.device_class_name, "count": wanted}
@@ -103,7 +115,8 @@ def _request(pl: Any, s: Any, claim: ResourceClaim, name: str, exact: ExactDevic
     for pool in pools:
         if pool.is_incomplete or pool.is_invalid:
             entry.setdefault("pools", []).append(
-                {"pool": str(pool.id), "problem": "incomplete" if pool.is_incomplete else pool.invalid_reason})
+                {"pool": str(pool.id), "problem": "incomplete" if pool.is_incomplete else pool.invalid_reason}
+            )
             continue
         for sl in pool.slices:
             for d in sl.devices:
@@ -129,9 +142,19 @@ def _request(pl: Any, s: Any, claim: ResourceClaim, name: str, exact: ExactDevic
     return entry
 
 
-def _exclusion(pl: Any, s: Any, claim: ResourceClaim, cls: DeviceClass | None, exact: ExactDeviceRequest,
-               admin: bool, sl: ResourceSlice, d: Device, allocated: set[DeviceID], node: Node,
-               errors: list[str]) -> str | None:
+def _exclusion(
+    pl: Any,
+    s: Any,
+    claim: ResourceClaim,
+    cls: DeviceClass | None,
+    exact: ExactDeviceRequest,
+    admin: bool,
+    sl: ResourceSlice,
+    d: Device,
+    allocated: set[DeviceID],
+    node: Node,
+    errors: list[str],
+) -> str | None:
     device_id = DeviceID(sl.driver, sl.pool.name, d.name)
     # What the device is (class and request selectors, node, taints) is checked before whether it
     # is taken: a taken device that would not match anyway is no blocker, and saying "allocated"
@@ -142,16 +165,26 @@ def _exclusion(pl: Any, s: Any, claim: ResourceClaim, cls: DeviceClass | None, e
     return reason
 
 
-def _intrinsic_exclusion(pl: Any, s: Any, claim: ResourceClaim, cls: DeviceClass | None, exact: ExactDeviceRequest,
-                         sl: ResourceSlice, d: Device, node: Node, errors: list[str]) -> str | None:
+def _intrinsic_exclusion(
+    pl: Any,
+    s: Any,
+    claim: ResourceClaim,
+    cls: DeviceClass | None,
+    exact: ExactDeviceRequest,
+    sl: ResourceSlice,
+    d: Device,
+    node: Node,
+    errors: list[str],
+) -> str | None:
     features = s.allocator_features
     if not features.device_binding_and_status and d.binding_conditions:
         return BINDING
     cel = pl.manager.cel
     cel_device = CelDevice(sl.driver, d.attributes, d.capacity, d.allow_multiple_allocations)
     for owner, selectors, false_reason, error_reason in (
-            (f"class {cls.name}" if cls else "", [x.cel for x in cls.selectors] if cls else [], CLASS_FALSE, CLASS_ERROR),
-            (f"claim {claim.key}", [x.cel for x in exact.selectors], REQUEST_FALSE, REQUEST_ERROR)):
+        (f"class {cls.name}" if cls else "", [x.cel for x in cls.selectors] if cls else [], CLASS_FALSE, CLASS_ERROR),
+        (f"claim {claim.key}", [x.cel for x in exact.selectors], REQUEST_FALSE, REQUEST_ERROR),
+    ):
         for i, expression in enumerate(selectors):
             compiled = cel.get_or_compile(expression or "")
             if compiled.error is not None:
@@ -208,15 +241,15 @@ def _why(claims: list[dict[str, Any]], s: Any, pl: Any, node: Node) -> str:
                 if r["devicesOnNode"] == 0:
                     return f"{c['claim']}, request {r['request']}: no devices on the node"
                 if r["candidates"] == 0 and r.get("excluded"):
-                    return (f"{c['claim']}, request {r['request']}: none of the {r['devicesOnNode']} devices on "
-                            f"the node can serve it: {_reasons(r)}")
-                return (f"{c['claim']}, request {r['request']}: {r['candidates']} of the {r['count']} devices it "
-                        f"needs are available")
+                    return (
+                        f"{c['claim']}, request {r['request']}: none of the {r['devicesOnNode']} devices on "
+                        f"the node can serve it: {_reasons(r)}"
+                    )
+                return f"{c['claim']}, request {r['request']}: {r['candidates']} of the {r['count']} devices it needs are available"
         subs = [r for r in c.get("requests", []) if "/" in r["request"]]
         if subs and all(r["count"] != "All" and r["candidates"] < r["count"] for r in subs):
             return f"{c['claim']}: no subrequest of its prioritized lists can be met"
-    total_wanted = sum(r["count"] for c in claims for r in c.get("requests", [])
-                       if r["count"] != "All" and "/" not in r["request"])
+    total_wanted = sum(r["count"] for c in claims for r in c.get("requests", []) if r["count"] != "All" and "/" not in r["request"])
     total_free = max((r["candidates"] for c in claims for r in c.get("requests", [])), default=0)
     if total_wanted > total_free:
         return f"the claims need {total_wanted} devices together, the node has {total_free} candidates"

@@ -61,26 +61,33 @@ def find_extended_resource_claim(pod: Pod, manager: DRAManager) -> ResourceClaim
         if claim.meta.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
             continue
         for ref in claim.meta.owner_references:
-            if (isinstance(ref, dict) and ref.get("name") == pod.name and ref.get("controller") is True
-                    and str(ref.get("uid", "")) == pod.uid):
+            if (
+                isinstance(ref, dict)
+                and ref.get("name") == pod.name
+                and ref.get("controller") is True
+                and str(ref.get("uid", "")) == pod.uid
+            ):
                 return claim
     return None
 
 
 def in_memory_claim(pod: Pod) -> ResourceClaim:
     """The special claim of PreFilter: no requests yet, a temporary UID."""
-    return ResourceClaim.from_dict({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-        "metadata": {
-            "name": SPECIAL_CLAIM_IN_MEM_NAME, "namespace": pod.namespace,
-            "uid": f"{pod.uid}/extended-resources",
-            "generateName": f"{pod.name}-extended-resources-",
-            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
-                                 "controller": True}],
-            "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
-        },
-        "spec": {},
-    })
+    return ResourceClaim.from_dict(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {
+                "name": SPECIAL_CLAIM_IN_MEM_NAME,
+                "namespace": pod.namespace,
+                "uid": f"{pod.uid}/extended-resources",
+                "generateName": f"{pod.name}-extended-resources-",
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}],
+                "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+            },
+            "spec": {},
+        }
+    )
 
 
 def generated_name(claim: ResourceClaim, pod: Pod) -> str:
@@ -100,8 +107,7 @@ class Mapping:
     request_name: str
 
     def to_dict(self) -> dict[str, str]:
-        return {"containerName": self.container_name, "resourceName": self.resource_name,
-                "requestName": self.request_name}
+        return {"containerName": self.container_name, "resourceName": self.resource_name, "requestName": self.request_name}
 
 
 @dataclass(slots=True)
@@ -111,8 +117,11 @@ class _Request:
     count: int
 
 
-def node_requests(extended: dict[str, int], node_info: "NodeInfo", manager: DRAManager,
-                  ) -> tuple[dict[str, int] | None, str | None]:
+def node_requests(
+    extended: dict[str, int],
+    node_info: "NodeInfo",
+    manager: DRAManager,
+) -> tuple[dict[str, int] | None, str | None]:
     """filterExtendedResources' first half: which extended resources this node must provide
     through DRA (allocatable 0 and a class maps it), or "cannot fit resource" when a request
     is neither in allocatable nor backed by DRA."""
@@ -139,8 +148,9 @@ def _partition(containers: list[Container], num_init: int) -> tuple[list[int], l
     return long_lived, short_lived
 
 
-def _request_and_mappings(index: int, container: Container, resource: str, class_name: str,
-                          reusable: list[_Request | None]) -> tuple[_Request | None, list[Mapping]]:
+def _request_and_mappings(
+    index: int, container: Container, resource: str, class_name: str, reusable: list[_Request | None]
+) -> tuple[_Request | None, list[Mapping]]:
     """createResourceRequestAndMappings."""
     mappings: list[Mapping] = []
     qty = container.requests.get(resource)
@@ -189,19 +199,30 @@ def requests_and_mappings(pod: Pod, extended: dict[str, int], manager: DRAManage
             short_mappings += maps
         if biggest is not None and len(short_names) > 1:
             short_names.discard(biggest.name)
-            short_mappings = [Mapping(m.container_name, m.resource_name,
-                                      biggest.name if m.request_name in short_names else m.request_name)
-                              for m in short_mappings]
+            short_mappings = [
+                Mapping(m.container_name, m.resource_name, biggest.name if m.request_name in short_names else m.request_name)
+                for m in short_mappings
+            ]
         if biggest is not None:
             requests.append(biggest)
         requests.extend(r for r in long_requests if r is not None)
         mappings += long_mappings + short_mappings
     requests.sort(key=lambda r: r.name)
-    raw = [{"name": r.name, "exactly": {"deviceClassName": r.class_name, "allocationMode": "ExactCount",
-                                        "count": r.count}} for r in requests]
+    raw = [
+        {"name": r.name, "exactly": {"deviceClassName": r.class_name, "allocationMode": "ExactCount", "count": r.count}} for r in requests
+    ]
     return raw, mappings
 
 
-__all__ = ["Mapping", "SPECIAL_CLAIM_IN_MEM_NAME", "find_extended_resource_claim", "generated_name",
-           "in_memory_claim", "is_dra_extended_resource_name", "is_special_claim_name", "node_requests",
-           "pod_extended_requests", "requests_and_mappings"]
+__all__ = [
+    "Mapping",
+    "SPECIAL_CLAIM_IN_MEM_NAME",
+    "find_extended_resource_claim",
+    "generated_name",
+    "in_memory_claim",
+    "is_dra_extended_resource_name",
+    "is_special_claim_name",
+    "node_requests",
+    "pod_extended_requests",
+    "requests_and_mappings",
+]

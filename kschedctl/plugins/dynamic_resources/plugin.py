@@ -115,8 +115,18 @@ class _NodeAllocation:
 class StateData:
     """stateData: the attempt's claims and what Filter learnt about each node."""
 
-    __slots__ = ("claims", "extended", "allocator", "unavailable_claims", "informations",
-                 "node_allocations", "min_devices", "validated", "allocator_features", "memo_key")
+    __slots__ = (
+        "claims",
+        "extended",
+        "allocator",
+        "unavailable_claims",
+        "informations",
+        "node_allocations",
+        "min_devices",
+        "validated",
+        "allocator_features",
+        "memo_key",
+    )
 
     def __init__(self) -> None:
         self.claims = ClaimStore([])
@@ -184,8 +194,7 @@ def _parse_rfc3339(text: str | None) -> float | None:
 
 
 class DynamicResources:
-    def __init__(self, args: DynamicResourcesArgs | dict[str, Any] | None, handle: Handle,
-                 features: Features | None = None) -> None:
+    def __init__(self, args: DynamicResourcesArgs | dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
         self.fts = features if features is not None else handle.features
         self.enabled = self.fts.dynamic_resource_allocation
@@ -225,8 +234,7 @@ class DynamicResources:
             *(ClusterEventWithHint(ClusterEvent("Node", a)) for a in node_actions),
             ClusterEventWithHint(ClusterEvent("ResourceClaim", "Add"), self.is_schedulable_after_claim_change),
             ClusterEventWithHint(ClusterEvent("ResourceClaim", "Update"), self.is_schedulable_after_claim_change),
-            ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodGeneratedResourceClaim"),
-                                 self.is_schedulable_after_pod_change),
+            ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodGeneratedResourceClaim"), self.is_schedulable_after_pod_change),
             ClusterEventWithHint(ClusterEvent("DeviceClass", "Add")),
             ClusterEventWithHint(ClusterEvent("DeviceClass", "Update")),
             ClusterEventWithHint(ClusterEvent("ResourceSlice", "Add")),
@@ -282,8 +290,7 @@ class DynamicResources:
         return None
 
     # --- PreFilter -----------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if not self.enabled:
             return None, Status(Code.Skip)
         s = StateData()
@@ -305,7 +312,8 @@ class DynamicResources:
                 if claim.allocation.node_selector is not None:
                     try:
                         s.informations[index].available_on_nodes = node_selector_from_dict(
-                            claim.allocation.node_selector, "status.allocation.nodeSelector")
+                            claim.allocation.node_selector, "status.allocation.nodeSelector"
+                        )
                     except ObjectError as exc:
                         return None, Status(Code.Error, exc.message)
                 continue
@@ -323,14 +331,14 @@ class DynamicResources:
                     if not self.fts.dra_prioritized_list:
                         return None, statusUnschedulable(
                             f"resource claim {kobj(claim)}, request {request.name}: has subrequests, but the "
-                            f"DRAPrioritizedList feature is disabled")
+                            f"DRAPrioritizedList feature is disabled"
+                        )
                     for sub in request.first_available:
                         st = self._validate_device_class(sub.device_class_name, f"{request.name}/{sub.name}")
                         if st is not None:
                             return None, st
                 else:
-                    return None, statusUnschedulable(
-                        f"resource claim {kobj(claim)}, request {request.name}: unknown request type")
+                    return None, statusUnschedulable(f"resource claim {kobj(claim)}, request {request.name}: unknown request type")
 
         if to_allocate > 0:
             from kschedctl.dra.structured import Allocator
@@ -338,15 +346,25 @@ class DynamicResources:
             features = self.allocator_features
             s.allocator_features = features
             allocated = self.manager.allocated_state(self.fts.dra_consumable_capacity)
-            s.allocator = Allocator(features, allocated, self.manager.classes(), self.manager.slices(),
-                                    self.manager.cel, lambda node: self.manager.pools_for(node, features))
+            s.allocator = Allocator(
+                features,
+                allocated,
+                self.manager.classes(),
+                self.manager.slices(),
+                self.manager.cel,
+                lambda node: self.manager.pools_for(node, features),
+            )
             s.node_allocations = {}
             s.min_devices = _min_devices(claims, features)
             if extended_claim is None and not allocated.shared_device_ids and not allocated.aggregated_capacity:
-                s.memo_key = self.manager.memo_id((
-                    tuple(json.dumps(c.raw.get("spec"), sort_keys=True, separators=(",", ":"))
-                          for _, c in claims.to_allocate()),
-                    self.manager.classes_generation, self.manager.slices_generation, id(features)))
+                s.memo_key = self.manager.memo_id(
+                    (
+                        tuple(json.dumps(c.raw.get("spec"), sort_keys=True, separators=(",", ":")) for _, c in claims.to_allocate()),
+                        self.manager.classes_generation,
+                        self.manager.slices_generation,
+                        id(features),
+                    )
+                )
         s.claims = claims
         return None, None
 
@@ -364,8 +382,7 @@ class DynamicResources:
         reqs = ext.pod_extended_requests(pod, self.shared_manager)
         if reqs is None:
             return None
-        s.extended = {n: int(q) for n, q in reqs.items()
-                      if n not in ("cpu", "memory", "ephemeral-storage", "pods")}
+        s.extended = {n: int(q) for n, q in reqs.items() if n not in ("cpu", "memory", "ephemeral-storage", "pods")}
         found = ext.find_extended_resource_claim(pod, self.manager)
         return found if found is not None else ext.in_memory_claim(pod)
 
@@ -406,8 +423,7 @@ class DynamicResources:
         allocations: list[AllocationResult] = []
         if s.allocator is not None:
             extended_claim = s.claims.extended_resource_claim()
-            to_allocate = [node_claim if (c is extended_claim and node_claim is not None) else c
-                           for _, c in s.claims.to_allocate()]
+            to_allocate = [node_claim if (c is extended_claim and node_claim is not None) else c for _, c in s.claims.to_allocate()]
             status, found = self._allocate_on(s, node, to_allocate)
             if status is not None:
                 return status
@@ -429,8 +445,11 @@ class DynamicResources:
         s = _get_state(state)
         if s.claims.empty():
             return [None] * len(node_infos)
-        if s.allocator is None or s.claims.extended_resource_claim() is not None \
-                or any(c.allocation is not None for _, c in s.claims.all()):
+        if (
+            s.allocator is None
+            or s.claims.extended_resource_claim() is not None
+            or any(c.allocation is not None for _, c in s.claims.all())
+        ):
             return None  # the per-node form
         claims = [c for _, c in s.claims.to_allocate()]
         manager = self.manager
@@ -474,8 +493,13 @@ class DynamicResources:
             quick = s.validated and bool(s.min_devices)
         return out
 
-    def _allocate_on(self, s: StateData, node: Any, claims: list[ResourceClaim], rejected: Status | None = None,
-                     ) -> tuple[Status | None, list[AllocationResult] | None]:
+    def _allocate_on(
+        self,
+        s: StateData,
+        node: Any,
+        claims: list[ResourceClaim],
+        rejected: Status | None = None,
+    ) -> tuple[Status | None, list[AllocationResult] | None]:
         """The allocator's verdict on one node as Filter reports it: (None, results) or a
         rejection or error Status."""
         assert s.allocator is not None and s.allocator_features is not None
@@ -495,8 +519,9 @@ class DynamicResources:
             return rejected or statusUnschedulable(MSG_CANNOT_ALLOCATE), None
         return None, found
 
-    def _allocate(self, s: StateData, node: Any, claims: list[ResourceClaim],
-                  signature: tuple[tuple[str, str, str], ...]) -> list[AllocationResult] | None:
+    def _allocate(
+        self, s: StateData, node: Any, claims: list[ResourceClaim], signature: tuple[tuple[str, str, str], ...]
+    ) -> list[AllocationResult] | None:
         """Allocate, or the outcome of an earlier pod with the same claim specs on this node
         when nothing the allocator reads there has changed since: the node's pools (slices,
         classes, the node object) and which of their devices are taken (allocated or in flight:
@@ -521,8 +546,12 @@ class DynamicResources:
             memo[key] = (node, version, signature, found)
         return found
 
-    def _filter_extended_resources(self, s: StateData, pod: Pod, node_info: NodeInfo,
-                                   ) -> tuple[ResourceClaim | None, list[ext.Mapping], Status | None]:
+    def _filter_extended_resources(
+        self,
+        s: StateData,
+        pod: Pod,
+        node_info: NodeInfo,
+    ) -> tuple[ResourceClaim | None, list[ext.Mapping], Status | None]:
         """filterExtendedResources: the node's own variant of the special claim."""
         claim = s.claims.extended_resource_claim()
         if claim is None:
@@ -545,8 +574,7 @@ class DynamicResources:
         return edited(claim, edit), mappings, None
 
     # --- PostFilter ----------------------------------------------------------------------------
-    def post_filter(self, state: CycleState, pod: Pod,
-                    filtered_node_status_map: Any) -> tuple[PostFilterResult | None, Status | None]:
+    def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: Any) -> tuple[PostFilterResult | None, Status | None]:
         if not self.enabled:
             return None, Status(Code.Unschedulable, "plugin disabled")
         try:
@@ -564,10 +592,12 @@ class DynamicResources:
                 continue
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
+
                 def dealloc(raw: dict[str, Any]) -> None:
                     status = raw.setdefault("status", {})
                     for key in ("reservedFor", "allocation", "devices"):
                         status.pop(key, None)
+
                 try:
                     self._client().update_resource_claim(edited(claim, dealloc))
                 except ApiError as exc:
@@ -601,8 +631,9 @@ class DynamicResources:
         if allocation is None:
             return 0, None
         try:
-            return compute_score([c for _, c in s.claims.all()], allocation.results,
-                                 self.handle.version.has("DRAScoreReadsClaimAllocations")), None
+            return compute_score(
+                [c for _, c in s.claims.all()], allocation.results, self.handle.version.has("DRAScoreReadsClaimAllocations")
+            ), None
         except ValueError as err:
             return 0, Status.as_status(err)
 
@@ -614,8 +645,7 @@ class DynamicResources:
         s = _get_state(state)
         if s.claims.empty() or not s.node_allocations:
             return [0] * len(node_infos)
-        if not self.handle.version.has("DRAScoreReadsClaimAllocations") and any(
-                c.allocation is not None for _, c in s.claims.all()):
+        if not self.handle.version.has("DRAScoreReadsClaimAllocations") and any(c.allocation is not None for _, c in s.claims.all()):
             return None  # 1.35: computeScore fails on every node with an allocation (per-node form)
         if not any(r.first_available for _, c in s.claims.all() for r in c.spec.requests):
             return [0] * len(node_infos)  # only prioritized lists score
@@ -635,8 +665,7 @@ class DynamicResources:
             s.score = MAX_NODE_SCORE * s.score // highest
         return None
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> Any:
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> Any:
         arr = np.asarray(values, np.int64)
         highest = int(arr.max()) if self.enabled and len(arr) else 0
         if highest == 0:
@@ -667,8 +696,11 @@ class DynamicResources:
                 return None
             return Status(Code.Error, "claim allocation not found for node")
         if len(allocation.results) != len(to_allocate) or len(allocation.results) != with_allocator:
-            return Status(Code.Error, f"internal error, have {len(allocation.results)} allocations, "
-                                      f"{len(to_allocate)} claims to allocate, want {with_allocator} claims")
+            return Status(
+                Code.Error,
+                f"internal error, have {len(allocation.results)} allocations, "
+                f"{len(to_allocate)} claims to allocate, want {with_allocator} claims",
+            )
         for alloc_index, (index, claim) in enumerate(to_allocate):
             result = allocation.results[alloc_index]
             s.informations[index].allocation = result
@@ -696,10 +728,13 @@ class DynamicResources:
         for _, claim in s.claims.all_user_claims():
             self.manager.remove_claim_pending_allocation(claim.meta.uid)
             if claim.allocation is not None and claim.is_reserved_for(pod):
+
                 def drop(raw: dict[str, Any]) -> None:
                     status = raw.setdefault("status", {})
-                    status["reservedFor"] = [r for r in status.get("reservedFor") or []
-                                             if not (isinstance(r, dict) and str(r.get("uid", "")) == pod.uid)]
+                    status["reservedFor"] = [
+                        r for r in status.get("reservedFor") or [] if not (isinstance(r, dict) and str(r.get("uid", "")) == pod.uid)
+                    ]
+
                 current = self.manager.get_claim(claim.namespace, claim.name)
                 if current is not None:
                     try:
@@ -758,8 +793,12 @@ class DynamicResources:
         for _, claim in s.claims.all():
             allocation = claim.allocation
             stamp = _parse_rfc3339(allocation.allocation_timestamp) if allocation is not None else None
-            if stamp is not None and allocation is not None and any(r.binding_conditions for r in allocation.results) \
-                    and stamp + _BINDING_POLL_INTERVAL < now:
+            if (
+                stamp is not None
+                and allocation is not None
+                and any(r.binding_conditions for r in allocation.results)
+                and stamp + _BINDING_POLL_INTERVAL < now
+            ):
                 return Status(Code.Error, f"claim {claim.name} binding timeout")
         return Status(Code.Error, "device binding timeout")
 
@@ -784,9 +823,11 @@ class DynamicResources:
                 if claim.allocation is not None:
                     raise ApiError(f"claim {kobj(claim)} got allocated elsewhere in the meantime")
                 if DELETE_PROTECTION_FINALIZER not in (claim.raw.get("metadata", {}).get("finalizers") or []):
+
                     def add_finalizer(raw: dict[str, Any]) -> None:
                         md = raw.setdefault("metadata", {})
                         md["finalizers"] = list(md.get("finalizers") or []) + [DELETE_PROTECTION_FINALIZER]
+
                     claim = client.update_resource_claim(edited(claim, add_finalizer))
             stamp = _rfc3339(self.handle.clock.now())
             binding = binding_conditions_enabled(self.fts)
@@ -796,8 +837,7 @@ class DynamicResources:
                 if allocation is not None:
                     status["allocation"] = allocation.to_dict()
                 status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
-                if binding and status.get("allocation") is not None and not status["allocation"].get(
-                        "allocationTimestamp"):
+                if binding and status.get("allocation") is not None and not status["allocation"].get("allocationTimestamp"):
                     status["allocation"]["allocationTimestamp"] = stamp
 
             claim = client.update_resource_claim(edited(claim, reserve))
@@ -826,10 +866,10 @@ class DynamicResources:
         allocation = s.node_allocations.get(node_name)
         mappings = allocation.mappings if allocation is not None else []
         if not mappings:
-            raise ApiError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
-                           f"ExtendedResourceClaimStatus")
-        self._client().patch_pod_status(pod, {"extendedResourceClaimStatus": {
-            "requestMappings": [m.to_dict() for m in mappings], "resourceClaimName": claim.name}})
+            raise ApiError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus")
+        self._client().patch_pod_status(
+            pod, {"extendedResourceClaimStatus": {"requestMappings": [m.to_dict() for m in mappings], "resourceClaimName": claim.name}}
+        )
 
     def _delete_claim(self, claim: ResourceClaim) -> None:
         """deleteClaim: remove the finalizer, then delete."""
@@ -837,9 +877,11 @@ class DynamicResources:
         current = self.manager.get_claim(claim.namespace, claim.name) or claim
         finalizers = current.raw.get("metadata", {}).get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER in finalizers:
+
             def drop(raw: dict[str, Any]) -> None:
                 md = raw.setdefault("metadata", {})
                 md["finalizers"] = [f for f in md.get("finalizers") or [] if f != DELETE_PROTECTION_FINALIZER]
+
             current = client.update_resource_claim(edited(current, drop))
         client.delete_resource_claim(current)
 
@@ -858,16 +900,26 @@ class DynamicResources:
         for result in claim.allocation.results:
             if not result.binding_conditions:
                 continue
-            device_status = next((d for d in statuses if isinstance(d, dict) and d.get("device") == result.device
-                                  and d.get("driver") == result.driver and d.get("pool") == result.pool), None)
+            device_status = next(
+                (
+                    d
+                    for d in statuses
+                    if isinstance(d, dict)
+                    and d.get("device") == result.device
+                    and d.get("driver") == result.driver
+                    and d.get("pool") == result.pool
+                ),
+                None,
+            )
             if device_status is None:
                 return False, None
             conditions = {str(c.get("type")): c for c in device_status.get("conditions") or [] if isinstance(c, dict)}
             for cond in result.binding_failure_conditions:
                 failed = conditions.get(cond)
                 if failed is not None and failed.get("status") == "True":
-                    return False, (f'claim {claim.name} binding failed: reason={failed.get("reason", "")}, '
-                                   f'message="{failed.get("message", "")}"')
+                    return False, (
+                        f'claim {claim.name} binding failed: reason={failed.get("reason", "")}, message="{failed.get("message", "")}"'
+                    )
             for cond in result.binding_conditions:
                 c = conditions.get(cond)
                 if c is None or c.get("status") != "True":
@@ -901,8 +953,7 @@ class DynamicResources:
 
 
 def _has_binding_conditions(s: StateData) -> bool:
-    return any(r.binding_conditions for _, c in s.claims.all() if c.allocation is not None
-               for r in c.allocation.results)
+    return any(r.binding_conditions for _, c in s.claims.all() if c.allocation is not None for r in c.allocation.results)
 
 
 def _min_devices(claims: ClaimStore, features: AllocatorFeatures) -> int | None:
@@ -928,8 +979,7 @@ def _min_devices(claims: ClaimStore, features: AllocatorFeatures) -> int | None:
     return max(per_claim) if features.consumable_capacity else sum(per_claim)
 
 
-def compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult],
-                  reads_claim_allocations: bool = True) -> int:
+def compute_score(claims: list[ResourceClaim], allocations: list[AllocationResult], reads_claim_allocations: bool = True) -> int:
     """computeScore: each allocated subrequest of a prioritized list scores 8 - its index.
 
     ``allocations`` holds what Filter allocated on the node, one per claim needing allocation.
@@ -949,8 +999,7 @@ def compute_score(claims: list[ResourceClaim], allocations: list[AllocationResul
             allocation = claim.allocation
         else:
             if next_allocation >= len(allocations):
-                raise ValueError(f"number of allocations {len(allocations)} is smaller than number of claims "
-                                 "needing allocation")
+                raise ValueError(f"number of allocations {len(allocations)} is smaller than number of claims needing allocation")
             allocation = allocations[next_allocation]
             next_allocation += 1
         picked = {r.request for r in allocation.results if "/" in r.request}
@@ -963,5 +1012,15 @@ def compute_score(claims: list[ResourceClaim], allocations: list[AllocationResul
     return score
 
 
-__all__ = ["DynamicResources", "MSG_CANNOT_ALLOCATE", "MSG_NO_CLAIMS_TO_DEALLOCATE", "MSG_NOT_AVAILABLE",
-           "MSG_STILL_NOT_SCHEDULABLE", "NAME", "STATE_KEY", "StateData", "allocator_features", "compute_score"]
+__all__ = [
+    "DynamicResources",
+    "MSG_CANNOT_ALLOCATE",
+    "MSG_NO_CLAIMS_TO_DEALLOCATE",
+    "MSG_NOT_AVAILABLE",
+    "MSG_STILL_NOT_SCHEDULABLE",
+    "NAME",
+    "STATE_KEY",
+    "StateData",
+    "allocator_features",
+    "compute_score",
+]

@@ -107,14 +107,16 @@ def constraints_from_args(raw: Sequence[DefaultConstraint] | None) -> tuple[Topo
             selector = LabelSelector.from_dict(c.label_selector, f"{where}.labelSelector")
         except ObjectError:
             selector = None
-        out.append(TopologySpreadConstraint(
-            max_skew=c.max_skew,
-            topology_key=c.topology_key,
-            when_unsatisfiable=c.when_unsatisfiable,
-            label_selector=selector,
-            min_domains=c.min_domains,
-            node_affinity_policy=c.node_affinity_policy,
-            node_taints_policy=c.node_taints_policy,
-            match_label_keys=tuple(c.match_label_keys or ()),
-        ))
+        out.append(
+            TopologySpreadConstraint(
+                max_skew=c.max_skew,
+                topology_key=c.topology_key,
+                when_unsatisfiable=c.when_unsatisfiable,
+                label_selector=selector,
+                min_domains=c.min_domains,
+                node_affinity_policy=c.node_affinity_policy,
+                node_taints_policy=c.node_taints_policy,
+                match_label_keys=tuple(c.match_label_keys or ()),
+            )
+        )
     return tuple(out)

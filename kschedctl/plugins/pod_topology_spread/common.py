@@ -49,10 +49,8 @@ MAX_INT32 = 2**31 - 1
 
 # plugin.go systemDefaultConstraints: soft, so they only ever shape scoring.
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
-    TopologySpreadConstraint(max_skew=3, topology_key=LABEL_HOSTNAME, when_unsatisfiable=SCHEDULE_ANYWAY,
-                             label_selector=None),
-    TopologySpreadConstraint(max_skew=5, topology_key=LABEL_TOPOLOGY_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY,
-                             label_selector=None),
+    TopologySpreadConstraint(max_skew=3, topology_key=LABEL_HOSTNAME, when_unsatisfiable=SCHEDULE_ANYWAY, label_selector=None),
+    TopologySpreadConstraint(max_skew=5, topology_key=LABEL_TOPOLOGY_ZONE, when_unsatisfiable=SCHEDULE_ANYWAY, label_selector=None),
 )
 
 
@@ -76,8 +74,7 @@ class Constraint:
         if self.node_affinity_policy == HONOR and not pod_matches_node_selector_and_affinity(pod, node):
             return False
         if self.node_taints_policy == HONOR:
-            taint = find_matching_untolerated_taint(node.taints, pod.tolerations,
-                                                    (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE))
+            taint = find_matching_untolerated_taint(node.taints, pod.tolerations, (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE))
             if taint is not None:
                 return False
         return True
@@ -113,8 +110,9 @@ def node_labels_match_spread_constraints(labels: Mapping[str, str], constraints:
     return all(c.topology_key in labels for c in constraints)
 
 
-def merge_match_label_keys(selector: LabelSelector | None, match_label_keys: Iterable[str],
-                           pod_labels: Mapping[str, str]) -> LabelSelector | None:
+def merge_match_label_keys(
+    selector: LabelSelector | None, match_label_keys: Iterable[str], pod_labels: Mapping[str, str]
+) -> LabelSelector | None:
     """mergeLabelSetWithSelector: `key In (pod's value)` for each matchLabelKeys key the pod has.
 
     A nil selector (Nothing) stays Nothing. A requirement the API server already merged into the
@@ -136,8 +134,9 @@ def merge_match_label_keys(selector: LabelSelector | None, match_label_keys: Ite
     return selector.with_requirements(extra) if extra else selector
 
 
-def filter_constraints(constraints: Iterable[TopologySpreadConstraint], pod_labels: Mapping[str, str],
-                       action: str, match_label_keys_enabled: bool) -> list[Constraint]:
+def filter_constraints(
+    constraints: Iterable[TopologySpreadConstraint], pod_labels: Mapping[str, str], action: str, match_label_keys_enabled: bool
+) -> list[Constraint]:
     """filterTopologySpreadConstraints: the constraints of one whenUnsatisfiable action, parsed.
 
     minDomains defaults to 1, nodeAffinityPolicy to Honor, nodeTaintsPolicy to Ignore
@@ -150,14 +149,16 @@ def filter_constraints(constraints: Iterable[TopologySpreadConstraint], pod_labe
         selector = c.label_selector
         if match_label_keys_enabled and c.match_label_keys:
             selector = merge_match_label_keys(selector, c.match_label_keys, pod_labels)
-        out.append(Constraint(
-            max_skew=c.max_skew,
-            topology_key=c.topology_key,
-            selector=selector,
-            min_domains=c.min_domains if c.min_domains is not None else 1,
-            node_affinity_policy=c.node_affinity_policy or HONOR,
-            node_taints_policy=c.node_taints_policy or IGNORE,
-        ))
+        out.append(
+            Constraint(
+                max_skew=c.max_skew,
+                topology_key=c.topology_key,
+                selector=selector,
+                min_domains=c.min_domains if c.min_domains is not None else 1,
+                node_affinity_policy=c.node_affinity_policy or HONOR,
+                node_taints_policy=c.node_taints_policy or IGNORE,
+            )
+        )
     return out
 
 
@@ -182,8 +183,7 @@ def pod_labels_match_spread_constraints(constraints: Sequence[Constraint], label
 
 # --- default constraints (helper/spread.go) ---------------------------------------------------
 
-_OWNER_KINDS = {("v1", "ReplicationController"): "rc", ("apps/v1", "ReplicaSet"): "rs",
-                ("apps/v1", "StatefulSet"): "ss"}
+_OWNER_KINDS = {("v1", "ReplicationController"): "rc", ("apps/v1", "ReplicaSet"): "rs", ("apps/v1", "StatefulSet"): "ss"}
 
 
 def _controller_of(pod: Pod) -> dict[str, Any] | None:
@@ -244,8 +244,9 @@ def default_selector(pod: Pod, objects: Any) -> LabelSelector:
     return LabelSelector(tuple(label_set.items()), extra)
 
 
-def build_default_constraints(pod: Pod, defaults: Sequence[TopologySpreadConstraint], objects: Any,
-                              action: str, match_label_keys_enabled: bool) -> list[Constraint]:
+def build_default_constraints(
+    pod: Pod, defaults: Sequence[TopologySpreadConstraint], objects: Any, action: str, match_label_keys_enabled: bool
+) -> list[Constraint]:
     """buildDefaultConstraints: the defaults of this action, all with the pod's derived selector;
     none at all when that selector is empty."""
     constraints = filter_constraints(defaults, pod.labels, action, match_label_keys_enabled)
@@ -254,8 +255,9 @@ def build_default_constraints(pod: Pod, defaults: Sequence[TopologySpreadConstra
     selector = default_selector(pod, objects)
     if selector.is_empty():
         return []
-    return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
-                       c.node_taints_policy) for c in constraints]
+    return [
+        Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy, c.node_taints_policy) for c in constraints
+    ]
 
 
 # count_pods_match_selector per (selector, namespace) and NodeInfo generation. A generation is

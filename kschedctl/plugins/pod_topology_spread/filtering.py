@@ -64,8 +64,7 @@ class CriticalPaths:
 class PreFilterState:
     """preFilterState: per constraint, matching pods per topology value and the global minimum."""
 
-    __slots__ = ("constraints", "tp_value_to_match_num", "exact", "min_match_num", "domains_at_count",
-                 "critical_paths")
+    __slots__ = ("constraints", "tp_value_to_match_num", "exact", "min_match_num", "domains_at_count", "critical_paths")
 
     def __init__(self, constraints: list[Constraint], exact: bool) -> None:
         self.constraints = constraints
@@ -130,8 +129,9 @@ class PreFilterState:
         return copy
 
 
-def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Sequence[NodeInfo],
-                         exact: bool, snapshot: Any = None) -> PreFilterState:
+def cal_pre_filter_state(
+    pod: Pod, constraints: list[Constraint], all_nodes: Sequence[NodeInfo], exact: bool, snapshot: Any = None
+) -> PreFilterState:
     """calPreFilterState: count matching pods per domain over every node of the snapshot.
 
     With a snapshot kept by a Cache and inclusion policies that hold for every node, the counts
@@ -143,8 +143,9 @@ def cal_pre_filter_state(pod: Pod, constraints: list[Constraint], all_nodes: Seq
     if not constraints:
         return s
     tracked = tracked_rows(snapshot) if inclusion_policies_trivial(pod, constraints) else None
-    if tracked is not None and (tracked.nodes is all_nodes or (
-            len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))):
+    if tracked is not None and (
+        tracked.nodes is all_nodes or (len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))
+    ):
         key = ("PodTopologySpread.filter", tuple((c.topology_key, c.selector) for c in constraints), pod.namespace)
         total = aggregate(tracked, key, _domain_counts_contribution(constraints, pod.namespace))
         order = None if exact else _domains_in_walk_order(snapshot, tracked.rows, constraints)
@@ -211,8 +212,8 @@ def inclusion_policies_trivial(pod: Pod, constraints: Sequence[Constraint]) -> b
     """Every node passes matchNodeInclusionPolicies for this pod: no constraint honours taints,
     and those honouring node affinity face a pod that requires none."""
     requires = bool(pod.node_selector) or (
-        pod.affinity is not None and pod.affinity.node_affinity is not None
-        and pod.affinity.node_affinity.required is not None)
+        pod.affinity is not None and pod.affinity.node_affinity is not None and pod.affinity.node_affinity.required is not None
+    )
     for c in constraints:
         if c.node_taints_policy == HONOR or (c.node_affinity_policy == HONOR and requires):
             return False
@@ -272,8 +273,10 @@ def filter_nodes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]) ->
     by_codes = _filter_by_codes(s, pod, node_infos)
     if by_codes is not None:
         return by_codes
-    per = [(c.topology_key, s.min_match(i), 1 if c.matches(pod.labels) else 0, s.tp_value_to_match_num[i],
-            c.max_skew) for i, c in enumerate(s.constraints)]
+    per = [
+        (c.topology_key, s.min_match(i), 1 if c.matches(pod.labels) else 0, s.tp_value_to_match_num[i], c.max_skew)
+        for i, c in enumerate(s.constraints)
+    ]
     keys = [p[0] for p in per]
     memo: dict[tuple[Any, ...], Any] = {}  # label values -> (code, reason) or None
     out: list[Status | None] = []

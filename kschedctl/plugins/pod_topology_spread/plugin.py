@@ -46,14 +46,14 @@ NAME = names.PodTopologySpread
 
 
 class PodTopologySpread:
-    def __init__(self, args: PodTopologySpreadArgs | dict[str, Any] | None, handle: Handle,
-                 features: Features | None = None) -> None:
+    def __init__(self, args: PodTopologySpreadArgs | dict[str, Any] | None, handle: Handle, features: Features | None = None) -> None:
         self.handle = handle
         features = features if features is not None else handle.features
         pts_args = PodTopologySpreadArgs.of(args, features)
         self.system_defaulted = pts_args.defaulting_type == SYSTEM_DEFAULTING
-        self.default_constraints = (SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted
-                                    else constraints_from_args(pts_args.default_constraints))
+        self.default_constraints = (
+            SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else constraints_from_args(pts_args.default_constraints)
+        )
         self.enable_match_label_keys = features.match_label_keys_in_pod_topology_spread
         self.enable_queueing_hints = features.scheduler_queueing_hints
         self.exact_min_match = handle.version.has("PodTopologySpreadExactMinMatchNum")
@@ -75,21 +75,20 @@ class PodTopologySpread:
         return lister.list() if lister is not None else []
 
     # --- PreFilter / Filter -----------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         constraints = self._constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, Status(Code.Skip)
-        state.write(filtering.PRE_FILTER_STATE_KEY,
-                    filtering.cal_pre_filter_state(pod, constraints, nodes, self.exact_min_match,
-                                                   self.handle.snapshot_shared_lister()))
+        state.write(
+            filtering.PRE_FILTER_STATE_KEY,
+            filtering.cal_pre_filter_state(pod, constraints, nodes, self.exact_min_match, self.handle.snapshot_shared_lister()),
+        )
         return None, None
 
     def pre_filter_extensions(self) -> "PodTopologySpread":
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
         try:
             s = filtering.get_pre_filter_state(state)
         except RuntimeError as exc:
@@ -97,8 +96,7 @@ class PodTopologySpread:
         filtering.update_with_pod(s, pod_info_to_add.pod, pod_to_schedule, node_info.node, 1)
         return None
 
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status | None:
         try:
             s = filtering.get_pre_filter_state(state)
         except RuntimeError as exc:
@@ -156,8 +154,7 @@ class PodTopologySpread:
         scoring.normalize_scores(s, scores)
         return None
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo],
-                              values: Sequence[int]) -> BatchScores:
+    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
         """normalize_score over a whole batch (same integers); a missing state raises, and the
         runtime's per-node normalize_score then reports it."""
         return scoring.normalize_scores_batch(scoring.get_pre_score_state(state), node_infos, values)
@@ -169,8 +166,10 @@ class PodTopologySpread:
             # A rejected pod with a NodeTaintsPolicy: Honor constraint may fit after gaining a toleration.
             pod_actions = ["Add", "UpdatePodLabel", "UpdatePodToleration", "Delete"]
         events = [ClusterEventWithHint(ClusterEvent("Pod", a), self.is_schedulable_after_pod_change) for a in pod_actions]
-        events += [ClusterEventWithHint(ClusterEvent("Node", a), self.is_schedulable_after_node_change)
-                   for a in ("Add", "Delete", "UpdateNodeLabel", "UpdateNodeTaint")]
+        events += [
+            ClusterEventWithHint(ClusterEvent("Node", a), self.is_schedulable_after_node_change)
+            for a in ("Add", "Delete", "UpdateNodeLabel", "UpdateNodeTaint")
+        ]
         return events
 
     def is_schedulable_after_pod_change(self, pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
@@ -178,8 +177,7 @@ class PodTopologySpread:
             return QueueingHint.QueueSkip
         constraints = self._constraints(pod, DO_NOT_SCHEDULE)
         if new is not None and old is not None:
-            if pod.uid == new.uid and new.tolerations != old.tolerations and \
-                    any(c.node_taints_policy == HONOR for c in constraints):
+            if pod.uid == new.uid and new.tolerations != old.tolerations and any(c.node_taints_policy == HONOR for c in constraints):
                 return QueueingHint.Queue
             if new.labels == old.labels:
                 return QueueingHint.QueueSkip
@@ -199,8 +197,7 @@ class PodTopologySpread:
         if old is not None and new is not None:
             if old_match != new_match:
                 return QueueingHint.Queue
-            keys_changed = any(old.labels.get(c.topology_key, "") != new.labels.get(c.topology_key, "")
-                               for c in constraints)
+            keys_changed = any(old.labels.get(c.topology_key, "") != new.labels.get(c.topology_key, "") for c in constraints)
             if new_match and (keys_changed or old.taints != new.taints):
                 return QueueingHint.Queue
             return QueueingHint.QueueSkip
@@ -211,5 +208,4 @@ class PodTopologySpread:
 
 def _involved(incoming: Pod, pod_with_spreading: Pod) -> bool:
     """involvedInTopologySpreading: the pod itself, or a bound pod of its namespace."""
-    return incoming.uid == pod_with_spreading.uid or (
-        incoming.node_name != "" and incoming.namespace == pod_with_spreading.namespace)
+    return incoming.uid == pod_with_spreading.uid or (incoming.node_name != "" and incoming.namespace == pod_with_spreading.namespace)

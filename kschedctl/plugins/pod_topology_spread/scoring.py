@@ -57,8 +57,7 @@ def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
     return float(cnt) * weight + float(max_skew - 1)
 
 
-def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], require_all_topologies: bool,
-                         snapshot: Any = None) -> None:
+def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo], require_all_topologies: bool, snapshot: Any = None) -> None:
     """initPreScoreState: register the domains of the feasible nodes (not hostname: counted per
     node at Score) and the nodes to ignore; weights from the number of domains."""
     if snapshot is not None and _init_by_codes(s, as_batch(filtered_nodes, snapshot), require_all_topologies):
@@ -115,17 +114,16 @@ def _init_by_codes(s: PreScoreState, batch: Any, require_all_topologies: bool) -
     return True
 
 
-def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], require_all_topologies: bool,
-                    snapshot: Any = None) -> None:
+def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo], require_all_topologies: bool, snapshot: Any = None) -> None:
     """PreScore's processAllNode: add each node's matching pods to its registered domain.
 
     With a snapshot kept by a Cache and inclusion policies that hold for every node, the
     per-domain sums come from per-snapshot sums kept across cycles (plugins/row_aggregate.py)."""
     tracked = tracked_rows(snapshot) if inclusion_policies_trivial(pod, s.constraints) else None
-    if tracked is not None and (tracked.nodes is all_nodes or (
-            len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))):
-        key = ("PodTopologySpread.score", tuple((c.topology_key, c.selector) for c in s.constraints),
-               pod.namespace, require_all_topologies)
+    if tracked is not None and (
+        tracked.nodes is all_nodes or (len(tracked.nodes) == len(all_nodes) and all(map(is_, tracked.nodes, all_nodes)))
+    ):
+        key = ("PodTopologySpread.score", tuple((c.topology_key, c.selector) for c in s.constraints), pod.namespace, require_all_topologies)
         total = aggregate(tracked, key, _score_counts_contribution(s.constraints, pod.namespace, require_all_topologies))
         for i, counts in enumerate(s.topology_value_to_pod_counts):
             matched = total.get(i)
@@ -208,8 +206,14 @@ def score_nodes(s: PreScoreState, pod: Pod, node_infos: Sequence[NodeInfo]) -> A
         col, codes = label_codes(node_infos, c.topology_key)  # type: ignore[misc]
         present = codes >= 0
         if c.topology_key == LABEL_HOSTNAME:
-            cnt = np.fromiter((count_node_pods_match_selector(ni, c.selector, pod.namespace) if ok else 0
-                               for ni, ok in zip(node_infos, present.tolist())), np.int64, n)
+            cnt = np.fromiter(
+                (
+                    count_node_pods_match_selector(ni, c.selector, pod.namespace) if ok else 0
+                    for ni, ok in zip(node_infos, present.tolist())
+                ),
+                np.int64,
+                n,
+            )
         else:
             lut = col.lut(np.int64)
             for value, num in s.topology_value_to_pod_counts[i].items():

@@ -63,15 +63,22 @@ class CoschedulingArgs(PluginArgs):
         return replace(
             self,
             permit_waiting_time_seconds=DEFAULT_PERMIT_WAITING_TIME_SECONDS
-            if self.permit_waiting_time_seconds is None else self.permit_waiting_time_seconds,
+            if self.permit_waiting_time_seconds is None
+            else self.permit_waiting_time_seconds,
             pod_group_backoff_seconds=DEFAULT_POD_GROUP_BACKOFF_SECONDS
-            if self.pod_group_backoff_seconds is None else self.pod_group_backoff_seconds)
+            if self.pod_group_backoff_seconds is None
+            else self.pod_group_backoff_seconds,
+        )
 
     def validate(self, features: Features | None) -> list[FieldError]:
-        return [invalid(key, value, "must be a non-negative integer")
-                for key, value in (("permitWaitingTimeSeconds", self.permit_waiting_time_seconds),
-                                   ("podGroupBackoffSeconds", self.pod_group_backoff_seconds))
-                if value is not None and value < 0]
+        return [
+            invalid(key, value, "must be a non-negative integer")
+            for key, value in (
+                ("permitWaitingTimeSeconds", self.permit_waiting_time_seconds),
+                ("podGroupBackoffSeconds", self.pod_group_backoff_seconds),
+            )
+            if value is not None and value < 0
+        ]
 
 
 def _parse_time(text: Any) -> float | None:
@@ -117,14 +124,14 @@ class Coscheduling:
     def siblings(self, pod: Pod) -> list[Pod]:
         """podLister.List(ns, label=group): the group's non-terminal pods, bound or not."""
         name = group_name(pod)
-        return [p for p in self._all_pods()
-                if p.namespace == pod.namespace and group_name(p) == name and not p.is_terminal]
+        return [p for p in self._all_pods() if p.namespace == pod.namespace and group_name(p) == name and not p.is_terminal]
 
     def calculate_assigned_pods(self, name: str, namespace: str) -> int:
         """Pods of the group on a node in the snapshot (assumed or bound)."""
         snap = self.handle.snapshot_shared_lister()
-        return sum(1 for ni in snap.list() for pi in ni.pods
-                   if group_name(pi.pod) == name and pi.pod.namespace == namespace and pi.pod.node_name)
+        return sum(
+            1 for ni in snap.list() for pi in ni.pods if group_name(pi.pod) == name and pi.pod.namespace == namespace and pi.pod.node_name
+        )
 
     def _now(self) -> float:
         return self.handle.clock.now()
@@ -158,17 +165,17 @@ class Coscheduling:
         count = len(self.siblings(pod))
         minimum = self.min_member(pg)
         if count < minimum:
-            return None, Status(Code.UnschedulableAndUnresolvable,
-                                f"pre-filter pod {pod.name} cannot find enough sibling pods, "
-                                f"current pods number: {count}, minMember of group: {minimum}")
+            return None, Status(
+                Code.UnschedulableAndUnresolvable,
+                f"pre-filter pod {pod.name} cannot find enough sibling pods, current pods number: {count}, minMember of group: {minimum}",
+            )
         return None, None
 
     def pre_filter_extensions(self) -> None:
         return None
 
     # --- PostFilter ------------------------------------------------------------------------
-    def post_filter(self, state: CycleState, pod: Pod,
-                    node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+    def post_filter(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
         full, pg = self.get_pod_group(pod)
         if pg is None:
             return None, Status(Code.UnschedulableAndUnresolvable, "can not find pod group")
@@ -183,8 +190,9 @@ class Coscheduling:
                 wp.reject(NAME, "optimistic rejection in PostFilter")
         if self.backoff_seconds > 0:
             self.backed_off[full] = self._now() + self.backoff_seconds
-        return None, Status(Code.Unschedulable,
-                            f"PodGroup {full} gets rejected due to Pod {pod.name} is unschedulable even after PostFilter")
+        return None, Status(
+            Code.Unschedulable, f"PodGroup {full} gets rejected due to Pod {pod.name} is unschedulable even after PostFilter"
+        )
 
     # --- Reserve / Permit ------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> None:

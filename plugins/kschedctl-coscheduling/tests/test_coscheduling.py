@@ -32,8 +32,12 @@ def pod_group(name: str, min_member: int, timeout: int | None = None) -> dict:
     spec: dict = {"minMember": min_member}
     if timeout is not None:
         spec["scheduleTimeoutSeconds"] = timeout
-    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
-            "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+    return {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": spec,
+    }
 
 
 def run(nodes, pods, groups):
@@ -51,10 +55,13 @@ def member(name: str, group: str = "pg1", cpu: str = "1"):
     return make_pod(name).req(cpu=cpu).label("scheduling.x-k8s.io/pod-group", group)
 
 
-@pytest.mark.parametrize("n_nodes,min_member,want_scheduled", [
-    # upstream: coscheduling_test.go TestPermit "pods belong to a podGroup, Allow"
-    pytest.param(3, 3, 3, id="group-fits-all-placed"),
-])
+@pytest.mark.parametrize(
+    "n_nodes,min_member,want_scheduled",
+    [
+        # upstream: coscheduling_test.go TestPermit "pods belong to a podGroup, Allow"
+        pytest.param(3, 3, 3, id="group-fits-all-placed"),
+    ],
+)
 def test_gang_all_or_nothing(n_nodes, min_member, want_scheduled):
     nodes = [make_node(f"n{i}").capacity(cpu="1", memory="4Gi") for i in range(n_nodes)]
     result = run(nodes, [member(f"p{i}") for i in range(3)], [pod_group("pg1", min_member, timeout=10)])
@@ -68,8 +75,7 @@ def test_prefilter_rejects_group_below_min_member():
     result = run(nodes, [member("p0"), member("p1")], [pod_group("pg1", 3)])
     assert not result.placements
     msgs = {u.pod: u.message for u in result.unschedulable}
-    assert "pre-filter pod p0 cannot find enough sibling pods, current pods number: 2, minMember of group: 3" \
-        in msgs["default/p0"]
+    assert "pre-filter pod p0 cannot find enough sibling pods, current pods number: 2, minMember of group: 3" in msgs["default/p0"]
 
 
 def test_pods_without_group_schedule_normally():

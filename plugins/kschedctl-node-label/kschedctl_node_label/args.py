@@ -34,8 +34,7 @@ ARGS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "apiVersion": {"const": "kubescheduler.config.k8s.io/v1",
-                       "description": "Optional; when given it must be the v1 config API."},
+        "apiVersion": {"const": "kubescheduler.config.k8s.io/v1", "description": "Optional; when given it must be the v1 config API."},
         "kind": {"const": ARGS_KIND, "description": f"Optional; when given it must be {ARGS_KIND}."},
         "presentLabels": _labels("Filter: a node must have every one of these label keys."),
         "absentLabels": _labels("Filter: a node must have none of these label keys."),
@@ -59,18 +58,20 @@ class NodeLabelArgs(PluginArgs):
     def validate(self, features: Features | None) -> list[FieldError]:
         """ValidateNodeLabelArgs: no label both wanted and unwanted, for the Filter's lists
         and for the Score's (paths relative to the args)."""
-        return (_no_conflict(self.present_labels or (), self.absent_labels or (), "presentLabels", "absentLabels")
-                + _no_conflict(self.present_labels_preference or (), self.absent_labels_preference or (),
-                               "presentLabelsPreference", "absentLabelsPreference"))
+        return _no_conflict(self.present_labels or (), self.absent_labels or (), "presentLabels", "absentLabels") + _no_conflict(
+            self.present_labels_preference or (), self.absent_labels_preference or (), "presentLabelsPreference", "absentLabelsPreference"
+        )
 
 
-def _no_conflict(present: tuple[str, ...], absent: tuple[str, ...], present_path: str,
-                 absent_path: str) -> list[FieldError]:
+def _no_conflict(present: tuple[str, ...], absent: tuple[str, ...], present_path: str, absent_path: str) -> list[FieldError]:
     """validateNoConflict: an error at the present entry (its last index when listed twice,
     as upstream fills a map in list order) for each absent entry that repeats it."""
     index = {label: i for i, label in enumerate(present)}
-    return [invalid(f"{present_path}[{index[label]}]", label, f"conflict with {absent_path}[{i}]")
-            for i, label in enumerate(absent) if label in index]
+    return [
+        invalid(f"{present_path}[{index[label]}]", label, f"conflict with {absent_path}[{i}]")
+        for i, label in enumerate(absent)
+        if label in index
+    ]
 
 
 __all__ = ["ARGS_KIND", "ARGS_SCHEMA", "NodeLabelArgs"]

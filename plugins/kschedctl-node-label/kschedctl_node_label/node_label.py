@@ -81,8 +81,10 @@ class NodeLabel:
     # --- EnqueueExtensions -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """The cluster events that may make a pod this plugin rejected schedulable."""
-        return [ClusterEventWithHint(ClusterEvent("Node", "Add"), self.is_schedulable_after_node_change),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), self.is_schedulable_after_node_change)]
+        return [
+            ClusterEventWithHint(ClusterEvent("Node", "Add"), self.is_schedulable_after_node_change),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), self.is_schedulable_after_node_change),
+        ]
 
     def is_schedulable_after_node_change(self, pod: Pod, old: Node | None, new: Node) -> QueueingHint:
         """A QueueingHint: retry the pod when the added or relabelled node passes the Filter."""

@@ -46,25 +46,58 @@ def node_info(**labels: str) -> NodeInfo:
 
 VALIDATE = [
     # upstream: TestValidateNodeLabelArgs "happy case"
-    ("happy case", {"presentLabels": ["foo", "bar"], "absentLabels": ["baz"],
-                    "presentLabelsPreference": ["foo", "bar"], "absentLabelsPreference": ["baz"]}, []),
+    (
+        "happy case",
+        {
+            "presentLabels": ["foo", "bar"],
+            "absentLabels": ["baz"],
+            "presentLabelsPreference": ["foo", "bar"],
+            "absentLabelsPreference": ["baz"],
+        },
+        [],
+    ),
     # upstream: TestValidateNodeLabelArgs "label presence conflict"
-    ("label presence conflict", {"presentLabels": ["foo", "bar"], "absentLabels": ["bar", "baz"],
-                                 "presentLabelsPreference": ["foo", "bar"], "absentLabelsPreference": ["baz"]},
-     [("presentLabels[1]", 'Invalid value: "bar": conflict with absentLabels[0]')]),
+    (
+        "label presence conflict",
+        {
+            "presentLabels": ["foo", "bar"],
+            "absentLabels": ["bar", "baz"],
+            "presentLabelsPreference": ["foo", "bar"],
+            "absentLabelsPreference": ["baz"],
+        },
+        [("presentLabels[1]", 'Invalid value: "bar": conflict with absentLabels[0]')],
+    ),
     # upstream: TestValidateNodeLabelArgs "label preference conflict"
-    ("label preference conflict", {"presentLabels": ["foo", "bar"], "absentLabels": ["baz"],
-                                   "presentLabelsPreference": ["foo", "bar"], "absentLabelsPreference": ["bar", "baz"]},
-     [("presentLabelsPreference[1]", 'Invalid value: "bar": conflict with absentLabelsPreference[0]')]),
+    (
+        "label preference conflict",
+        {
+            "presentLabels": ["foo", "bar"],
+            "absentLabels": ["baz"],
+            "presentLabelsPreference": ["foo", "bar"],
+            "absentLabelsPreference": ["bar", "baz"],
+        },
+        [("presentLabelsPreference[1]", 'Invalid value: "bar": conflict with absentLabelsPreference[0]')],
+    ),
     # upstream: TestValidateNodeLabelArgs "both label presence and preference conflict"
-    ("both label presence and preference conflict",
-     {"presentLabels": ["foo", "bar"], "absentLabels": ["bar", "baz"],
-      "presentLabelsPreference": ["foo", "bar"], "absentLabelsPreference": ["bar", "baz"]},
-     [("presentLabels[1]", 'Invalid value: "bar": conflict with absentLabels[0]'),
-      ("presentLabelsPreference[1]", 'Invalid value: "bar": conflict with absentLabelsPreference[0]')]),
+    (
+        "both label presence and preference conflict",
+        {
+            "presentLabels": ["foo", "bar"],
+            "absentLabels": ["bar", "baz"],
+            "presentLabelsPreference": ["foo", "bar"],
+            "absentLabelsPreference": ["bar", "baz"],
+        },
+        [
+            ("presentLabels[1]", 'Invalid value: "bar": conflict with absentLabels[0]'),
+            ("presentLabelsPreference[1]", 'Invalid value: "bar": conflict with absentLabelsPreference[0]'),
+        ],
+    ),
     # validateNoConflict keeps the last index of a label listed twice
-    ("present label listed twice", {"presentLabels": ["a", "b", "a"], "absentLabels": ["a"]},
-     [("presentLabels[2]", 'Invalid value: "a": conflict with absentLabels[0]')]),
+    (
+        "present label listed twice",
+        {"presentLabels": ["a", "b", "a"], "absentLabels": ["a"]},
+        [("presentLabels[2]", 'Invalid value: "a": conflict with absentLabels[0]')],
+    ),
 ]
 
 
@@ -104,14 +137,14 @@ FILTER = [
     ("one of two absent labels matches", {"absentLabels": ["foo", "baz"]}, Code.UnschedulableAndUnresolvable),
     ("all present abels match", {"presentLabels": ["foo", "bar"]}, Code.Success),
     ("all absent labels match", {"absentLabels": ["foo", "bar"]}, Code.UnschedulableAndUnresolvable),
-    ("both present and absent label matches", {"presentLabels": ["foo"], "absentLabels": ["bar"]},
-     Code.UnschedulableAndUnresolvable),
-    ("neither present nor absent label matches", {"presentLabels": ["foz"], "absentLabels": ["baz"]},
-     Code.UnschedulableAndUnresolvable),
-    ("present label matches and absent label doesn't match", {"presentLabels": ["foo"], "absentLabels": ["baz"]},
-     Code.Success),
-    ("present label doesn't match and absent label matches", {"presentLabels": ["foz"], "absentLabels": ["bar"]},
-     Code.UnschedulableAndUnresolvable),
+    ("both present and absent label matches", {"presentLabels": ["foo"], "absentLabels": ["bar"]}, Code.UnschedulableAndUnresolvable),
+    ("neither present nor absent label matches", {"presentLabels": ["foz"], "absentLabels": ["baz"]}, Code.UnschedulableAndUnresolvable),
+    ("present label matches and absent label doesn't match", {"presentLabels": ["foo"], "absentLabels": ["baz"]}, Code.Success),
+    (
+        "present label doesn't match and absent label matches",
+        {"presentLabels": ["foz"], "absentLabels": ["bar"]},
+        Code.UnschedulableAndUnresolvable,
+    ),
     # node_label.go: with neither list every node passes
     ("no labels asked for", {}, Code.Success),
 ]
@@ -147,13 +180,21 @@ SCORE = [
     ("two absent labels match", {"absentLabelsPreference": ["foo", "bar"]}, 0),
     ("two absent labels mismatch", {"absentLabelsPreference": ["somelabel1", "somelabel2"]}, MAX_NODE_SCORE),
     ("two absent labels only one matches", {"absentLabelsPreference": ["foo", "somelabel"]}, MAX_NODE_SCORE // 2),
-    ("two present labels match, two absent labels mismatch",
-     {"presentLabelsPreference": ["foo", "bar"], "absentLabelsPreference": ["somelabel1", "somelabel2"]}, MAX_NODE_SCORE),
-    ("two present labels both mismatch, two absent labels both match",
-     {"absentLabelsPreference": ["foo", "bar"], "presentLabelsPreference": ["somelabel1", "somelabel2"]}, 0),
-    ("two present labels one matches, two absent labels mismatch",
-     {"presentLabelsPreference": ["foo", "somelabel"], "absentLabelsPreference": ["somelabel1", "somelabel2"]},
-     3 * MAX_NODE_SCORE // 4),
+    (
+        "two present labels match, two absent labels mismatch",
+        {"presentLabelsPreference": ["foo", "bar"], "absentLabelsPreference": ["somelabel1", "somelabel2"]},
+        MAX_NODE_SCORE,
+    ),
+    (
+        "two present labels both mismatch, two absent labels both match",
+        {"absentLabelsPreference": ["foo", "bar"], "presentLabelsPreference": ["somelabel1", "somelabel2"]},
+        0,
+    ),
+    (
+        "two present labels one matches, two absent labels mismatch",
+        {"presentLabelsPreference": ["foo", "somelabel"], "absentLabelsPreference": ["somelabel1", "somelabel2"]},
+        3 * MAX_NODE_SCORE // 4,
+    ),
     # node_label.go: no preference at all scores 0 (no division by zero)
     ("no preferences", {}, 0),
     # Go's integer division: 2 of 3 preferences is 66, not 67
@@ -174,11 +215,16 @@ def test_score_without_node() -> None:
 
 # --- queueing hints -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("labels, hint", [
-    ({"disk": "ssd"}, QueueingHint.Queue),
-    ({"disk": "ssd", "retiring": "2026-01-01"}, QueueingHint.QueueSkip),
-    ({}, QueueingHint.QueueSkip),
-], ids=["passes", "has-an-absent-label", "lacks-the-present-label"])
+
+@pytest.mark.parametrize(
+    "labels, hint",
+    [
+        ({"disk": "ssd"}, QueueingHint.Queue),
+        ({"disk": "ssd", "retiring": "2026-01-01"}, QueueingHint.QueueSkip),
+        ({}, QueueingHint.QueueSkip),
+    ],
+    ids=["passes", "has-an-absent-label", "lacks-the-present-label"],
+)
 def test_a_rejected_pod_is_retried_only_for_a_node_that_passes(labels: dict[str, str], hint: QueueingHint) -> None:
     pl = plugin({"presentLabels": ["disk"], "absentLabels": ["retiring"]})
     events = {(h.event.resource, h.event.action) for h in pl.events_to_register()}

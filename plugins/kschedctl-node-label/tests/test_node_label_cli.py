@@ -64,8 +64,7 @@ def files(tmp_path: Path) -> tuple[str, str]:
 def test_kschedctl_lists_the_installed_plugin() -> None:
     out = run("plugins", "-o", "json")
     row = next(p for p in json.loads(out.stdout)["plugins"] if p["name"] == "NodeLabel")
-    assert row == {"name": "NodeLabel", "extensionPoints": ["filter", "score"], "source": "kschedctl-node-label",
-                   "version": "0.1.0"}
+    assert row == {"name": "NodeLabel", "extensionPoints": ["filter", "score"], "source": "kschedctl-node-label", "version": "0.1.0"}
 
 
 def test_schedule_runs_its_filter_and_score(files: tuple[str, str]) -> None:
@@ -83,8 +82,11 @@ def test_explain_shows_its_verdict_and_score_per_node(files: tuple[str, str]) ->
     data = json.loads(out.stdout)
     nodes = data["nodes"]
     for name in ("retiring", "no-disk"):
-        assert nodes[name]["filter"] == {"code": "UnschedulableAndUnresolvable", "plugin": "NodeLabel",
-                                         "reasons": ["node(s) didn't have the requested labels"]}
+        assert nodes[name]["filter"] == {
+            "code": "UnschedulableAndUnresolvable",
+            "plugin": "NodeLabel",
+            "reasons": ["node(s) didn't have the requested labels"],
+        }
     assert nodes["fast"]["scores"]["NodeLabel"] == {"score": 100, "weight": 5}
     assert nodes["plain"]["scores"]["NodeLabel"] == {"score": 0, "weight": 5}
     assert data["node"] == "fast"
@@ -97,4 +99,7 @@ def test_validate_points_at_conflicting_args(tmp_path: Path) -> None:
     assert out.exit_code == 1
     [finding] = json.loads(out.stdout)["files"][0]["findings"]
     assert (finding["path"], finding["line"], finding["message"]) == (
-        "profiles[0].pluginConfig[0].args.presentLabels[0]", 13, 'Invalid value: "disk": conflict with absentLabels[1]')
+        "profiles[0].pluginConfig[0].args.presentLabels[0]",
+        13,
+        'Invalid value: "disk": conflict with absentLabels[1]',
+    )

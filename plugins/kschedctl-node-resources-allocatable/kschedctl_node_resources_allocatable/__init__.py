@@ -19,5 +19,6 @@ __all__ = ["ARGS_SCHEMA", "NAME", "NodeResourcesAllocatable", "NodeResourcesAllo
 
 def plugin_spec() -> PluginSpec:
     """The PluginSpec kschedctl registers (see hooks.py)."""
-    return PluginSpec(NAME, NodeResourcesAllocatable, NodeResourcesAllocatable,
-                      args_type=NodeResourcesAllocatableArgs, args_schema=ARGS_SCHEMA)
+    return PluginSpec(
+        NAME, NodeResourcesAllocatable, NodeResourcesAllocatable, args_type=NodeResourcesAllocatableArgs, args_schema=ARGS_SCHEMA
+    )

@@ -32,6 +32,7 @@ from .args import LEAST, MOST, NodeResourcesAllocatableArgs, parse_args
 
 NAME = "NodeResourcesAllocatable"
 
+
 def is_scalar_resource_name(name: str) -> bool:
     """schedutil.IsScalarResourceName: extended (domain-prefixed), kubernetes.io/-prefixed native,
     hugepages-* or attachable-volumes-* resources."""

@@ -32,22 +32,20 @@ ARGS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": ARGS_KIND,
     "description": "Args of the NodeResourcesAllocatable plugin (kubernetes-sigs/scheduler-plugins). "
-                   "Unknown fields are rejected (strict decoding).",
+    "Unknown fields are rejected (strict decoding).",
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "apiVersion": {"const": "kubescheduler.config.k8s.io/v1",
-                       "description": "Optional; when given it must be the v1 config API."},
+        "apiVersion": {"const": "kubescheduler.config.k8s.io/v1", "description": "Optional; when given it must be the v1 config API."},
         "kind": {"const": ARGS_KIND, "description": f"Optional; when given it must be {ARGS_KIND}."},
         "resources": {
             "description": "Resources to be considered when scoring, with their weights (default: "
-                           "cpu 1048576, memory 1: a millicore weighs as much as 1 MiB).",
+            "cpu 1048576, memory 1: a millicore weighs as much as 1 MiB).",
             "type": ["array", "null"],
             "items": {"$ref": "#/$defs/ResourceSpec"},
         },
         "mode": {
-            "description": "Least: favour nodes with the least allocatable resources (default); "
-                           "Most: favour nodes with the most.",
+            "description": "Least: favour nodes with the least allocatable resources (default); Most: favour nodes with the most.",
             "type": ["string", "null"],
         },
     },
@@ -58,8 +56,12 @@ ARGS_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 "name": {"type": "string", "description": "Resource name, e.g. cpu, memory, nvidia.com/gpu."},
-                "weight": {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX,
-                           "description": "Resource weight (int64); must be positive."},
+                "weight": {
+                    "type": "integer",
+                    "minimum": INT64_MIN,
+                    "maximum": INT64_MAX,
+                    "description": "Resource weight (int64); must be positive.",
+                },
             },
         },
     },
@@ -95,8 +97,11 @@ class NodeResourcesAllocatableArgs(PluginArgs):
         errs: list[FieldError] = []
         for i, res in enumerate(self.resources or ()):
             if res.weight <= 0:
-                errs.append(invalid(f"resources[{i}].weight", res.weight,
-                                    f"resource weight of {res.name} should be a positive value, got :{res.weight}"))
+                errs.append(
+                    invalid(
+                        f"resources[{i}].weight", res.weight, f"resource weight of {res.name} should be a positive value, got :{res.weight}"
+                    )
+                )
         if (self.mode or "") not in SUPPORTED_MODES:
             errs.append(invalid("mode", self.mode or "", "invalid support ModeType"))
         return errs

@@ -33,21 +33,32 @@ def validate_args(args: dict) -> list:
         return list(exc.errors)
 
 
-@pytest.mark.parametrize("given, expected", [
-    # upstream: defaults_test.go TestSchedulingDefaults "empty config NodeResourcesAllocatableArgs"
-    pytest.param({}, {"resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}],
-                      "mode": "Least"}, id="empty config NodeResourcesAllocatableArgs"),
-    pytest.param(None, {"resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}],
-                        "mode": "Least"}, id="no args at all"),
-    # upstream: defaults_test.go TestSchedulingDefaults "set non default NodeResourcesAllocatableArgs"
-    pytest.param({"resources": [{"name": "cpu", "weight": 1 << 10}, {"name": "memory", "weight": 2}], "mode": "Most"},
-                 {"resources": [{"name": "cpu", "weight": 1 << 10}, {"name": "memory", "weight": 2}], "mode": "Most"},
-                 id="set non default NodeResourcesAllocatableArgs"),
-    # SetDefaults: len(resources) == 0 counts as unset; mode "" counts as unset
-    pytest.param({"resources": [], "mode": ""},
-                 {"resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}],
-                  "mode": "Least"}, id="empty resources and mode"),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        # upstream: defaults_test.go TestSchedulingDefaults "empty config NodeResourcesAllocatableArgs"
+        pytest.param(
+            {},
+            {"resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}], "mode": "Least"},
+            id="empty config NodeResourcesAllocatableArgs",
+        ),
+        pytest.param(
+            None, {"resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}], "mode": "Least"}, id="no args at all"
+        ),
+        # upstream: defaults_test.go TestSchedulingDefaults "set non default NodeResourcesAllocatableArgs"
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 1 << 10}, {"name": "memory", "weight": 2}], "mode": "Most"},
+            {"resources": [{"name": "cpu", "weight": 1 << 10}, {"name": "memory", "weight": 2}], "mode": "Most"},
+            id="set non default NodeResourcesAllocatableArgs",
+        ),
+        # SetDefaults: len(resources) == 0 counts as unset; mode "" counts as unset
+        pytest.param(
+            {"resources": [], "mode": ""},
+            {"resources": [{"name": "cpu", "weight": 1 << 20}, {"name": "memory", "weight": 1}], "mode": "Least"},
+            id="empty resources and mode",
+        ),
+    ],
+)
 def test_default_args(given, expected):
     assert default_args(given) == expected
 
@@ -58,17 +69,28 @@ def test_default_args_does_not_alias_defaults():
     assert default_args(None)["resources"][0]["weight"] == 1 << 20
 
 
-@pytest.mark.parametrize("args, expected", [
-    # upstream: validation_plugingargs_test.go TestValidateNodeResourcesAllocatableArgs
-    pytest.param({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 2}], "mode": "Least"},
-                 None, id="correct config with valid resources and mode"),
-    pytest.param({"resources": [{"name": "cpu", "weight": 0}, {"name": "memory", "weight": -1}], "mode": "Least"},
-                 "[resources[0].weight: Invalid value: 0: resource weight of cpu should be a positive value, got :0, "
-                 "resources[1].weight: Invalid value: -1: resource weight of memory should be a positive value, got :-1]",
-                 id="invalid resource weight (non-positive value)"),
-    pytest.param({"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 2}], "mode": "not existent"},
-                 'mode: Invalid value: "not existent": invalid support ModeType', id="invalid ModeType"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        # upstream: validation_plugingargs_test.go TestValidateNodeResourcesAllocatableArgs
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 2}], "mode": "Least"},
+            None,
+            id="correct config with valid resources and mode",
+        ),
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 0}, {"name": "memory", "weight": -1}], "mode": "Least"},
+            "[resources[0].weight: Invalid value: 0: resource weight of cpu should be a positive value, got :0, "
+            "resources[1].weight: Invalid value: -1: resource weight of memory should be a positive value, got :-1]",
+            id="invalid resource weight (non-positive value)",
+        ),
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 2}], "mode": "not existent"},
+            'mode: Invalid value: "not existent": invalid support ModeType',
+            id="invalid ModeType",
+        ),
+    ],
+)
 def test_validate_args(args, expected):
     errs = validate_args(args)
     if expected is None:
@@ -81,16 +103,18 @@ def test_defaulted_args_are_valid():
     assert validate_args(default_args(None)) == []
 
 
-@pytest.mark.parametrize("args, ok", [
-    pytest.param({"mode": "Most", "resources": [{"name": "cpu", "weight": 3}]}, True, id="valid"),
-    pytest.param({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "NodeResourcesAllocatableArgs"}, True,
-                 id="typed"),
-    pytest.param({"mode": "Most", "typo": 1}, False, id="unknown field (strict decoding)"),
-    pytest.param({"resources": [{"name": "cpu", "weight": "3"}]}, False, id="weight not an integer"),
-    pytest.param({"resources": [{"name": "cpu", "weight": 1 << 63}]}, False, id="weight beyond int64"),
-    pytest.param({"resources": [{"name": "cpu", "wieght": 1}]}, False, id="unknown resource field"),
-    pytest.param({"kind": "NodeResourcesFitArgs"}, False, id="wrong kind"),
-])
+@pytest.mark.parametrize(
+    "args, ok",
+    [
+        pytest.param({"mode": "Most", "resources": [{"name": "cpu", "weight": 3}]}, True, id="valid"),
+        pytest.param({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "NodeResourcesAllocatableArgs"}, True, id="typed"),
+        pytest.param({"mode": "Most", "typo": 1}, False, id="unknown field (strict decoding)"),
+        pytest.param({"resources": [{"name": "cpu", "weight": "3"}]}, False, id="weight not an integer"),
+        pytest.param({"resources": [{"name": "cpu", "weight": 1 << 63}]}, False, id="weight beyond int64"),
+        pytest.param({"resources": [{"name": "cpu", "wieght": 1}]}, False, id="unknown resource field"),
+        pytest.param({"kind": "NodeResourcesFitArgs"}, False, id="wrong kind"),
+    ],
+)
 def test_args_schema(args, ok):
     Draft202012Validator.check_schema(ARGS_SCHEMA)
     errors = list(Draft202012Validator(ARGS_SCHEMA).iter_errors(args))
@@ -132,8 +156,7 @@ def test_registered_through_entry_point():
     """Installed (pip install -e .): kschedctl's plugin manager finds it under the `kschedctl` group."""
     import importlib.metadata
 
-    eps = [ep for ep in importlib.metadata.entry_points(group="kschedctl")
-           if ep.value == "kschedctl_node_resources_allocatable.hooks"]
+    eps = [ep for ep in importlib.metadata.entry_points(group="kschedctl") if ep.value == "kschedctl_node_resources_allocatable.hooks"]
     if not eps:
         pytest.skip("package not installed: pip install --no-deps -e plugins/kschedctl-node-resources-allocatable")
     from kschedctl.plugins.plugin_manager import build_registry

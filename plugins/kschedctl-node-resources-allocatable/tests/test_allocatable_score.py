@@ -47,8 +47,7 @@ def big_cpu():
 
 def scheduled_pod(node: str):
     """scheduledPod: two containers with cpu 1000m / 2000m and memory 0, bound to the node."""
-    return (make_pod(f"scheduled-{node}").req(cpu="1000m", memory="0").req(cpu="2000m", memory="0")
-            .node(node).obj())
+    return make_pod(f"scheduled-{node}").req(cpu="1000m", memory="0").req(cpu="2000m", memory="0").node(node).obj()
 
 
 def labelled_pod(name: str, node: str, labels: dict[str, str]):
@@ -59,50 +58,101 @@ LABELS1 = {"foo": "bar", "baz": "blah"}
 LABELS2 = {"bar": "foo", "baz": "blah"}
 
 CASES = [
-    pytest.param(no_resources, lambda: [node_info("machine1", 4000, 10000), node_info("machine2", 4000, 10000)],
-                 {"resources": DEFAULT_SET, "mode": "Least"}, [MIN_NODE_SCORE, MIN_NODE_SCORE],
-                 id="nothing scheduled, nothing requested"),
-    pytest.param(cpu_and_memory, lambda: [node_info("machine1", 4000, 10000), node_info("machine2", 6000, 10000)],
-                 {"resources": DEFAULT_SET, "mode": "Least"}, [MAX_NODE_SCORE, MIN_NODE_SCORE],
-                 id="nothing scheduled, resources requested, differently sized machines, least mode"),
-    pytest.param(cpu_and_memory, lambda: [node_info("machine1", 4000, 10000), node_info("machine2", 6000, 10000)],
-                 {"resources": DEFAULT_SET, "mode": "Most"}, [MIN_NODE_SCORE, MAX_NODE_SCORE],
-                 id="nothing scheduled, resources requested, differently sized machines, most mode"),
+    pytest.param(
+        no_resources,
+        lambda: [node_info("machine1", 4000, 10000), node_info("machine2", 4000, 10000)],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MIN_NODE_SCORE, MIN_NODE_SCORE],
+        id="nothing scheduled, nothing requested",
+    ),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [node_info("machine1", 4000, 10000), node_info("machine2", 6000, 10000)],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MAX_NODE_SCORE, MIN_NODE_SCORE],
+        id="nothing scheduled, resources requested, differently sized machines, least mode",
+    ),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [node_info("machine1", 4000, 10000), node_info("machine2", 6000, 10000)],
+        {"resources": DEFAULT_SET, "mode": "Most"},
+        [MIN_NODE_SCORE, MAX_NODE_SCORE],
+        id="nothing scheduled, resources requested, differently sized machines, most mode",
+    ),
     # Upstream puts these pods in an informer only; here they are on the nodes, which must not matter.
-    pytest.param(no_resources, lambda: [
-        node_info("machine1", 4000, 10000, [labelled_pod("a", "machine1", LABELS2), labelled_pod("b", "machine1", LABELS1)]),
-        node_info("machine2", 4000, 10000, [labelled_pod("c", "machine2", LABELS1), labelled_pod("d", "machine2", LABELS1)]),
-    ], {"resources": DEFAULT_SET, "mode": "Least"}, [MIN_NODE_SCORE, MIN_NODE_SCORE],
-        id="no resources requested, pods scheduled"),
-    pytest.param(no_resources, lambda: [
-        node_info("machine1", 10000, 20000, [scheduled_pod("machine1")]), node_info("machine2", 10000, 20000),
-    ], {"resources": DEFAULT_SET, "mode": "Least"}, [MIN_NODE_SCORE, MIN_NODE_SCORE],
-        id="no resources requested, pods scheduled with resources"),
-    pytest.param(cpu_and_memory, lambda: [
-        node_info("machine1", 10000, 20000, [scheduled_pod("machine1")]), node_info("machine2", 10000, 20000),
-    ], {"resources": DEFAULT_SET, "mode": "Least"}, [MIN_NODE_SCORE, MIN_NODE_SCORE],
-        id="resources requested, pods scheduled with resources"),
-    pytest.param(big_cpu, lambda: [node_info("machine1", 4000, 1000), node_info("machine2", 5000, 1000)],
-                 {"resources": DEFAULT_SET, "mode": "Least"}, [MAX_NODE_SCORE, MIN_NODE_SCORE],
-                 id="resources requested with more than the node, differently sized machines, least mode"),
-    pytest.param(big_cpu, lambda: [node_info("machine1", 4000, 1000), node_info("machine2", 5000, 1000)],
-                 {"resources": DEFAULT_SET, "mode": "Most"}, [MIN_NODE_SCORE, MAX_NODE_SCORE],
-                 id="resources requested with more than the node, differently sized machines, most mode"),
+    pytest.param(
+        no_resources,
+        lambda: [
+            node_info("machine1", 4000, 10000, [labelled_pod("a", "machine1", LABELS2), labelled_pod("b", "machine1", LABELS1)]),
+            node_info("machine2", 4000, 10000, [labelled_pod("c", "machine2", LABELS1), labelled_pod("d", "machine2", LABELS1)]),
+        ],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MIN_NODE_SCORE, MIN_NODE_SCORE],
+        id="no resources requested, pods scheduled",
+    ),
+    pytest.param(
+        no_resources,
+        lambda: [
+            node_info("machine1", 10000, 20000, [scheduled_pod("machine1")]),
+            node_info("machine2", 10000, 20000),
+        ],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MIN_NODE_SCORE, MIN_NODE_SCORE],
+        id="no resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [
+            node_info("machine1", 10000, 20000, [scheduled_pod("machine1")]),
+            node_info("machine2", 10000, 20000),
+        ],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MIN_NODE_SCORE, MIN_NODE_SCORE],
+        id="resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        big_cpu,
+        lambda: [node_info("machine1", 4000, 1000), node_info("machine2", 5000, 1000)],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MAX_NODE_SCORE, MIN_NODE_SCORE],
+        id="resources requested with more than the node, differently sized machines, least mode",
+    ),
+    pytest.param(
+        big_cpu,
+        lambda: [node_info("machine1", 4000, 1000), node_info("machine2", 5000, 1000)],
+        {"resources": DEFAULT_SET, "mode": "Most"},
+        [MIN_NODE_SCORE, MAX_NODE_SCORE],
+        id="resources requested with more than the node, differently sized machines, most mode",
+    ),
     # (upstream's names of the next two have "most"/"least" swapped relative to their args)
-    pytest.param(cpu_and_memory, lambda: [node_info("machine1", 1000, 2000), node_info("machine2", 1005, 1000)],
-                 {"resources": CPU_SET, "mode": "Least"}, [MAX_NODE_SCORE, MIN_NODE_SCORE],
-                 id="nothing scheduled, resources requested, differently sized machines, cpu weighted, most mode"),
-    pytest.param(cpu_and_memory, lambda: [node_info("machine1", 1000, 2000), node_info("machine2", 1005, 1000)],
-                 {"resources": CPU_SET, "mode": "Most"}, [MIN_NODE_SCORE, MAX_NODE_SCORE],
-                 id="nothing scheduled, resources requested, differently sized machines, cpu weighted, least mode"),
-    pytest.param(cpu_and_memory, lambda: [node_info("machine1", 1000, 1000 * MiB), node_info("machine2", 2000, 2000 * MiB),
-                                          node_info("machine3", 3000, 3000 * MiB)],
-                 {"resources": DEFAULT_SET, "mode": "Least"}, [MAX_NODE_SCORE, MID, MIN_NODE_SCORE],
-                 id="nothing scheduled, resources requested, 3 differently sized machines, least mode"),
-    pytest.param(cpu_and_memory, lambda: [node_info("machine1", 1000, 1000 * MiB), node_info("machine2", 2000, 2000 * MiB),
-                                          node_info("machine3", 3000, 3000 * MiB)],
-                 {"resources": DEFAULT_SET, "mode": "Most"}, [MIN_NODE_SCORE, MID, MAX_NODE_SCORE],
-                 id="nothing scheduled, resources requested, 3 differently sized machines, most mode"),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [node_info("machine1", 1000, 2000), node_info("machine2", 1005, 1000)],
+        {"resources": CPU_SET, "mode": "Least"},
+        [MAX_NODE_SCORE, MIN_NODE_SCORE],
+        id="nothing scheduled, resources requested, differently sized machines, cpu weighted, most mode",
+    ),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [node_info("machine1", 1000, 2000), node_info("machine2", 1005, 1000)],
+        {"resources": CPU_SET, "mode": "Most"},
+        [MIN_NODE_SCORE, MAX_NODE_SCORE],
+        id="nothing scheduled, resources requested, differently sized machines, cpu weighted, least mode",
+    ),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [node_info("machine1", 1000, 1000 * MiB), node_info("machine2", 2000, 2000 * MiB), node_info("machine3", 3000, 3000 * MiB)],
+        {"resources": DEFAULT_SET, "mode": "Least"},
+        [MAX_NODE_SCORE, MID, MIN_NODE_SCORE],
+        id="nothing scheduled, resources requested, 3 differently sized machines, least mode",
+    ),
+    pytest.param(
+        cpu_and_memory,
+        lambda: [node_info("machine1", 1000, 1000 * MiB), node_info("machine2", 2000, 2000 * MiB), node_info("machine3", 3000, 3000 * MiB)],
+        {"resources": DEFAULT_SET, "mode": "Most"},
+        [MIN_NODE_SCORE, MID, MAX_NODE_SCORE],
+        id="nothing scheduled, resources requested, 3 differently sized machines, most mode",
+    ),
 ]
 
 
@@ -126,16 +176,25 @@ def test_node_resources_allocatable(make_pod_, make_infos, args, expected):
     assert [s.score for s in scores] == expected
 
 
-@pytest.mark.parametrize("args, want_err", [
-    # upstream: allocatable_test.go TestNodeResourcesAllocatable "resource with negative weight"
-    pytest.param({"resources": [{"name": "memory", "weight": -1}, {"name": "cpu", "weight": 1}]},
-                 "resource Weight of memory should be a positive value, got -1", id="resource with negative weight"),
-    # upstream: allocatable_test.go TestNodeResourcesAllocatable "resource with zero weight"
-    pytest.param({"resources": [{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 0}]},
-                 "resource Weight of cpu should be a positive value, got 0", id="resource with zero weight"),
-    # upstream: allocatable.go NewAllocatable (invalid mode branch)
-    pytest.param({"mode": "Sideways"}, "invalid mode, got Sideways", id="invalid mode"),
-])
+@pytest.mark.parametrize(
+    "args, want_err",
+    [
+        # upstream: allocatable_test.go TestNodeResourcesAllocatable "resource with negative weight"
+        pytest.param(
+            {"resources": [{"name": "memory", "weight": -1}, {"name": "cpu", "weight": 1}]},
+            "resource Weight of memory should be a positive value, got -1",
+            id="resource with negative weight",
+        ),
+        # upstream: allocatable_test.go TestNodeResourcesAllocatable "resource with zero weight"
+        pytest.param(
+            {"resources": [{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 0}]},
+            "resource Weight of cpu should be a positive value, got 0",
+            id="resource with zero weight",
+        ),
+        # upstream: allocatable.go NewAllocatable (invalid mode branch)
+        pytest.param({"mode": "Sideways"}, "invalid mode, got Sideways", id="invalid mode"),
+    ],
+)
 def test_new_allocatable_errors(args, want_err):
     with pytest.raises(ValueError) as exc:
         NodeResourcesAllocatable(args, handle=None)
@@ -149,16 +208,18 @@ def test_raw_scores_are_weighted_means_in_go_int64():
     value, status = plugin.score(None, no_resources(), info)
     assert status is None
     assert value == int64_div(-(4000 * (1 << 20) + 10000), (1 << 20) + 1) == -4000
-    most = NodeResourcesAllocatable({"mode": "Most", "resources": [{"name": "cpu", "weight": 3},
-                                                                   {"name": "memory", "weight": 2}]}, handle=None)
+    most = NodeResourcesAllocatable(
+        {"mode": "Most", "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 2}]}, handle=None
+    )
     assert most.score(None, no_resources(), info)[0] == (4000 * 3 + 10000 * 2) // 5
 
 
 def test_scalar_and_unknown_resources():
     # upstream: resource_allocation.go calculateResourceAllocatableRequest: scalar resources are
     # read from allocatable; a resource that is neither native nor scalar (pods) counts 0.
-    plugin = NodeResourcesAllocatable({"mode": "Most", "resources": [{"name": "example.com/gpu", "weight": 1},
-                                                                     {"name": "pods", "weight": 1}]}, handle=None)
+    plugin = NodeResourcesAllocatable(
+        {"mode": "Most", "resources": [{"name": "example.com/gpu", "weight": 1}, {"name": "pods", "weight": 1}]}, handle=None
+    )
     with_gpu = NodeInfo(make_node("gpu").capacity(cpu="1", memory="1Gi").res({"example.com/gpu": "8"}).obj())
     without = NodeInfo(make_node("plain").capacity(cpu="1", memory="1Gi").obj())
     assert plugin.score(None, no_resources(), with_gpu)[0] == 4  # (8 + 0) / 2

@@ -23,8 +23,7 @@ from typer.testing import CliRunner
 
 from kschedctl.cli.app import app
 
-ALLOWED_EXIT = {"capture": {0, 2}, "schedule": {0, 2}, "explain": {0, 2}, "simulate": {0, 2}, "validate": {0, 1, 2},
-                "diff": {0, 2}}
+ALLOWED_EXIT = {"capture": {0, 2}, "schedule": {0, 2}, "explain": {0, 2}, "simulate": {0, 2}, "validate": {0, 1, 2}, "diff": {0, 2}}
 
 
 class RunTimeout(BaseException):
@@ -120,15 +119,15 @@ class Checker:
         return len(self.breaks) == before
 
     # --- rules for successful schedules -------------------------------------------------------
-    def schedule_invariants(self, run: Run, snapshot_file: str, rerun: Callable[[], Run],
-                            check_fit: bool = True) -> None:
+    def schedule_invariants(self, run: Run, snapshot_file: str, rerun: Callable[[], Run], check_fit: bool = True) -> None:
         data = json.loads(run.stdout)
         from kschedctl.cluster.loader import is_pending, load_snapshot
 
         cluster = load_snapshot([snapshot_file])
         pending = sorted(p.key for p in cluster.pods if is_pending(p))
-        reported = sorted([p["pod"] for p in data["placements"]] + [u["pod"] for u in data["unschedulable"]]
-                          + [s["pod"] for s in data["skipped"]])
+        reported = sorted(
+            [p["pod"] for p in data["placements"]] + [u["pod"] for u in data["unschedulable"]] + [s["pod"] for s in data["skipped"]]
+        )
         if reported != pending:
             missing = sorted(set(pending) - set(reported))
             extra = sorted(set(reported) - set(pending))

@@ -77,6 +77,7 @@ def plugin_class(rng: random.Random) -> tuple[type, str]:
             if pod is not None and zlib.crc32(f"{salt}:{name}:{pod.name}".encode()) % share == 0:
                 return _misbehave(ways[name], normal)
             return normal
+
         return call
 
     body: dict[str, Any] = {"name": lambda self: NAME, "__init__": lambda self, args, handle: None}
@@ -119,10 +120,15 @@ def plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str
     snap = workdir / "seed.yaml"
     snap.write_text(yaml.safe_dump(seeds.snapshot(), sort_keys=False))
     cfg = workdir / "plugin-config.yaml"
-    cfg.write_text(yaml.safe_dump({
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": NAME}]}}}],
-    }))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": NAME}]}}}],
+            }
+        )
+    )
     args = ["schedule", str(snap), "--config", str(cfg), "-o", "json", "--seed", "9"]
     with registered(cls):
         run = checker.run(args)
@@ -136,7 +142,7 @@ def plugin_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str
 
 # --- the process-level dimension: `python -m kschedctl` with an installed package ----------------
 
-_PROCESS_PLUGIN = '''
+_PROCESS_PLUGIN = """
 import os, signal, sys, threading, time, zlib
 from kschedctl.framework import Code, PluginSpec, Status, hookimpl
 KSCHEDCTL_PLUGIN_API = 1
@@ -209,9 +215,22 @@ class P:
 @hookimpl
 def kschedctl_register_plugins():
     return [PluginSpec("KfuzzProcess", P, P)]
-'''
-_PROCESS_WAYS = ("write1", "dunder", "thread-print", "linger", "fork", "exit0", "chdir", "allocatable", "labels",
-                 "reasons", "base", "catch-all", "sigalrm-ignored")
+"""
+_PROCESS_WAYS = (
+    "write1",
+    "dunder",
+    "thread-print",
+    "linger",
+    "fork",
+    "exit0",
+    "chdir",
+    "allocatable",
+    "labels",
+    "reasons",
+    "base",
+    "catch-all",
+    "sigalrm-ignored",
+)
 _UNSTOPPABLE = ("catch-all", "sigalrm-ignored")
 END_LINE = 'error: plugin "KfuzzProcess" did not return within'
 
@@ -238,25 +257,53 @@ def plugin_process_dimension(rng: random.Random, workdir: Path, checker: Checker
     from kfuzz.contract import Run
 
     ways = rng.sample(_PROCESS_WAYS, rng.randint(1, 3))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[3]), str(_install(workdir))]),
-           "KFUZZ_WAYS": ",".join(ways), "KFUZZ_SALT": str(rng.randrange(1 << 30)), "KFUZZ_SHARE": str(rng.choice([2, 3, 5]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[3]), str(_install(workdir))]),
+        "KFUZZ_WAYS": ",".join(ways),
+        "KFUZZ_SALT": str(rng.randrange(1 << 30)),
+        "KFUZZ_SHARE": str(rng.choice([2, 3, 5])),
+    }
     snap = workdir / "seed.yaml"
     snap.write_text(yaml.safe_dump(seeds.snapshot(), sort_keys=False))
     cfg = workdir / "plugin-process-config.yaml"
-    cfg.write_text(yaml.safe_dump({
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler",
-                      "plugins": {"multiPoint": {"enabled": [{"name": "KfuzzProcess"}]}}}],
-    }))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"enabled": [{"name": "KfuzzProcess"}]}}}],
+            }
+        )
+    )
     out = workdir / "written.yaml"
-    args = ["schedule", str(snap), "--config", str(cfg), "-o", "json", "--seed", "9", "--plugin-timeout", "0.3",
-            "--write-snapshot", "written.yaml"]
+    args = [
+        "schedule",
+        str(snap),
+        "--config",
+        str(cfg),
+        "-o",
+        "json",
+        "--seed",
+        "9",
+        "--plugin-timeout",
+        "0.3",
+        "--write-snapshot",
+        "written.yaml",
+    ]
     if out.exists():
         out.unlink()
     start = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, "-m", "kschedctl", *args], capture_output=True, text=True, env=env,
-                              cwd=workdir, timeout=checker.timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-m", "kschedctl", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=workdir,
+            timeout=checker.timeout,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         checker.fail("hang", f"no result after {checker.timeout} s", Run(args, -1, "", ""))
         return f"plugin-process {','.join(ways)}"

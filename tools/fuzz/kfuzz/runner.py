@@ -165,12 +165,17 @@ class Report:
 
     def summary(self) -> str:
         dims = ", ".join(f"{k} {v}" for k, v in sorted(self.by_dimension.items()))
-        return (f"{self.inputs} inputs ({dims}) in {self.seconds:.0f} s: "
-                f"{len(self.failures)} contract break(s)")
+        return f"{self.inputs} inputs ({dims}) in {self.seconds:.0f} s: {len(self.failures)} contract break(s)"
 
 
-def fuzz(count: int, seed: int, workdir: Path, timeout: float = 20.0, dimensions: list[str] | None = None,
-         progress: Callable[[int, Report], None] | None = None) -> Report:
+def fuzz(
+    count: int,
+    seed: int,
+    workdir: Path,
+    timeout: float = 20.0,
+    dimensions: list[str] | None = None,
+    progress: Callable[[int, Report], None] | None = None,
+) -> Report:
     """Run ``count`` inputs; input i uses ``random.Random(f"{seed}:{i}")`` (reproducible alone)."""
     report = Report()
     table = {**DIMENSIONS, **OPTIONAL_DIMENSIONS}
@@ -194,8 +199,7 @@ def fuzz(count: int, seed: int, workdir: Path, timeout: float = 20.0, dimensions
     return report
 
 
-def replay(seed: int, index: int, workdir: Path, timeout: float = 20.0,
-           dimensions: list[str] | None = None) -> tuple[str, list[str]]:
+def replay(seed: int, index: int, workdir: Path, timeout: float = 20.0, dimensions: list[str] | None = None) -> tuple[str, list[str]]:
     """Input ``index`` of a run again, alone (its files stay in ``workdir`` for a look)."""
     rng = random.Random(f"{seed}:{index}")
     table = {**DIMENSIONS, **OPTIONAL_DIMENSIONS}
