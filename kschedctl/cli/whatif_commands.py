@@ -26,6 +26,7 @@ from kschedctl.cli.app import (
 )
 from kschedctl.cli.live import live_options
 from kschedctl.cli.stdout import emit
+from kschedctl.output.layout import terminal_width
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -82,7 +83,7 @@ def diff(
     for side in (result.a, result.b):
         for warning in side.run.warnings:
             typer.echo(f"warning: side {side.side.label.upper()}: {escape_control(warning)}", err=True)
-    emit(render_diff(result, output.value))
+    emit(render_diff(result, output.value, terminal_width()))
     if fail_on_change and result.changes:
         raise typer.Exit(EXIT_CHANGED)
 
@@ -170,6 +171,6 @@ def capacity(
 
     result = _guarded(debug, run)
     if isinstance(result, cap.NodesForResult):
-        emit(render_nodes_for(result, output.value))
+        emit(render_nodes_for(result, output.value, terminal_width()))
     else:
-        emit(render_capacity(result, output.value))
+        emit(render_capacity(result, output.value, terminal_width()))

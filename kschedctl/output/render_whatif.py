@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from kschedctl.api.field import escape_control
+from kschedctl.output.layout import wrap_line
 from kschedctl.output.render import to_json, to_yaml
 
 if TYPE_CHECKING:
@@ -46,21 +47,22 @@ def _pct(value: float | None) -> str:
 # --- diff ----------------------------------------------------------------------------------
 
 
-def render_diff(result: "DiffResult", output: str) -> str:
+def render_diff(result: "DiffResult", output: str, width: int | None = None) -> str:
+    """``width``: the terminal's; free-text lines (notes, the summary) are wrapped to it."""
     data = result.to_dict()
     if output == "json":
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
     out = f"A: {_side(data['a'])}\nB: {_side(data['b'])}\nseed {data['seed']}\n\n"
-    out += _diff_changes(data["changes"])
+    out += _diff_changes(data["changes"], width)
     out += "\nPACKING\n" + _diff_packing(data["packing"], result.a.usage.resources()) + "\n"
     out += "\nZONES\n" + _diff_groups(data["zones"], "zone", "ZONE", result.a.usage.resources()) + "\n"
     changed = [n for n in data["nodes"] if n["requested"]["a"] != n["requested"]["b"]]
     if changed:
         out += f"\nNODES WHOSE REQUESTS CHANGED ({len(changed)} of {len(data['nodes'])})\n"
         out += _diff_groups(changed, "name", "NODE", result.a.usage.resources()) + "\n"
-    out += "\n" + _diff_summary(data["summary"]) + "\n"
+    out += "\n" + wrap_line(_diff_summary(data["summary"]), width) + "\n"
     return out
 
 
@@ -76,7 +78,7 @@ def _where(outcome: dict[str, Any]) -> str:
     return outcome["status"]
 
 
-def _diff_changes(changes: list[dict[str, Any]]) -> str:
+def _diff_changes(changes: list[dict[str, Any]], width: int | None = None) -> str:
     if not changes:
         return "no pod's outcome changed\n"
     rows = []
@@ -97,7 +99,7 @@ def _diff_changes(changes: list[dict[str, Any]]) -> str:
                 notes.append(f"{c['pod']}: {label.upper()}: preempted {', '.join(o['victims'])}")
             if o.get("preemptedBy"):
                 notes.append(f"{c['pod']}: {label.upper()}: evicted by {o['preemptedBy']}")
-    return out + ("\n" + "\n".join(notes) + "\n" if notes else "")
+    return out + ("\n" + "\n".join(wrap_line(n, width, "    ") for n in notes) + "\n" if notes else "")
 
 
 def _diff_packing(packing: dict[str, Any], resources: list[str]) -> str:
@@ -139,7 +141,7 @@ def _diff_summary(s: dict[str, Any]) -> str:
 # --- capacity ------------------------------------------------------------------------------
 
 
-def render_capacity(result: "CapacityResult", output: str) -> str:
+def render_capacity(result: "CapacityResult", output: str, width: int | None = None) -> str:
     data = result.to_dict()
     if output == "json":
         return to_json(data)
@@ -155,9 +157,9 @@ def render_capacity(result: "CapacityResult", output: str) -> str:
     if data["perNode"]:
         out += "\n" + tabulate([[n, c] for n, c in data["perNode"].items()], headers=["NODE", "COPIES"], tablefmt="plain") + "\n"
     if data["stopMessage"]:
-        out += f"\nthe next copy does not fit: {escape_control(data['stopMessage'])}\n"
+        out += "\n" + wrap_line(f"the next copy does not fit: {escape_control(data['stopMessage'])}", width, "    ") + "\n"
     for note in data.get("notes", []):
-        out += f"\nnote: {escape_control(note)}"
+        out += "\n" + wrap_line(f"note: {escape_control(note)}", width, "    ")
     return out + ("\n" if data.get("notes") else "")
 
 
@@ -205,13 +207,13 @@ def nodes_for_headline(data: dict) -> str:
     return out
 
 
-def render_nodes_for(result: "NodesForResult", output: str) -> str:
+def render_nodes_for(result: "NodesForResult", output: str, width: int | None = None) -> str:
     data = result.to_dict()
     if output == "json":
         return to_json(data)
     if output == "yaml":
         return to_yaml(data)
-    out = nodes_for_headline(data) + "\n"
+    out = wrap_line(nodes_for_headline(data), width) + "\n"
     if data["newNodes"]:
         out += (
             "\n"
@@ -225,10 +227,12 @@ def render_nodes_for(result: "NodesForResult", output: str) -> str:
     if data.get("daemonSetPods"):
         out += "\n" + daemon_set_lines(data["daemonSetPods"])
     for note in data.get("notes", []):
-        out += f"\nnote: {escape_control(note)}\n"
+        out += "\n" + wrap_line(f"note: {escape_control(note)}", width, "    ") + "\n"
     if data["cannotHelp"]:
         out += (
-            "\nno node of this shape helps:\n" + "\n".join(f"{c['pod']}: {escape_control(c['message'])}" for c in data["cannotHelp"]) + "\n"
+            "\nno node of this shape helps:\n"
+            + "\n".join(wrap_line(f"{c['pod']}: {escape_control(c['message'])}", width, "    ") for c in data["cannotHelp"])
+            + "\n"
         )
-    out += f"\nmethod: {data['method']}\n"
+    out += "\n" + wrap_line(f"method: {data['method']}", width, "    ") + "\n"
     return out

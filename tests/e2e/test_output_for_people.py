@@ -324,3 +324,23 @@ def test_empty_stdin_is_an_empty_snapshot(run_cli):
     out = run_cli("schedule", "-", "-o", "json", input="")
     assert out.exit_code == 0 and out.json()["summary"]["pending"] == 0
     assert "holds no nodes and no pods" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["explain", "batch/analytics-big", "examples/cluster.yaml"],
+        ["schedule", "examples/cluster.yaml"],
+        ["capacity", "examples/whatif-cluster.yaml", "--pod", "examples/whatif-web-deployment.yaml"],
+        ["diff", "examples/whatif-cluster.yaml", "--config-b", "profiles/bin-packing.yaml"],
+    ],
+    ids=["explain", "schedule", "capacity", "diff"],
+)
+def test_every_free_text_line_fits_the_terminal(run_cli, monkeypatch, args):
+    """COLUMNS=120: the verdict, diagnoses, capacity's stop message and diff's notes and summary
+    are wrapped to the terminal, counted in characters (an em dash is one column, three bytes)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "120")
+    out = run_cli(*args, "--seed", "1")
+    assert out.exit_code == 0, out.stderr
+    assert max(len(line) for line in out.stdout.splitlines()) <= 120
