@@ -55,6 +55,13 @@ def word(s: Shortfall) -> str:
                 f"{count} {reason} — {asks}, free now on none of these {count} node(s); "
                 f"{short.big_enough} node(s) have the allocatable for it (when empty)"
             )
+    if s.num_nodes == 1 and s.cluster_nodes > 1 and not s.short:
+        # kube wraps a rejection at Permit (or in the binding cycle) as a FitError of one node
+        # (schedule_one.go): the pod had found a node; "1 node(s)" would read as the cluster's size
+        return (
+            "rejected after a node was found for it, at Permit or while binding (kube reports that as "
+            f"a FitError of 1 node, of {s.cluster_nodes}): " + "; ".join(parts) + "."
+        )
     head = f"{s.num_nodes} node(s), none fits: " + "; ".join(parts) + "."
     if s.never:
         return head + f" No node could ever hold it: its {' and '.join(s.never)} request exceeds every node's allocatable."

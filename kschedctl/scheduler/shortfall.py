@@ -90,6 +90,7 @@ class Shortfall:
     never: tuple[str, ...]  # the short resources no node could ever hold (request > every allocatable)
     never_preempts: bool  # preemptionPolicy: Never
     lower_priority: int  # nodes big enough for it running a lower-priority pod (0 unless asked)
+    cluster_nodes: int = 0  # the nodes of the cluster (a FitError of fewer is a one-node wrap)
 
 
 def count_shortfall(pod: Pod, histogram: Mapping[str, int], num_nodes: int, facts: ClusterFacts) -> Shortfall:
@@ -119,7 +120,7 @@ def _count(pod: Pod, histogram: Mapping[str, int], num_nodes: int, facts: Cluste
     lower = 0
     if names and not never and not never_preempts:
         lower = facts.with_lower_priority(req, names, pod.effective_priority())
-    return Shortfall(num_nodes, ordered, short, never, never_preempts, lower)
+    return Shortfall(num_nodes, ordered, short, never, never_preempts, lower, len(facts.nodes))
 
 
 __all__ = ["ClusterFacts", "Short", "Shortfall", "amount", "count_shortfall"]

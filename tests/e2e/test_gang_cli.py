@@ -172,3 +172,43 @@ def test_a_gang_that_cannot_complete_states_its_quorum_who_fits_where_and_what_b
     assert "default/train: the group needs 4 (minCount); 3 of 4 member(s) fit" in table
     explain = run_cli("explain", "podgroup/default/train", path, "--feature-gates", GATES).stdout
     assert "verdict: the group needs 4 (minCount); 3 of 4 member(s) fit" in explain
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kschedctl_coscheduling") is None, reason="pip install ./plugins/kschedctl-coscheduling")
+def test_a_permit_rejection_is_not_diagnosed_as_a_one_node_cluster(run_cli, write_snapshot, tmp_path):
+    """Coscheduling rejects waiting members at Permit; kube reports that as a FitError of one node
+    ("0/1 nodes are available", schedule_one.go), and the diagnosis says so instead of
+    "1 node(s), none fits" on a 3-node cluster."""
+    config = tmp_path / "cosched.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [
+                    {
+                        "schedulerName": "default-scheduler",
+                        "plugins": {
+                            "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                            "queueSort": {"disabled": [{"name": "*"}], "enabled": [{"name": "Coscheduling"}]},
+                        },
+                    }
+                ],
+            }
+        )
+    )
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "mpi", "namespace": "default"},
+        "spec": {"minMember": 4, "scheduleTimeoutSeconds": 10},
+    }
+    pods = [make_pod(f"mpi-{i}").req(cpu="1500m").label("scheduling.x-k8s.io/pod-group", "mpi") for i in range(4)]
+    path = write_snapshot(*[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], group, *pods)
+    data = run_cli("schedule", path, "--config", str(config), "-o", "json", "--seed", "1").json()
+    waiting = [u for u in data["unschedulable"] if u["message"].startswith("0/1 nodes are available")]
+    assert waiting
+    for u in waiting:
+        assert u["diagnosis"].startswith(
+            "rejected after a node was found for it, at Permit or while binding (kube reports that as a FitError of 1 node, of 3)"
+        )
