@@ -55,7 +55,12 @@ class Services:
         if self.dra is None:
             from kschedctl.dra.manager import DRAManager
 
-            self.dra = DRAManager(self.objects, self.version.feature_enabled("DRAConsumableCapacity"))
+            taint_rules = self.version.feature_enabled("DRADeviceTaintRules")
+            if self.objects.device_taint_rules and not taint_rules:
+                from kschedctl.cluster.loader import DEVICE_TAINT_RULES_IGNORED
+
+                self.warn(DEVICE_TAINT_RULES_IGNORED)
+            self.dra = DRAManager(self.objects, self.version.feature_enabled("DRAConsumableCapacity"), taint_rules, self.warn)
         return self.dra
 
     def warn(self, message: str) -> None:
