@@ -1,4 +1,4 @@
-"""DeviceTaintRule (resource.k8s.io v1alpha3, v1beta2): a taint for the devices its selector names.
+"""DeviceTaintRule (resource.k8s.io v1alpha3, v1beta2, v1): a taint for the devices its selector names.
 
 kube-scheduler never reads the rules itself: with the DRADeviceTaintRules gate on, its DRA manager
 lists ResourceSlices through the ResourceSlice tracker
@@ -22,8 +22,9 @@ from kschedctl.api.types import ObjectMeta, _dict, _meta
 
 GROUP = "resource.k8s.io"
 # The versions DeviceTaintRule is served in by the emulated releases (v1alpha3 since 1.33,
-# v1beta2 since 1.36); kube-scheduler's informer reads whichever the release serves.
-SERVED_VERSIONS = (f"{GROUP}/v1alpha3", f"{GROUP}/v1beta2")
+# v1beta2 since 1.36, v1 since 1.37 where the gate is GA); every one has the same
+# deviceSelector (driver, pool, device) and taint, so each is read alike.
+SERVED_VERSIONS = (f"{GROUP}/v1alpha3", f"{GROUP}/v1beta2", f"{GROUP}/v1")
 TAINT_EFFECTS = ("None", "NoSchedule", "NoExecute")
 _QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
