@@ -12,22 +12,22 @@ effect), and ``patch_slice`` applies them as the tracker's applyPatches does.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.gosemantics import not_supported
 from kschedctl.api.resource import DeviceTaint, ResourceSlice
-from kschedctl.api.types import ObjectMeta, _dict, _meta
+from kschedctl.api.resource_admission import _dns_label, _dns_subdomain, _invalid, _map, _required
+from kschedctl.api.types import ObjectMeta, _meta
+from kschedctl.api.validation import qualified_name_errors
 
 GROUP = "resource.k8s.io"
 # The versions DeviceTaintRule is served in by the emulated releases (v1alpha3 since 1.33,
 # v1beta2 since 1.36, v1 since 1.37 where the gate is GA); every one has the same
 # deviceSelector (driver, pool, device) and taint, so each is read alike.
 SERVED_VERSIONS = (f"{GROUP}/v1alpha3", f"{GROUP}/v1beta2", f"{GROUP}/v1")
-TAINT_EFFECTS = ("None", "NoSchedule", "NoExecute")
-_QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # in field.NotSupported's order
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,51 +54,50 @@ class DeviceTaintRule:
 
     @staticmethod
     def from_dict(raw: dict) -> "DeviceTaintRule":
-        """The rule as admitted: an ObjectError with the field path of the first problem."""
+        """The rule as admitted (ValidateDeviceTaintRule): an ObjectError, in field.Error's
+        words, with the field path of the first problem."""
         api_version = raw.get("apiVersion")
         if api_version not in SERVED_VERSIONS:
             raise ObjectError(
                 f'no matches for kind "DeviceTaintRule" in version "{api_version}" (served: {", ".join(SERVED_VERSIONS)})',
                 "apiVersion",
             )
+        md = _map(raw.get("metadata"), "metadata")
+        if not md.get("name"):
+            raise _required("metadata.name", "name or generateName is required")
+        _dns_subdomain(md.get("name"), "metadata.name")
         meta = _meta(raw, namespaced=False)
-        if not meta.name:
-            raise ObjectError("Required value: name or generateName is required", "metadata.name")
-        if len(meta.name) > 253 or not _SUBDOMAIN_RE.match(meta.name):
-            raise ObjectError(f"Invalid value: {meta.name!r}: a lowercase RFC 1123 subdomain", "metadata.name")
-        spec = _dict(raw.get("spec"), "spec")
-        selector = _dict(spec.get("deviceSelector"), "spec.deviceSelector")
-        fields = {k: _optional_name(selector.get(k), f"spec.deviceSelector.{k}") for k in ("driver", "pool", "device")}
-        return DeviceTaintRule(meta, fields["driver"], fields["pool"], fields["device"], _taint(spec.get("taint")))
-
-
-def _optional_name(value: Any, path: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise ObjectError(f"Invalid value: {value!r}: must be a non-empty string", path)
-    return value
+        spec = _map(raw.get("spec"), "spec")
+        selector = _map(spec.get("deviceSelector"), "spec.deviceSelector")
+        driver, pool, device = (selector.get(k) for k in ("driver", "pool", "device"))
+        if driver is not None:
+            _dns_subdomain(driver, "spec.deviceSelector.driver")
+        if pool is not None:
+            _dns_subdomain(pool, "spec.deviceSelector.pool")
+        if device is not None:
+            _dns_label(device, "spec.deviceSelector.device")
+        return DeviceTaintRule(meta, driver, pool, device, _taint(spec.get("taint")))
 
 
 def _taint(raw: Any) -> DeviceTaint:
-    """validateDeviceTaint: key a qualified name, effect one of the known ones (required)."""
-    taint = _dict(raw, "spec.taint")
+    """validateDeviceTaint: the key a qualified name, the effect required and known."""
+    taint = _map(raw, "spec.taint")
     key = taint.get("key")
-    if not key:
-        raise ObjectError("Required value", "spec.taint.key")
-    name = str(key).rsplit("/", 1)[-1]
-    if not isinstance(key, str) or len(name) > 63 or not _QUALIFIED_NAME_RE.match(name):
-        raise ObjectError(f"Invalid value: {key!r}: must be a qualified name", "spec.taint.key")
+    if not isinstance(key, str) or not key:
+        raise _required("spec.taint.key")
+    problems = qualified_name_errors(key)
+    if problems:
+        raise _invalid("spec.taint.key", key, problems[0])
     value = taint.get("value")
     if value is not None and not isinstance(value, str):
-        raise ObjectError(f"Invalid value: {value!r}: must be a string", "spec.taint.value")
+        raise _invalid("spec.taint.value", value, "must be a string")
     effect = taint.get("effect")
     if not effect:
-        raise ObjectError("Required value", "spec.taint.effect")
+        raise _required("spec.taint.effect")
     if effect not in TAINT_EFFECTS:
-        supported = ", ".join(f'"{e}"' for e in TAINT_EFFECTS)
-        raise ObjectError(f"Unsupported value: {effect!r}: supported values: {supported}", "spec.taint.effect")
-    return DeviceTaint(key, value or "", effect)
+        error = not_supported("spec.taint.effect", effect, TAINT_EFFECTS)
+        raise ObjectError(error.body, error.field)
+    return DeviceTaint(key, value or "", str(effect))
 
 
 def patch_slice(slice_: ResourceSlice, rules: list[DeviceTaintRule]) -> ResourceSlice:

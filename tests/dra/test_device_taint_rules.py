@@ -262,13 +262,32 @@ def test_no_execute_rule_on_an_allocated_device_says_kschedctl_does_not_evict(ru
     "change,field,words",
     [
         ({"taint": {"key": "k"}}, "spec.taint.effect", "Required value"),
-        ({"taint": {"key": "k", "effect": "Sometimes"}}, "spec.taint.effect", "Unsupported value"),
+        (
+            {"taint": {"key": "k", "effect": "some-other-effect"}},
+            "spec.taint.effect",
+            'Unsupported value: "some-other-effect": supported values: "NoExecute", "NoSchedule", "None"',
+        ),
         ({"taint": {"effect": "NoSchedule"}}, "spec.taint.key", "Required value"),
-        ({"taint": {"key": "k", "effect": "NoSchedule"}, "deviceSelector": {"pool": 3}}, "spec.deviceSelector.pool", "Invalid value"),
+        (
+            {"taint": {"key": "k", "effect": "NoSchedule"}, "deviceSelector": {"driver": "!@#$%^"}},
+            "spec.deviceSelector.driver",
+            "RFC 1123 subdomain",
+        ),
+        (
+            {"taint": {"key": "k", "effect": "NoSchedule"}, "deviceSelector": {"pool": "!@#$%^"}},
+            "spec.deviceSelector.pool",
+            "RFC 1123 subdomain",
+        ),
+        (
+            {"taint": {"key": "k", "effect": "NoSchedule"}, "deviceSelector": {"device": "!@#$%^"}},
+            "spec.deviceSelector.device",
+            "RFC 1123 label",
+        ),
     ],
-    ids=["no-effect", "bad-effect", "no-key", "bad-pool"],
+    ids=["required-taint", "invalid-taint", "no-key", "bad-driver", "bad-pool", "bad-device"],
 )
 def test_rules_the_api_server_refuses_are_one_error_line(run_cli, write_snapshot, change, field, words) -> None:
+    """TestValidateDeviceTaint's failing cases (by name where it has one): one error line, exit 2."""
     rule = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "bad"}, "spec": change}
     out = run_cli("schedule", write_snapshot(*_gpu_snapshot(rule=rule)))
     assert out.exit_code == 2
