@@ -233,6 +233,15 @@ def test_feature_gate_turns_rules_on_at_1_36(run_cli, write_snapshot) -> None:
     assert "DeviceTaintRule" not in stderr
 
 
+def test_rules_without_device_taints_gate_are_said_to_have_no_effect(run_cli, write_snapshot) -> None:
+    """1.35 with only DRADeviceTaintRules: the allocator checks no taints (DRADeviceTaints off), said once."""
+    args = ("--kube-version", "1.35", "--feature-gates")
+    pod, stderr = _status(run_cli, write_snapshot(*_gpu_snapshot()), *args, "DRADeviceTaintRules=true")
+    assert pod["status"] == "Scheduled" and stderr.count("DRADeviceTaints is off in this release") == 1
+    pod, stderr = _status(run_cli, write_snapshot(*_gpu_snapshot()), *args, "DRADeviceTaintRules=true,DRADeviceTaints=true")
+    assert pod["status"] == "Unschedulable" and "DeviceTaintRule" not in stderr
+
+
 def test_effect_none_rule_does_not_keep_pods_off(run_cli, write_snapshot) -> None:
     rule = {
         "apiVersion": "resource.k8s.io/v1alpha3",
