@@ -29,6 +29,14 @@ GROUP = "resource.k8s.io"
 SERVED_VERSIONS = (f"{GROUP}/v1alpha3", f"{GROUP}/v1beta2", f"{GROUP}/v1")
 TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # in field.NotSupported's order
 
+# Read, but used only where their gate is on (dynamicresources.go ListWithDeviceTaintRules, gate
+# DRADeviceTaintRules): the run says why it ignores them where the gate is off.
+DEVICE_TAINT_RULES_IGNORED = (
+    "skipping objects of kind 'DeviceTaintRule': kube-scheduler reads them only with the "
+    "DRADeviceTaintRules feature gate, off in this release (--feature-gates DRADeviceTaintRules=true "
+    "turns it on); DynamicResources uses the ResourceSlices as published, without the taints these rules add"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class DeviceTaintRule:
@@ -116,4 +124,4 @@ def patch_slice(slice_: ResourceSlice, rules: list[DeviceTaintRule]) -> Resource
     return dataclasses.replace(slice_, devices=tuple(devices)) if changed else slice_
 
 
-__all__ = ["SERVED_VERSIONS", "TAINT_EFFECTS", "DeviceTaintRule", "patch_slice"]
+__all__ = ["DEVICE_TAINT_RULES_IGNORED", "SERVED_VERSIONS", "TAINT_EFFECTS", "DeviceTaintRule", "patch_slice"]

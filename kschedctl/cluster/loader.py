@@ -61,14 +61,6 @@ _OTHER_CLUSTER = {"VolumeAttachment"}
 _DRA_KINDS = set(DRA_KINDS)
 # Kinds kube-scheduler 1.35 reads that kschedctl does not model: said on stderr, never "not used".
 NOT_MODELLED: dict[str, str] = {}
-# Read, but used only where their gate is on (dynamicresources.go ListWithDeviceTaintRules, gate
-# DRADeviceTaintRules): the run says why it ignores them where the gate is off.
-GATED_KINDS = {"DeviceTaintRule": "DRADeviceTaintRules"}
-DEVICE_TAINT_RULES_IGNORED = (
-    "skipping objects of kind 'DeviceTaintRule': kube-scheduler reads them only with the "
-    "DRADeviceTaintRules feature gate, off in this release (--feature-gates DRADeviceTaintRules=true "
-    "turns it on); DynamicResources uses the ResourceSlices as published, without the taints these rules add"
-)
 
 
 def _skipped_kind_warning(kind: str) -> str:

@@ -57,7 +57,7 @@ class Services:
 
             taint_rules = self.version.feature_enabled("DRADeviceTaintRules")
             if self.objects.device_taint_rules and not taint_rules:
-                from kschedctl.cluster.loader import DEVICE_TAINT_RULES_IGNORED
+                from kschedctl.api.devicetaintrule import DEVICE_TAINT_RULES_IGNORED
 
                 self.warn(DEVICE_TAINT_RULES_IGNORED)
             elif self.objects.device_taint_rules and not self.version.feature_enabled("DRADeviceTaints"):
