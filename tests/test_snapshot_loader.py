@@ -91,21 +91,18 @@ def test_unknown_kinds_are_skipped_with_one_warning_per_kind(tmp_path):
     assert snap.warnings == ["warning: skipping objects of kind 'ConfigMap' (not used for scheduling)"]
 
 
-@pytest.mark.parametrize(
-    "kind,api_version,words",
-    [
-        ("DeviceTaintRule", "resource.k8s.io/v1alpha3", "without the taints these rules add"),
-    ],
-    ids=["DeviceTaintRule"],
-)
-def test_kinds_kube_reads_but_kschedctl_does_not_model_are_said_so(tmp_path, kind, api_version, words):
-    """kube-scheduler 1.35 reads DeviceTaintRules (dynamicresources.go ListWithDeviceTaintRules): never "not used"."""
+def test_device_taint_rules_are_read_not_skipped(tmp_path):
+    """DeviceTaintRules are modelled (issue 23): read as objects, no skipping warning at load."""
     f = tmp_path / "s.yaml"
-    obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}}
+    obj = {
+        "apiVersion": "resource.k8s.io/v1alpha3",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "x"},
+        "spec": {"taint": {"key": "k", "effect": "NoSchedule"}},
+    }
     f.write_text(_yaml_docs(obj, make_node("n1").dict()))
-    [warning] = load_snapshot([str(f)]).warnings
-    assert "kube-scheduler reads them but kschedctl does not model them" in warning and words in warning
-    assert "not used for scheduling" not in warning and warning.endswith("decisions may differ")
+    snap = load_snapshot([str(f)])
+    assert snap.warnings == [] and list(snap.objects.device_taint_rules) == ["x"]
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.api.devicetaintrule import DeviceTaintRule
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import (
@@ -46,6 +47,8 @@ class ClusterObjects:
     resource_slices: dict[str, ResourceSlice] = field(default_factory=dict)
     resource_claims: dict[str, ResourceClaim] = field(default_factory=dict)
     resource_claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)
+    # DeviceTaintRules by name (read only: applied to slices by the DRA manager when the gate is on)
+    device_taint_rules: dict[str, DeviceTaintRule] = field(default_factory=dict)
     # (kind, apiVersion) -> how many objects were read from an older resource.k8s.io version
     dra_conversions: dict[tuple[str, str], int] = field(default_factory=dict)
     # anything else the loader accepted but no plugin reads yet, by kind

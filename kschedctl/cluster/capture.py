@@ -81,6 +81,8 @@ CAPTURED_KINDS: tuple[KindSpec, ...] = (
     KindSpec("ResourceSlice", "resourceslices", "resource.k8s.io", ("v1",), optional=True),
     KindSpec("ResourceClaim", "resourceclaims", "resource.k8s.io", ("v1",), optional=True),
     KindSpec("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", ("v1",), optional=True),
+    # the ResourceSlice tracker's taint rules (DRADeviceTaintRules; v1 from 1.37)
+    KindSpec("DeviceTaintRule", "devicetaintrules", "resource.k8s.io", ("v1", "v1beta2", "v1alpha3"), optional=True),
     KindSpec("PodGroup", "podgroups", "scheduling.k8s.io", ("v1beta1", "v1alpha2"), optional=True),
     KindSpec("Workload", "workloads", "scheduling.k8s.io", ("v1alpha1",), optional=True),
     KindSpec("PodGroup", "podgroups", "scheduling.x-k8s.io", ("v1alpha1",), optional=True),  # scheduler-plugins

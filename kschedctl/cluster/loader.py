@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kschedctl.api.admission import NAMESPACED, admit
+from kschedctl.api.devicetaintrule import DeviceTaintRule
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.json_decoding import DecodeError, load_json
@@ -59,10 +60,7 @@ _OTHER_CLUSTER = {"VolumeAttachment"}
 # Dynamic Resource Allocation, read by the DynamicResources plugin (resource.k8s.io/v1).
 _DRA_KINDS = set(DRA_KINDS)
 # Kinds kube-scheduler 1.35 reads that kschedctl does not model: said on stderr, never "not used".
-NOT_MODELLED = {
-    # dynamicresources.go: ResourceSlices().ListWithDeviceTaintRules() (gates DRADeviceTaints, DRADeviceTaintRules)
-    "DeviceTaintRule": "DynamicResources uses the ResourceSlices as published, without the taints these rules add",
-}
+NOT_MODELLED: dict[str, str] = {}
 
 
 def _skipped_kind_warning(kind: str) -> str:
@@ -477,6 +475,12 @@ def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
         return obj
     if kind in _DRA_KINDS:
         return _build_dra(kind, raw, objects)
+    if kind == "DeviceTaintRule":
+        rule = DeviceTaintRule.from_dict(raw)
+        if rule.name in objects.device_taint_rules:
+            raise ObjectError("duplicate DeviceTaintRule", "metadata.name")
+        objects.device_taint_rules[rule.name] = rule
+        return rule
     if kind in _NAMESPACED_GENERIC:
         obj = GenericObject.from_dict(raw, namespaced=True)
         key = f"{obj.namespace}/{obj.name}"

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.devicetaintrule import DeviceTaintRule, patch_slice
 from kschedctl.api.gotime import seconds_of
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import (
@@ -70,9 +71,19 @@ def claim_usage(claim: ResourceClaim, consumable_capacity: bool) -> _Usage:
 class DRAManager:
     """SharedDRAManager over the snapshot's objects, with the allocated-device index."""
 
-    def __init__(self, objects: "ClusterObjects", consumable_capacity: bool = False) -> None:
+    def __init__(
+        self,
+        objects: "ClusterObjects",
+        consumable_capacity: bool = False,
+        device_taint_rules: bool = False,
+        warn: "Callable[[str], None] | None" = None,
+    ) -> None:
         self.objects = objects
         self.consumable_capacity = consumable_capacity
+        # DRADeviceTaintRules: slices are listed through the tracker, with the rules' taints
+        self.device_taint_rules = device_taint_rules
+        self._warn = warn
+        self._patched: tuple[int, dict[str, ResourceSlice]] | None = None  # (slices_generation, slices)
         self.in_flight: dict[str, ResourceClaim] = {}  # claim UID -> claim with its allocation
         self._dedicated: Counter[DeviceID] = Counter()
         self._shared: Counter[tuple[DeviceID, str]] = Counter()
@@ -209,8 +220,37 @@ class DRAManager:
 
     # --- ResourceSlices ---------------------------------------------------------------------
     def slices(self) -> list[ResourceSlice]:
-        """ListWithDeviceTaintRules (DeviceTaintRules are not modelled: slices as published)."""
-        return list(self.objects.resource_slices.values())
+        """ListWithDeviceTaintRules: the slices as published, or, with DRADeviceTaintRules on, as
+        the ResourceSlice tracker patches them (each rule's taint on the devices it selects)."""
+        return list(self._slices().values())
+
+    def _slices(self) -> dict[str, ResourceSlice]:
+        rules = list(self.objects.device_taint_rules.values()) if self.device_taint_rules else []
+        if not rules:
+            return self.objects.resource_slices
+        if self._patched is None or self._patched[0] != self.slices_generation:
+            patched = {name: patch_slice(s, rules) for name, s in self.objects.resource_slices.items()}
+            self._patched = (self.slices_generation, patched)
+            self._say_no_eviction(rules)
+        return self._patched[1]
+
+    def _say_no_eviction(self, rules: list[DeviceTaintRule]) -> None:
+        """A NoExecute rule on a device allocated to a running pod: kube's device taint eviction
+        controller would evict the pod (unless its claim tolerates the taint); kschedctl does not."""
+        if self._warn is None:
+            return
+        for claim in self.objects.resource_claims.values():
+            if claim.allocation is None or not claim.reserved_for:
+                continue
+            for r in claim.allocation.results:
+                for rule in rules:
+                    if rule.taint.effect == "NoExecute" and rule.matches(r.driver, r.pool, r.device):
+                        self._warn(
+                            f"DeviceTaintRule {rule.name!r} taints device {r.driver}/{r.pool}/{r.device} "
+                            f"NoExecute; it is allocated to claim {claim.key} of a running pod, which kube's device "
+                            "taint eviction controller may evict: kschedctl does not evict"
+                        )
+                        return
 
     def on_slice_change(self, old: ResourceSlice | None, new: ResourceSlice | None) -> None:
         if old is not None:
@@ -282,7 +322,7 @@ class DRAManager:
         """SlicesForNode: slices with a nodeName only matter for that node."""
         by_node: dict[str, list[ResourceSlice]] = {}
         elsewhere: list[ResourceSlice] = []
-        for s in self.objects.resource_slices.values():
+        for s in self._slices().values():
             if s.node_name and not s.shared_counters:
                 by_node.setdefault(s.node_name, []).append(s)
             else:

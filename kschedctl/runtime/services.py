@@ -55,7 +55,18 @@ class Services:
         if self.dra is None:
             from kschedctl.dra.manager import DRAManager
 
-            self.dra = DRAManager(self.objects, self.version.feature_enabled("DRAConsumableCapacity"))
+            taint_rules = self.version.feature_enabled("DRADeviceTaintRules")
+            if self.objects.device_taint_rules and not taint_rules:
+                from kschedctl.api.devicetaintrule import DEVICE_TAINT_RULES_IGNORED
+
+                self.warn(DEVICE_TAINT_RULES_IGNORED)
+            elif self.objects.device_taint_rules and not self.version.feature_enabled("DRADeviceTaints"):
+                # kube_features.go: DRADeviceTaintRules depends on DRADeviceTaints
+                self.warn(
+                    "DeviceTaintRules add their taints, but DRADeviceTaints is off in this release: the "
+                    "allocator ignores device taints (--feature-gates DRADeviceTaints=true turns it on)"
+                )
+            self.dra = DRAManager(self.objects, self.version.feature_enabled("DRAConsumableCapacity"), taint_rules, self.warn)
         return self.dra
 
     def warn(self, message: str) -> None:
