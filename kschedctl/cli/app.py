@@ -288,7 +288,7 @@ def schedule(
         cluster, cfg, registry = _load(snapshot, config, version, no_extenders)
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
-        from kschedctl.explain.verdict import word_run
+        from kschedctl.explain.verdict import word_coscheduling_groups, word_run
 
         sched = Scheduler(cluster, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
         tables = None
@@ -298,7 +298,7 @@ def schedule(
             tables = PodTables(sched.framework_for_pod)
             sched.algorithm.recorders.append(tables)
         with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
-            result = word_run(sched.run(progress=callback))
+            result = word_coscheduling_groups(word_run(sched.run(progress=callback)), cluster)
         if tables is not None:
             result.pod_tables = tables.tables()
         if write_snapshot is not None:

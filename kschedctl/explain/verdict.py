@@ -14,6 +14,7 @@ the words are said here, for `explain` and for `schedule`'s results alike (`word
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.plugins.details import format_quantity
@@ -94,7 +95,7 @@ def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
     return out
 
 
-__all__ = ["fits_verdict", "group_verdict", "verdict", "word", "word_run"]
+__all__ = ["fits_verdict", "group_verdict", "verdict", "word", "word_coscheduling_groups", "word_run"]
 
 
 def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -> str:
@@ -118,3 +119,42 @@ def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -
     if policy == "gang" and min_count and len(fit) < min_count:
         out += f"; {min_count - len(fit)} more must fit before any member is bound"
     return out
+
+
+COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
+
+
+def word_coscheduling_groups(run: RunResult, cluster: Any) -> RunResult:
+    """For scheduler-plugins' PodGroups (the Coscheduling package; scheduling.x-k8s.io), each
+    unschedulable member's diagnosis states the group's quorum, how many members found a node
+    and waited at Permit (rejected there when the group could not complete), and what keeps the
+    others from any node. The package reports no group of its own; this is read from the run's
+    record and the snapshot's PodGroup objects (spec.minMember)."""
+    from kschedctl.framework.podgroup import X_K8S_POD_GROUP_KIND
+
+    groups = {key: obj for (kind, key), obj in (cluster.objects.pod_groups or {}).items() if kind == X_K8S_POD_GROUP_KIND}
+    if not groups:
+        return run
+    member_of = {p.key: f"{p.namespace}/{p.labels[COSCHEDULING_LABEL]}" for p in cluster.pods if COSCHEDULING_LABEL in p.labels}
+    by_group: dict[str, list[Any]] = {}
+    for u in run.unschedulable:
+        group = member_of.get(u.pod)
+        if group in groups:
+            by_group.setdefault(group, []).append(u)
+    placed = {p.pod for p in run.placements}
+    for group, members in by_group.items():
+        spec = groups[group].raw.get("spec") or {}
+        need = spec.get("minMember") if isinstance(spec.get("minMember"), int) else None
+        waited = [u for u in members if u.message.startswith("0/1 nodes are available")]
+        nowhere = [u for u in members if u not in waited]
+        bound = sum(1 for key, g in member_of.items() if g == group and key in placed)
+        text = f"pod group {group} needs {need} (minMember)" if need else f"pod group {group}"
+        text += f"; {bound} placed, {len(waited)} found a node and waited at Permit"
+        if nowhere:
+            shown = ", ".join(u.pod for u in nowhere[:3]) + (f" and {len(nowhere) - 3} more" if len(nowhere) > 3 else "")
+            text += f"; {len(nowhere)} fit nowhere ({shown}): {nowhere[0].message.split('. ')[0].rstrip('.')}"
+        if need and bound + len(waited) < need:
+            text += f"; {need - bound - len(waited)} more must find a node before the group is bound"
+        for u in members:
+            u.diagnosis = text + (f". This pod: {u.diagnosis}" if u.diagnosis else "")
+    return run

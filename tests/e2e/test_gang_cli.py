@@ -208,7 +208,15 @@ def test_a_permit_rejection_is_not_diagnosed_as_a_one_node_cluster(run_cli, writ
     data = run_cli("schedule", path, "--config", str(config), "-o", "json", "--seed", "1").json()
     waiting = [u for u in data["unschedulable"] if u["message"].startswith("0/1 nodes are available")]
     assert waiting
+    group = (
+        "pod group default/mpi needs 4 (minMember); 0 placed, 3 found a node and waited at Permit; 1 fit nowhere "
+        "(default/mpi-3): 0/3 nodes are available: 3 Insufficient cpu; 1 more must find a node before the group is bound"
+    )
+    assert len(waiting) == 3
     for u in waiting:
-        assert u["diagnosis"].startswith(
-            "rejected after a node was found for it, at Permit or while binding (kube reports that as a FitError of 1 node, of 3)"
+        assert u["diagnosis"] == (
+            group + ". This pod: rejected after a node was found for it, at Permit or while binding (kube reports that "
+            "as a FitError of 1 node, of 3): 1 optimistic rejection in PostFilter."
         )
+    [stuck] = [u for u in data["unschedulable"] if u not in waiting]
+    assert stuck["diagnosis"].startswith(group + ". This pod: 3 node(s), none fits: 3 Insufficient cpu")
