@@ -18,6 +18,7 @@ calls with one node, so the two are equal by construction.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections import Counter
@@ -61,9 +62,51 @@ class _Policy:
     def __init__(self, args: Any, handle: Handle | None) -> None:
         self.handle = handle
         self.ledger = ledger_of(handle)
+        self._salt: bytes | None = None
+        self._order: dict[str, bytes] = {}
 
     def name(self) -> str:
         return self.NAME
+
+    # --- NormalizeScore: the policy's own, then the simulator's tie-break --------------------------
+    def score_extensions(self) -> _Policy:
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        self.normalize(state, scores)
+        self.break_ties(scores)
+        return None
+
+    def normalize(self, state: CycleState, scores: list[NodeScore]) -> None:
+        """The policy's NormalizeScore (none by default)."""
+
+    def order_key(self, name: str) -> bytes:
+        """The node's place in a fixed, seeded random node order (the run's seed)."""
+        key = self._order.get(name)
+        if key is None:
+            if self._salt is None:
+                self._salt = (self.handle.rng.getrandbits(64) if self.handle is not None else 0).to_bytes(8, "big")
+            key = self._order[name] = hashlib.blake2b(name.encode(), key=self._salt, digest_size=8).digest()
+        return key
+
+    def break_ties(self, scores: list[NodeScore]) -> None:
+        """Among the nodes tied at the top, the first in the seeded node order wins: the others
+        lose one point (or the winner gains one at 0). The simulator prefixes node names with a
+        seeded random permutation and takes the smallest name among equal scores, so its ties
+        go the same way all run long (which packs); kube's random pick per pod would spread."""
+        if len(scores) < 2:
+            return
+        best = max(s.score for s in scores)
+        tied = [s for s in scores if s.score == best]
+        if len(tied) < 2:
+            return
+        winner = min(tied, key=lambda s: self.order_key(s.name))
+        if best > 0:
+            for s in tied:
+                if s is not winner:
+                    s.score = best - 1
+        else:
+            winner.score = 1
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         state.write(CHOOSER_KEY, self.choose)
@@ -103,11 +146,8 @@ class GpuShareRandom(_Policy):
     def scores(self, state: CycleState, request: GpuRequest, nodes: list[NodeGpu]) -> list[int]:
         return [0] * len(nodes)
 
-    def score_extensions(self) -> GpuShareRandom:
-        return self
-
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """One feasible node, drawn uniformly, gets MaxNodeScore."""
+        """One feasible node, drawn uniformly, gets MaxNodeScore (no tie to break)."""
         if scores:
             scores[self.rng.randrange(len(scores))].score = MAX_NODE_SCORE
         return None
@@ -196,19 +236,15 @@ class GpuShareBestFit(_Policy):
             out.append(max(0, min(MAX_NODE_SCORE, int(value))))
         return out
 
-    def score_extensions(self) -> GpuShareBestFit:
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+    def normalize(self, state: CycleState, scores: list[NodeScore]) -> None:
         """Min-max over the candidates, on the unrounded values."""
         raw = state.get(BESTFIT_KEY) or {}
         values = [raw.get(s.name, float(s.score)) for s in scores]
         if not values:
-            return None
+            return
         low, high = min(values), max(values)
         for s, v in zip(scores, values):
             s.score = MAX_NODE_SCORE if high == low else int((v - low) * MAX_NODE_SCORE / (high - low))
-        return None
 
 
 class FragmentationModel:

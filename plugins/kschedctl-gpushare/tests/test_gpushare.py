@@ -11,9 +11,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the package, installed or not
 
-from kschedctl.framework import Code, CycleState, NodeInfo, NodeScore, PodInfo  # noqa: E402
-from kschedctl.testing import make_node, make_pod  # noqa: E402
-
 from kschedctl_gpushare import GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, GpuShare  # noqa: E402
 from kschedctl_gpushare.args import GpuShareFGDArgs, TypicalPod  # noqa: E402
 from kschedctl_gpushare.gpu import Ledger, request_of  # noqa: E402
@@ -26,6 +23,9 @@ from kschedctl_gpushare.policies import (  # noqa: E402
     GpuSharePacking,
     GpuShareRandom,
 )
+
+from kschedctl.framework import Code, CycleState, NodeInfo, NodeScore, PodInfo  # noqa: E402
+from kschedctl.testing import make_node, make_pod  # noqa: E402
 
 
 class _Handle:
@@ -107,17 +107,14 @@ def test_ledger_reads_bound_pods_gpu_index() -> None:
     assert node.classes == {"share", "2-gpu"}
 
 
-def scores(plugin: Any, pod: Any, infos: list[NodeInfo]) -> list[int]:
-    """Score, then NormalizeScore when the plugin has one, as the runtime runs them."""
+def scores(plugin: Any, pod: Any, infos: list[NodeInfo], normalize: bool = False) -> list[int]:
+    """Score (and NormalizeScore with ``normalize``), as the runtime runs them."""
     state = CycleState()
     plugin.pre_score(state, pod, infos)
     out = [NodeScore(i.node.name, plugin.score(state, pod, i)[0]) for i in infos]
-    ext = getattr(plugin, "score_extensions", lambda: None)()
-    if ext is not None:
-        ext.normalize_score(state, pod, out)
-    batch = plugin.score_batch(state, pod, infos)
-    if ext is None:
-        assert batch == [s.score for s in out]  # the batch form equals the per-node calls
+    assert plugin.score_batch(state, pod, infos) == [s.score for s in out]  # batch form == per-node calls
+    if normalize:
+        plugin.score_extensions().normalize_score(state, pod, out)
     return [s.score for s in out]
 
 
@@ -158,14 +155,26 @@ def test_best_fit_normalised() -> None:
     a = node_with_free("a", [1000, 1000] + [0] * 6, cpu="32")
     b = gpu_node("b", 8)
     c = node_with_free("c", [1000] * 4 + [0] * 4, cpu="64")
-    assert scores(GpuShareBestFit(None, _Handle()), pod, [a, b, c]) == [100, 0, 60]
+    assert scores(GpuShareBestFit(None, _Handle()), pod, [a, b, c], normalize=True) == [100, 0, 60]
 
 
 def test_random_gives_one_node_the_max_and_is_seeded() -> None:
     infos = [gpu_node(f"n{i}", 2) for i in range(5)]
-    first = scores(GpuShareRandom(None, _Handle()), gpu_pod("p", 1, 500), infos)
+    first = scores(GpuShareRandom(None, _Handle()), gpu_pod("p", 1, 500), infos, normalize=True)
     assert sorted(first) == [0, 0, 0, 0, 100]
-    assert scores(GpuShareRandom(None, _Handle()), gpu_pod("p", 1, 500), infos) == first
+    assert scores(GpuShareRandom(None, _Handle()), gpu_pod("p", 1, 500), infos, normalize=True) == first
+
+
+def test_ties_go_to_the_first_node_of_a_seeded_order() -> None:
+    """Equal scores: one node keeps the top score, the same one for every pod of the run (a
+    fixed order, as the simulator's seeded node-name prefixes give), the others lose a point."""
+    infos = [gpu_node(f"n{i}", 8) for i in range(6)]
+    plugin = GpuShareClustering(None, _Handle())
+    first = scores(plugin, gpu_pod("p", 1, 500), infos, normalize=True)
+    assert sorted(first) == [24] * 5 + [25]
+    assert scores(plugin, gpu_pod("q", 1, 1000), infos, normalize=True) == first
+    zeros = scores(plugin, gpu_pod("cpu"), infos, normalize=True)
+    assert sorted(zeros) == [0] * 5 + [1] and zeros.index(1) == first.index(25)
 
 
 TYPICAL = GpuShareFGDArgs(typical_pods=(TypicalPod(cpu_milli=1000, gpu_count=1, gpu_milli=500, weight=1.0),))
