@@ -44,8 +44,14 @@ TRACE = Path("/work/shared/traces/openb")
 EXAMPLE = ROOT / "examples" / "openb"
 WORKLOADS = ("default", "gpushare100", "multigpu50", "gpuspec33")
 # our name -> the paper's sc_policy
-POLICIES = {"Random": "01-Random", "DotProduct": "02-DotProd", "GpuClustering": "03-GpuClustering",
-            "GpuPacking": "04-GpuPacking", "BestFit": "05-BestFit", "FGD": "06-FGD"}
+POLICIES = {
+    "Random": "01-Random",
+    "DotProduct": "02-DotProd",
+    "GpuClustering": "03-GpuClustering",
+    "GpuPacking": "04-GpuPacking",
+    "BestFit": "05-BestFit",
+    "FGD": "06-FGD",
+}
 BINS = 131  # arrived workload 0..130 %
 
 
@@ -101,8 +107,9 @@ class Replay:
         total = sum(free)
         out = 0.0
         for t_cpu, t_milli, t_num, t_models, p in self.typical:
-            fits = (t_milli > 0 and cpu >= t_cpu and (t_models is None or model in t_models)
-                    and sum(1 for f in free if f >= t_milli) >= t_num)
+            fits = (
+                t_milli > 0 and cpu >= t_cpu and (t_models is None or model in t_models) and sum(1 for f in free if f >= t_milli) >= t_num
+            )
             out += p * (sum(f for f in free if f < t_milli) if fits else total)
         return out
 
@@ -114,7 +121,7 @@ class Replay:
                 fitting = [(f, i) for i, f in enumerate(free) if f >= pod.gpu_milli]
                 gpus = [min(fitting)[1]] if fitting else []
             else:
-                gpus = [i for i, f in enumerate(free) if f == openb.MILLI][:pod.num_gpu]
+                gpus = [i for i, f in enumerate(free) if f == openb.MILLI][: pod.num_gpu]
             for i in gpus:
                 free[i] -= pod.gpu_milli
         self.frag -= self.frag_of[node]
@@ -139,8 +146,9 @@ def typical_of(pods: list[openb.TracePod], coverage: float = 0.95) -> list[tuple
     return [(c, m, n, s, k / weight) for c, m, n, s, k in out]
 
 
-def analyse(placements: dict[str, str], arrivals: list[tuple[openb.TracePod, str]], nodes: list[openb.TraceNode],
-            typical: list[Any], capacity: int) -> dict[str, Any]:
+def analyse(
+    placements: dict[str, str], arrivals: list[tuple[openb.TracePod, str]], nodes: list[openb.TraceNode], typical: list[Any], capacity: int
+) -> dict[str, Any]:
     """Allocation ratio and fragmented GPU (% of capacity) per arrived-workload bin."""
     replay = Replay(nodes, typical)
     arrived = allocated = 0
@@ -190,8 +198,23 @@ def write_matrix(out: Path, snapshots: list[tuple[str, Path]], policies: list[st
 
 
 def run_sweep(matrix: Path, results: Path, jobs: int, executor: str, cluster: str | None, nice: int) -> float:
-    cmd = [sys.executable, "-m", "kschedctl", "sweep", str(matrix), "--jobs", str(jobs), "--executor", executor,
-           "--results", str(results), "--format", "csv", "-o", "json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kschedctl",
+        "sweep",
+        str(matrix),
+        "--jobs",
+        str(jobs),
+        "--executor",
+        executor,
+        "--results",
+        str(results),
+        "--format",
+        "csv",
+        "-o",
+        "json",
+    ]
     if cluster:
         cmd += ["--cluster", cluster]
     if nice:
@@ -221,22 +244,50 @@ def plot(html: Path, report: dict[str, Any]) -> None:
         return
     workloads = list(report)
     fig = make_subplots(rows=len(workloads), cols=1, subplot_titles=[f"openb {w}" for w in workloads])
-    colors = {"Random": "#7f7f7f", "DotProduct": "#9467bd", "GpuClustering": "#8c564b", "GpuPacking": "#ff7f0e",
-              "BestFit": "#1f77b4", "FGD": "#d62728"}
+    colors = {
+        "Random": "#7f7f7f",
+        "DotProduct": "#9467bd",
+        "GpuClustering": "#8c564b",
+        "GpuPacking": "#ff7f0e",
+        "BestFit": "#1f77b4",
+        "FGD": "#d62728",
+    }
     x = list(range(BINS))
     for row, w in enumerate(workloads, start=1):
         for name, data in report[w]["policies"].items():
             color = colors.get(name)
-            fig.add_trace(go.Scatter(x=x, y=data["curve"], mode="lines", name=f"{name} (kschedctl)", legendgroup=name,
-                                     showlegend=row == 1, line={"color": color}), row=row, col=1)
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=data["curve"],
+                    mode="lines",
+                    name=f"{name} (kschedctl)",
+                    legendgroup=name,
+                    showlegend=row == 1,
+                    line={"color": color},
+                ),
+                row=row,
+                col=1,
+            )
             if data.get("paperCurve"):
-                fig.add_trace(go.Scatter(x=x, y=data["paperCurve"], mode="lines", name=f"{name} (paper)",
-                                         legendgroup=name, showlegend=row == 1, line={"color": color, "dash": "dash"}),
-                              row=row, col=1)
+                fig.add_trace(
+                    go.Scatter(
+                        x=x,
+                        y=data["paperCurve"],
+                        mode="lines",
+                        name=f"{name} (paper)",
+                        legendgroup=name,
+                        showlegend=row == 1,
+                        line={"color": color, "dash": "dash"},
+                    ),
+                    row=row,
+                    col=1,
+                )
         fig.update_xaxes(title_text="arrived workload (% of GPU capacity)", row=row, col=1)
         fig.update_yaxes(title_text="GPU allocation ratio (%)", row=row, col=1)
-    fig.update_layout(height=420 * len(workloads), title="GPU allocation ratio vs arrived workload "
-                      "(Weng et al., ATC '23, openb; dashed: the paper's)")
+    fig.update_layout(
+        height=420 * len(workloads), title="GPU allocation ratio vs arrived workload (Weng et al., ATC '23, openb; dashed: the paper's)"
+    )
     html.write_text(fig.to_html(include_plotlyjs=True, full_html=True))
 
 
@@ -263,8 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     unknown = [p for p in policies if p not in POLICIES]
     if unknown or not seeds:
-        print(f"error: --policies: unknown policy {unknown[0]!r} (known: {', '.join(POLICIES)})" if unknown
-              else "error: --seeds: no seed", file=sys.stderr)
+        print(
+            f"error: --policies: unknown policy {unknown[0]!r} (known: {', '.join(POLICIES)})" if unknown else "error: --seeds: no seed",
+            file=sys.stderr,
+        )
         return 2
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="openb-fgd-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -280,9 +333,16 @@ def main(argv: list[str] | None = None) -> int:
     report = summarise(rows, built, workloads, seeds, policies, args.trace)
     plot(args.html, report)
     if args.output == "json":
-        out = [{"workload": w, "seeds": seeds,
-                "policies": {n: {"allocationAt100": d["allocationAt100"], "paperAt100": d["paperAt100"]}
-                             for n, d in report[w]["policies"].items()}} for w in workloads]
+        out = [
+            {
+                "workload": w,
+                "seeds": seeds,
+                "policies": {
+                    n: {"allocationAt100": d["allocationAt100"], "paperAt100": d["paperAt100"]} for n, d in report[w]["policies"].items()
+                },
+            }
+            for w in workloads
+        ]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
     else:
         print_table(report, seeds, wall, rows)
@@ -290,14 +350,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def summarise(rows: list[dict[str, Any]], built: dict[str, Any], workloads: list[str], seeds: list[int],
-              policies: list[str], trace: Path) -> dict[str, Any]:
+def summarise(
+    rows: list[dict[str, Any]], built: dict[str, Any], workloads: list[str], seeds: list[int], policies: list[str], trace: Path
+) -> dict[str, Any]:
     curves: dict[tuple[str, str], list[list[float | None]]] = {}
     frags: dict[tuple[str, str], list[float]] = {}
     for row in rows:
         if row.get("status") != "ok":
-            print(f"warning: cell {row.get('snapshot')} {row.get('config')}: {row.get('status')} {row.get('error')}",
-                  file=sys.stderr)
+            print(f"warning: cell {row.get('snapshot')} {row.get('config')}: {row.get('status')} {row.get('error')}", file=sys.stderr)
             continue
         w, _, s = str(row["snapshot"]).rpartition("-")
         meta = built["cells"][(w, int(s))]
@@ -316,11 +376,14 @@ def summarise(rows: list[dict[str, Any]], built: dict[str, Any], workloads: list
         for name in policies:
             runs = curves.get((w, name), [])
             curve = [_mean([r[k] for r in runs]) for k in range(BINS)]
-            entry[name] = {"curve": curve, "allocationAt100": _round(curve[100]),
-                           "paperAt100": _round(paper[name][100]) if name in paper else None,
-                           "paperCurve": paper.get(name),
-                           "fragmentationAt100": _round(_mean(frags.get((w, name), []))),
-                           "paperFragmentationAt100": _round(paper_frag[name][100]) if name in paper_frag else None}
+            entry[name] = {
+                "curve": curve,
+                "allocationAt100": _round(curve[100]),
+                "paperAt100": _round(paper[name][100]) if name in paper else None,
+                "paperCurve": paper.get(name),
+                "fragmentationAt100": _round(_mean(frags.get((w, name), []))),
+                "paperFragmentationAt100": _round(paper_frag[name][100]) if name in paper_frag else None,
+            }
         report[w] = {"policies": entry}
     return report
 
@@ -335,21 +398,23 @@ def _round(value: float | None) -> float | None:
 
 
 def print_table(report: dict[str, Any], seeds: list[int], wall: float, rows: list[dict[str, Any]]) -> None:
-    print(f"GPU allocation ratio (%) at 100 % arrived workload, mean of seeds {','.join(map(str, seeds))} "
-          "(paper: mean of 42-51)\n")
-    print(f"{'workload':<12} {'policy':<14} {'kschedctl':>9} {'paper':>7} {'diff':>6} {'rank':>4}   "
-          f"{'frag%':>6} {'paper':>6}")
+    print(f"GPU allocation ratio (%) at 100 % arrived workload, mean of seeds {','.join(map(str, seeds))} (paper: mean of 42-51)\n")
+    print(f"{'workload':<12} {'policy':<14} {'kschedctl':>9} {'paper':>7} {'diff':>6} {'rank':>4}   {'frag%':>6} {'paper':>6}")
     for w, data in report.items():
         ranked = sorted(data["policies"].items(), key=lambda kv: -(kv[1]["allocationAt100"] or 0))
         for rank, (name, d) in enumerate(ranked, start=1):
             ours, paper = d["allocationAt100"], d["paperAt100"]
             diff = f"{ours - paper:+.2f}" if ours is not None and paper is not None else "-"
-            print(f"{w:<12} {name:<14} {_fmt(ours):>9} {_fmt(paper):>7} {diff:>6} {rank:>4}   "
-                  f"{_fmt(d['fragmentationAt100']):>6} {_fmt(d['paperFragmentationAt100']):>6}")
+            print(
+                f"{w:<12} {name:<14} {_fmt(ours):>9} {_fmt(paper):>7} {diff:>6} {rank:>4}   "
+                f"{_fmt(d['fragmentationAt100']):>6} {_fmt(d['paperFragmentationAt100']):>6}"
+            )
     seconds = [float(r["wallSeconds"]) for r in rows if r.get("wallSeconds")]
     if seconds:
-        print(f"\n{len(rows)} cells, sweep wall {wall:.0f} s; per cell {min(seconds):.0f}-{max(seconds):.0f} s "
-              f"(mean {sum(seconds) / len(seconds):.0f} s)")
+        print(
+            f"\n{len(rows)} cells, sweep wall {wall:.0f} s; per cell {min(seconds):.0f}-{max(seconds):.0f} s "
+            f"(mean {sum(seconds) / len(seconds):.0f} s)"
+        )
 
 
 def _fmt(value: float | None) -> str:

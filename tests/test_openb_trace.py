@@ -18,11 +18,13 @@ sys.modules["openb_trace"] = openb
 _spec.loader.exec_module(openb)
 
 NODES = "sn,cpu_milli,memory_mib,gpu,model\nn-0,96000,393216,8,G2\nn-1,32000,131072,2,T4\ncpu-0,64000,262144,0,\n"
-PODS = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-        "p-0,4000,8192,1,500,,LS,Running,0,10,0\n"
-        "p-1,8000,16384,2,1000,,LS,Running,0,10,0\n"
-        "p-2,1000,2048,0,0,,BE,Running,0,10,0\n"
-        "p-3,2000,4096,1,250,T4|A10,LS,Running,0,10,0\n")
+PODS = (
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+    "p-0,4000,8192,1,500,,LS,Running,0,10,0\n"
+    "p-1,8000,16384,2,1000,,LS,Running,0,10,0\n"
+    "p-2,1000,2048,0,0,,BE,Running,0,10,0\n"
+    "p-3,2000,4096,1,250,T4|A10,LS,Running,0,10,0\n"
+)
 
 
 def write(tmp_path: Path, nodes: str = NODES, pods: str = PODS) -> tuple[Path, Path]:
@@ -59,11 +61,17 @@ def test_a_heavier_trace_is_cut_down(tmp_path: Path) -> None:
     assert sum(p.gpu_request for p in order) <= 13_000 and len(order) == 1
 
 
-@pytest.mark.parametrize("pods, message", [
-    ("name,cpu_milli\np,1\n", "pods.csv: line 1: missing column(s) memory_mib, num_gpu, gpu_milli"),
-    (PODS.replace("p-1,8000", "p-1,lots"), "pods.csv: line 3: column cpu_milli: 'lots' is not an integer"),
-    (PODS.replace("p-1,8000,16384,2,1000", "p-1,8000,16384,2,500"), "pods.csv: line 3: column gpu_milli: 500 with num_gpu 2 (must be 1000)"),
-])
+@pytest.mark.parametrize(
+    "pods, message",
+    [
+        ("name,cpu_milli\np,1\n", "pods.csv: line 1: missing column(s) memory_mib, num_gpu, gpu_milli"),
+        (PODS.replace("p-1,8000", "p-1,lots"), "pods.csv: line 3: column cpu_milli: 'lots' is not an integer"),
+        (
+            PODS.replace("p-1,8000,16384,2,1000", "p-1,8000,16384,2,500"),
+            "pods.csv: line 3: column gpu_milli: 500 with num_gpu 2 (must be 1000)",
+        ),
+    ],
+)
 def test_bad_csv_is_one_error_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], pods: str, message: str) -> None:
     nodes, pods_path = write(tmp_path, pods=pods)
     assert openb.main([str(nodes), str(pods_path), "-o", str(tmp_path / "out.json")]) == 2

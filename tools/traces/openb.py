@@ -98,8 +98,15 @@ def _int(path: Path, line: int, row: dict[str, str], column: str, low: int = 0) 
 def read_nodes(path: Path) -> list[TraceNode]:
     out = []
     for line, row in _rows(path, ("sn", "cpu_milli", "memory_mib", "gpu", "model")):
-        out.append(TraceNode(row["sn"].strip(), _int(path, line, row, "cpu_milli"), _int(path, line, row, "memory_mib"),
-                             _int(path, line, row, "gpu"), (row.get("model") or "").strip()))
+        out.append(
+            TraceNode(
+                row["sn"].strip(),
+                _int(path, line, row, "cpu_milli"),
+                _int(path, line, row, "memory_mib"),
+                _int(path, line, row, "gpu"),
+                (row.get("model") or "").strip(),
+            )
+        )
     if not out:
         raise TraceError(f"{path}: no nodes")
     return out
@@ -113,8 +120,16 @@ def read_pods(path: Path) -> list[TracePod]:
             raise TraceError(f"{path}: line {line}: column gpu_milli: {milli} is above {MILLI}")
         if num > 1 and milli != MILLI:
             raise TraceError(f"{path}: line {line}: column gpu_milli: {milli} with num_gpu {num} (must be {MILLI})")
-        out.append(TracePod(row["name"].strip(), _int(path, line, row, "cpu_milli"), _int(path, line, row, "memory_mib"),
-                            num, milli, (row.get("gpu_spec") or "").strip()))
+        out.append(
+            TracePod(
+                row["name"].strip(),
+                _int(path, line, row, "cpu_milli"),
+                _int(path, line, row, "memory_mib"),
+                num,
+                milli,
+                (row.get("gpu_spec") or "").strip(),
+            )
+        )
     if not out:
         raise TraceError(f"{path}: no pods")
     return out
@@ -145,13 +160,22 @@ def arrival_order(pods: list[TracePod], capacity_milli: int, seed: int, tune: fl
 
 
 def node_object(node: TraceNode) -> dict[str, Any]:
-    resources = {"cpu": f"{node.cpu_milli}m", "memory": f"{node.memory_mib}Mi", "pods": "100000",
-                 f"{DOMAIN}/gpu-milli": str(node.gpus * MILLI)}
+    resources = {
+        "cpu": f"{node.cpu_milli}m",
+        "memory": f"{node.memory_mib}Mi",
+        "pods": "100000",
+        f"{DOMAIN}/gpu-milli": str(node.gpus * MILLI),
+    }
     labels = {"kubernetes.io/hostname": node.name, f"{DOMAIN}/gpu-count": str(node.gpus)}
     if node.model:
         labels[f"{DOMAIN}/gpu-model"] = node.model
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node.name, "labels": labels},
-            "spec": {}, "status": {"capacity": dict(resources), "allocatable": resources}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": node.name, "labels": labels},
+        "spec": {},
+        "status": {"capacity": dict(resources), "allocatable": resources},
+    }
 
 
 def pod_name(pod: TracePod, index: int, resampled: bool) -> str:
@@ -172,11 +196,19 @@ def pod_object(pod: TracePod, index: int, resampled: bool) -> dict[str, Any]:
         annotations[f"{DOMAIN}/resampled"] = "true"
     created = (EPOCH + timedelta(seconds=index)).strftime("%Y-%m-%dT%H:%M:%SZ")
     resources: dict[str, Any] = {"requests": requests}
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": NAMESPACE, "uid": f"{NAMESPACE}-{name}",
-                         "creationTimestamp": created, "annotations": annotations},
-            "spec": {"containers": [{"name": "main", "image": "trace", "resources": resources}]},
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": NAMESPACE,
+            "uid": f"{NAMESPACE}-{name}",
+            "creationTimestamp": created,
+            "annotations": annotations,
+        },
+        "spec": {"containers": [{"name": "main", "image": "trace", "resources": resources}]},
+        "status": {"phase": "Pending"},
+    }
 
 
 def snapshot(nodes: list[TraceNode], arrivals: list[tuple[TracePod, bool]]) -> dict[str, Any]:

@@ -24,17 +24,34 @@ from .policies import (
 )
 
 __version__ = "0.1.0"
-__all__ = ["GPU_COUNT", "GPU_INDEX", "GPU_MILLI", "GPU_MODEL", "NAME", "RESAMPLED", "GpuRequest", "GpuShare",
-           "GpuShareBestFit", "GpuShareClustering", "GpuShareDotProduct", "GpuShareFGD", "GpuShareFGDArgs",
-           "GpuSharePacking", "GpuShareRandom", "GpuShareRandomArgs", "TypicalPod", "plugin_specs", "request_of"]
+__all__ = [
+    "GPU_COUNT",
+    "GPU_INDEX",
+    "GPU_MILLI",
+    "GPU_MODEL",
+    "NAME",
+    "RESAMPLED",
+    "GpuRequest",
+    "GpuShare",
+    "GpuShareBestFit",
+    "GpuShareClustering",
+    "GpuShareDotProduct",
+    "GpuShareFGD",
+    "GpuShareFGDArgs",
+    "GpuSharePacking",
+    "GpuShareRandom",
+    "GpuShareRandomArgs",
+    "TypicalPod",
+    "plugin_specs",
+    "request_of",
+]
 
 
 def plugin_specs() -> list[PluginSpec]:
     """GpuShare (PreFilter, Filter, Reserve) and the six policies (PreScore, Score)."""
     return [
         PluginSpec(NAME, GpuShare, GpuShare),
-        PluginSpec(GpuShareRandom.NAME, GpuShareRandom, GpuShareRandom, args_type=GpuShareRandomArgs,
-                   args_schema=RANDOM_ARGS_SCHEMA),
+        PluginSpec(GpuShareRandom.NAME, GpuShareRandom, GpuShareRandom, args_type=GpuShareRandomArgs, args_schema=RANDOM_ARGS_SCHEMA),
         PluginSpec(GpuShareDotProduct.NAME, GpuShareDotProduct, GpuShareDotProduct),
         PluginSpec(GpuShareClustering.NAME, GpuShareClustering, GpuShareClustering),
         PluginSpec(GpuSharePacking.NAME, GpuSharePacking, GpuSharePacking),

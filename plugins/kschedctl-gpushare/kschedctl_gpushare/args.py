@@ -80,23 +80,26 @@ def _schema(kind: str, properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-FGD_ARGS_SCHEMA = _schema(FGD_KIND, {
-    "typicalPods": {
-        "type": ["array", "null"],
-        "items": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "cpuMilli": {"type": "integer", "minimum": 0},
-                "gpuCount": {"type": "integer", "minimum": 0},
-                "gpuMilli": {"type": "integer", "minimum": 0, "maximum": 1000},
-                "gpuModel": {"type": "string"},
-                "weight": {"type": "number", "exclusiveMinimum": 0},
+FGD_ARGS_SCHEMA = _schema(
+    FGD_KIND,
+    {
+        "typicalPods": {
+            "type": ["array", "null"],
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "cpuMilli": {"type": "integer", "minimum": 0},
+                    "gpuCount": {"type": "integer", "minimum": 0},
+                    "gpuMilli": {"type": "integer", "minimum": 0, "maximum": 1000},
+                    "gpuModel": {"type": "string"},
+                    "weight": {"type": "number", "exclusiveMinimum": 0},
+                },
             },
         },
+        "typicalCoverage": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1},
     },
-    "typicalCoverage": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1},
-})
+)
 RANDOM_ARGS_SCHEMA = _schema(RANDOM_KIND, {"seed": {"type": "integer"}})
 
 __all__ = ["FGD_ARGS_SCHEMA", "RANDOM_ARGS_SCHEMA", "GpuShareFGDArgs", "GpuShareRandomArgs", "TypicalPod"]

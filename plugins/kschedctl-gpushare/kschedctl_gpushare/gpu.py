@@ -124,8 +124,7 @@ class NodeGpu:
 
     __slots__ = ("name", "generation", "model", "free", "cpu_free", "classes", "row")
 
-    def __init__(self, name: str, generation: int, model: str, free: list[int], cpu_free: int,
-                 classes: frozenset[str]) -> None:
+    def __init__(self, name: str, generation: int, model: str, free: list[int], cpu_free: int, classes: frozenset[str]) -> None:
         self.name = name
         self.generation = generation
         self.model = model
@@ -248,7 +247,7 @@ class Ledger:
             held = best_fit(probe, request)
             if not held:  # over-committed snapshot: take the GPUs with the most free milli
                 order = sorted(range(len(free)), key=lambda i: (-free[i], i))
-                held = tuple(sorted(order[:request.count]))
+                held = tuple(sorted(order[: request.count]))
         self.assigned[uid] = held
         return held
 
@@ -272,5 +271,22 @@ def ledger_of(handle: Handle | None) -> Ledger:
         return entry[1]
 
 
-__all__ = ["CPU", "DOMAIN", "GPU_COUNT", "GPU_INDEX", "GPU_MILLI", "GPU_MODEL", "MILLI_PER_GPU", "RESAMPLED", "SHARE",
-           "GpuRequest", "Ledger", "NodeGpu", "RequestError", "best_fit", "ledger_of", "parse_models", "request_of"]
+__all__ = [
+    "CPU",
+    "DOMAIN",
+    "GPU_COUNT",
+    "GPU_INDEX",
+    "GPU_MILLI",
+    "GPU_MODEL",
+    "MILLI_PER_GPU",
+    "RESAMPLED",
+    "SHARE",
+    "GpuRequest",
+    "Ledger",
+    "NodeGpu",
+    "RequestError",
+    "best_fit",
+    "ledger_of",
+    "parse_models",
+    "request_of",
+]

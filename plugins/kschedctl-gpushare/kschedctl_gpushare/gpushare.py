@@ -80,8 +80,7 @@ class GpuShare:
         return NAME
 
     # --- PreFilter -------------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         try:
             request = request_of(pod)
         except RequestError as exc:
@@ -149,9 +148,11 @@ class GpuShare:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """A pod this plugin rejected may fit when a node with GPUs is added or relabelled, or
         when a pod holding GPUs leaves."""
-        return [ClusterEventWithHint(ClusterEvent("Node", "Add"), self._node_has_gpus),
-                ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), self._node_has_gpus),
-                ClusterEventWithHint(ClusterEvent("AssignedPod", "Delete"), None)]
+        return [
+            ClusterEventWithHint(ClusterEvent("Node", "Add"), self._node_has_gpus),
+            ClusterEventWithHint(ClusterEvent("Node", "UpdateNodeLabel"), self._node_has_gpus),
+            ClusterEventWithHint(ClusterEvent("AssignedPod", "Delete"), None),
+        ]
 
     def _node_has_gpus(self, pod: Pod, old: Node | None, new: Node) -> QueueingHint:
         from .gpu import GPU_COUNT
@@ -159,5 +160,4 @@ class GpuShare:
         return QueueingHint.Queue if new.labels.get(GPU_COUNT, "0") not in ("", "0") else QueueingHint.QueueSkip
 
 
-__all__ = ["CHOOSER_KEY", "ERR_INSUFFICIENT", "ERR_MODEL", "ERR_NO_GPU", "NAME", "REQUEST_KEY", "GpuShare",
-           "gpu_status", "request_in"]
+__all__ = ["CHOOSER_KEY", "ERR_INSUFFICIENT", "ERR_MODEL", "ERR_NO_GPU", "NAME", "REQUEST_KEY", "GpuShare", "gpu_status", "request_in"]

@@ -7,7 +7,7 @@ the chosen node into the CycleState in PreScore; GpuShare's Reserve uses it.
 |---|---|---|
 | GpuShareRandom | one feasible node, uniformly at random, scores 100 | a random fitting GPU |
 | GpuShareDotProduct | 100 x (1 - f.r / 2), f = node free [CPU/128 cores, GPU milli/8000], r = the request | best fit |
-| GpuShareClustering | tier by the GPU classes the node hosts (75 same only, 50 same and others, 25 none, 0 others only) + 25 x used/8000 | best fit |
+| GpuShareClustering | 75 same class only, 50 same and others, 25 no GPU pods, 0 others only; + 25 x used/8000 | best fit |
 | GpuSharePacking | on partly used GPUs 100 - free%/10 (>= 50); partly used node 50 - n (>= 33); idle node 33 - its GPUs | best fit |
 | GpuShareBestFit | 100 x (1 - leftover), leftover = 0.5 CPU left/128 cores + 0.5 GPU left/8 GPUs, min-max normalised | best fit |
 | GpuShareFGD | 100 x sigmoid(-(expected fragmentation increase)/1000) | the GPU of the best score |
@@ -164,9 +164,12 @@ class GpuShareDotProduct(_Policy):
 
     def scores(self, state: CycleState, request: GpuRequest, nodes: list[NodeGpu]) -> list[int]:
         r_cpu, r_gpu = request.cpu / CPU_SCALE, request.total / GPU_SCALE
-        return [0 if n.cpu_free < request.cpu else
-                int(MAX_NODE_SCORE * (1 - (n.cpu_free / CPU_SCALE * r_cpu + n.total_free / GPU_SCALE * r_gpu) / 2))
-                for n in nodes]
+        return [
+            0
+            if n.cpu_free < request.cpu
+            else int(MAX_NODE_SCORE * (1 - (n.cpu_free / CPU_SCALE * r_cpu + n.total_free / GPU_SCALE * r_gpu) / 2))
+            for n in nodes
+        ]
 
 
 def clustering_score(node: NodeGpu, request: GpuRequest) -> int:
@@ -290,10 +293,12 @@ class FragmentationModel:
     def _grow(self, rows: int, width: int) -> None:
         np = self.np
         cap = max(rows, 2 * self.capacity, 64)
+
         def grown(a: Any, shape: tuple[int, ...], fill: Any = 0) -> Any:
             b = np.full(shape, fill, dtype=a.dtype)
             b[tuple(slice(0, s) for s in a.shape)] = a
             return b
+
         m = len(self.p)
         self.gen = grown(self.gen, (cap,), -1)
         self.lt = grown(self.lt, (cap, m))
@@ -320,7 +325,7 @@ class FragmentationModel:
     def _refresh(self, n: NodeGpu) -> None:
         np = self.np
         g = np.zeros(self.width, dtype=np.int64)
-        g[:n.count] = n.free
+        g[: n.count] = n.free
         tm = self.milli[:, None]
         self.gf[n.row] = g
         self.lt[n.row] = np.where(g[None, :] < tm, g[None, :], 0).sum(axis=1)
@@ -428,9 +433,26 @@ def _sigmoid_score(delta: float) -> int:
     return int(MAX_NODE_SCORE * s)
 
 
-POLICIES: tuple[type[_Policy], ...] = (GpuShareRandom, GpuShareDotProduct, GpuShareClustering, GpuSharePacking,
-                                       GpuShareBestFit, GpuShareFGD)
+POLICIES: tuple[type[_Policy], ...] = (
+    GpuShareRandom,
+    GpuShareDotProduct,
+    GpuShareClustering,
+    GpuSharePacking,
+    GpuShareBestFit,
+    GpuShareFGD,
+)
 
-__all__ = ["POLICIES", "FragmentationModel", "GpuShareBestFit", "GpuShareClustering", "GpuShareDotProduct",
-           "GpuShareFGD", "GpuSharePacking", "GpuShareRandom", "best_fit_raw", "clustering_score", "packing_score",
-           "typical_pods_of"]
+__all__ = [
+    "POLICIES",
+    "FragmentationModel",
+    "GpuShareBestFit",
+    "GpuShareClustering",
+    "GpuShareDotProduct",
+    "GpuShareFGD",
+    "GpuSharePacking",
+    "GpuShareRandom",
+    "best_fit_raw",
+    "clustering_score",
+    "packing_score",
+    "typical_pods_of",
+]

@@ -37,8 +37,7 @@ class _Handle:
         self.rng = random.Random(1)
 
 
-def gpu_pod(name: str, count: int = 0, milli: int = 0, cpu: str = "1", model: str | None = None,
-            index: str | None = None) -> Any:
+def gpu_pod(name: str, count: int = 0, milli: int = 0, cpu: str = "1", model: str | None = None, index: str | None = None) -> Any:
     pod = make_pod(name).req(cpu=cpu).obj()
     if count:
         pod.meta.annotations = {GPU_COUNT: str(count), GPU_MILLI: str(milli)}
@@ -73,15 +72,18 @@ def run_filter(pod: Any, info: NodeInfo) -> Any:
     return plugin.filter(state, pod, info)
 
 
-@pytest.mark.parametrize("pod, free, model, want", [
-    pytest.param(gpu_pod("share", 1, 500), [600, 400], "G2", None, id="sharing pod fits the GPU with 600 free"),
-    pytest.param(gpu_pod("share", 1, 500), [400, 400], "G2", ERR_INSUFFICIENT, id="no single GPU has 500 free"),
-    pytest.param(gpu_pod("whole", 2, 1000), [1000, 900, 1000], "G2", None, id="two completely free GPUs"),
-    pytest.param(gpu_pod("whole", 2, 1000), [1000, 900], "G2", ERR_INSUFFICIENT, id="only one completely free GPU"),
-    pytest.param(gpu_pod("spec", 1, 1000, model="V100M16|V100M32"), [1000], "G2", ERR_MODEL, id="model not accepted"),
-    pytest.param(gpu_pod("spec", 1, 1000, model="V100M16|V100M32"), [1000], "V100M32", None, id="model accepted"),
-    pytest.param(gpu_pod("gpu", 1, 1000), [], "", ERR_NO_GPU, id="node without GPUs"),
-])
+@pytest.mark.parametrize(
+    "pod, free, model, want",
+    [
+        pytest.param(gpu_pod("share", 1, 500), [600, 400], "G2", None, id="sharing pod fits the GPU with 600 free"),
+        pytest.param(gpu_pod("share", 1, 500), [400, 400], "G2", ERR_INSUFFICIENT, id="no single GPU has 500 free"),
+        pytest.param(gpu_pod("whole", 2, 1000), [1000, 900, 1000], "G2", None, id="two completely free GPUs"),
+        pytest.param(gpu_pod("whole", 2, 1000), [1000, 900], "G2", ERR_INSUFFICIENT, id="only one completely free GPU"),
+        pytest.param(gpu_pod("spec", 1, 1000, model="V100M16|V100M32"), [1000], "G2", ERR_MODEL, id="model not accepted"),
+        pytest.param(gpu_pod("spec", 1, 1000, model="V100M16|V100M32"), [1000], "V100M32", None, id="model accepted"),
+        pytest.param(gpu_pod("gpu", 1, 1000), [], "", ERR_NO_GPU, id="node without GPUs"),
+    ],
+)
 def test_filter(pod: Any, free: list[int], model: str, want: str | None) -> None:
     status = run_filter(pod, node_with_free("n1", free, model=model))
     assert (status.reasons[0] if status is not None else None) == want

@@ -48,27 +48,47 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 def node(name: str, gpus: int, model: str, cpu: str = "32") -> dict[str, Any]:
     res = {"cpu": cpu, "memory": "128Gi", "pods": "110", f"{DOMAIN}/gpu-milli": str(gpus * 1000)}
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {f"{DOMAIN}/gpu-count": str(gpus), f"{DOMAIN}/gpu-model": model}},
-            "status": {"capacity": res, "allocatable": res}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {f"{DOMAIN}/gpu-count": str(gpus), f"{DOMAIN}/gpu-model": model}},
+        "status": {"capacity": res, "allocatable": res},
+    }
 
 
 def pod(name: str, second: int, count: int = 0, milli: int = 1000, model: str = "") -> dict[str, Any]:
     annotations = {f"{DOMAIN}/gpu-count": str(count), f"{DOMAIN}/gpu-milli": str(milli)} if count else {}
     if model:
         annotations[f"{DOMAIN}/gpu-model"] = model
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "uid": name, "annotations": annotations,
-                         "creationTimestamp": f"2023-01-01T00:00:{second:02d}Z"},
-            "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "uid": name,
+            "annotations": annotations,
+            "creationTimestamp": f"2023-01-01T00:00:{second:02d}Z",
+        },
+        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]},
+    }
 
 
 @pytest.fixture
 def snapshot(tmp_path: Path) -> Path:
-    items = [node("a-2gpu", 2, "G2"), node("b-8gpu", 8, "G2"), node("c-t4", 1, "T4"),
-             pod("eight", 1, 8), pod("share-1", 2, 1, 600, "G2"), pod("share-2", 3, 1, 600, "G2"),
-             pod("share-3", 4, 1, 300, "G2"), pod("t4-only", 5, 1, 1000, "T4"), pod("eight-again", 6, 8),
-             pod("share-4", 7, 1, 500, "G2"), pod("cpu-only", 8)]
+    items = [
+        node("a-2gpu", 2, "G2"),
+        node("b-8gpu", 8, "G2"),
+        node("c-t4", 1, "T4"),
+        pod("eight", 1, 8),
+        pod("share-1", 2, 1, 600, "G2"),
+        pod("share-2", 3, 1, 600, "G2"),
+        pod("share-3", 4, 1, 300, "G2"),
+        pod("t4-only", 5, 1, 1000, "T4"),
+        pod("eight-again", 6, 8),
+        pod("share-4", 7, 1, 500, "G2"),
+        pod("cpu-only", 8),
+    ]
     path = tmp_path / "snap.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
