@@ -147,7 +147,12 @@ def typical_of(pods: list[openb.TracePod], coverage: float = 0.95) -> list[tuple
 
 
 def analyse(
-    placements: dict[str, str], arrivals: list[tuple[openb.TracePod, str]], nodes: list[openb.TraceNode], typical: list[Any], capacity: int
+    placements: dict[str, str],
+    arrivals: list[tuple[openb.TracePod, str]],
+    nodes: list[openb.TraceNode],
+    typical: list[Any],
+    capacity: int,
+    limit: float | None = None,
 ) -> dict[str, Any]:
     """Allocation ratio and fragmented GPU (% of capacity) per arrived-workload bin."""
     replay = Replay(nodes, typical)
@@ -155,6 +160,8 @@ def analyse(
     alloc_points, frag_points = [], []
     for pod, name in arrivals:
         arrived += pod.gpu_request
+        if limit is not None and arrived * 100 > limit * capacity:
+            break  # the pods past the cut were gated, not scheduled
         node = placements.get(name)
         if node is not None:
             allocated += pod.gpu_request
@@ -165,22 +172,25 @@ def analyse(
     return {"allocation": binned(alloc_points), "fragmentation": binned(frag_points)}
 
 
-def build_snapshots(workloads: list[str], seeds: list[int], out: Path, trace: Path) -> dict[tuple[str, int], Any]:
+def build_snapshots(
+    workloads: list[str], seeds: list[int], out: Path, trace: Path, max_arrived: float | None = None
+) -> dict[tuple[str, int], Any]:
     """Writes one snapshot per (workload, seed); returns what the analysis needs of each."""
     nodes = [n for n in openb.read_nodes(trace / "openb_node_list_gpu_node.csv") if n.gpus > 0]
     capacity = sum(n.gpus for n in nodes) * openb.MILLI
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
     meta: dict[tuple[str, int], Any] = {}
-    for w in workloads:
-        pods = openb.read_pods(trace / f"openb_pod_list_{w}.csv")
-        typical = typical_of(pods)
-        for s in seeds:
+    pods_of = {w: openb.read_pods(trace / f"openb_pod_list_{w}.csv") for w in workloads}
+    for s in seeds:  # seed-major: the sweep runs every workload of the first seed first
+        for w in workloads:
+            pods = pods_of[w]
+            typical = typical_of(pods)
             arrivals = openb.arrival_order(pods, capacity, s, 1.3)
             path = out / "snapshots" / f"{w}-{s}.json"
-            path.write_text(json.dumps(openb.snapshot(nodes, arrivals), separators=(",", ":")))
+            path.write_text(json.dumps(openb.snapshot(nodes, arrivals, max_arrived), separators=(",", ":")))
             order = [(p, f"{openb.NAMESPACE}/{openb.pod_name(p, i, r)}") for i, (p, r) in enumerate(arrivals)]
             meta[(w, s)] = {"path": path, "arrivals": order, "typical": typical}
-    return {"nodes": nodes, "capacity": capacity, "cells": meta}
+    return {"nodes": nodes, "capacity": capacity, "cells": meta, "limit": max_arrived}
 
 
 def write_matrix(out: Path, snapshots: list[tuple[str, Path]], policies: list[str]) -> Path:
@@ -197,7 +207,7 @@ def write_matrix(out: Path, snapshots: list[tuple[str, Path]], policies: list[st
     return path
 
 
-def run_sweep(matrix: Path, results: Path, jobs: int, executor: str, cluster: str | None, nice: int) -> float:
+def run_sweep(matrix: Path, results: Path, jobs: int, executor: str, cluster: str | None, nice: int, resume: bool) -> float:
     cmd = [
         sys.executable,
         "-m",
@@ -217,6 +227,8 @@ def run_sweep(matrix: Path, results: Path, jobs: int, executor: str, cluster: st
     ]
     if cluster:
         cmd += ["--cluster", cluster]
+    if resume:
+        cmd.append("--resume")
     if nice:
         cmd = ["nice", "-n", str(nice), *cmd]
     env = dict(os.environ)
@@ -300,6 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--executor", choices=("local", "dask"), default="local")
     ap.add_argument("--cluster", default=None, help="Dask scheduler address (with --executor dask)")
     ap.add_argument("--nice", type=int, default=10, help="niceness of the sweep (default 10; 0: none)")
+    ap.add_argument(
+        "--max-arrived",
+        type=float,
+        default=101.0,
+        help="schedule the pods arriving up to this %% of GPU capacity (default 101: the 100 %% column; 130: whole curves)",
+    )
+    ap.add_argument("--resume", action="store_true", help="reuse the cells the work dir's sweep already ran")
     ap.add_argument("--trace", type=Path, default=TRACE)
     ap.add_argument("--work-dir", type=Path, default=None, help="snapshots, matrix and results (default: a temp dir)")
     ap.add_argument("--html", type=Path, default=Path("openb_fgd.html"))
@@ -322,13 +341,13 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="openb-fgd-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        built = build_snapshots(workloads, seeds, work, args.trace)
+        built = build_snapshots(workloads, seeds, work, args.trace, args.max_arrived if args.max_arrived < 130 else None)
     except openb.TraceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     matrix = write_matrix(work, [(f"{w}-{s}", m["path"]) for (w, s), m in built["cells"].items()], policies)
     results_path = work / "openb-fgd.results.csv"
-    wall = run_sweep(matrix, results_path, args.jobs, args.executor, args.cluster, args.nice)
+    wall = run_sweep(matrix, results_path, args.jobs, args.executor, args.cluster, args.nice, args.resume)
     rows = read_results(results_path)
     report = summarise(rows, built, workloads, seeds, policies, args.trace)
     plot(args.html, report)
@@ -363,7 +382,7 @@ def summarise(
         meta = built["cells"][(w, int(s))]
         result = json.loads(row["result"])
         placements = {p["pod"]: p["node"] for p in result.get("placements", [])}
-        got = analyse(placements, meta["arrivals"], built["nodes"], meta["typical"], built["capacity"])
+        got = analyse(placements, meta["arrivals"], built["nodes"], meta["typical"], built["capacity"], built["limit"])
         curves.setdefault((w, row["config"]), []).append(got["allocation"])
         frag100 = got["fragmentation"][100]
         if frag100 is not None:

@@ -83,3 +83,13 @@ def test_writes_json_snapshot(tmp_path: Path) -> None:
     nodes, pods = write(tmp_path)
     assert openb.main([str(nodes), str(pods), "--seed", "7", "-o", str(tmp_path / "s.json")]) == 0
     assert json.loads((tmp_path / "s.json").read_text())["kind"] == "List"
+
+
+def test_pods_past_the_arrival_cut_are_gated(tmp_path: Path) -> None:
+    nodes, pods = write(tmp_path)
+    snap, order, capacity = openb.build(nodes, pods, seed=42, max_arrived=100)
+    arrived = 0
+    for pod, obj in zip(order, [i for i in snap["items"] if i["kind"] == "Pod"]):
+        arrived += pod.gpu_request
+        gated = bool(obj["spec"].get("schedulingGates"))
+        assert gated == (arrived * 100 > 100 * capacity)

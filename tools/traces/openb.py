@@ -211,19 +211,35 @@ def pod_object(pod: TracePod, index: int, resampled: bool) -> dict[str, Any]:
     }
 
 
-def snapshot(nodes: list[TraceNode], arrivals: list[tuple[TracePod, bool]]) -> dict[str, Any]:
+CUT_GATE = "openb.kschedctl.io/beyond-arrival-cut"
+
+
+def snapshot(nodes: list[TraceNode], arrivals: list[tuple[TracePod, bool]], max_arrived: float | None = None) -> dict[str, Any]:
+    """Nodes and pods. With ``max_arrived`` (% of GPU capacity), the pods arriving after that
+    point carry a scheduling gate: they stay in the snapshot (FGD's typical pods are the whole
+    trace's) but are never scheduled, which saves the tail of a run when only the curve up to
+    that point is wanted."""
     items = [node_object(n) for n in nodes]
     items.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
-    items.extend(pod_object(p, i, r) for i, (p, r) in enumerate(arrivals))
+    capacity = sum(n.gpus for n in nodes) * MILLI
+    arrived = 0
+    for i, (p, r) in enumerate(arrivals):
+        obj = pod_object(p, i, r)
+        arrived += p.gpu_request
+        if max_arrived is not None and arrived * 100 > max_arrived * capacity:
+            obj["spec"]["schedulingGates"] = [{"name": CUT_GATE}]
+        items.append(obj)
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
-def build(nodes_csv: Path, pods_csv: Path, seed: int, tune: float = 1.3) -> tuple[dict[str, Any], list[TracePod], int]:
+def build(
+    nodes_csv: Path, pods_csv: Path, seed: int, tune: float = 1.3, max_arrived: float | None = None
+) -> tuple[dict[str, Any], list[TracePod], int]:
     """(the snapshot, the pods in arrival order, the cluster's GPU capacity in milli)."""
     nodes = [n for n in read_nodes(nodes_csv) if n.gpus > 0]
     capacity = sum(n.gpus for n in nodes) * MILLI
     arrivals = arrival_order(read_pods(pods_csv), capacity, seed, tune)
-    return snapshot(nodes, arrivals), [p for p, _ in arrivals], capacity
+    return snapshot(nodes, arrivals, max_arrived), [p for p, _ in arrivals], capacity
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,10 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pods", type=Path, help="openb_pod_list_<workload>.csv")
     parser.add_argument("--seed", type=int, default=42, help="arrival order and resampling seed (default 42)")
     parser.add_argument("--tune", type=float, default=1.3, help="GPU request to reach, x capacity (default 1.3; 0: as is)")
+    parser.add_argument(
+        "--max-arrived", type=float, default=None, help="gate the pods arriving after this %% of GPU capacity (default: none)"
+    )
     parser.add_argument("-o", "--output", default="-", help="snapshot file (JSON; default stdout)")
     args = parser.parse_args(argv)
     try:
-        snap, _, _ = build(args.nodes, args.pods, args.seed, args.tune)
+        snap, _, _ = build(args.nodes, args.pods, args.seed, args.tune, args.max_arrived)
     except TraceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
