@@ -173,9 +173,10 @@ def analyse(
 
 
 def build_snapshots(
-    workloads: list[str], seeds: list[int], out: Path, trace: Path, max_arrived: float | None = None
+    workloads: list[str], seeds: list[int], out: Path, trace: Path, max_arrived: float | None = None, write: bool = True
 ) -> dict[tuple[str, int], Any]:
-    """Writes one snapshot per (workload, seed); returns what the analysis needs of each."""
+    """Writes one snapshot per (workload, seed) (unless ``write`` is false); returns what the
+    analysis needs of each."""
     nodes = [n for n in openb.read_nodes(trace / "openb_node_list_gpu_node.csv") if n.gpus > 0]
     capacity = sum(n.gpus for n in nodes) * openb.MILLI
     (out / "snapshots").mkdir(parents=True, exist_ok=True)
@@ -187,7 +188,8 @@ def build_snapshots(
             typical = typical_of(pods)
             arrivals = openb.arrival_order(pods, capacity, s, 1.3)
             path = out / "snapshots" / f"{w}-{s}.json"
-            path.write_text(json.dumps(openb.snapshot(nodes, arrivals, max_arrived), separators=(",", ":")))
+            if write:
+                path.write_text(json.dumps(openb.snapshot(nodes, arrivals, max_arrived), separators=(",", ":")))
             order = [(p, f"{openb.NAMESPACE}/{openb.pod_name(p, i, r)}") for i, (p, r) in enumerate(arrivals)]
             meta[(w, s)] = {"path": path, "arrivals": order, "typical": typical}
     return {"nodes": nodes, "capacity": capacity, "cells": meta, "limit": max_arrived}
@@ -239,6 +241,34 @@ def run_sweep(matrix: Path, results: Path, jobs: int, executor: str, cluster: st
         sys.stderr.write(proc.stderr)
         raise SystemExit(f"error: kschedctl sweep exited {proc.returncode}")
     return time.monotonic() - start
+
+
+def read_journal(matrix: Path, results: Path) -> list[dict[str, Any]]:
+    """The cells a sweep finished so far (its journal, RESULTS.cells.jsonl), as result rows:
+    what an interrupted or still running sweep has to show."""
+    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.sweep.matrix import load_matrix
+
+    cells = {c.key: c for c in load_matrix(str(matrix), default_registry()).cells}
+    rows = []
+    journal = results.with_name(results.name + ".cells.jsonl")
+    for line in journal.read_text().splitlines() if journal.exists() else []:
+        entry = json.loads(line)
+        cell = cells.get(entry.get("key"))
+        if cell is None:
+            continue
+        result = entry.get("result")
+        rows.append(
+            {
+                "snapshot": cell.snapshot.label,
+                "config": cell.config.label,
+                "status": entry.get("status"),
+                "error": entry.get("error"),
+                "wallSeconds": entry.get("wallSeconds"),
+                "result": result if isinstance(result, str) else json.dumps(result),
+            }
+        )
+    return rows
 
 
 def read_results(results: Path) -> list[dict[str, Any]]:
@@ -319,6 +349,11 @@ def main(argv: list[str] | None = None) -> int:
         help="schedule the pods arriving up to this %% of GPU capacity (default 101: the 100 %% column; 130: whole curves)",
     )
     ap.add_argument("--resume", action="store_true", help="reuse the cells the work dir's sweep already ran")
+    ap.add_argument(
+        "--from-journal",
+        action="store_true",
+        help="run nothing: summarise the cells the work dir's sweep finished so far (it may still run)",
+    )
     ap.add_argument("--trace", type=Path, default=TRACE)
     ap.add_argument("--work-dir", type=Path, default=None, help="snapshots, matrix and results (default: a temp dir)")
     ap.add_argument("--html", type=Path, default=Path("openb_fgd.html"))
@@ -341,14 +376,20 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="openb-fgd-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        built = build_snapshots(workloads, seeds, work, args.trace, args.max_arrived if args.max_arrived < 130 else None)
+        built = build_snapshots(
+            workloads, seeds, work, args.trace, args.max_arrived if args.max_arrived < 130 else None, write=not args.from_journal
+        )
     except openb.TraceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    matrix = write_matrix(work, [(f"{w}-{s}", m["path"]) for (w, s), m in built["cells"].items()], policies)
     results_path = work / "openb-fgd.results.csv"
-    wall = run_sweep(matrix, results_path, args.jobs, args.executor, args.cluster, args.nice, args.resume)
-    rows = read_results(results_path)
+    if args.from_journal:
+        wall = 0.0
+        rows = read_journal(work / "openb-fgd.yaml", results_path)
+    else:
+        matrix = write_matrix(work, [(f"{w}-{s}", m["path"]) for (w, s), m in built["cells"].items()], policies)
+        wall = run_sweep(matrix, results_path, args.jobs, args.executor, args.cluster, args.nice, args.resume)
+        rows = read_results(results_path)
     report = summarise(rows, built, workloads, seeds, policies, args.trace)
     plot(args.html, report)
     if args.output == "json":
@@ -397,6 +438,7 @@ def summarise(
             curve = [_mean([r[k] for r in runs]) for k in range(BINS)]
             entry[name] = {
                 "curve": curve,
+                "runs": len(runs),
                 "allocationAt100": _round(curve[100]),
                 "paperAt100": _round(paper[name][100]) if name in paper else None,
                 "paperCurve": paper.get(name),
@@ -418,7 +460,7 @@ def _round(value: float | None) -> float | None:
 
 def print_table(report: dict[str, Any], seeds: list[int], wall: float, rows: list[dict[str, Any]]) -> None:
     print(f"GPU allocation ratio (%) at 100 % arrived workload, mean of seeds {','.join(map(str, seeds))} (paper: mean of 42-51)\n")
-    print(f"{'workload':<12} {'policy':<14} {'kschedctl':>9} {'paper':>7} {'diff':>6} {'rank':>4}   {'frag%':>6} {'paper':>6}")
+    print(f"{'workload':<12} {'policy':<14} {'kschedctl':>9} {'paper':>7} {'diff':>6} {'rank':>4}   {'frag%':>6} {'paper':>6} {'runs':>4}")
     for w, data in report.items():
         ranked = sorted(data["policies"].items(), key=lambda kv: -(kv[1]["allocationAt100"] or 0))
         for rank, (name, d) in enumerate(ranked, start=1):
@@ -426,7 +468,7 @@ def print_table(report: dict[str, Any], seeds: list[int], wall: float, rows: lis
             diff = f"{ours - paper:+.2f}" if ours is not None and paper is not None else "-"
             print(
                 f"{w:<12} {name:<14} {_fmt(ours):>9} {_fmt(paper):>7} {diff:>6} {rank:>4}   "
-                f"{_fmt(d['fragmentationAt100']):>6} {_fmt(d['paperFragmentationAt100']):>6}"
+                f"{_fmt(d['fragmentationAt100']):>6} {_fmt(d['paperFragmentationAt100']):>6} {d['runs']:>4}"
             )
     seconds = [float(r["wallSeconds"]) for r in rows if r.get("wallSeconds")]
     if seconds:
