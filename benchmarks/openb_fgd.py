@@ -249,7 +249,7 @@ def read_journal(matrix: Path, results: Path) -> list[dict[str, Any]]:
     from kschedctl.framework.runtime.plugin_manager import default_registry
     from kschedctl.sweep.matrix import load_matrix
 
-    cells = {c.key: c for c in load_matrix(str(matrix), default_registry()).cells}
+    cells = {c.key: c for c in load_matrix(str(matrix), default_registry().registry).cells}
     rows = []
     journal = results.with_name(results.name + ".cells.jsonl")
     for line in journal.read_text().splitlines() if journal.exists() else []:
