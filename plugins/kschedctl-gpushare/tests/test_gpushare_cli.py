@@ -22,9 +22,12 @@ POLICIES = ["GpuShareRandom", "GpuShareDotProduct", "GpuShareClustering", "GpuSh
 
 
 @pytest.fixture(autouse=True)
-def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The package and its entry point on sys.path, unless it is installed already."""
+def registered(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The package and its entry point on sys.path, unless it is installed already (the
+    process's plugin registry, built once per process, is rebuilt for these tests)."""
     from importlib.metadata import PackageNotFoundError, distribution
+
+    from kschedctl.framework.runtime import plugin_manager
 
     try:
         distribution("kschedctl-gpushare")
@@ -32,6 +35,7 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         return
     except PackageNotFoundError:
         pass
+    monkeypatch.setattr(plugin_manager, "_DEFAULT", None)
     site = tmp_path_factory.mktemp("site")
     info = site / "kschedctl_gpushare-0.1.0.dist-info"
     info.mkdir()
