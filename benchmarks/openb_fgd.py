@@ -420,7 +420,9 @@ def summarise(
             print(f"warning: cell {row.get('snapshot')} {row.get('config')}: {row.get('status')} {row.get('error')}", file=sys.stderr)
             continue
         w, _, s = str(row["snapshot"]).rpartition("-")
-        meta = built["cells"][(w, int(s))]
+        meta = built["cells"].get((w, int(s)))
+        if meta is None:  # a journal's cell of another workload or seed
+            continue
         result = json.loads(row["result"])
         placements = {p["pod"]: p["node"] for p in result.get("placements", [])}
         got = analyse(placements, meta["arrivals"], built["nodes"], meta["typical"], built["capacity"], built["limit"])
