@@ -246,7 +246,7 @@ def run_sweep(matrix: Path, results: Path, jobs: int, executor: str, cluster: st
 def read_journal(matrix: Path, results: Path) -> list[dict[str, Any]]:
     """The cells a sweep finished so far (its journal, RESULTS.cells.jsonl), as result rows:
     what an interrupted or still running sweep has to show."""
-    from kschedctl.framework.runtime.plugin_manager import default_registry
+    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.sweep.matrix import load_matrix
 
     cells = {c.key: c for c in load_matrix(str(matrix), default_registry().registry).cells}

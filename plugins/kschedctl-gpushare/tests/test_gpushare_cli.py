@@ -27,7 +27,7 @@ def registered(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     process's plugin registry, built once per process, is rebuilt for these tests)."""
     from importlib.metadata import PackageNotFoundError, distribution
 
-    from kschedctl.framework.runtime import plugin_manager
+    from kschedctl.plugins import plugin_manager
 
     try:
         distribution("kschedctl-gpushare")
