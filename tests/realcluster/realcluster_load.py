@@ -1,0 +1,158 @@
+"""Loading a kschedctl snapshot into a real, empty kube-apiserver, as the objects would be in a cluster.
+
+No controller-manager runs, so what controllers would do is done here, in the order a cluster has it:
+namespaces and their ``default`` ServiceAccount first, cluster-scoped policy and storage objects,
+nodes (created, then their status written through the status subresource, and any taint an
+admission plugin added removed), DRA objects where the release serves them, owners, and pods last
+(a bound pod is created with spec.nodeName set; its status is written as the snapshot has it).
+Every request is bounded, and the whole load has a deadline.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+from realcluster_env import ApiError, Cluster, EnvError
+
+LOAD_DEADLINE = 120.0
+# the order objects go in: what others refer to first
+ORDER = (
+    "Namespace",
+    "ServiceAccount",
+    "PriorityClass",
+    "StorageClass",
+    "CSIDriver",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Node",
+    "CSINode",
+    "CSIStorageCapacity",
+    "DeviceClass",
+    "ResourceSlice",
+    "ResourceClaimTemplate",
+    "ResourceClaim",
+    "ConfigMap",
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "PodDisruptionBudget",
+)
+WITH_STATUS = {"Node", "Pod", "PersistentVolume", "PersistentVolumeClaim", "ResourceClaim", "PodDisruptionBudget"}
+SERVER_OWNED = ("resourceVersion", "uid", "creationTimestamp", "managedFields", "selfLink", "generation", "deletionTimestamp")
+
+
+def snapshot_items(path: Path) -> list[dict[str, Any]]:
+    """A snapshot file's objects (a List, or several documents)."""
+    items: list[dict[str, Any]] = []
+    for doc in yaml.safe_load_all(path.read_text()):
+        if not doc:
+            continue
+        items.extend(doc.get("items", []) if doc.get("kind", "").endswith("List") else [doc])
+    return items
+
+
+class Loader:
+    """Creates objects through the API, finding each kind's resource by discovery."""
+
+    def __init__(self, cluster: Cluster, deadline: float = LOAD_DEADLINE) -> None:
+        self.cluster = cluster
+        self.end = time.monotonic() + deadline
+        self._resources: dict[str, dict[str, tuple[str, bool]] | None] = {}
+        self.skipped: list[str] = []  # "Kind group/version: why" for what the release does not serve
+
+    def resource(self, api_version: str, kind: str) -> tuple[str, bool] | None:
+        """(plural, namespaced) of a kind, None when its group/version is not served."""
+        if api_version not in self._resources:
+            path = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
+            try:
+                doc = self.cluster.request("GET", path)
+            except ApiError as err:
+                if err.code != 404:
+                    raise
+                self._resources[api_version] = None
+            else:
+                self._resources[api_version] = {
+                    r["kind"]: (r["name"], bool(r["namespaced"])) for r in doc.get("resources", []) if "/" not in r["name"]
+                }
+        kinds = self._resources[api_version]
+        return None if kinds is None else kinds.get(kind)
+
+    def path(self, obj: dict[str, Any], plural: str, namespaced: bool) -> str:
+        av = obj["apiVersion"]
+        base = f"/apis/{av}" if "/" in av else f"/api/{av}"
+        if namespaced:
+            base += f"/namespaces/{obj['metadata'].get('namespace') or 'default'}"
+        return f"{base}/{plural}"
+
+    def create(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """Create one object (and set its status); None when its kind is not served."""
+        if time.monotonic() > self.end:
+            raise EnvError(f"loading the snapshot took more than {LOAD_DEADLINE:.0f}s")
+        kind, av = obj["kind"], obj["apiVersion"]
+        found = self.resource(av, kind)
+        if found is None:
+            self.skipped.append(f"{kind} {av}: not served")
+            return None
+        plural, namespaced = found
+        body = copy.deepcopy(obj)
+        md = body.setdefault("metadata", {})
+        for key in SERVER_OWNED:
+            md.pop(key, None)
+        if namespaced:
+            md.setdefault("namespace", "default")
+        status = body.pop("status", None)
+        collection = self.path(body, plural, namespaced)
+        try:
+            created = self.cluster.request("POST", collection, body)
+        except ApiError as err:
+            if err.code == 409 and kind in ("Namespace", "ServiceAccount"):
+                return None  # default, kube-system... exist already
+            raise
+        item = f"{collection}/{md['name']}"
+        if kind == "Node" and (created.get("spec", {}).get("taints") or []) != (obj.get("spec", {}).get("taints") or []):
+            created["spec"]["taints"] = obj.get("spec", {}).get("taints") or []
+            created = self.cluster.request("PUT", item, created)
+        if status and kind in WITH_STATUS:
+            created["status"] = status
+            created = self.cluster.request("PUT", f"{item}/status", created)
+        return dict(created)
+
+
+def load_snapshot(cluster: Cluster, items: list[dict[str, Any]]) -> Loader:
+    """Load a snapshot's objects into an empty cluster; returns the loader (what it skipped)."""
+    loader = Loader(cluster)
+    namespaces = {o["metadata"].get("namespace") or "default" for o in items if o.get("kind") not in _CLUSTER_SCOPED}
+    declared = {o["metadata"]["name"] for o in items if o.get("kind") == "Namespace"}
+    implied = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}}
+        for ns in sorted(namespaces - declared)
+    ]
+    accounts = [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": ns}}
+        for ns in sorted(namespaces | declared)
+    ]
+    rank = {kind: i for i, kind in enumerate(ORDER)}
+    ordered = sorted(implied + accounts + list(items), key=lambda o: rank.get(o.get("kind", ""), len(ORDER) + (o.get("kind") == "Pod")))
+    for obj in ordered:
+        loader.create(obj)
+    return loader
+
+
+_CLUSTER_SCOPED = {
+    "Namespace",
+    "Node",
+    "PriorityClass",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "PersistentVolume",
+    "DeviceClass",
+    "ResourceSlice",
+    "VolumeAttachment",
+}
