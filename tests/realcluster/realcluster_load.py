@@ -18,6 +18,23 @@ from typing import Any
 import yaml
 from realcluster_env import ApiError, Cluster, EnvError
 
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+SCHEDULER_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - {name: cpu, weight: 1}
+        - {name: memory, weight: 1}
+"""
+
 LOAD_DEADLINE = 120.0
 # the order objects go in: what others refer to first
 ORDER = (

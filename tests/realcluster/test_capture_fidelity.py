@@ -12,24 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from realcluster_env import LIMITED, Cluster
-from realcluster_load import Loader
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
-SCHEDULER_CONFIG = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      scoringStrategy:
-        type: MostAllocated
-        resources:
-        - {name: cpu, weight: 1}
-        - {name: memory, weight: 1}
-"""
+from realcluster_load import EXAMPLES, SCHEDULER_CONFIG, Loader
 
 
 def schedule_json(run_cli: Callable[..., Any], *args: str) -> Any:
