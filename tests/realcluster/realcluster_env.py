@@ -122,7 +122,7 @@ class Credentials:
         _private(directory / "server.key", pem_key(server_key))
         _private(directory / "sa.key", pem_key(sa_key))
         tokens = {user: secrets.token_urlsafe(24) for user in users}
-        lines = [f'{tokens[u]},{u},uid-{u},"{",".join(groups)}"' for u, groups in users.items()]
+        lines = [f"{tokens[u]},{u},uid-{u}" + (f',"{",".join(groups)}"' if groups else "") for u, groups in users.items()]
         _private(directory / "tokens.csv", ("\n".join(lines) + "\n").encode())
         return cls(ca_pem=ca_pem, tokens=tokens)
 

@@ -11,6 +11,7 @@ Every request is bounded, and the whole load has a deadline.
 from __future__ import annotations
 
 import copy
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -156,9 +157,45 @@ def load_snapshot(cluster: Cluster, items: list[dict[str, Any]]) -> Loader:
     ]
     rank = {kind: i for i, kind in enumerate(ORDER)}
     ordered = sorted(implied + accounts + list(items), key=lambda o: rank.get(o.get("kind", ""), len(ORDER) + (o.get("kind") == "Pod")))
-    for obj in ordered:
-        loader.create(obj)
+    pending = [o for o in ordered if _is_pending_pod(o)]
+    rest = [o for o in ordered if not _is_pending_pod(o)]
+    created = [(obj, loader.create(obj)) for obj in rest]
+    # the queue orders pods of one priority by creation time, which the server sets (to the
+    # second): pending pods go in one second apart, in the snapshot's order of creation
+    for obj in sorted(pending, key=lambda o: str(o.get("metadata", {}).get("creationTimestamp") or "")):
+        _next_second()
+        created.append((obj, loader.create(obj)))
+    _repoint_pod_uids(loader, [c for _, c in created if c is not None])
     return loader
+
+
+def _is_pending_pod(obj: dict[str, Any]) -> bool:
+    return obj.get("kind") == "Pod" and not obj.get("spec", {}).get("nodeName")
+
+
+def _next_second() -> None:
+    """Wait until the wall clock is in the next whole second (creationTimestamp's resolution)."""
+    now = time.time()
+    time.sleep(math.floor(now) + 1.02 - now)
+
+
+def _repoint_pod_uids(loader: Loader, created: list[dict[str, Any]]) -> None:
+    """A claim reserved for, or owned by, a pod names the pod's uid; the server gave the pod a new
+    one, so the claim is updated to name it (as the claim would in the cluster the snapshot is of)."""
+    uids = {(o["metadata"]["namespace"], o["metadata"]["name"]): o["metadata"]["uid"] for o in created if o.get("kind") == "Pod"}
+    for claim in (o for o in created if o.get("kind") == "ResourceClaim"):
+        md = claim["metadata"]
+        path = f"/apis/{claim['apiVersion']}/namespaces/{md['namespace']}/resourceclaims/{md['name']}"
+        owners = [r for r in md.get("ownerReferences") or [] if r.get("kind") == "Pod" and (md["namespace"], r.get("name")) in uids]
+        if owners:
+            for ref in owners:
+                ref["uid"] = uids[(md["namespace"], ref["name"])]
+            claim = loader.cluster.request("PUT", path, claim)
+        reserved = [r for r in claim.get("status", {}).get("reservedFor") or [] if r.get("resource") == "pods"]
+        if any((claim["metadata"]["namespace"], r.get("name")) in uids for r in reserved):
+            for ref in reserved:
+                ref["uid"] = uids.get((claim["metadata"]["namespace"], ref.get("name")), ref.get("uid"))
+            loader.cluster.request("PUT", f"{path}/status", claim)
 
 
 _CLUSTER_SCOPED = {
