@@ -137,7 +137,8 @@ class Loader:
             created["spec"]["taints"] = obj.get("spec", {}).get("taints") or []
             created = self.cluster.request("PUT", item, created)
         if status and kind in WITH_STATUS:
-            created["status"] = status
+            # over what the server set (a gated pod's PodScheduled=False condition stays)
+            created["status"] = {**(created.get("status") or {}), **status}
             created = self.cluster.request("PUT", f"{item}/status", created)
         return dict(created)
 
