@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,15 +137,17 @@ class Loader:
         if kind == "Node" and (created.get("spec", {}).get("taints") or []) != (obj.get("spec", {}).get("taints") or []):
             created["spec"]["taints"] = obj.get("spec", {}).get("taints") or []
             created = self.cluster.request("PUT", item, created)
-        if status and kind in WITH_STATUS:
+        if status and kind in WITH_STATUS and status != {"phase": "Pending"}:  # a new pod is Pending already
             # over what the server set (a gated pod's PodScheduled=False condition stays)
             created["status"] = {**(created.get("status") or {}), **status}
             created = self.cluster.request("PUT", f"{item}/status", created)
         return dict(created)
 
 
-def load_snapshot(cluster: Cluster, items: list[dict[str, Any]]) -> Loader:
-    """Load a snapshot's objects into an empty cluster; returns the loader (what it skipped)."""
+def load_snapshot(cluster: Cluster, items: list[dict[str, Any]], before_pending: Callable[[], object] | None = None) -> Loader:
+    """Load a snapshot's objects into an empty cluster; returns the loader (what it skipped).
+    before_pending runs once everything but the pending pods is in (to start a scheduler that then
+    sees them arrive one by one, in order)."""
     loader = Loader(cluster)
     namespaces = {o["metadata"].get("namespace") or "default" for o in items if o.get("kind") not in _CLUSTER_SCOPED}
     declared = {o["metadata"]["name"] for o in items if o.get("kind") == "Namespace"}
@@ -161,6 +164,8 @@ def load_snapshot(cluster: Cluster, items: list[dict[str, Any]]) -> Loader:
     pending = [o for o in ordered if _is_pending_pod(o)]
     rest = [o for o in ordered if not _is_pending_pod(o)]
     created = [(obj, loader.create(obj)) for obj in rest]
+    if before_pending is not None:
+        before_pending()
     # the queue orders pods of one priority by creation time, which the server sets (to the
     # second): pending pods go in one second apart, in the snapshot's order of creation
     for obj in sorted(pending, key=lambda o: str(o.get("metadata", {}).get("creationTimestamp") or "")):

@@ -1,5 +1,5 @@
 """kschedctl's predictions against a real kube-scheduler: the pending pods of a snapshot are loaded,
-kschedctl predicts from the live cluster, then kube-scheduler (with the same
+kschedctl predicts from the snapshot, then kube-scheduler (with the same
 KubeSchedulerConfiguration) schedules them. A pod kube-scheduler binds kschedctl must bind too, and
 replayed in the queue's order (the pods bound after it unbound again), its node must be among
 kschedctl's best-scored (ties are broken at random by both, so runs diverge after a tie); a pod left
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from realcluster_env import Cluster, EnvError
-from realcluster_load import EXAMPLES, SCHEDULER_CONFIG, Loader, snapshot_items
+from realcluster_load import EXAMPLES, SCHEDULER_CONFIG, load_snapshot, snapshot_items
 
 KUBE_VERSION = "1.36"  # the release the assets are expected to be; KSCHEDCTL_TEST_KUBE_VERSION overrides
 WAIT = 90.0
@@ -69,9 +69,9 @@ def kschedctl_args(config: Path | None) -> list[str]:
     return ["--kube-version", version] + (["--config", str(config)] if config is not None else [])
 
 
-def predictions(run_cli: Callable[..., Any], config: Path | None) -> dict[str, tuple[str, str]]:
-    """kschedctl's run over the live cluster: each pending pod's outcome."""
-    result = run_cli("schedule", "--live", "-o", "json", "--seed", "1", *kschedctl_args(config))
+def predictions(run_cli: Callable[..., Any], snapshot: Path, config: Path | None) -> dict[str, tuple[str, str]]:
+    """kschedctl's run over the snapshot (which capture reads back the same, test_capture_fidelity)."""
+    result = run_cli("schedule", str(snapshot), "-o", "json", "--seed", "1", *kschedctl_args(config))
     assert result.exit_code == 0, result.stderr
     doc = result.json()
     got: dict[str, tuple[str, str]] = {p["pod"]: ("bound", p["node"]) for p in doc["placements"]}
@@ -95,14 +95,16 @@ def _unbound(pod: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay(run_cli: Callable[..., Any], after: Path, real: dict[str, tuple[str, str]], config: Path | None, tmp_path: Path) -> list[str]:
-    """Walk kube-scheduler's decisions in its queue's order (priority, then creation): for each pod
+    """Walk kube-scheduler's decisions in its queue's order: for each pod
     it bound, explain the pod on the cluster as it was then (the pods bound after it unbound again)
-    and check that its node is among kschedctl's best; returns the disagreements."""
+    and check that its node is among kschedctl's best; returns the disagreements. kube-scheduler
+    runs before the pending pods are created, one a second, so it takes them in creation order
+    (started after, it would take them in its informer's list order)."""
     items = snapshot_items(after)
     pods = {_key(o): o for o in items if o.get("kind") == "Pod"}
     order = sorted(
         (k for k, (what, _) in real.items() if what == "bound"),
-        key=lambda k: (-(pods[k]["spec"].get("priority") or 0), pods[k]["metadata"]["creationTimestamp"]),
+        key=lambda k: pods[k]["metadata"]["creationTimestamp"],
     )
     problems = []
     for i, key in enumerate(order):
@@ -128,22 +130,20 @@ def test_real_scheduler_agrees_with_the_predictions(
     example: str,
     config_yaml: str | None,
     real_cluster: Cluster,
-    load: Callable[[Path], Loader],
     use_cluster: Callable[..., Path],
     tmp_path: Path,
     run_cli: Callable[..., Any],
 ) -> None:
     if not os.access(real_cluster.plane.assets / "kube-scheduler", os.X_OK):
         pytest.skip("no kube-scheduler among the assets")
-    load(EXAMPLES / example)
-    use_cluster()
     config = None
     if config_yaml:
         config = tmp_path / "scheduler-config.yaml"
         config.write_text(config_yaml)
-    predicted = predictions(run_cli, config)
+    predicted = predictions(run_cli, EXAMPLES / example, config)
     try:
-        real_cluster.start_scheduler(config_yaml)
+        load_snapshot(real_cluster, snapshot_items(EXAMPLES / example), before_pending=lambda: real_cluster.start_scheduler(config_yaml))
+        use_cluster()
         real = wait_for(real_cluster, pending_pods(EXAMPLES / example))
     except EnvError as err:
         pytest.fail(str(err), pytrace=False)
