@@ -164,9 +164,22 @@ def _kill_all() -> None:
         _kill_group(proc, grace=2.0)
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the test process dies, even by SIGKILL (Linux's
+    PR_SET_PDEATHSIG), where neither the fixture's teardown nor atexit would run."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _spawn(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent
+        )
     _RUNNING[proc.pid] = proc
     return proc
 
