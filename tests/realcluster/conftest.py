@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from realcluster_env import Cluster, ControlPlane, EnvError, assets_dir, skip_reason
-from realcluster_load import Loader, load_snapshot, snapshot_items
+
+from .realcluster_env import Cluster, ControlPlane, EnvError, assets_dir, skip_reason
+from .realcluster_load import Loader, load_snapshot, snapshot_items
 
 
 @pytest.fixture(scope="session")

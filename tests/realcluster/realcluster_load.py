@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from realcluster_env import ApiError, Cluster, EnvError
+
+from .realcluster_env import ApiError, Cluster, EnvError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

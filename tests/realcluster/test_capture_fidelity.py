@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 import yaml
-from realcluster_env import LIMITED, Cluster
-from realcluster_load import EXAMPLES, SCHEDULER_CONFIG, Loader
+
+from .realcluster_env import LIMITED, Cluster
+from .realcluster_load import EXAMPLES, SCHEDULER_CONFIG, Loader
 
 
 def schedule_json(run_cli: Callable[..., Any], *args: str) -> Any:

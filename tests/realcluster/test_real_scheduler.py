@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 import yaml
-from realcluster_env import Cluster, EnvError
-from realcluster_load import EXAMPLES, SCHEDULER_CONFIG, load_snapshot, snapshot_items
+
+from .realcluster_env import Cluster, EnvError
+from .realcluster_load import EXAMPLES, SCHEDULER_CONFIG, load_snapshot, snapshot_items
 
 KUBE_VERSION = "1.36"  # the release the assets are expected to be; KSCHEDCTL_TEST_KUBE_VERSION overrides
 WAIT = 90.0
