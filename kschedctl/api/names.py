@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Container
 
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 RANDOM_LENGTH = 5
@@ -24,7 +25,7 @@ class NameGenerator:
     def __init__(self) -> None:
         self._drawn: dict[str, int] = {}
 
-    def generate(self, prefix: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    def generate(self, prefix: str, taken: Container[str] = frozenset()) -> str:
         base = prefix[:MAX_GENERATED_NAME_LENGTH]
         while True:
             ordinal = self._drawn.get(base, 0)

@@ -290,7 +290,7 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
             for raw, obj_source in _document_objects(doc, source, item_spans, nested_spans):
                 prefix = needs_generated_name(raw)
                 if prefix is not None:  # named as the API server names it on create
-                    raw["metadata"]["name"] = names.generate(prefix, _names_taken(snap, raw))
+                    raw["metadata"]["name"] = names.generate(prefix, _NamesTaken(snap, raw))
                 built = add_object(snap, raw, obj_source)
                 if built is not None:
                     unknown.extend(_unknown_fields(raw, obj_source))
@@ -308,11 +308,17 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
 MAX_UNKNOWN_FIELD_WARNINGS = 10
 
 
-def _names_taken(snap: ClusterSnapshot, raw: dict) -> set[str]:
-    """The names already used by objects of the same kind (and namespace)."""
-    kind = raw.get("kind")
-    namespace = (raw["metadata"].get("namespace") or "default") if kind in NAMESPACED else ""
-    return {name for (k, ns, name) in snap.names if k == kind and ns == namespace}
+class _NamesTaken:
+    """The names already used by objects of one kind (and namespace), looked up in the
+    snapshot's own index of names: no set of them is built for each generated name."""
+
+    def __init__(self, snap: ClusterSnapshot, raw: dict) -> None:
+        self.names = snap.names
+        self.kind = raw.get("kind")
+        self.namespace = (raw["metadata"].get("namespace") or "default") if self.kind in NAMESPACED else ""
+
+    def __contains__(self, name: object) -> bool:
+        return (self.kind, self.namespace, name) in self.names
 
 
 def _unknown_fields(raw: dict, source: Source) -> list[str]:
