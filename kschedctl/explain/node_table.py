@@ -76,7 +76,7 @@ class NodeTable(AttemptRecorder):
             row.also = [{"plugin": o.plugin, "code": o.code.name, "reasons": list(o.reasons)} for o in others]
             rejecting += others
         details = {}
-        nominated = self._nominated_here(qpi, info)
+        nominated = self.fwk.nominated_pods_added(qpi.pod, info)
         seen = info
         if nominated:  # the first pass of the Filter saw the node with them (addGENominatedPods)
             seen = info.clone()
@@ -89,15 +89,6 @@ class NodeTable(AttemptRecorder):
                 if facts:
                     details[s.plugin] = facts
         row.details = details or None
-
-    def _nominated_here(self, qpi: QueuedPodInfo, info: NodeInfo) -> list[Any]:
-        """The pods nominated to the node that the Filter adds for this pod: priority at least
-        the pod's, not the pod itself (schedule_one.go addGENominatedPods)."""
-        nominator = self.fwk.services.nominator
-        if nominator is None or info.node is None:
-            return []
-        priority, uid = qpi.pod.effective_priority(), qpi.pod.uid
-        return [pi for pi in nominator.nominated_pods_for_node(info.name) if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
 
     def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
         """DynamicResources' view of the node, read from the state its Filter left (additive:

@@ -313,6 +313,14 @@ class FilterPoints(PluginCalls):
         uid = pod.uid
         return [pi for pi in nominated if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
 
+    def nominated_pods_added(self, pod: Any, node_info: NodeInfo) -> list[PodInfo]:
+        """The pods nominated to the node that the Filter's first pass adds for ``pod``
+        (addGENominatedPods), as the filters see them: explain names them."""
+        nominator = self.services.nominator
+        if nominator is None:
+            return []
+        return self._nominated_pods_to_add(pod, pod.effective_priority(), node_info, nominator.nominated_pods_for_node(node_info.name))
+
     def _first_pass_batchable(self, state: CycleState) -> bool:
         """Whether the first pass (the node plus its nominated pods) can be asked of the plugins
         in a batch: no AddPod extension would run (so the pass sees this very CycleState) and
