@@ -14,14 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kschedctl.cluster.references import first_names
 from kschedctl.framework.podgroup import POD_GROUP_KIND, WORKLOAD_KIND, uses_pod_group_object
 
 GATES = "--feature-gates GenericWorkload=true,GangScheduling=true"
-
-
-def _names(keys: list[str]) -> str:
-    shown = ", ".join(keys[:3])
-    return shown + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
 
 def pod_group_remarks(objects: Any, version: Any) -> list[str]:
@@ -38,7 +34,7 @@ def pod_group_remarks(objects: Any, version: Any) -> list[str]:
     out = []
     for kind in sorted(by_kind):
         keys = sorted(by_kind[kind])
-        what = f"{len(keys)} {kind}(s) in the snapshot ({_names(keys)})"
+        what = f"{len(keys)} {kind}(s) in the snapshot ({first_names(keys)})"
         if kind != read_kind:
             out.append(
                 f"{what} ignored: kube-scheduler {release} reads pod groups from {read_kind}s "

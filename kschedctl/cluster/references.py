@@ -11,6 +11,7 @@ captures the kind. The CLI says each on stderr; nothing here prints.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,8 @@ class MissingReference:
         who += "s" if len(self.referrers) > 1 else ""
         wanted = "for" if self.kind == "CSINode" else "used by"
         return (
-            f"the snapshot has no {self.kind} {_first(self.names)} ({wanted} {who} "
-            f"{_first(self.referrers)}): {self.effect}; capture {'them' if len(self.names) > 1 else 'it'} "
+            f"the snapshot has no {self.kind} {first_names(self.names)} ({wanted} {who} "
+            f"{first_names(self.referrers)}): {self.effect}; capture {'them' if len(self.names) > 1 else 'it'} "
             f"with `{self.command}`"
         )
 
@@ -88,7 +89,8 @@ class MissingReference:
         return {"kind": self.kind, "names": list(self.names), "referrers": list(self.referrers), "command": self.command}
 
 
-def _first(items: tuple[str, ...]) -> str:
+def first_names(items: Sequence[str]) -> str:
+    """The first SHOWN names, and how many more."""
     shown = ", ".join(items[:SHOWN])
     return shown if len(items) <= SHOWN else f"{shown} and {len(items) - SHOWN} more"
 

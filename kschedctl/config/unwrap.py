@@ -118,13 +118,9 @@ def _from_export(config: dict) -> Unwrapped:
 
 
 def _from_json(text: str, source: str) -> Unwrapped:
+    """A JSON file is one document: a ConfigMap or an export is unwrapped as in YAML."""
     try:
         data = load_json(text)
     except DecodeError:
         return Unwrapped(text)
-    if isinstance(data, dict) and data.get("kind") == "ConfigMap":
-        found = _from_config_map(data, None, [])
-        return found if found is not None else Unwrapped(text)
-    if isinstance(data, dict) and "kind" not in data and isinstance(data.get("schedulerConfig"), dict):
-        return _from_export(data["schedulerConfig"])
-    return Unwrapped(text)
+    return _candidate(data, None, [], 0, 1) or Unwrapped(text)
