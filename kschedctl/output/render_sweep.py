@@ -14,6 +14,7 @@ from tabulate import tabulate
 
 from kschedctl.api.field import escape_control
 from kschedctl.output.render import to_json, to_yaml
+from kschedctl.sweep.results import PERCENT_METRICS
 from kschedctl.sweep.run import SweepResult
 
 AXIS_HEADERS = {"snapshot": "SNAPSHOT", "config": "CONFIG", "kubeVersion": "RELEASE", "featureGates": "GATES", "seed": "SEED"}
@@ -31,14 +32,6 @@ METRIC_HEADERS = [
     ("outcome", "OUTCOME"),
 ]
 DIFF_HEADERS = [("changed", "CHANGED"), ("moved", "MOVED")]
-PERCENTS = {
-    "cpuUtilisationMean",
-    "cpuUtilisationStddev",
-    "memoryUtilisationMean",
-    "memoryUtilisationStddev",
-    "cpuFragmentation",
-    "memoryFragmentation",
-}
 
 
 def render_sweep(result: SweepResult, output: str) -> str:
@@ -104,6 +97,6 @@ def _show(value: Any) -> str:
 def _metric(key: str, value: Any) -> str:
     if value is None:
         return "-"
-    if key in PERCENTS:
+    if key in PERCENT_METRICS:
         return f"{value * 100:.1f}%"
     return escape_control(str(value))

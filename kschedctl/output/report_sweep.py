@@ -14,7 +14,7 @@ from typing import Any
 
 from kschedctl.api.outputs import OutputPath
 from kschedctl.output.report import LEGEND_ABOVE, _layout, _Page, _write
-from kschedctl.sweep.results import metric_names
+from kschedctl.sweep.results import PERCENT_METRICS, metric_names
 from kschedctl.sweep.run import SweepResult
 
 AXIS_TITLES = {"snapshot": "snapshot", "config": "configuration", "kubeVersion": "release", "featureGates": "feature gates", "seed": "seed"}
@@ -39,14 +39,6 @@ METRIC_TITLES = {
 }
 MAX_SNAPSHOT_GROUPS = 8
 COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#9d755d")
-PERCENT = {
-    "cpuUtilisationMean",
-    "cpuUtilisationStddev",
-    "memoryUtilisationMean",
-    "memoryUtilisationStddev",
-    "cpuFragmentation",
-    "memoryFragmentation",
-}
 
 
 def write_sweep_report(result: SweepResult, path: OutputPath | str) -> None:
@@ -113,7 +105,7 @@ def _axis_figure(records: list[dict[str, Any]], axis: str, values: list[str], me
     traces = []
     names = _short_names([g for g in groups if g is not None])
     for i, metric in enumerate(metrics):
-        scale = 100 if metric in PERCENT else 1
+        scale = 100 if metric in PERCENT_METRICS else 1
         for g, group in enumerate(groups):
             points = [
                 (str(r[axis]) or "-", float(r[metric]), r["index"])

@@ -49,6 +49,17 @@ RUN_METRICS = (
     "outcome",
 )
 DIFF_METRICS = ("changed", "moved", "becameUnschedulable", "becameSchedulable")
+# the run metrics that are fractions, shown as percentages by the table and the report
+PERCENT_METRICS = frozenset(
+    {
+        "cpuUtilisationMean",
+        "cpuUtilisationStddev",
+        "memoryUtilisationMean",
+        "memoryUtilisationStddev",
+        "cpuFragmentation",
+        "memoryFragmentation",
+    }
+)
 AXES = ("snapshot", "config", "kubeVersion", "featureGates", "seed")
 
 
