@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kschedctl.api.types import Pod
+from kschedctl.cluster.references import first_names
 from kschedctl.plugins.details import format_quantity
 from kschedctl.scheduler.result import NodeExplanation, RunResult
 from kschedctl.scheduler.shortfall import INSUFFICIENT, ClusterFacts, Shortfall, count_shortfall
@@ -114,7 +115,7 @@ def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -
     for message, pods in blocked.items():
         if policy == "gang" and message.startswith("minCount"):
             continue  # the group's own verdict, already said by the counts
-        shown = ", ".join(pods[:3]) + (f" and {len(pods) - 3} more" if len(pods) > 3 else "")
+        shown = first_names(pods)
         out += f"; {len(pods)} fit nowhere ({shown}): {message.rstrip('.')}"
     if policy == "gang" and min_count and len(fit) < min_count:
         out += f"; {min_count - len(fit)} more must fit before any member is bound"
@@ -151,7 +152,7 @@ def word_coscheduling_groups(run: RunResult, cluster: Any) -> RunResult:
         text = f"pod group {group} needs {need} (minMember)" if need else f"pod group {group}"
         text += f"; {bound} placed, {len(waited)} found a node and waited at Permit"
         if nowhere:
-            shown = ", ".join(u.pod for u in nowhere[:3]) + (f" and {len(nowhere) - 3} more" if len(nowhere) > 3 else "")
+            shown = first_names([u.pod for u in nowhere])
             text += f"; {len(nowhere)} fit nowhere ({shown}): {nowhere[0].message.split('. ')[0].rstrip('.')}"
         if need and bound + len(waited) < need:
             text += f"; {need - bound - len(waited)} more must find a node before the group is bound"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from kschedctl.api.field import escape_control
+from kschedctl.cluster.references import first_names
 from kschedctl.output.layout import wrap_line
 from kschedctl.output.render import to_json, to_yaml
 
@@ -182,7 +183,7 @@ def daemon_set_lines(by_node: dict[str, list[dict[str, Any]]]) -> str:
         totals[key] = total
     lines = []
     for key, nodes in groups.items():
-        shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "")
+        shown = first_names(nodes)
         if not key:
             lines.append(f"{shown}: no DaemonSet pods")
             continue
