@@ -1,5 +1,5 @@
 """One pipeline: `schedule`, `explain`, `simulate` and pod groups share one find-nodes-and-score
-path (SchedulingAlgorithm.schedule_pod), one reserve-and-permit path (ScheduleOne.reserve_and_permit)
+path (SchedulingAlgorithm.schedule_pod), one reserve-and-permit path (schedule_one.reserve_and_permit)
 and one map of profiles per run (kschedctl/runtime/profile.py, upstream pkg/scheduler/profile).
 """
 

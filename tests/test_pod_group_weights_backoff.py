@@ -14,6 +14,7 @@ from kschedctl.cluster.loader import ClusterSnapshot, _build, resolve_priorities
 from kschedctl.config.loader import load_config_text
 from kschedctl.framework.types import PodInfo, QueuedPodInfo
 from kschedctl.plugins.plugin_manager import default_registry
+from kschedctl.scheduler.eventhandlers import add_node_to_cache
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import FakeClock, make_node, make_pod, make_pod_group
 from kschedctl.versions import KubeVersion
@@ -119,7 +120,7 @@ def test_gang_retries_are_backed_off_by_the_group_cap(version):
     pods = [make_pod(f"p{i}").req(cpu="1500m").pod_group("g") for i in range(4)]
     s = scheduler(ns, pods, [("PodGroup", make_pod_group("g", min_count=4))], v)
     for k, t in enumerate([0.5, 1.5, 3.5, 7.5, 15.5, 31.5, 52.5, 73.5]):
-        s.at(t, lambda k=k: s.add_node_to_cache(make_node(f"t{k}").capacity(cpu="2", memory="8Gi").taint("x").obj()))
+        s.at(t, lambda k=k: add_node_to_cache(s, make_node(f"t{k}").capacity(cpu="2", memory="8Gi").taint("x").obj()))
     r = s.run()
     tries = [e["time"] for e in s.trace if e["event"] == "PodGroupUnschedulable"]
     # Each retry waits for the backoff of the previous failure: 1, 2, 4, 8, 16, then 20 (not 10) and

@@ -10,6 +10,7 @@ import pytest
 from kschedctl.cluster.loader import ClusterSnapshot, _build, resolve_priorities
 from kschedctl.config.loader import load_config_text
 from kschedctl.plugins.plugin_manager import default_registry
+from kschedctl.scheduler.eventhandlers import add_node_to_cache
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod, make_pod_group
 from kschedctl.versions import KubeVersion
@@ -75,7 +76,7 @@ def test_gang_of_four_where_three_fit_places_nothing(version, gang_msg, fit_msg)
 def test_same_gang_after_a_node_is_added_places_all_four():
     # upstream: scheduling_queue / GangScheduling: NodeAdd requeues the rejected member, its group follows
     s = sched(nodes(3), gang("p", "g", 4), [make_pod_group("g", min_count=4)])
-    s.at(10, lambda: s.add_node_to_cache(make_node("n3").capacity(cpu="2", memory="8Gi").obj()))
+    s.at(10, lambda: add_node_to_cache(s, make_node("n3").capacity(cpu="2", memory="8Gi").obj()))
     r = s.run()
     assert sorted(p.node for p in r.placements) == ["n0", "n1", "n2", "n3"]
 

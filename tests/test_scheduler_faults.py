@@ -18,6 +18,7 @@ from kschedctl.config.loader import load_config_text
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.registry import PluginSpec, Registry
 from kschedctl.plugins.plugin_manager import default_registry
+from kschedctl.scheduler.eventhandlers import add_node_to_cache, update_node_in_cache
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.testing import make_node, make_pod
 from kschedctl.versions import KubeVersion
@@ -125,13 +126,13 @@ def test_pod_that_keeps_erring_is_reported_after_bounded_retries():
 
 
 def _add_node(name: str, cpu: str) -> Callable[[Scheduler], None]:
-    return lambda s: s.add_node_to_cache(make_node(name).capacity(cpu=cpu, memory="16Gi").obj())
+    return lambda s: add_node_to_cache(s, make_node(name).capacity(cpu=cpu, memory="16Gi").obj())
 
 
 def _relabel(name: str, value: str) -> Callable[[Scheduler], None]:
     def act(s: Scheduler) -> None:
         old = s.cache.nodes[name].node
-        s.update_node_in_cache(old, make_node(name).capacity(cpu="2", memory="4Gi").label("tier", value).obj())
+        update_node_in_cache(s, old, make_node(name).capacity(cpu="2", memory="4Gi").label("tier", value).obj())
 
     return act
 

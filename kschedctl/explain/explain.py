@@ -36,12 +36,14 @@ from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.runtime.framework import Framework
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
+from kschedctl.scheduler.eventhandlers import create_template_claims
 from kschedctl.scheduler.result import (
     ExplainGroupResult,
     ExplainResult,
     GroupMemberExplanation,
     NodeExplanation,
 )
+from kschedctl.scheduler.schedule_one import schedule_pod
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.scheduler.shortfall import ClusterFacts
 from kschedctl.versions import KubeVersion
@@ -137,7 +139,7 @@ def explain_pod(
         result = ExplainResult(pod.key, fwk.profile_name, None, None, state=state, state_detail=detail, evaluated=False)
         result.warnings = list(sched.services.warnings)
         return result
-    sched.create_template_claims(pod)
+    create_template_claims(sched, pod)
     sched.update_snapshot()
     qpi = QueuedPodInfo(PodInfo.of(pod), attempts=1)
     result = ExplainResult(
@@ -154,7 +156,7 @@ def explain_pod(
     recorder = SampleRecorder(sched.algorithm.next_start_node_index)
     sched.algorithm.recorders.append(recorder)
     try:
-        outcome = sched.schedule_pod(fwk, CycleState(), qpi)
+        outcome = schedule_pod(sched, fwk, CycleState(), qpi)
     finally:
         sched.algorithm.recorders.remove(recorder)
     if isinstance(outcome, ScheduleResult):
@@ -230,7 +232,7 @@ def explain_pod_group(
             obj=f"PodGroup {ns}/{name}",
         )
     for member in members:
-        sched.create_template_claims(member)
+        create_template_claims(sched, member)
     group = group_of(sched.objects, members[0], version)
     fwk = sched.framework_for_pod(members[0])
     cycle = sched.pod_groups

@@ -18,10 +18,11 @@ scored) and an AttemptRecorder attached, which sees each node's status and each 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import compress
-from typing import Any
+from typing import Any, cast
 
+from kschedctl.api.types import Pod
 from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
@@ -236,7 +237,7 @@ class SchedulingAlgorithm:
             raise SchedulingError(error)
         return self.find_nodes_that_pass_extenders(pod, feasible, diagnosis)
 
-    def find_nodes_that_pass_extenders(self, pod, feasible: list[NodeInfo], diagnosis: Diagnosis) -> list[NodeInfo]:
+    def find_nodes_that_pass_extenders(self, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis) -> list[NodeInfo]:
         """The filter extenders after the plugins (findNodesThatPassExtenders); when they drop
         nodes, "Extender" joins the unschedulable plugins (any event retries the pod)."""
         if not self.extenders:
@@ -252,7 +253,9 @@ class SchedulingAlgorithm:
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return kept
 
-    def _evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod, snapshot: Snapshot, diagnosis: Diagnosis) -> list[NodeInfo]:
+    def _evaluate_nominated_node(
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot, diagnosis: Diagnosis
+    ) -> list[NodeInfo]:
         """evaluateNominatedNode: the nominated node alone, first. An Error there is only logged
         upstream (the full search follows); a rejection stays in the diagnosis."""
         info = snapshot.get(pod.nominated_node_name)
@@ -326,7 +329,7 @@ class SchedulingAlgorithm:
         return feasible, None
 
     def _pass_filters_batched(
-        self, fwk: Framework, state: CycleState, pod, diagnosis: Diagnosis, nodes: Sequence[NodeInfo], num_to_find: int, start: int
+        self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: Sequence[NodeInfo], num_to_find: int, start: int
     ) -> tuple[list[NodeInfo], Status | None]:
         """The same visit as the per-node loop, evaluated in chunks of the rotated order.
 
@@ -369,8 +372,9 @@ class SchedulingAlgorithm:
             distinct = dict(zip(map(id, statuses), statuses)).values()
             if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
                 # Every node rejected: the walk below would record them all, in order.
-                nts.update(zip(node_names(chunk), statuses))
-                for status in distinct:
+                # (the check above saw no None)
+                nts.update(zip(node_names(chunk), cast("list[Status]", statuses)))
+                for status in cast("Iterable[Status]", distinct):
                     _add_plugin_status(diagnosis, status)
                 pos += size
                 continue
@@ -416,7 +420,7 @@ class SchedulingAlgorithm:
             self.add_extender_scores(scored, pod, nodes)
         return scored
 
-    def add_extender_scores(self, table: ScoreTable, pod, nodes: Sequence[NodeInfo]) -> None:
+    def add_extender_scores(self, table: ScoreTable, pod: Pod, nodes: Sequence[NodeInfo]) -> None:
         """prioritizeNodes' extender part: each prioritizing extender's score × weight ×
         (MaxNodeScore / MaxExtenderPriority) added to the nodes' totals, as one more column
         (named by the extender's URL, its weight the multiplier)."""
@@ -476,10 +480,11 @@ def _walk_mixed_chunk(
         ok = ok[:room]
     rejected = np.flatnonzero(kinds[:end] == _REJECTED).tolist()
     if rejected:
-        picked = list(map(statuses.__getitem__, rejected))
+        # A _REJECTED row has its Status (only _FEASIBLE rows have None).
+        picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
         diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
         for status in dict(zip(map(id, picked), picked)).values():
-            _add_plugin_status(diagnosis, status)  # type: ignore[arg-type]
+            _add_plugin_status(diagnosis, status)
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
     if done and end < len(statuses) and kinds[end] == _ERROR:
         return True, statuses[end]

@@ -20,38 +20,44 @@ from kschedctl.framework.placement import Placement, PlacementScore, PodGroupAss
 from kschedctl.scheduler.algorithm import SchedulingError
 
 if TYPE_CHECKING:
+    from kschedctl.framework.handle import SharedLister
     from kschedctl.framework.podgroup import PodGroup
+    from kschedctl.framework.types import NodeInfo
+    from kschedctl.runtime.framework import Framework
+    from kschedctl.scheduler.schedule_one_podgroup import GroupAttempt
 
 
 class PlacementView:
     """A snapshot restricted to a placement's nodes (AssumePlacement); reads the base lazily
     so that the members' simulated assumptions show through."""
 
-    def __init__(self, base: Any, node_names: list[str]) -> None:
+    def __init__(self, base: SharedLister, node_names: list[str]) -> None:
         self._base = base
         self._names = list(node_names)
         self._wanted = set(node_names)
 
-    def list(self) -> list[Any]:
-        return [n for n in (self._base.get(name) for name in self._names) if n is not None]
-
-    def get(self, node_name: str) -> Any:
+    def get(self, node_name: str) -> NodeInfo | None:
         return self._base.get(node_name) if node_name in self._wanted else None
 
     def num_nodes(self) -> int:
         return len(self._names)
 
-    def have_pods_with_affinity_list(self) -> list[Any]:
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
         return [n for n in self._base.have_pods_with_affinity_list() if n.name in self._wanted]
 
-    def have_pods_with_required_anti_affinity_list(self) -> list[Any]:
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
         return [n for n in self._base.have_pods_with_required_anti_affinity_list() if n.name in self._wanted]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._base, name)
 
+    # NodeInfos().List(), defined last: the method's name would hide the builtin ``list`` in
+    # the annotations of the methods after it.
+    def list(self) -> list[NodeInfo]:
+        return [n for n in (self._base.get(name) for name in self._names) if n is not None]
 
-def generate_placements(fwk: Any, group: "PodGroup", snapshot: Any) -> list[Placement]:
+
+def generate_placements(fwk: Framework, group: PodGroup, snapshot: SharedLister) -> list[Placement]:
     """RunPlacementGeneratePlugins: each plugin refines every placement of the previous one;
     with none, the whole cluster is the one placement. A plugin's failure is the group's
     SchedulingError."""
@@ -62,8 +68,8 @@ def generate_placements(fwk: Any, group: "PodGroup", snapshot: Any) -> list[Plac
 
 
 def best_placement(
-    fwk: Any, group: "PodGroup", feasible: list[tuple[Placement, Any]], scheduled: int, rng: random.Random
-) -> tuple[Any, Status]:
+    fwk: Framework, group: PodGroup, feasible: list[tuple[Placement, GroupAttempt]], scheduled: int, rng: random.Random
+) -> tuple[GroupAttempt | None, Status]:
     """findBestPlacement: weighted sum of the PlacementScore plugins (normalized where the
     plugin normalizes), highest wins, ties broken at random. (attempt, Status): the Status of
     a PlacementScore plugin that failed."""

@@ -42,7 +42,15 @@ from kschedctl.scheduler.placement import (
     best_placement,
     generate_placements,
 )
-from kschedctl.scheduler.schedule_one import CLEAR_NOMINATED_NODE
+from kschedctl.scheduler.schedule_one import (
+    CLEAR_NOMINATED_NODE,
+    handle_scheduling_failure,
+    prepare_for_binding_cycle,
+    reserve_and_permit,
+    run_binding_cycle,
+    run_post_filter,
+    unreserve,
+)
 
 if TYPE_CHECKING:
     from kschedctl.runtime.framework import Framework
@@ -173,7 +181,7 @@ class PodGroupCycle:
             a, b = sorted(names)[:2]
             st = Status(Code.Error, f'all pods in a single pod group should have the same .spec.schedulerName set, got: "{a}" and "{b}"')
             for m in members:
-                sched.handle_scheduling_failure(sched.framework_for_pod(m.pod), m, status=st)
+                handle_scheduling_failure(sched, sched.framework_for_pod(m.pod), m, status=st)
             return
         sched.update_snapshot()
         attempt = self.run_algorithm(fwk, group, members)
@@ -286,7 +294,7 @@ class PodGroupCycle:
             host, score = failed.host or "", None
         except SchedulingError as err:
             return MemberResult(qpi, status=err.status), None
-        reservation = sched.reserve_and_permit(fwk, state, qpi.pod_info, host, simulated=True, permit=run_permit)
+        reservation = reserve_and_permit(sched, fwk, state, qpi.pod_info, host, simulated=True, permit=run_permit)
         st = reservation.status
         if not reservation.held:  # the nomination is cleared (clearNominatedNode)
             fe = fit_error_for_single_node(qpi.pod, host, st) if st.is_rejected() else None
@@ -295,7 +303,7 @@ class PodGroupCycle:
         mr.state = state
         if run_permit:
             mr.permit = _permit_status(reservation)
-        return mr, lambda: sched.unreserve(fwk, state, reservation.assumed, host, simulated=True)
+        return mr, lambda: unreserve(sched, fwk, state, reservation.assumed, host, simulated=True)
 
     def _post_filter(self, fwk: "Framework", state: CycleState, qpi: QueuedPodInfo, fit_error: FitError) -> MemberResult:
         """schedulingAlgorithm's failure path for a member: 1.36 runs PostFilter (its message
@@ -304,7 +312,7 @@ class PodGroupCycle:
         nominating: PostFilterResult | None = None
         if not self.sched.version.has("PodGroupMembersSkipPostFilter"):
             nominating = (
-                self.sched.run_post_filter(fwk, state, qpi.pod, fit_error) if fwk.has_post_filter_plugins() else CLEAR_NOMINATED_NODE
+                run_post_filter(self.sched, fwk, state, qpi.pod, fit_error) if fwk.has_post_filter_plugins() else CLEAR_NOMINATED_NODE
             )
         mr = MemberResult(qpi, status=Status(Code.Unschedulable, fit_error.message()), fit_error=fit_error, nominating=nominating)
         if nominating is not None and nominating.nominated_node_name:
@@ -347,7 +355,7 @@ class PodGroupCycle:
             return feasible[0][1]
         scheduled = fwk.handle.pod_group_manager().state(group.key).scheduled_pods_count()
         best, status = best_placement(fwk, group, feasible, scheduled, sched.rng)
-        if not status.is_success():
+        if not status.is_success() or best is None:
             return GroupAttempt(status=status)
         return best
 
@@ -374,7 +382,7 @@ class PodGroupCycle:
             if attempt.status.code == Code.Error:
                 st = mr.status if mr is not None and mr.status.code == Code.Error else attempt.status
                 entry.update(node=None, message=st.message())
-                sched.handle_scheduling_failure(fwk, qpi, status=st)
+                handle_scheduling_failure(sched, fwk, qpi, status=st)
             elif mr is not None and mr.status.is_success() and mr.host:
                 if group_ok:
                     entry.update(node=mr.host)
@@ -395,10 +403,10 @@ class PodGroupCycle:
                 entry.update(node=None, message=mr.fit_error.message(), reasons=mr.fit_error.reason_histogram())
                 if mr.requires_preemption:
                     entry.update(nominatedNode=mr.host)
-                sched.handle_scheduling_failure(fwk, qpi, fit_error=mr.fit_error, nominating=mr.nominating)
+                handle_scheduling_failure(sched, fwk, qpi, fit_error=mr.fit_error, nominating=mr.nominating)
             elif mr is not None:
                 entry.update(node=None, message=mr.status.message())
-                sched.handle_scheduling_failure(fwk, qpi, status=mr.status)
+                handle_scheduling_failure(sched, fwk, qpi, status=mr.status)
             else:  # not evaluated: the group's status
                 entry.update(node=None, message=attempt.status.message())
                 self._reject(fwk, qpi, attempt.status.message())
@@ -408,17 +416,17 @@ class PodGroupCycle:
         qpi.unschedulable_plugins = {GANG} if GANG in fwk.instances else {"PodGroup"}
         status = Status(Code.Unschedulable, message)
         pending = set(qpi.unschedulable_plugins)
-        self.sched.handle_scheduling_failure(fwk, qpi, status=status, nominating=nominating)
+        handle_scheduling_failure(self.sched, fwk, qpi, status=status, nominating=nominating)
         qpi.unschedulable_plugins = pending
         self.sched.outcomes[qpi.pod.uid].error = False
 
     def _bind_member(self, fwk: "Framework", qpi: QueuedPodInfo, mr: MemberResult, entry: dict[str, Any]) -> None:
         """prepareForBindingCycle (assume, Reserve, Permit) then the binding cycle."""
-        binding, status = self.sched.prepare_for_binding_cycle(fwk, mr.state or CycleState(), qpi, mr.host or "", mr.score)
+        binding, status = prepare_for_binding_cycle(self.sched, fwk, mr.state or CycleState(), qpi, mr.host or "", mr.score)
         if binding is None:
             entry.update(node=None, message=status.message())
             return
-        self.sched.run_binding_cycle(binding)
+        run_binding_cycle(self.sched, binding)
 
 
 def _permit_status(reservation: "Reservation") -> Status:

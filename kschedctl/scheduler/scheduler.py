@@ -22,17 +22,19 @@ from collections.abc import Callable
 from typing import Any
 
 from kschedctl.api.gotime import seconds_of
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache import columnar
 from kschedctl.backend.cache.cache import Cache, Snapshot
+from kschedctl.backend.queue.nominator import Nominator
 from kschedctl.backend.queue.scheduling_queue import (
     PriorityQueue,
     build_queueing_hint_map,
 )
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
-from kschedctl.framework.extender import EXTENDER_NAME
+from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Status
 from kschedctl.framework.registry import Registry
@@ -42,7 +44,15 @@ from kschedctl.runtime.profile import new_map
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.runtime.services import Services
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm
-from kschedctl.scheduler.eventhandlers import EventHandlers
+from kschedctl.scheduler.eventhandlers import (
+    add_pod_to_scheduling_queue,
+    add_resource_claim,
+    create_template_claims,
+    delete_pod,
+    delete_resource_claim,
+    patch_nominated_node_name,
+    update_resource_claim,
+)
 from kschedctl.scheduler.extender import build_extenders
 from kschedctl.scheduler.result import (
     Placement,
@@ -51,7 +61,14 @@ from kschedctl.scheduler.result import (
     Skipped,
     Unschedulable,
 )
-from kschedctl.scheduler.schedule_one import Binding, PodOutcome, ScheduleOne
+from kschedctl.scheduler.schedule_one import (
+    Binding,
+    PodOutcome,
+    expire_permit_waits,
+    next_permit_deadline,
+    resume_resolved_waiting_pods,
+    schedule_one,
+)
 from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 from kschedctl.scheduler.shortfall import ClusterFacts, count_shortfall
 from kschedctl.versions import KubeVersion
@@ -116,14 +133,14 @@ class SimulatedClient:
         if old is None:
             raise ApiError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
         if not self.dry_run:
-            self.scheduler.update_resource_claim(old, claim)
+            update_resource_claim(self.scheduler, old, claim)
         return claim
 
     def create_resource_claim(self, claim: ResourceClaim) -> ResourceClaim:
         if claim.key in self.scheduler.objects.resource_claims:
             raise ApiError(f'resourceclaims.resource.k8s.io "{claim.name}" already exists')
         if not self.dry_run:
-            self.scheduler.add_resource_claim(claim)
+            add_resource_claim(self.scheduler, claim)
         return claim
 
     def delete_resource_claim(self, claim: ResourceClaim) -> None:
@@ -131,9 +148,9 @@ class SimulatedClient:
         if current is None:
             raise ApiError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
         if not self.dry_run:
-            self.scheduler.delete_resource_claim(current)
+            delete_resource_claim(self.scheduler, current)
 
-    def patch_pod_status(self, pod: Pod, status: dict) -> None:
+    def patch_pod_status(self, pod: Pod, status: JSONObject) -> None:
         if not self.dry_run:
             live = self.scheduler.pods_by_uid.get(pod.uid)
             for target in {id(p): p for p in (pod, live) if p is not None}.values():
@@ -142,7 +159,7 @@ class SimulatedClient:
     def bind(self, pod: Pod, node_name: str) -> Status:
         return Status()
 
-    def update(self, obj: dict) -> Status:
+    def update(self, obj: JSONObject) -> Status:
         """An object written by a plugin (PreBind): kept for --write-snapshot; a dry run writes nothing."""
         if not self.dry_run:
             self.scheduler.result.written.append(obj)
@@ -171,7 +188,7 @@ class _KnownPods:
         return list(self._sched.pods_by_uid.values())
 
 
-class Scheduler(ScheduleOne, EventHandlers):
+class Scheduler:
     """The scheduler of one run: built from a cluster snapshot and a defaulted configuration
     (each profile's Framework once, profile.new_map), it schedules until nothing can happen.
     A profile that cannot be built raises ProfileError (an InputError)."""
@@ -202,7 +219,6 @@ class Scheduler(ScheduleOne, EventHandlers):
             self.cache.add_pod(pod)
             self.pods_by_uid[pod.uid] = pod
         self.profiles: dict[str, Framework] = {}
-        self.nominator: Any = None
         # what the frameworks (and, through each Handle, the plugins) may use of the scheduler
         self.services = Services(
             self.objects,
@@ -216,13 +232,14 @@ class Scheduler(ScheduleOne, EventHandlers):
         )
         # buildExtenders: ignorable extenders last; resources they manage and the scheduler is
         # to ignore become NodeResourcesFit's ignoredResources in every profile
-        self.extenders, ignored = build_extenders(config.extenders, self.services.warn, source=config.source)
+        extenders, ignored = build_extenders(config.extenders, self.services.warn, source=config.source)
+        self.extenders: list[Extender] = list(extenders)
         self.services.extenders = self.extenders
         if ignored:
             config = dataclasses.replace(config, profiles=[with_ignored_resources(p, ignored) for p in config.profiles])
         self.profiles = new_map(config, registry, self.services)
         self.queue = self._new_queue(config)
-        self.nominator = self.queue.nominator
+        self.nominator: Nominator = self.queue.nominator
         self.services.nominator = self.nominator
         self.algorithm = SchedulingAlgorithm(config.percentage_of_nodes_to_score or 0, self.rng)
         self.algorithm.extenders = self.extenders
@@ -242,6 +259,14 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
         self.dra_claims_created = 0  # claims the resourceclaim controller made from templates
         self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/scheduler/schedule_one_podgroup.py)
+        # ScheduleOne, the run loop's step for one popped pod (schedule_one.py). A field, as
+        # kube's Scheduler holds SchedulePod and FailureHandler, so tests and benchmarks can
+        # wrap it.
+        self.schedule_one: Callable[[QueuedPodInfo], None] = lambda qpi: schedule_one(self, qpi)
+
+    def framework_for_pod(self, pod: Pod) -> Framework:
+        """frameworkForPod (schedule_one.go): the profile named by the pod's schedulerName."""
+        return self.profiles[pod.scheduler_name]
 
     def _new_queue(self, config: KubeSchedulerConfiguration) -> PriorityQueue:
         hints_on = self.version.feature_enabled("SchedulerQueueingHints")
@@ -298,12 +323,12 @@ class Scheduler(ScheduleOne, EventHandlers):
 
     def admit_pending_pod(self, pod: Pod, created: float | None = None) -> None:
         self.result.pending += 1
-        self.create_template_claims(pod)
+        create_template_claims(self, pod)
         if pod.scheduler_name not in self.profiles:
             self.result.skipped.append(Skipped(pod.key, f"no profile for schedulerName {pod.scheduler_name!r}"))
             return
         self.pods_by_uid[pod.uid] = pod
-        self.add_pod_to_scheduling_queue(pod, created)
+        add_pod_to_scheduling_queue(self, pod, created)
 
     def at(self, t: float, action: Callable[[], None]) -> None:
         """Run ``action`` when the virtual clock reaches ``t`` (seconds since the start)."""
@@ -321,7 +346,7 @@ class Scheduler(ScheduleOne, EventHandlers):
             qpi = self.queue.pop()
             if qpi is not None:
                 self.schedule_one(qpi)
-                self.resume_resolved_waiting_pods()
+                resume_resolved_waiting_pods(self)
                 attempts += 1
                 if progress is not None:
                     progress(attempts, self.result.pending)
@@ -349,7 +374,7 @@ class Scheduler(ScheduleOne, EventHandlers):
             wp = b.fwk.get_waiting_pod(uid)
             if wp is not None and wp.result is None:
                 wp.reject("", "the simulation stopped: pods kept failing without the cluster changing")
-        self.resume_resolved_waiting_pods()
+        resume_resolved_waiting_pods(self)
         # A pod stopped while waiting keeps the reason of its last real failure, if it had one.
         for uid, outcome in earlier.items():
             self.outcomes[uid] = outcome
@@ -371,10 +396,10 @@ class Scheduler(ScheduleOne, EventHandlers):
             t
             for t in (
                 self.timeline[0][0] if self.timeline else None,
-                self.next_permit_deadline(),
+                next_permit_deadline(self),
                 self.queue.next_backoff_flush_time(
                     lambda q: (
-                        (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS or q.unschedulable_plugins or q.pending_plugins)
+                        (q.consecutive_errors_count < MAX_CONSECUTIVE_ERRORS or bool(q.unschedulable_plugins) or bool(q.pending_plugins))
                         and self.late_failures.get(q.pod.uid, 0) < MAX_CONSECUTIVE_ERRORS
                     )
                 ),
@@ -389,8 +414,8 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.clock.advance_to(now)
         while self.timeline and self.timeline[0][0] <= now:
             heapq.heappop(self.timeline)[2]()
-        self.expire_permit_waits(now)
-        self.resume_resolved_waiting_pods()
+        expire_permit_waits(self, now)
+        resume_resolved_waiting_pods(self)
         self.queue.flush_backoff_q_completed()
         if self.queue.is_unschedulable_flush_tick(now):
             self.queue.flush_unschedulable_pods_left_over()
@@ -461,8 +486,8 @@ class Scheduler(ScheduleOne, EventHandlers):
             placement = self.placements_by_uid.get(victim.uid)
             if placement is not None:
                 placement.preempted_by = preemptor.key
-            self.delete_pod(victim)
+            delete_pod(self, victim)
         for info in self.nominator.nominated_pods_for_node(record.node):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
-                self.patch_nominated_node_name(info.pod, "")
+                patch_nominated_node_name(self, info.pod, "")

@@ -17,10 +17,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kschedctl.api.admission import admit
 from kschedctl.api.errors import InputError
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import served_as_v1
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -31,9 +32,25 @@ from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.gosemantics import go_duration
 from kschedctl.framework.registry import Registry
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.scheduler.eventhandlers import (
+    add_node_to_cache,
+    add_pod,
+    add_resource_claim,
+    change_device_class,
+    change_resource_slice,
+    delete_node_from_cache,
+    delete_pod,
+    delete_resource_claim,
+    update_node_in_cache,
+    update_pod_in_scheduling_queue,
+    update_resource_claim,
+)
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
+
+if TYPE_CHECKING:
+    from kschedctl.cluster.daemonsets import DaemonSet
 
 # --- running -------------------------------------------------------------------------------
 
@@ -77,7 +94,7 @@ def run_scenario(
     the tables after the run (RunResult.pod_tables)."""
     sched = Scheduler(scenario.cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
     for event in scenario.events:
-        sched.at(event.at, lambda event=event: _Applier(sched, scenario.path).apply(event))
+        sched.at(event.at, _applying(sched, scenario.path, event))
     tables = attach(sched) if attach is not None else None
     result = sched.run()
     if tables is not None:
@@ -98,6 +115,11 @@ def final_placement(sched: Scheduler) -> dict[str, list[str]]:
 _EDITED_FIELDS = (("status.allocatable", "allocatable"), ("metadata.labels", "labels"), ("spec.taints", "taints"))
 
 
+def _applying(sched: Scheduler, path: str, event: ScenarioEvent) -> Callable[[], None]:
+    """The timeline action that applies ``event`` when the clock reaches it."""
+    return lambda: _Applier(sched, path).apply(event)
+
+
 class _Applier:
     """Turns one scenario event into API-like changes and the scheduler's informer handlers."""
 
@@ -109,7 +131,7 @@ class _Applier:
         self.event = event
         getattr(self, "_" + event.action)(event.spec)
 
-    def _fail(self, field_name: str, message: str) -> None:
+    def _fail(self, field_name: str, message: str) -> NoReturn:
         dotted = f"events[{self.event.index}].{field_name}"
         raise InputError(message, file=self.path, obj="Scenario", field=dotted, line=locate_line(self.path, 0, None, dotted))
 
@@ -117,7 +139,7 @@ class _Applier:
         info = self.sched.cache.nodes.get(name)
         if info is None or info.node is None:
             self._fail("node", f"no node named {name!r} at {go_duration(self.event.at)}")
-        return info.node  # type: ignore[union-attr]
+        return info.node
 
     def _pod(self, key: str) -> Pod:
         ns, _, name = key.rpartition("/")
@@ -139,12 +161,12 @@ class _Applier:
         return Node.from_dict(raw)
 
     # nodes
-    def _addNode(self, spec: dict) -> None:
+    def _addNode(self, spec: JSONObject) -> None:
         node = Node.from_dict(copy.deepcopy(spec["object"]))
         if node.name in self.sched.cache.nodes:
             self._fail("object.metadata.name", f"node {node.name!r} already exists")
         self.sched.record("NodeAdded", node=node.name)
-        self.sched.add_node_to_cache(node)
+        add_node_to_cache(self.sched, node)
         self._create_daemon_pods(node)
 
     def _create_daemon_pods(self, node: Node) -> None:
@@ -155,41 +177,41 @@ class _Applier:
 
         self._create_daemon_set_pods(node, pending_pods_for_node(self.sched.objects, node))
 
-    def _create_daemon_set_pods(self, node: Node, created: list) -> None:
+    def _create_daemon_set_pods(self, node: Node, created: list[tuple[DaemonSet, JSONObject | None, str]]) -> None:
         for ds, raw, refused in created:
             if raw is None:  # the API server refuses the pod: the controller's FailedCreate event
                 self.sched.record("FailedCreate", daemonSet=ds.key, node=node.name, message=refused)
             else:
                 self._create(raw, daemon_set=ds.key)
 
-    def _removeNode(self, spec: dict) -> None:
+    def _removeNode(self, spec: JSONObject) -> None:
         node = self._node(spec["node"])
         self.sched.record("NodeRemoved", node=node.name)
-        self.sched.delete_node_from_cache(node)
+        delete_node_from_cache(self.sched, node)
         self._evict_pods(node.name, spec.get("recreate", True), "PodDeleted")  # the pod GC
 
-    def _cordonNode(self, spec: dict) -> None:
+    def _cordonNode(self, spec: JSONObject) -> None:
         self._set_unschedulable(spec["node"], True, "NodeCordoned")
 
-    def _uncordonNode(self, spec: dict) -> None:
+    def _uncordonNode(self, spec: JSONObject) -> None:
         self._set_unschedulable(spec["node"], False, "NodeUncordoned")
 
     def _set_unschedulable(self, name: str, value: bool, kind: str) -> None:
         old = self._node(name)
         new = self._changed_node(old, lambda raw: raw.setdefault("spec", {}).__setitem__("unschedulable", value))
         self.sched.record(kind, node=name)
-        self.sched.update_node_in_cache(old, new)
+        update_node_in_cache(self.sched, old, new)
 
-    def _drainNode(self, spec: dict) -> None:
+    def _drainNode(self, spec: JSONObject) -> None:
         """kubectl drain: cordon, then evict every pod (DaemonSet pods stay, as --ignore-daemonsets)."""
         self._set_unschedulable(spec["node"], True, "NodeCordoned")
         self.sched.record("NodeDrained", node=spec["node"])
         self._evict_pods(spec["node"], spec.get("recreate", True), "PodEvicted")
 
-    def _updateNode(self, spec: dict) -> None:
+    def _updateNode(self, spec: JSONObject) -> None:
         old = self._node(spec["node"])
 
-        def edit(raw: dict) -> None:
+        def edit(raw: JSONObject) -> None:
             if "allocatable" in spec:
                 raw.setdefault("status", {}).setdefault("allocatable", {}).update({k: str(v) for k, v in spec["allocatable"].items()})
             if "labels" in spec:
@@ -204,7 +226,7 @@ class _Applier:
 
         new = self._changed_node(old, edit)
         self.sched.record("NodeUpdated", node=old.name, changed=[k for k in ("allocatable", "labels", "taints") if k in spec])
-        self.sched.update_node_in_cache(old, new)
+        update_node_in_cache(self.sched, old, new)
         self._sync_daemon_pods(old, new)
 
     def _sync_daemon_pods(self, old: Node, node: Node) -> None:
@@ -216,14 +238,14 @@ class _Applier:
         create, delete = node_changed(self.sched.objects, old, node, list(self.sched.pods_by_uid.values()))
         for ds, pod in sorted(delete, key=lambda d: d[1].key):
             self.sched.record("PodDeleted", pod=pod.key, daemonSet=ds.key)
-            self.sched.delete_pod(pod)
+            delete_pod(self.sched, pod)
         self._create_daemon_set_pods(node, create)
 
     # pods
-    def _createPod(self, spec: dict) -> None:
+    def _createPod(self, spec: JSONObject) -> None:
         self._create(copy.deepcopy(spec["object"]))
 
-    def _create(self, raw: dict, daemon_set: str | None = None) -> Pod:
+    def _create(self, raw: JSONObject, daemon_set: str | None = None) -> Pod:
         pod = Pod.from_dict(raw)
         if any(p.key == pod.key for p in self.sched.pods_by_uid.values()):
             self._fail("object.metadata.name", f"pod {pod.key} already exists")
@@ -239,30 +261,30 @@ class _Applier:
         else:
             self.sched.record("PodCreated", pod=pod.key, daemonSet=daemon_set)
         if pod.node_name:
-            self.sched.add_pod(pod)
+            add_pod(self.sched, pod)
         else:
             self.sched.admit_pending_pod(pod)
         return pod
 
-    def _deletePod(self, spec: dict) -> None:
+    def _deletePod(self, spec: JSONObject) -> None:
         pod = self._pod(spec["pod"])
         self.sched.record("PodDeleted", pod=pod.key)
-        self.sched.delete_pod(pod)
+        delete_pod(self.sched, pod)
 
-    def _ungatePod(self, spec: dict) -> None:
+    def _ungatePod(self, spec: JSONObject) -> None:
         old = self._pod(spec["pod"])
         raw = copy.deepcopy(old.raw)
         raw.get("spec", {}).pop("schedulingGates", None)
         new = Pod.from_dict(raw)
         new.priority, new.preemption_policy, new.nominated_node_name = old.priority, old.preemption_policy, old.nominated_node_name
         self.sched.record("PodUngated", pod=old.key)
-        self.sched.update_pod_in_scheduling_queue(old, new)
+        update_pod_in_scheduling_queue(self.sched, old, new)
 
     # Dynamic Resource Allocation objects
-    def _addResourceSlice(self, spec: dict) -> None:
+    def _addResourceSlice(self, spec: JSONObject) -> None:
         self._addObject(spec)
 
-    def _addObject(self, spec: dict) -> None:
+    def _addObject(self, spec: JSONObject) -> None:
         """A DeviceClass, ResourceSlice, ResourceClaim or ResourceClaimTemplate appears (a new
         object, or a new version of an existing one: an update)."""
         raw, _ = served_as_v1(copy.deepcopy(spec["object"]))
@@ -274,46 +296,47 @@ class _Applier:
             self.sched.record(
                 "ResourceSliceAdded" if old_slice is None else "ResourceSliceUpdated", slice=new_slice.name, devices=len(new_slice.devices)
             )
-            self.sched.change_resource_slice(old_slice, new_slice)
+            change_resource_slice(self.sched, old_slice, new_slice)
         elif kind == "DeviceClass":
             new_class = DeviceClass.from_dict(raw)
             old_class = o.device_classes.get(new_class.name)
             self.sched.record("DeviceClassAdded" if old_class is None else "DeviceClassUpdated", deviceClass=new_class.name)
-            self.sched.change_device_class(old_class, new_class)
+            change_device_class(self.sched, old_class, new_class)
         elif kind == "ResourceClaim":
             claim = ResourceClaim.from_dict(raw)
             old_claim = o.resource_claims.get(claim.key)
             self.sched.record("ResourceClaimAdded" if old_claim is None else "ResourceClaimUpdated", claim=claim.key)
             if old_claim is None:
-                self.sched.add_resource_claim(claim)
+                add_resource_claim(self.sched, claim)
             else:
-                self.sched.update_resource_claim(old_claim, claim)
+                update_resource_claim(self.sched, old_claim, claim)
         else:
             template = ResourceClaimTemplate.from_dict(raw)
             o.resource_claim_templates[f"{template.meta.namespace}/{template.name}"] = template
             self.sched.record("ResourceClaimTemplateAdded", template=f"{template.meta.namespace}/{template.name}")
 
-    def _deleteObject(self, spec: dict) -> None:
+    def _deleteObject(self, spec: JSONObject) -> None:
         kind, name = spec["kind"], spec["name"]
         o = self.sched.objects
         if kind in ("ResourceClaim", "ResourceClaimTemplate") and "/" not in name:
             name = f"default/{name}"
-        table: dict[str, Any] = {
+        tables: dict[str, dict[str, Any]] = {
             "DeviceClass": o.device_classes,
             "ResourceSlice": o.resource_slices,
             "ResourceClaim": o.resource_claims,
             "ResourceClaimTemplate": o.resource_claim_templates,
-        }[kind]
+        }
+        table = tables[kind]
         obj = table.get(name)
         if obj is None:
             self._fail("name", f"no {kind} {name} at {go_duration(self.event.at)}")
         self.sched.record(f"{kind}Deleted", name=name)
         if kind == "ResourceSlice":
-            self.sched.change_resource_slice(obj, None)
+            change_resource_slice(self.sched, obj, None)
         elif kind == "DeviceClass":
-            self.sched.change_device_class(obj, None)
+            change_device_class(self.sched, obj, None)
         elif kind == "ResourceClaim":
-            self.sched.delete_resource_claim(obj)
+            delete_resource_claim(self.sched, obj)
         else:
             del table[name]
 
@@ -329,7 +352,7 @@ class _Applier:
                 self.sched.record(kind, pod=pod.key, node=node_name, recreated="no (no controller owns it)")
             else:
                 self.sched.record(kind, pod=pod.key, node=node_name)
-            self.sched.delete_pod(pod)
+            delete_pod(self.sched, pod)
             if recreate and controlled:
                 self._create(_replacement(pod, self.sched.pods_by_uid))
 
@@ -341,7 +364,7 @@ def _has_controller(pod: Pod) -> bool:
     return any(isinstance(o, dict) and o.get("controller") is True for o in pod.meta.owner_references)
 
 
-def _replacement(pod: Pod, taken: Any = ()) -> dict:
+def _replacement(pod: Pod, taken: Any = ()) -> JSONObject:
     """The pod its controller creates again: same spec, pending, a new uid."""
     raw = copy.deepcopy(pod.raw)
     raw.get("spec", {}).pop("nodeName", None)

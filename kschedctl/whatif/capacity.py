@@ -44,6 +44,7 @@ from kschedctl.framework.registry import Registry
 from kschedctl.framework.resource import Resource, pod_requests
 from kschedctl.framework.types import PodInfo
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
+from kschedctl.scheduler.schedule_one import resume_resolved_waiting_pods, schedule_one
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion
 from kschedctl.whatif.templates import PodTemplate, node_copy
@@ -279,8 +280,8 @@ def _schedule_copy(sched: Scheduler, pod: Pod) -> tuple[str | None, str]:
     qpi = sched.queue.pop()
     if qpi is None or qpi.pod.uid != pod.uid:
         return None, "the copy was not queued (a PreEnqueue plugin, e.g. SchedulingGates, held it back)"
-    sched.schedule_one(qpi)
-    sched.resume_resolved_waiting_pods()
+    schedule_one(sched, qpi)
+    resume_resolved_waiting_pods(sched)
     placement = sched.placements_by_uid.get(pod.uid)
     if placement is not None:
         return placement.node, ""

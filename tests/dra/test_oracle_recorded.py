@@ -94,7 +94,7 @@ def _first_attempts(snap: Path, version: KubeVersion, cfg: Any, registry: Any) -
                 rec.update(outcome="Error" if outcome is not None and outcome.error else "Unschedulable", fitError=e["message"])
         out[pod.key] = rec
 
-    sched.schedule_one = schedule_one  # type: ignore[method-assign]
+    sched.schedule_one = schedule_one
     result = sched.run()
     for s in result.skipped:
         out.setdefault(s.pod, {"pod": s.pod, "outcome": "Skipped", "node": None, "fitError": s.reason})

@@ -117,7 +117,7 @@ def kschedctl_sequential(snapshot: Path) -> list[dict]:
         rec["claims"] = _claim_records(sched, pod)
         records.append(rec)
 
-    sched.schedule_one = schedule_one  # type: ignore[method-assign]
+    sched.schedule_one = schedule_one
     result = sched.run()
     for s in result.skipped:
         records.append({"pod": s.pod, "outcome": "Skipped", "node": None, "fitError": s.reason, "claims": []})
