@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONObject
+from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.extension_points import CONFIG_FIELDS
 
 # The extension point fields of `plugins`, in the order kube lists them (the one table:
@@ -39,8 +41,12 @@ class Plugins:
 
 @dataclass
 class PluginConfig:
+    """One pluginConfig entry. ``args`` is the decoded object as the file gives it until
+    config defaulting (config.defaults) replaces it with an instance of the plugin's args
+    type; a plugin with no args type keeps the decoded object."""
+
     name: str
-    args: dict[str, Any] | None = None
+    args: PluginArgs | JSONObject | None = None
 
 
 @dataclass
@@ -52,7 +58,7 @@ class Profile:
     plugins: Plugins | None = None
     plugin_config: list[PluginConfig] = field(default_factory=list)
 
-    def args_for(self, name: str) -> dict[str, Any] | None:
+    def args_for(self, name: str) -> PluginArgs | JSONObject | None:
         for pc in self.plugin_config:
             if pc.name == name:
                 return pc.args

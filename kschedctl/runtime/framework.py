@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedctl.framework.args import ArgsError
+from kschedctl.api.jsontypes import JSONObject
+from kschedctl.framework.args import ArgsError, PluginArgs
 from kschedctl.framework.config_types import Plugin, Profile
 from kschedctl.framework.extension_points import (
     BY_FIELD,
@@ -91,7 +92,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
 
     # --- construction ----------------------------------------------------------------------
     def _build(self, profile: Profile, registry: Registry) -> None:
-        args_by_name: dict[str, dict[str, Any] | None] = {}
+        args_by_name: dict[str, PluginArgs | JSONObject | None] = {}
         for pc in profile.plugin_config:
             if pc.name in args_by_name:
                 raise FrameworkError(f"repeated config for plugin {pc.name}")

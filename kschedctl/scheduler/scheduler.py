@@ -33,7 +33,8 @@ from kschedctl.backend.queue.scheduling_queue import (
     build_queueing_hint_map,
 )
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
-from kschedctl.framework.config_types import KubeSchedulerConfiguration
+from kschedctl.framework.args import PluginArgs
+from kschedctl.framework.config_types import KubeSchedulerConfiguration, Profile
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Status
@@ -84,14 +85,17 @@ LIVELOCK_ATTEMPTS_PER_POD = 20
 LIVELOCK_MIN_ATTEMPTS = 1000
 
 
-def with_ignored_resources(profile: Any, ignored: list[str]) -> Any:
+def with_ignored_resources(profile: Profile, ignored: list[str]) -> Profile:
     """The profile with NodeResourcesFit's ignoredResources replaced by the extenders' ignored
-    managed resources (buildExtenders; they take precedence over the plugin's own args)."""
+    managed resources (buildExtenders; they take precedence over the plugin's own args). The
+    profile is defaulted: its NodeResourcesFit args are decoded (NodeResourcesFitArgs)."""
     configs = []
     found = False
     for pc in profile.plugin_config:
-        if pc.name == "NodeResourcesFit" and pc.args is not None:
-            pc = dataclasses.replace(pc, args=dataclasses.replace(pc.args, ignored_resources=tuple(ignored)))
+        if pc.name == "NodeResourcesFit" and isinstance(pc.args, PluginArgs):
+            # NodeResourcesFitArgs.ignoredResources, by name: the scheduler does not import the plugin.
+            override: dict[str, Any] = {"ignored_resources": tuple(ignored)}
+            pc = dataclasses.replace(pc, args=dataclasses.replace(pc.args, **override))
             found = True
         configs.append(pc)
     if not found:
