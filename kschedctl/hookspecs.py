@@ -7,6 +7,8 @@ installed package has no second-class path. A package declares an entry point in
 
 from __future__ import annotations
 
+from typing import Any
+
 import pluggy
 
 hookspec = pluggy.HookspecMarker("kschedctl")
@@ -14,7 +16,8 @@ hookimpl = pluggy.HookimplMarker("kschedctl")
 
 
 @hookspec
-def kschedctl_register_plugins() -> list:  # type: ignore[empty-body]
+# list[PluginSpec]: this module sits below the framework (tests/test_tree.py), so Any.
+def kschedctl_register_plugins() -> list[Any]:  # type: ignore[empty-body]
     """Called once when the registry is built.
 
     Return a list of ``kschedctl.framework.PluginSpec``: each names a plugin, its factory

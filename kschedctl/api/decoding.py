@@ -44,6 +44,7 @@ from yaml.scanner import Scanner
 
 from kschedctl.api.gotime import marshal_json_text, yaml_timestamp
 from kschedctl.api.json_decoding import MAX_DEPTH, DecodeError, load_json
+from kschedctl.api.jsontypes import JSONObject
 
 
 class _PyParser(Reader, Scanner, Parser, Composer):
@@ -58,7 +59,7 @@ class _PyParser(Reader, Scanner, Parser, Composer):
 
 
 try:  # libyaml's C parser when present: an order of magnitude faster
-    from yaml.cyaml import CParser as _Parser
+    from yaml._yaml import CParser as _Parser  # what yaml.cyaml re-exports
 
     HAVE_LIBYAML = True
 except ImportError:  # pragma: no cover - depends on the PyYAML build
@@ -291,7 +292,7 @@ class _JsonResolver:
         return None
 
 
-class _Composer(_JsonResolver, _Parser):  # type: ignore[misc, valid-type]
+class _Composer(_JsonResolver, _Parser):
     """The C YAML composer (pure Python when libyaml is missing)."""
 
     def __init__(self, text: str) -> None:
@@ -387,7 +388,7 @@ class _Builder:
             raise _tag_error(node)
         return [self.build(item, depth + 1) for item in node.value]
 
-    def _mapping(self, node: MappingNode, depth: int) -> dict:
+    def _mapping(self, node: MappingNode, depth: int) -> JSONObject:
         out: dict[str, Any] = {}
         merges: list[Node] = []
         for key_node, value_node in node.value:
@@ -409,7 +410,7 @@ class _Builder:
             self._merge(out, merged, depth)
         return out
 
-    def _merge(self, out: dict, value_node: Node, depth: int) -> None:
+    def _merge(self, out: JSONObject, value_node: Node, depth: int) -> None:
         """``<<: *anchor`` or ``<<: [*a, *b]``: keys not set explicitly come from the merged maps."""
         sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
         for source in sources:
@@ -626,7 +627,7 @@ def load_yaml(text: str) -> Any:
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class SafeDumper(_BaseDumper):  # type: ignore[misc, valid-type]
+class SafeDumper(_BaseDumper):  # type: ignore[misc]
     """PyYAML's safe dumper, quoting every string that kubectl's go-yaml (``y``, ``0o17``,
     ``2001-12-14``) or a YAML 1.1 reader (``1:30``) would read as something else, so that a
     written snapshot reads back, here and with kubectl, as the data it was written from."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gosemantics import not_supported
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resource import DeviceTaint, ResourceSlice
 from kschedctl.api.resource_admission import _dns_label, _dns_subdomain, _invalid, _map, _required
 from kschedctl.api.types import ObjectMeta, _meta
@@ -61,7 +62,7 @@ class DeviceTaintRule:
         )
 
     @staticmethod
-    def from_dict(raw: dict) -> "DeviceTaintRule":
+    def from_dict(raw: JSONObject) -> "DeviceTaintRule":
         """The rule as admitted (ValidateDeviceTaintRule): an ObjectError, in field.Error's
         words, with the field path of the first problem."""
         api_version = raw.get("apiVersion")

@@ -66,7 +66,7 @@ def _nested_deeper_than(value: Any, limit: int) -> bool:
         depth += 1
         if depth > limit:
             return True
-        children = []
+        children: list[Any] = []
         for container in level:
             items = container.values() if type(container) is dict else container
             children.extend(item for item in items if type(item) is dict or type(item) is list)

@@ -11,7 +11,9 @@ from typing import Any, TypeAlias
 
 # A decoded JSON/YAML mapping (an object's "raw", a config section, a response body).
 JSONObject: TypeAlias = dict[str, Any]
+# A decoded JSON/YAML array.
+JSONList: TypeAlias = list[Any]
 # Any decoded JSON/YAML value: mapping, list, string, number, bool or None.
 JSONValue: TypeAlias = Any
 
-__all__ = ["JSONObject", "JSONValue"]
+__all__ = ["JSONList", "JSONObject", "JSONValue"]

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.jsontypes import JSONList, JSONObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +160,8 @@ class PreferredSchedulingTerm:
     preference: NodeSelectorTerm
 
 
-def node_selector_term_from_dict(raw: dict, where: str) -> NodeSelectorTerm:
-    def reqs(items: list | None, sub: str) -> tuple[NodeSelectorRequirement, ...]:
+def node_selector_term_from_dict(raw: JSONObject, where: str) -> NodeSelectorTerm:
+    def reqs(items: JSONList | None, sub: str) -> tuple[NodeSelectorRequirement, ...]:
         out = []
         for i, item in enumerate(items or []):
             op = item.get("operator")
@@ -173,7 +174,7 @@ def node_selector_term_from_dict(raw: dict, where: str) -> NodeSelectorTerm:
     return NodeSelectorTerm(reqs(raw.get("matchExpressions"), "matchExpressions"), reqs(raw.get("matchFields"), "matchFields"))
 
 
-def node_selector_from_dict(raw: dict | None, where: str) -> NodeSelector | None:
+def node_selector_from_dict(raw: JSONObject | None, where: str) -> NodeSelector | None:
     if raw is None:
         return None
     terms = tuple(
@@ -182,7 +183,7 @@ def node_selector_from_dict(raw: dict | None, where: str) -> NodeSelector | None
     return NodeSelector(terms)
 
 
-def preferred_terms_from_list(raw: list | None, where: str) -> tuple[PreferredSchedulingTerm, ...]:
+def preferred_terms_from_list(raw: JSONList | None, where: str) -> tuple[PreferredSchedulingTerm, ...]:
     out = []
     for i, item in enumerate(raw or []):
         out.append(

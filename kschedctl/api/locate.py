@@ -36,11 +36,14 @@ def split_field_path(path: str | None) -> list[str | int]:
 def _yaml_child(node: Node, key: str | int) -> Node | None:
     if isinstance(key, int):
         if isinstance(node, SequenceNode) and key < len(node.value):
-            return node.value[key]
+            item: Node = node.value[key]
+            return item
         return None
     if isinstance(node, MappingNode):
         merged = None
-        for k, v in node.value:
+        pair: tuple[Node, Node]
+        for pair in node.value:
+            k, v = pair
             if isinstance(k, ScalarNode):
                 if k.value == key and k.tag != MERGE:
                     return v

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
 from kschedctl.api.quantity import QuantityError, parse_quantity
 from kschedctl.api.types import ObjectMeta, _dict, _int, _list, _meta
@@ -156,7 +157,7 @@ class Device:
     consumes_counters: tuple[DeviceCounterConsumption, ...] = ()
     node_name: str | None = None
     node_selector: NodeSelector | None = None
-    node_selector_raw: dict | None = None
+    node_selector_raw: JSONObject | None = None
     all_nodes: bool | None = None
     taints: tuple[DeviceTaint, ...] = ()
     binds_to_node: bool | None = None
@@ -241,19 +242,19 @@ class ResourceSlice:
     pool: ResourcePool
     node_name: str | None
     node_selector: NodeSelector | None
-    node_selector_raw: dict | None
+    node_selector_raw: JSONObject | None
     all_nodes: bool
     per_device_node_selection: bool | None
     devices: tuple[Device, ...]
     shared_counters: tuple[CounterSet, ...]
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
         return self.meta.name
 
     @staticmethod
-    def from_dict(raw: dict) -> "ResourceSlice":
+    def from_dict(raw: JSONObject) -> "ResourceSlice":
         meta = _meta(raw, namespaced=False)
         spec = _dict(raw.get("spec"), "spec")
         driver = spec.get("driver")
@@ -315,16 +316,16 @@ def selectors_from_list(raw: Any, where: str) -> tuple[DeviceSelector, ...]:
 class DeviceClass:
     meta: ObjectMeta
     selectors: tuple[DeviceSelector, ...]
-    config: tuple[dict, ...]  # DeviceClassConfiguration, copied into allocation results as is
+    config: tuple[JSONObject, ...]  # DeviceClassConfiguration, copied into allocation results as is
     extended_resource_name: str | None
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
         return self.meta.name
 
     @staticmethod
-    def from_dict(raw: dict) -> "DeviceClass":
+    def from_dict(raw: JSONObject) -> "DeviceClass":
         meta = _meta(raw, namespaced=False)
         spec = _dict(raw.get("spec"), "spec")
         ext = spec.get("extendedResourceName")

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.jsontypes import JSONList, JSONObject
 
 GROUP = "resource.k8s.io"
 SERVED_VERSION = f"{GROUP}/v1"
@@ -51,7 +52,7 @@ _SUBDOMAIN_MSG = (
 # --- conversion ----------------------------------------------------------------------------------
 
 
-def served_as_v1(raw: dict) -> tuple[dict, str | None]:
+def served_as_v1(raw: JSONObject) -> tuple[JSONObject, str | None]:
     """The object as the API server serves it in resource.k8s.io/v1, and the version it was
     converted from (None when it already was v1). Refuses versions that cannot be read."""
     api_version = raw.get("apiVersion")
@@ -70,7 +71,7 @@ def served_as_v1(raw: dict) -> tuple[dict, str | None]:
     return out, str(api_version)
 
 
-def _v1beta1_to_v1(raw: dict) -> None:
+def _v1beta1_to_v1(raw: JSONObject) -> None:
     kind = raw.get("kind")
     spec = raw.get("spec")
     if not isinstance(spec, dict):
@@ -91,7 +92,7 @@ def _v1beta1_to_v1(raw: dict) -> None:
 _EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
 
 
-def _claim_spec_v1beta1_to_v1(spec: dict) -> None:
+def _claim_spec_v1beta1_to_v1(spec: JSONObject) -> None:
     """v1beta1 DeviceRequest carries the exact request's fields itself; v1 moves them into
     ``exactly`` unless the request lists ``firstAvailable`` subrequests."""
     devices = spec.get("devices")
@@ -139,7 +140,7 @@ def _dns_subdomain(value: Any, path: str) -> None:
         raise _invalid(path, value, _SUBDOMAIN_MSG)
 
 
-def _list_of(raw: Any, path: str, limit: int | None = None) -> list:
+def _list_of(raw: Any, path: str, limit: int | None = None) -> JSONList:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -149,7 +150,7 @@ def _list_of(raw: Any, path: str, limit: int | None = None) -> list:
     return raw
 
 
-def _map(raw: Any, path: str) -> dict:
+def _map(raw: Any, path: str) -> JSONObject:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -157,7 +158,7 @@ def _map(raw: Any, path: str) -> dict:
     return raw
 
 
-def validate_dra_object(raw: dict) -> None:
+def validate_dra_object(raw: JSONObject) -> None:
     """The first admission error of a DRA object (kind in DRA_KINDS), as an ObjectError."""
     md = _map(raw.get("metadata"), "metadata")
     _dns_subdomain(md.get("name"), "metadata.name")
@@ -184,7 +185,7 @@ def _selectors(raw: Any, path: str) -> None:
             raise _required(f"{path}[{i}].cel.expression")
 
 
-def _slice_spec(spec: dict) -> None:
+def _slice_spec(spec: JSONObject) -> None:
     driver = spec.get("driver")
     _dns_subdomain(driver, "spec.driver")
     pool = _map(spec.get("pool"), "spec.pool")
@@ -236,7 +237,7 @@ def _slice_spec(spec: dict) -> None:
                 raise _required(f"spec.devices[{i}].attributes[{key}]", "exactly one value must be specified")
 
 
-def _claim_spec(spec: dict, path: str) -> None:
+def _claim_spec(spec: JSONObject, path: str) -> None:
     devices = _map(spec.get("devices"), f"{path}.devices")
     names: set[str] = set()
     for i, request in enumerate(_list_of(devices.get("requests"), f"{path}.devices.requests", DEVICE_REQUESTS_MAX_SIZE)):
@@ -280,7 +281,7 @@ def _claim_spec(spec: dict, path: str) -> None:
             raise _required(cpath, "exactly one of `matchAttribute` or `distinctAttribute` is required")
 
 
-def _exact_request(request: dict, path: str) -> None:
+def _exact_request(request: JSONObject, path: str) -> None:
     name = request.get("deviceClassName")
     if not name:
         raise _required(f"{path}.deviceClassName")

@@ -16,7 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 from kschedctl.api.errors import ObjectError
-from kschedctl.api.resource import DeviceSelector, _quantity, selectors_from_list
+from kschedctl.api.jsontypes import JSONObject
+from kschedctl.api.resource import DeviceSelector, DeviceTaint, _quantity, selectors_from_list
 from kschedctl.api.types import ObjectMeta, Pod, _dict, _int, _list, _meta, _ts
 
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
@@ -34,9 +35,9 @@ class DeviceToleration:
     value: str = ""
     effect: str = ""
     toleration_seconds: int | None = None
-    raw: dict | None = field(default=None, compare=False)
+    raw: JSONObject | None = field(default=None, compare=False)
 
-    def tolerates(self, taint: Any) -> bool:
+    def tolerates(self, taint: DeviceTaint) -> bool:
         """resourceclaim.ToleratesTaint (devicetoleration.go); unknown operators match nothing."""
         if self.effect and self.effect != taint.effect:
             return False
@@ -131,7 +132,7 @@ class DeviceConstraint:
 class ResourceClaimSpec:
     requests: tuple[DeviceRequest, ...]
     constraints: tuple[DeviceConstraint, ...]
-    config: tuple[dict, ...]  # DeviceClaimConfiguration (requests + opaque), copied into results
+    config: tuple[JSONObject, ...]  # DeviceClaimConfiguration (requests + opaque), copied into results
 
 
 def claim_spec_from_dict(raw: Any, where: str = "spec") -> ResourceClaimSpec:
@@ -229,8 +230,8 @@ def format_quantity(value: Fraction) -> str:
 @dataclass(frozen=True, slots=True)
 class AllocationResult:
     results: tuple[DeviceRequestAllocationResult, ...]
-    config: tuple[dict, ...] = ()
-    node_selector: dict | None = None  # v1.NodeSelector as a raw dict (what kube writes)
+    config: tuple[JSONObject, ...] = ()
+    node_selector: JSONObject | None = None  # v1.NodeSelector as a raw dict (what kube writes)
     allocation_timestamp: str | None = None  # set by PreBind with binding conditions
 
     def to_dict(self) -> dict[str, Any]:
@@ -297,7 +298,7 @@ class ResourceClaim:
     spec: ResourceClaimSpec
     allocation: AllocationResult | None
     reserved_for: tuple[ResourceClaimConsumerReference, ...]
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -322,7 +323,7 @@ class ResourceClaim:
         return any(r.uid == pod.uid for r in self.reserved_for)
 
     @staticmethod
-    def from_dict(raw: dict) -> "ResourceClaim":
+    def from_dict(raw: JSONObject) -> "ResourceClaim":
         meta = _meta(raw, namespaced=True)
         status = _dict(raw.get("status"), "status")
         reserved = []
@@ -341,16 +342,16 @@ class ResourceClaim:
 @dataclass(slots=True, eq=False)
 class ResourceClaimTemplate:
     meta: ObjectMeta
-    claim_metadata: dict  # spec.metadata: labels and annotations copied into generated claims
+    claim_metadata: JSONObject  # spec.metadata: labels and annotations copied into generated claims
     spec: ResourceClaimSpec
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
         return self.meta.name
 
     @staticmethod
-    def from_dict(raw: dict) -> "ResourceClaimTemplate":
+    def from_dict(raw: JSONObject) -> "ResourceClaimTemplate":
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
         return ResourceClaimTemplate(

@@ -15,6 +15,7 @@ from typing import Any
 
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gotime import TimeParseError, canonical_rfc3339
+from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.labels import (
     LabelSelector,
     LabelSelectorRequirement,
@@ -33,7 +34,7 @@ TAINT_EFFECT_PREFER_NO_SCHEDULE = "PreferNoSchedule"
 TAINT_EFFECT_NO_EXECUTE = "NoExecute"
 
 
-def _dict(value: Any, where: str) -> dict:
+def _dict(value: Any, where: str) -> JSONObject:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -41,7 +42,7 @@ def _dict(value: Any, where: str) -> dict:
     return value
 
 
-def _list(value: Any, where: str) -> list:
+def _list(value: Any, where: str) -> JSONList:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -315,10 +316,10 @@ class ObjectMeta:
     annotations: dict[str, str]
     creation_timestamp: str | None
     deletion_timestamp: str | None
-    owner_references: tuple[dict, ...]
+    owner_references: tuple[JSONObject, ...]
 
 
-def _meta(raw: dict, namespaced: bool) -> ObjectMeta:
+def _meta(raw: JSONObject, namespaced: bool) -> ObjectMeta:
     md = _dict(raw.get("metadata"), "metadata")
     name = md.get("name")
     if not name:
@@ -356,7 +357,7 @@ class Volume:
     name: str
     pvc_claim_name: str | None
     ephemeral: bool
-    raw: dict
+    raw: JSONObject
 
 
 @dataclass(slots=True, eq=False)
@@ -377,14 +378,15 @@ class Pod:
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...]
     volumes: tuple[Volume, ...]
     scheduling_gates: tuple[str, ...]
-    resource_claims: tuple[dict, ...]
+    resource_claims: tuple[JSONObject, ...]
     host_network: bool
     phase: str
     nominated_node_name: str
     start_time: str | None
-    conditions: tuple[dict, ...]
-    raw: dict = field(repr=False)
-    cache: dict = field(default_factory=dict, repr=False, compare=False)  # PodInfo and other derived data
+    conditions: tuple[JSONObject, ...]
+    raw: JSONObject = field(repr=False)
+    # PodInfo and other data derived from the pod, by key: each reader knows its own entry's type.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # convenience accessors, named as in kube's code
     @property
@@ -421,7 +423,7 @@ class Pod:
         return self.priority if self.priority is not None else 0
 
     @staticmethod
-    def from_dict(raw: dict) -> "Pod":
+    def from_dict(raw: JSONObject) -> "Pod":
         # Runs for every pod of a snapshot: absent sections cost one dict look-up each.
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
@@ -487,7 +489,7 @@ class Pod:
         )
 
 
-def _tolerations(spec: dict) -> tuple[Toleration, ...]:
+def _tolerations(spec: JSONObject) -> tuple[Toleration, ...]:
     tolerations = []
     for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")):
         t = _dict(t, f"spec.tolerations[{i}]")
@@ -503,7 +505,7 @@ def _tolerations(spec: dict) -> tuple[Toleration, ...]:
     return tuple(tolerations)
 
 
-def _volumes(spec: dict) -> tuple[Volume, ...]:
+def _volumes(spec: JSONObject) -> tuple[Volume, ...]:
     volumes = []
     for i, v in enumerate(_list(spec.get("volumes"), "spec.volumes")):
         v = _dict(v, f"spec.volumes[{i}]")
@@ -535,7 +537,7 @@ class Node:
     allocatable: dict[str, Any]
     capacity: dict[str, Any]
     images: tuple[ContainerImage, ...]
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -546,7 +548,7 @@ class Node:
         return self.meta.labels
 
     @staticmethod
-    def from_dict(raw: dict) -> "Node":
+    def from_dict(raw: JSONObject) -> "Node":
         meta = _meta(raw, namespaced=False)
         spec = _dict(raw.get("spec"), "spec")
         status = _dict(raw.get("status"), "status")
@@ -579,14 +581,14 @@ class Node:
 @dataclass(slots=True)
 class Namespace:
     meta: ObjectMeta
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
         return self.meta.name
 
     @staticmethod
-    def from_dict(raw: dict) -> "Namespace":
+    def from_dict(raw: JSONObject) -> "Namespace":
         return Namespace(_meta(raw, namespaced=False), raw)
 
 
@@ -596,10 +598,10 @@ class PriorityClass:
     value: int
     global_default: bool
     preemption_policy: str | None
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @staticmethod
-    def from_dict(raw: dict) -> "PriorityClass":
+    def from_dict(raw: JSONObject) -> "PriorityClass":
         meta = _meta(raw, namespaced=False)
         value = _int(raw.get("value"), "value")
         if value is None:
@@ -613,7 +615,7 @@ class PodDisruptionBudget:
     selector: LabelSelector | None
     disruptions_allowed: int
     disrupted_pods: frozenset[str]
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -624,7 +626,7 @@ class PodDisruptionBudget:
         return self.meta.namespace
 
     @staticmethod
-    def from_dict(raw: dict) -> "PodDisruptionBudget":
+    def from_dict(raw: JSONObject) -> "PodDisruptionBudget":
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
         status = _dict(raw.get("status"), "status")
@@ -644,7 +646,7 @@ class GenericObject:
     kind: str
     api_version: str
     meta: ObjectMeta
-    raw: dict = field(repr=False)
+    raw: JSONObject = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -655,7 +657,7 @@ class GenericObject:
         return self.meta.namespace
 
     @staticmethod
-    def from_dict(raw: dict, namespaced: bool) -> "GenericObject":
+    def from_dict(raw: JSONObject, namespaced: bool) -> "GenericObject":
         return GenericObject(str(raw.get("kind")), str(raw.get("apiVersion", "")), _meta(raw, namespaced), raw)
 
 

@@ -29,8 +29,9 @@ from kschedctl.api.admission.other import (
 )
 from kschedctl.api.admission.pod import admit_pod
 from kschedctl.api.field import FieldError
+from kschedctl.api.jsontypes import JSONObject
 
-ADMITTERS: dict[str, Callable[[dict], None]] = {
+ADMITTERS: dict[str, Callable[[JSONObject], None]] = {
     "Pod": admit_pod,
     "Node": admit_node,
     "Namespace": admit_namespace,
@@ -70,7 +71,7 @@ NAMESPACED = frozenset(
 )
 
 
-def admit(raw: dict) -> FieldError | None:
+def admit(raw: JSONObject) -> FieldError | None:
     """The first validation error of an object (None: admitted, or a kind not read)."""
     admitter = ADMITTERS.get(raw.get("kind"))  # type: ignore[arg-type]
     if admitter is None:

@@ -32,6 +32,7 @@ from kschedctl.api.admission.fields import (
     strings,
     type_error,
 )
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.quantity import MAX_INT64, QuantityError, QuantityOutOfRange, canonical, parse_quantity
 from kschedctl.api.validation import (
     is_extended_resource_name,
@@ -110,7 +111,7 @@ def _raise_quantity(value: Any, path: str, problem: tuple[str, Any] | None) -> N
     raise fail(field.invalid(path, shown, message))
 
 
-def _check_quantities(quantities: dict, path: str, key: str, name_check: Any) -> None:
+def _check_quantities(quantities: JSONObject, path: str, key: str, name_check: Any) -> None:
     """Each quantity of a resource list; paths (``<path>.<key>[<name>]``) are built only on error."""
     for name, qty in quantities.items():
         if name_check is not None and name not in _GOOD_NAMES[name_check]:
@@ -124,12 +125,12 @@ def _check_quantities(quantities: dict, path: str, key: str, name_check: Any) ->
         _raise_quantity(qty, f"{path}.{key}[{name}]", problem)
 
 
-def resource_list(parent: dict, key: str, path: str) -> dict[str, Any]:
+def resource_list(parent: JSONObject, key: str, path: str) -> dict[str, Any]:
     value = obj(parent, key, path, "v1.ResourceList")
     return value or {}
 
 
-def check_node_resources(status: dict) -> None:
+def check_node_resources(status: JSONObject) -> None:
     """ValidateNodeResources: capacity and allocatable quantities (paths: status.capacity.<name>)."""
     for key in ("capacity", "allocatable"):
         for name, qty in resource_list(status, key, f"status.{key}").items():
@@ -179,7 +180,7 @@ def _integer_resource(name: str) -> bool:
 _GOOD_NAMES = {check_container_resource_name: _GOOD_CONTAINER_RESOURCES, check_pod_resource_name: _GOOD_POD_RESOURCES}
 
 
-def check_resource_requirements(resources: dict, path: str, pod_level: bool = False) -> None:
+def check_resource_requirements(resources: JSONObject, path: str, pod_level: bool = False) -> None:
     """validateResourceRequirements: names, quantities, requests <= limits (== for resources
     that cannot be overcommitted), and a limit for every non-overcommitable request."""
     name_check = check_pod_resource_name if pod_level else check_container_resource_name
@@ -205,7 +206,7 @@ def check_resource_requirements(resources: dict, path: str, pod_level: bool = Fa
 # --- taints and tolerations -----------------------------------------------------------------------
 
 
-def check_taints(spec: dict) -> None:
+def check_taints(spec: JSONObject) -> None:
     """validateNodeTaints. Upstream names the path metadata.taints[i] (ValidateNode passes the
     metadata path); kschedctl names the field where it is, spec.taints[i]."""
     taints = lst(spec, "taints", "spec.taints", "[]v1.Taint")
@@ -230,7 +231,7 @@ def check_taints(spec: dict) -> None:
         seen.add((key, effect))
 
 
-def check_tolerations(spec: dict) -> None:
+def check_tolerations(spec: JSONObject) -> None:
     """ValidateTolerations (the comparison operators Lt/Gt are behind a feature gate that is
     off by default, so they are refused as the default API server refuses them)."""
     tolerations = lst(spec, "tolerations", "spec.tolerations", "[]v1.Toleration")
@@ -266,7 +267,7 @@ def check_tolerations(spec: dict) -> None:
 # --- Node, Namespace --------------------------------------------------------------------------------
 
 
-def admit_node(raw: dict) -> None:
+def admit_node(raw: JSONObject) -> None:
     """ValidateNode for what the scheduler reads: name, labels, taints, resources, images."""
     check_meta(raw, namespaced=False)
     spec = obj(raw, "spec", "spec", "v1.NodeSpec") or {}
@@ -286,5 +287,5 @@ def admit_node(raw: dict) -> None:
         integer(image, "sizeBytes", f"{path}.sizeBytes", INT64)
 
 
-def admit_namespace(raw: dict) -> None:
+def admit_namespace(raw: JSONObject) -> None:
     check_meta(raw, namespaced=False, name_check=check_dns_label)

@@ -17,6 +17,7 @@ from typing import Any
 from kschedctl.api import field
 from kschedctl.api.field import FieldError
 from kschedctl.api.gotime import TimeParseError, parse_rfc3339
+from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.validation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -59,21 +60,21 @@ def type_error(path: str, value: Any, go_type: str) -> Invalid:
     return Invalid(FieldError(path, f"cannot unmarshal {kind} into Go value of type {go_type}"))
 
 
-def obj(parent: dict, key: str, path: str, go_type: str = "object") -> dict | None:
+def obj(parent: JSONObject, key: str, path: str, go_type: str = "object") -> JSONObject | None:
     value = parent.get(key)
     if value is None or type(value) is dict:
         return value
     raise type_error(path, value, go_type)
 
 
-def lst(parent: dict, key: str, path: str, go_type: str = "array") -> list | None:
+def lst(parent: JSONObject, key: str, path: str, go_type: str = "array") -> JSONList | None:
     value = parent.get(key)
     if value is None or type(value) is list:
         return value
     raise type_error(path, value, go_type)
 
 
-def string(parent: dict, key: str, path: str) -> str:
+def string(parent: JSONObject, key: str, path: str) -> str:
     """A string field; absent or null reads as "" (Go's zero value)."""
     value = parent.get(key)
     if type(value) is str:
@@ -83,14 +84,14 @@ def string(parent: dict, key: str, path: str) -> str:
     raise type_error(path, value, "string")
 
 
-def opt_string(parent: dict, key: str, path: str) -> str | None:
+def opt_string(parent: JSONObject, key: str, path: str) -> str | None:
     value = parent.get(key)
     if value is None or type(value) is str:
         return value
     raise type_error(path, value, "string")
 
 
-def boolean(parent: dict, key: str, path: str) -> bool:
+def boolean(parent: JSONObject, key: str, path: str) -> bool:
     value = parent.get(key)
     if value is None:
         return False
@@ -99,7 +100,7 @@ def boolean(parent: dict, key: str, path: str) -> bool:
     raise type_error(path, value, "bool")
 
 
-def integer(parent: dict, key: str, path: str, bounds: tuple[int, int] = INT32) -> int | None:
+def integer(parent: JSONObject, key: str, path: str, bounds: tuple[int, int] = INT32) -> int | None:
     """An int32 (default) or int64 field; a float with a fraction or out of range is refused as
     Go's decoder refuses it."""
     value = parent.get(key)
@@ -113,7 +114,7 @@ def integer(parent: dict, key: str, path: str, bounds: tuple[int, int] = INT32) 
     raise type_error(path, value, "int32" if bounds == INT32 else "int64")
 
 
-def timestamp(parent: dict, key: str, path: str) -> str | None:
+def timestamp(parent: JSONObject, key: str, path: str) -> str | None:
     """A metav1.Time field: null or an RFC 3339 text that metav1.Time.UnmarshalJSON accepts
     (time.Parse(time.RFC3339, s): offsets honoured, fractions accepted, ranges checked); its
     refusal is time.Parse's message, as kube-apiserver answers it."""
@@ -129,7 +130,7 @@ def timestamp(parent: dict, key: str, path: str) -> str | None:
     return value
 
 
-def condition_times(conditions: list | None, path: str, keys: tuple[str, ...]) -> None:
+def condition_times(conditions: JSONList | None, path: str, keys: tuple[str, ...]) -> None:
     """The metav1.Time fields of a list of conditions (lastTransitionTime, lastProbeTime...)."""
     for _, cpath, cond in items(conditions, path):
         for key in keys:
@@ -137,7 +138,7 @@ def condition_times(conditions: list | None, path: str, keys: tuple[str, ...]) -
                 timestamp(cond, key, f"{cpath}.{key}")
 
 
-def items(value: list | None, path: str, go_type: str = "object") -> Iterable[tuple[int, str, dict]]:
+def items(value: JSONList | None, path: str, go_type: str = "object") -> Iterable[tuple[int, str, JSONObject]]:
     """The elements of a list of objects, each checked to be an object."""
     for i, item in enumerate(value or ()):
         item_path = f"{path}[{i}]"
@@ -146,14 +147,14 @@ def items(value: list | None, path: str, go_type: str = "object") -> Iterable[tu
         yield i, item_path, item
 
 
-def strings(value: list | None, path: str) -> list[str]:
+def strings(value: JSONList | None, path: str) -> list[str]:
     for i, item in enumerate(value or ()):
         if type(item) is not str:
             raise type_error(f"{path}[{i}]", item, "string")
     return value or []
 
 
-def string_map(parent: dict, key: str, path: str) -> dict[str, str]:
+def string_map(parent: JSONObject, key: str, path: str) -> dict[str, str]:
     value = obj(parent, key, path, "map[string]string")
     if not value:
         return {}
@@ -212,7 +213,7 @@ def check_annotations(annotations: dict[str, str], path: str) -> None:
 NameCheck = Callable[[str, str], None]
 
 
-def check_meta(raw: dict, namespaced: bool, name_check: NameCheck = check_subdomain) -> dict:
+def check_meta(raw: JSONObject, namespaced: bool, name_check: NameCheck = check_subdomain) -> JSONObject:
     """ValidateObjectMeta for the fields kschedctl reads; returns the metadata object."""
     md = raw.get("metadata")
     if type(md) is not dict:
@@ -234,7 +235,7 @@ def check_meta(raw: dict, namespaced: bool, name_check: NameCheck = check_subdom
 _GOOD_NAMESPACES: set[str] = set()
 
 
-def _meta_namespace(md: dict, namespaced: bool) -> None:
+def _meta_namespace(md: JSONObject, namespaced: bool) -> None:
     namespace = md["namespace"]
     if namespaced and type(namespace) is str and namespace in _GOOD_NAMESPACES:
         return
@@ -248,22 +249,22 @@ def _meta_namespace(md: dict, namespaced: bool) -> None:
         raise fail(field.forbidden("metadata.namespace", "not allowed on this type"))
 
 
-def _meta_string(key: str) -> Callable[[dict, bool], None]:
-    def check(md: dict, namespaced: bool) -> None:
+def _meta_string(key: str) -> Callable[[JSONObject, bool], None]:
+    def check(md: JSONObject, namespaced: bool) -> None:
         if type(md[key]) is not str:
             string(md, key, f"metadata.{key}")
 
     return check
 
 
-def _meta_time(key: str) -> Callable[[dict, bool], None]:
-    def check(md: dict, namespaced: bool) -> None:
+def _meta_time(key: str) -> Callable[[JSONObject, bool], None]:
+    def check(md: JSONObject, namespaced: bool) -> None:
         timestamp(md, key, f"metadata.{key}")
 
     return check
 
 
-def _meta_managed_fields(md: dict, namespaced: bool) -> None:
+def _meta_managed_fields(md: JSONObject, namespaced: bool) -> None:
     """managedFields[].time is a metav1.Time too (kubectl get -o yaml --show-managed-fields)."""
     entries = lst(md, "managedFields", "metadata.managedFields", "[]v1.ManagedFieldsEntry")
     for _, path, entry in items(entries, "metadata.managedFields"):
@@ -271,15 +272,15 @@ def _meta_managed_fields(md: dict, namespaced: bool) -> None:
             timestamp(entry, "time", f"{path}.time")
 
 
-def _meta_labels(md: dict, namespaced: bool) -> None:
+def _meta_labels(md: JSONObject, namespaced: bool) -> None:
     check_labels(string_map(md, "labels", "metadata.labels"), "metadata.labels")
 
 
-def _meta_annotations(md: dict, namespaced: bool) -> None:
+def _meta_annotations(md: JSONObject, namespaced: bool) -> None:
     check_annotations(string_map(md, "annotations", "metadata.annotations"), "metadata.annotations")
 
 
-def _meta_owner_references(md: dict, namespaced: bool) -> None:
+def _meta_owner_references(md: JSONObject, namespaced: bool) -> None:
     """ValidateOwnerReferences (objectmeta.go; its paths carry no index, as upstream's do)."""
     refs = lst(md, "ownerReferences", "metadata.ownerReferences", "[]v1.OwnerReference")
     base = "metadata.ownerReferences"
@@ -304,7 +305,7 @@ def _meta_owner_references(md: dict, namespaced: bool) -> None:
             controller = f"{kind}/{name}"
 
 
-_META_CHECKS: dict[str, Callable[[dict, bool], None]] = {
+_META_CHECKS: dict[str, Callable[[JSONObject, bool], None]] = {
     "namespace": _meta_namespace,
     "uid": _meta_string("uid"),
     "creationTimestamp": _meta_time("creationTimestamp"),
@@ -322,7 +323,7 @@ LABEL_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
 NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
-def check_label_selector(parent: dict, key: str, path: str, allow_invalid_values: bool = False) -> dict | None:
+def check_label_selector(parent: JSONObject, key: str, path: str, allow_invalid_values: bool = False) -> JSONObject | None:
     """metav1 ValidateLabelSelector."""
     selector = obj(parent, key, path, "v1.LabelSelector")
     if selector is None:
@@ -334,7 +335,7 @@ def check_label_selector(parent: dict, key: str, path: str, allow_invalid_values
     return selector
 
 
-def _check_requirement(req: dict, epath: str, allow_invalid_values: bool, numeric_ops: bool) -> None:
+def _check_requirement(req: JSONObject, epath: str, allow_invalid_values: bool, numeric_ops: bool) -> None:
     """A label requirement: ValidateLabelSelectorRequirement, or with Gt/Lt (numeric_ops)
     validateNodeSelectorRequirement; the same messages for the operators both know."""
     op = string(req, "operator", f"{epath}.operator")
@@ -356,7 +357,7 @@ def _check_requirement(req: dict, epath: str, allow_invalid_values: bool, numeri
             check_label_value(v, f"{epath}.values[{i}]")
 
 
-def check_node_selector_term(term: dict, path: str, allow_invalid_values: bool) -> None:
+def check_node_selector_term(term: JSONObject, path: str, allow_invalid_values: bool) -> None:
     """ValidateNodeSelectorTerm: matchExpressions on labels, matchFields on metadata.name."""
     exprs = lst(term, "matchExpressions", f"{path}.matchExpressions", "[]v1.NodeSelectorRequirement")
     for _, epath, req in items(exprs, f"{path}.matchExpressions"):
@@ -379,7 +380,7 @@ def check_node_selector_term(term: dict, path: str, allow_invalid_values: bool) 
             check_subdomain(v, f"{fpath}.values[{i}]")
 
 
-def check_node_selector(parent: dict, key: str, path: str, allow_invalid_values: bool = False) -> None:
+def check_node_selector(parent: JSONObject, key: str, path: str, allow_invalid_values: bool = False) -> None:
     """ValidateNodeSelector: at least one term, each term valid."""
     selector = obj(parent, key, path, "v1.NodeSelector")
     if selector is None:

@@ -39,6 +39,7 @@ from kschedctl.api.admission.fields import (
     strings,
     timestamp,
 )
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.validation import label_key_errors
 
@@ -50,7 +51,7 @@ HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
 SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
 
 
-def _access_modes(spec: dict, path: str) -> None:
+def _access_modes(spec: JSONObject, path: str) -> None:
     modes = strings(lst(spec, "accessModes", f"{path}.accessModes", "[]v1.PersistentVolumeAccessMode"), f"{path}.accessModes")
     for mode in modes:
         check_enum(mode, f"{path}.accessModes", ACCESS_MODES, allow_empty=False)
@@ -58,19 +59,19 @@ def _access_modes(spec: dict, path: str) -> None:
         raise fail(field.forbidden(f"{path}.accessModes", "may not use ReadWriteOncePod with other access modes"))
 
 
-def _storage_class_name(spec: dict, path: str) -> None:
+def _storage_class_name(spec: JSONObject, path: str) -> None:
     name = string(spec, "storageClassName", f"{path}.storageClassName")
     if name:
         check_subdomain(name, f"{path}.storageClassName")
 
 
-def _volume_mode(spec: dict, path: str) -> None:
+def _volume_mode(spec: JSONObject, path: str) -> None:
     mode = opt_string(spec, "volumeMode", f"{path}.volumeMode")
     if mode is not None:
         check_enum(mode, f"{path}.volumeMode", VOLUME_MODES, allow_empty=False)
 
 
-def admit_persistent_volume(raw: dict) -> None:
+def admit_persistent_volume(raw: JSONObject) -> None:
     check_meta(raw, namespaced=False)
     spec = obj(raw, "spec", "spec", "v1.PersistentVolumeSpec") or {}
     _access_modes(spec, "spec")
@@ -94,7 +95,7 @@ def admit_persistent_volume(raw: dict) -> None:
     string(status, "phase", "status.phase")
 
 
-def admit_persistent_volume_claim(raw: dict) -> None:
+def admit_persistent_volume_claim(raw: JSONObject) -> None:
     check_meta(raw, namespaced=True)
     spec = obj(raw, "spec", "spec", "v1.PersistentVolumeClaimSpec") or {}
     _access_modes(spec, "spec")
@@ -111,7 +112,7 @@ def admit_persistent_volume_claim(raw: dict) -> None:
     string(status, "phase", "status.phase")
 
 
-def admit_storage_class(raw: dict) -> None:
+def admit_storage_class(raw: JSONObject) -> None:
     check_meta(raw, namespaced=False)
     provisioner = string(raw, "provisioner", "provisioner")
     if not provisioner:
@@ -149,7 +150,7 @@ def _check_csi_driver_name(name: str, path: str) -> None:
     check_subdomain(name.lower(), path)
 
 
-def admit_csi_node(raw: dict) -> None:
+def admit_csi_node(raw: JSONObject) -> None:
     check_meta(raw, namespaced=False)
     spec = obj(raw, "spec", "spec", "v1.CSINodeSpec") or {}
     seen: set[str] = set()
@@ -170,7 +171,7 @@ def admit_csi_node(raw: dict) -> None:
                 raise fail(field.invalid(f"{path}.allocatable.count", count, IS_NEGATIVE))
 
 
-def admit_csi_driver(raw: dict) -> None:
+def admit_csi_driver(raw: JSONObject) -> None:
     check_meta(raw, namespaced=False, name_check=_check_csi_driver_name)
     spec = obj(raw, "spec", "spec", "v1.CSIDriverSpec") or {}
     for key in ("attachRequired", "podInfoOnMount", "storageCapacity", "requiresRepublish", "seLinuxMount"):
@@ -178,7 +179,7 @@ def admit_csi_driver(raw: dict) -> None:
             boolean(spec, key, f"spec.{key}")
 
 
-def admit_csi_storage_capacity(raw: dict) -> None:
+def admit_csi_storage_capacity(raw: JSONObject) -> None:
     check_meta(raw, namespaced=True)
     name = string(raw, "storageClassName", "storageClassName")
     if not name:
@@ -193,7 +194,7 @@ def admit_csi_storage_capacity(raw: dict) -> None:
 # --- scheduling, policy ----------------------------------------------------------------------------
 
 
-def admit_priority_class(raw: dict) -> None:
+def admit_priority_class(raw: JSONObject) -> None:
     """ValidatePriorityClass; value is a required int32."""
     md = check_meta(raw, namespaced=False)
     name = md["name"]
@@ -226,7 +227,7 @@ def admit_priority_class(raw: dict) -> None:
         check_enum(policy, "preemptionPolicy", PREEMPTION_POLICIES)
 
 
-def admit_pdb(raw: dict) -> None:
+def admit_pdb(raw: JSONObject) -> None:
     check_meta(raw, namespaced=True)
     spec = obj(raw, "spec", "spec", "v1.PodDisruptionBudgetSpec") or {}
     check_label_selector(spec, "selector", "spec.selector")
@@ -243,7 +244,7 @@ def admit_pdb(raw: dict) -> None:
         condition_times(lst(status, "conditions", "status.conditions", "[]v1.Condition"), "status.conditions", ("lastTransitionTime",))
 
 
-def _check_pod_group_policy(policy: dict, path: str) -> None:
+def _check_pod_group_policy(policy: JSONObject, path: str) -> None:
     """validatePodGroupPolicy: exactly one of basic, gang; gang.minCount >= 1."""
     basic = obj(policy, "basic", f"{path}.basic")
     gang = obj(policy, "gang", f"{path}.gang")
@@ -259,7 +260,7 @@ def _check_pod_group_policy(policy: dict, path: str) -> None:
             raise fail(field.invalid(f"{path}.gang.minCount", min_count, NOT_POSITIVE))
 
 
-def admit_workload(raw: dict) -> None:
+def admit_workload(raw: JSONObject) -> None:
     """ValidateWorkload (scheduling/v1alpha1, 1.35)."""
     check_meta(raw, namespaced=True)
     spec = obj(raw, "spec", "spec", "v1alpha1.WorkloadSpec") or {}
@@ -278,7 +279,7 @@ def admit_workload(raw: dict) -> None:
         _check_pod_group_policy(obj(group, "policy", f"{path}.policy") or {}, f"{path}.policy")
 
 
-def admit_pod_group(raw: dict) -> None:
+def admit_pod_group(raw: JSONObject) -> None:
     """PodGroup (scheduling/v1alpha2 and v1beta1: schedulingPolicy, schedulingConstraints); the
     scheduler-plugins PodGroup (scheduling.x-k8s.io: minMember) is checked for its types."""
     check_meta(raw, namespaced=True)
@@ -299,7 +300,7 @@ def admit_pod_group(raw: dict) -> None:
         check_label_key(key, f"{path}.key")
 
 
-def admit_owner(raw: dict) -> None:
+def admit_owner(raw: JSONObject) -> None:
     """Service / ReplicationController (selector: a label map) and ReplicaSet / StatefulSet
     (selector: a LabelSelector): what DefaultSelector reads."""
     check_meta(raw, namespaced=True)
@@ -311,7 +312,7 @@ def admit_owner(raw: dict) -> None:
     integer(spec, "replicas", "spec.replicas", INT32)
 
 
-def admit_daemon_set(raw: dict) -> None:
+def admit_daemon_set(raw: JSONObject) -> None:
     """DaemonSet (apps/v1): ValidateDaemonSetSpec for what the DaemonSet controller reads when it
     places pods on a new node: a non-empty selector that matches the template's labels, and a
     pod template (checked as the pod it becomes, by the reader, kschedctl.cluster.daemonsets)."""

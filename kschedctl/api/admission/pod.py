@@ -39,6 +39,7 @@ from kschedctl.api.admission.fields import (
     timestamp,
     type_error,
 )
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.validation import label_key_errors, port_num_errors
 
 PROTOCOLS = ("SCTP", "TCP", "UDP")
@@ -92,7 +93,7 @@ _SOURCE_STRINGS = {
 }
 
 
-def admit_pod(raw: dict) -> None:
+def admit_pod(raw: JSONObject) -> None:
     md = check_meta(raw, namespaced=True)
     spec = obj(raw, "spec", "spec", "v1.PodSpec") or {}
     host_network = boolean(spec, "hostNetwork", "spec.hostNetwork") if "hostNetwork" in spec else False
@@ -105,45 +106,45 @@ def admit_pod(raw: dict) -> None:
         _check_status(raw)
 
 
-def _spec_containers(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_containers(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     _check_containers(spec, "containers", host_network, claim_names)
 
 
-def _spec_init_containers(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_init_containers(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     _check_containers(spec, "initContainers", host_network, claim_names)
 
 
-def _spec_resources(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_resources(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     pod_resources = obj(spec, "resources", "spec.resources", "v1.ResourceRequirements")
     if pod_resources is not None:
         check_resource_requirements(pod_resources, "spec.resources", pod_level=True)
 
 
-def _spec_node_selector(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_node_selector(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     check_labels(string_map(spec, "nodeSelector", "spec.nodeSelector"), "spec.nodeSelector")
 
 
-def _spec_node_name(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_node_name(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     node_name = string(spec, "nodeName", "spec.nodeName")
     if node_name:
         check_subdomain(node_name, "spec.nodeName")
 
 
-def _spec_scheduler_name(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_scheduler_name(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     string(spec, "schedulerName", "spec.schedulerName")
 
 
-def _spec_priority_class(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_priority_class(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     class_name = string(spec, "priorityClassName", "spec.priorityClassName")
     if class_name:
         check_subdomain(class_name, "spec.priorityClassName")
 
 
-def _spec_priority(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_priority(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     integer(spec, "priority", "spec.priority", INT32)
 
 
-def _spec_preemption_policy(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_preemption_policy(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     policy = opt_string(spec, "preemptionPolicy", "spec.preemptionPolicy")
     if policy is not None:
         if not policy:
@@ -151,32 +152,32 @@ def _spec_preemption_policy(spec: dict, md: dict, host_network: bool, claim_name
         check_enum(policy, "spec.preemptionPolicy", PREEMPTION_POLICIES)
 
 
-def _spec_overhead(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_overhead(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     for name, qty in resource_list(spec, "overhead", "spec.overhead").items():
         check_quantity(qty, f"spec.overhead[{name}]")
 
 
-def _spec_volumes(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_volumes(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     _check_volumes(spec, string(md, "name", "metadata.name"))
 
 
-def _spec_tolerations(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_tolerations(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     check_tolerations(spec)
 
 
-def _spec_affinity(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_affinity(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     _check_affinity(spec)
 
 
-def _spec_gates(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_gates(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     _check_scheduling_gates(spec)
 
 
-def _spec_spread(spec: dict, md: dict, host_network: bool, claim_names: set[str]) -> None:
+def _spec_spread(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
     _check_spread_constraints(spec)
 
 
-def _check_status(raw: dict) -> None:
+def _check_status(raw: JSONObject) -> None:
     status = obj(raw, "status", "status", "v1.PodStatus") or {}
     for key in status:
         if key == "startTime":
@@ -198,7 +199,7 @@ def _check_status(raw: dict) -> None:
 # --- containers -------------------------------------------------------------------------------------
 
 
-def _check_containers(spec: dict, key: str, host_network: bool, claim_names: set[str]) -> None:
+def _check_containers(spec: JSONObject, key: str, host_network: bool, claim_names: set[str]) -> None:
     containers = lst(spec, key, f"spec.{key}", "[]v1.Container")
     host_ports: set[str] = set()
     for i, ctr in enumerate(containers or ()):
@@ -227,7 +228,7 @@ def _check_containers(spec: dict, key: str, host_network: bool, claim_names: set
             _check_ports(ctr, path, host_network, host_ports if key == "containers" else set())
 
 
-def _check_ports(ctr: dict, path: str, host_network: bool, host_ports: set[str]) -> None:
+def _check_ports(ctr: JSONObject, path: str, host_network: bool, host_ports: set[str]) -> None:
     """validateContainerPorts, validatePodHostNetworkDeps and checkHostPortConflicts (across the
     regular containers; each init container on its own)."""
     ports = lst(ctr, "ports", f"{path}.ports", "[]v1.ContainerPort")
@@ -262,7 +263,7 @@ def _check_ports(ctr: dict, path: str, host_network: bool, host_ports: set[str])
             host_ports.add(key)
 
 
-def _check_claim_refs(resources: dict, path: str, claim_names: set[str]) -> None:
+def _check_claim_refs(resources: JSONObject, path: str, claim_names: set[str]) -> None:
     """validateResourceClaimNames: resources.claims name entries of spec.resourceClaims."""
     claims = lst(resources, "claims", f"{path}.claims", "[]v1.ResourceClaim")
     for _i, cpath, claim in items(claims, f"{path}.claims"):
@@ -281,7 +282,7 @@ def _check_claim_refs(resources: dict, path: str, claim_names: set[str]) -> None
             )
 
 
-def _check_resource_claims(spec: dict, md: dict) -> set[str]:
+def _check_resource_claims(spec: JSONObject, md: JSONObject) -> set[str]:
     """validatePodResourceClaims."""
     claims = lst(spec, "resourceClaims", "spec.resourceClaims", "[]v1.PodResourceClaim")
     names: set[str] = set()
@@ -309,7 +310,7 @@ def _check_resource_claims(spec: dict, md: dict) -> set[str]:
 # --- volumes ------------------------------------------------------------------------------------------
 
 
-def _check_volumes(spec: dict, pod_name: str) -> None:
+def _check_volumes(spec: JSONObject, pod_name: str) -> None:
     """ValidateVolumes: names are unique DNS labels, exactly one source each; the sources the
     scheduler reads are type-checked."""
     volumes = lst(spec, "volumes", "spec.volumes", "[]v1.Volume")
@@ -364,7 +365,7 @@ def _check_volumes(spec: dict, pod_name: str) -> None:
 # --- scheduling constraints -------------------------------------------------------------------------
 
 
-def _check_scheduling_gates(spec: dict) -> None:
+def _check_scheduling_gates(spec: JSONObject) -> None:
     gates = lst(spec, "schedulingGates", "spec.schedulingGates", "[]v1.PodSchedulingGate")
     seen: set[str] = set()
     for _i, path, gate in items(gates, "spec.schedulingGates"):
@@ -377,7 +378,7 @@ def _check_scheduling_gates(spec: dict) -> None:
         seen.add(name)
 
 
-def _check_affinity(spec: dict) -> None:
+def _check_affinity(spec: JSONObject) -> None:
     affinity = obj(spec, "affinity", "spec.affinity", "v1.Affinity")
     if affinity is None:
         return
@@ -410,7 +411,7 @@ def _check_affinity(spec: dict) -> None:
             _check_pod_affinity_term(inner, f"{tpath}.podAffinityTerm")
 
 
-def _check_pod_affinity_term(term: dict, path: str) -> None:
+def _check_pod_affinity_term(term: JSONObject, path: str) -> None:
     """validatePodAffinityTerm."""
     selector = check_label_selector(term, "labelSelector", f"{path}.labelSelector")
     check_label_selector(term, "namespaceSelector", f"{path}.namespaceSelector")
@@ -425,7 +426,7 @@ def _check_pod_affinity_term(term: dict, path: str) -> None:
     check_label_key(topology_key, f"{path}.topologyKey")
 
 
-def _check_label_keys(match_keys: list[str], mismatch_keys: list[str], selector: dict | None, path: str) -> None:
+def _check_label_keys(match_keys: list[str], mismatch_keys: list[str], selector: JSONObject | None, path: str) -> None:
     """ValidateMatchLabelKeysAndMismatchLabelKeys."""
     for name, keys in (("matchLabelKeys", match_keys), ("mismatchLabelKeys", mismatch_keys)):
         if keys and selector is None:
@@ -446,7 +447,7 @@ def _check_label_keys(match_keys: list[str], mismatch_keys: list[str], selector:
             raise fail(field.invalid(f"{path}.matchLabelKeys[{i}]", key, "exists in both matchLabelKeys and mismatchLabelKeys"))
 
 
-def _check_spread_constraints(spec: dict) -> None:
+def _check_spread_constraints(spec: JSONObject) -> None:
     """validateTopologySpreadConstraints."""
     constraints = lst(spec, "topologySpreadConstraints", "spec.topologySpreadConstraints", "[]v1.TopologySpreadConstraint")
     pairs = [(c.get("topologyKey"), c.get("whenUnsatisfiable")) for c in constraints or () if type(c) is dict]
