@@ -93,10 +93,10 @@ class DRAManager:
         self.slices_generation = 0  # bumped on every ResourceSlice change
         self.classes_generation = 0  # bumped on every DeviceClass change
         # Filter outcomes by (claim specs, node): see DynamicResources._allocate_memoized
-        self.filter_memo: dict[tuple, tuple[Node, int | None, tuple, Any]] = {}
+        self.filter_memo: dict[tuple[Any, ...], tuple[Node, int | None, tuple[Any, ...], Any]] = {}
         self._pools: dict[tuple[str, Features], tuple[Node, int, list[Pool]]] = {}
-        self.device_views: dict[str, tuple[Node, int, Features, Any]] = {}
-        self._memo_ids: dict[tuple, int] = {}
+        self.device_views: dict[str, tuple[Node, int, Features, tuple[tuple[tuple[str, str, str], ...], bool]]] = {}
+        self._memo_ids: dict[tuple[Any, ...], int] = {}
         # Per node (once its devices were listed): a version bumped whenever one of its devices
         # is taken or freed by an allocated claim, and how many of them are free.
         self._device_nodes: dict[tuple[str, str, str], list[str]] = {}
@@ -311,7 +311,7 @@ class DRAManager:
         self.node_free[name] = sum(1 for d in devices if DeviceID(*d) not in self._dedicated)
         return view
 
-    def memo_id(self, key: tuple) -> int:
+    def memo_id(self, key: tuple[Any, ...]) -> int:
         """A small number standing for a filter-memo key (claim specs, generations)."""
         ident = self._memo_ids.get(key)
         if ident is None:

@@ -26,18 +26,19 @@ class Ident(Node):
     name: str = ""
 
 
-@dataclass(slots=True, eq=False)
+# The operands the parser always sets are required (keyword-only: they follow defaults).
+@dataclass(slots=True, eq=False, kw_only=True)
 class Select(Node):
-    operand: Node | None = None
+    operand: Node
     field: str = ""
     test_only: bool = False  # has(a.b)
     optional: bool = False  # a.?b
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, kw_only=True)
 class Index(Node):
-    operand: Node | None = None
-    index: Node | None = None
+    operand: Node
+    index: Node
     optional: bool = False  # a[?b]
 
 
@@ -59,14 +60,14 @@ class MapLit(Node):
     entries: list[tuple[Node, Node, bool]] = field(default_factory=list)  # key, value, optional
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, kw_only=True)
 class Comprehension(Node):
     """A macro: ``kind`` is all, exists, exists_one, map, filter, bind, transformList,
     transformMap, transformMapEntry or sortBy. ``var2`` is set for two-variable forms."""
 
     kind: str = ""
-    iter_range: Node | None = None
+    iter_range: Node
     var: str = ""
     var2: str | None = None
-    body: Node | None = None  # predicate or transform
+    body: Node  # predicate or transform
     extra: Node | None = None  # filter of map(x, f, t) / transformList(i, v, f, t); bind's result

@@ -10,7 +10,8 @@ literal. It also rewrites qualified function names (``sets.contains``) into glob
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from kschedctl.dra.cel.ast import (
     Call,
@@ -26,7 +27,10 @@ from kschedctl.dra.cel.ast import (
 from kschedctl.dra.cel.functions import FUNCTIONS, NOT_MODELLED
 from kschedctl.dra.cel.values import Bytes, UInt
 
-T = tuple
+# A CEL type: its kind first, then its parameters, e.g. ("int",), ("list", elem),
+# ("map", key, value), ("opt", inner), ("obj", type name), ("param", "A"). The parameters are
+# types or names by kind, hence Any.
+T: TypeAlias = tuple[Any, ...]
 DYN: T = ("dyn",)
 BOOL: T = ("bool",)
 INT: T = ("int",)
@@ -48,17 +52,16 @@ class CelCheckError(Exception):
 
 
 def type_str(t: T) -> str:
-    kind = t[0]
+    kind: str = t[0]
     if kind == "list":
         return f"list({type_str(t[1])})"
     if kind == "map":
         return f"map({type_str(t[1])}, {type_str(t[2])})"
     if kind == "opt":
         return f"optional_type({type_str(t[1])})"
-    if kind == "obj":
-        return t[1]
-    if kind == "param":
-        return t[1]
+    if kind in ("obj", "param"):
+        name: str = t[1]
+        return name
     return {"null": "null_type", "Q": "kubernetes.Quantity", "S": "kubernetes.Semver"}.get(kind, kind)
 
 
@@ -138,7 +141,7 @@ class Checker:
         self.scopes: list[dict[str, T]] = []
 
     def check(self, node: Node) -> T:
-        method = getattr(self, "_" + type(node).__name__)
+        method: Callable[[Node], T] = getattr(self, "_" + type(node).__name__)
         return method(node)
 
     def _lookup(self, name: str) -> T | None:
@@ -176,7 +179,8 @@ class Checker:
                 raise CelCheckError(node.pos, f"undefined field '{node.field}'")
             return field_t
         if operand[0] == "map":
-            return operand[2]
+            value: T = operand[2]
+            return value
         raise CelCheckError(node.pos, f"type '{type_str(operand)}' does not support field selection")
 
     def _Index(self, node: Index) -> T:
@@ -191,9 +195,11 @@ class Checker:
         if operand == DYN:
             return DYN
         if operand[0] == "list" and index in (INT, ("uint",), DYN):
-            return operand[1]
+            elem: T = operand[1]
+            return elem
         if operand[0] == "map" and (_unify(operand[1], index, {}) or index[0] in ("int", "uint", "double")):
-            return operand[2]
+            value: T = operand[2]
+            return value
         raise CelCheckError(node.pos, f"found no matching overload for '_[_]' applied to '({type_str(operand)}, {type_str(index)})'")
 
     def _ListLit(self, node: ListLit) -> T:
@@ -212,7 +218,7 @@ class Checker:
 
     def _MapLit(self, node: MapLit) -> T:
         kt: T | None = None
-        vt: T | None = None
+        vt: T = DYN  # set with kt, from the first entry
         for k, v, opt in node.entries:
             a, b = self.check(k), self.check(v)
             if opt and b[0] == "opt":
@@ -234,8 +240,8 @@ class Checker:
                 node.function, node.target = qualified, None
         name = node.function
         if name in ("_&&_", "_||_"):
-            for a in node.args:
-                t = self.check(a)
+            for arg in node.args:
+                t = self.check(arg)
                 if t not in (BOOL, DYN):
                     applied = ", ".join(type_str(self.check(x)) for x in node.args)
                     raise CelCheckError(node.pos, f"found no matching overload for '{name}' applied to '({applied})'")
@@ -256,7 +262,7 @@ class Checker:
         if sigs is None:
             raise CelCheckError(node.pos, f"undeclared reference to '{name}' (in container '')")
         member = node.target is not None
-        all_args = ([target_t] if member else []) + arg_ts
+        all_args = ([target_t] if target_t is not None else []) + arg_ts
         results: list[T] = []
         for params, result, is_member in sigs:
             if is_member != member or len(params) != len(all_args):
@@ -265,7 +271,7 @@ class Checker:
             if all(_unify(p, a, binding) for p, a in zip(params, all_args)):
                 results.append(_subst(result, binding))
         if not results:
-            if member:
+            if target_t is not None:
                 applied = f"{type_str(target_t)}.({', '.join(type_str(t) for t in arg_ts)})"
             else:
                 applied = f"({', '.join(type_str(t) for t in arg_ts)})"

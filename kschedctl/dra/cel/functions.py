@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -346,7 +346,7 @@ def _trim(s: str) -> str:
     return s.strip(_UNICODE_SPACE)
 
 
-def _join(items: list, sep: str = "") -> str:
+def _join(items: list[Any], sep: str = "") -> str:
     out = []
     for v in items:
         if not isinstance(v, str):
@@ -374,10 +374,10 @@ def _matches(s: str, pattern: str) -> bool:
     return _compile_re(pattern).search(s) is not None
 
 
-_RE_CACHE: dict[str, re.Pattern] = {}
+_RE_CACHE: dict[str, re.Pattern[str]] = {}
 
 
-def _compile_re(pattern: str) -> re.Pattern:
+def _compile_re(pattern: str) -> re.Pattern[str]:
     compiled = _RE_CACHE.get(pattern)
     if compiled is None:
         try:
@@ -410,19 +410,19 @@ def _find_all(s: str, pattern: str, n: int = -1) -> list[str]:
 # --- lists (k8s library/lists.go, ext/lists.go v3, ext/sets.go) -----------------------------------
 
 
-def _homogeneous_compare(items: list) -> None:
+def _homogeneous_compare(items: list[Any]) -> None:
     for a, b in zip(items, items[1:]):
         cel_compare(a, b)
 
 
-def _is_sorted(items: list) -> bool:
+def _is_sorted(items: list[Any]) -> bool:
     for a, b in zip(items, items[1:]):
         if cel_compare(a, b) > 0:
             return False
     return True
 
 
-def _sum(items: list) -> Any:
+def _sum(items: list[Any]) -> Any:
     if not items:
         return 0
     total = items[0]
@@ -431,7 +431,7 @@ def _sum(items: list) -> Any:
     return total
 
 
-def _minmax(items: list, want: int, name: str) -> Any:
+def _minmax(items: list[Any], want: int, name: str) -> Any:
     if not items:
         raise CelError(f"{name} called on empty list")
     best = items[0]
@@ -441,21 +441,21 @@ def _minmax(items: list, want: int, name: str) -> Any:
     return best
 
 
-def _list_index_of(items: list, v: Any) -> int:
+def _list_index_of(items: list[Any], v: Any) -> int:
     for i, e in enumerate(items):
         if cel_equal(e, v):
             return i
     return -1
 
 
-def _list_last_index_of(items: list, v: Any) -> int:
+def _list_last_index_of(items: list[Any], v: Any) -> int:
     for i in range(len(items) - 1, -1, -1):
         if cel_equal(items[i], v):
             return i
     return -1
 
 
-def _slice(items: list, start: int, end: int) -> list:
+def _slice(items: list[Any], start: int, end: int) -> list[Any]:
     if start < 0 or end < 0:
         raise CelError(f"cannot slice({start}, {end}), negative indexes not supported")
     if start > end:
@@ -465,10 +465,10 @@ def _slice(items: list, start: int, end: int) -> list:
     return list(items[start:end])
 
 
-def _flatten(items: list, depth: int = 1) -> list:
+def _flatten(items: Sequence[Any], depth: int = 1) -> list[Any]:
     if depth < 0:
         raise CelError("level must be non-negative")
-    out: list = []
+    out: list[Any] = []
     for v in items:
         if isinstance(v, (list, tuple)) and depth > 0:
             out.extend(_flatten(v, depth - 1))
@@ -477,34 +477,34 @@ def _flatten(items: list, depth: int = 1) -> list:
     return out
 
 
-def _sort(items: list) -> list:
+def _sort(items: list[Any]) -> list[Any]:
     import functools
 
     _homogeneous_compare(list(items))
     return sorted(items, key=functools.cmp_to_key(cel_compare))
 
 
-def _distinct(items: list) -> list:
-    out: list = []
+def _distinct(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
     for v in items:
         if not any(cel_equal(v, e) for e in out):
             out.append(v)
     return out
 
 
-def _range(n: int) -> list:
+def _range(n: int) -> list[int]:
     return list(range(n))
 
 
-def _sets_contains(a: list, b: list) -> bool:
+def _sets_contains(a: list[Any], b: list[Any]) -> bool:
     return all(any(cel_equal(x, y) for y in a) for x in b)
 
 
-def _sets_equivalent(a: list, b: list) -> bool:
+def _sets_equivalent(a: list[Any], b: list[Any]) -> bool:
     return _sets_contains(a, b) and _sets_contains(b, a)
 
 
-def _sets_intersects(a: list, b: list) -> bool:
+def _sets_intersects(a: list[Any], b: list[Any]) -> bool:
     return any(any(cel_equal(x, y) for y in a) for x in b)
 
 

@@ -88,7 +88,8 @@ def _fmt(key: Any) -> str:
 
 class Planner:
     def plan(self, node: Node) -> Fn:
-        return getattr(self, "_" + type(node).__name__)(node)
+        method: Callable[[Node], Fn] = getattr(self, "_" + type(node).__name__)
+        return method(node)
 
     def _Literal(self, node: Literal) -> Fn:
         value = node.value
@@ -182,8 +183,8 @@ class Planner:
         elems = [self.plan(e) for e in node.elements]
         optional = node.optional_indices
 
-        def make_list(ctx: Ctx) -> list:
-            out = []
+        def make_list(ctx: Ctx) -> list[Any]:
+            out: list[Any] = []
             for i, e in enumerate(elems):
                 v = e(ctx)
                 if i in optional:
@@ -201,8 +202,8 @@ class Planner:
     def _MapLit(self, node: MapLit) -> Fn:
         entries = [(self.plan(k), self.plan(v), opt) for k, v, opt in node.entries]
 
-        def make_map(ctx: Ctx) -> dict:
-            out: dict = {}
+        def make_map(ctx: Ctx) -> dict[Any, Any]:
+            out: dict[Any, Any] = {}
             for kf, vf, opt in entries:
                 k, v = kf(ctx), vf(ctx)
                 if isinstance(k, (list, dict, float)) or k is None:
@@ -384,7 +385,7 @@ def _bind(ctx: Ctx, var: str, var2: str | None, a: Any, b: Any) -> None:
         ctx.vars[var2] = b
 
 
-def _fold_all(ctx, pairs, var, var2, body, extra, want=False):
+def _fold_all(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None, want: bool = False) -> bool:
     err: CelError | None = None
     for a, b in pairs:
         ctx.cost += 4
@@ -399,7 +400,7 @@ def _fold_all(ctx, pairs, var, var2, body, extra, want=False):
                 err = exc
             continue
         if v is want:
-            return want
+            return bool(want)  # (``is`` narrows ``want`` to v's type)
         if v is not (not want):
             if err is None:
                 err = CelError("no such overload")
@@ -408,11 +409,11 @@ def _fold_all(ctx, pairs, var, var2, body, extra, want=False):
     return not want
 
 
-def _fold_exists(ctx, pairs, var, var2, body, extra):
+def _fold_exists(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None) -> bool:
     return _fold_all(ctx, pairs, var, var2, body, extra, want=True)
 
 
-def _fold_exists_one(ctx, pairs, var, var2, body, extra):
+def _fold_exists_one(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None) -> bool:
     count = 0
     for a, b in pairs:
         ctx.cost += 2
@@ -423,8 +424,8 @@ def _fold_exists_one(ctx, pairs, var, var2, body, extra):
     return count == 1
 
 
-def _fold_map(ctx, pairs, var, var2, body, extra):
-    out = []
+def _fold_map(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None) -> list[Any]:
+    out: list[Any] = []
     for a, b in pairs:
         ctx.cost += 12
         ctx.check_limit()
@@ -435,8 +436,8 @@ def _fold_map(ctx, pairs, var, var2, body, extra):
     return out
 
 
-def _fold_filter(ctx, pairs, var, var2, body, extra):
-    out = []
+def _fold_filter(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None) -> list[Any]:
+    out: list[Any] = []
     for a, b in pairs:
         ctx.cost += 12
         ctx.check_limit()
@@ -446,8 +447,8 @@ def _fold_filter(ctx, pairs, var, var2, body, extra):
     return out
 
 
-def _fold_transform_map(ctx, pairs, var, var2, body, extra):
-    out: dict = {}
+def _fold_transform_map(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
     for a, b in pairs:
         ctx.cost += 32
         ctx.check_limit()
@@ -458,8 +459,10 @@ def _fold_transform_map(ctx, pairs, var, var2, body, extra):
     return out
 
 
-def _fold_transform_map_entry(ctx, pairs, var, var2, body, extra):
-    out: dict = {}
+def _fold_transform_map_entry(
+    ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None
+) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
     for a, b in pairs:
         ctx.cost += 32
         ctx.check_limit()
@@ -476,21 +479,27 @@ def _fold_transform_map_entry(ctx, pairs, var, var2, body, extra):
     return out
 
 
-def _fold_sort_by(ctx, pairs, var, var2, body, extra):
+def _fold_sort_by(ctx: Ctx, pairs: list[tuple[Any, Any]], var: str, var2: str | None, body: Fn, extra: Fn | None) -> list[Any]:
     import functools
 
     from kschedctl.dra.cel.values import cel_compare
 
-    keyed = []
+    keyed: list[tuple[Any, Any]] = []
     for a, _ in pairs:
         ctx.cost += 12
         _bind(ctx, var, var2, a, None)
         keyed.append((body(ctx), a))
-    keyed.sort(key=functools.cmp_to_key(lambda x, y: cel_compare(x[0], y[0])))
+
+    def by_key(x: tuple[Any, Any], y: tuple[Any, Any]) -> int:
+        return cel_compare(x[0], y[0])
+
+    keyed.sort(key=functools.cmp_to_key(by_key))
     return [a for _, a in keyed]
 
 
-_FOLDS = {
+# A comprehension's loop: (ctx, (key or index, value) pairs, var, var2, body, extra) -> result.
+Fold = Callable[[Ctx, list[tuple[Any, Any]], str, str | None, Fn, Fn | None], Any]
+_FOLDS: dict[str, Fold] = {
     "all": _fold_all,
     "exists": _fold_exists,
     "exists_one": _fold_exists_one,

@@ -9,6 +9,7 @@ the source line and a caret. Only what Kubernetes enables is accepted: the stand
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from kschedctl.dra.cel.ast import (
     Call,
@@ -72,7 +73,7 @@ def _error(src: str, pos: int, message: str) -> CelSyntaxError:
 
 
 def _tokenize(src: str) -> list[tuple[str, str, int]]:
-    tokens = []
+    tokens: list[tuple[str, str, int]] = []
     pos = 0
     while pos < len(src):
         m = _TOKEN_RE.match(src, pos)
@@ -80,6 +81,7 @@ def _tokenize(src: str) -> list[tuple[str, str, int]]:
             ch = src[pos]
             raise _error(src, pos, f"Syntax error: token recognition error at: '{ch}'")
         kind = m.lastgroup
+        assert kind is not None  # every alternative of _TOKEN_RE is a named group
         text = m.group()
         if kind != "ws":
             tokens.append((kind, text, pos))
@@ -95,7 +97,7 @@ _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v
 
 def _unescape(body: str, is_bytes: bool) -> str | bytes:
     """parser/unescape.go: CEL escapes, octal/hex/unicode escapes; bytes keep raw octets."""
-    out: list = []
+    out: list[Any] = []  # str pieces, or bytes pieces when is_bytes
     i = 0
     n = len(body)
     while i < n:

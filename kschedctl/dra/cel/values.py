@@ -78,7 +78,7 @@ class Optional:
 OPTIONAL_NONE = Optional()
 
 
-class DefaultMap(dict):
+class DefaultMap(dict[str, Any]):
     """DRA's attribute/capacity maps: looking up an unknown domain yields an empty map
     (cel/compile.go newStringInterfaceMapWithDefault)."""
 
@@ -109,7 +109,7 @@ class Semver:
 
     __slots__ = ("major", "minor", "patch", "pre", "build")
 
-    def __init__(self, major: int, minor: int, patch: int, pre: tuple = (), build: tuple = ()) -> None:
+    def __init__(self, major: int, minor: int, patch: int, pre: tuple[int | str, ...] = (), build: tuple[str, ...] = ()) -> None:
         self.major, self.minor, self.patch, self.pre, self.build = major, minor, patch, pre, build
 
     def compare(self, other: "Semver") -> int:
@@ -127,11 +127,10 @@ class Semver:
         for x, y in zip(self.pre, other.pre):
             if x == y:
                 continue
-            xi, yi = isinstance(x, int), isinstance(y, int)
-            if xi and yi:
+            if isinstance(x, int) and isinstance(y, int):
                 return -1 if x < y else 1
-            if xi != yi:
-                return -1 if xi else 1
+            if isinstance(x, int) or isinstance(y, int):  # a numeric identifier sorts first
+                return -1 if isinstance(x, int) else 1
             return -1 if x < y else 1
         if len(self.pre) == len(other.pre):
             return 0
@@ -221,7 +220,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
         if isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b):
             return False
-        return a == b
+        return bool(a == b)
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, str) or isinstance(b, str):
@@ -242,10 +241,10 @@ def cel_equal(a: Any, b: Any) -> bool:
         return True
     if type(a) is not type(b):
         return False
-    return a == b
+    return bool(a == b)
 
 
-def map_find(m: dict, key: Any) -> tuple[bool, Any]:
+def map_find(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
     """Map lookup with CEL's numeric key equivalence (1 == 1u == 1.0 as keys)."""
     if isinstance(key, bool):
         for k, v in m.items():
@@ -273,19 +272,24 @@ def cel_compare(a: Any, b: Any) -> int:
     """types Compare: same-kind ordering, numbers across kinds; otherwise "no such overload"."""
     if isinstance(a, bool):
         if isinstance(b, bool):
-            return (a > b) - (a < b)
+            return _order(a, b)
         raise CelError("no such overload")
     if _is_number(a):
         if _is_number(b):
             if isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b):
                 raise CelError("NaN values cannot be ordered")
-            return (a > b) - (a < b)
+            return _order(a, b)
         raise CelError("no such overload")
     if isinstance(a, str) or isinstance(a, bytes):
         if type(a) is type(b) or (isinstance(a, str) and isinstance(b, str)):
-            return (a > b) - (a < b)
+            return _order(a, b)
         raise CelError("no such overload")
     raise CelError("no such overload")
+
+
+def _order(a: Any, b: Any) -> int:
+    """-1, 0 or 1: two values of kinds cel_compare found comparable."""
+    return int((a > b) - (a < b))
 
 
 def check_int(value: int) -> int:

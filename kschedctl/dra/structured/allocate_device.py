@@ -15,7 +15,7 @@ and keys counter caches by pool ID.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from kschedctl.api.resource import (
     DEVICE_TAINT_EFFECT_NO_SCHEDULE,
     Device,
 )
+from kschedctl.api.resourceclaim import DeviceToleration
 from kschedctl.dra.structured import capacity as cap
 from kschedctl.dra.structured.types import AllocationError, DeviceID, DeviceResult, kobj
 
@@ -34,7 +35,7 @@ _NOOP: Callable[[], None] = lambda: None  # noqa: E731
 _SHARE_NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
 
 
-def taint_prevents_allocation(device: Device, tolerations) -> bool:
+def taint_prevents_allocation(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
     """Only NoSchedule and NoExecute taints that no toleration tolerates prevent allocation."""
     for taint in device.taints:
         if taint.effect in (DEVICE_TAINT_EFFECT_NO_SCHEDULE, DEVICE_TAINT_EFFECT_NO_EXECUTE):

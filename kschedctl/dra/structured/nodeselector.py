@@ -11,24 +11,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.dra.structured.types import AllocationError
 
 
-def _requirement_key(req: dict) -> tuple[str, str, frozenset]:
+def _requirement_key(req: JSONObject) -> tuple[str, str, frozenset[str]]:
     return (str(req.get("key", "")), str(req.get("operator", "")), frozenset(str(v) for v in req.get("values") or ()))
 
 
-def _add_new(source: Sequence[dict], target: list[dict]) -> None:
+def _add_new(source: Sequence[JSONObject], target: list[JSONObject]) -> None:
     for req in source:
         key = _requirement_key(req)
         if not any(_requirement_key(existing) == key for existing in target):
             target.append(dict(req))
 
 
-def create_node_selector(results: Sequence[Any], node_name: str) -> dict | None:
+def create_node_selector(results: Sequence[Any], node_name: str) -> JSONObject | None:
     """``results`` are the allocator's device results (with ``device`` and ``slice``)."""
-    fields: list[dict] = []
-    expressions: list[dict] = []
+    fields: list[JSONObject] = []
+    expressions: list[JSONObject] = []
     for r in results:
         s, d = r.slice, r.device
         if s.per_device_node_selection:
@@ -40,14 +41,14 @@ def create_node_selector(results: Sequence[Any], node_name: str) -> dict | None:
         if raw is not None:
             terms = raw.get("nodeSelectorTerms") or []
             if len(terms) == 1:
-                term = terms[0] or {}
-                _add_new(term.get("matchFields") or [], fields)
-                _add_new(term.get("matchExpressions") or [], expressions)
+                given = terms[0] or {}
+                _add_new(given.get("matchFields") or [], fields)
+                _add_new(given.get("matchExpressions") or [], expressions)
             elif len(terms) > 1:
                 raise AllocationError(f"unsupported ResourceSlice.NodeSelector with {len(terms)} terms")
     if not fields and not expressions:
         return None
-    term: dict = {}
+    term: JSONObject = {}
     if expressions:
         term["matchExpressions"] = expressions
     if fields:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kschedctl.api.labels import NodeSelector
 from kschedctl.api.resource import CounterSet, Device, ResourceSlice
 from kschedctl.api.types import Node
 from kschedctl.dra.structured.types import Features
@@ -44,7 +45,7 @@ class Pool:
     counter_sets: dict[str, CounterSet] = field(default_factory=dict)
 
 
-def node_matches(node: Node | None, node_name: str | None, all_nodes: bool | None, selector) -> bool:
+def node_matches(node: Node | None, node_name: str | None, all_nodes: bool | None, selector: NodeSelector | None) -> bool:
     """NodeMatches: a node name, all nodes, or a node selector (terms ORed)."""
     if node_name:
         return node is not None and node.name == node_name

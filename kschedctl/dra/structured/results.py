@@ -4,12 +4,14 @@ the claim's configs that apply), and the node selector."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resourceclaim import (
     AllocationResult,
     DeviceRequestAllocationResult,
+    DeviceToleration,
     ResourceClaim,
 )
 from kschedctl.dra.structured.types import AllocationError
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from kschedctl.dra.structured.allocator import _Run
 
 
-def _tolerations(claim: ResourceClaim, request: str, parent: str | None) -> tuple:
+def _tolerations(claim: ResourceClaim, request: str, parent: str | None) -> tuple[DeviceToleration, ...]:
     name = parent or request
     for req in claim.spec.requests:
         if req.name != name:
@@ -31,7 +33,9 @@ def _tolerations(claim: ResourceClaim, request: str, parent: str | None) -> tupl
     return ()
 
 
-def build_result(run: "_Run", ci: int, claim: ResourceClaim, create_node_selector: Callable) -> AllocationResult:
+def build_result(
+    run: "_Run", ci: int, claim: ResourceClaim, create_node_selector: Callable[[Sequence[Any], str], JSONObject | None]
+) -> AllocationResult:
     device_results = []
     for r in run.results[ci]:
         binding = run.f.device_binding_and_status
@@ -50,7 +54,7 @@ def build_result(run: "_Run", ci: int, claim: ResourceClaim, create_node_selecto
             )
         )
 
-    config: list[dict] = []
+    config: list[JSONObject] = []
     class_ranges: dict[str, tuple[int, int]] = {}
     for ri in range(len(claim.spec.requests)):
         data = run.request_data[(ci, ri, 0)]
