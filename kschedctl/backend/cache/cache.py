@@ -153,10 +153,8 @@ class Snapshot:
         """A NodeInfo's image_states were replaced: the image index is made again on next use."""
         self._image_index = None
 
-    # NodeInfoLister
-    def list(self) -> list[NodeInfo]:
-        return self.node_info_list
-
+    # NodeInfoLister (List is last: a method named ``list`` hides the builtin in the
+    # annotations of the methods after it)
     def get(self, node_name: str) -> NodeInfo | None:
         return self.node_info_map.get(node_name)
 
@@ -168,6 +166,10 @@ class Snapshot:
 
     def num_nodes(self) -> int:
         return len(self.node_info_list)
+
+    def list(self) -> list[NodeInfo]:
+        """NodeInfos().List(): every node of the snapshot, in the cache's zone order."""
+        return self.node_info_list
 
     # StorageInfoLister
     def is_pvc_used_by_pods(self, key: str) -> bool:

@@ -19,12 +19,15 @@ never imports numpy (kschedctl/lazy.py), a fifth of a 10-node `schedule`'s time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter, is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
+
+if TYPE_CHECKING:
+    from kschedctl.backend.cache.cache import Snapshot
 
 # From this many nodes on, the Scheduler's snapshot has a columnar view (Snapshot.columns).
 # Where the batch forms start to pay: with numpy loaded, 200 pods on 16 nodes schedule 0-15 %
@@ -168,7 +171,7 @@ class Columns:
             self._all_rows = np.arange(n, dtype=np.intp)
         return self._all_rows
 
-    def _sync_replaced(self, snapshot: Any) -> None:
+    def _sync_replaced(self, snapshot: Snapshot) -> None:
         """Rewrite the rows the snapshot replaced since the last sync (all rows after a rebuild)."""
         replaced = snapshot.replaced_rows
         if replaced is not None and not replaced:
@@ -193,7 +196,7 @@ _INDEX = attrgetter("index")
 _GENERATION = attrgetter("generation")
 
 
-class NodeBatch(list):
+class NodeBatch(list[NodeInfo]):
     """The nodes of one batch call, with their rows in the snapshot's Columns (computed once)."""
 
     __slots__ = ("columns", "_rows", "_rows_done")
@@ -238,13 +241,15 @@ def as_batch(nodes: Sequence[NodeInfo], snapshot: Any) -> NodeBatch:
     return NodeBatch(nodes, columns)
 
 
-def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Any, default: Any) -> list | None:
+def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Callable[[NodeInfo], Any], default: Any) -> list[Any] | None:
     """``fn(node_info)`` for the nodes whose boolean ``column`` is set, ``default`` for the rest;
     None when the batch has no rows (a batch form's "use the per-node form")."""
-    rows = getattr(node_infos, "rows", None)
+    if not isinstance(node_infos, NodeBatch):
+        return None
+    rows = node_infos.rows
     if rows is None:
         return None
-    flags = getattr(node_infos.columns, column)[rows]
+    flags = getattr(node_infos.columns, column)[rows]  # (rows come from the batch's columns)
     out = [default] * len(node_infos)
     for i in np.flatnonzero(flags).tolist():
         out[i] = fn(node_infos[i])
