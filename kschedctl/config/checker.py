@@ -20,6 +20,7 @@ import yaml
 from kschedctl.api.decoding import DecodeError, build_document, compose_single
 from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import read_text
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.config.defaults import set_defaults
 from kschedctl.config.loader import decode
 from kschedctl.config.schema import ARGS_SCHEMAS, iter_schema_errors
@@ -42,7 +43,7 @@ class Finding:
     severity: str = "error"
     column: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JSONObject:
         return asdict(self)
 
     def __str__(self) -> str:
@@ -63,7 +64,7 @@ class ValidationReport:
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JSONObject:
         return {"file": self.file, "valid": self.valid, "findings": [f.to_dict() for f in self.findings]}
 
 
@@ -153,7 +154,7 @@ def _compose(text: str, source: str) -> tuple[yaml.Node | None, Any, Finding | N
         return None, None, Finding("", None, "malformed YAML: nested too deeply", "error")
 
 
-def _args_schema_errors(data: dict, registry: Registry) -> list[tuple[Path, str]]:
+def _args_schema_errors(data: JSONObject, registry: Registry) -> list[tuple[Path, str]]:
     """Args of installed plugins that ship an ``args_schema`` (in-tree kinds are in the main schema)."""
     out: list[tuple[Path, str]] = []
     profiles = data.get("profiles")
@@ -178,7 +179,8 @@ def _as_registry(registry: Any) -> Registry:
         from kschedctl.plugins.plugin_manager import default_registry
 
         return default_registry().registry
-    return getattr(registry, "registry", registry)
+    found: Registry = getattr(registry, "registry", registry)  # a PluginManager's, or itself
+    return found
 
 
 def validate_text(text: str, source: str, version: KubeVersion, registry: Any = None, build_profiles: bool = True) -> ValidationReport:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONObject
+
 # Keywords that only annotate: no effect on validity.
 _ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description", "examples", "default"})
 _JSON_TYPES = (dict, list, str, bool, int, float, type(None))
@@ -71,10 +73,10 @@ def _equal(a: Any, b: Any) -> bool:
 class _Checker:
     """One document against one root schema; ``load`` gives another shipped schema by file name."""
 
-    def __init__(self, load: Callable[[str], dict]) -> None:
+    def __init__(self, load: Callable[[str], JSONObject]) -> None:
         self.load = load
 
-    def valid(self, instance: Any, schema: Any, root: dict) -> bool:
+    def valid(self, instance: Any, schema: Any, root: JSONObject) -> bool:
         if schema is True:
             return True
         if schema is False:
@@ -85,7 +87,7 @@ class _Checker:
             raise _Unsure("value")
         return all(check(self, instance, value, schema, root) for key, value in schema.items() if (check := _KEYWORDS.get(key)) is not None)
 
-    def resolve(self, ref: str, root: dict) -> tuple[Any, dict]:
+    def resolve(self, ref: str, root: JSONObject) -> tuple[Any, JSONObject]:
         """A "#/$defs/..." pointer into ``root``, or another schema file (and its own pointer)."""
         name, _, pointer = ref.partition("#")
         if name:
@@ -101,18 +103,18 @@ class _Checker:
         return target, root
 
 
-def _type(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _type(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     names = value if isinstance(value, list) else [value]
     return any(_is_type(instance, n) for n in names)
 
 
-def _properties(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _properties(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     if not isinstance(instance, dict):
         return True
     return all(c.valid(instance[k], sub, root) for k, sub in value.items() if k in instance)
 
 
-def _additional(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _additional(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     if not isinstance(instance, dict):
         return True
     known = schema.get("properties") or {}
@@ -120,72 +122,72 @@ def _additional(c: _Checker, instance: Any, value: Any, schema: dict, root: dict
     return all(c.valid(instance[k], value, root) for k in extra)
 
 
-def _items(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _items(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     if not isinstance(instance, list):
         return True
     return all(c.valid(item, value, root) for item in instance)
 
 
-def _required(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _required(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not isinstance(instance, dict) or all(k in instance for k in value)
 
 
-def _const(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _const(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return _equal(instance, value)
 
 
-def _enum(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _enum(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return any(_equal(instance, v) for v in value)
 
 
-def _minimum(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _minimum(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not _is_type(instance, "number") or instance >= value
 
 
-def _maximum(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _maximum(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not _is_type(instance, "number") or instance <= value
 
 
-def _min_length(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _min_length(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not isinstance(instance, str) or len(instance) >= value
 
 
-def _min_items(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _min_items(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not isinstance(instance, list) or len(instance) >= value
 
 
-def _min_properties(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _min_properties(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not isinstance(instance, dict) or len(instance) >= value
 
 
-def _pattern_kw(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _pattern_kw(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return not isinstance(instance, str) or _pattern(value).search(instance) is not None
 
 
-def _if(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _if(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     if c.valid(instance, value, root):
         return "then" not in schema or c.valid(instance, schema["then"], root)
     return "else" not in schema or c.valid(instance, schema["else"], root)
 
 
-def _all_of(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _all_of(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return all(c.valid(instance, sub, root) for sub in value)
 
 
-def _any_of(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _any_of(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return any(c.valid(instance, sub, root) for sub in value)
 
 
-def _one_of(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _one_of(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     return sum(1 for sub in value if c.valid(instance, sub, root)) == 1
 
 
-def _ref(c: _Checker, instance: Any, value: Any, schema: dict, root: dict) -> bool:
+def _ref(c: _Checker, instance: Any, value: Any, schema: JSONObject, root: JSONObject) -> bool:
     target, target_root = c.resolve(value, root)
     return c.valid(instance, target, target_root)
 
 
-_KEYWORDS: dict[str, Callable[[_Checker, Any, Any, dict, dict], bool]] = {
+_KEYWORDS: dict[str, Callable[[_Checker, Any, Any, JSONObject, JSONObject], bool]] = {
     "type": _type,
     "properties": _properties,
     "additionalProperties": _additional,
@@ -209,7 +211,7 @@ _KEYWORDS: dict[str, Callable[[_Checker, Any, Any, dict, dict], bool]] = {
 _MODELLED = frozenset(_KEYWORDS) | {"then", "else"} | _ANNOTATIONS
 
 
-def conforms(document: Any, schema: dict, load: Callable[[str], dict]) -> bool | None:
+def conforms(document: Any, schema: JSONObject, load: Callable[[str], JSONObject]) -> bool | None:
     """True: valid under ``schema``; False: not; None: not modelled here (ask jsonschema)."""
     try:
         return _Checker(load).valid(document, schema, schema)

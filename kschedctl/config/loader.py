@@ -11,6 +11,7 @@ from typing import Any
 from kschedctl.api.errors import InputError
 from kschedctl.api.inputs import read_text
 from kschedctl.api.json_decoding import DecodeError
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.config.defaults import ConfigError, set_defaults
 from kschedctl.config.unwrap import unwrap_config_text
 from kschedctl.framework.config_types import (
@@ -50,7 +51,7 @@ def _err(msg: str, source: str, field: str | None = None) -> ConfigError:
     return ConfigError(msg, file=source, obj=KIND, field=field)
 
 
-def parse_config_yaml(text: str, source: str) -> dict:
+def parse_config_yaml(text: str, source: str) -> JSONObject:
     """The file's single document, read strictly and boundedly (kschedctl.api.decoding)."""
     try:
         if text.strip():
@@ -66,7 +67,7 @@ def parse_config_yaml(text: str, source: str) -> dict:
     return raw
 
 
-def decode(raw: dict, source: str) -> KubeSchedulerConfiguration:
+def decode(raw: JSONObject, source: str) -> KubeSchedulerConfiguration:
     """Strict decoding of the v1 object (no defaulting)."""
     if raw.get("apiVersion") != API_VERSION:
         raise _err(f"unsupported apiVersion {raw.get('apiVersion')!r}, expected {API_VERSION!r}", source, "apiVersion")
@@ -87,7 +88,7 @@ def decode(raw: dict, source: str) -> KubeSchedulerConfiguration:
     return cfg
 
 
-def _int(raw: dict, key: str, source: str, default: int, where: str = "") -> int:
+def _int(raw: JSONObject, key: str, source: str, default: int, where: str = "") -> int:
     value = raw.get(key, default)
     if value is None:
         return default
@@ -96,7 +97,7 @@ def _int(raw: dict, key: str, source: str, default: int, where: str = "") -> int
     return value
 
 
-def _opt_int(raw: dict, key: str, source: str, where: str = "") -> int | None:
+def _opt_int(raw: JSONObject, key: str, source: str, where: str = "") -> int | None:
     if raw.get(key) is None:
         return None
     return _int(raw, key, source, 0, where)

@@ -13,10 +13,12 @@ repository's ``schemas/`` is a symbolic link to it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.config.fastschema import conforms
 from kschedctl.framework.args import describe_value, did_you_mean
 
@@ -49,12 +51,13 @@ def schema_files() -> list[str]:
 
 
 @cache
-def load_schema(name: str) -> dict:
+def load_schema(name: str) -> JSONObject:
     text = resources.files("kschedctl").joinpath("schemas", name).read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: JSONObject = json.loads(text)
+    return schema
 
 
-def checked_schema(name: str) -> dict:
+def checked_schema(name: str) -> JSONObject:
     """A shipped schema, itself checked against draft 2020-12 (sweep matrices, scenarios)."""
     from jsonschema import Draft202012Validator
 
@@ -89,7 +92,7 @@ def validator(name: str = CONFIG_SCHEMA) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name), registry=_ref_registry())
 
 
-def iter_schema_errors(document: Any, schema: dict | None = None) -> list[tuple[SchemaPath, str]]:
+def iter_schema_errors(document: Any, schema: JSONObject | None = None) -> list[tuple[SchemaPath, str]]:
     """Every schema error as (absolute path, message); validate.py orders them by line.
 
     ``additionalProperties`` errors are split into one error per unexpected key, with the
@@ -131,16 +134,18 @@ _TYPE_NAMES = {
 def _translate(error: ValidationError) -> list[tuple[SchemaPath, str]]:
     path: SchemaPath = tuple(error.absolute_path)
     kind = error.validator
+    value: Any = error.validator_value  # the keyword's value in the schema (decoded JSON)
     if kind == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set((error.schema.get("properties") or {}).keys())
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = set((schema.get("properties") or {}).keys())
         extra = [k for k in error.instance if k not in allowed]
         return [(path + (k,), f'unknown field "{k}"{did_you_mean(k, allowed)}') for k in extra]
     if kind == "type":
-        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        wanted: list[str] = value if isinstance(value, list) else [value]
         names = " or ".join(_TYPE_NAMES.get(t, t) for t in wanted if t != "null") or "null"
         return [(path, f"Invalid value: {describe_value(error.instance)}: must be {names}")]
     if kind == "required":
-        missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+        missing = [k for k in value if isinstance(error.instance, dict) and k not in error.instance]
         return [(path + (k,), "Required value") for k in missing]
     if kind == "const":
         return [(path, f"Invalid value: {describe_value(error.instance)}: must be {json.dumps(error.validator_value)}")]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kschedctl.api.json_decoding import DecodeError, load_json
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.config.defaults import ConfigError
 
 KIND = "KubeSchedulerConfiguration"
@@ -79,14 +80,15 @@ def _candidate(data: Any, span: Any, lines: list[str], index: int, count: int) -
     return None
 
 
-def _from_config_map(data: dict, span: Any, lines: list[str]) -> Unwrapped | None:
+def _from_config_map(data: JSONObject, span: Any, lines: list[str]) -> Unwrapped | None:
     values = data.get("data")
     if not isinstance(values, dict):
         return None
     keys = [k for k, v in values.items() if isinstance(v, str) and _MENTIONS_CONFIG.search(v)]
     if not keys:
         return None
-    md = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    metadata = data.get("metadata")
+    md = metadata if isinstance(metadata, dict) else {}
     name = f"{md.get('namespace') or 'default'}/{md.get('name') or '?'}"
     if len(keys) > 1:
         raise ConfigError(f"ConfigMap {name} holds {len(keys)} {KIND}s (data keys {', '.join(keys)}): give one per file")
@@ -106,7 +108,7 @@ def _block_start(key: str, span: Any, lines: list[str]) -> int:
     return 0
 
 
-def _from_export(config: dict) -> Unwrapped:
+def _from_export(config: JSONObject) -> Unwrapped:
     """kube-scheduler-simulator's ``schedulerConfig`` (its Go type carries kind and apiVersion
     only when set: they are filled in)."""
     config = {

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
 from kschedctl.config.known_plugins import known_elsewhere
 from kschedctl.framework import gosemantics as field
@@ -95,7 +96,7 @@ def not_supported(path: str, value: Any, valid: Iterable[str]) -> Issue:
 
 
 # --- kube's rules (validation.go) --------------------------------------------------------------
-def _validate_top(cfg: KubeSchedulerConfiguration, raw: dict) -> list[Issue]:
+def _validate_top(cfg: KubeSchedulerConfiguration, raw: JSONObject) -> list[Issue]:
     out: list[Issue] = []
     cc = raw.get("clientConnection") or {}
     burst = cc.get("burst")
@@ -107,7 +108,7 @@ def _validate_top(cfg: KubeSchedulerConfiguration, raw: dict) -> list[Issue]:
     return out
 
 
-def _validate_leader_election(le: dict) -> list[Issue]:
+def _validate_leader_election(le: JSONObject) -> list[Issue]:
     """ValidateLeaderElectionConfiguration on the v1 defaults (zero/empty values are defaulted)."""
     out: list[Issue] = []
     if le.get("leaderElect") is False:
@@ -118,7 +119,7 @@ def _validate_leader_election(le: dict) -> list[Issue]:
         seconds = parse_go_duration(text)
         if seconds is None or seconds == 0:
             return (str(int(default)) + "s", default)
-        return (text, seconds)
+        return (str(text), seconds)  # (a duration was parsed: it is a string)
 
     lease, renew, retry = duration("leaseDuration", 15), duration("renewDeadline", 10), duration("retryPeriod", 2)
     for key, (text, seconds) in (("leaseDuration", lease), ("renewDeadline", renew), ("retryPeriod", retry)):
@@ -142,12 +143,12 @@ def _removed_message(name: str) -> str:
     return f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version "{API_VERSION}")'
 
 
-def _raw_profile(raw: dict, i: int) -> dict:
+def _raw_profile(raw: JSONObject, i: int) -> JSONObject:
     profiles = raw.get("profiles") or []
     return profiles[i] if i < len(profiles) and isinstance(profiles[i], dict) else {}
 
 
-def _raw_enabled(raw_profile: dict, point: str) -> list[str]:
+def _raw_enabled(raw_profile: JSONObject, point: str) -> list[str]:
     plugins = raw_profile.get("plugins") or {}
     pset = plugins.get(point) or {}
     return [str(p.get("name", "")) for p in (pset.get("enabled") or []) if isinstance(p, dict)]
@@ -164,7 +165,7 @@ def _normalize_args_path(base: str, field: str) -> str:
     return f"{base}{field}" if field.startswith("[") else f"{base}.{field}"
 
 
-def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, version: KubeVersion, registry: Registry) -> list[Issue]:
+def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: JSONObject, version: KubeVersion, registry: Registry) -> list[Issue]:
     """validateKubeSchedulerProfile + validatePluginConfig."""
     profile = cfg.profiles[i]
     path = f"profiles[{i}]"
@@ -202,7 +203,7 @@ def _validate_profile(i: int, cfg: KubeSchedulerConfiguration, raw: dict, versio
     return out
 
 
-def _plugin_set_value(pset: PluginSet) -> dict:
+def _plugin_set_value(pset: PluginSet) -> JSONObject:
     return {
         "enabled": [{"name": p.name, **({"weight": p.weight} if p.weight else {})} for p in pset.enabled],
         "disabled": [{"name": p.name} for p in pset.disabled],
@@ -229,7 +230,7 @@ def _validate_common_queue_sort(cfg: KubeSchedulerConfiguration) -> list[Issue]:
     return out
 
 
-def _validate_extenders(extenders: list) -> list[Issue]:
+def _validate_extenders(extenders: JSONList) -> list[Issue]:
     out: list[Issue] = []
     binders = 0
     managed: set[str] = set()
