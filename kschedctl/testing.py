@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.types import Node, Pod
+
+if TYPE_CHECKING:
+    from kschedctl.framework.args import PluginArgs
+    from kschedctl.framework.gosemantics import FieldError
+    from kschedctl.versions import KubeVersion
 
 _RES_ALIASES = {"ephemeral_storage": "ephemeral-storage"}
 
@@ -44,12 +50,14 @@ class PodBuilder:
         }
 
     @property
-    def _spec(self) -> dict:
-        return self.raw["spec"]
+    def _spec(self) -> JSONObject:
+        spec: JSONObject = self.raw["spec"]
+        return spec
 
     @property
-    def _md(self) -> dict:
-        return self.raw["metadata"]
+    def _md(self) -> JSONObject:
+        md: JSONObject = self.raw["metadata"]
+        return md
 
     def uid(self, uid: str) -> "PodBuilder":
         self._md["uid"] = uid
@@ -57,12 +65,12 @@ class PodBuilder:
 
     def container(
         self,
-        requests: dict | None = None,
+        requests: JSONObject | None = None,
         *,
         image: str = "",
         name: str | None = None,
-        limits: dict | None = None,
-        ports: list | None = None,
+        limits: JSONObject | None = None,
+        ports: JSONList | None = None,
     ) -> "PodBuilder":
         c: dict[str, Any] = {"name": name or f"c{len(self._spec['containers'])}", "image": image or "busybox"}
         res: dict[str, Any] = {}
@@ -191,11 +199,11 @@ class PodBuilder:
         req["nodeSelectorTerms"][0].setdefault("matchExpressions", []).append({"key": key, "operator": "In", "values": values})
         return self
 
-    def affinity(self, affinity: dict) -> "PodBuilder":
+    def affinity(self, affinity: JSONObject) -> "PodBuilder":
         self._spec["affinity"] = affinity
         return self
 
-    def pod_affinity_term(self, term: dict, *, anti: bool = False, weight: int | None = None) -> "PodBuilder":
+    def pod_affinity_term(self, term: JSONObject, *, anti: bool = False, weight: int | None = None) -> "PodBuilder":
         """Append a raw PodAffinityTerm: required, or preferred when a weight is given."""
         kind = "podAntiAffinity" if anti else "podAffinity"
         section = self._spec.setdefault("affinity", {}).setdefault(kind, {})
@@ -232,7 +240,7 @@ class PodBuilder:
         )
 
     def spread(
-        self, max_skew: int, topology_key: str, when: str = "DoNotSchedule", selector: dict | None = None, **extra: Any
+        self, max_skew: int, topology_key: str, when: str = "DoNotSchedule", selector: JSONObject | None = None, **extra: Any
     ) -> "PodBuilder":
         c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": topology_key, "whenUnsatisfiable": when}
         if selector is not None:
@@ -245,7 +253,7 @@ class PodBuilder:
         self._spec.setdefault("volumes", []).append({"name": volume_name or claim_name, "persistentVolumeClaim": {"claimName": claim_name}})
         return self
 
-    def volume(self, volume: dict) -> "PodBuilder":
+    def volume(self, volume: JSONObject) -> "PodBuilder":
         self._spec.setdefault("volumes", []).append(volume)
         return self
 
@@ -264,7 +272,7 @@ class PodBuilder:
         self._spec["workloadRef"] = {"name": workload, "podGroup": pod_group}
         return self
 
-    def dict(self) -> dict:
+    def dict(self) -> JSONObject:
         return copy.deepcopy(self.raw)
 
     def obj(self) -> Pod:
@@ -326,14 +334,14 @@ class NodeBuilder:
         _set_path(self.raw, path, value)
         return self
 
-    def dict(self) -> dict:
+    def dict(self) -> JSONObject:
         return copy.deepcopy(self.raw)
 
     def obj(self) -> Node:
         return Node.from_dict(self.dict())
 
 
-def _set_path(raw: dict, path: str, value: Any) -> None:
+def _set_path(raw: JSONObject, path: str, value: Any) -> None:
     parts = path.split(".")
     cur = raw
     for p in parts[:-1]:
@@ -355,7 +363,7 @@ def make_pod_group(
     min_count: int | None = None,
     topology_key: str | None = None,
     api_version: str = "scheduling.k8s.io/v1beta1",
-) -> dict:
+) -> JSONObject:
     """A PodGroup object (raw): gang{minCount} when min_count is given, else basic."""
     policy: dict[str, Any] = {"gang": {"minCount": min_count}} if min_count is not None else {"basic": {}}
     spec: dict[str, Any] = {"schedulingPolicy": policy}
@@ -372,7 +380,7 @@ def make_pod_group(
 # --- a framework over a snapshot, for plugin tests -----------------------------------------
 
 
-def only_plugins(*names: str, plugin_config: dict[str, dict] | None = None, weights: dict[str, int] | None = None) -> str:
+def only_plugins(*names: str, plugin_config: dict[str, JSONObject] | None = None, weights: dict[str, int] | None = None) -> str:
     """A KubeSchedulerConfiguration (YAML text) whose one profile runs just these plugins, plus
     the queue sort and binder every profile needs; pluginConfig args and score weights by name."""
     import yaml
@@ -489,7 +497,7 @@ class StorageObjectBuilder:
         ]
         return self
 
-    def dict(self) -> dict:
+    def dict(self) -> JSONObject:
         return copy.deepcopy(self.raw)
 
     def obj(self) -> Any:
@@ -507,7 +515,7 @@ def make_pv(name: str) -> StorageObjectBuilder:
 
 
 def make_storage_class(
-    name: str, provisioner: str = "", binding_mode: str = "Immediate", allowed_topologies: list | None = None
+    name: str, provisioner: str = "", binding_mode: str = "Immediate", allowed_topologies: JSONList | None = None
 ) -> StorageObjectBuilder:
     b = StorageObjectBuilder("StorageClass", "storage.k8s.io/v1", name)
     b.raw["provisioner"] = provisioner
@@ -554,7 +562,7 @@ def cluster_objects(*objs: Any) -> Any:
 # --- typed plugin args ------------------------------------------------------------------------
 
 
-def args_defaults(args_type: Any, args: dict | None = None, version: Any = None) -> dict:
+def args_defaults(args_type: type[PluginArgs], args: JSONObject | None = None, version: KubeVersion | None = None) -> JSONObject:
     """The args a plugin gets for this pluginConfig ``args`` (decoded, v1-defaulted), as JSON."""
     from kschedctl.framework.features import Features
     from kschedctl.versions import KubeVersion
@@ -562,7 +570,7 @@ def args_defaults(args_type: Any, args: dict | None = None, version: Any = None)
     return args_type.from_dict(args, Features.of(version or KubeVersion())).to_dict()
 
 
-def args_errors(args_type: Any, args: dict, version: Any = None) -> list:
+def args_errors(args_type: type[PluginArgs], args: JSONObject, version: KubeVersion | None = None) -> list[FieldError]:
     """What validation says of these args as given (no defaulting): the decoding errors, or the
     args kind's validation errors, as (path relative to the args, message) pairs."""
     from kschedctl.framework.args import ArgsError

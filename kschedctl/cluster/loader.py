@@ -16,13 +16,14 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.admission import NAMESPACED, admit
 from kschedctl.api.devicetaintrule import DeviceTaintRule
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.json_decoding import DecodeError, load_json
+from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import NameGenerator, needs_generated_name
 from kschedctl.api.objects import ClusterObjects
@@ -41,6 +42,9 @@ from kschedctl.cluster.daemonsets import daemon_set_from
 from kschedctl.cluster.simulator_export import as_list_document, is_simulator_export
 from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line, overlay_files, remember_text
 from kschedctl.framework.podgroup import storage_kind
+
+if TYPE_CHECKING:
+    from kschedctl.api.decoding import Span  # (decoding loads PyYAML: imported where YAML is read)
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json")
 _NAMESPACED_GENERIC = {
@@ -83,9 +87,9 @@ class ClusterSnapshot:
     warnings: list[str] = field(default_factory=list)
     documents: list[Any] = field(default_factory=list)  # raw top-level documents, for --write-snapshot
     sources: dict[int, Source] = field(default_factory=dict)  # id(raw object) -> Source
-    replaced: dict[int, dict] = field(default_factory=dict)  # id(input object) -> the object as built (DRA v1)
-    names: dict[tuple[str, str, str], dict] = field(default_factory=dict)  # (kind, namespace, name) -> raw
-    uids: dict[str, dict] = field(default_factory=dict)  # uid -> raw (explicit uids; pods' effective ones)
+    replaced: dict[int, JSONObject] = field(default_factory=dict)  # id(input object) -> the object as built (DRA v1)
+    names: dict[tuple[str, str, str], JSONObject] = field(default_factory=dict)  # (kind, namespace, name) -> raw
+    uids: dict[str, JSONObject] = field(default_factory=dict)  # uid -> raw (explicit uids; pods' effective ones)
     inputs: list[str] = field(default_factory=list)  # the paths as given (files, directories, -), for messages
 
     @property
@@ -160,7 +164,7 @@ def _looks_like_json(text: str, path: str) -> bool:
     return path.endswith(".json") or text.lstrip().startswith(("{", "["))
 
 
-def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list | None, Any, dict | None]]:
+def iter_documents(text: str, path: str) -> Iterator[tuple[int, Any, list[Span] | None, Any, dict[tuple[int, ...], Span] | None]]:
     """(index, data, item spans, document span, nested item spans) of every document of a file;
     JSON has no spans (its lines are found by walking the text). Malformed input is one
     InputError with its line."""
@@ -193,14 +197,14 @@ def iter_objects(doc: Any, path: str, doc_index: int) -> Iterator[tuple[Any, Sou
 MAX_LIST_DEPTH = 16  # Lists inside Lists: flattened this deep, refused deeper
 
 
-def _is_list(doc: dict) -> bool:
+def _is_list(doc: JSONObject) -> bool:
     """A List document: ``kind: List``, or a ``*List`` kind with items (what kubectl get prints
     for one kind: PodList, NodeList...)."""
     kind = doc.get("kind")
     return isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc))
 
 
-def _list_items(doc: dict, source: Source) -> list:
+def _list_items(doc: JSONObject, source: Source) -> JSONList:
     """The items of a List, each lacking both kind and apiVersion given the list's item kind and
     apiVersion (unstructuredJSONScheme.decodeToList: a PodList's items are Pods)."""
     items = doc.get("items") or []
@@ -222,7 +226,9 @@ def _list_items(doc: dict, source: Source) -> list:
     return items
 
 
-def _document_objects(doc: Any, source: Source, item_spans: list | None, nested_spans: dict | None = None) -> Iterator[tuple[Any, Source]]:
+def _document_objects(
+    doc: Any, source: Source, item_spans: list[Span] | None, nested_spans: dict[tuple[int, ...], Span] | None = None
+) -> Iterator[tuple[Any, Source]]:
     """The objects of one document: the document itself, or the items of a List (``*List``),
     Lists among the items flattened in the order kubectl's FlattenListVisitor visits them
     (cli-runtime resource/visitor.go: breadth first, a nested List's items after the items
@@ -312,7 +318,7 @@ class _NamesTaken:
     """The names already used by objects of one kind (and namespace), looked up in the
     snapshot's own index of names: no set of them is built for each generated name."""
 
-    def __init__(self, snap: ClusterSnapshot, raw: dict) -> None:
+    def __init__(self, snap: ClusterSnapshot, raw: JSONObject) -> None:
         self.names = snap.names
         self.kind = raw.get("kind")
         self.namespace = (raw["metadata"].get("namespace") or "default") if self.kind in NAMESPACED else ""
@@ -321,7 +327,7 @@ class _NamesTaken:
         return (self.kind, self.namespace, name) in self.names
 
 
-def _unknown_fields(raw: dict, source: Source) -> list[str]:
+def _unknown_fields(raw: JSONObject, source: Source) -> list[str]:
     """kubectl's 'unknown field' warnings for one object, each naming file, line and object."""
     out = []
     for path, same_but_case in unknown_fields(raw):
@@ -397,7 +403,7 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
     return obj
 
 
-def _check_unique(snap: ClusterSnapshot, kind: str, raw: dict, source: Source) -> None:
+def _check_unique(snap: ClusterSnapshot, kind: str, raw: JSONObject, source: Source) -> None:
     """Names are unique per kind (and namespace); uids are unique across all objects: explicit
     ones, and pods' effective ones (explicit, or namespace/name as the builder defaults it), since
     the scheduler keys pods by uid. (Runs for every object: no formatting unless there is an error.)"""
@@ -422,7 +428,7 @@ def _check_unique(snap: ClusterSnapshot, kind: str, raw: dict, source: Source) -
         snap.uids[uid] = raw
 
 
-def _where(snap: ClusterSnapshot, raw: dict) -> str:
+def _where(snap: ClusterSnapshot, raw: JSONObject) -> str:
     source = snap.sources.get(id(raw))
     if source is None:
         return "?"
@@ -430,7 +436,7 @@ def _where(snap: ClusterSnapshot, raw: dict) -> str:
     return source.file + (f":{line}" if line is not None else "")
 
 
-def display_name(raw: dict) -> str:
+def display_name(raw: JSONObject) -> str:
     """name, or namespace/name for namespaced kinds ("?" for what is missing or not a string)."""
     md = raw.get("metadata")
     if type(md) is not dict:
@@ -444,12 +450,12 @@ def display_name(raw: dict) -> str:
     return f"{namespace if type(namespace) is str and namespace else 'default'}/{name}"
 
 
-def _object_error(exc: ObjectError, raw: dict, source: Source) -> InputError:
+def _object_error(exc: ObjectError, raw: JSONObject, source: Source) -> InputError:
     obj = f"{raw.get('kind')} {display_name(raw)}"
     return InputError(exc.message, file=source.file, obj=obj, field=exc.field, line=locate(source, exc.field))
 
 
-def _build(kind: str, raw: dict, objects: ClusterObjects) -> Any:
+def _build(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     if kind == "Pod":
         return Pod.from_dict(raw)
     if kind == "Node":
@@ -527,7 +533,7 @@ def _check_group_version(kind: str, api_version: str) -> None:
         )
 
 
-def _build_dra(kind: str, raw: dict, objects: ClusterObjects) -> Any:
+def _build_dra(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     """DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate: served as v1 (older
     versions converted), admitted, built; names are unique per kind (and namespace)."""
     raw, converted_from = served_as_v1(raw)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.storage import MIGRATABLE
 from kschedctl.api.storage import NOT_SUPPORTED_PROVISIONER as NO_PROVISIONER
 from kschedctl.api.types import Pod, Volume
@@ -216,11 +217,11 @@ def _uses_attachable_volumes(cluster: ClusterSnapshot, pod: Pod) -> bool:
     return False
 
 
-def _attachable_source(source: dict) -> bool:
+def _attachable_source(source: JSONObject) -> bool:
     return "csi" in source or any(field in source for field, _ in MIGRATABLE.values())
 
 
-def _claim_class(raw: dict) -> str:
+def _claim_class(raw: JSONObject) -> str:
     annotations = (raw.get("metadata") or {}).get("annotations") or {}
     beta = annotations.get("volume.beta.kubernetes.io/storage-class")
     return str(beta if beta is not None else (raw.get("spec") or {}).get("storageClassName") or "")

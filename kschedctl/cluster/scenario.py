@@ -16,6 +16,7 @@ from kschedctl.api.admission import admit
 from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import STDIN
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -98,7 +99,7 @@ def load_scenario(path: str) -> Scenario:
     return Scenario(path, _initial_cluster(path, doc), _events(path, doc))
 
 
-def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
+def _initial_cluster(path: str, doc: JSONObject) -> ClusterSnapshot:
     base = Path(path).parent
     files = doc.get("snapshot") or []
     files = [files] if isinstance(files, str) else files
@@ -119,7 +120,7 @@ def _initial_cluster(path: str, doc: dict) -> ClusterSnapshot:
     return cluster
 
 
-def _events(path: str, doc: dict) -> list[ScenarioEvent]:
+def _events(path: str, doc: JSONObject) -> list[ScenarioEvent]:
     out = []
     for i, spec in enumerate(doc.get("events") or []):
         at = parse_duration(spec["at"])
@@ -165,7 +166,7 @@ def _object_error(path: str, where: str, exc: ObjectError) -> InputError:
     return InputError(exc.message, file=path, field=dotted, line=locate_line(path, 0, None, dotted))
 
 
-def _name(raw: dict) -> str:
+def _name(raw: JSONObject) -> str:
     md = raw.get("metadata")
     name = md.get("name") if isinstance(md, dict) else None
     return name if isinstance(name, str) else "?"

@@ -80,7 +80,7 @@ class Source:
     def __repr__(self) -> str:
         return f"Source({self.file!r}, {self.document}, {self.item}, {self.span}, {self.fmt!r})"
 
-    def item_source(self, index: int, item_spans: list | None) -> "Source":
+    def item_source(self, index: int, item_spans: list[Span] | None) -> "Source":
         span = item_spans[index] if item_spans is not None and index < len(item_spans) else None
         return Source(self.file, self.document, index, span, self.fmt)
 
