@@ -234,6 +234,7 @@ def explain_pod_group(
     for member in members:
         create_template_claims(sched, member)
     group = group_of(sched.objects, members[0], version)
+    assert group is not None  # members were chosen for having it
     fwk = sched.framework_for_pod(members[0])
     cycle = sched.pod_groups
     tables: dict[tuple[str | None, str], list[NodeExplanation]] = {}

@@ -142,8 +142,8 @@ def verdict_notes(rows: Sequence[Any]) -> str:
 
 def nominated_note(rows: Sequence[Any]) -> str:
     """A sentence for the verdict when pods nominated to rejected nodes hold the room."""
-    holders = {}
-    nodes = []
+    holders: dict[str, int] = {}  # nominated pod -> its priority
+    nodes: list[str] = []
     for row in rows:
         facts = (row.details or {}).get("NominatedPods")
         if facts:

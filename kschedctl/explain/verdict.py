@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.types import Pod
 from kschedctl.cluster.references import first_names
 from kschedctl.plugins.details import format_quantity
@@ -99,7 +100,7 @@ def fits_verdict(rows: Sequence[NodeExplanation]) -> str:
 __all__ = ["fits_verdict", "group_verdict", "verdict", "word", "word_coscheduling_groups", "word_run"]
 
 
-def group_verdict(min_count: int | None, policy: str, members: Sequence[dict]) -> str:
+def group_verdict(min_count: int | None, policy: str, members: Sequence[JSONObject]) -> str:
     """A pod group's answer first: the quorum it needs, how many members fit in its last cycle
     and where, and what blocks the rest (one clause per distinct message). ``members``: dicts
     with ``pod``, ``node`` (placed), ``feasibleNode`` (found a node, the group did not complete)
@@ -140,7 +141,7 @@ def word_coscheduling_groups(run: RunResult, cluster: Any) -> RunResult:
     by_group: dict[str, list[Any]] = {}
     for u in run.unschedulable:
         group = member_of.get(u.pod)
-        if group in groups:
+        if group is not None and group in groups:
             by_group.setdefault(group, []).append(u)
     placed = {p.pod for p in run.placements}
     for group, members in by_group.items():

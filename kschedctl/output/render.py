@@ -9,6 +9,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.field import escape_control
+from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.explain.sampling import sampling_line, tie_line
 from kschedctl.explain.verdict import group_verdict
 from kschedctl.output.layout import Column, fit_table, wrap_line
@@ -187,14 +188,14 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
     return out + _render_details(data, width) + _render_dra(data, width) + _render_attempts(data, width)
 
 
-def _render_ranking(ranking: list[dict], top: int | None, width: int | None, chosen: str | None = None) -> str:
+def _render_ranking(ranking: list[JSONObject], top: int | None, width: int | None, chosen: str | None = None) -> str:
     """The best nodes by total score, ties marked (kube picks one of them at random); the node
     the pod goes to is marked, and listed below the top ones when it is not among them."""
     if not ranking or top == 0:
         return ""
     shown = ranking if top is None else ranking[:top]
 
-    def line(r: dict) -> str:
+    def line(r: JSONObject) -> str:
         return (
             f"  {r['rank']}{'=' if r['tie'] else '.'} {r['node']}  {r['total']}"
             + ("  (tie)" if r["tie"] else "")
@@ -210,7 +211,7 @@ def _render_ranking(ranking: list[dict], top: int | None, width: int | None, cho
     return head + "):\n" + "\n".join(lines) + "\n"
 
 
-def _node_table(data: dict, width: int | None) -> str:
+def _node_table(data: JSONObject, width: int | None) -> str:
     """The per-node table: the filter verdict, each score plugin's ``score×weight`` and the total."""
     plugins: list[str] = []
     for n in data["nodes"].values():
@@ -242,7 +243,7 @@ def _node_table(data: dict, width: int | None) -> str:
     return table.text + "\n" + _legend(legend, width)
 
 
-def _render_details(data: dict, width: int | None) -> str:
+def _render_details(data: JSONObject, width: int | None) -> str:
     """The facts behind each rejection, one line per node and plugin."""
     lines = [
         f"  {name}: {plugin}: {facts['summary']}"
@@ -255,7 +256,7 @@ def _render_details(data: dict, width: int | None) -> str:
     return "\nwhy not:\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
 
 
-def _render_attempts(data: dict, width: int | None) -> str:
+def _render_attempts(data: JSONObject, width: int | None) -> str:
     """--in-run: each attempt `schedule` made for the pod, what moved it back to the queue
     before it, and how it ended."""
     attempts = data.get("attempts")
@@ -281,7 +282,7 @@ def _render_attempts(data: dict, width: int | None) -> str:
     return "\nattempts in the schedule run:\n" + "\n".join(lines) + "\n" + end + "\n"
 
 
-def _render_dra(data: dict, width: int | None) -> str:
+def _render_dra(data: JSONObject, width: int | None) -> str:
     """DynamicResources: the devices the chosen node would give, and why the others give none."""
     lines = []
     for name, n in data["nodes"].items():
@@ -299,7 +300,7 @@ def _render_dra(data: dict, width: int | None) -> str:
     return "\ndevices (DynamicResources):\n" + "\n".join(wrap_line(line, width, "    ") for line in lines) + "\n"
 
 
-def render_validation(reports: list, output: str) -> str:
+def render_validation(reports: JSONList, output: str) -> str:
     """`validate`: one line per finding (file:line:column: severity: path: message), or JSON for CI."""
     if output == "json":
         return to_json({"valid": all(r.valid for r in reports), "files": [r.to_dict() for r in reports]})

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from kschedctl.api.field import escape_control
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.cluster.references import first_names
 from kschedctl.output.layout import wrap_line
 from kschedctl.output.render import to_json, to_yaml
@@ -74,9 +75,11 @@ def _side(side: dict[str, Any]) -> str:
 
 
 def _where(outcome: dict[str, Any]) -> str:
-    if outcome["node"]:
-        return outcome["node"] + (" (preempted)" if outcome["status"] == "Preempted" else "")
-    return outcome["status"]
+    node: str | None = outcome["node"]
+    status: str = outcome["status"]
+    if node:
+        return node + (" (preempted)" if status == "Preempted" else "")
+    return status
 
 
 def _diff_changes(changes: list[dict[str, Any]], width: int | None = None) -> str:
@@ -192,7 +195,7 @@ def daemon_set_lines(by_node: dict[str, list[dict[str, Any]]]) -> str:
     return "DaemonSet pods on the added nodes (counted against their allocatable):\n" + "\n".join(f"  {line}" for line in lines) + "\n"
 
 
-def nodes_for_headline(data: dict) -> str:
+def nodes_for_headline(data: JSONObject) -> str:
     """ "N nodes like X are needed for M pods", or, when some pods fit no node of that shape,
     that said first: "0 nodes are needed" is no answer for a pod no such node can hold."""
     stuck = len(data["cannotHelp"])

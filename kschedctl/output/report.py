@@ -53,7 +53,8 @@ def plotly_js() -> str:
         from plotly.offline import get_plotlyjs
     except ImportError:
         raise ReportUnavailable(MISSING_PLOTLY) from None
-    return get_plotlyjs()
+    js: str = get_plotlyjs()
+    return js
 
 
 # --- the four reports ----------------------------------------------------------------------
@@ -618,7 +619,7 @@ def _attempt_table(table: Any, titled: bool) -> str:
     rejecting = {r.plugin for r in shown if r.code not in ("Success", "NotEvaluated")}
     columns = [p for p in filters if p in rejecting]
     passed = [p for p in filters if p not in rejecting]
-    weights = next((r.scores for r in scored if r.scores), {}) or {}
+    weights: dict[str, dict[str, int]] = next((r.scores for r in scored if r.scores), {}) or {}
     head = [
         "node",
         "verdict",
@@ -703,7 +704,9 @@ def _details(e: dict[str, Any]) -> str:
 
 
 def _where(outcome: dict[str, Any]) -> str:
-    return outcome["node"] or outcome["status"]
+    node: str | None = outcome["node"]
+    status: str = outcome["status"]
+    return node or status
 
 
 def _side(side: dict[str, Any]) -> str:

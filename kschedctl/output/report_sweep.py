@@ -116,7 +116,7 @@ def _axis_figure(records: list[dict[str, Any]], axis: str, values: list[str], me
             traces.append(
                 {
                     "type": "box",
-                    "name": names.get(group, group) or METRIC_TITLES[metric],
+                    "name": (names.get(group, group) if group is not None else None) or METRIC_TITLES[metric],
                     "legendgroup": group or "",
                     "visible": i == 0,
                     "boxpoints": "all",

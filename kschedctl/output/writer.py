@@ -22,6 +22,7 @@ import yaml
 
 from kschedctl.api.decoding import SafeDumper
 from kschedctl.api.errors import InputError
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.outputs import OutputPath, as_output, resolve_output, write_output
 from kschedctl.cluster.loader import ClusterSnapshot, document_objects
 from kschedctl.output.after_run import changes, created
@@ -60,7 +61,7 @@ def _objects(documents: list[Any]) -> Iterator[Any]:
         yield from document_objects(doc)
 
 
-def render_snapshot(document: dict, path: str) -> str:
+def render_snapshot(document: JSONObject, path: str) -> str:
     try:
         if path.endswith(".json"):
             return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -87,7 +87,7 @@ class LocalPool:
     def run(self, tasks: Iterable[tuple[CellTask, SnapshotSource]], report: Report) -> None:
         queue = deque(tasks)
         suspects: deque[tuple[CellTask, SnapshotSource]] = deque()
-        in_flight: dict[Future, tuple[CellTask, SnapshotSource]] = {}
+        in_flight: dict[Future[CellOutcome], tuple[CellTask, SnapshotSource]] = {}
         while queue or suspects or in_flight:
             if suspects:
                 if not in_flight:  # after a crash: the cells that were in flight, one at a time
@@ -122,7 +122,7 @@ class LocalPool:
             if self.on_running is not None:
                 self.on_running(n)
 
-    def _submit(self, item: tuple[CellTask, SnapshotSource], in_flight: dict[Future, Any]) -> None:
+    def _submit(self, item: tuple[CellTask, SnapshotSource], in_flight: dict[Future[CellOutcome], tuple[CellTask, SnapshotSource]]) -> None:
         assert self._pool is not None
         in_flight[self._pool.submit(self.fn, *item)] = item
 
@@ -132,11 +132,11 @@ class LocalPool:
         self._pool = self._new_pool()
 
 
-def _broke(f: Future) -> bool:
+def _broke(f: Future[CellOutcome]) -> bool:
     return isinstance(f.exception(), BrokenProcessPool)
 
 
-def _outcome(f: Future, task: CellTask) -> CellOutcome:
+def _outcome(f: Future[CellOutcome], task: CellTask) -> CellOutcome:
     exc = f.exception()
     if exc is None:
         return f.result()
@@ -279,8 +279,10 @@ def _with_data(source: SnapshotSource) -> SnapshotSource:
 
 
 def _dask_outcome(f: Any, task: CellTask) -> CellOutcome:
+    """``f``: a dask.distributed Future (untyped) of run_cell."""
     if f.status == "finished":
-        return f.result()
+        outcome: CellOutcome = f.result()
+        return outcome
     exc = f.exception()
     if type(exc).__name__ == "KilledWorker":
         return CellOutcome(task.key, CRASHED, f"{CRASH_MESSAGE}; Dask: {exc}")

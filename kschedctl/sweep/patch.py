@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.config.loader import API_VERSION, KIND
 
 DEFAULT_PROFILE = "default-scheduler"
@@ -165,9 +166,9 @@ def _plugin_args(profile: dict[str, Any], plugin: str, field: str) -> dict[str, 
     for item in configs:
         if isinstance(item, dict) and item.get("name") == plugin:
             return _mapping(item, "args", field)
-    item = {"name": plugin, "args": {}}
-    configs.append(item)
-    return item["args"]
+    args: JSONObject = {}
+    configs.append({"name": plugin, "args": args})
+    return args
 
 
 def _mapping(parent: dict[str, Any], key: str, field: str) -> dict[str, Any]:

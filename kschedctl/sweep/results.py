@@ -279,4 +279,5 @@ def read_results(path: str) -> list[dict[str, Any]]:
             return list(csv.DictReader(fh))
     import pyarrow.parquet as pq
 
-    return pq.read_table(path).to_pylist()
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows

@@ -30,12 +30,14 @@ simulator/node_info_utils.go); the results say which, per added node (``daemonSe
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kschedctl.api.errors import InputError
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.types import Node, Pod
+from kschedctl.backend.cache.cache import Snapshot
 from kschedctl.cluster.daemonsets import describe_pods, pods_for_node, refused
 from kschedctl.cluster.loader import ClusterSnapshot, is_pending
 from kschedctl.framework.config_types import KubeSchedulerConfiguration
@@ -43,6 +45,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.registry import Registry
 from kschedctl.framework.resource import Resource, pod_requests
 from kschedctl.framework.types import PodInfo
+from kschedctl.runtime.framework import Framework
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.schedule_one import resume_resolved_waiting_pods, schedule_one
 from kschedctl.scheduler.scheduler import Scheduler
@@ -75,7 +78,7 @@ class CapacityResult:
     usage: ClusterUsage | None = None  # the cluster with every fitting copy bound (for the report)
     fast_path: bool = False
     fast_attempts: int = 0  # attempts the fast path answered (the others went the plain way)
-    daemon_set_pods: dict[str, list[dict]] = field(default_factory=dict)  # added node -> its DaemonSet pods
+    daemon_set_pods: dict[str, list[JSONObject]] = field(default_factory=dict)  # added node -> its DaemonSet pods
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -106,7 +109,7 @@ class NodesForResult:
     cannot_help: list[dict[str, str]]
     skipped: list[dict[str, str]] = field(default_factory=list)
     method: str = BINPACKING_METHOD
-    daemon_set_pods: dict[str, list[dict]] = field(default_factory=dict)  # new (and added) node -> DaemonSet pods
+    daemon_set_pods: dict[str, list[JSONObject]] = field(default_factory=dict)  # new (and added) node -> DaemonSet pods
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,9 +134,9 @@ class NodesForResult:
 
 def without_pending(
     cluster: ClusterSnapshot,
-    extra_nodes: list[Node] = (),  # type: ignore[assignment]
-    daemon_pods: list[Pod] = (),
-) -> ClusterSnapshot:  # type: ignore[assignment]
+    extra_nodes: Sequence[Node] = (),
+    daemon_pods: Sequence[Pod] = (),
+) -> ClusterSnapshot:
     """The cluster as it runs: nodes (plus the hypothetical ones, with their DaemonSet pods) and
     the pods bound to them."""
     return ClusterSnapshot(
@@ -203,8 +206,8 @@ def capacity(
     *,
     max_copies: int | None = None,
     seed: int | None = None,
-    added_nodes: list[Node] = (),
-    fast: bool = True,  # type: ignore[assignment]
+    added_nodes: Sequence[Node] = (),
+    fast: bool = True,
     progress: Callable[[int], None] | None = None,
     plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
 ) -> CapacityResult:
@@ -315,12 +318,12 @@ def nodes_for(
     config: KubeSchedulerConfiguration,
     registry: Registry,
     version: KubeVersion,
-    node_template: dict,
+    node_template: JSONObject,
     template: PodTemplate | None = None,
     *,
     copies: int | None = None,
-    added_nodes: list[Node] = (),
-    seed: int | None = None,  # type: ignore[assignment]
+    added_nodes: Sequence[Node] = (),
+    seed: int | None = None,
     plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
 ) -> NodesForResult:
     """How many nodes shaped like ``node_template`` the pods need: the snapshot's pending pods,
@@ -399,7 +402,7 @@ def _equivalence_key(pod: Pod) -> Any:
 class _BinpackingEstimator:
     """BinpackingNodeEstimator.Estimate over the Scheduler's cache, with its framework's filters."""
 
-    def __init__(self, sched: Scheduler, node_template: dict) -> None:
+    def __init__(self, sched: Scheduler, node_template: JSONObject) -> None:
         self.sched = sched
         self.raw_template = node_template
         self.template_node = node_copy(node_template, str(node_template.get("metadata", {}).get("name", "template")))
@@ -455,7 +458,9 @@ class _BinpackingEstimator:
                 return info.name
         return None
 
-    def _pre_filter(self, pod: Pod) -> tuple[Any, Any, CycleState, Any]:
+    def _pre_filter(self, pod: Pod) -> tuple[Snapshot, Framework, CycleState, Literal[True] | set[str] | None]:
+        """The snapshot, the pod's profile, the cycle state after PreFilter and the nodes it
+        allows (True: all; None: PreFilter rejected the pod)."""
         sched = self.sched
         sched.update_snapshot()
         fwk = sched.framework_for_pod(pod)
@@ -463,7 +468,7 @@ class _BinpackingEstimator:
         pre_res, status, _ = fwk.run_pre_filter_plugins(state, pod, sched.snapshot.list())
         if not status.is_success():
             return sched.snapshot, fwk, state, None
-        allowed = True if pre_res is None or pre_res.all_nodes() else set(pre_res.node_names or ())
+        allowed: Literal[True] | set[str] = True if pre_res is None or pre_res.all_nodes() else set(pre_res.node_names or ())
         return sched.snapshot, fwk, state, allowed
 
     def _check(self, pod: Pod, node_name: str) -> str | None:
@@ -473,6 +478,7 @@ class _BinpackingEstimator:
             _, status, _ = fwk.run_pre_filter_plugins(CycleState(), pod, snapshot.list())
             return status.message() or status.code.name
         info = snapshot.get(node_name)
+        assert info is not None, node_name  # one of the nodes the question added
         status = fwk.run_filter_plugins(state, pod, info)
         if status.is_success():
             return None

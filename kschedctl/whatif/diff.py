@@ -80,7 +80,7 @@ class PodOutcome:
     def placed(self) -> bool:
         return self.status in ("Scheduled", "Preempted")
 
-    def preemption_signature(self) -> tuple:
+    def preemption_signature(self) -> tuple[tuple[str, ...], str | None, str | None]:
         return tuple(self.victims), self.preempted_by, self.nominated_node
 
     def to_dict(self) -> dict[str, Any]:

@@ -97,10 +97,10 @@ def plugin_name(fwk: Any, pl: Any) -> str:
     name_of = getattr(fwk, "name_of", None)
     if name_of is not None:
         try:
-            return name_of(pl)
+            return str(name_of(pl))
         except KeyError:
             pass
-    return pl.name()
+    return str(pl.name())
 
 
 def _has_pod_affinity(pod: Pod) -> bool:

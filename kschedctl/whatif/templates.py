@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from kschedctl.api.admission import admit
 from kschedctl.api.errors import InputError, ObjectError
+from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.types import GenericObject, Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, iter_objects, parse_documents, read_text, resolve_priorities
 from kschedctl.framework.types import PodInfo
@@ -97,8 +98,8 @@ def _template_from_file(path: str, cluster: ClusterSnapshot) -> PodTemplate:
     raise InputError(f"no object of kind {', '.join(WORKLOAD_KINDS)} found", file=path)
 
 
-def _workload_template(kind: str, raw: dict, cluster: ClusterSnapshot, path: str) -> PodTemplate:
-    md: dict = raw["metadata"] if isinstance(raw.get("metadata"), dict) else {}
+def _workload_template(kind: str, raw: JSONObject, cluster: ClusterSnapshot, path: str) -> PodTemplate:
+    md: JSONObject = raw["metadata"] if isinstance(raw.get("metadata"), dict) else {}
     name = str(md.get("name") or "")
     generate = md.get("generateName")
     if not name and isinstance(generate, str) and generate.rstrip("-"):
@@ -110,7 +111,7 @@ def _workload_template(kind: str, raw: dict, cluster: ClusterSnapshot, path: str
         pod_raw = copy.deepcopy(raw)
         pod_raw["metadata"]["name"] = name
         return _template(f"Pod {namespace}/{name}", pod_raw, [], name, cluster, path)
-    spec: dict = raw["spec"] if isinstance(raw.get("spec"), dict) else {}
+    spec: JSONObject = raw["spec"] if isinstance(raw.get("spec"), dict) else {}
     if kind == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec")) or {}
     tmpl = spec.get("template")
@@ -173,7 +174,7 @@ def _workload_template(kind: str, raw: dict, cluster: ClusterSnapshot, path: str
     return template
 
 
-def _template(source: str, raw: dict, owners: list[GenericObject], prefix: str, cluster: ClusterSnapshot, where: str) -> PodTemplate:
+def _template(source: str, raw: JSONObject, owners: list[GenericObject], prefix: str, cluster: ClusterSnapshot, where: str) -> PodTemplate:
     """A pending pod from ``raw``: no node, no status, priority resolved as admission would."""
     spec = raw.setdefault("spec", {})
     if isinstance(spec, dict):
@@ -193,7 +194,7 @@ def _template(source: str, raw: dict, owners: list[GenericObject], prefix: str, 
     return PodTemplate(source, base, prefix, owners=owners)
 
 
-def _template_hash(template: dict) -> str:
+def _template_hash(template: JSONObject) -> str:
     """A stable stand-in for the ReplicaSet controller's pod-template-hash (10 safe characters)."""
     digest = hashlib.sha256(json.dumps(template, sort_keys=True, default=str).encode()).digest()
     return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in digest[:10])
@@ -202,7 +203,7 @@ def _template_hash(template: dict) -> str:
 # --- hypothetical nodes --------------------------------------------------------------------
 
 
-def load_node_template(path: str) -> dict:
+def load_node_template(path: str) -> JSONObject:
     """The first Node object of a file, as a raw dict."""
     text = read_text(path)
     for doc_index, doc in enumerate(parse_documents(text, path)):
@@ -215,11 +216,12 @@ def load_node_template(path: str) -> dict:
                     Node.from_dict(copy.deepcopy(raw))
                 except ObjectError as exc:
                     raise InputError(exc.message, file=path, obj="Node", field=exc.field) from None
-                return raw
+                node: JSONObject = raw
+                return node
     raise InputError("no Node object found", file=path)
 
 
-def node_copy(template: dict, name: str) -> Node:
+def node_copy(template: JSONObject, name: str) -> Node:
     """A fresh node of the template's shape named ``name`` (its hostname label follows the name,
     as a new machine's would; cluster-autoscaler's FreshNodeInfoFromTemplateNodeInfo does the same)."""
     raw = copy.deepcopy(template)

@@ -218,7 +218,7 @@ def _admits(node: NodeUsage, shape: Mapping[str, int]) -> bool:
 
 
 def _distinct(shapes: Iterable[Mapping[str, int]]) -> list[dict[str, int]]:
-    seen: dict[tuple, dict[str, int]] = {}
+    seen: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
     for s in shapes:
         seen.setdefault(tuple(sorted(s.items())), dict(s))
     return list(seen.values())
