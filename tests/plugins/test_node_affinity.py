@@ -12,7 +12,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.plugins.node_affinity import (
+from kschedctl.plugins.node_affinity.plugin import (
     NodeAffinity,
     NodeAffinityArgs,
     plugin_spec,

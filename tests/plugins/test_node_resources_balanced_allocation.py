@@ -14,7 +14,7 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins.node_resources_balanced_allocation import (
+from kschedctl.plugins.node_resources.balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
     balanced_resource_score,

@@ -8,7 +8,7 @@ from volume_fixtures import volume_framework
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins import volume_binding as vb
+from kschedctl.plugins.volume_binding import plugin as vb
 from kschedctl.testing import (
     args_defaults,
     args_errors,

@@ -4,7 +4,7 @@ kube's Filter statuses say *that* a node was rejected ("node(s) had untolerated 
 these say *why*: the taint, the label the selector wanted and the node's value, the pod's
 request against the node's allocatable and what is already requested there, the domain counts
 of a topology spread constraint, the pods behind an anti-affinity rejection, the pod holding a
-host port. One module per plugin, named as the plugin's own module.
+host port. Each in its plugin's package, as ``kschedctl.plugins.<package>.details``.
 
 They are never on the Filter path: `explain`'s recorder calls them only for the (node, plugin)
 pairs that were rejected, after the filters ran, with the CycleState the attempt's PreFilter
@@ -26,11 +26,11 @@ from kschedctl.framework.types import NodeInfo
 # (the plugin instance, the attempt's CycleState, the pod, the node) -> facts with a "summary"
 DetailsFn = Callable[[Any, CycleState, Pod, NodeInfo], "dict[str, Any] | None"]
 
-# plugin name -> the module (under kschedctl.plugins.details) holding its ``filter_details``
+# plugin name -> the package (under kschedctl.plugins) whose details module holds its ``filter_details``
 MODULES = {
     "TaintToleration": "taint_toleration",
     "NodeAffinity": "node_affinity",
-    "NodeResourcesFit": "node_resources_fit",
+    "NodeResourcesFit": "node_resources",
     "PodTopologySpread": "pod_topology_spread",
     "InterPodAffinity": "inter_pod_affinity",
     "NodePorts": "node_ports",
@@ -48,7 +48,7 @@ def details_fn(name: str, plugin: Any) -> DetailsFn | None:
     ``filter_details`` method, else None."""
     module = MODULES.get(name)
     if module is not None:
-        fn: DetailsFn = importlib.import_module(f"{__name__}.{module}").filter_details
+        fn: DetailsFn = importlib.import_module(f"kschedctl.plugins.{module}.details").filter_details
         return fn
     own = getattr(plugin, "filter_details", None)
     if callable(own):

@@ -20,7 +20,7 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
     rwop = _read_write_once_pod(plugin, state, pod)
     if rwop is not None:
         return rwop
-    from kschedctl.plugins.volume_restrictions import is_volume_conflict, needs_restrictions_check
+    from kschedctl.plugins.volume_restrictions.plugin import is_volume_conflict, needs_restrictions_check
 
     sharing = sorted(
         {p.pod.key for p in info.pods if any(needs_restrictions_check(v) and is_volume_conflict(v, p.pod) for v in pod.volumes)}
@@ -31,7 +31,7 @@ def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> 
 
 
 def _read_write_once_pod(plugin: Any, state: CycleState, pod: Pod) -> dict[str, Any] | None:
-    from kschedctl.plugins.volume_restrictions import PRE_FILTER_STATE_KEY
+    from kschedctl.plugins.volume_restrictions.plugin import PRE_FILTER_STATE_KEY
 
     try:
         s = state.read(PRE_FILTER_STATE_KEY)

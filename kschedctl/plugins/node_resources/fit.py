@@ -37,7 +37,7 @@ from kschedctl.framework.resource import Resource, compute_pod_resource_request
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
-from kschedctl.plugins.resource_allocation import (
+from kschedctl.plugins.node_resources.resource_allocation import (
     LEAST_ALLOCATED,
     ResourceAllocationScorer,
     ScoringStrategy,

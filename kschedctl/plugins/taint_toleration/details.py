@@ -8,7 +8,7 @@ from typing import Any
 from kschedctl.api.types import Pod, Taint
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.types import NodeInfo
-from kschedctl.plugins.taint_toleration import _DO_NOT_SCHEDULE, tolerations_tolerate
+from kschedctl.plugins.taint_toleration.plugin import _DO_NOT_SCHEDULE, tolerations_tolerate
 
 
 def taint_text(taint: Taint) -> str:

@@ -50,7 +50,7 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.resource_allocation import (
+from kschedctl.plugins.node_resources.resource_allocation import (
     UtilizationShapePoint,
     validate_function_shape,
 )

@@ -11,7 +11,7 @@ from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import Node, Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.types import AffinityTerm, NodeInfo, PodInfo
-from kschedctl.plugins.inter_pod_affinity import PRE_FILTER_STATE_KEY, PreFilterState
+from kschedctl.plugins.inter_pod_affinity.plugin import PRE_FILTER_STATE_KEY, PreFilterState
 
 MAX_PODS = 5  # pods named per rejection; the count says how many there are
 

@@ -12,7 +12,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.resource import compute_pod_resource_request
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins.details import format_quantity
-from kschedctl.plugins.node_resources_fit import PRE_FILTER_STATE_KEY, fits_request
+from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY, fits_request
 
 
 def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ from kschedctl.framework.gosemantics import FieldError, forbidden
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.placement import PodGroupAssignment
 from kschedctl.framework.registry import PluginSpec
-from kschedctl.plugins.resource_allocation import (
+from kschedctl.plugins.node_resources.resource_allocation import (
     MOST_ALLOCATED,
     ResourceAllocationScorer,
     ResourceSpec,

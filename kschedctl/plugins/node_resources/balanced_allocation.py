@@ -29,7 +29,7 @@ from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
-from kschedctl.plugins.resource_allocation import (
+from kschedctl.plugins.node_resources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceSpec,
     Scorer,

@@ -41,8 +41,8 @@ from kschedctl.framework.types import (
     WeightedAffinityTerm,
     new_affinity_term,
 )
-from kschedctl.plugins import inter_pod_affinity_counts as ipa_counts
 from kschedctl.plugins import names
+from kschedctl.plugins.inter_pod_affinity import counts as ipa_counts
 from kschedctl.plugins.row_aggregate import tracked_rows
 
 NAME = names.InterPodAffinity
@@ -123,7 +123,7 @@ class PreFilterState:
         self.namespace_labels = namespace_labels
         self.ns_labels_of = ns_labels_of
         # filter_batch's tables over label codes, built once per cycle from the counts above
-        # (inter_pod_affinity_counts.filter_masks); dropped whenever the counts change
+        # (counts.filter_masks); dropped whenever the counts change
         self.luts: dict[tuple[object, ...], object] = {}
 
     def clone(self) -> "PreFilterState":
@@ -354,7 +354,7 @@ class InterPodAffinity:
 
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: each check becomes a lookup of the nodes' label codes in a
-        table of the topology values with a positive count (inter_pod_affinity_counts.py); a
+        table of the topology values with a positive count (counts.py); a
         missing state raises, and the runtime's per-node calls report it."""
         s, err = _read_pre_filter_state(state)
         if err is not None:
@@ -438,7 +438,7 @@ class InterPodAffinity:
         return total, None
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
-        """score() for many nodes, by label codes (inter_pod_affinity_counts.py)."""
+        """score() for many nodes, by label codes (counts.py)."""
         s, err = _read_pre_score_state(state)
         if err is not None:
             raise RuntimeError(err.message())

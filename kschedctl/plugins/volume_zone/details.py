@@ -8,7 +8,7 @@ from typing import Any
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.types import NodeInfo
-from kschedctl.plugins.volume_zone import _TO_GA
+from kschedctl.plugins.volume_zone.plugin import _TO_GA
 
 
 def filter_details(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> dict[str, Any] | None:
