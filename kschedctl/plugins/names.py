@@ -25,7 +25,8 @@ PodGroupPodsCount = "PodGroupPodsCount"
 PlacementBinPacking = "PlacementBinPacking"
 
 # Modules under kschedctl.plugins that each define plugin_spec(), in registration order: a plugin's
-# package (its __init__ exports plugin_spec), or a module of a package holding several plugins.
+# package (its __init__ exports plugin_spec), a module of a package holding several plugins, or
+# "module:function" where a package holding several plugins names each one's spec function.
 IN_TREE_MODULES: list[str] = [
     "scheduling_gates",
     "priority_sort",
@@ -34,7 +35,7 @@ IN_TREE_MODULES: list[str] = [
     "taint_toleration",
     "node_affinity",
     "node_ports",
-    "node_resources.fit",
+    "node_resources:fit_plugin_spec",
     "volume_restrictions",
     "node_volume_limits",
     "volume_binding",
@@ -43,7 +44,7 @@ IN_TREE_MODULES: list[str] = [
     "inter_pod_affinity",
     "dynamic_resources",
     "default_preemption",
-    "node_resources.balanced_allocation",
+    "node_resources:balanced_allocation_plugin_spec",
     "image_locality",
     "default_binder",
     "gang_scheduling",

@@ -7,7 +7,7 @@ from typing import Any
 
 from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.types import Namespace, Node, Pod
-from kschedctl.plugins.inter_pod_affinity.plugin import InterPodAffinity
+from kschedctl.plugins.inter_pod_affinity import InterPodAffinity
 from kschedctl.testing import make_node, make_pod, new_framework
 
 # scoring_test.go `namespaces`: two teams, two sub-teams each.

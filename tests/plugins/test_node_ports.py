@@ -6,7 +6,7 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint, Status
-from kschedctl.plugins.node_ports.plugin import NodePorts
+from kschedctl.plugins.node_ports import NodePorts
 from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 
 CONFIG = only_plugins("NodePorts")

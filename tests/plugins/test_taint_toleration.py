@@ -6,7 +6,7 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, NodeScore, QueueingHint, Status
-from kschedctl.plugins.taint_toleration.plugin import TaintToleration
+from kschedctl.plugins.taint_toleration import TaintToleration
 from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 from kschedctl.versions import KubeVersion
 

@@ -43,11 +43,12 @@ from kschedctl.plugins.default_preemption.evaluator import (
     pod_start_time,
     sort_by_importance,
 )
-from kschedctl.plugins.node_affinity.plugin import NodeAffinity
-from kschedctl.plugins.node_name.plugin import NodeName
-from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY, NodeResourcesFit
-from kschedctl.plugins.node_unschedulable.plugin import NodeUnschedulable
-from kschedctl.plugins.taint_toleration.plugin import TaintToleration
+from kschedctl.plugins.node_affinity import NodeAffinity
+from kschedctl.plugins.node_name import NodeName
+from kschedctl.plugins.node_resources import NodeResourcesFit
+from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY
+from kschedctl.plugins.node_unschedulable import NodeUnschedulable
+from kschedctl.plugins.taint_toleration import TaintToleration
 
 NAME = names.DefaultPreemption
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10

@@ -1,6 +1,8 @@
 """The InterPodAffinity plugin, one module per concern:
 
 - plugin.py: the faithful per-node port
+- batch.py: its vectorised numpy twin, a subclass of the port adding the batch forms (what
+  the registry builds)
 - details.py: the facts `explain` shows behind a Filter rejection
 - counts.py: the per-snapshot counts kept across cycles
 
@@ -9,6 +11,13 @@ Upstream: pkg/scheduler/framework/plugins/interpodaffinity/.
 
 from __future__ import annotations
 
-from kschedctl.plugins.inter_pod_affinity.plugin import InterPodAffinity, plugin_spec
+from kschedctl.framework.registry import PluginSpec
+from kschedctl.plugins.inter_pod_affinity.batch import InterPodAffinity
+from kschedctl.plugins.inter_pod_affinity.plugin import NAME, InterPodAffinityArgs
+
+
+def plugin_spec() -> PluginSpec:
+    return PluginSpec(NAME, InterPodAffinity, InterPodAffinity, args_type=InterPodAffinityArgs)
+
 
 __all__ = ["InterPodAffinity", "plugin_spec"]

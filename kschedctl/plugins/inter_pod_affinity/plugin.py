@@ -24,7 +24,6 @@ from kschedctl.framework.gosemantics import FieldError, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
-    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -33,7 +32,6 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import (
     AffinityTerm,
     NodeInfo,
@@ -352,29 +350,6 @@ class InterPodAffinity:
             return Status(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes: each check becomes a lookup of the nodes' label codes in a
-        table of the topology values with a positive count (counts.py); a
-        missing state raises, and the runtime's per-node calls report it."""
-        s, err = _read_pre_filter_state(state)
-        if err is not None:
-            raise RuntimeError(err.message())
-        if getattr(node_infos, "rows", None) is None or any(ni.node is None for ni in node_infos):
-            return None  # the per-node form
-        terms = s.pod_info.required_affinity_terms
-        incoming = s.pod_info.pod
-        first_pod = bool(terms) and not s.affinity_counts and _matches_all(terms, incoming, s.ns_labels_of(incoming.namespace))
-        aff_fail, anti_fail, existing_fail = ipa_counts.filter_masks(s, node_infos, first_pod)
-        out: list[Status | None] = [None] * len(node_infos)
-        for i in (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist():
-            if aff_fail[i]:
-                out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-            elif anti_fail[i]:
-                out[i] = Status(Code.Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-            else:
-                out[i] = Status(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
-        return out
-
     # --- PreScore / Score / NormalizeScore (scoring.go) ------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         lister = self.handle.snapshot_shared_lister()
@@ -437,15 +412,6 @@ class InterPodAffinity:
                 total += by_value.get(value, 0)
         return total, None
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
-        """score() for many nodes, by label codes (counts.py)."""
-        s, err = _read_pre_score_state(state)
-        if err is not None:
-            raise RuntimeError(err.message())
-        if getattr(node_infos, "rows", None) is None:
-            return None  # the per-node form
-        return ipa_counts.topology_scores(s, node_infos)
-
     def score_extensions(self) -> "InterPodAffinity":
         return self
 
@@ -465,23 +431,6 @@ class InterPodAffinity:
                 f = float(MAX_NODE_SCORE) * (float(ns.score - min_count) / float(diff))
             ns.score = int(f)
         return None
-
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
-        """normalize_score over a whole batch: the same IEEE-754 operations on an array."""
-        import numpy as np
-
-        s, err = _read_pre_score_state(state)
-        if err is not None:
-            raise RuntimeError(err.message())  # the runtime's per-node call reports it
-        arr = np.asarray(values, np.int64)
-        if not s.topology_score or not len(arr):
-            return arr
-        min_count = int(arr.min())
-        diff = int(arr.max()) - min_count
-        if diff <= 0:
-            return np.zeros(len(arr), np.int64)
-        f = float(MAX_NODE_SCORE) * ((arr - min_count).astype(np.float64) / float(diff))
-        return f.astype(np.int64)  # int64(f): truncation toward zero (f >= 0)
 
 
 def _satisfy_pod_affinity(s: PreFilterState, node: Node) -> bool:
@@ -569,7 +518,3 @@ class InterPodAffinityArgs(PluginArgs):
                 invalid("hardPodAffinityWeight", w, f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")
             ]
         return []
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, InterPodAffinity, InterPodAffinity, args_type=InterPodAffinityArgs)

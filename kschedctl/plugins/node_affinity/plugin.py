@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, ClassVar
 
 from kschedctl.api.errors import ObjectError
@@ -33,7 +32,6 @@ from kschedctl.framework.gosemantics import FieldError, aggregate, invalid, not_
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
-    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -42,16 +40,11 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.registry import PluginSpec
-from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.lazy import numpy as np
+from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (
     default_normalize_score,
-    default_normalize_score_batch,
-    node_only_filter_batch,
 )
-from kschedctl.plugins.row_aggregate import label_codes
 
 NAME = names.NodeAffinity
 ARGS_KIND = "NodeAffinityArgs"
@@ -442,78 +435,6 @@ class NodeAffinity:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
-        """normalize_score over the scores of a whole batch (same integers)."""
-        return default_normalize_score_batch(MAX_NODE_SCORE, False, values)
-
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes, with the PreFilter state read once."""
-        required = state.get(PRE_FILTER_STATE_KEY)
-        if required is None or self.added_node_selector is not None:
-            return None  # the per-node form
-        verdicts = _matches_by_codes(required, node_infos)
-        if verdicts is not None:
-            out: list[Status | None] = [None] * len(node_infos)
-            for i in np.flatnonzero(~verdicts).tolist():
-                out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
-            return out
-        matches = required.matches
-        return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
-
-    def filter_batch_with_added_pods(
-        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
-    ) -> list[Status | None] | None:
-        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
-        return node_only_filter_batch(self, state, pod, node_infos)
-
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
-        """score() for many nodes, with the PreScore state read once."""
-        s = state.get(PRE_SCORE_STATE_KEY)
-        if s is None or any(ni.node is None for ni in node_infos):
-            return None  # the per-node form
-        preferred, added = s.preferred, self.added_pref_terms
-        out = []
-        for ni in node_infos:
-            node = ni.node
-            assert node is not None  # checked above
-            count = added.score(node) if added is not None else 0
-            if preferred is not None:
-                count += preferred.score(node)
-            out.append(count)
-        return out
-
-
-_NODE = attrgetter("node")
-_MAX_COMBINED = 1 << 62
-
-
-def _matches_by_codes(required: RequiredNodeAffinity, node_infos: Sequence[NodeInfo]) -> np.ndarray | None:
-    """RequiredNodeAffinity.matches of every node, by the nodes' label codes: the verdict
-    depends only on the values of the selector's keys, so the nodes are grouped by their
-    combination of value codes and each distinct combination is matched once (on its first
-    node). None without columnar rows, with a NodeInfo lacking its node, or with matchFields
-    (the verdict then depends on the node name): the per-node walk."""
-    rows = getattr(node_infos, "rows", None)
-    if rows is None or required._by_name or None in map(_NODE, node_infos):
-        return None
-    n = len(node_infos)
-    combined = np.zeros(n, np.int64)
-    radix = 1
-    for key in required._keys:
-        found = label_codes(node_infos, key)
-        if found is None:
-            return None
-        col, codes = found
-        base = len(col.values) + 1  # codes run from -1 (key missing) to len(values) - 1
-        radix *= base
-        if radix >= _MAX_COMBINED:
-            return None
-        combined = combined * base + (codes + 1)
-    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
-    lut = np.fromiter((required.matches(node_infos[i].node) for i in first.tolist()), bool, len(first))
-    verdicts: np.ndarray = lut[inverse.reshape(-1)]
-    return verdicts
-
 
 class _PreScoreState:
     __slots__ = ("preferred",)
@@ -523,7 +444,3 @@ class _PreScoreState:
 
     def clone(self) -> "_PreScoreState":
         return self
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeAffinity, NodeAffinity, args_type=NodeAffinityArgs)

@@ -21,8 +21,7 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.registry import PluginSpec
-from kschedctl.framework.types import HostPortInfo, NodeInfo, PodInfo, host_ports_of
+from kschedctl.framework.types import HostPortInfo, NodeInfo, host_ports_of
 from kschedctl.plugins import names
 
 NAME = names.NodePorts
@@ -96,23 +95,3 @@ class NodePorts:
         if not fits_ports(wanted, node_info):
             return Status(Code.Unschedulable, ERR_REASON)
         return None
-
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes: a node with no host port in use has no conflict."""
-        if state.get(PRE_FILTER_STATE_KEY) is None:
-            return None  # the per-node form reports the missing state
-        return [self.filter(state, pod, ni) if ni.used_ports.ports else None for ni in node_infos]
-
-    def filter_batch_with_added_pods(
-        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
-    ) -> list[Status | None] | None:
-        """Added pods that use no host port leave the node's ports as they are: the plain
-        statuses. None (the runtime's two passes on a copy) when one of them uses a host port."""
-        if any(host_ports_of(pi.pod) for pods in added for pi in pods):
-            return None
-        out = self.filter_batch(state, pod, node_infos)
-        return out if out is not None else [self.filter(state, pod, ni) for ni in node_infos]
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodePorts, NodePorts)

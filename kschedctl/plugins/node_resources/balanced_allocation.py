@@ -25,15 +25,12 @@ from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import FieldError, duplicate, go_div, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
-from kschedctl.framework.registry import PluginSpec
 from kschedctl.framework.types import NodeInfo
-from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.node_resources.resource_allocation import (
     ResourceAllocationScorer,
     ResourceSpec,
     Scorer,
-    allocation_columns,
     default_resource_specs,
     resources_from_args,
 )
@@ -121,53 +118,8 @@ class NodeResourcesBalancedAllocation:
                 return 0, None
         return self.scorer.score(node_info, pod_requests)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
-        """score() over a NodeBatch (an int64 array): for up to two resources the fractions and
-        the std are the same IEEE-754 operations as balanced_resource_score; otherwise per node."""
-        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
-        if isinstance(s, _PreScoreState):
-            pod_requests = s.pod_requests
-        else:
-            pod_requests = self.scorer.pod_request_list(pod)
-            if self._is_best_effort(pod_requests):
-                return [0] * len(node_infos)
-        columns = None
-        if 0 < len(self.scorer.resources) <= 2:
-            columns = allocation_columns(self.scorer, node_infos, pod_requests)
-        if columns is None:
-            return None  # more than two resources, or one the arrays do not model: per node
-        with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
-        if self.scorer.scorer is balanced_resource_scorer_legacy:
-            return with_pod
-        without_pod = _balanced_batch([(a, used) for a, _, used in columns])
-        half = MAX_NODE_SCORE // 2
-        diff = half + with_pod - without_pod
-        # Go division truncates toward zero: diff may be negative
-        return half + np.where(diff < 0, -((-diff) // 2), diff // 2)
-
     def score_extensions(self) -> None:
         return None
-
-
-def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """balanced_resource_score over arrays of (allocatable, requested) for one or two resources."""
-    if len(columns) == 1:
-        return np.full(len(columns[0][0]), MAX_NODE_SCORE, np.int64)  # std 0: (1 - 0) * 100
-    fractions = []
-    offered = []
-    for alloc, req in columns:
-        ok = alloc != 0
-        if ok.all():  # the usual case: no node without the resource, nothing to mask
-            fractions.append(np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0))
-        else:
-            f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
-            fractions.append(np.where(ok, f, 0.0))
-        offered.append(ok)
-    std = np.abs((fractions[0] - fractions[1]) / 2)
-    both = offered[0] & offered[1]
-    if not both.all():
-        std = np.where(both, std, 0.0)
-    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -193,7 +145,3 @@ class NodeResourcesBalancedAllocationArgs(PluginArgs):
             if r.weight != 1:
                 errs.append(invalid(f"resources[{i}].weight", r.weight, "must be 1"))
         return errs
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeResourcesBalancedAllocation, NodeResourcesBalancedAllocation, args_type=NodeResourcesBalancedAllocationArgs)

@@ -32,22 +32,18 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.framework.resource import Resource, compute_pod_resource_request
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.node_resources.resource_allocation import (
     LEAST_ALLOCATED,
     ResourceAllocationScorer,
     ScoringStrategy,
-    allocation_columns,
     default_resource_specs,
     is_scalar_resource_name,
     resources_from_args,
     scorer_for,
     validate_scoring_strategy,
-    weighted_score_batch,
 )
 
 NAME = names.NodeResourcesFit
@@ -231,83 +227,6 @@ class NodeResourcesFit:
         code = Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in insufficient) else Code.Unschedulable
         return Status(code, *(r.reason for r in insufficient))
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
-        (same reasons, same order) are built once per distinct outcome and shared by the nodes
-        that fail that way. Pods asking for scalar resources take the per-node code."""
-        return self._filter_rows(state, node_infos, None)
-
-    def filter_batch_with_added_pods(
-        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
-    ) -> list[Status | None] | None:
-        """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
-        ``requested`` (each pod's requests) and to the pod count, summed per node."""
-        sums = []
-        for pods in added:
-            cpu = mem = eph = 0
-            for pi in pods:
-                r = pi.requests
-                cpu += r.milli_cpu
-                mem += r.memory
-                eph += r.ephemeral_storage
-            sums.append((cpu, mem, eph, len(pods)))
-        if max(map(max, sums), default=0) > _INT64_HEADROOM:
-            return None  # sums numpy's int64 might not hold beside the columns: the copies' way
-        extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
-        return self._filter_rows(state, node_infos, extra)
-
-    def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo], extra: np.ndarray | None) -> list[Status | None] | None:
-        """fitsRequest as array comparisons over a NodeBatch; ``extra`` (cpu, memory, ephemeral
-        storage, pod count; one column per node) is added to each node's requested and pods."""
-        try:
-            req = state.read(PRE_FILTER_STATE_KEY)
-        except KeyError:
-            return None  # the per-node form reports the missing state
-        rows = getattr(node_infos, "rows", None)
-        if rows is None or any(req.scalar_resources.values()):
-            return None
-        cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
-        pod_count = cols.pod_count[rows] if extra is None else cols.pod_count[rows] + extra[3]
-        pods_fail = pod_count + 1 > cols.alloc_pods[rows]
-        checks = []
-        if _has_request(req):
-            for k, (name, want, alloc_col, used_col) in enumerate(
-                (
-                    ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
-                    ("memory", req.memory, cols.alloc_mem, cols.req_mem),
-                    ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
-                )
-            ):
-                if want > 0:
-                    alloc = alloc_col[rows]
-                    used = used_col[rows] if extra is None else used_col[rows] + extra[k]
-                    checks.append((f"Insufficient {name}", want > alloc - used, want > alloc))
-        any_fail = pods_fail.copy()
-        for _, fail, _ in checks:
-            any_fail |= fail
-        failing = np.flatnonzero(any_fail)
-        if not len(failing):
-            return [None] * len(node_infos)
-        # One outcome bit pattern per failing row; one Status per distinct outcome, shared by its
-        # rows (statuses are never mutated once returned, so sharing is invisible).
-        outcome = pods_fail[failing].astype(np.int64)
-        unresolvable = np.zeros(len(failing), bool)
-        for bit, (_, fail, too_big) in enumerate(checks):
-            f = fail[failing]
-            outcome |= f.astype(np.int64) << (bit + 1)
-            unresolvable |= f & too_big[failing]
-        outcome |= unresolvable.astype(np.int64) << (len(checks) + 1)
-        kinds, which = np.unique(outcome, return_inverse=True)
-        shared = np.empty(len(kinds), object)
-        for k, key in enumerate(kinds.tolist()):
-            reasons = ["Too many pods"] if key & 1 else []
-            reasons += [reason for bit, (reason, _, _) in enumerate(checks) if key >> (bit + 1) & 1]
-            code = Code.UnschedulableAndUnresolvable if key >> (len(checks) + 1) & 1 else Code.Unschedulable
-            shared[k] = Status(code, *reasons)
-        out = np.full(len(node_infos), None, object)
-        out[failing] = shared[which.reshape(-1)]
-        return out.tolist()
-
     # --- PreScore / Score ----------------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -319,14 +238,6 @@ class NodeResourcesFit:
         s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
         pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
         return self.scorer.score(node_info, pod_requests)
-
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
-        """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node."""
-        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
-        pod_requests = s.pod_requests if isinstance(s, _PreScoreState) else self.scorer.pod_request_list(pod)
-        columns = allocation_columns(self.scorer, node_infos, pod_requests) if self.scorer.resources else None
-        # None (a strategy or resource the arrays do not model): the per-node form
-        return weighted_score_batch(self.scorer.name, self.scorer.resources, columns) if columns else None
 
     def score_extensions(self) -> None:
         return None
@@ -373,7 +284,3 @@ class NodeResourcesFitArgs(PluginArgs):
                 errs.append(invalid(f"ignoredResourceGroups[{i}]", group, "resource group name can't contain '/'"))
             errs += [invalid(f"ignoredResourceGroups[{i}]", group, m) for m in qualified_name_errors(group)]
         return errs + validate_scoring_strategy(self.scoring_strategy)
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, with_features(NodeResourcesFit), NodeResourcesFit, args_type=NodeResourcesFitArgs)

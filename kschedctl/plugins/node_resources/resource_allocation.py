@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.args import ArgsStruct, Int32, Int64
@@ -329,85 +328,3 @@ def scorer_for(strategy: ScoringStrategy, resources: Sequence[tuple[str, int]]) 
     if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         return requested_to_capacity_ratio_scorer(resources, shape_points(strategy.requested_to_capacity_ratio))
     return most_resource_scorer(resources)
-
-
-# --- batch form (columnar) -------------------------------------------------------------------
-
-_FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
-
-
-def allocation_columns(scorer: ResourceAllocationScorer, batch: Any, pod_requests: Sequence[int]) -> list[tuple[Any, Any, Any]] | None:
-    """Per configured resource, the (allocatable, requested-with-pod) arrays of a NodeBatch, as
-    calculateResourceAllocatableRequest gives them; None when a resource is not in the columnar
-    view (scalar resources) or the batch has no rows: the caller uses the per-node code."""
-    import numpy as np
-
-    rows = batch.rows
-    if rows is None or any(name not in _FIXED_RESOURCES for name, _ in scorer.resources):
-        return None
-    cols = batch.columns
-    out = []
-    for (name, _), want in zip(scorer.resources, pod_requests):
-        if name == CPU:
-            alloc = cols.alloc_cpu[rows]
-            used = (cols.req_cpu if scorer.use_requested else cols.nz_cpu)[rows]
-        elif name == MEMORY:
-            alloc = cols.alloc_mem[rows]
-            used = (cols.req_mem if scorer.use_requested else cols.nz_mem)[rows]
-        else:
-            alloc = cols.alloc_eph[rows]
-            used = cols.req_eph[rows]
-        req = used + np.int64(want)
-        # "only fill in resources the node offers": a resource with allocatable 0 is all zeros
-        offered = alloc != 0
-        if offered.all():  # the usual case: nothing to zero
-            out.append((alloc, req, used))
-        else:
-            out.append((alloc, np.where(offered, req, 0), np.where(offered, used, 0)))
-    return out
-
-
-def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]]) -> Any:
-    """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
-    per-node scorers (all operands are non-negative, so floor division is Go's truncation):
-    an int64 array, or None for a strategy the arrays do not model."""
-    import numpy as np
-
-    if kind not in (LEAST_ALLOCATED, MOST_ALLOCATED):
-        return None
-    n = len(columns[0][0]) if columns else 0
-    if columns and all(alloc.all() for alloc, _, _ in columns):
-        return _weighted_offered(kind, resources, columns, n)
-    node_score = np.zeros(n, np.int64)
-    weight_sum = np.zeros(n, np.int64)
-    for (alloc, req, _), (_, weight) in zip(columns, resources):
-        offered = alloc != 0
-        if (req < 0).any():
-            return None
-        safe = np.where(offered, alloc, 1)
-        if kind == LEAST_ALLOCATED:
-            s = np.where(req > alloc, 0, ((safe - req) * MAX_NODE_SCORE) // safe)
-        else:
-            s = (np.minimum(req, safe) * MAX_NODE_SCORE) // safe
-        s = np.where(offered, s, 0)
-        node_score += s * weight
-        weight_sum += np.where(offered, weight, 0)
-    return np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
-
-
-def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]], n: int) -> Any:
-    """weighted_score_batch when every node offers every resource (no allocatable 0): the same
-    arithmetic without the masks, and the weight sum the same for every node."""
-    import numpy as np
-
-    node_score = np.zeros(n, np.int64)
-    for (alloc, req, _), (_, weight) in zip(columns, resources):
-        if (req < 0).any():
-            return None
-        if kind == LEAST_ALLOCATED:
-            s = np.where(req > alloc, 0, ((alloc - req) * MAX_NODE_SCORE) // alloc)
-        else:
-            s = (np.minimum(req, alloc) * MAX_NODE_SCORE) // alloc
-        node_score += s * weight
-    weight_sum = sum(weight for _, weight in resources)
-    return node_score // weight_sum if weight_sum else np.zeros(n, np.int64)

@@ -5,7 +5,6 @@ Upstream: pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.g
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from kschedctl.api.types import (
@@ -14,7 +13,6 @@ from kschedctl.api.types import (
     Taint,
     tolerations_tolerate_taint,
 )
-from kschedctl.backend.cache.columnar import map_flagged
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
@@ -23,10 +21,8 @@ from kschedctl.framework.interface import (
     Code,
     Status,
 )
-from kschedctl.framework.registry import PluginSpec
-from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.helper import node_only_filter_batch
 
 NAME = names.NodeUnschedulable
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
@@ -58,17 +54,3 @@ class NodeUnschedulable:
         if tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
             return None
         return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE)
-
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes: only nodes marked unschedulable in the columnar view are checked."""
-        return map_flagged(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni), None)
-
-    def filter_batch_with_added_pods(
-        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
-    ) -> list[Status | None] | None:
-        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
-        return node_only_filter_batch(self, state, pod, node_infos)
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, NodeUnschedulable, NodeUnschedulable)

@@ -23,14 +23,12 @@ from kschedctl.api.types import (
     Taint,
     Toleration,
 )
-from kschedctl.backend.cache.columnar import map_flagged
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import INT64_MAX, INT64_MIN, go_quote
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
-    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -38,13 +36,10 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.framework.registry import PluginSpec, with_features
-from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.helper import (
     default_normalize_score,
-    default_normalize_score_batch,
-    node_only_filter_batch,
 )
 
 NAME = names.TaintToleration
@@ -225,32 +220,3 @@ class TaintToleration:
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
-
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
-        """normalize_score over the scores of a whole batch (same integers)."""
-        return default_normalize_score_batch(MAX_NODE_SCORE, True, values)
-
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes: a node without taints tolerates every pod."""
-        return map_flagged(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni), None)
-
-    def filter_batch_with_added_pods(
-        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
-    ) -> list[Status | None] | None:
-        """The Filter reads only the Node: the nominated pods of the first pass change nothing."""
-        return node_only_filter_batch(self, state, pod, node_infos)
-
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
-        """score() for many nodes: a node without taints counts 0 intolerable taints."""
-        tolerations = state.read(PRE_SCORE_STATE_KEY).tolerations_prefer_no_schedule
-
-        def one(ni: NodeInfo) -> int:
-            if ni.node is None:
-                raise ValueError("invalid nodeInfo")  # the per-node path reports it
-            return self._count_intolerable(ni.node.taints, tolerations)
-
-        return map_flagged(node_infos, "has_taints", one, 0)
-
-
-def plugin_spec() -> PluginSpec:
-    return PluginSpec(NAME, with_features(TaintToleration), TaintToleration)
