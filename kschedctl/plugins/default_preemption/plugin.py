@@ -1,11 +1,11 @@
 """DefaultPreemption (PostFilter, PreEnqueue): evict lower-priority pods so a pod can fit.
 
 Upstream: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go. The plugin
-is the preemption.Interface of the generic Evaluator (evaluator.py): it decides who may
-preempt (preemptionPolicy, terminating victims on the nominated node), how many nodes to
-dry-run (minCandidateNodesPercentage / minCandidateNodesAbsolute, random start offset), and
-which pods to evict on one node (all lower-priority pods removed, then reprieved one by one,
-PDB-violating ones first).
+is the preemption.Interface of the generic Evaluator (kschedctl/preemption/evaluator.py): it
+decides who may preempt (preemptionPolicy, terminating victims on the nominated node), how
+many nodes to dry-run (minCandidateNodesPercentage / minCandidateNodesAbsolute, random start
+offset), and which pods to evict on one node (all lower-priority pods removed, then reprieved
+one by one, PDB-violating ones first).
 
 Pod-group preemption (workload-aware preemption, placement-based pod groups) is not modelled:
 the gates that enable it are off by default in every emulated release.
@@ -34,7 +34,13 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.resource import Resource
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.default_preemption.evaluator import (
+from kschedctl.plugins.node_affinity import NodeAffinity
+from kschedctl.plugins.node_name import NodeName
+from kschedctl.plugins.node_resources import NodeResourcesFit
+from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY
+from kschedctl.plugins.node_unschedulable import NodeUnschedulable
+from kschedctl.plugins.taint_toleration import TaintToleration
+from kschedctl.preemption.evaluator import (
     Candidate,
     Evaluator,
     ScoreFunc,
@@ -43,12 +49,6 @@ from kschedctl.plugins.default_preemption.evaluator import (
     pod_start_time,
     sort_by_importance,
 )
-from kschedctl.plugins.node_affinity import NodeAffinity
-from kschedctl.plugins.node_name import NodeName
-from kschedctl.plugins.node_resources import NodeResourcesFit
-from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY
-from kschedctl.plugins.node_unschedulable import NodeUnschedulable
-from kschedctl.plugins.taint_toleration import TaintToleration
 
 NAME = names.DefaultPreemption
 DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
