@@ -22,6 +22,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint, Status
 from kschedctl.framework.types import PodInfo
 from kschedctl.plugins.inter_pod_affinity import plugin_spec
+from kschedctl.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from kschedctl.plugins.inter_pod_affinity.plugin import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFF,
 )
@@ -33,7 +34,6 @@ from kschedctl.plugins.inter_pod_affinity.plugin import (
 )
 from kschedctl.plugins.inter_pod_affinity.plugin import (
     PRE_FILTER_STATE_KEY,
-    InterPodAffinityArgs,
     PreFilterState,
 )
 from kschedctl.testing import args_defaults, args_errors, make_pod

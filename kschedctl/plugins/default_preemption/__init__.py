@@ -1,5 +1,5 @@
 """DefaultPreemption plugin package: the plugin (plugin.py), the preemption.Interface of the
-generic Evaluator in kschedctl/preemption.
+generic Evaluator in kschedctl/preemption, and DefaultPreemptionArgs (args.py).
 
 Upstream: pkg/scheduler/framework/plugins/defaultpreemption/.
 """
@@ -7,10 +7,10 @@ Upstream: pkg/scheduler/framework/plugins/defaultpreemption/.
 from __future__ import annotations
 
 from kschedctl.framework.registry import PluginSpec, with_features
+from kschedctl.plugins.default_preemption.args import DefaultPreemptionArgs
 from kschedctl.plugins.default_preemption.plugin import (
     NAME,
     DefaultPreemption,
-    DefaultPreemptionArgs,
     pod_terminating_by_preemption,
 )
 from kschedctl.preemption.evaluator import (

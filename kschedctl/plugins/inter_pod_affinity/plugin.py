@@ -13,14 +13,10 @@ terms with the incoming pod's: the same outcome without rewriting the terms.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from kschedctl.api.types import Node, Pod
-from kschedctl.framework.args import Int32, PluginArgs
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
@@ -41,6 +37,9 @@ from kschedctl.framework.types import (
 )
 from kschedctl.plugins import names
 from kschedctl.plugins.inter_pod_affinity import counts as ipa_counts
+from kschedctl.plugins.inter_pod_affinity.args import (
+    InterPodAffinityArgs,
+)
 from kschedctl.plugins.row_aggregate import tracked_rows
 
 NAME = names.InterPodAffinity
@@ -51,9 +50,6 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy exis
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
 
-DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
-MIN_HARD_POD_AFFINITY_WEIGHT = 0
-MAX_HARD_POD_AFFINITY_WEIGHT = 100
 
 TopologyPair = tuple[str, str]  # (topology key, node's value for it)
 NsLabelsFn = Callable[[str], Mapping[str, str]]
@@ -490,31 +486,3 @@ def _read_pre_score_state(state: CycleState) -> tuple[PreScoreState, Status | No
 
 
 # --- args (apis/config/v1/defaults.go, validation_pluginargs.go) ---------------------------
-
-
-@dataclass(frozen=True)
-class InterPodAffinityArgs(PluginArgs):
-    """InterPodAffinityArgs (types_pluginargs.go)."""
-
-    KIND: ClassVar[str] = "InterPodAffinityArgs"
-    hard_pod_affinity_weight: Int32 | None = None
-    ignore_preferred_terms_of_existing_pods: bool | None = None
-
-    def defaulted(self, features: Features | None) -> "InterPodAffinityArgs":
-        """SetDefaults_InterPodAffinityArgs: hardPodAffinityWeight 1 when unset (an explicit 0 stays)."""
-        return replace(
-            self,
-            hard_pod_affinity_weight=DEFAULT_HARD_POD_AFFINITY_WEIGHT
-            if self.hard_pod_affinity_weight is None
-            else self.hard_pod_affinity_weight,
-            ignore_preferred_terms_of_existing_pods=bool(self.ignore_preferred_terms_of_existing_pods),
-        )
-
-    def validate(self, features: Features | None) -> list[FieldError]:
-        """ValidateInterPodAffinityArgs: hardPodAffinityWeight in [0, 100]."""
-        w = DEFAULT_HARD_POD_AFFINITY_WEIGHT if self.hard_pod_affinity_weight is None else self.hard_pod_affinity_weight
-        if w < MIN_HARD_POD_AFFINITY_WEIGHT or w > MAX_HARD_POD_AFFINITY_WEIGHT:
-            return [
-                invalid("hardPodAffinityWeight", w, f"not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")
-            ]
-        return []

@@ -2,6 +2,7 @@
 
 - plugin.py: the faithful per-node port
 - details.py: the facts `explain` shows behind a Filter rejection
+- args.py: its typed args
 
 Upstream: pkg/scheduler/framework/plugins/volumebinding/.
 """

@@ -21,21 +21,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.quantity import QuantityError, int_value
 from kschedctl.api.storage import NOT_SUPPORTED_PROVISIONER
 from kschedctl.api.types import GenericObject, Node, Pod
-from kschedctl.framework.args import Int64, PluginArgs
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import (
-    FieldError,
     go_div,
     go_round,
-    invalid,
 )
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
@@ -52,8 +49,8 @@ from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.node_resources.resource_allocation import (
     UtilizationShapePoint,
-    validate_function_shape,
 )
+from kschedctl.plugins.volume_binding.args import VolumeBindingArgs
 from kschedctl.plugins.volume_util import (
     ANN_SELECTED_NODE,
     CLAIM_LOST,
@@ -80,7 +77,6 @@ from kschedctl.plugins.volume_util import (
 NAME = names.VolumeBinding
 STATE_KEY = NAME
 MAX_UTILIZATION = 100
-DEFAULT_BIND_TIMEOUT_SECONDS = 600
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
@@ -553,44 +549,6 @@ class VolumeBinding:
             if assumed_pvc is not None:
                 client.update(copy.deepcopy(assumed_pvc.raw))
         return None
-
-
-# --- args (VolumeBindingArgs) --------------------------------------------------------------
-
-DEFAULT_SHAPE = (UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE), UtilizationShapePoint(100, 0))
-
-
-@dataclass(frozen=True)
-class VolumeBindingArgs(PluginArgs):
-    """VolumeBindingArgs (types_pluginargs.go)."""
-
-    KIND: ClassVar[str] = "VolumeBindingArgs"
-    bind_timeout_seconds: Int64 | None = None
-    shape: tuple[UtilizationShapePoint, ...] | None = None
-
-    def defaulted(self, features: Features | None) -> "VolumeBindingArgs":
-        """SetDefaults_VolumeBindingArgs: 600 s; the default shape with StorageCapacityScoring."""
-        features = features or Features.default()
-        timeout = DEFAULT_BIND_TIMEOUT_SECONDS if self.bind_timeout_seconds is None else self.bind_timeout_seconds
-        shape = self.shape
-        if not shape and features.storage_capacity_scoring:
-            shape = DEFAULT_SHAPE
-        return replace(self, bind_timeout_seconds=timeout, shape=shape)
-
-    def validate(self, features: Features | None) -> list[FieldError]:
-        """ValidateVolumeBindingArgsWithOptions (field.Error bodies)."""
-        features = features or Features.default()
-        errs: list[FieldError] = []
-        timeout = self.bind_timeout_seconds or 0
-        if timeout < 0:
-            errs.append(invalid("bindTimeoutSeconds", timeout, "invalid BindTimeoutSeconds, should not be a negative value"))
-        if features.storage_capacity_scoring:
-            errs.extend(validate_function_shape(self.shape, "shape"))
-        elif self.shape is not None:
-            errs.append(
-                invalid("shape", self.shape, "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring")
-            )
-        return errs
 
 
 def plugin_spec() -> PluginSpec:
