@@ -16,7 +16,7 @@ from test_batch_equivalence import ZONES, nodes_st, pod_st
 
 from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.plugins import inter_pod_affinity as ipa
+from kschedctl.plugins.inter_pod_affinity import plugin as ipa
 from kschedctl.plugins.pod_topology_spread import filtering as pts_filtering
 from kschedctl.plugins.pod_topology_spread import scoring as pts_scoring
 from kschedctl.testing import make_node, make_pod, new_framework

@@ -176,6 +176,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("plugins",),
     ("runtime",),
     ("backend",),
+    ("preemption",),
     ("framework",),
     ("dra",),
     ("api",),

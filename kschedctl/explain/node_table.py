@@ -93,7 +93,7 @@ class NodeTable(AttemptRecorder):
     def _dra_details(self, state: CycleState, info: NodeInfo) -> dict[str, Any] | None:
         """DynamicResources' view of the node, read from the state its Filter left (additive:
         kube's statuses stay as they are)."""
-        from kschedctl.plugins.dynamic_resources.explain import explain_node
+        from kschedctl.plugins.dynamic_resources.details import explain_node
 
         return explain_node(self.dra, state, info)
 

@@ -14,6 +14,14 @@ from kschedctl.hookspecs import hookimpl
 from kschedctl.plugins.names import IN_TREE_MODULES
 
 
+def in_tree_spec(entry: str) -> PluginSpec:
+    """The PluginSpec an IN_TREE_MODULES entry names: "module" (its plugin_spec) or
+    "module:function" (a package holding several plugins, such as node_resources)."""
+    module_name, _, function = entry.partition(":")
+    spec: PluginSpec = getattr(importlib.import_module(f"kschedctl.plugins.{module_name}"), function or "plugin_spec")()
+    return spec
+
+
 @hookimpl
 def kschedctl_register_plugins() -> list[PluginSpec]:
-    return [importlib.import_module(f"kschedctl.plugins.{module_name}").plugin_spec() for module_name in IN_TREE_MODULES]
+    return [in_tree_spec(entry) for entry in IN_TREE_MODULES]

@@ -24,7 +24,9 @@ TopologyPlacementGenerator = "TopologyPlacementGenerator"
 PodGroupPodsCount = "PodGroupPodsCount"
 PlacementBinPacking = "PlacementBinPacking"
 
-# Modules under kschedctl.plugins that each define plugin_spec(), in registration order.
+# Modules under kschedctl.plugins that each define plugin_spec(), in registration order: a plugin's
+# package (its __init__ exports plugin_spec), a module of a package holding several plugins, or
+# "module:function" where a package holding several plugins names each one's spec function.
 IN_TREE_MODULES: list[str] = [
     "scheduling_gates",
     "priority_sort",
@@ -33,7 +35,7 @@ IN_TREE_MODULES: list[str] = [
     "taint_toleration",
     "node_affinity",
     "node_ports",
-    "node_resources_fit",
+    "node_resources:fit_plugin_spec",
     "volume_restrictions",
     "node_volume_limits",
     "volume_binding",
@@ -42,11 +44,11 @@ IN_TREE_MODULES: list[str] = [
     "inter_pod_affinity",
     "dynamic_resources",
     "default_preemption",
-    "node_resources_balanced_allocation",
+    "node_resources:balanced_allocation_plugin_spec",
     "image_locality",
     "default_binder",
     "gang_scheduling",
     "topology_placement_generator",
     "pod_group_pods_count",
-    "placement_bin_packing",
+    "node_resources.placement_bin_packing",
 ]

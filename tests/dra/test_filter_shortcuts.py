@@ -14,7 +14,7 @@ import pytest
 
 from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.loader import load_config_file
-from kschedctl.plugins.dynamic_resources.plugin import DynamicResources
+from kschedctl.plugins.dynamic_resources import DynamicResources
 from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.versions import KubeVersion

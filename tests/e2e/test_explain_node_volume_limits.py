@@ -48,7 +48,7 @@ def test_explain_node_volume_limits(tmp_path: Path) -> None:
     }
     assert out["nodes"]["n2"]["filter"] == {"code": "Success"}
     assert out["node"] == "n2"
-    # the facts behind kube's reason (kschedctl/plugins/details/node_volume_limits.py)
+    # the facts behind kube's reason (kschedctl/plugins/node_volume_limits/details.py)
     assert out["nodes"]["n1"]["details"]["NodeVolumeLimits"] == {
         "limits": [{"limit": "attachable-volumes-csi-ebs.csi.aws.com", "max": 1, "attached": 1, "new": 1}],
         "summary": "attachable-volumes-csi-ebs.csi.aws.com: 1 attached + 1 new > limit 1",

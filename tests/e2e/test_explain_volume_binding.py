@@ -39,7 +39,7 @@ def test_explain_volume_binding(tmp_path: Path) -> None:
     }
     assert out["nodes"]["n1"]["filter"] == {"code": "Success"}
     assert out["node"] == "n1"
-    # the claims behind kube's reason (kschedctl/plugins/details/volume_binding.py)
+    # the claims behind kube's reason (kschedctl/plugins/volume_binding/details.py)
     assert out["nodes"]["n2"]["details"]["VolumeBinding"]["claims"] == [
         {"claim": "data", "storageClass": "local", "volume": None, "phase": None}
     ]

@@ -34,7 +34,7 @@ def test_explain_volume_zone(tmp_path: Path) -> None:
         "reasons": ["node(s) had no available volume zone"],
     }
     assert out["node"] == "n1"
-    # the facts behind kube's reason (kschedctl/plugins/details/volume_zone.py)
+    # the facts behind kube's reason (kschedctl/plugins/volume_zone/details.py)
     assert out["nodes"]["n2"]["details"]["VolumeZone"] == {
         "volumes": [{"volume": "pv-a", "label": "topology.kubernetes.io/zone", "volumeValues": ["a"], "nodeValue": "b"}],
         "summary": "PersistentVolume pv-a is in topology.kubernetes.io/zone=a, the node is in b",

@@ -11,7 +11,8 @@ import hashlib
 import pytest
 
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.plugins.image_locality import ImageLocality, normalized_image_name
+from kschedctl.plugins.image_locality import ImageLocality
+from kschedctl.plugins.image_locality.plugin import normalized_image_name
 from kschedctl.testing import make_node, make_pod, new_framework, only_plugins
 from kschedctl.versions import KubeVersion
 

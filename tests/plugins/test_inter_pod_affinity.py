@@ -21,20 +21,20 @@ from inter_pod_affinity_helpers import (
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint, Status
 from kschedctl.framework.types import PodInfo
-from kschedctl.plugins.inter_pod_affinity import (
+from kschedctl.plugins.inter_pod_affinity import plugin_spec
+from kschedctl.plugins.inter_pod_affinity.args import InterPodAffinityArgs
+from kschedctl.plugins.inter_pod_affinity.plugin import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFF,
 )
-from kschedctl.plugins.inter_pod_affinity import (
+from kschedctl.plugins.inter_pod_affinity.plugin import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH as ANTI,
 )
-from kschedctl.plugins.inter_pod_affinity import (
+from kschedctl.plugins.inter_pod_affinity.plugin import (
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING,
 )
-from kschedctl.plugins.inter_pod_affinity import (
+from kschedctl.plugins.inter_pod_affinity.plugin import (
     PRE_FILTER_STATE_KEY,
-    InterPodAffinityArgs,
     PreFilterState,
-    plugin_spec,
 )
 from kschedctl.testing import args_defaults, args_errors, make_pod
 

@@ -18,7 +18,7 @@ from inter_pod_affinity_helpers import (
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, NodeScore, Status
 from kschedctl.framework.types import PodInfo
-from kschedctl.plugins.inter_pod_affinity import PRE_SCORE_STATE_KEY, PreScoreState
+from kschedctl.plugins.inter_pod_affinity.plugin import PRE_SCORE_STATE_KEY, PreScoreState
 from kschedctl.testing import make_pod
 
 SKIP = Status(Code.Skip)

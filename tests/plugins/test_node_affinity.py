@@ -12,11 +12,8 @@ from kschedctl.framework.interface import (
     QueueingHint,
     Status,
 )
-from kschedctl.plugins.node_affinity import (
-    NodeAffinity,
-    NodeAffinityArgs,
-    plugin_spec,
-)
+from kschedctl.plugins.node_affinity import NodeAffinity, plugin_spec
+from kschedctl.plugins.node_affinity.plugin import NodeAffinityArgs
 from kschedctl.testing import (
     args_defaults,
     args_errors,

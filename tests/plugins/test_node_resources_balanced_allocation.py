@@ -14,8 +14,8 @@ import pytest
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins.node_resources_balanced_allocation import (
-    NodeResourcesBalancedAllocation,
+from kschedctl.plugins.node_resources import NodeResourcesBalancedAllocation
+from kschedctl.plugins.node_resources.balanced_allocation import (
     NodeResourcesBalancedAllocationArgs,
     balanced_resource_score,
     balanced_resource_scorer_improvement,

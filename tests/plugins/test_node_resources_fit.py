@@ -11,12 +11,9 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.plugins import node_resources_fit as fit
-from kschedctl.plugins.node_resources_fit import (
-    NodeResourcesFit,
-    NodeResourcesFitArgs,
-)
-from kschedctl.plugins.resource_allocation import (
+from kschedctl.plugins.node_resources import NodeResourcesFit, fit
+from kschedctl.plugins.node_resources.fit import NodeResourcesFitArgs
+from kschedctl.plugins.node_resources.resource_allocation import (
     ResourceAllocationScorer,
     build_broken_linear_function,
     least_resource_scorer,

@@ -7,7 +7,7 @@ from volume_fixtures import volume_framework
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins.node_volume_limits import (
+from kschedctl.plugins.node_volume_limits.plugin import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     csi_attach_limit_key,
 )
@@ -163,6 +163,6 @@ def test_attach_limit_key():
 )
 def test_gce_pd_translation_zone(labels, handle):
     # upstream: csi-translation-lib plugins/gce_pd.go TranslateInTreePVToCSI, gceGetRegionFromZones
-    from kschedctl.plugins.node_volume_limits import _gce_handle
+    from kschedctl.plugins.node_volume_limits.plugin import _gce_handle
 
     assert _gce_handle({"pdName": "d"}, labels) == handle

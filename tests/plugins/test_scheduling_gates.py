@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedctl.framework.interface import Code, QueueingHint, Status
-from kschedctl.plugins.scheduling_gates import SchedulingGates
+from kschedctl.plugins.scheduling_gates.plugin import SchedulingGates
 from kschedctl.testing import make_pod
 
 

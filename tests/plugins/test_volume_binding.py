@@ -8,7 +8,8 @@ from volume_fixtures import volume_framework
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins import volume_binding as vb
+from kschedctl.plugins.volume_binding import plugin as vb
+from kschedctl.plugins.volume_binding.args import VolumeBindingArgs
 from kschedctl.testing import (
     args_defaults,
     args_errors,
@@ -396,7 +397,7 @@ def test_broken_linear_truncates_toward_zero():
 )
 def test_default_args(version, args, want):
     # upstream: apis/config/v1 defaults_test.go SetDefaults_VolumeBindingArgs
-    assert args_defaults(vb.VolumeBindingArgs, args, version) == want
+    assert args_defaults(VolumeBindingArgs, args, version) == want
 
 
 @pytest.mark.parametrize(
@@ -418,7 +419,7 @@ def test_default_args(version, args, want):
 )
 def test_validate_args(version, args, want_fields):
     # upstream: validation_pluginargs_test.go TestValidateVolumeBindingArgs
-    errs = args_errors(vb.VolumeBindingArgs, args, version)
+    errs = args_errors(VolumeBindingArgs, args, version)
     assert [f for f, _ in errs] == want_fields
     if want_fields == ["bindTimeoutSeconds"]:
         assert errs[0][1] == "Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative value"

@@ -8,7 +8,7 @@ from volume_fixtures import volume_framework
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT
+from kschedctl.plugins.volume_restrictions.plugin import ERR_REASON_DISK_CONFLICT
 from kschedctl.testing import cluster_objects, make_node, make_pod, make_pvc
 
 # volume_restrictions.go ErrReasonReadWriteOncePodConflict (1.35; 1.36 and 1.37 word it the same)

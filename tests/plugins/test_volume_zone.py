@@ -7,7 +7,7 @@ from volume_fixtures import volume_framework
 
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
-from kschedctl.plugins.volume_zone import ERR_REASON_CONFLICT
+from kschedctl.plugins.volume_zone.plugin import ERR_REASON_CONFLICT
 from kschedctl.testing import (
     cluster_objects,
     make_node,

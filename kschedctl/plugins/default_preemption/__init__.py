@@ -1,12 +1,19 @@
-"""DefaultPreemption plugin package: the plugin (plugin.py) and the generic Evaluator (evaluator.py).
+"""DefaultPreemption plugin package: the plugin (plugin.py), the preemption.Interface of the
+generic Evaluator in kschedctl/preemption, and DefaultPreemptionArgs (args.py).
 
-Upstream: pkg/scheduler/framework/plugins/defaultpreemption/ and pkg/scheduler/framework/preemption/.
+Upstream: pkg/scheduler/framework/plugins/defaultpreemption/.
 """
 
 from __future__ import annotations
 
 from kschedctl.framework.registry import PluginSpec, with_features
-from kschedctl.plugins.default_preemption.evaluator import (
+from kschedctl.plugins.default_preemption.args import DefaultPreemptionArgs
+from kschedctl.plugins.default_preemption.plugin import (
+    NAME,
+    DefaultPreemption,
+    pod_terminating_by_preemption,
+)
+from kschedctl.preemption.evaluator import (
     Candidate,
     Evaluator,
     earliest_pod_start_time,
@@ -14,12 +21,6 @@ from kschedctl.plugins.default_preemption.evaluator import (
     more_important_pod,
     pick_one_node_for_preemption,
     pod_start_time,
-)
-from kschedctl.plugins.default_preemption.plugin import (
-    NAME,
-    DefaultPreemption,
-    DefaultPreemptionArgs,
-    pod_terminating_by_preemption,
 )
 
 

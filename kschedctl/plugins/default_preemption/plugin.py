@@ -1,11 +1,11 @@
 """DefaultPreemption (PostFilter, PreEnqueue): evict lower-priority pods so a pod can fit.
 
 Upstream: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go. The plugin
-is the preemption.Interface of the generic Evaluator (evaluator.py): it decides who may
-preempt (preemptionPolicy, terminating victims on the nominated node), how many nodes to
-dry-run (minCandidateNodesPercentage / minCandidateNodesAbsolute, random start offset), and
-which pods to evict on one node (all lower-priority pods removed, then reprieved one by one,
-PDB-violating ones first).
+is the preemption.Interface of the generic Evaluator (kschedctl/preemption/evaluator.py): it
+decides who may preempt (preemptionPolicy, terminating victims on the nominated node), how
+many nodes to dry-run (minCandidateNodesPercentage / minCandidateNodesAbsolute, random start
+offset), and which pods to evict on one node (all lower-priority pods removed, then reprieved
+one by one, PDB-violating ones first).
 
 Pod-group preemption (workload-aware preemption, placement-based pod groups) is not modelled:
 the gates that enable it are off by default in every emulated release.
@@ -14,14 +14,12 @@ the gates that enable it are off by default in every emulated release.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 from kschedctl.api.types import Pod, PodDisruptionBudget
-from kschedctl.framework.args import Int32, PluginArgs
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
@@ -34,7 +32,16 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.resource import Resource
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.default_preemption.evaluator import (
+from kschedctl.plugins.default_preemption.args import (
+    DefaultPreemptionArgs,
+)
+from kschedctl.plugins.node_affinity import NodeAffinity
+from kschedctl.plugins.node_name import NodeName
+from kschedctl.plugins.node_resources import NodeResourcesFit
+from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY
+from kschedctl.plugins.node_unschedulable import NodeUnschedulable
+from kschedctl.plugins.taint_toleration import TaintToleration
+from kschedctl.preemption.evaluator import (
     Candidate,
     Evaluator,
     ScoreFunc,
@@ -43,15 +50,8 @@ from kschedctl.plugins.default_preemption.evaluator import (
     pod_start_time,
     sort_by_importance,
 )
-from kschedctl.plugins.node_affinity import NodeAffinity
-from kschedctl.plugins.node_name import NodeName
-from kschedctl.plugins.node_resources_fit import PRE_FILTER_STATE_KEY, NodeResourcesFit
-from kschedctl.plugins.node_unschedulable import NodeUnschedulable
-from kschedctl.plugins.taint_toleration import TaintToleration
 
 NAME = names.DefaultPreemption
-DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
-DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
 PREEMPT_NEVER = "Never"
 DISRUPTION_TARGET = "DisruptionTarget"
 REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
@@ -624,35 +624,3 @@ def pod_terminating_by_preemption(pod: Pod) -> bool:
 
 
 # --- args (apis/config/v1/defaults.go, validation/validation_pluginargs.go) ----------------
-
-
-@dataclass(frozen=True)
-class DefaultPreemptionArgs(PluginArgs):
-    """DefaultPreemptionArgs (types_pluginargs.go)."""
-
-    KIND: ClassVar[str] = "DefaultPreemptionArgs"
-    min_candidate_nodes_percentage: Int32 | None = None
-    min_candidate_nodes_absolute: Int32 | None = None
-
-    def defaulted(self, features: Features | None) -> "DefaultPreemptionArgs":
-        """SetDefaults_DefaultPreemptionArgs: 10 % and 100 nodes when unset (explicit 0 stays)."""
-        pct, absolute = self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute
-        return replace(
-            self,
-            min_candidate_nodes_percentage=DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE if pct is None else pct,
-            min_candidate_nodes_absolute=DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE if absolute is None else absolute,
-        )
-
-    def validate(self, features: Features | None) -> list[FieldError]:
-        """ValidateDefaultPreemptionArgs: percentage in [0, 100], absolute >= 0, not both 0."""
-        d = self.defaulted(features)
-        pct, absolute = int(d.min_candidate_nodes_percentage or 0), int(d.min_candidate_nodes_absolute or 0)
-        errors: list[FieldError] = []
-        if pct < 0 or pct > 100:
-            errors.append(invalid("minCandidateNodesPercentage", pct, "not in valid range [0, 100]"))
-        if absolute < 0:
-            errors.append(invalid("minCandidateNodesAbsolute", absolute, "not in valid range [0, inf)"))
-        if pct == 0 and absolute == 0:
-            errors.append(invalid("minCandidateNodesPercentage", 0, "cannot be zero at the same time as minCandidateNodesAbsolute"))
-            errors.append(invalid("minCandidateNodesAbsolute", 0, "cannot be zero at the same time as minCandidateNodesPercentage"))
-        return errors

@@ -1,7 +1,8 @@
 """DynamicResources: Dynamic Resource Allocation in the scheduler (pkg/scheduler/framework/plugins/
-dynamicresources). ``plugin.py`` has the extension points, ``claims.py`` the pod's claims,
-``extended.py`` extended resources backed by DRA, ``explain.py`` what explain shows per node,
-``args.py`` DynamicResourcesArgs. The allocator itself is kschedctl.dra.structured."""
+dynamicresources). ``plugin.py`` has the extension points, ``batch.py`` the class the registry builds (the port plus the vectorised forms),
+``claims.py`` the pod's claims, ``extended.py`` extended resources backed by DRA, ``details.py``
+what explain shows per node, ``args.py`` DynamicResourcesArgs. The allocator itself is
+kschedctl.dra.structured."""
 
 from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins.dynamic_resources.args import (
@@ -9,6 +10,7 @@ from kschedctl.plugins.dynamic_resources.args import (
     DEFAULT_FILTER_TIMEOUT,
     DynamicResourcesArgs,
 )
+from kschedctl.plugins.dynamic_resources.batch import DynamicResources
 from kschedctl.plugins.dynamic_resources.plugin import (
     MSG_CANNOT_ALLOCATE,
     MSG_NO_CLAIMS_TO_DEALLOCATE,
@@ -16,7 +18,6 @@ from kschedctl.plugins.dynamic_resources.plugin import (
     MSG_STILL_NOT_SCHEDULABLE,
     NAME,
     STATE_KEY,
-    DynamicResources,
     compute_score,
 )
 

@@ -58,7 +58,6 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.types import NodeInfo
-from kschedctl.lazy import numpy as np
 from kschedctl.plugins import names
 from kschedctl.plugins.dynamic_resources import extended as ext
 from kschedctl.plugins.dynamic_resources.args import (
@@ -436,63 +435,6 @@ class DynamicResources:
             s.node_allocations[node.name] = _NodeAllocation(allocations, node_claim, mappings)
         return None
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes. Pods whose claims all need an allocation (no extended
-        resources) take a shorter path per node: nothing but the allocation can reject them.
-        A missing state raises (the runtime then repeats the per-node calls, which report it)."""
-        if not self.enabled:
-            return [None] * len(node_infos)
-        s = _get_state(state)
-        if s.claims.empty():
-            return [None] * len(node_infos)
-        if (
-            s.allocator is None
-            or s.claims.extended_resource_claim() is not None
-            or any(c.allocation is not None for _, c in s.claims.all())
-        ):
-            return None  # the per-node form
-        claims = [c for _, c in s.claims.to_allocate()]
-        manager = self.manager
-        if manager.in_flight:  # the node versions do not see in-flight allocations
-            return None  # the per-node form
-        out: list[Status | None] = []
-        rejected = statusUnschedulable(MSG_CANNOT_ALLOCATE)
-        features = s.allocator_features
-        node_devices = manager.node_devices
-        views, generation = manager.device_views, manager.slices_generation
-        versions, free = manager.node_version, manager.node_free
-        memo = manager.filter_memo
-        allocations = s.node_allocations
-        quick = s.validated and bool(s.min_devices)
-        for ni in node_infos:
-            node = ni.node
-            assert node is not None
-            name = node.meta.name
-            view = views.get(name)
-            if view is not None and view[0] is node and view[1] == generation and view[2] is features:
-                plain = view[3][1]
-            else:
-                plain = node_devices(node, features)[1]  # type: ignore[arg-type]
-            if quick and plain and free[name] == 0:
-                out.append(rejected)  # as _allocate_on: every device taken
-                continue
-            if s.memo_key is not None:
-                hit = memo.get((s.memo_key, name))
-                if hit is not None and hit[0] is node and hit[1] == versions[name]:
-                    found = hit[3]
-                    if found is None:
-                        out.append(rejected)
-                    else:
-                        allocations[name] = _NodeAllocation(found, None, [])
-                        out.append(None)
-                    continue
-            status, found = self._allocate_on(s, node, claims, rejected)
-            if status is None:
-                allocations[name] = _NodeAllocation(found, None, [])  # type: ignore[arg-type]
-            out.append(status)
-            quick = s.validated and bool(s.min_devices)
-        return out
-
     def _allocate_on(
         self,
         s: StateData,
@@ -637,20 +579,6 @@ class DynamicResources:
         except ValueError as err:
             return 0, Status.as_status(err)
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
-        """score() for many nodes; a missing state raises (the runtime's per-node calls then
-        report it exactly)."""
-        if not self._scores():
-            return [0] * len(node_infos)
-        s = _get_state(state)
-        if s.claims.empty() or not s.node_allocations:
-            return [0] * len(node_infos)
-        if not self.handle.version.has("DRAScoreReadsClaimAllocations") and any(c.allocation is not None for _, c in s.claims.all()):
-            return None  # 1.35: computeScore fails on every node with an allocation (per-node form)
-        if not any(r.first_available for _, c in s.claims.all() for r in c.spec.requests):
-            return [0] * len(node_infos)  # only prioritized lists score
-        return None  # the per-node form
-
     def score_extensions(self) -> "DynamicResources":
         return self
 
@@ -664,13 +592,6 @@ class DynamicResources:
         for s in scores:
             s.score = MAX_NODE_SCORE * s.score // highest
         return None
-
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> Any:
-        arr = np.asarray(values, np.int64)
-        highest = int(arr.max()) if self.enabled and len(arr) else 0
-        if highest == 0:
-            return arr
-        return (MAX_NODE_SCORE * arr) // highest
 
     # --- Reserve / Unreserve -------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:

@@ -2,14 +2,17 @@
 
 Upstream: pkg/scheduler/framework/plugins/podtopologyspread/. Modules: common.py (constraints,
 default selector, counting), filtering.py (PreFilter/Filter), scoring.py (PreScore/Score),
-args.py (PodTopologySpreadArgs), plugin.py (the plugin, events and queueing hints).
+args.py (PodTopologySpreadArgs), plugin.py (the plugin, events and queueing hints), batch.py (the
+class the registry builds: the plugin plus the vectorised Filter, Score and NormalizeScore), details.py (what explain shows behind a
+rejection).
 """
 
 from __future__ import annotations
 
 from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins.pod_topology_spread.args import PodTopologySpreadArgs
-from kschedctl.plugins.pod_topology_spread.plugin import NAME, PodTopologySpread
+from kschedctl.plugins.pod_topology_spread.batch import PodTopologySpread
+from kschedctl.plugins.pod_topology_spread.plugin import NAME
 
 
 def plugin_spec() -> PluginSpec:

@@ -14,7 +14,6 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.features import Features
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
-    BatchScores,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -111,10 +110,6 @@ class PodTopologySpread:
             return Status.as_status(exc)
         return filtering.filter_node(s, pod, node_info)
 
-    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
-        """filter() for many nodes; a missing state raises and the per-node calls report it."""
-        return filtering.filter_nodes(filtering.get_pre_filter_state(state), pod, node_infos)
-
     # --- PreScore / Score -------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         all_nodes = self._all_nodes()
@@ -138,11 +133,6 @@ class PodTopologySpread:
             return 0, Status.as_status(exc)
         return scoring.score_node(s, pod, node_info), None
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
-        """score() for many nodes (same integers); a missing state raises and the runtime's
-        per-node calls report it."""
-        return scoring.score_nodes(scoring.get_pre_score_state(state), pod, node_infos)  # None: per node
-
     def score_extensions(self) -> "PodTopologySpread":
         return self
 
@@ -153,11 +143,6 @@ class PodTopologySpread:
             return Status.as_status(exc)
         scoring.normalize_scores(s, scores)
         return None
-
-    def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> BatchScores:
-        """normalize_score over a whole batch (same integers); a missing state raises, and the
-        runtime's per-node normalize_score then reports it."""
-        return scoring.normalize_scores_batch(scoring.get_pre_score_state(state), node_infos, values)
 
     # --- events and queueing hints ----------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from operator import is_
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import as_batch
@@ -25,9 +25,6 @@ from kschedctl.plugins.pod_topology_spread.common import (
 )
 from kschedctl.plugins.pod_topology_spread.filtering import inclusion_policies_trivial
 from kschedctl.plugins.row_aggregate import Contribution, aggregate, label_codes, tracked_rows
-
-if TYPE_CHECKING:
-    import numpy as np
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 _INVALID_SCORE = -1
@@ -246,30 +243,6 @@ def normalize_scores(s: PreScoreState, scores: list[NodeScore]) -> None:
             ns.score = MAX_NODE_SCORE
         else:
             ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
-
-
-def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> np.ndarray:
-    """normalize_scores over an array of scores (the batch NormalizeScore form), same integers:
-    ignored nodes (and scores equal to the invalid marker) end at 0, the others scaled by
-    MaxNodeScore * (max + min - score) // max over the nodes not ignored."""
-    import numpy as np
-
-    arr = np.asarray(values, np.int64)
-    if s.ignored_nodes:
-        names = _names(node_infos)
-        ignored = np.fromiter((name in s.ignored_nodes for name in names), bool, len(names))
-    else:
-        ignored = np.zeros(len(arr), bool)
-    kept = arr[~ignored]
-    min_score = min(INT64_MAX, int(kept.min())) if len(kept) else INT64_MAX
-    max_score = max(0, int(kept.max())) if len(kept) else 0
-    invalid = ignored | (arr == _INVALID_SCORE)
-    if max_score == 0:
-        out = np.full(len(arr), MAX_NODE_SCORE, np.int64)
-    else:
-        out = (MAX_NODE_SCORE * (max_score + min_score - arr)) // max_score
-    scores: np.ndarray = np.where(invalid, 0, out)
-    return scores
 
 
 def _names(node_infos: Sequence[NodeInfo]) -> list[str]:

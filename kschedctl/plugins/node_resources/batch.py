@@ -1,0 +1,250 @@
+"""The vectorised twins of NodeResourcesFit (fit.py) and NodeResourcesBalancedAllocation
+(balanced_allocation.py), and the array form of their shared scorer (resource_allocation.py):
+the classes the registry builds, each port plus its batch forms, which take many nodes at once
+over the columnar view's int64 columns and give exactly the per-node integers
+(tests/test_batch_equivalence.py guards that).
+
+No upstream counterpart: kube-scheduler runs Filter and Score per node in goroutines. Kept out
+of the ports so they read like upstream's files; subclasses rather than mixins because the
+batch forms read the ports' state keys and helpers (no import runs the other way)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kschedctl.api.types import Pod
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import (
+    MAX_NODE_SCORE,
+    Code,
+    Status,
+)
+from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.lazy import numpy as np
+from kschedctl.plugins.node_resources import balanced_allocation, fit
+from kschedctl.plugins.node_resources.resource_allocation import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    ResourceAllocationScorer,
+)
+
+# the resources the columnar view keeps per node: a scorer over any other takes the per-node form
+_FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
+
+
+class NodeResourcesFit(fit.NodeResourcesFit):
+    """The NodeResourcesFit port (fit.py) with its batch forms: the class the registry builds."""
+
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
+        """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
+        (same reasons, same order) are built once per distinct outcome and shared by the nodes
+        that fail that way. Pods asking for scalar resources take the per-node code."""
+        return self._filter_rows(state, node_infos, None)
+
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
+        """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
+        ``requested`` (each pod's requests) and to the pod count, summed per node."""
+        sums = []
+        for pods in added:
+            cpu = mem = eph = 0
+            for pi in pods:
+                r = pi.requests
+                cpu += r.milli_cpu
+                mem += r.memory
+                eph += r.ephemeral_storage
+            sums.append((cpu, mem, eph, len(pods)))
+        if max(map(max, sums), default=0) > fit._INT64_HEADROOM:
+            return None  # sums numpy's int64 might not hold beside the columns: the copies' way
+        extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
+        return self._filter_rows(state, node_infos, extra)
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+        """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node."""
+        s = state.get(fit.PRE_SCORE_STATE_KEY) if state is not None else None
+        pod_requests = s.pod_requests if isinstance(s, fit._PreScoreState) else self.scorer.pod_request_list(pod)
+        columns = allocation_columns(self.scorer, node_infos, pod_requests) if self.scorer.resources else None
+        # None (a strategy or resource the arrays do not model): the per-node form
+        return weighted_score_batch(self.scorer.name, self.scorer.resources, columns) if columns else None
+
+    def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo], extra: np.ndarray | None) -> list[Status | None] | None:
+        """fitsRequest as array comparisons over a NodeBatch; ``extra`` (cpu, memory, ephemeral
+        storage, pod count; one column per node) is added to each node's requested and pods."""
+        try:
+            req = state.read(fit.PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return None  # the per-node form reports the missing state
+        rows = getattr(node_infos, "rows", None)
+        if rows is None or any(req.scalar_resources.values()):
+            return None
+        cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
+        pod_count = cols.pod_count[rows] if extra is None else cols.pod_count[rows] + extra[3]
+        pods_fail = pod_count + 1 > cols.alloc_pods[rows]
+        checks = []
+        if fit._has_request(req):
+            for k, (name, want, alloc_col, used_col) in enumerate(
+                (
+                    ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
+                    ("memory", req.memory, cols.alloc_mem, cols.req_mem),
+                    ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
+                )
+            ):
+                if want > 0:
+                    alloc = alloc_col[rows]
+                    used = used_col[rows] if extra is None else used_col[rows] + extra[k]
+                    checks.append((f"Insufficient {name}", want > alloc - used, want > alloc))
+        any_fail = pods_fail.copy()
+        for _, fail, _ in checks:
+            any_fail |= fail
+        failing = np.flatnonzero(any_fail)
+        if not len(failing):
+            return [None] * len(node_infos)
+        # One outcome bit pattern per failing row; one Status per distinct outcome, shared by its
+        # rows (statuses are never mutated once returned, so sharing is invisible).
+        outcome = pods_fail[failing].astype(np.int64)
+        unresolvable = np.zeros(len(failing), bool)
+        for bit, (_, fail, too_big) in enumerate(checks):
+            f = fail[failing]
+            outcome |= f.astype(np.int64) << (bit + 1)
+            unresolvable |= f & too_big[failing]
+        outcome |= unresolvable.astype(np.int64) << (len(checks) + 1)
+        kinds, which = np.unique(outcome, return_inverse=True)
+        shared = np.empty(len(kinds), object)
+        for k, key in enumerate(kinds.tolist()):
+            reasons = ["Too many pods"] if key & 1 else []
+            reasons += [reason for bit, (reason, _, _) in enumerate(checks) if key >> (bit + 1) & 1]
+            code = Code.UnschedulableAndUnresolvable if key >> (len(checks) + 1) & 1 else Code.Unschedulable
+            shared[k] = Status(code, *reasons)
+        out = np.full(len(node_infos), None, object)
+        out[failing] = shared[which.reshape(-1)]
+        return out.tolist()
+
+
+class NodeResourcesBalancedAllocation(balanced_allocation.NodeResourcesBalancedAllocation):
+    """The NodeResourcesBalancedAllocation port (balanced_allocation.py) with its batch form:
+    the class the registry builds."""
+
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+        """score() over a NodeBatch (an int64 array): for up to two resources the fractions and
+        the std are the same IEEE-754 operations as balanced_resource_score; otherwise per node."""
+        s = state.get(balanced_allocation.PRE_SCORE_STATE_KEY) if state is not None else None
+        if isinstance(s, balanced_allocation._PreScoreState):
+            pod_requests = s.pod_requests
+        else:
+            pod_requests = self.scorer.pod_request_list(pod)
+            if self._is_best_effort(pod_requests):
+                return [0] * len(node_infos)
+        columns = None
+        if 0 < len(self.scorer.resources) <= 2:
+            columns = allocation_columns(self.scorer, node_infos, pod_requests)
+        if columns is None:
+            return None  # more than two resources, or one the arrays do not model: per node
+        with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
+        if self.scorer.scorer is balanced_allocation.balanced_resource_scorer_legacy:
+            return with_pod
+        without_pod = _balanced_batch([(a, used) for a, _, used in columns])
+        half = MAX_NODE_SCORE // 2
+        diff = half + with_pod - without_pod
+        # Go division truncates toward zero: diff may be negative
+        return half + np.where(diff < 0, -((-diff) // 2), diff // 2)
+
+
+def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """balanced_resource_score over arrays of (allocatable, requested) for one or two resources."""
+    if len(columns) == 1:
+        return np.full(len(columns[0][0]), MAX_NODE_SCORE, np.int64)  # std 0: (1 - 0) * 100
+    fractions = []
+    offered = []
+    for alloc, req in columns:
+        ok = alloc != 0
+        if ok.all():  # the usual case: no node without the resource, nothing to mask
+            fractions.append(np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0))
+        else:
+            f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
+            fractions.append(np.where(ok, f, 0.0))
+        offered.append(ok)
+    std = np.abs((fractions[0] - fractions[1]) / 2)
+    both = offered[0] & offered[1]
+    if not both.all():
+        std = np.where(both, std, 0.0)
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+
+
+def allocation_columns(scorer: ResourceAllocationScorer, batch: Any, pod_requests: Sequence[int]) -> list[tuple[Any, Any, Any]] | None:
+    """Per configured resource, the (allocatable, requested-with-pod) arrays of a NodeBatch, as
+    calculateResourceAllocatableRequest gives them; None when a resource is not in the columnar
+    view (scalar resources) or the batch has no rows: the caller uses the per-node code."""
+    import numpy as np
+
+    rows = batch.rows
+    if rows is None or any(name not in _FIXED_RESOURCES for name, _ in scorer.resources):
+        return None
+    cols = batch.columns
+    out = []
+    for (name, _), want in zip(scorer.resources, pod_requests):
+        if name == CPU:
+            alloc = cols.alloc_cpu[rows]
+            used = (cols.req_cpu if scorer.use_requested else cols.nz_cpu)[rows]
+        elif name == MEMORY:
+            alloc = cols.alloc_mem[rows]
+            used = (cols.req_mem if scorer.use_requested else cols.nz_mem)[rows]
+        else:
+            alloc = cols.alloc_eph[rows]
+            used = cols.req_eph[rows]
+        req = used + np.int64(want)
+        # "only fill in resources the node offers": a resource with allocatable 0 is all zeros
+        offered = alloc != 0
+        if offered.all():  # the usual case: nothing to zero
+            out.append((alloc, req, used))
+        else:
+            out.append((alloc, np.where(offered, req, 0), np.where(offered, used, 0)))
+    return out
+
+
+def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]]) -> Any:
+    """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
+    per-node scorers (all operands are non-negative, so floor division is Go's truncation):
+    an int64 array, or None for a strategy the arrays do not model."""
+    import numpy as np
+
+    if kind not in (LEAST_ALLOCATED, MOST_ALLOCATED):
+        return None
+    n = len(columns[0][0]) if columns else 0
+    if columns and all(alloc.all() for alloc, _, _ in columns):
+        return _weighted_offered(kind, resources, columns, n)
+    node_score = np.zeros(n, np.int64)
+    weight_sum = np.zeros(n, np.int64)
+    for (alloc, req, _), (_, weight) in zip(columns, resources):
+        offered = alloc != 0
+        if (req < 0).any():
+            return None
+        safe = np.where(offered, alloc, 1)
+        if kind == LEAST_ALLOCATED:
+            s = np.where(req > alloc, 0, ((safe - req) * MAX_NODE_SCORE) // safe)
+        else:
+            s = (np.minimum(req, safe) * MAX_NODE_SCORE) // safe
+        s = np.where(offered, s, 0)
+        node_score += s * weight
+        weight_sum += np.where(offered, weight, 0)
+    return np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
+
+
+def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]], n: int) -> Any:
+    """weighted_score_batch when every node offers every resource (no allocatable 0): the same
+    arithmetic without the masks, and the weight sum the same for every node."""
+    import numpy as np
+
+    node_score = np.zeros(n, np.int64)
+    for (alloc, req, _), (_, weight) in zip(columns, resources):
+        if (req < 0).any():
+            return None
+        if kind == LEAST_ALLOCATED:
+            s = np.where(req > alloc, 0, ((alloc - req) * MAX_NODE_SCORE) // alloc)
+        else:
+            s = (np.minimum(req, alloc) * MAX_NODE_SCORE) // alloc
+        node_score += s * weight
+    weight_sum = sum(weight for _, weight in resources)
+    return node_score // weight_sum if weight_sum else np.zeros(n, np.int64)
