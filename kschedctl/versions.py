@@ -79,7 +79,11 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "SidecarContainers": {"1.35": True},
     "MatchLabelKeysInPodTopologySpread": {"1.35": True},
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": {"1.35": True},
-    "StorageCapacityScoring": {"1.35": False},
+    # KEP-4049: alpha (off) since 1.33, beta and on in 1.37 (versioned specs in
+    # staging/src/k8s.io/kube-scheduler/pkg/features/kube_features.go of the 1.37 tree, commits
+    # ead35706ec68 and 080d02a09a47). VolumeBinding then defaults its shape to {0: 10, 100: 0} and
+    # scores dynamic provisioning by CSIStorageCapacity; scorer.go is unchanged (de741dc854).
+    "StorageCapacityScoring": {"1.35": False, "1.37": True},
     "GenericWorkload": {"1.35": False},
     "GangScheduling": {"1.35": False},
     "TopologyAwareWorkloadScheduling": {"1.35": False},
