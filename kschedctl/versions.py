@@ -47,6 +47,11 @@ CHANGES: dict[str, Change] = {
     # Gang scheduling: the group cycle asks PlacementFeasible plugins (GangScheduling: "minCount (%d)
     # cannot be satisfied / is not yet satisfied") instead of Permit; PodGroup is scheduling.k8s.io/v1beta1.
     "GangPlacementFeasible": Change("1.37", "gangscheduling.go PlacementFeasible; algorithm_podgroup.go"),
+    # The queue's addPod records a new pod's status.nominatedNodeName before PreEnqueue, so a
+    # scheduling-gated pod's nomination holds its node against pods of lower or equal priority
+    # (kubernetes/kubernetes#139057; scheduling_queue.go addPod at 4e67a75321bb of the 1.37 tree).
+    # 1.35/1.36 nominate only in moveToActiveQ, i.e. pods that pass PreEnqueue.
+    "NominateGatedPodsOnAdd": Change("1.37", "kubernetes/kubernetes#139057 scheduling_queue.go addPod"),
     # The max backoff of a pod group's members is multiplied by sqrt(number of pods in the group
     # entity) (backoff_queue.go calculateBackoffDuration(count, entitySize)). Release taken from
     # the reference's v1.36 pod-group section (it came with the QueuedPodGroupInfo queue entity).
