@@ -96,6 +96,11 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     # alpha in 1.35, beta (on) in 1.36 (kube_features.go of v1.36.2), GA in 1.37; kschedctl has
     # no NodeDeclaredFeatures plugin, so the value decides nothing yet.
     "NodeDeclaredFeatures": {"1.35": False, "1.36": True},
+    # NodeVolumeLimits rejects a node whose CSINode lacks a driver whose CSIDriver sets
+    # spec.preventPodSchedulingIfMissing (alpha 1.35, beta and on in 1.37: staging/src/k8s.io/
+    # kube-scheduler/pkg/features/kube_features.go at ead35706ec68). Not modelled: the snapshot's
+    # use of the field is said on stderr (kschedctl/cluster/release_remarks.py).
+    "VolumeLimitScaling": {"1.35": False, "1.37": True},
     # VolumeBinding's FindMatchingVolume compares volumeAttributesClassName (GA in 1.34).
     "VolumeAttributesClass": {"1.35": True},
     # DynamicResourcesArgs fields (validation_pluginargs.go ValidateDynamicResourcesArgs):

@@ -69,3 +69,28 @@ def test_pod_group_claims_are_warned_when_groups_are_read(run_cli, write_snapsho
     # without GenericWorkload the group itself is ignored (said once, by the pod-group remark)
     out = run_cli("schedule", path, "-o", "json")
     assert _warnings(out.stderr, "spec.resourceClaims") == []
+
+
+def _csi_cluster(prevent: bool) -> list[dict]:
+    driver = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "csi.example.com"}, "spec": {}}
+    if prevent:
+        driver["spec"]["preventPodSchedulingIfMissing"] = True
+    return [_node(None), driver]
+
+
+@pytest.mark.parametrize("release, gates, warned", [("1.36", "", False), ("1.37", "", True), ("1.37", "VolumeLimitScaling=false", False)])
+def test_drivers_that_prevent_scheduling_if_missing_are_warned_from_1_37(run_cli, write_snapshot, release, gates, warned):
+    # VolumeLimitScaling: alpha 1.35, beta and on in 1.37 (kube-scheduler/pkg/features/kube_features.go at ead35706ec68)
+    path = write_snapshot(*_csi_cluster(True), _pod())
+    args = ["schedule", path, "--kube-version", release, "-o", "json"] + (["--feature-gates", gates] if gates else [])
+    out = run_cli(*args)
+    assert out.exit_code == 0, out.stderr
+    lines = _warnings(out.stderr, "preventPodSchedulingIfMissing")
+    assert len(lines) == (1 if warned else 0)
+    if warned:
+        assert "csi.example.com" in lines[0] and "does not model" in lines[0]
+
+
+def test_drivers_without_the_field_are_not_warned(run_cli, write_snapshot):
+    out = run_cli("schedule", write_snapshot(*_csi_cluster(False), _pod()), "-o", "json")
+    assert _warnings(out.stderr, "preventPodSchedulingIfMissing") == []
