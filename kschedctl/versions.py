@@ -47,6 +47,11 @@ CHANGES: dict[str, Change] = {
     # Gang scheduling: the group cycle asks PlacementFeasible plugins (GangScheduling: "minCount (%d)
     # cannot be satisfied / is not yet satisfied") instead of Permit; PodGroup is scheduling.k8s.io/v1beta1.
     "GangPlacementFeasible": Change("1.37", "gangscheduling.go PlacementFeasible; algorithm_podgroup.go"),
+    # The queue's addPod records a new pod's status.nominatedNodeName before PreEnqueue, so a
+    # scheduling-gated pod's nomination holds its node against pods of lower or equal priority
+    # (kubernetes/kubernetes#139057; scheduling_queue.go addPod at 4e67a75321bb of the 1.37 tree).
+    # 1.35/1.36 nominate only in moveToActiveQ, i.e. pods that pass PreEnqueue.
+    "NominateGatedPodsOnAdd": Change("1.37", "kubernetes/kubernetes#139057 scheduling_queue.go addPod"),
     # The max backoff of a pod group's members is multiplied by sqrt(number of pods in the group
     # entity) (backoff_queue.go calculateBackoffDuration(count, entitySize)). Release taken from
     # the reference's v1.36 pod-group section (it came with the QueuedPodGroupInfo queue entity).
@@ -79,7 +84,11 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     "SidecarContainers": {"1.35": True},
     "MatchLabelKeysInPodTopologySpread": {"1.35": True},
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": {"1.35": True},
-    "StorageCapacityScoring": {"1.35": False},
+    # KEP-4049: alpha (off) since 1.33, beta and on in 1.37 (versioned specs in
+    # staging/src/k8s.io/kube-scheduler/pkg/features/kube_features.go of the 1.37 tree, commits
+    # ead35706ec68 and 080d02a09a47). VolumeBinding then defaults its shape to {0: 10, 100: 0} and
+    # scores dynamic provisioning by CSIStorageCapacity; scorer.go is unchanged (de741dc854).
+    "StorageCapacityScoring": {"1.35": False, "1.37": True},
     "GenericWorkload": {"1.35": False},
     "GangScheduling": {"1.35": False},
     "TopologyAwareWorkloadScheduling": {"1.35": False},
@@ -87,6 +96,11 @@ FEATURE_GATES: dict[str, dict[str, bool]] = {
     # alpha in 1.35, beta (on) in 1.36 (kube_features.go of v1.36.2), GA in 1.37; kschedctl has
     # no NodeDeclaredFeatures plugin, so the value decides nothing yet.
     "NodeDeclaredFeatures": {"1.35": False, "1.36": True},
+    # NodeVolumeLimits rejects a node whose CSINode lacks a driver whose CSIDriver sets
+    # spec.preventPodSchedulingIfMissing (alpha 1.35, beta and on in 1.37: staging/src/k8s.io/
+    # kube-scheduler/pkg/features/kube_features.go at ead35706ec68). Not modelled: the snapshot's
+    # use of the field is said on stderr (kschedctl/cluster/release_remarks.py).
+    "VolumeLimitScaling": {"1.35": False, "1.37": True},
     # VolumeBinding's FindMatchingVolume compares volumeAttributesClassName (GA in 1.34).
     "VolumeAttributesClass": {"1.35": True},
     # DynamicResourcesArgs fields (validation_pluginargs.go ValidateDynamicResourcesArgs):

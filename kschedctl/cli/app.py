@@ -250,6 +250,10 @@ def _say_input_remarks(cluster: Any, version: KubeVersion, emptiness_too: bool =
         _warn(missing.message())
     for remark in pod_group_remarks(cluster.objects, version):
         _warn(remark)
+    from kschedctl.cluster.release_remarks import release_remarks
+
+    for remark in release_remarks(cluster, version):
+        _warn(remark)
 
 
 @app.command()

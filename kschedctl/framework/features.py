@@ -38,6 +38,7 @@ class Features:
     topology_aware_workload_scheduling: bool
     taint_toleration_comparison_operators: bool
     node_declared_features: bool
+    volume_limit_scaling: bool
     volume_attributes_class: bool
     dra_scheduler_filter_timeout: bool
     dra_device_binding_conditions: bool

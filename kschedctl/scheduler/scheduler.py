@@ -288,6 +288,7 @@ class Scheduler:
             float(config.pod_max_backoff_seconds),
             queueing_hints=hints_on,
             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"),
+            nominate_on_add=self.version.has("NominateGatedPodsOnAdd"),
         )
 
     @staticmethod

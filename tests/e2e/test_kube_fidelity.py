@@ -365,6 +365,11 @@ def test_score_plugin_error_is_wrapped_as_kube_does(run_cli, tmp_path, release):
     snap = _write(tmp_path, "podres.yaml", POD_LEVEL_REQUESTS)
     cfg = _write(tmp_path, "nopf.yaml", NO_PRE_FILTER_NO_FILTER)
     data = run_cli("schedule", snap, "--config", cfg, "--kube-version", release, "-o", "json").json()
+    if release == "1.37":
+        # StorageCapacityScoring is on from 1.37, so VolumeBinding's PreScore reads its PreFilter
+        # state before any Score runs (volume_binding.go PreScore; RunPreScorePlugins wraps it)
+        assert data["unschedulable"][0]["message"] == 'running PreScore plugin "VolumeBinding": not found'
+        return
     assert data["unschedulable"][0]["message"] == 'running Score plugins: plugin "DynamicResources" failed with: not found'
 
 

@@ -33,6 +33,8 @@ PROVISION = make_storage_class(
     allowed_topologies=[{"matchLabelExpressions": [{"key": "zone", "values": ["z1"]}]}],
 )
 SCS = [WAIT, WAIT_HDD, IMMEDIATE, PROVISION]
+# StorageCapacityScoring's default turns on in 1.37 (kube-scheduler/pkg/features/kube_features.go)
+BEFORE_SCORING = KubeVersion("1.36")
 UNB = Code.UnschedulableAndUnresolvable
 
 
@@ -158,7 +160,10 @@ def test_volume_binding(objs, claims, want_pre, want_filter):
     assert as_tuple(pre) == (None if want_pre is None else (want_pre[0], want_pre[1]))
     if want_filter is not None:
         assert [as_tuple(f) for f in filters] == [None if w is None else w for w in want_filter]
-        # StorageCapacityScoring is off by default: PreScore is skipped
+        # StorageCapacityScoring is on by default from 1.37: PreScore runs for any pod with PVCs
+        assert pl.pre_score(state, pod(*claims), fwk.snapshot.list()) is None
+        # 1.36 keeps the gate off: PreScore is skipped
+        *_, state, pl, fwk = run(objs, pod(*claims), version=BEFORE_SCORING)
         assert pl.pre_score(state, pod(*claims), fwk.snapshot.list()).code == Code.Skip
 
 
@@ -385,8 +390,14 @@ def test_broken_linear_truncates_toward_zero():
 @pytest.mark.parametrize(
     "version, args, want",
     [
-        pytest.param(KubeVersion(), None, {"bindTimeoutSeconds": 600}, id="defaults"),
-        pytest.param(KubeVersion(), {"bindTimeoutSeconds": 300}, {"bindTimeoutSeconds": 300}, id="keeps-given"),
+        pytest.param(BEFORE_SCORING, None, {"bindTimeoutSeconds": 600}, id="defaults"),
+        pytest.param(BEFORE_SCORING, {"bindTimeoutSeconds": 300}, {"bindTimeoutSeconds": 300}, id="keeps-given"),
+        pytest.param(
+            KubeVersion(),
+            None,
+            {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]},
+            id="1.37-default-shape",
+        ),
         pytest.param(
             SCORING,
             None,
@@ -403,10 +414,10 @@ def test_default_args(version, args, want):
 @pytest.mark.parametrize(
     "version, args, want_fields",
     [
-        pytest.param(KubeVersion(), {"bindTimeoutSeconds": 600}, [], id="valid"),
-        pytest.param(KubeVersion(), {"bindTimeoutSeconds": -1}, ["bindTimeoutSeconds"], id="negative-timeout"),
+        pytest.param(BEFORE_SCORING, {"bindTimeoutSeconds": 600}, [], id="valid"),
+        pytest.param(BEFORE_SCORING, {"bindTimeoutSeconds": -1}, ["bindTimeoutSeconds"], id="negative-timeout"),
         pytest.param(
-            KubeVersion(), {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 0}]}, ["shape"], id="shape-without-feature"
+            BEFORE_SCORING, {"bindTimeoutSeconds": 600, "shape": [{"utilization": 0, "score": 0}]}, ["shape"], id="shape-without-feature"
         ),
         pytest.param(SCORING, {"bindTimeoutSeconds": 600, "shape": []}, ["shape"], id="empty-shape"),
         pytest.param(

@@ -101,6 +101,7 @@ class PriorityQueue:
         max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
         queueing_hints: bool = True,
         pop_from_backoff_q: bool = True,
+        nominate_on_add: bool = False,
     ) -> None:
         self.less = less
         self.clock = clock
@@ -112,6 +113,9 @@ class PriorityQueue:
         self.max_in_unschedulable = max_in_unschedulable
         self.queueing_hints = queueing_hints
         self.pop_from_backoff_q = pop_from_backoff_q
+        # addPod records a new pod's nomination before PreEnqueue, gated or not (1.37,
+        # versions.py NominateGatedPodsOnAdd); before, only moveToActiveQ did, for ungated pods.
+        self.nominate_on_add = nominate_on_add
         self.start_time = clock.now()
         self.active = Heap(less)
         self.backoff = Heap(self._less_backoff_with_priority if pop_from_backoff_q else self._less_backoff)
@@ -179,7 +183,14 @@ class PriorityQueue:
     # --- adding ----------------------------------------------------------------------------
     def add(self, qpi: QueuedPodInfo) -> None:
         """Add: a new pending pod; PreEnqueue sends it to activeQ or (gated) to the pool."""
-        self.move_to_active_q(qpi, ev.label(ev.EVENT_UNSCHEDULED_POD_ADD))
+        self._add_pod(qpi, ev.label(ev.EVENT_UNSCHEDULED_POD_ADD))
+
+    def _add_pod(self, qpi: QueuedPodInfo, event: str) -> None:
+        """addPod: from 1.37 the pod's status.nominatedNodeName is recorded first, so a gated
+        pod's nomination holds its node against pods of lower or equal priority."""
+        if self.nominate_on_add:
+            self.nominator.add_nominated_pod(qpi.pod_info, None)
+        self.move_to_active_q(qpi, event)
 
     def run_pre_enqueue_plugins(self, qpi: QueuedPodInfo) -> None:
         status = self.pre_enqueue(qpi.pod)
@@ -204,7 +215,7 @@ class PriorityQueue:
         self.backoff.delete(uid)
         self.error_backoff.delete(uid)
         self.active.add(qpi)
-        if event in (ev.label(ev.EVENT_UNSCHEDULED_POD_ADD), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE)):
+        if not self.nominate_on_add and event in (ev.label(ev.EVENT_UNSCHEDULED_POD_ADD), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE)):
             self.nominator.add_nominated_pod(qpi.pod_info, None)
         return True
 
@@ -446,7 +457,7 @@ class PriorityQueue:
                 return
         qpi = self.unschedulable.get(uid)
         if qpi is None:
-            self.move_to_active_q(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
+            self._add_pod(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
             return
         qpi.pod_info = PodInfo.of(new)
         self.nominator.update_nominated_pod(qpi.pod_info)
