@@ -422,9 +422,17 @@ class PriorityQueue:
         if not self.is_event_of_interest(event):
             return 0
         moved = 0
+        # Whether the event is one of the gating plugin's depends only on (profile, plugin): a
+        # pool of thousands of gated pods asks it once per pair, not once per pod.
+        gate_opens: dict[tuple[str, str], bool] = {}
         for qpi in pods:
-            if qpi.gated and not ev.match_any_cluster_event(event, self.gating_plugin_events(qpi)):
-                continue  # only the gating plugin's events can let a gated pod in
+            if qpi.gated:
+                key = (qpi.pod.scheduler_name, qpi.gating_plugin)
+                opens = gate_opens.get(key)
+                if opens is None:
+                    opens = gate_opens[key] = ev.match_any_cluster_event(event, self.gating_plugin_events(qpi))
+                if not opens:
+                    continue  # only the gating plugin's events can let a gated pod in
             hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
                 continue
