@@ -107,6 +107,7 @@ class PriorityQueue:
         self.clock = clock
         self.pre_enqueue = pre_enqueue  # pod -> Status of its profile's PreEnqueue plugins
         self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
+        self._matching_hints: dict[tuple[str, str, str], list[QueueingHintFunction] | None] = {}
         self._interest: dict[tuple[int, str, str], bool] = {}  # is_event_of_interest, remembered
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
@@ -384,12 +385,12 @@ class PriorityQueue:
             if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
                 return QueueingStrategy.QUEUE_SKIP  # a wildcard aimed at another pod
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        hints = None if self.hint_maps is None else self.hint_maps.get(qpi.pod.scheduler_name)
+        hints = self._hints_for(qpi.pod.scheduler_name, event)
         if hints is None:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         strategy = QueueingStrategy.QUEUE_SKIP
         for h in hints:
-            if h.plugin_name not in rejectors or not ev.match_cluster_events(h.event, event):
+            if h.plugin_name not in rejectors:
                 continue
             try:
                 hint = (h.fn or _default_hint)(qpi.pod, old, new)
@@ -404,6 +405,18 @@ class PriorityQueue:
                 return QueueingStrategy.QUEUE_AFTER_BACKOFF
             strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
         return strategy
+
+    def _hints_for(self, profile: str, event: ClusterEvent) -> list[QueueingHintFunction] | None:
+        """The profile's registrations whose event matches ``event``, in registration order
+        (None: the profile registered none). Matching reads the event's resource and action
+        only, so a pool of thousands of pods matches each registration once per event kind."""
+        key = (profile, event.resource, event.action)
+        if key in self._matching_hints:
+            return self._matching_hints[key]
+        registered = None if self.hint_maps is None else self.hint_maps.get(profile)
+        hints = None if registered is None else [h for h in registered if ev.match_cluster_events(h.event, event)]
+        self._matching_hints[key] = hints
+        return hints
 
     def gating_plugin_events(self, qpi: QueuedPodInfo) -> list[ClusterEvent]:
         hints = (self.hint_maps or {}).get(qpi.pod.scheduler_name, [])
