@@ -170,6 +170,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("__main__", "cli"),
     ("output",),
     ("sweep", "whatif", "explain"),
+    ("app",),
     ("scheduler",),
     ("testing", "cluster"),
     ("config",),
