@@ -27,7 +27,8 @@ def say_input_remarks(
     cluster: ClusterSnapshot, version: KubeVersion, say: Say, emptiness_too: bool = True, pending_matters: bool = True
 ) -> None:
     """What the snapshot lacks (kschedctl/cluster/references.py): an empty snapshot, no pending
-    pod, objects the pods refer to that are not in it, pod-group remarks."""
+    pod, objects the pods refer to that are not in it, pod-group remarks, and the 1.36/1.37
+    behaviours the snapshot calls on that kschedctl does not model (cluster/release_remarks.py)."""
     from kschedctl.cluster.group_remarks import pod_group_remarks
     from kschedctl.cluster.references import emptiness, missing_references
 
@@ -37,4 +38,8 @@ def say_input_remarks(
     for missing in missing_references(cluster, version):
         say(f"warning: {missing.message()}")
     for remark in pod_group_remarks(cluster.objects, version):
+        say(f"warning: {remark}")
+    from kschedctl.cluster.release_remarks import release_remarks
+
+    for remark in release_remarks(cluster, version):
         say(f"warning: {remark}")
