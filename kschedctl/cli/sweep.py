@@ -1,7 +1,7 @@
 """`kschedctl sweep MATRIX.yaml`: parse, run kschedctl.sweep on an executor, render.
 
-Registered on the typer app by kschedctl/cli/app.py. Progress goes to stderr (a rich bar, only on a terminal); the summary to stdout; the
-columnar results and the journal to files. Exit codes as for every command: 0 done (failed
+Registered on the typer app by kschedctl/cli/app.py. Progress goes to stderr (a rich bar, only
+on a terminal); the summary to stdout; the columnar results and the journal to files. Exit codes as for every command: 0 done (failed
 cells are reported, they do not fail the sweep), 2 bad input (the matrix, its configurations),
 130 interrupted (every finished cell is in the journal: run again with --resume).
 """
