@@ -16,10 +16,10 @@ import typer
 
 from kschedctl import __version__
 from kschedctl.cli.capacity import capacity
+from kschedctl.cli.capture import capture_command
 from kschedctl.cli.diff import diff
 from kschedctl.cli.explain import explain
 from kschedctl.cli.helpformat import PlainCommand, PlainGroup
-from kschedctl.cli.live import capture_command
 from kschedctl.cli.plugins import plugins
 from kschedctl.cli.schedule import schedule
 from kschedctl.cli.simulate import simulate
