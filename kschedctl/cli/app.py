@@ -39,7 +39,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 class _App(typer.Typer):
     """Every command gets the plain help page (kschedctl/cli/helpformat.py)."""
 
-    def command(self, *args: Any, cls: Any = PlainCommand, **kwargs: Any) -> Any:  # type: ignore[override]
+    def command(self, *args: Any, cls: Any = PlainCommand, **kwargs: Any) -> Any:
         return super().command(*args, cls=cls, **kwargs)
 
 

@@ -3,6 +3,8 @@ the next one; with --nodes-for, how many nodes of a shape the pending pods need.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from kschedctl.api.inputs import check_stdin_once
@@ -13,6 +15,9 @@ from kschedctl.cli.stdout import emit
 from kschedctl.output.layout import terminal_width
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from kschedctl.whatif.capacity import CapacityResult, NodesForResult
 
 
 @live_options
@@ -55,7 +60,7 @@ def capacity(
     if nodes_for is not None and pod is not None and max_copies is None:
         fail("--nodes-for with --pod needs --max N: how many copies need nodes")
 
-    def run():
+    def run() -> CapacityResult | NodesForResult:
         from kschedctl.app.inputs import load_inputs
         from kschedctl.app.outputs import settle_outputs
         from kschedctl.app.release import release
@@ -67,6 +72,7 @@ def capacity(
         cluster, cfg, registry = inputs.cluster, inputs.cfg, inputs.registry
         added = hypothetical_nodes(add_nodes, {n.name for n in cluster.nodes})
         template = load_pod_template(pod, cluster) if pod is not None else None
+        result: CapacityResult | NodesForResult
         if nodes_for is not None:
             result = cap.nodes_for(
                 cluster,

@@ -4,6 +4,7 @@ feature gates), compared; `--fail-on-change` exits 4 (../shared/contract.md)."""
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -16,6 +17,9 @@ from kschedctl.cli.stdout import emit
 from kschedctl.output.layout import terminal_width
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from kschedctl.whatif.diff import DiffResult
 
 EXIT_CHANGED = 4
 DEFAULT_DIFF_SEED = 0
@@ -47,7 +51,7 @@ def diff(
     from kschedctl.whatif.diff import Side
     from kschedctl.whatif.diff import diff as run_diff
 
-    def run():
+    def run() -> DiffResult:
         from kschedctl.app.inputs import configured, load_inputs
         from kschedctl.app.outputs import settle_outputs
         from kschedctl.app.release import release

@@ -4,6 +4,7 @@ and score; or its attempts in the schedule run (--in-run), or a pod group's."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -25,6 +26,9 @@ from kschedctl.cli.options import (
 from kschedctl.cli.stdout import emit
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult
 
 
 @live_options
@@ -71,7 +75,7 @@ def explain(
     from kschedctl.output.layout import terminal_width
     from kschedctl.output.render import render_explain
 
-    def run():
+    def run() -> ExplainResult | ExplainGroupResult:
         from kschedctl.app.inputs import load_inputs
         from kschedctl.app.release import release
 

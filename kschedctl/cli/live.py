@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, overload
 
 import typer
 
@@ -160,7 +160,7 @@ def _check_live_outputs(kwargs: dict[str, Any], kubeconfig: str | None, config: 
     from kschedctl.api.outputs import check_outputs, resolve_output
 
     targets = [resolve_output(kwargs[name], flag) for name, flag in OUTPUT_FLAGS.items() if kwargs.get(name) is not None]
-    check_outputs(targets, [*kubeconfig_files(kubeconfig), config])
+    check_outputs(targets, [*kubeconfig_files(kubeconfig), *([config] if config is not None else [])])
 
 
 def _live_parameters() -> list[inspect.Parameter]:
@@ -180,6 +180,14 @@ def _live_parameters() -> list[inspect.Parameter]:
             default=typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
         ),
     ]
+
+
+@overload
+def live_options(command: Callable[..., Any], *, config_param: str = "config") -> Callable[..., Any]: ...
+
+
+@overload
+def live_options(command: None = None, *, config_param: str = "config") -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
 
 def live_options(command: Callable[..., Any] | None = None, *, config_param: str = "config") -> Any:

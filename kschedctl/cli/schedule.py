@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from kschedctl.api.field import escape_control
@@ -22,6 +24,9 @@ from kschedctl.cli.options import (
 from kschedctl.cli.stdout import emit
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from kschedctl.scheduler.result import RunResult
 
 
 @live_options
@@ -52,7 +57,7 @@ def schedule(
     from kschedctl.output.render import render_run
     from kschedctl.scheduler.scheduler import Scheduler
 
-    def run():
+    def run() -> RunResult:
         from kschedctl.app.inputs import load_inputs
         from kschedctl.app.outputs import settle_outputs
         from kschedctl.app.release import release

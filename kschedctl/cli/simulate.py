@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from kschedctl.api.field import escape_control
@@ -20,6 +22,9 @@ from kschedctl.cli.options import (
 from kschedctl.cli.stdout import emit
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from kschedctl.scheduler.simulate import SimulationResult
 
 
 def simulate(
@@ -43,7 +48,7 @@ def simulate(
     from kschedctl.output.render import render_simulation
     from kschedctl.scheduler.simulate import run_scenario
 
-    def run():
+    def run() -> SimulationResult:
         from kschedctl.app.inputs import configured
         from kschedctl.app.outputs import settle_outputs
         from kschedctl.app.release import release

@@ -27,6 +27,7 @@ from kschedctl.cli.stdout import emit
 
 if TYPE_CHECKING:
     from kschedctl.sweep.matrix import Matrix
+    from kschedctl.sweep.run import Progress, SweepResult
 
 EXIT_INTERRUPTED = 130
 FORMAT_HELP = "parquet (needs pyarrow) or csv (default: by --results' suffix, else parquet when pyarrow is installed)."
@@ -69,7 +70,7 @@ def sweep(
     executor_name = "dask" if cluster else (executor or ExecutorName.local).value
     cwd = os.getcwd()  # the default results name is relative to it, whatever a plugin does later
 
-    def prepare():
+    def prepare() -> tuple[Matrix, SweepOutputs]:
         # the outputs given are resolved before any plugin code runs (a plugin may os.chdir())
         given = {
             flag: resolve_output(p, flag, create_directory=flag == "--results")
@@ -88,7 +89,7 @@ def sweep(
     path = outputs.results.given
     journal_file = outputs.journal.given
 
-    def run():
+    def run() -> SweepResult:
         with store.ResultsLock(outputs.lock):
             journal = store.Journal(outputs.journal, resume)
             try:
@@ -167,7 +168,7 @@ def _results_file(results: str | None, fmt: ResultsFormat | None, name: str) -> 
 
 
 @contextmanager
-def _progress() -> Iterator[object | None]:
+def _progress() -> Iterator[Progress | None]:
     """A rich bar on stderr (cells done, failed, running, ETA), only when stderr is a terminal."""
     if not sys.stderr.isatty():
         yield None

@@ -3,6 +3,8 @@ exit 0 valid, 1 invalid, 2 unreadable."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from kschedctl.api.field import escape_control
@@ -11,6 +13,9 @@ from kschedctl.cli.guard import guarded, say
 from kschedctl.cli.options import DEBUG_HELP, GATES_HELP, VERSION_HELP, TextOutput
 from kschedctl.cli.stdout import emit
 from kschedctl.versions import DEFAULT_VERSION
+
+if TYPE_CHECKING:
+    from kschedctl.config.checker import ValidationReport
 
 
 def validate(
@@ -24,7 +29,7 @@ def validate(
     from kschedctl.config.checker import validate_files
     from kschedctl.output.render import render_validation
 
-    def run():
+    def run() -> list[ValidationReport]:
         from kschedctl.app.config import plugin_registry
         from kschedctl.app.release import release
 
