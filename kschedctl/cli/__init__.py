@@ -1,10 +1,5 @@
-"""The command line. app.py holds the typer app and the core commands; the what-if commands
-(diff, capacity, whatif_commands.py) and `sweep` (sweep_command.py) register on the same app.
-They are imported here, so that every way in (the console scripts, `python -m kschedctl`,
-tests importing kschedctl.cli.app) sees every command, and those modules can use app.py's
-helpers without app.py importing them back.
+"""The command line. app.py holds the typer app and registers the commands, one module each
+(schedule.py, explain.py, simulate.py, validate.py, plugins.py, sweep.py, diff.py, capacity.py;
+`capture` is live.py's, beside the --live options); options.py and guard.py are what they share.
+The inputs are loaded and checked by kschedctl.app.
 """
-
-from kschedctl.cli import app as _app  # noqa: F401
-from kschedctl.cli import sweep_command as _sweep_command  # noqa: F401
-from kschedctl.cli import whatif_commands as _whatif_commands  # noqa: F401

@@ -82,7 +82,8 @@ def _value_options(command: Any) -> set[str]:
 
 def _positionals(args: list[str], start: int, value_options: set[str]) -> list[int]:
     """Indices of positional arguments after ``start`` (option values skipped)."""
-    found, i = [], start
+    found: list[int] = []
+    i = start
     while i < len(args):
         arg = args[i]
         if arg == "--":
@@ -111,7 +112,7 @@ def translate(args: list[str], namespace_of: Callable[[KubectlFlags], str] = _de
     index = next((i for i, a in enumerate(rest) if not a.startswith("-")), None)
     commands = getattr(typer.main.get_command(app), "commands", {})
     command = commands.get(rest[index]) if index is not None else None
-    if command is None:
+    if command is None or index is None:
         return rest  # help, --version, or an unknown command that kschedctl reports
     name = rest[index]
     options = {o for p in _options(command) for o in (*p.opts, *p.secondary_opts)}

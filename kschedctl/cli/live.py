@@ -1,4 +1,5 @@
-"""Live clusters on the command line: `kschedctl capture`, and --live/--context/--kubeconfig on commands.
+"""Live clusters on the command line: --live/--context/--kubeconfig on commands, and what
+`kschedctl capture` (kschedctl/cli/capture.py) shares with them.
 
 ``@live_options`` attaches the live flags to any command that takes ``snapshot`` files (and a
 ``config`` file): with --live the cluster is captured in memory, written to a private temporary
@@ -19,13 +20,12 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, overload
 
 import typer
 
 from kschedctl.api.errors import InputError, show_file_as
 from kschedctl.api.field import escape_control
-from kschedctl.cli.stdout import StdoutError, emit
 from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ SCHEDULER_CONFIG_HELP = (
 )
 
 
-def _fail(exc: BaseException, debug: bool) -> None:
+def fail_live(exc: BaseException, debug: bool) -> NoReturn:
     """The CLI's one-line error: exit 2, a traceback only with --debug; no secret in either."""
     from kschedctl.cluster.live_errors import redact
 
@@ -92,65 +92,6 @@ def _safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "cluster"
 
 
-# --- `kschedctl capture` --------------------------------------------------------------------
-
-
-def capture_command(
-    output: str = typer.Option(
-        "-", "-o", "--output", metavar="FILE", help="Snapshot file to write (*.json: JSON, else YAML), or - for stdout."
-    ),
-    kubeconfig: str | None = typer.Option(
-        None, "--kubeconfig", metavar="FILE", help="The kubeconfig file; default: $KUBECONFIG, then ~/.kube/config."
-    ),
-    context: str | None = typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context; default: its current-context."),
-    scheduler_config: str | None = typer.Option(None, "--scheduler-config", metavar="configmap/NS/NAME[/KEY]", help=SCHEDULER_CONFIG_HELP),
-    config_output: str | None = typer.Option(
-        None,
-        "--config-output",
-        metavar="FILE",
-        help="Where --scheduler-config's configuration goes (default: SNAPSHOT-scheduler-config.yaml beside the snapshot).",
-    ),
-    chunk_size: int = typer.Option(
-        DEFAULT_CHUNK_SIZE, "--chunk-size", min=0, metavar="N", help="Objects per list request (0: all at once), as kubectl's --chunk-size."
-    ),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
-) -> None:
-    """Capture the current cluster into one snapshot file: every kind kschedctl reads, never Secrets."""
-    from kschedctl.api.outputs import check_outputs, resolve_output, write_output
-    from kschedctl.cluster.capture import ConfigMapRef, format_for, read_scheduler_config, render_capture
-    from kschedctl.cluster.kubeclient import connect
-
-    try:
-        ref = ConfigMapRef.parse(scheduler_config) if scheduler_config else None
-        config_path = config_output or (_config_path_beside(output) if ref else None)
-        if ref and config_path is None:
-            raise InputError("--scheduler-config with -o -: give --config-output FILE for the configuration")
-        targets = [resolve_output(output, "-o")] if output != "-" else []
-        if config_path is not None:
-            targets.append(resolve_output(config_path, "--config-output"))
-        check_outputs(targets, kubeconfig_files(kubeconfig))
-        conn = connect(kubeconfig, context)
-        try:
-            config = read_scheduler_config(conn, ref) if ref is not None else None  # fail before the long part
-            capture = capture_live(conn, chunk_size)
-            if config is not None and config_path is not None:
-                capture.notes.append(f"scheduler configuration: {config[1]} -> {config_path}")
-                write_output(targets[-1], config[0])
-        finally:
-            conn.close()
-        if output == "-":
-            emit(render_capture(capture, "yaml"))
-        else:
-            write_output(targets[0], render_capture(capture, format_for(output)))
-            typer.echo(f"captured {len(capture.items)} objects from {conn.where} into {escape_control(output)}", err=True)
-    except (typer.Exit, KeyboardInterrupt, StdoutError):
-        raise
-    except OSError as exc:
-        _fail(InputError(f"cannot write: {exc.strerror or exc}", file=exc.filename or output), debug)
-    except Exception as exc:  # noqa: BLE001 - one line, never a bare traceback
-        _fail(exc, debug)
-
-
 def kubeconfig_files(kubeconfig: str | None) -> list[str]:
     """The kubeconfig files a connection reads, as kubectl finds them: --kubeconfig, else every
     file of $KUBECONFIG, else ~/.kube/config. They are inputs: no output may overwrite them."""
@@ -160,13 +101,6 @@ def kubeconfig_files(kubeconfig: str | None) -> list[str]:
     if env:
         return [p for p in env.split(os.pathsep) if p]
     return [os.path.join(os.path.expanduser("~"), ".kube", "config")]
-
-
-def _config_path_beside(output: str) -> str | None:
-    if output == "-":
-        return None
-    stem, _ = os.path.splitext(output)
-    return f"{stem}-scheduler-config.yaml"
 
 
 # --- --live on other commands ---------------------------------------------------------------
@@ -226,7 +160,7 @@ def _check_live_outputs(kwargs: dict[str, Any], kubeconfig: str | None, config: 
     from kschedctl.api.outputs import check_outputs, resolve_output
 
     targets = [resolve_output(kwargs[name], flag) for name, flag in OUTPUT_FLAGS.items() if kwargs.get(name) is not None]
-    check_outputs(targets, [*kubeconfig_files(kubeconfig), config])
+    check_outputs(targets, [*kubeconfig_files(kubeconfig), *([config] if config is not None else [])])
 
 
 def _live_parameters() -> list[inspect.Parameter]:
@@ -248,13 +182,22 @@ def _live_parameters() -> list[inspect.Parameter]:
     ]
 
 
+@overload
+def live_options(command: Callable[..., Any], *, config_param: str = "config") -> Callable[..., Any]: ...
+
+
+@overload
+def live_options(command: None = None, *, config_param: str = "config") -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
+
+
 def live_options(command: Callable[..., Any] | None = None, *, config_param: str = "config") -> Any:
     """Give a command --live, --context, --kubeconfig and --scheduler-config (one decorator line).
 
     The command must take ``snapshot`` (a list of paths; it becomes optional) and may take a
     config path (``config``, or the parameter named by ``config_param``: `diff` reads the live
-    KubeSchedulerConfiguration as side A's) and ``debug``. Put it under ``@app.command()``,
-    bare (``@live_options``) or called (``@live_options(config_param="config_a")``).
+    KubeSchedulerConfiguration as side A's) and ``debug``. Put it on the command's function
+    (kschedctl/cli/app.py registers the result), bare (``@live_options``) or called
+    (``@live_options(config_param="config_a")``).
     """
     if command is None:
         return functools.partial(live_options, config_param=config_param)
@@ -292,7 +235,7 @@ def live_options(command: Callable[..., Any] | None = None, *, config_param: str
             except (typer.Exit, KeyboardInterrupt):
                 raise
             except Exception as exc:  # noqa: BLE001 - one line, never a bare traceback
-                _fail(exc, bool(kwargs.get("debug")))
+                fail_live(exc, bool(kwargs.get("debug")))
             kwargs["snapshot"] = snapshot
             if takes_config:
                 kwargs[config_param] = config
@@ -303,4 +246,4 @@ def live_options(command: Callable[..., Any] | None = None, *, config_param: str
     return wrapper
 
 
-__all__ = ["capture_command", "capture_live", "live_options"]
+__all__ = ["capture_live", "fail_live", "kubeconfig_files", "live_options"]

@@ -184,10 +184,19 @@ def _as_registry(registry: Any) -> Registry:
 
 
 def validate_text(text: str, source: str, version: KubeVersion, registry: Any = None, build_profiles: bool = True) -> ValidationReport:
+    return check_text(text, source, version, registry, build_profiles)[0]
+
+
+def check_text(
+    text: str, source: str, version: KubeVersion, registry: Any = None, build_profiles: bool = True
+) -> tuple[ValidationReport, KubeSchedulerConfiguration | None]:
+    """The report, and the decoded and defaulted configuration the checks ran on (None when a
+    stage before defaulting failed): a command running the configuration takes it from here
+    instead of reading, decoding and defaulting the file a second time (kschedctl/app/config.py)."""
     registry = _as_registry(registry)
     node, data, yaml_error = _compose(text, source)
     if yaml_error is not None:
-        return ValidationReport(source, False, [yaml_error])
+        return ValidationReport(source, False, [yaml_error]), None
     index = LineIndex(node)
 
     def finding(path: Path, message: str, severity: str = "error") -> Finding:
@@ -197,7 +206,7 @@ def validate_text(text: str, source: str, version: KubeVersion, registry: Any = 
     findings = [Finding(format_path(p), line, f'key "{p[-1]}" already set in map', "error", col) for p, line, col in index.duplicates]
     if data is None:
         findings.append(Finding("", 1, "empty document: expected a KubeSchedulerConfiguration object"))
-        return ValidationReport(source, False, findings)
+        return ValidationReport(source, False, findings), None
     schema_errors = iter_schema_errors(data)
     if isinstance(data, dict):
         schema_errors += _args_schema_errors(data, registry)
@@ -205,18 +214,18 @@ def validate_text(text: str, source: str, version: KubeVersion, registry: Any = 
     schema_findings.sort(key=lambda f: (f.line or 0, f.path))
     findings += schema_findings
     if findings:
-        return ValidationReport(source, False, findings)
+        return ValidationReport(source, False, findings), None
 
     try:
         cfg = set_defaults(decode(data, source), version, registry)
     except Exception as exc:  # noqa: BLE001 - a defaulter of a plugin refusing its args
         field_path = getattr(exc, "field", None) or ""
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-        return ValidationReport(source, False, [finding(parse_path(field_path), message)])
+        return ValidationReport(source, False, [finding(parse_path(field_path), message)]), None
     issues = all_issues(cfg, version, registry) if build_profiles else semantic_issues(cfg, version, registry)
     for issue in issues:
         findings.append(finding(parse_path(issue.path), issue.message, issue.severity))
-    return ValidationReport(source, not any(f.severity == "error" for f in findings), findings)
+    return ValidationReport(source, not any(f.severity == "error" for f in findings), findings), cfg
 
 
 def all_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, registry: Registry) -> list[Issue]:
@@ -239,19 +248,21 @@ def validate_files(paths: list[str], version: KubeVersion, registry: Any = None,
     (None: kschedctl.plugins.plugin_manager.default_registry(), with installed packages).
     ``build_profiles=False`` leaves out what building the profiles finds: a command that runs the
     configuration builds them once anyway (scheduler/profile.new_map), and reports the same errors."""
-    reports = []
-    for path in paths:
-        try:
-            text = read_text(path)
-        except InputError as exc:
-            reports.append(ValidationReport(path, False, [Finding("", None, exc.message)], True))
-            continue
-        try:
-            unwrapped = unwrap_config_text(text, path)
-        except InputError as exc:
-            reports.append(ValidationReport(path, False, [Finding("", None, exc.message)]))
-            continue
-        report = validate_text(unwrapped.text, path, version, registry, build_profiles)
-        report.findings[:0] = [Finding("", None, note, "warning") for note in unwrapped.notes]
-        reports.append(report)
-    return reports
+    return [check_file(path, version, registry, build_profiles)[0] for path in paths]
+
+
+def check_file(
+    path: str, version: KubeVersion, registry: Any = None, build_profiles: bool = True
+) -> tuple[ValidationReport, KubeSchedulerConfiguration | None]:
+    """One file's report (read, unwrapped, checked as check_text) and the configuration checked."""
+    try:
+        text = read_text(path)
+    except InputError as exc:
+        return ValidationReport(path, False, [Finding("", None, exc.message)], True), None
+    try:
+        unwrapped = unwrap_config_text(text, path)
+    except InputError as exc:
+        return ValidationReport(path, False, [Finding("", None, exc.message)]), None
+    report, cfg = check_text(unwrapped.text, path, version, registry, build_profiles)
+    report.findings[:0] = [Finding("", None, note, "warning") for note in unwrapped.notes]
+    return report, cfg

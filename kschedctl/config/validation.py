@@ -399,7 +399,7 @@ def semantic_issues(cfg: KubeSchedulerConfiguration, version: KubeVersion, regis
     kube's rules, the plugin names and advice (warnings). Building the profiles (what
     NewFramework refuses) is kschedctl.runtime.profile's: `validate` adds its issues
     (profiles_to_build says which profiles), and so does every run given a --config, which
-    runs validate's checks first (kschedctl/cli/app.py)."""
+    runs validate's checks first (kschedctl/app/config.py)."""
     return kube_issues(cfg, version, registry) + registry_issues(cfg, registry) + advice_issues(cfg)
 
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from kschedctl import __version__
 from kschedctl.api.errors import InputError
-from kschedctl.runtime.multipoint import FrameworkError
-from kschedctl.versions import KubeVersion, UnsupportedVersion, parse_version
+from kschedctl.app.errors import input_errors
+from kschedctl.versions import KubeVersion
 
 OK = "ok"
 ERROR = "error"  # bad input, or a failure inside the run: the same inputs fail the same way
@@ -137,7 +137,7 @@ def _outcome(task: CellTask, source: SnapshotSource) -> CellOutcome:
         data, metrics, warnings = _RUNNERS[task.command](task, source)
         result = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return CellOutcome(task.key, OK, None, metrics, result, warnings=warnings)
-    except (InputError, FrameworkError, UnsupportedVersion) as exc:
+    except input_errors() as exc:
         return CellOutcome(task.key, ERROR, str(exc))
     except Exception as exc:  # noqa: BLE001 - a cell's failure is its result, never the sweep's
         return CellOutcome(task.key, ERROR, f"internal error: {type(exc).__name__}: {exc}")
@@ -245,24 +245,18 @@ def outcome_digest(run: dict[str, Any]) -> str:
 
 
 def _registry() -> Any:
-    from kschedctl.plugins.plugin_manager import default_registry
+    from kschedctl.app.config import plugin_registry
 
-    return default_registry().registry
+    return plugin_registry(lambda _: None)  # a package's load error was said when the sweep started
 
 
 def _configuration(side: SideSpec, registry: Any) -> tuple[KubeVersion, Any]:
-    """Load, default and validate, as the commands' --config does."""
-    from kschedctl.config.loader import load_config_text
-    from kschedctl.config.validation import validate_config
+    """Load, default and validate, as the commands' --config does (kschedctl/app)."""
+    from kschedctl.app.config import load_config_document
+    from kschedctl.app.release import cell_release
 
-    version = parse_version(side.kube_version, side.feature_gates)
-    text = json.dumps(side.config) if side.config is not None else ""
-    cfg = load_config_text(text, side.source, version, registry)
-    problems = validate_config(cfg, version, registry)
-    if problems:
-        path, msg = problems[0]
-        raise InputError(msg, file=side.source, obj="KubeSchedulerConfiguration", field=path or None)
-    return version, cfg
+    version = cell_release(side.kube_version, side.feature_gates)
+    return version, load_config_document(side.config, side.source, version, registry)
 
 
 # --- the worker's snapshots ----------------------------------------------------------------

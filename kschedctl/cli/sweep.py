@@ -1,8 +1,7 @@
 """`kschedctl sweep MATRIX.yaml`: parse, run kschedctl.sweep on an executor, render.
 
-Registered on the same typer app as the other commands (kschedctl/cli/app.py imports this
-module). Progress goes to stderr (a rich bar, only on a terminal); the summary to stdout; the
-columnar results and the journal to files. Exit codes as for every command: 0 done (failed
+Registered on the typer app by kschedctl/cli/app.py. Progress goes to stderr (a rich bar, only
+on a terminal); the summary to stdout; the columnar results and the journal to files. Exit codes as for every command: 0 done (failed
 cells are reported, they do not fail the sweep), 2 bad input (the matrix, its configurations),
 130 interrupted (every finished cell is in the journal: run again with --resume).
 """
@@ -22,11 +21,13 @@ import typer
 
 from kschedctl.api.field import escape_control
 from kschedctl.api.outputs import OutputPath, beside, check_outputs, resolve_output
-from kschedctl.cli.app import ExplainOutput, _fail, _guarded, _warn_registry_errors, app
+from kschedctl.cli.guard import fail, guarded, say
+from kschedctl.cli.options import ExplainOutput
 from kschedctl.cli.stdout import emit
 
 if TYPE_CHECKING:
     from kschedctl.sweep.matrix import Matrix
+    from kschedctl.sweep.run import Progress, SweepResult
 
 EXIT_INTERRUPTED = 130
 FORMAT_HELP = "parquet (needs pyarrow) or csv (default: by --results' suffix, else parquet when pyarrow is installed)."
@@ -43,7 +44,6 @@ class ExecutorName(StrEnum):
     dask = "dask"
 
 
-@app.command()
 def sweep(
     matrix: str = typer.Argument(..., help="A Sweep file: snapshots x configs x releases x feature gates x seeds."),
     output: ExplainOutput = typer.Option(ExplainOutput.table, "-o", "--output"),
@@ -57,8 +57,8 @@ def sweep(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Run schedule, diff or simulate over every cell of a matrix; one results file, one summary."""
+    from kschedctl.app.config import plugin_registry
     from kschedctl.output.render_sweep import render_sweep
-    from kschedctl.plugins.plugin_manager import default_registry
     from kschedctl.sweep import results as store
     from kschedctl.sweep.executors import default_jobs, make_executor
     from kschedctl.sweep.matrix import load_matrix
@@ -66,11 +66,11 @@ def sweep(
     from kschedctl.sweep.run import write
 
     if cluster and executor == ExecutorName.local:
-        _fail("--cluster runs on Dask: leave out --executor local")
+        fail("--cluster runs on Dask: leave out --executor local")
     executor_name = "dask" if cluster else (executor or ExecutorName.local).value
     cwd = os.getcwd()  # the default results name is relative to it, whatever a plugin does later
 
-    def prepare():
+    def prepare() -> tuple[Matrix, SweepOutputs]:
         # the outputs given are resolved before any plugin code runs (a plugin may os.chdir())
         given = {
             flag: resolve_output(p, flag, create_directory=flag == "--results")
@@ -81,16 +81,15 @@ def sweep(
             from kschedctl.output.report import plotly_js
 
             plotly_js()
-        _warn_registry_errors()
-        m = load_matrix(matrix, default_registry().registry)
+        m = load_matrix(matrix, plugin_registry(say))
         outputs = _outputs(given, fmt, m, cwd)
         return m, outputs
 
-    m, outputs = _guarded(debug, prepare)
+    m, outputs = guarded(debug, prepare)
     path = outputs.results.given
     journal_file = outputs.journal.given
 
-    def run():
+    def run() -> SweepResult:
         with store.ResultsLock(outputs.lock):
             journal = store.Journal(outputs.journal, resume)
             try:
@@ -106,7 +105,7 @@ def sweep(
         return result
 
     try:
-        result = _guarded(debug, run)
+        result = guarded(debug, run)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: the finished cells are in {escape_control(journal_file)}; run again with --resume", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -169,7 +168,7 @@ def _results_file(results: str | None, fmt: ResultsFormat | None, name: str) -> 
 
 
 @contextmanager
-def _progress() -> Iterator[object | None]:
+def _progress() -> Iterator[Progress | None]:
     """A rich bar on stderr (cells done, failed, running, ETA), only when stderr is a terminal."""
     if not sys.stderr.isatty():
         yield None
