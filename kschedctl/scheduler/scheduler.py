@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from kschedctl.api.gotime import seconds_of
+from kschedctl.api.gotime import format_rfc3339, seconds_of
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
@@ -72,6 +72,7 @@ from kschedctl.scheduler.schedule_one import (
 )
 from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 from kschedctl.scheduler.shortfall import ClusterFacts, count_shortfall
+from kschedctl.scheduler.victims import VictimExit, mark_terminating
 from kschedctl.versions import KubeVersion
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
@@ -206,8 +207,10 @@ class Scheduler:
         seed: int | None = None,
         dry_run: bool = False,
         plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+        victim_exit: VictimExit | None = None,
     ) -> None:
         self.cluster = cluster
+        self.victim_exit = victim_exit or VictimExit()
         self.objects = cluster.objects.with_own_dra_objects()  # claims written here, not in the input
         self.version = version
         self.rng = random.Random(seed)
@@ -491,8 +494,29 @@ class Scheduler:
             placement = self.placements_by_uid.get(victim.uid)
             if placement is not None:
                 placement.preempted_by = preemptor.key
-            delete_pod(self, victim)
+            self.evict(victim, preemptor)
         for info in self.nominator.nominated_pods_for_node(record.node):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
                 patch_nominated_node_name(self, info.pod, "")
+
+    def evict(self, victim: Pod, preemptor: Pod) -> None:
+        """The victim's delete call: gone at once in the instant reading, else gone from the cache
+        when the informer sees it, on the virtual clock (kschedctl/scheduler/victims.py); a victim
+        with a grace period is terminating meanwhile."""
+        delay = self.victim_exit.delay(victim)
+        if delay is None:
+            delete_pod(self, victim)
+            return
+        if self.victim_exit.grace_period(victim) > 0:
+            when = format_rfc3339(int(self.clock.now()))
+            for copy in {
+                id(p): p for p in (victim, self.cache.get_pod(victim.uid), self.pods_by_uid.get(victim.uid)) if p is not None
+            }.values():
+                mark_terminating(copy, when, preemptor.scheduler_name)
+            self.state_changed()
+        self.at(self.clock.now() - self.start + delay, lambda: self._victim_gone(victim))
+
+    def _victim_gone(self, victim: Pod) -> None:
+        if delete_pod(self, victim) is not None:
+            self.record("PodDeleted", pod=victim.key, reason="preempted")

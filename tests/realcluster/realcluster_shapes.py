@@ -471,3 +471,38 @@ def generate(shape: str) -> tuple[list[Obj], str | None]:
     """The shape's cluster, the same on every run (its own seed)."""
     fn, seed = SHAPES[shape]
     return fn(random.Random(seed))
+
+
+def preemption(rng: random.Random) -> tuple[list[Obj], str | None]:
+    """20 nodes each nearly filled by one low-priority pod (some guarded by a PDB that allows no
+    disruption), 30 pending pods: first a high-priority one that fits nowhere without preempting,
+    then small ones, which the default LeastAllocated scoring sends to the emptiest node. Until
+    the victim is gone its node is full; gone at once, its node looks empty to the scores (the
+    nominated preemptor counts in filters only), and the small pods flock there."""
+    items: list[Obj] = []
+    for i in range(20):
+        cpu = 4 + (i % 5) * 2
+        n = node(f"n-{i:02d}", ZONES[i % 3], cpu, 16 + 4 * (i % 4))
+        items.append(n)
+        app = "protected" if i % 4 == 0 else "batch"
+        used = cpu * 1000 - rng.choice((250, 500, 750, 1000))
+        victim = pod(f"run-{i:02d}", used, rng.choice((1024, 2048, 3072)), node_name=n["metadata"]["name"], labels={"app": app}, priority=0)
+        # distinct start times: kube prefers the candidate whose victims started last, else its
+        # pick among equal candidates is random
+        victim["status"]["startTime"] = f"2026-11-01T08:{rng.randint(0, 59):02d}:{i:02d}Z"
+        items.append(victim)
+    items.append(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "protected", "namespace": "default"},
+            "spec": {"minAvailable": "100%", "selector": {"matchLabels": {"app": "protected"}}},
+            "status": {"currentHealthy": 5, "desiredHealthy": 5, "expectedPods": 5, "disruptionsAllowed": 0, "observedGeneration": 1},
+        }
+    )
+    items.append(pod("p-000", 7000, 1024, labels={"app": "critical"}, priority=1000))
+    for i in range(1, 30):
+        items.append(
+            pod(f"p-{i:03d}", rng.choice((100, 200, 300, 500, 700, 900)), rng.choice((128, 256, 512)), labels={"app": "small"}, priority=0)
+        )
+    return items, None

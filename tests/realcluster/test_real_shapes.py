@@ -105,31 +105,25 @@ class PVController:
             self.cluster.request("PUT", f"{path}/status", pvc)
 
 
-def retried_pods(cluster: Cluster) -> dict[str, str]:
-    """Pods kube-scheduler bound after it had failed them: pod -> the time of its Scheduled event."""
-    failed: set[str] = set()
-    scheduled: dict[str, str] = {}
-    for ev in cluster.request("GET", "/apis/events.k8s.io/v1/events")["items"]:
-        key = f"{ev['regarding'].get('namespace') or 'default'}/{ev['regarding'].get('name')}"
-        if ev.get("reason") == "FailedScheduling":
-            failed.add(key)
-        elif ev.get("reason") == "Scheduled":
-            scheduled[key] = str(ev.get("eventTime") or "")
-    return {k: t for k, t in scheduled.items() if k in failed}
-
-
-def kschedctl_run(run_cli: Callable[..., Any], items: list[dict[str, Any]], config: Path | None, path: Path) -> dict[str, Outcome]:
-    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False))
-    result = run_cli("schedule", str(path), "-o", "json", "--seed", "1", *kschedctl_args(config))
-    assert result.exit_code == 0, result.stderr
-    doc = result.json()
+def kschedctl_run(
+    run_cli: Callable[..., Any], items: list[dict[str, Any]], config: Path | None, path: Path, *extra: str
+) -> dict[str, Outcome]:
+    doc = kschedctl_json(run_cli, items, config, path, *extra)
     got: dict[str, Outcome] = {p["pod"]: ("bound", p["node"]) for p in doc["placements"]}
     got.update({u["pod"]: ("unschedulable", u["message"]) for u in doc["unschedulable"]})
     got.update({s["pod"]: ("gated", "") for s in doc["skipped"]})
     return got
 
 
+def kschedctl_json(run_cli: Callable[..., Any], items: list[dict[str, Any]], config: Path | None, path: Path, *extra: str) -> Any:
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False))
+    result = run_cli("schedule", str(path), "-o", "json", "--seed", "1", *kschedctl_args(config), *extra)
+    assert result.exit_code == 0, result.stderr
+    return result.json()
+
+
 def best_nodes(run_cli: Callable[..., Any], items: list[dict[str, Any]], pod: str, config: Path | None, path: Path) -> tuple[set[str], Any]:
+    """The nodes of the best total score for the pod against the cluster as given."""
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False))
     result = run_cli("explain", pod, str(path), "-o", "json", *kschedctl_args(config))
     assert result.exit_code == 0, result.stderr
@@ -162,34 +156,50 @@ def compare(
     items: list[dict[str, Any]],
     real: dict[str, tuple[Outcome, int]],
     live_objects: dict[str, dict[str, Any]],
-    retried: dict[str, str],
+    attempts: list[str],
     config: Path | None,
     tmp_path: Path,
+    *extra: str,
+    victims_gone_before: tuple[set[str], set[str], dict[str, str]] = (set(), set(), {}),
 ) -> tuple[list[str], dict[str, int]]:
-    """Walk kube-scheduler's bindings in order against kschedctl; returns the problems and counts."""
+    """Walk kube-scheduler's bindings in order against kschedctl (its run with ``extra`` flags);
+    returns the problems and counts. A pod bound elsewhere than predicted is a tie when both nodes
+    are among kschedctl's best-scored for the cluster as it was then; else kschedctl's run saw
+    another cluster than kube-scheduler did. ``victims_gone_before``: (pods bound after the
+    preemption victims were deleted, those victims, the preemptors' nominated nodes): the
+    preemptors are nominated from the start (they come first), the victims leave the state before
+    the first pod bound after them."""
     state = copy.deepcopy(items)
-    predicted = kschedctl_run(run_cli, state, config, tmp_path / "run-0.yaml")
+    predicted = kschedctl_run(run_cli, state, config, tmp_path / "run-0.yaml", *extra)
     counts = {"pods": len(real), "same node": 0, "tie": 0, "unschedulable": 0, "reruns": 0}
     problems: list[str] = []
-    # kube-scheduler took the pods in the order they were created (they were queued as they came),
-    # those it failed first and bound on a later try last, in the order of their Scheduled events
-    bound = [k for k in pending_keys(items) if real[k][0][0] == "bound"]
-    order = [k for k in bound if k not in retried] + sorted((k for k in bound if k in retried), key=lambda k: retried[k])
+    # the order of kube-scheduler's scheduling cycles (its bindings complete in parallel): a bound
+    # pod's last attempt is the one that bound it
+    last = {key: i for i, key in enumerate(attempts)}
+    order = sorted((k for k in pending_keys(items) if real[k][0][0] == "bound"), key=lambda k: last.get(k, -1))
+    after, victims, nominated = victims_gone_before
+    for o in state:
+        if o.get("kind") == "Pod" and _key(o) in nominated:
+            o.setdefault("status", {})["nominatedNodeName"] = nominated[_key(o)]
     for i, key in enumerate(order):
+        if key in after and victims:
+            state = [o for o in state if not (o.get("kind") == "Pod" and _key(o) in victims)]
+            victims = set()
         node_name = real[key][0][1]
-        if predicted.get(key) == ("bound", node_name):
+        guess = predicted.get(key)
+        if guess == ("bound", node_name):
             counts["same node"] += 1
         else:
             best, ranking = best_nodes(run_cli, state, key, config, tmp_path / f"before-{i}.yaml")
-            if node_name not in best:
+            if node_name not in best or (guess is not None and guess[0] == "bound" and guess[1] not in best):
                 problems.append(
-                    f"{key}: kube-scheduler bound it to {node_name}; kschedctl predicted {predicted.get(key)}, best {sorted(best)} ({ranking[:4]})"
+                    f"{key}: kube-scheduler bound it to {node_name}; kschedctl predicted {guess}, best {sorted(best)} ({ranking[:4]})"
                 )
             else:
                 counts["tie"] += 1
         bind_as_real(state, key, node_name, live_objects)
-        if predicted.get(key) != ("bound", node_name):
-            predicted = kschedctl_run(run_cli, state, config, tmp_path / f"run-{i + 1}.yaml")
+        if guess != ("bound", node_name):
+            predicted = kschedctl_run(run_cli, state, config, tmp_path / f"run-{i + 1}.yaml", *extra)
             counts["reruns"] += 1
     for key, ((what, detail), _) in sorted(real.items()):
         if what == "bound":
@@ -212,12 +222,14 @@ def test_real_scheduler_agrees_on_shape(shape: str, real_cluster: Cluster, tmp_p
     pods = pending_keys(items)
     try:
         with PVController(real_cluster):
-            load_snapshot(real_cluster, copy.deepcopy(items), lambda: real_cluster.start_scheduler(config_yaml), one_second_apart=False)
+            load_snapshot(
+                real_cluster, copy.deepcopy(items), lambda: real_cluster.start_scheduler(config_yaml, verbosity=3), one_second_apart=False
+            )
             real = settle(real_cluster, pods)
         live = {f"pvc:{_key(o)}": o for o in real_cluster.request("GET", "/api/v1/persistentvolumeclaims")["items"]}
-        retried = retried_pods(real_cluster)
+        attempts = real_cluster.scheduling_order()
     except EnvError as err:
         pytest.fail(str(err), pytrace=False)
-    problems, counts = compare(run_cli, items, real, live, retried, config, tmp_path)
+    problems, counts = compare(run_cli, items, real, live, attempts, config, tmp_path)
     print(f"{shape}: {counts}")
     assert not problems, "\n".join(problems)
