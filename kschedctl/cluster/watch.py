@@ -152,15 +152,15 @@ class Reflector:
             if not isinstance(obj, dict):
                 raise LiveClusterError(f"GET {self.path} (watch): an event without an object")
             if kind == "ERROR":
-                code = obj.get("code")
-                if code == 410:
-                    raise Gone(f"GET {self.path} (watch): {obj.get('message') or 'resourceVersion too old'}")
-                raise ApiStatusError(
-                    int(code or 500), f"GET {self.path} (watch): {obj.get('message') or obj}", detail=str(obj.get("message"))
-                )
-            rv = (obj.get("metadata") or {}).get("resourceVersion")
+                self._raise_error(obj)
+            metadata = obj.get("metadata")
+            if not isinstance(metadata, dict):
+                raise LiveClusterError(f"GET {self.path} (watch): a {kind} event's object has no metadata object")
+            rv = metadata.get("resourceVersion")
+            if rv is not None and not isinstance(rv, str):
+                raise LiveClusterError(f"GET {self.path} (watch): a {kind} event's resourceVersion is not a string")
             if kind == "BOOKMARK":
-                self.resource_version = str(rv or self.resource_version)
+                self.resource_version = rv or self.resource_version
                 continue
             if kind not in ("ADDED", "MODIFIED", "DELETED"):
                 continue
@@ -170,9 +170,20 @@ class Reflector:
                 self.items.pop(key, None)
             else:
                 self.items[key] = item
-            self.resource_version = str(rv or self.resource_version)
+            self.resource_version = rv or self.resource_version
             changes.append(Change(str(kind), self.spec.kind, key, item))
         return changes
+
+    def _raise_error(self, status: dict[str, Any]) -> None:
+        """An ERROR event: its Status says why the watch ended (410: relist)."""
+        code = status.get("code")
+        message = status.get("message")
+        text = message if isinstance(message, str) else "the watch ended with an error"
+        if code == 410:
+            raise Gone(f"GET {self.path} (watch): {text}")
+        raise ApiStatusError(
+            code if isinstance(code, int) and not isinstance(code, bool) else 500, f"GET {self.path} (watch): {text}", detail=text
+        )
 
     def step(self) -> list[Change]:
         """watch_once, or a relist when the server answered 410 Gone."""
