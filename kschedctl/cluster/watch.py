@@ -12,8 +12,9 @@ server not. The next request goes on from the last resourceVersion seen (an even
 BOOKMARK); an answer of 410 Gone (the HTTP status, or an ERROR event carrying a Status with code
 410: "too old resource version") means the server no longer has the history: the kind is listed
 again and the differences with what was known become the changes (as the Reflector's Replace).
-A request that fails to reach the server is retried after a backoff (0.5 s doubling to 8 s); after
-MAX_FAILURES failures in a row the watch gives up with the last error.
+A request that fails to reach the server, or is answered 429 or 5xx, is retried after a backoff
+(0.5 s doubling to 8 s); after MAX_FAILURES failures in a row the watch gives up with the last
+error. Other statuses (401, 403, 404) end it at once.
 """
 
 from __future__ import annotations
@@ -256,14 +257,20 @@ class LiveCluster:
                         self._recapture()
                     self.failures = 0
                     break
-                except ApiStatusError:
-                    raise
-                except LiveClusterError:
-                    self.failures += 1
-                    if self.failures >= MAX_FAILURES:
+                except ApiStatusError as exc:
+                    if exc.status != 429 and exc.status < 500:  # 401, 403, 404...: asking again will not help
                         raise
-                    self.sleep(min(BACKOFF_MAX, BACKOFF_START * 2 ** (self.failures - 1)))
+                    self._failed()
+                except LiveClusterError:
+                    self._failed()
         return changes
+
+    def _failed(self) -> None:
+        """One more failure in a row: back off, or, at MAX_FAILURES, raise the error being handled."""
+        self.failures += 1
+        if self.failures >= MAX_FAILURES:
+            raise
+        self.sleep(min(BACKOFF_MAX, BACKOFF_START * 2 ** (self.failures - 1)))
 
     def _recapture(self) -> None:
         watched = {r.spec.kind for r in self.reflectors}

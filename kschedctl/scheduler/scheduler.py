@@ -175,8 +175,10 @@ class SimulatedClient:
 
         A victim already terminating gets no eviction upstream (no API call, no event): it is
         neither listed nor removed, and keeps its node's resources until it is deleted (a
-        scenario's deletePod); the preemptor stays nominated meanwhile, as in kube."""
-        evicted = [v for v in victims if not v.is_terminating]
+        scenario's deletePod); the preemptor stays nominated meanwhile, as in kube. Nor does one
+        already deleted whose deletion the scheduler has not seen yet (a grace period of 0: the
+        API answers NotFound, executor.go "Victim Pod is already deleted")."""
+        evicted = [v for v in victims if not v.is_terminating and v.uid not in self.scheduler.leaving]
         record = Preemption(preemptor.key, node_name, [v.key for v in evicted], self.scheduler.clock.now())
         self.last_preemption = record
         if not self.dry_run:
@@ -258,6 +260,7 @@ class Scheduler:
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
         self.placements_by_uid: dict[str, Placement] = {}
         self.deleted: set[str] = set()
+        self.leaving: set[str] = set()  # preemption victims deleted, not yet gone from the cache
         self.timeline: list[tuple[float, int, Callable[[], None]]] = []
         self._timeline_seq = itertools.count()
         self._seq = 0
@@ -508,6 +511,7 @@ class Scheduler:
         if delay is None:
             delete_pod(self, victim)
             return
+        self.leaving.add(victim.uid)
         if self.victim_exit.grace_period(victim) > 0:
             when = format_rfc3339(int(self.clock.now()))
             for copy in {
@@ -518,5 +522,6 @@ class Scheduler:
         self.at(self.clock.now() - self.start + delay, lambda: self._victim_gone(victim))
 
     def _victim_gone(self, victim: Pod) -> None:
+        self.leaving.discard(victim.uid)
         if delete_pod(self, victim) is not None:
             self.record("PodDeleted", pod=victim.key, reason="preempted")

@@ -12,7 +12,7 @@ and a run of failures ends within MAX_FAILURES with backoff sleeps that never ex
 The other half runs `schedule` on a small random cluster where preemption happens (victims with
 random terminationGracePeriodSeconds), with and without --instant-preemption, under the usual
 schedule invariants (every pending pod once, no node over-committed, same seed same output), and
-checks that a victim is never also placed and that a preemptor with victims is nominated or placed.
+checks that a victim is never also placed nor evicted twice.
 """
 
 from __future__ import annotations
@@ -220,9 +220,7 @@ def _preemption_input(rng: random.Random, workdir: Path, checker: Checker) -> st
         placed = {p["pod"] for p in data["placements"]}
         if victims & placed:
             checker.fail("victim-placed", f"preemption victims also placed: {sorted(victims & placed)}", run)
-        for pre in data["preemptions"]:
-            if pre["victims"] and pre["preemptor"] not in placed:
-                left = next((u for u in data["unschedulable"] if u["pod"] == pre["preemptor"]), None)
-                if left is None or left.get("nominatedNode") != pre["node"]:
-                    checker.fail("preemptor-lost", f"{pre['preemptor']} evicted {pre['victims']} but is neither placed nor nominated", run)
+        listed = [v for p in data["preemptions"] for v in p["victims"]]
+        if len(listed) != len(set(listed)):
+            checker.fail("victim-twice", f"a victim evicted twice: {listed}", run)
     return f"preemption: {nodes} node(s), {' '.join(extra) or 'victims in time'}"
