@@ -89,7 +89,7 @@ class Reflector:
     def path(self) -> str:
         return self.spec.path(self.version)
 
-    def list(self) -> list[Change]:
+    def list_all(self) -> list[Change]:
         """List the kind (paged); returns what differs from the objects known before (none the
         first time). The list's resourceVersion is where the watch goes on from."""
         api_version = self.spec.api_version(self.version)
@@ -192,7 +192,7 @@ class Reflector:
             return self.watch_once()
         except Gone:
             self.relists += 1
-            return self.list()
+            return self.list_all()
 
 
 def _rv(obj: dict[str, Any]) -> str:
@@ -223,7 +223,7 @@ class LiveCluster:
             if spec.kind in WATCHED_KINDS and result is not None and result.spec == spec:
                 version = str(result.api_version).rsplit("/", 1)[-1]
                 reflector = Reflector(self.reader, spec, version, self.chunk_size)
-                reflector.list()
+                reflector.list_all()
                 self.reflectors.append(reflector)
         # the watch requests of one round go one after the other (one connection): they share
         # the round's length, so that a change of any kind shows within it
