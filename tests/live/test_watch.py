@@ -176,3 +176,22 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, kubecon
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].startswith(message), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_scheduler_config_comes_from_the_clusters_configmap(api: FakeApiServer, kubeconfig: Path, run_cli: Any) -> None:
+    """--scheduler-config reads the ConfigMap once, and the answers are explain --live's with it."""
+    env = {**os.environ, "KUBECONFIG": str(kubeconfig), "PYTHONPATH": str(ROOT)}
+    ref = "configmap/kube-system/kube-scheduler-config"
+    done = subprocess.run(
+        [sys.executable, "-m", "kschedctl", "watch", "-n", "shop", "--scheduler-config", ref, "-o", "json", "--duration", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [p for p, _ in api.requests if "configmaps" in p] == ["/api/v1/namespaces/kube-system/configmaps/kube-scheduler-config"]
+    for line in done.stdout.splitlines():
+        event = json.loads(line)
+        explained = run_cli("explain", event["pod"], "--live", "--scheduler-config", ref, "-o", "json", "--seed", "1").json()
+        assert (event["verdict"]["node"], event["verdict"]["message"]) == (explained["node"], explained["message"])
