@@ -1,8 +1,8 @@
 """`kschedctl watch [POD...]`: a live view of Pending pods, re-explained as the cluster changes.
 
-Only parsing and printing here: the cluster is kept by list+watch in kschedctl/cluster/watch.py,
-the pods are re-explained by kschedctl/explain/watch.py, the lines are kschedctl/output/
-watch_render.py. Exit codes as for every command: 0 once --duration passed or, with
+Registered by kschedctl/cli/app.py. Only parsing and printing here: the cluster is kept by
+list+watch in kschedctl/cluster/watch.py, the pods are re-explained by kschedctl/explain/watch.py,
+the lines are kschedctl/output/watch_render.py. Exit codes as for every command: 0 once --duration passed or, with
 --until-scheduled, no watched pod is pending; 2 bad input or a cluster that cannot be read (one
 line on stderr); 130 interrupted (Ctrl-C, the usual way to stop it).
 """
@@ -17,20 +17,11 @@ from typing import TYPE_CHECKING
 import typer
 
 from kschedctl.api.errors import InputError
-from kschedctl.cli.app import (
-    CONFIG_HELP,
-    DEBUG_HELP,
-    DEFAULT_VERSION,
-    GATES_HELP,
-    VERSION_HELP,
-    _fail,
-    _guarded,
-    _load_config,
-    _version,
-    app,
-)
+from kschedctl.cli.guard import fail, guarded, say
 from kschedctl.cli.live import CONTEXT_HELP, KUBECONFIG_HELP, SCHEDULER_CONFIG_HELP
+from kschedctl.cli.options import CONFIG_HELP, DEBUG_HELP, GATES_HELP, VERSION_HELP
 from kschedctl.cli.stdout import emit
+from kschedctl.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
     from kschedctl.cluster.watch import LiveCluster
@@ -43,7 +34,6 @@ class WatchOutput(StrEnum):
     json = "json"
 
 
-@app.command("watch")
 def watch_command(
     pods: list[str] = typer.Argument(
         None, metavar="[POD...]", help="Pods to watch: NAME (with -n) or NAMESPACE/NAME; default: every pending pod."
@@ -83,9 +73,12 @@ def watch_command(
 
     def run() -> None:
         if config and scheduler_config:
-            _fail("give --config or --scheduler-config, not both")
+            fail("give --config or --scheduler-config, not both")
         keys = tuple(pod_key(p, namespace) for p in pods or [])
-        version = _version(kube_version, feature_gates)
+        from kschedctl.app.config import load_config, plugin_registry
+        from kschedctl.app.release import release
+
+        version = release(kube_version, feature_gates)
         conn = connect(kubeconfig, context)
         try:
             with tempfile.TemporaryDirectory(prefix="kschedctl-watch-") as workdir:
@@ -95,7 +88,8 @@ def watch_command(
                     config_path = f"{workdir}/scheduler-config.yaml"
                     with open(config_path, "w", encoding="utf-8") as fh:
                         fh.write(text)
-                cfg, registry = _load_config(config_path, version)
+                registry = plugin_registry(say)
+                cfg = load_config(config_path, version, registry, say)
                 live = LiveCluster(conn, conn.context, conn.server, watch_seconds=interval)
                 live.start()
                 for warning in live.warnings:
@@ -118,7 +112,7 @@ def watch_command(
         finally:
             conn.close()
 
-    _guarded(debug, run)
+    guarded(debug, run)
 
 
 def _known(live: LiveCluster, key: str) -> bool:
