@@ -1,5 +1,6 @@
 """The command line. app.py holds the typer app and registers the commands, one module each
-(schedule.py, explain.py, simulate.py, validate.py, plugins.py, sweep.py, diff.py, capacity.py;
-`capture` is live.py's, beside the --live options); options.py and guard.py are what they share.
+(schedule.py, explain.py, simulate.py, validate.py, plugins.py, sweep.py, diff.py, capacity.py,
+watch.py; `capture` is live.py's, beside the --live options); options.py and guard.py are what
+they share.
 The inputs are loaded and checked by kschedctl.app.
 """

@@ -26,6 +26,7 @@ from kschedctl.cli.simulate import simulate
 from kschedctl.cli.stdout import run_app
 from kschedctl.cli.sweep import sweep
 from kschedctl.cli.validate import validate
+from kschedctl.cli.watch import watch_command
 
 # Startup (benchmarks/startup.py): `kschedctl --help` and argument errors need only typer and
 # the commands' definitions, so the configuration, the framework (numpy), the renderers and the
@@ -63,6 +64,7 @@ app.command()(plugins)
 app.command()(sweep)
 app.command()(diff)
 app.command()(capacity)
+app.command("watch")(watch_command)
 
 
 def _print_version(value: bool) -> None:

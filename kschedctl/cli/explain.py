@@ -16,6 +16,7 @@ from kschedctl.cli.options import (
     CONFIG_HELP,
     DEBUG_HELP,
     GATES_HELP,
+    INSTANT_PREEMPTION_HELP,
     OUTPUT_HELP,
     PLUGIN_TIMEOUT_HELP,
     SEED_HELP,
@@ -45,6 +46,7 @@ def explain(
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="GATES", help=GATES_HELP),
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    instant_preemption: bool = typer.Option(False, "--instant-preemption", help=INSTANT_PREEMPTION_HELP),
     evaluate: bool = typer.Option(
         False, "--evaluate", help="Evaluate a gated, bound or terminal pod as if it were pending (by default explain only says what it is)."
     ),
@@ -83,6 +85,8 @@ def explain(
         version = release(kube_version, feature_gates)
         key = pod_key(pod, namespace)
         inputs = load_inputs(snapshot, config, version, say, no_extenders, pending_matters=False)
+        from kschedctl.scheduler.victims import VictimExit
+
         cluster, cfg, registry = inputs.cluster, inputs.cfg, inputs.registry
         try:
             if key.startswith(POD_GROUP_PREFIX):
@@ -97,6 +101,7 @@ def explain(
                     seed=seed,
                     plugin_timeout=plugin_timeout,
                     all_filters=all_filters,
+                    victim_exit=VictimExit(instant_preemption),
                 )
             return explain_pod(
                 cluster,
@@ -109,6 +114,7 @@ def explain(
                 evaluate=evaluate,
                 all_filters=all_filters,
                 compare_with_run=True,
+                victim_exit=VictimExit(instant_preemption),
             )
         except InputError as exc:  # an unknown pod: the snapshot is where it was looked for
             if exc.file is None:

@@ -14,6 +14,7 @@ from kschedctl.cli.options import (
     CONFIG_HELP,
     DEBUG_HELP,
     GATES_HELP,
+    INSTANT_PREEMPTION_HELP,
     OUTPUT_HELP,
     PLUGIN_TIMEOUT_HELP,
     SEED_HELP,
@@ -50,6 +51,7 @@ def schedule(
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    instant_preemption: bool = typer.Option(False, "--instant-preemption", help=INSTANT_PREEMPTION_HELP),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
@@ -70,8 +72,17 @@ def schedule(
         from kschedctl.cli.progress import progress_bar
         from kschedctl.cluster.loader import is_pending
         from kschedctl.explain.verdict import word_coscheduling_groups, word_run
+        from kschedctl.scheduler.victims import VictimExit
 
-        sched = Scheduler(cluster, inputs.cfg, inputs.registry, version, seed=seed, plugin_timeout=plugin_timeout)
+        sched = Scheduler(
+            cluster,
+            inputs.cfg,
+            inputs.registry,
+            version,
+            seed=seed,
+            plugin_timeout=plugin_timeout,
+            victim_exit=VictimExit(instant_preemption),
+        )
         tables = None
         if report is not None:  # the report's per-pod node tables, recorded on the run's attempts
             from kschedctl.explain.pod_tables import PodTables

@@ -13,6 +13,7 @@ from kschedctl.cli.options import (
     CONFIG_HELP,
     DEBUG_HELP,
     GATES_HELP,
+    INSTANT_PREEMPTION_HELP,
     OUTPUT_HELP,
     PLUGIN_TIMEOUT_HELP,
     SEED_HELP,
@@ -39,6 +40,7 @@ def simulate(
     plugin_timeout: float = typer.Option(DEFAULT_PLUGIN_TIMEOUT, "--plugin-timeout", min=0, metavar="SECONDS", help=PLUGIN_TIMEOUT_HELP),
     report: str | None = typer.Option(None, "--report", metavar="FILE", help="Also write a self-contained HTML report there."),
     no_extenders: bool = typer.Option(False, "--no-extenders", help="Do not call the configuration's HTTP extenders (said on stderr)."),
+    instant_preemption: bool = typer.Option(False, "--instant-preemption", help=INSTANT_PREEMPTION_HELP),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
@@ -62,6 +64,7 @@ def simulate(
         loaded = load_scenario(scenario)
         say_input_remarks(loaded.cluster, version, say, emptiness_too=False)  # events may add what is missing
         from kschedctl.explain.pod_tables import attach_pod_tables
+        from kschedctl.scheduler.victims import VictimExit
 
         result = run_scenario(
             loaded,
@@ -71,6 +74,7 @@ def simulate(
             seed=seed,
             plugin_timeout=plugin_timeout,
             attach=attach_pod_tables if report is not None else None,
+            victim_exit=VictimExit(instant_preemption),
         )
         word_run(result.run)
         if report is not None:

@@ -162,6 +162,28 @@ class Connection:
             raise LiveClusterError(f"GET {path}: expected a JSON object", file=self.where)
         return data
 
+    def get_watch_events(self, path: str, query: Iterable[tuple[str, str]] = ()) -> list[dict[str, Any]]:
+        """A bounded watch request (``timeoutSeconds`` in the query ends it): its events, one JSON
+        object a line (kschedctl/cluster/watch.py). An error status raises ApiStatusError."""
+        from kschedctl.api.json_decoding import DecodeError, load_json
+
+        status, body = self._get(path, list(query))
+        if status >= 400:
+            detail = _status_text(status, body)
+            raise ApiStatusError(status, f"GET {path} (watch): {detail}", detail=detail, file=self.where)
+        events: list[dict[str, Any]] = []
+        for number, line in enumerate(body.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                event = load_json(line.decode("utf-8"))
+            except (UnicodeDecodeError, DecodeError):
+                raise LiveClusterError(f"GET {path} (watch): event {number} is not valid JSON", file=self.where) from None
+            if not isinstance(event, dict):
+                raise LiveClusterError(f"GET {path} (watch): event {number} is not a JSON object", file=self.where)
+            events.append(event)
+        return events
+
     def _get(self, path: str, query: list[tuple[str, str]]) -> tuple[int, bytes]:
         headers = {"Accept": "application/json", "User-Agent": self.user_agent, **self._auth_headers()}
         url = self.server.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")

@@ -46,6 +46,7 @@ from kschedctl.scheduler.result import (
 from kschedctl.scheduler.schedule_one import schedule_pod
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.scheduler.shortfall import ClusterFacts
+from kschedctl.scheduler.victims import VictimExit
 from kschedctl.versions import KubeVersion
 
 POD_GROUP_PREFIX = "podgroup/"
@@ -107,6 +108,7 @@ def explain_pod(
     evaluate: bool = True,
     all_filters: bool = False,
     compare_with_run: bool = False,
+    victim_exit: VictimExit | None = None,
 ) -> ExplainResult:
     """The pod against the snapshot as given. ``evaluate``: evaluate a gated or bound pod too
     (as if it were pending); ``all_filters``: every Filter plugin on every rejected node;
@@ -180,7 +182,17 @@ def explain_pod(
         result.preemption = {"nominatedNode": None, "victims": []}
     result.warnings = list(sched.services.warnings) + sched.claims_created_warning()
     if state in ("pending", "nominated"):
-        compare_with_schedule(result, run_cluster or cluster, config, registry, version, seed, plugin_timeout, run=run_cluster is not None)
+        compare_with_schedule(
+            result,
+            run_cluster or cluster,
+            config,
+            registry,
+            version,
+            seed,
+            plugin_timeout,
+            run=run_cluster is not None,
+            victim_exit=victim_exit,
+        )
     return result
 
 

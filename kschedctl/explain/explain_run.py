@@ -29,6 +29,7 @@ from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import AttemptRecorder, ScheduleResult
 from kschedctl.scheduler.result import ExplainResult, RunResult
 from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.scheduler.victims import VictimExit
 from kschedctl.versions import KubeVersion
 
 # Plain explain runs `schedule` to compare outcomes only up to this many pending pods (a bigger
@@ -150,8 +151,9 @@ def _new_run(
     version: KubeVersion,
     seed: int | None,
     plugin_timeout: float | None,
+    victim_exit: VictimExit | None = None,
 ) -> Scheduler:
-    return Scheduler(cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+    return Scheduler(cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout, victim_exit=victim_exit)
 
 
 def compare_with_schedule(
@@ -163,6 +165,7 @@ def compare_with_schedule(
     seed: int | None,
     plugin_timeout: float | None,
     run: bool = True,
+    victim_exit: VictimExit | None = None,
 ) -> None:
     """The note plain `explain` gives: it evaluated the snapshot as given; and, when `schedule`
     (run here on ``cluster``, a copy, when ``run``: other pods pending, up to
@@ -174,7 +177,7 @@ def compare_with_schedule(
     if not run:
         result.note += f"; {others} other pod(s) are pending: `explain --in-run` shows what `schedule` does"
         return
-    outcome = run_outcome(_new_run(cluster, config, registry, version, seed, plugin_timeout).run(), result.pod)
+    outcome = run_outcome(_new_run(cluster, config, registry, version, seed, plugin_timeout, victim_exit).run(), result.pod)
     here = "Scheduled" if result.node else "Unschedulable"
     outcome["differs"] = outcome["status"] != here or outcome.get("node") != result.node
     result.run = outcome
@@ -203,9 +206,10 @@ def explain_in_run(
     seed: int | None = None,
     plugin_timeout: float | None = None,
     all_filters: bool = False,
+    victim_exit: VictimExit | None = None,
 ) -> ExplainResult:
     """The `schedule` run, with the target pod's attempts recorded (see the module's docstring)."""
-    sched = _new_run(cluster, config, registry, version, seed, plugin_timeout)
+    sched = _new_run(cluster, config, registry, version, seed, plugin_timeout, victim_exit)
     recorder = PodAttempts(sched, pod.uid, all_filters)
     sched.algorithm.recorders.append(recorder)
     run = word_run(sched.run())

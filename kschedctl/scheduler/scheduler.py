@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from kschedctl.api.gotime import seconds_of
+from kschedctl.api.gotime import format_rfc3339, seconds_of
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
@@ -72,6 +72,7 @@ from kschedctl.scheduler.schedule_one import (
 )
 from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 from kschedctl.scheduler.shortfall import ClusterFacts, count_shortfall
+from kschedctl.scheduler.victims import VictimExit, mark_terminating
 from kschedctl.versions import KubeVersion
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
@@ -174,8 +175,10 @@ class SimulatedClient:
 
         A victim already terminating gets no eviction upstream (no API call, no event): it is
         neither listed nor removed, and keeps its node's resources until it is deleted (a
-        scenario's deletePod); the preemptor stays nominated meanwhile, as in kube."""
-        evicted = [v for v in victims if not v.is_terminating]
+        scenario's deletePod); the preemptor stays nominated meanwhile, as in kube. Nor does one
+        already deleted whose deletion the scheduler has not seen yet (a grace period of 0: the
+        API answers NotFound, executor.go "Victim Pod is already deleted")."""
+        evicted = [v for v in victims if not v.is_terminating and v.uid not in self.scheduler.leaving]
         record = Preemption(preemptor.key, node_name, [v.key for v in evicted], self.scheduler.clock.now())
         self.last_preemption = record
         if not self.dry_run:
@@ -206,8 +209,10 @@ class Scheduler:
         seed: int | None = None,
         dry_run: bool = False,
         plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
+        victim_exit: VictimExit | None = None,
     ) -> None:
         self.cluster = cluster
+        self.victim_exit = victim_exit or VictimExit()
         self.objects = cluster.objects.with_own_dra_objects()  # claims written here, not in the input
         self.version = version
         self.rng = random.Random(seed)
@@ -255,6 +260,7 @@ class Scheduler:
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
         self.placements_by_uid: dict[str, Placement] = {}
         self.deleted: set[str] = set()
+        self.leaving: set[str] = set()  # preemption victims deleted, not yet gone from the cache
         self.timeline: list[tuple[float, int, Callable[[], None]]] = []
         self._timeline_seq = itertools.count()
         self._seq = 0
@@ -491,8 +497,31 @@ class Scheduler:
             placement = self.placements_by_uid.get(victim.uid)
             if placement is not None:
                 placement.preempted_by = preemptor.key
-            delete_pod(self, victim)
+            self.evict(victim, preemptor)
         for info in self.nominator.nominated_pods_for_node(record.node):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
                 patch_nominated_node_name(self, info.pod, "")
+
+    def evict(self, victim: Pod, preemptor: Pod) -> None:
+        """The victim's delete call: gone at once in the instant reading, else gone from the cache
+        when the informer sees it, on the virtual clock (kschedctl/scheduler/victims.py); a victim
+        with a grace period is terminating meanwhile."""
+        delay = self.victim_exit.delay(victim)
+        if delay is None:
+            delete_pod(self, victim)
+            return
+        self.leaving.add(victim.uid)
+        if self.victim_exit.grace_period(victim) > 0:
+            when = format_rfc3339(int(self.clock.now()))
+            for copy in {
+                id(p): p for p in (victim, self.cache.get_pod(victim.uid), self.pods_by_uid.get(victim.uid)) if p is not None
+            }.values():
+                mark_terminating(copy, when, preemptor.scheduler_name)
+            self.state_changed()
+        self.at(self.clock.now() - self.start + delay, lambda: self._victim_gone(victim))
+
+    def _victim_gone(self, victim: Pod) -> None:
+        self.leaving.discard(victim.uid)
+        if delete_pod(self, victim) is not None:
+            self.record("PodDeleted", pod=victim.key, reason="preempted")

@@ -47,6 +47,7 @@ from kschedctl.scheduler.eventhandlers import (
 )
 from kschedctl.scheduler.result import RunResult
 from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.scheduler.victims import VictimExit
 from kschedctl.versions import KubeVersion
 
 if TYPE_CHECKING:
@@ -88,11 +89,12 @@ def run_scenario(
     seed: int | None = None,
     plugin_timeout: float | None = DEFAULT_PLUGIN_TIMEOUT,
     attach: Callable[[Scheduler], Callable[[], list[Any]]] | None = None,
+    victim_exit: VictimExit | None = None,
 ) -> SimulationResult:
     """``attach``: called with the Scheduler before the run, to put a recorder on its attempts
     (the report's per-pod node tables, kschedctl/explain/pod_tables.py); what it returns gives
     the tables after the run (RunResult.pod_tables)."""
-    sched = Scheduler(scenario.cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout)
+    sched = Scheduler(scenario.cluster, config, registry, version, seed=seed, plugin_timeout=plugin_timeout, victim_exit=victim_exit)
     for event in scenario.events:
         sched.at(event.at, _applying(sched, scenario.path, event))
     tables = attach(sched) if attach is not None else None

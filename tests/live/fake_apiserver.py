@@ -5,6 +5,12 @@ shapes it: discovery (/api, /apis, /api/v1, /apis/GROUP/VERSION), list responses
 whose items carry no kind/apiVersion, ``metadata.continue`` paging driven by ``limit``), field
 selectors on pods, single-object GETs, Status bodies for 401/403/404. It checks the bearer token
 on every request and records every request, so tests can assert what was (not) read.
+
+Watches (``?watch=1``) are served as the real server serves them: the events after the
+request's resourceVersion, one JSON object a line, until ``timeoutSeconds`` (capped at
+``watch_wait`` to keep tests fast) or the first events; a BOOKMARK when asked for; an ERROR event
+with a 410 Status when the resourceVersion is older than the last ``compact()``. Tests change the
+cluster with ``apply`` (resourceVersions go up) and can drop the next watch connections.
 """
 
 from __future__ import annotations
@@ -116,6 +122,36 @@ class FakeApiServer:
         for i, obj in enumerate(objects):
             self.add(obj, i)
         self._server: ThreadingHTTPServer | None = None
+        self.resource_version = 1000 + len(objects)
+        self.compacted = 0  # watches from a resourceVersion below this get 410 Gone
+        self.events: list[tuple[int, Resource, str, dict[str, Any]]] = []
+        self.changed = threading.Condition()
+        self.watch_wait = 0.3  # seconds a watch request waits for events at most
+        self.drop_watches = 0  # the next N watch requests are cut without an answer
+
+    # --- changes, as a controller or the scheduler would make them ---
+
+    def apply(self, event_type: str, obj: dict[str, Any]) -> None:
+        """ADDED, MODIFIED or DELETED: the store changes, the resourceVersion goes up, watches see it."""
+        res = self.by_kind[obj["kind"]]
+        with self.changed:
+            self.resource_version += 1
+            stored = {k: copy.deepcopy(v) for k, v in obj.items() if k not in ("kind", "apiVersion")}
+            md = stored.setdefault("metadata", {})
+            md["resourceVersion"] = str(self.resource_version)
+            md.setdefault("uid", f"uid-{md['name']}")
+            md.setdefault("creationTimestamp", "2026-11-01T09:00:00Z")
+            key = (md.get("namespace"), md["name"])
+            kept = [o for o in self.store[res] if (o["metadata"].get("namespace"), o["metadata"]["name"]) != key]
+            self.store[res] = kept if event_type == "DELETED" else [*kept, stored]
+            self.events.append((self.resource_version, res, event_type, stored))
+            self.changed.notify_all()
+
+    def compact(self) -> None:
+        """Forget the history: a watch from an older resourceVersion now gets 410 Gone."""
+        with self.changed:
+            self.compacted = self.resource_version + 1
+            self.events.clear()
 
     def add(self, obj: dict[str, Any], serial: int = 0) -> None:
         """Store an object as the API server would: no kind/apiVersion, server-set metadata."""
@@ -146,7 +182,7 @@ class FakeApiServer:
         return f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
 
     def start(self) -> "FakeApiServer":
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         server.daemon_threads = True
         if self.tls_dir is not None:
             cert, key = make_self_signed_cert(self.tls_dir)
@@ -279,6 +315,8 @@ class FakeApiServer:
         if res.name in self.not_found:
             return 404, _status(404, "NotFound", "the server could not find the requested resource")
         objects = [o for o in self.store[res] if namespace is None or o["metadata"].get("namespace") == namespace]
+        if verb == "list" and query.get("watch") in ("1", "true"):
+            return 200, self._watch(res, namespace, query)
         if verb == "get":
             found = [o for o in objects if o["metadata"]["name"] == rest[1]]
             if not found:
@@ -286,16 +324,56 @@ class FakeApiServer:
             return 200, {"kind": res.kind, "apiVersion": gv, **found[0]}
         return 200, self._list(res, objects, query)
 
+    def _watch(self, res: Resource, namespace: str | None, query: dict[str, str]) -> Any:
+        """The events after the request's resourceVersion, as newline-delimited JSON (a str)."""
+        since = int(query.get("resourceVersion") or 0)
+        wait = min(float(query.get("timeoutSeconds") or 1), self.watch_wait)
+        if since and since < self.compacted:
+            status = _status(410, "Expired", f"too old resource version: {since} ({self.compacted})")
+            return json.dumps({"type": "ERROR", "object": status}) + "\n"
+
+        def found() -> list[tuple[int, Resource, str, dict[str, Any]]]:
+            return [
+                e
+                for e in self.events
+                if e[0] > since
+                and e[1] == res
+                and (namespace is None or e[3]["metadata"].get("namespace") == namespace)
+                and _matches(e[3], query.get("fieldSelector", ""))
+            ]
+
+        with self.changed:
+            self.changed.wait_for(lambda: bool(found()), timeout=wait)
+            events = found()
+            current = self.resource_version
+        lines = [
+            json.dumps({"type": kind, "object": {"kind": res.kind, "apiVersion": res.group_version, **obj}}) for _, _, kind, obj in events
+        ]
+        if query.get("allowWatchBookmarks") == "true":
+            bookmark = {"kind": res.kind, "apiVersion": res.group_version, "metadata": {"resourceVersion": str(current)}}
+            lines.append(json.dumps({"type": "BOOKMARK", "object": bookmark}))
+        return "".join(line + "\n" for line in lines)
+
     def _list(self, res: Resource, objects: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
         objects = [o for o in objects if _matches(o, query.get("fieldSelector", ""))]
         start = int(base64.b64decode(query["continue"]).decode().split(":")[1]) if query.get("continue") else 0
         limit = int(query.get("limit") or 0)
         end = start + limit if limit > 0 else len(objects)
-        metadata: dict[str, Any] = {"resourceVersion": "99999"}
+        metadata: dict[str, Any] = {"resourceVersion": str(self.resource_version)}
         if end < len(objects):
             metadata["continue"] = base64.b64encode(f"{res.name}:{end}".encode()).decode()
             metadata["remainingItemCount"] = len(objects) - end
         return {"kind": f"{res.kind}List", "apiVersion": res.group_version, "metadata": metadata, "items": objects[start:end]}
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that went away mid-answer (a watch ended by its command) is no error here."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(api: FakeApiServer) -> type[BaseHTTPRequestHandler]:
@@ -305,10 +383,16 @@ def _handler_for(api: FakeApiServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             split = urlsplit(self.path)
-            status, body = api.answer(split.path, dict(parse_qsl(split.query)), self.headers.get("Authorization"))
-            data = json.dumps(body).encode()
+            query = dict(parse_qsl(split.query))
+            if query.get("watch") and api.drop_watches > 0:
+                api.drop_watches -= 1
+                self.close_connection = True
+                self.connection.shutdown(2)  # cut: no answer at all, as a dropped connection
+                return
+            status, body = api.answer(split.path, query, self.headers.get("Authorization"))
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "application/json;stream=watch" if isinstance(body, str) else "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -381,9 +381,10 @@ class Cluster:
         _private(path, yaml.safe_dump(doc, sort_keys=False).encode())
         return path
 
-    def start_scheduler(self, config_yaml: str | None = None) -> subprocess.Popen[bytes]:
+    def start_scheduler(self, config_yaml: str | None = None, verbosity: int = 1) -> subprocess.Popen[bytes]:
         """kube-scheduler against this cluster, with the given KubeSchedulerConfiguration's profiles
-        (its clientConnection and leaderElection are set here); ready once /healthz answers."""
+        (its clientConnection and leaderElection are set here); ready once /healthz answers. At
+        verbosity 3 its log says when each scheduling attempt starts (scheduling_order)."""
         binary = self.plane.assets / "kube-scheduler"
         if not os.access(binary, os.X_OK):
             raise EnvError(f"{ASSETS_ENV}={self.plane.assets}: missing or not executable: kube-scheduler")
@@ -405,7 +406,7 @@ class Cluster:
             f"--cert-dir={d / 'scheduler-certs'}",
             "--authentication-skip-lookup=true",
             "--authorization-always-allow-paths=/healthz,/readyz,/livez",
-            "--v=1",
+            f"--v={verbosity}",
         ]
         log = d / "kube-scheduler.log"
         proc = _spawn(argv, log)
@@ -421,6 +422,15 @@ class Cluster:
 
         _wait_ready("kube-scheduler", proc, healthy, log, START_DEADLINE)
         return proc
+
+    def scheduling_order(self) -> list[str]:
+        """namespace/name of each pod kube-scheduler attempted, in order (one entry per attempt):
+        its "Attempting to schedule pod" log lines (verbosity 3)."""
+        found = []
+        for line in (self.directory / "kube-scheduler.log").read_text(errors="replace").splitlines():
+            if "Attempting to schedule pod" in line and 'pod="' in line:
+                found.append(line.split('pod="', 1)[1].split('"', 1)[0])
+        return found
 
 
 class ApiError(EnvError):
