@@ -87,3 +87,46 @@ def test_members_rejected_for_their_gang_name_the_group_and_the_wait(run_cli, tm
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
         "0/1 nodes are available: 1 Preemption is not helpful for scheduling."
     )
+
+
+NOMINATED_GANG = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000, preemptionPolicy: PreemptLowerPriority}
+- {apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, metadata: {name: g, namespace: default},
+   spec: {schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: filler, namespace: default, uid: uid-filler, creationTimestamp: "2024-01-01T00:00:00Z"},
+   spec: {nodeName: n1, priority: 0, containers: [{name: c, image: x, resources: {requests: {cpu: 3500m}}}]},
+   status: {phase: Running, startTime: "2024-01-01T00:00:00Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: m0, namespace: default, uid: uid-m0, creationTimestamp: "2024-01-01T00:00:01Z"},
+   spec: {schedulingGroup: {podGroupName: g}, priorityClassName: high, priority: 1000,
+          containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: m1, namespace: default, uid: uid-m1, creationTimestamp: "2024-01-01T00:00:02Z"},
+   spec: {schedulingGroup: {podGroupName: g}, priorityClassName: high, priority: 1000,
+          containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+"""
+
+
+def test_a_member_assumed_in_the_group_cycle_no_longer_counts_as_nominated(run_cli, tmp_path):
+    # kschedoracle 1.36.2 -mode sequential (pod-group cycle): attempt 1, m0 and m1 each preempt
+    # "filler" on n1 (both nominated there) and the group waits for the preemption; attempt 2, m0
+    # is assumed on n1 in the group's snapshot, which drops its nomination (Scheduler.assume), so
+    # m1 sees 2 of 4 cpus taken, not 4 (assumed and nominated): both are placed on n1. kschedctl
+    # kept the assumed member's nomination and the gang never fitted.
+    (tmp_path / "snapshot.yaml").write_text(NOMINATED_GANG)
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps({"apiVersion": "kschedctl.io/v1alpha1", "kind": "Scenario", "snapshot": "snapshot.yaml", "events": []}))
+    data = run_cli("simulate", str(scenario), "--kube-version", "1.36", "--feature-gates", GANG_GATES, "-o", "json").json()
+    assert data["preemptions"] == [
+        {"preemptor": "default/m0", "node": "n1", "victims": ["default/filler"], "time": 0},
+        {"preemptor": "default/m1", "node": "n1", "victims": ["default/filler"], "time": 0},
+    ]
+    first = {e["pod"]: e["message"] for e in data["events"] if e["event"] == "FailedScheduling" and e["attempts"] == 1}
+    assert first == {
+        "default/m0": "0/1 nodes are available: 1 Insufficient cpu.",
+        "default/m1": "0/1 nodes are available: 1 Insufficient cpu.",
+    }
+    assert sorted((p["pod"], p["node"], p["attempts"]) for p in data["placements"]) == [("default/m0", "n1", 2), ("default/m1", "n1", 2)]
