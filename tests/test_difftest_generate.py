@@ -95,3 +95,13 @@ def test_extras_leave_the_earlier_draws_alone():
     names = [x["metadata"]["name"] for x in case.objects]
     assert names == [x["metadata"]["name"] for x in generate("resources", 5).objects]
     assert names[0].startswith("n")
+
+
+def test_gangs_get_priorities_and_fillers_in_some_clusters_at_both_releases():
+    for release in ("1.35", "1.36"):
+        cases = [generate("gangs", s, release) for s in range(1, 21)]
+        with_classes = [c for c in cases if "PriorityClass" in _kinds(c)]
+        assert with_classes and len(with_classes) < len(cases)
+        for c in with_classes:
+            assert any(p["spec"].get("priority") == 1000 for p in _pods(c, pending=True))
+            assert any(p["metadata"]["name"].startswith("fill") for p in _pods(c, pending=False))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import objects as o
-from .generate_more import gen_images, gen_owners, gen_sampling_large, preemption_extras, resources_extras
+from .generate_more import gang_extras, gen_images, gen_owners, gen_sampling_large, preemption_extras, resources_extras
 from .objects import BETA_REGION, BETA_ZONE, HOSTNAME, REGION, ZONE
 
 
@@ -1010,6 +1010,7 @@ def _gang_cluster(rng: random.Random, seed: int, pod_group_objects: bool) -> Cas
             cpu, mem = _req(rng)
             pending.append(seq.pod(f"solo{singles}", [o.container(cpu_m=cpu, mem_mi=mem)]))
             singles += 1
+    objs += gang_extras(seed, nodes, bound, pending)
     return Case("gangs", seed, objs + nodes + bound + pending, o.config(), gates=GANG_GATES)
 
 

@@ -287,3 +287,48 @@ def preemption_extras(seed: int) -> list | None:
     if args["minCandidateNodesPercentage"] == 0 and args["minCandidateNodesAbsolute"] == 0:
         args["minCandidateNodesAbsolute"] = 1  # validation: not both 0
     return [_profile(args=[{"name": "DefaultPreemption", "args": args}])]
+
+
+def gang_extras(seed: int, nodes: list[dict], bound: list[dict], pending: list[dict]) -> list[dict]:
+    """Priorities in some gangs clusters, so that members preempt: half the groups (and some
+    single pods) get the PriorityClass "high", some bound pods "mid", and priority-0 pods fill
+    some nodes; the rest stays at 0. At 1.36
+    a member whose preemption nominates a node is assumed there in the group's cycle and the
+    group then waits for the preemption ("pod group is waiting for preemption to complete").
+    The PriorityClasses are returned; the pods are changed in place."""
+    rng = random.Random(f"gangs-extra/{seed}")
+    if rng.random() >= 0.35:
+        return []
+
+    def group(p: dict) -> str:
+        spec = p["spec"]
+        if "schedulingGroup" in spec:
+            return str(spec["schedulingGroup"]["podGroupName"])
+        ref = spec.get("workloadRef")
+        return f"{ref['name']}-{ref['podGroup']}" if ref else ""
+
+    groups = sorted({group(p) for p in pending} - {""})
+    high = set(rng.sample(groups, max(1, len(groups) // 2))) if groups else set()
+    for p in pending:
+        g = group(p)
+        if (g and g in high) or (not g and rng.random() < 0.3):
+            p["spec"]["priorityClassName"], p["spec"]["priority"] = "high", 1000
+    for b in bound:
+        if rng.random() < 0.3:
+            b["spec"]["priorityClassName"], b["spec"]["priority"] = "mid", 500
+    # priority-0 pods filling half to most of some nodes: what the high members can preempt
+    seq = o.PodSeq()
+    for i, nd in enumerate(nodes):
+        if rng.random() < 0.6:
+            alloc = nd["status"]["allocatable"]
+            cpu = int(float(alloc["cpu"][:-1]) if alloc["cpu"].endswith("m") else float(alloc["cpu"]) * 1000)
+            mem = int(alloc["memory"][:-2])
+            share = rng.uniform(0.5, 0.9)
+            bound.append(
+                seq.pod(
+                    f"fill{i}",
+                    [o.container(cpu_m=int(cpu * share) // 50 * 50, mem_mi=int(mem * share) // 64 * 64)],
+                    node_name=nd["metadata"]["name"],
+                )
+            )
+    return [o.priority_class("high", 1000), o.priority_class("mid", 500)]
