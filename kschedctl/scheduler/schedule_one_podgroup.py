@@ -56,6 +56,15 @@ ERR_WAITING_FOR_PREEMPTION = "pod group is waiting for preemption to complete"
 PERMIT_WAIT_REASON = "one or more plugins asked to wait and no plugin rejected pod"
 
 
+def mixed_scheduler_names(pods: list[Any]) -> Status | None:
+    """frameworkForPodGroup's error when the members name different profiles, else None."""
+    names = {p.scheduler_name for p in pods}
+    if len(names) < 2:
+        return None
+    a, b = sorted(names)[:2]
+    return Status(Code.Error, f'all pods in a single pod group should have the same .spec.schedulerName set, got: "{a}" and "{b}"')
+
+
 def rejected_by_group(message: str) -> str:
     """The message of ``NewStatus(Unschedulable, message).WithError(errPodGroupUnschedulable)``,
     the status a member gets because of its group: a status's error is its first reason."""
@@ -176,10 +185,8 @@ class PodGroupCycle:
         if not members:
             return
         fwk = sched.framework_for_pod(members[0].pod)
-        names = {m.pod.scheduler_name for m in members}
-        if len(names) > 1:
-            a, b = sorted(names)[:2]
-            st = Status(Code.Error, f'all pods in a single pod group should have the same .spec.schedulerName set, got: "{a}" and "{b}"')
+        st = mixed_scheduler_names([m.pod for m in members])
+        if st is not None:
             for m in members:
                 sched.handle_scheduling_failure(sched.framework_for_pod(m.pod), m, status=st)
             return

@@ -230,6 +230,8 @@ class Scheduler(ScheduleOne, EventHandlers):
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
         # evictions a pod-group cycle's PostFilter asked for, done when its algorithm ends
         self.deferred_evictions: list[tuple[Pod, Preemption, list[Pod]]] | None = None
+        # victims preemption deleted (not those only rejected at Permit): what counts as progress
+        self.victims_deleted = 0
         self.outcomes: dict[str, PodOutcome] = {}
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
         self.placements_by_uid: dict[str, Placement] = {}
@@ -337,8 +339,11 @@ class Scheduler(ScheduleOne, EventHandlers):
         return self.result
 
     def _progress_marker(self) -> tuple[int, int, int]:
-        """What counts as the run moving on: placements, preemptions, scenario events."""
-        return len(self.result.placements), len(self.result.preemptions), len(self.timeline)
+        """What counts as the run moving on: placements, pods preemption deleted, scenario events.
+        A preemption whose victims were only waiting at Permit (rejected, back in the queue) or
+        already terminating changes nothing that lasts: gangs that never complete and preempt
+        each other's waiting members would otherwise keep the run going forever."""
+        return len(self.result.placements), self.victims_deleted, len(self.timeline)
 
     def _stop_livelock(self, idle_attempts: int) -> None:
         """Pods rejecting each other forever (e.g. pod groups that can never complete retry at
@@ -462,6 +467,7 @@ class Scheduler(ScheduleOne, EventHandlers):
             if placement is not None:
                 placement.preempted_by = preemptor.key
             self.delete_pod(victim)
+            self.victims_deleted += 1
         for info in self.nominator.nominated_pods_for_node(record.node):
             if info.pod.effective_priority() < preemptor.effective_priority():
                 self.nominator.delete_nominated_pod_if_exists(info.pod)
