@@ -50,10 +50,13 @@ def gang(prefix, group, n, cpu="1500m"):
             id="1.37-placement-feasible",
         ),
         # upstream: gangscheduling_test.go TestGangScheduling "gang pod passes PreEnqueue, but waits at Permit";
-        # 1.36.2 runs PostFilter for the member that fits nowhere (podGroupPodSchedulingAlgorithm)
+        # 1.36.2 runs PostFilter for the member that fits nowhere (podGroupPodSchedulingAlgorithm);
+        # the others' status is their Permit's Wait (the plugin's reason and RunPermitPlugins') built
+        # WithError(errPodGroupUnschedulable) (kschedoracle 1.36.2 -mode sequential, pod-group cycle)
         pytest.param(
             "1.36",
-            "waiting for minCount pods from a gang to be scheduled",
+            "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled, "
+            "one or more plugins asked to wait and no plugin rejected pod",
             "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: "
             "0/3 nodes are available: 3 No preemption victims found for incoming pod.",
             id="1.36-permit",

@@ -44,6 +44,7 @@ from kschedctl.scheduler.result import (
     NodeExplanation,
 )
 from kschedctl.scheduler.schedule_one import schedule_pod
+from kschedctl.scheduler.schedule_one_podgroup import GroupAttempt, mixed_scheduler_names
 from kschedctl.scheduler.scheduler import Scheduler
 from kschedctl.scheduler.shortfall import ClusterFacts
 from kschedctl.scheduler.victims import VictimExit
@@ -243,6 +244,14 @@ def explain_pod_group(
             file=", ".join(cluster.inputs) or None,
             obj=f"PodGroup {ns}/{name}",
         )
+    # a member no profile serves is never queued nor counted in its group (addPodToSchedulingQueue)
+    members = [p for p in members if p.scheduler_name in sched.profiles]
+    if not members:
+        raise InputError(
+            f"pod group {ns}/{name} has no pending member a profile serves (their schedulerName names no profile: `schedule` skips them)",
+            file=", ".join(cluster.inputs) or None,
+            obj=f"PodGroup {ns}/{name}",
+        )
     for member in members:
         create_template_claims(sched, member)
     group = group_of(sched.objects, members[0], version)
@@ -260,7 +269,8 @@ def explain_pod_group(
     queued = [QueuedPodInfo(PodInfo.of(p), attempts=1, seq=i) for i, p in enumerate(members)]
     queued.sort(key=lambda q: (-q.pod.effective_priority(), q.seq))
     sched.update_snapshot()
-    attempt = cycle.run_algorithm(fwk, group, queued)
+    mixed = mixed_scheduler_names(members)  # frameworkForPodGroup: every member fails with it
+    attempt = GroupAttempt(status=mixed) if mixed is not None else cycle.run_algorithm(fwk, group, queued)
     out = ExplainGroupResult(
         f"{ns}/{name}",
         fwk.profile_name,

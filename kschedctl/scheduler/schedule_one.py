@@ -155,12 +155,15 @@ def reserve_and_permit(
     failure other than Wait is undone at once (Unreserve in reverse order, forget).
 
     ``simulated`` is the pod-group cycle's trial of a member: the pod is assumed in the
-    cache only (no state change counted, its nomination kept) and the WaitingPod a Permit
-    Wait registers is taken out of the framework's map before anything is undone.
+    cache only (no state change counted) and the WaitingPod a Permit Wait registers is taken
+    out of the framework's map before anything is undone. Its nomination is dropped as
+    assume drops it (the members after it must not count it twice, assumed and nominated)
+    and given back when the trial is undone (unreserveAndForget).
     """
     assumed = pod_info.with_node_name(host).pod
     if simulated:
         sched.cache.assume_pod(assumed)
+        sched.nominator.delete_nominated_pod_if_exists(assumed)
     else:
         assume(sched, assumed)
     st = fwk.run_reserve_plugins_reserve(state, assumed, host)
@@ -180,6 +183,8 @@ def unreserve(sched: Scheduler, fwk: Framework, state: CycleState, assumed: Pod,
     fwk.run_reserve_plugins_unreserve(state, assumed, host)
     if simulated:
         sched.cache.forget_pod(assumed)
+        if assumed.nominated_node_name:  # the nomination the trial's assume dropped
+            sched.nominator.add_nominated_pod(PodInfo.of(assumed), assumed.nominated_node_name)
     else:
         forget(sched, assumed)
 

@@ -60,6 +60,23 @@ if TYPE_CHECKING:
 GANG = "GangScheduling"
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 ERR_WAITING_FOR_PREEMPTION = "pod group is waiting for preemption to complete"
+# RunPermitPlugins (1.36): a Wait status is the last waiting plugin's, with this reason appended
+PERMIT_WAIT_REASON = "one or more plugins asked to wait and no plugin rejected pod"
+
+
+def mixed_scheduler_names(pods: list[Any]) -> Status | None:
+    """frameworkForPodGroup's error when the members name different profiles, else None."""
+    names = {p.scheduler_name for p in pods}
+    if len(names) < 2:
+        return None
+    a, b = sorted(names)[:2]
+    return Status(Code.Error, f'all pods in a single pod group should have the same .spec.schedulerName set, got: "{a}" and "{b}"')
+
+
+def rejected_by_group(message: str) -> str:
+    """The message of ``NewStatus(Unschedulable, message).WithError(errPodGroupUnschedulable)``,
+    the status a member gets because of its group: a status's error is its first reason."""
+    return f"{ERR_POD_GROUP_UNSCHEDULABLE}, {message}"
 
 
 @dataclass
@@ -176,10 +193,8 @@ class PodGroupCycle:
         if not members:
             return
         fwk = sched.framework_for_pod(members[0].pod)
-        names = {m.pod.scheduler_name for m in members}
-        if len(names) > 1:
-            a, b = sorted(names)[:2]
-            st = Status(Code.Error, f'all pods in a single pod group should have the same .spec.schedulerName set, got: "{a}" and "{b}"')
+        st = mixed_scheduler_names([m.pod for m in members])
+        if st is not None:
             for m in members:
                 handle_scheduling_failure(sched, sched.framework_for_pod(m.pod), m, status=st)
             return
@@ -263,7 +278,7 @@ class PodGroupCycle:
                 elif mr.permit is not None and mr.permit.is_success():
                     requires_preemption = requires_preemption or mr.requires_preemption
                     attempt.waiting_on_preemption = requires_preemption
-                    attempt.status = Status(Code.Unschedulable, ERR_WAITING_FOR_PREEMPTION) if requires_preemption else Status()
+                    attempt.status = _waiting_for_preemption() if requires_preemption else Status()
                 elif mr.requires_preemption:
                     requires_preemption = True
             if attempt.status.is_success() and not any(r.status.is_success() for r in attempt.results):
@@ -391,12 +406,12 @@ class PodGroupCycle:
                     entry.update(node=None, feasibleNode=mr.host, message=attempt.status.message())
                     self._reject(fwk, qpi, attempt.status.message(), PostFilterResult(mr.host))
                 else:
-                    msg = attempt.status.message() if mr.permit is None else mr.permit.message()
+                    msg = attempt.status.message() if mr.permit is None else rejected_by_group(mr.permit.message())
                     entry.update(node=None, feasibleNode=mr.host, message=msg)
                     self._reject(fwk, qpi, msg)
             elif mr is not None and mr.requires_preemption and not attempt.waiting_on_preemption:
                 # the group is unschedulable: the preemption message no longer matters
-                msg = mr.permit.message() if mr.permit is not None else attempt.status.message()
+                msg = rejected_by_group(mr.permit.message()) if mr.permit is not None else attempt.status.message()
                 entry.update(node=None, message=msg)
                 self._reject(fwk, qpi, msg, CLEAR_NOMINATED_NODE)
             elif mr is not None and mr.fit_error is not None:
@@ -430,13 +445,19 @@ class PodGroupCycle:
 
 
 def _permit_status(reservation: "Reservation") -> Status:
-    """A member's Permit result; a Wait carries the waiting plugins' own messages (the
-    framework's Wait status names none)."""
+    """A member's Permit result as 1.36's RunPermitPlugins returns it: a Wait is the last
+    waiting plugin's status with PERMIT_WAIT_REASON appended."""
     permit = reservation.status
     if permit.is_wait():
         messages = list(reservation.waiting.messages) if reservation.waiting is not None else []
-        return Status(Code.Wait, *(messages or permit.reasons))
+        return Status(Code.Wait, *messages[-1:], PERMIT_WAIT_REASON)
     return permit
+
+
+def _waiting_for_preemption() -> Status:
+    """The group's status once a member's Permit succeeded but some member needs preemption:
+    NewStatus(Unschedulable, "...waiting for preemption...").WithError(errPodGroupUnschedulable)."""
+    return Status(Code.Unschedulable, ERR_POD_GROUP_UNSCHEDULABLE, ERR_WAITING_FOR_PREEMPTION)
 
 
 def _group_status(st: Status) -> Status:

@@ -256,6 +256,8 @@ class Scheduler:
         self.trace: list[dict[str, Any]] = []  # timed events, for `simulate`
         # evictions a pod-group cycle's PostFilter asked for, done when its algorithm ends
         self.deferred_evictions: list[tuple[Pod, Preemption, list[Pod]]] | None = None
+        # victims preemption evicted (not those only rejected at Permit): what counts as progress
+        self.victims_deleted = 0
         self.outcomes: dict[str, PodOutcome] = {}
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
         self.placements_by_uid: dict[str, Placement] = {}
@@ -373,8 +375,11 @@ class Scheduler:
         return self.result
 
     def _progress_marker(self) -> tuple[int, int, int]:
-        """What counts as the run moving on: placements, preemptions, scenario events."""
-        return len(self.result.placements), len(self.result.preemptions), len(self.timeline)
+        """What counts as the run moving on: placements, pods preemption evicted, scenario events.
+        A preemption whose victims were only waiting at Permit (rejected, back in the queue) or
+        already terminating changes nothing that lasts: gangs that never complete and preempt
+        each other's waiting members would otherwise keep the run going forever."""
+        return len(self.result.placements), self.victims_deleted, len(self.timeline)
 
     def _stop_livelock(self, idle_attempts: int) -> None:
         """Pods rejecting each other forever (e.g. pod groups that can never complete retry at
@@ -507,6 +512,7 @@ class Scheduler:
         """The victim's delete call: gone at once in the instant reading, else gone from the cache
         when the informer sees it, on the virtual clock (kschedctl/scheduler/victims.py); a victim
         with a grace period is terminating meanwhile."""
+        self.victims_deleted += 1
         delay = self.victim_exit.delay(victim)
         if delay is None:
             delete_pod(self, victim)

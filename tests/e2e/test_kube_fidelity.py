@@ -543,9 +543,11 @@ def test_pod_group_member_preemption_makes_the_group_wait_then_places_it(run_cli
     # "pod group is waiting for preemption to complete" (waitingOnPreemption): m0 is requeued with
     # that status, nominated to n2, m1 with its FitError (PostFilter's Success adds nothing),
     # nominated to n1. The victim's deletion moves them back and the next group cycle places both.
-    # kschedoracle 1.36.2 -mode sequential (pod by pod) on the same file: m0 -> n2; m1 attempt 1
-    # "0/2 nodes are available: 2 Insufficient cpu." with preemption {Success, n1, [default/old]};
-    # m1 attempt 2 -> n1. The final placements and m1's first message are the same here.
+    # kschedoracle 1.36.2 -mode sequential with the pod-group cycle (scheduleOnePodGroup) on the
+    # same file: m0 attempt 1 "pod group is unschedulable, pod group is waiting for preemption to
+    # complete" (the status is built WithError(errPodGroupUnschedulable), whose text leads), m1
+    # attempt 1 "0/2 nodes are available: 2 Insufficient cpu." with preemption {Success, n1,
+    # [default/old]}; attempt 2: m0 -> n2, m1 -> n1.
     objects = _gang_of_two(100, "1500m")
     scenario = _write(
         tmp_path,
@@ -556,8 +558,8 @@ def test_pod_group_member_preemption_makes_the_group_wait_then_places_it(run_cli
     trace = [(e["event"], e.get("pod") or e.get("podGroup") or e.get("preemptor"), e.get("message")) for e in data["events"]]
     assert trace[:4] == [
         ("Preempted", "default/m1", None),
-        ("PodGroupUnschedulable", "default/g", "pod group is waiting for preemption to complete"),
-        ("FailedScheduling", "default/m0", "pod group is waiting for preemption to complete"),
+        ("PodGroupUnschedulable", "default/g", "pod group is unschedulable, pod group is waiting for preemption to complete"),
+        ("FailedScheduling", "default/m0", "pod group is unschedulable, pod group is waiting for preemption to complete"),
         ("FailedScheduling", "default/m1", "0/2 nodes are available: 2 Insufficient cpu."),
     ]
     assert data["preemptions"] == [{"preemptor": "default/m1", "node": "n1", "victims": ["default/old"], "time": 0}]

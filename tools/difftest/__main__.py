@@ -48,7 +48,10 @@ def _write(case: Case, where: Path) -> tuple[Path, Path, Path]:
 
 
 def _ks_args(case: Case, cfg: Path) -> list[str]:
-    args = ["--config", str(cfg), "--kube-version", case.release, "-o", "json"]
+    """kschedctl's options for a case. ``--seed`` (the case's): without it every run draws its
+    own random source, so DefaultPreemption's random start node (kube's too) could make
+    `schedule` and `simulate` pick different ones of tied candidates and disagree."""
+    args = ["--config", str(cfg), "--kube-version", case.release, "-o", "json", "--seed", str(case.seed)]
     if case.gates:
         args += ["--feature-gates", case.gates]
     return args

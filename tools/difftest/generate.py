@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import objects as o
+from .generate_more import gang_extras, gen_images, gen_owners, gen_sampling_large, preemption_extras, resources_extras
 from .objects import BETA_REGION, BETA_ZONE, HOSTNAME, REGION, ZONE
 
 
@@ -739,6 +740,7 @@ def gen_resources(rng: random.Random, seed: int) -> Case:
                 ]
             )
         ]
+    profiles = resources_extras(seed, nodes + bound + pending, profiles)
     return Case("resources", seed, nodes + bound + pending, o.config(profiles))
 
 
@@ -1008,6 +1010,7 @@ def _gang_cluster(rng: random.Random, seed: int, pod_group_objects: bool) -> Cas
             cpu, mem = _req(rng)
             pending.append(seq.pod(f"solo{singles}", [o.container(cpu_m=cpu, mem_mi=mem)]))
             singles += 1
+    objs += gang_extras(seed, nodes, bound, pending)
     return Case("gangs", seed, objs + nodes + bound + pending, o.config(), gates=GANG_GATES)
 
 
@@ -1183,7 +1186,7 @@ def gen_preemption(rng: random.Random, seed: int) -> Case:
         if rng.random() < 0.2:
             pod["status"]["nominatedNodeName"] = rng.choice(names)
         pending.append(pod)
-    return Case("preemption", seed, classes + pdbs + claim_objs + nodes + bound + pending, o.config())
+    return Case("preemption", seed, classes + pdbs + claim_objs + nodes + bound + pending, o.config(preemption_extras(seed)))
 
 
 IMAGES = [(f"registry.example.com/app{i}:v1", size) for i, size in enumerate([30, 200, 450, 800, 1200, 2500, 4000])]
@@ -1373,6 +1376,9 @@ GENERATORS: dict[str, Callable[[random.Random, int], Case]] = {
     "gangs": gen_gangs,
     "preemption": gen_preemption,
     "mixed": gen_mixed,
+    "owners": gen_owners,
+    "images": gen_images,
+    "sampling-large": gen_sampling_large,
 }
 
 

@@ -48,8 +48,18 @@ def _lowest_name_tie_rule() -> None:
     raise RuntimeError("kschedctl's SchedulingAlgorithm not found: cannot set the tie rule")
 
 
-def _main():
+def _main() -> Any:
+    """The command's typer app when the console script's module has one, else its main().
+
+    main() is the command as a process: it moves kschedctl's output to a private duplicate of
+    file descriptor 1 (runtime/process.py contain()), which escapes redirect_stdout, so the
+    first call's result would go to this process's real standard output and never be read.
+    The app runs the same command without that process set-up (as tests' run_cli does)."""
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "kschedctl"]
+    module = importlib.import_module(ep.module)
+    app = getattr(module, "app", None)
+    if app is not None:
+        return lambda: app(prog_name="kschedctl")
     return ep.load()
 
 

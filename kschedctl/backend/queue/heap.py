@@ -6,6 +6,7 @@ out first in, first out, so runs are deterministic.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 from collections.abc import Callable
@@ -44,10 +45,16 @@ class Heap:
         heapq.heappush(self._heap, item)
 
     def delete(self, uid: str) -> bool:
+        """Lazy deletion: the entry stays in the array, marked, until it reaches the top. It keeps
+        being compared while sifting, so it keeps a copy of the pod info as it was: the queue goes
+        on changing the live one (attempts, timestamp, backoff expiry of a popped or moved pod),
+        which would otherwise reorder a dead entry under the live ones and break the heap order
+        (a pod taken with its group's cycle made later pods pop before earlier ones)."""
         item = self._items.pop(uid, None)
         if item is None:
             return False
         item.removed = True
+        item.qpi = copy.copy(item.qpi)
         return True
 
     def peek(self) -> QueuedPodInfo | None:
