@@ -18,8 +18,7 @@ import pytest
 from kschedctl.config.schema import ARGS_SCHEMAS, load_schema
 from kschedctl.framework import ArgsError, ArgsStruct, Int32, PluginArgs
 from kschedctl.framework.args import schema_problems
-from kschedctl.plugins.node_resources.fit import NodeResourcesFitArgs
-from kschedctl.plugins.node_resources.resource_allocation import ResourceSpec, ScoringStrategy
+from kschedctl.plugins.node_resources.args import NodeResourcesFitArgs, ResourceSpec, ScoringStrategy
 from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.testing import make_node, make_pod
 

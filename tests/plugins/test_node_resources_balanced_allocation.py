@@ -15,8 +15,8 @@ import pytest
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code
 from kschedctl.plugins.node_resources import NodeResourcesBalancedAllocation
+from kschedctl.plugins.node_resources.args import NodeResourcesBalancedAllocationArgs
 from kschedctl.plugins.node_resources.balanced_allocation import (
-    NodeResourcesBalancedAllocationArgs,
     balanced_resource_score,
     balanced_resource_scorer_improvement,
 )

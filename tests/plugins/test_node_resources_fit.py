@@ -12,7 +12,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, QueueingHint
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins.node_resources import NodeResourcesFit, fit
-from kschedctl.plugins.node_resources.fit import NodeResourcesFitArgs
+from kschedctl.plugins.node_resources.args import NodeResourcesFitArgs
 from kschedctl.plugins.node_resources.resource_allocation import (
     ResourceAllocationScorer,
     build_broken_linear_function,

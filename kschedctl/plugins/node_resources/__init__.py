@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.plugins.node_resources import balanced_allocation, fit
+from kschedctl.plugins.node_resources.args import NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs
 from kschedctl.plugins.node_resources.batch import NodeResourcesBalancedAllocation, NodeResourcesFit
 
 
 def fit_plugin_spec() -> PluginSpec:
-    return PluginSpec(fit.NAME, with_features(NodeResourcesFit), NodeResourcesFit, args_type=fit.NodeResourcesFitArgs)
+    return PluginSpec(fit.NAME, with_features(NodeResourcesFit), NodeResourcesFit, args_type=NodeResourcesFitArgs)
 
 
 def balanced_allocation_plugin_spec() -> PluginSpec:
@@ -28,7 +29,7 @@ def balanced_allocation_plugin_spec() -> PluginSpec:
         balanced_allocation.NAME,
         NodeResourcesBalancedAllocation,
         NodeResourcesBalancedAllocation,
-        args_type=balanced_allocation.NodeResourcesBalancedAllocationArgs,
+        args_type=NodeResourcesBalancedAllocationArgs,
     )
 
 

@@ -15,29 +15,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 from kschedctl.api.types import Pod
-from kschedctl.framework.args import PluginArgs
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError, duplicate, go_div, invalid
+from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
+from kschedctl.plugins.node_resources.args import (
+    NodeResourcesBalancedAllocationArgs,
+    resources_from_args,
+)
 from kschedctl.plugins.node_resources.resource_allocation import (
     ResourceAllocationScorer,
-    ResourceSpec,
     Scorer,
-    default_resource_specs,
-    resources_from_args,
 )
 
 NAME = names.NodeResourcesBalancedAllocation
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-ARGS_KIND = "NodeResourcesBalancedAllocationArgs"
 SCORES_IMPROVEMENT = "BalancedAllocationScoresImprovement"
 
 
@@ -120,28 +118,3 @@ class NodeResourcesBalancedAllocation:
 
     def score_extensions(self) -> None:
         return None
-
-
-@dataclass(frozen=True)
-class NodeResourcesBalancedAllocationArgs(PluginArgs):
-    """NodeResourcesBalancedAllocationArgs (types_pluginargs.go)."""
-
-    KIND: ClassVar[str] = ARGS_KIND
-    resources: tuple[ResourceSpec, ...] | None = None
-
-    def defaulted(self, features: Features | None) -> "NodeResourcesBalancedAllocationArgs":
-        """SetDefaults_NodeResourcesBalancedAllocationArgs: cpu and memory when empty; weight 0 becomes 1."""
-        return replace(self, resources=default_resource_specs(self.resources))
-
-    def validate(self, features: Features | None) -> list[FieldError]:
-        """ValidateNodeResourcesBalancedAllocationArgs: names unique, every weight exactly 1."""
-        errs: list[FieldError] = []
-        seen: set[str] = set()
-        for i, r in enumerate(self.resources or ()):
-            if r.name in seen:
-                errs.append(duplicate(f"resources[{i}].name", r.name))
-            else:
-                seen.add(r.name)
-            if r.weight != 1:
-                errs.append(invalid(f"resources[{i}].weight", r.weight, "must be 1"))
-        return errs

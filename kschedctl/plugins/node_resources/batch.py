@@ -24,11 +24,8 @@ from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins.node_resources import balanced_allocation, fit
-from kschedctl.plugins.node_resources.resource_allocation import (
-    LEAST_ALLOCATED,
-    MOST_ALLOCATED,
-    ResourceAllocationScorer,
-)
+from kschedctl.plugins.node_resources.args import LEAST_ALLOCATED, MOST_ALLOCATED
+from kschedctl.plugins.node_resources.resource_allocation import ResourceAllocationScorer
 
 # the resources the columnar view keeps per node: a scorer over any other takes the per-node form
 _FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)

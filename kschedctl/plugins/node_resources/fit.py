@@ -14,15 +14,13 @@ resource from the node's devices (when a scoring strategy lists it) is not model
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 from kschedctl.api.types import Node, Pod
-from kschedctl.api.validation import is_extended_resource_name, qualified_name_errors
-from kschedctl.framework.args import PluginArgs
+from kschedctl.api.validation import is_extended_resource_name
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError, invalid
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     ClusterEvent,
@@ -35,21 +33,19 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.resource import Resource, compute_pod_resource_request
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.node_resources.resource_allocation import (
-    LEAST_ALLOCATED,
-    ResourceAllocationScorer,
-    ScoringStrategy,
-    default_resource_specs,
-    is_scalar_resource_name,
+from kschedctl.plugins.node_resources.args import (
+    NodeResourcesFitArgs,
     resources_from_args,
+)
+from kschedctl.plugins.node_resources.resource_allocation import (
+    ResourceAllocationScorer,
+    is_scalar_resource_name,
     scorer_for,
-    validate_scoring_strategy,
 )
 
 NAME = names.NodeResourcesFit
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-ARGS_KIND = "NodeResourcesFitArgs"
 ERR_SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
 
 
@@ -255,32 +251,3 @@ def _requested_resources_increased(pod: Pod, old: Node, new: Node) -> bool:
         if req.get(name) > 0 and after.get(name) > before.get(name):
             return True
     return any(q and after.get(n) > before.get(n) for n, q in req.scalar_resources.items())
-
-
-# --- args ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NodeResourcesFitArgs(PluginArgs):
-    """NodeResourcesFitArgs (types_pluginargs.go)."""
-
-    KIND: ClassVar[str] = ARGS_KIND
-    ignored_resources: tuple[str, ...] | None = None
-    ignored_resource_groups: tuple[str, ...] | None = None
-    scoring_strategy: ScoringStrategy | None = None
-
-    def defaulted(self, features: Features | None) -> "NodeResourcesFitArgs":
-        """SetDefaults_NodeResourcesFitArgs: LeastAllocated over cpu and memory; weight 0 becomes 1."""
-        strategy = self.scoring_strategy or ScoringStrategy(type=LEAST_ALLOCATED)
-        return replace(self, scoring_strategy=replace(strategy, resources=default_resource_specs(strategy.resources)))
-
-    def validate(self, features: Features | None) -> list[FieldError]:
-        """ValidateNodeResourcesFitArgs (field paths relative to the args)."""
-        errs: list[FieldError] = []
-        for i, res in enumerate(self.ignored_resources or ()):
-            errs += [invalid(f"ignoredResources[{i}]", res, m) for m in qualified_name_errors(res)]
-        for i, group in enumerate(self.ignored_resource_groups or ()):
-            if "/" in group:
-                errs.append(invalid(f"ignoredResourceGroups[{i}]", group, "resource group name can't contain '/'"))
-            errs += [invalid(f"ignoredResourceGroups[{i}]", group, m) for m in qualified_name_errors(group)]
-        return errs + validate_scoring_strategy(self.scoring_strategy)

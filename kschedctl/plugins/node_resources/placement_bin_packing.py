@@ -8,59 +8,22 @@ strategy (MostAllocated over cpu and memory, weight 1 each, unless configured).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from kschedctl.framework import podgroup as pg
-from kschedctl.framework.args import PluginArgs
-from kschedctl.framework.features import Features
-from kschedctl.framework.gosemantics import FieldError, forbidden
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.placement import PodGroupAssignment
 from kschedctl.framework.registry import PluginSpec
-from kschedctl.plugins.node_resources.resource_allocation import (
-    MOST_ALLOCATED,
-    ResourceAllocationScorer,
-    ResourceSpec,
-    ScoringStrategy,
+from kschedctl.plugins.node_resources.args import (
+    PlacementBinPackingArgs,
     resources_from_args,
+)
+from kschedctl.plugins.node_resources.resource_allocation import (
+    ResourceAllocationScorer,
     scorer_for,
-    validate_scoring_strategy,
 )
 
 NAME = "PlacementBinPacking"
-DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
-
-
-@dataclass(frozen=True)
-class PlacementBinPackingArgs(PluginArgs):
-    """PlacementBinPackingArgs: the scoring strategy of the placement scorer."""
-
-    KIND: ClassVar[str] = "PlacementBinPackingArgs"
-    scoring_strategy: ScoringStrategy | None = None
-
-    def defaulted(self, features: Features | None) -> "PlacementBinPackingArgs":
-        """MostAllocated over cpu and memory (weight 1 each) for what is unset."""
-        strategy = self.scoring_strategy or ScoringStrategy()
-        return replace(
-            self,
-            scoring_strategy=replace(
-                strategy,
-                type=strategy.type or MOST_ALLOCATED,
-                resources=DEFAULT_RESOURCES if strategy.resources is None else strategy.resources,
-            ),
-        )
-
-    def validate(self, features: Features | None) -> list[FieldError]:
-        """ValidatePlacementBinPackingArgs: the scoring strategy as NodeResourcesFit validates it
-        (type, resources, shape); upstream also refuses the args while TopologyAwareWorkloadScheduling
-        is off (placement_bin_packing_test.go TestPlacementBinPackingArgsValidation "Fails to validate
-        if feature is not enabled"; that message is kschedctl's wording)."""
-        features = features or Features.default()
-        errs = validate_scoring_strategy(self.scoring_strategy)
-        if not features.topology_aware_workload_scheduling:
-            errs.append(forbidden("", "PlacementBinPacking requires the TopologyAwareWorkloadScheduling feature gate"))
-        return errs
 
 
 class PlacementBinPacking:

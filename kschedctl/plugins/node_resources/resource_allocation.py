@@ -13,16 +13,12 @@ request, reaches the scorer as all zeros and is skipped by every strategy.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from kschedctl.api.types import Pod
-from kschedctl.framework.args import ArgsStruct, Int32, Int64
 from kschedctl.framework.gosemantics import (
-    FieldError,
     go_div,
     go_round,
-    invalid,
-    not_supported,
 )
 from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
@@ -32,13 +28,12 @@ from kschedctl.framework.interface import (
 )
 from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY, pod_requests, scheduler_units
 from kschedctl.framework.types import NodeInfo, PodInfo
-
-LEAST_ALLOCATED = "LeastAllocated"
-MOST_ALLOCATED = "MostAllocated"
-REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
-
-# apis/config/v1 defaults.go: defaultResourceSpec
-DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1))
+from kschedctl.plugins.node_resources.args import (
+    LEAST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    ScoringStrategy,
+    shape_points,
+)
 
 # (requested, allocated, allocatable) -> score, each list in the order of the configured resources
 Scorer = Callable[[Sequence[int], Sequence[int], Sequence[int]], int]
@@ -214,111 +209,6 @@ def requested_to_capacity_ratio_scorer(resources: Sequence[tuple[str, int]], sha
         return go_round(float(node_score) / float(weight_sum))
 
     return scorer
-
-
-# --- args types shared by the resource-allocation plugins (types_pluginargs.go) -------------
-
-
-@dataclass(frozen=True)
-class ResourceSpec(ArgsStruct):
-    """A resource and its weight."""
-
-    name: str = ""
-    weight: Int64 = 0
-
-
-@dataclass(frozen=True)
-class UtilizationShapePoint(ArgsStruct):
-    """One point of a utilization -> score curve (score 0..10)."""
-
-    utilization: Int32 = 0
-    score: Int32 = 0
-
-
-@dataclass(frozen=True)
-class RequestedToCapacityRatioParam(ArgsStruct):
-    shape: tuple[UtilizationShapePoint, ...] | None = None
-
-
-@dataclass(frozen=True)
-class ScoringStrategy(ArgsStruct):
-    """How NodeResourcesFit (and PlacementBinPacking) score: the strategy and its resources."""
-
-    type: str = ""
-    resources: tuple[ResourceSpec, ...] | None = None
-    requested_to_capacity_ratio: RequestedToCapacityRatioParam | None = None
-
-
-def resources_from_args(specs: Sequence[ResourceSpec] | None) -> list[tuple[str, int]]:
-    """A ResourceSpec list as (name, weight) pairs."""
-    return [(r.name, r.weight) for r in specs or ()]
-
-
-def shape_points(param: RequestedToCapacityRatioParam | None) -> list[tuple[int, int]]:
-    """requestedToCapacityRatio.shape as (utilization, score) pairs."""
-    return [(p.utilization, p.score) for p in param.shape or ()] if param is not None else []
-
-
-def default_resource_specs(specs: Sequence[ResourceSpec] | None) -> tuple[ResourceSpec, ...]:
-    """v1 defaulting of a ResourceSpec list: cpu and memory when empty, weight 0 becomes 1."""
-    items = tuple(specs or ()) or tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
-    return tuple(r if r.weight else replace(r, weight=1) for r in items)
-
-
-def validate_resources(resources: Sequence[ResourceSpec] | None, path: str) -> list[FieldError]:
-    """validateResources: each weight in (0, 100]."""
-    return [
-        invalid(f"{path}[{i}].weight", r.weight, f"resource weight of {r.name} not in valid range (0, 100]")
-        for i, r in enumerate(resources or ())
-        if r.weight <= 0 or r.weight > 100
-    ]
-
-
-def validate_function_shape(shape: Sequence[UtilizationShapePoint] | None, path: str) -> list[FieldError]:
-    """validateFunctionShape: at least one point, utilization strictly increasing in [0, 100],
-    score in [0, 10]."""
-    points = list(shape or ())
-    if not points:
-        return [FieldError(path, "Required value: at least one point must be specified")]
-    errs: list[FieldError] = []
-    for i in range(1, len(points)):
-        if points[i - 1].utilization >= points[i].utilization:
-            errs.append(invalid(f"{path}[{i}].utilization", points[i].utilization, "values must be sorted in increasing order"))
-            break
-    for i, p in enumerate(points):
-        if p.utilization < 0 or p.utilization > 100:
-            errs.append(invalid(f"{path}[{i}].utilization", p.utilization, "not in valid range [0, 100]"))
-        if p.score < 0 or p.score > MAX_CUSTOM_PRIORITY_SCORE:
-            errs.append(invalid(f"{path}[{i}].score", p.score, f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
-    return errs
-
-
-SUPPORTED_STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
-
-
-def validate_scoring_strategy(strategy: ScoringStrategy | None) -> list[FieldError]:
-    """The ScoringStrategy part of ValidateNodeResourcesFitArgs."""
-    if strategy is None:
-        return [FieldError("scoringStrategy", "Required value: ScoringStrategy field is required")]
-    errs: list[FieldError] = []
-    if strategy.type not in SUPPORTED_STRATEGIES:
-        errs.append(not_supported("scoringStrategy.type", strategy.type, SUPPORTED_STRATEGIES))
-    errs += validate_resources(strategy.resources, "scoringStrategy.resources")
-    rtcr = strategy.requested_to_capacity_ratio
-    if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
-        if rtcr is None:
-            errs.append(
-                FieldError(
-                    "scoringStrategy.requestedToCapacityRatio", "Required value: must be specified when type is RequestedToCapacityRatio"
-                )
-            )
-        else:
-            errs += validate_function_shape(rtcr.shape, "scoringStrategy.requestedToCapacityRatio.shape")
-    elif rtcr is not None:
-        errs.append(
-            FieldError("scoringStrategy.requestedToCapacityRatio", "Forbidden: must be nil when type is not RequestedToCapacityRatio")
-        )
-    return errs
 
 
 def scorer_for(strategy: ScoringStrategy, resources: Sequence[tuple[str, int]]) -> Scorer:

@@ -17,10 +17,7 @@ from kschedctl.framework.gosemantics import (
 from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
 )
-from kschedctl.plugins.node_resources.resource_allocation import (
-    UtilizationShapePoint,
-    validate_function_shape,
-)
+from kschedctl.plugins.node_resources.args import UtilizationShapePoint, validate_function_shape
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 DEFAULT_SHAPE = (UtilizationShapePoint(0, MAX_CUSTOM_PRIORITY_SCORE), UtilizationShapePoint(100, 0))

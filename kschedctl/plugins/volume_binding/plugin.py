@@ -47,9 +47,7 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.registry import PluginSpec, with_features
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
-from kschedctl.plugins.node_resources.resource_allocation import (
-    UtilizationShapePoint,
-)
+from kschedctl.plugins.node_resources.args import UtilizationShapePoint
 from kschedctl.plugins.volume_binding.args import VolumeBindingArgs
 from kschedctl.plugins.volume_util import (
     ANN_SELECTED_NODE,
