@@ -194,7 +194,7 @@ def should_continue_running(ds: DaemonSet, pod: Pod, node: Node) -> bool:
     """NodeShouldRunDaemonPod's shouldContinueRunning: node name and required node affinity
     still match, and no NoExecute taint goes untolerated (an untolerated NoSchedule taint keeps
     new pods off, not the one already there)."""
-    from kschedctl.plugins.node_affinity.plugin import RequiredNodeAffinity
+    from kschedctl.plugins.node_affinity.selector import RequiredNodeAffinity
 
     wanted = ds.template_node_name()
     if wanted and wanted != node.name:
@@ -257,7 +257,7 @@ def node_changed(
 def should_run(ds: DaemonSet, pod: Pod, node: Node) -> bool:
     """NodeShouldRunDaemonPod's shouldRun: node name, required node affinity, NoSchedule and
     NoExecute taints (with the DaemonSet tolerations). Resources are not looked at."""
-    from kschedctl.plugins.node_affinity.plugin import RequiredNodeAffinity
+    from kschedctl.plugins.node_affinity.selector import RequiredNodeAffinity
 
     wanted = ds.template_node_name()
     if wanted and wanted != node.name:

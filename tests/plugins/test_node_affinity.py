@@ -13,7 +13,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.plugins.node_affinity import NodeAffinity, plugin_spec
-from kschedctl.plugins.node_affinity.plugin import NodeAffinityArgs
+from kschedctl.plugins.node_affinity.args import NodeAffinityArgs
 from kschedctl.testing import (
     args_defaults,
     args_errors,

@@ -3,7 +3,7 @@ matchFields): one instance asked about many nodes must answer as a fresh instanc
 
 import itertools
 
-from kschedctl.plugins.node_affinity.plugin import RequiredNodeAffinity
+from kschedctl.plugins.node_affinity.selector import RequiredNodeAffinity
 from kschedctl.testing import make_node, make_pod
 
 

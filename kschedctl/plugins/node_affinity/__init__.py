@@ -11,8 +11,9 @@ Upstream: pkg/scheduler/framework/plugins/nodeaffinity/.
 from __future__ import annotations
 
 from kschedctl.framework.registry import PluginSpec
+from kschedctl.plugins.node_affinity.args import NodeAffinityArgs
 from kschedctl.plugins.node_affinity.batch import NodeAffinity
-from kschedctl.plugins.node_affinity.plugin import NAME, NodeAffinityArgs
+from kschedctl.plugins.node_affinity.plugin import NAME
 
 
 def plugin_spec() -> PluginSpec:

@@ -28,7 +28,8 @@ from kschedctl.plugins.helper import (
     node_only_filter_batch,
 )
 from kschedctl.plugins.node_affinity import plugin
-from kschedctl.plugins.node_affinity.plugin import ERR_REASON_POD, PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY, RequiredNodeAffinity
+from kschedctl.plugins.node_affinity.plugin import ERR_REASON_POD, PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY
+from kschedctl.plugins.node_affinity.selector import RequiredNodeAffinity
 from kschedctl.plugins.row_aggregate import label_codes
 
 

@@ -11,7 +11,7 @@ from kschedctl.api.labels import NodeSelectorRequirement, NodeSelectorTerm
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.types import NodeInfo
-from kschedctl.plugins.node_affinity.plugin import RequiredNodeAffinity
+from kschedctl.plugins.node_affinity.selector import RequiredNodeAffinity
 
 
 def _requirement(req: NodeSelectorRequirement, labels: dict[str, str]) -> dict[str, Any]:

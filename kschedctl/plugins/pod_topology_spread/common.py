@@ -32,7 +32,7 @@ from kschedctl.api.types import (
 from kschedctl.framework.types import NodeInfo, PodInfo
 
 try:  # written in parallel by the NodeAffinity plugin; fall back to the plain match below
-    from kschedctl.plugins.node_affinity.plugin import (
+    from kschedctl.plugins.node_affinity.selector import (
         RequiredNodeAffinity as _RequiredNodeAffinity,
     )
 except ImportError:  # pragma: no cover
