@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the package, installed or not
@@ -114,9 +115,14 @@ def scores(plugin: Any, pod: Any, infos: list[NodeInfo], normalize: bool = False
     state = CycleState()
     plugin.pre_score(state, pod, infos)
     out = [NodeScore(i.node.name, plugin.score(state, pod, i)[0]) for i in infos]
-    assert plugin.score_batch(state, pod, infos) == [s.score for s in out]  # batch form == per-node calls
+    batch = plugin.score_batch(state, pod, infos)
+    assert batch.tolist() == [s.score for s in out]  # batch form == per-node calls
     if normalize:
+        if not isinstance(plugin, GpuShareRandom):  # Random draws: its own test compares the forms
+            normalized = plugin.score_extensions().normalize_score_batch(state, pod, infos, batch.copy())
         plugin.score_extensions().normalize_score(state, pod, out)
+        if not isinstance(plugin, GpuShareRandom):
+            assert list(normalized) == [s.score for s in out]  # batch NormalizeScore == per-node
     return [s.score for s in out]
 
 
@@ -165,6 +171,8 @@ def test_random_gives_one_node_the_max_and_is_seeded() -> None:
     first = scores(GpuShareRandom(None, _Handle()), gpu_pod("p", 1, 500), infos, normalize=True)
     assert sorted(first) == [0, 0, 0, 0, 100]
     assert scores(GpuShareRandom(None, _Handle()), gpu_pod("p", 1, 500), infos, normalize=True) == first
+    batch = GpuShareRandom(None, _Handle()).normalize_score_batch(CycleState(), gpu_pod("p", 1, 500), infos, np.zeros(5, dtype=np.int64))
+    assert batch.tolist() == first  # the batch form draws the same node
 
 
 def test_ties_go_to_the_first_node_of_a_seeded_order() -> None:
