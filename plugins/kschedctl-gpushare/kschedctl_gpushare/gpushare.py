@@ -8,7 +8,7 @@ its milli free, a whole-GPU pod ``count`` completely free GPUs). CPU and memory 
 NodeResourcesFit's.
 
 Reserve picks the GPUs on the chosen node: the choice of the active GPU policy (a Score plugin
-of this package writes its chooser into the CycleState in PreScore), else best fit, and
+of this package writes its chooser into the CycleState when it scores), else best fit, and
 records them in the :class:`~kschedctl_gpushare.gpu.Ledger` by pod UID (and in the CycleState,
 for Unreserve, which forgets them).
 """

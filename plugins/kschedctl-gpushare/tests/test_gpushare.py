@@ -113,7 +113,6 @@ def test_ledger_reads_bound_pods_gpu_index() -> None:
 def scores(plugin: Any, pod: Any, infos: list[NodeInfo], normalize: bool = False) -> list[int]:
     """Score (and NormalizeScore with ``normalize``), as the runtime runs them."""
     state = CycleState()
-    plugin.pre_score(state, pod, infos)
     out = [NodeScore(i.node.name, plugin.score(state, pod, i)[0]) for i in infos]
     batch = plugin.score_batch(state, pod, infos)
     assert batch.tolist() == [s.score for s in out]  # batch form == per-node calls
