@@ -66,11 +66,14 @@ def node_with_free(name: str, free: list[int], cpu: str = "96", model: str = "G2
 
 def run_filter(pod: Any, info: NodeInfo) -> Any:
     plugin = GpuShare(None, _Handle())
-    state = CycleState()
-    _, status = plugin.pre_filter(state, pod, [info])
-    if status is not None:
-        return status
-    return plugin.filter(state, pod, info)
+    status = plugin.filter(CycleState(), pod, info)
+    try:
+        batch = plugin.filter_batch(CycleState(), pod, [info])
+    except Exception:  # noqa: BLE001 - the runtime then calls filter per node
+        batch = None
+    if batch is not None:
+        assert batch == [status]  # batch form == per-node call
+    return status
 
 
 @pytest.mark.parametrize(
@@ -90,9 +93,8 @@ def test_filter(pod: Any, free: list[int], model: str, want: str | None) -> None
     assert (status.reasons[0] if status is not None else None) == want
 
 
-def test_cpu_only_pod_skips_the_filter() -> None:
-    status = run_filter(gpu_pod("cpu-only"), gpu_node("n1", 0))
-    assert status is not None and status.code == Code.Skip
+def test_cpu_only_pod_passes_the_filter() -> None:
+    assert run_filter(gpu_pod("cpu-only"), gpu_node("n1", 0)) is None
 
 
 def test_bad_annotation_is_unresolvable_and_named() -> None:
