@@ -152,7 +152,7 @@ def _plugin_process_dimension(rng: random.Random, workdir: Path, checker: Checke
 OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
     "plugin": (1.0, _plugin_dimension),
     "plugin-process": (1.0, _plugin_process_dimension),
-    **{name: (1.0, _dimension(name)) for name in ("fidelity", "output", "live", "inputs", "extender", "release137")},
+    **{name: (1.0, _dimension(name)) for name in ("fidelity", "output", "live", "inputs", "extender", "release137", "gpushare")},
 }
 
 
