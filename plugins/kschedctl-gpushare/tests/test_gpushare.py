@@ -10,7 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the package, installed or not
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(_PACKAGE_ROOT))  # the package, installed or not
+# Test this tree's package even when an installed copy (elsewhere) was imported first in this
+# process (the registry loads it through its entry point): forget that copy's modules.
+_loaded = sys.modules.get("kschedctl_gpushare")
+if _loaded is not None and _PACKAGE_ROOT not in Path(_loaded.__file__ or "").resolve().parents:
+    for _name in [m for m in sys.modules if m == "kschedctl_gpushare" or m.startswith("kschedctl_gpushare.")]:
+        del sys.modules[_name]
 
 from kschedctl_gpushare import GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, GpuShare  # noqa: E402
 from kschedctl_gpushare.args import GpuShareFGDArgs, TypicalPod  # noqa: E402
