@@ -48,7 +48,7 @@ __all__ = [
 
 
 def plugin_specs() -> list[PluginSpec]:
-    """GpuShare (PreFilter, Filter, Reserve) and the six policies (PreScore, Score)."""
+    """GpuShare (PreFilter, Filter, Reserve) and the six policies (Score, NormalizeScore)."""
     return [
         PluginSpec(NAME, GpuShare, GpuShare),
         PluginSpec(GpuShareRandom.NAME, GpuShareRandom, GpuShareRandom, args_type=GpuShareRandomArgs, args_schema=RANDOM_ARGS_SCHEMA),

@@ -28,7 +28,9 @@ preemption) is seen at the next look, without any event wiring.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from kschedctl.framework import Handle, NodeInfo, Pod
@@ -183,18 +185,133 @@ def _indices(raw: str, count: int) -> tuple[int, ...] | None:
     return out if out and all(0 <= i < count for i in out) else None
 
 
+_NODE_NAME = attrgetter("node.name")
+_GENERATION = attrgetter("generation")
+
+
+class GpuTable:
+    """The ledger's NodeGpus as numpy columns, one row per node (the ledger's row of its name,
+    stable for the run), so that the batch Filter and Scores read many nodes with a few numpy
+    operations. A row is rewritten when its NodeGpu's generation is not the one written.
+
+    Columns: ``gen`` (NodeInfo generation written, -1: none), ``count`` (GPUs), ``free``
+    (per-GPU free milli, -1 past ``count``), ``max_free``, ``whole`` (completely free GPUs),
+    ``total_free``, ``cpu_free``, ``model`` (an id per model name), ``partial`` (some GPU partly
+    or fully used), ``classes`` (a bit per GPU class of the pods it hosts).
+    """
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.np = np
+        self.capacity = 0
+        self.width = 8
+        self.gen = np.zeros(0, dtype=np.int64)
+        self.count = np.zeros(0, dtype=np.int64)
+        self.free = np.zeros((0, self.width), dtype=np.int64)
+        self.max_free = np.zeros(0, dtype=np.int64)
+        self.whole = np.zeros(0, dtype=np.int64)
+        self.total_free = np.zeros(0, dtype=np.int64)
+        self.cpu_free = np.zeros(0, dtype=np.int64)
+        self.model = np.zeros(0, dtype=np.int64)
+        self.partial = np.zeros(0, dtype=bool)
+        self.classes = np.zeros(0, dtype=np.int64)
+        self.model_ids: dict[str, int] = {}
+        self.class_bits: dict[str, int] = {}
+        self._allowed: dict[frozenset[str] | None, Any] = {}
+
+    def grow(self, rows: int, width: int) -> None:
+        """Room for ``rows`` rows of ``width`` GPUs (new rows unwritten)."""
+        np = self.np
+        cap = max(rows, 2 * self.capacity, 64) if rows > self.capacity else self.capacity
+        wide = max(width, self.width)
+        if cap == self.capacity and wide == self.width:
+            return
+
+        def grown(a: Any, shape: tuple[int, ...], fill: Any) -> Any:
+            b = np.full(shape, fill, dtype=a.dtype)
+            b[tuple(slice(0, s) for s in a.shape)] = a
+            return b
+
+        self.gen = grown(self.gen, (cap,), -1)
+        self.count = grown(self.count, (cap,), 0)
+        self.free = grown(self.free, (cap, wide), -1)
+        self.max_free = grown(self.max_free, (cap,), -1)
+        self.whole = grown(self.whole, (cap,), 0)
+        self.total_free = grown(self.total_free, (cap,), 0)
+        self.cpu_free = grown(self.cpu_free, (cap,), 0)
+        self.model = grown(self.model, (cap,), 0)
+        self.partial = grown(self.partial, (cap,), False)
+        self.classes = grown(self.classes, (cap,), 0)
+        self.capacity, self.width = cap, wide
+
+    def write(self, row: int, node: NodeGpu) -> None:
+        free = node.free
+        if row >= self.capacity or len(free) > self.width:
+            self.grow(row + 1, len(free))
+        self.free[row] = -1
+        self.free[row, : len(free)] = free
+        self.count[row] = len(free)
+        self.max_free[row] = max(free) if free else -1
+        self.whole[row] = free.count(MILLI_PER_GPU)
+        self.total_free[row] = sum(free)
+        self.cpu_free[row] = node.cpu_free
+        model = self.model_ids.get(node.model)
+        if model is None:
+            model = self.model_ids[node.model] = len(self.model_ids)
+        self.model[row] = model
+        self.partial[row] = any(f < MILLI_PER_GPU for f in free)
+        bits = 0
+        for c in node.classes:
+            bits |= self.class_bit(c)
+        self.classes[row] = bits
+        self.gen[row] = node.generation
+
+    def class_bit(self, gpu_class: str) -> int:
+        bit = self.class_bits.get(gpu_class)
+        if bit is None:
+            bit = self.class_bits[gpu_class] = 1 << len(self.class_bits)
+        return bit
+
+    def allowed(self, models: frozenset[str] | None) -> Any:
+        """Per model id: does a request accepting ``models`` accept it."""
+        out = self._allowed.get(models)
+        if out is None or len(out) != len(self.model_ids):
+            names = sorted(self.model_ids, key=self.model_ids.__getitem__)
+            out = self._allowed[models] = self.np.array([models is None or m in models for m in names], dtype=bool)
+        return out
+
+
 class Ledger:
     """Which GPUs each placed pod holds, and each node's GPUs, for one scheduler (one Handle).
 
     GpuShare's Reserve records the GPUs it gives a pod (by pod UID); every plugin of the
     package reads a node's GPUs through :meth:`node`, rebuilt from the NodeInfo's pods when
-    the NodeInfo's generation changed.
+    the NodeInfo's generation changed, or many nodes' at once through :meth:`rows_of` and
+    :attr:`table` (the same NodeGpus as numpy columns).
     """
 
     def __init__(self) -> None:
         self.assigned: dict[str, tuple[int, ...]] = {}
         self.nodes: dict[str, NodeGpu] = {}
-        self.rows: dict[str, int] = {}  # node name -> row in the policies' tables
+        self.rows: dict[str, int] = {}  # node name -> row in the tables (stable for the run)
+        self.names: list[str] = []  # row -> node name
+        self.by_row: list[NodeGpu | None] = []  # row -> its current NodeGpu
+        self._table: GpuTable | None = None
+
+    @property
+    def table(self) -> GpuTable:
+        if self._table is None:
+            self._table = GpuTable()
+        return self._table
+
+    def row(self, name: str) -> int:
+        row = self.rows.get(name)
+        if row is None:
+            row = self.rows[name] = len(self.rows)
+            self.names.append(name)
+            self.by_row.append(None)
+        return row
 
     def node(self, node_info: NodeInfo) -> NodeGpu:
         node = node_info.node
@@ -203,12 +320,31 @@ class Ledger:
         if cached is not None and cached.generation == node_info.generation:
             return cached
         built = self._build(name, node_info)
-        row = self.rows.get(name)
-        if row is None:
-            row = self.rows[name] = len(self.rows)
-        built.row = row
+        built.row = self.row(name)
         self.nodes[name] = built
+        self.by_row[built.row] = built
         return built
+
+    def rows_of(self, node_infos: Sequence[NodeInfo]) -> Any:
+        """The nodes' rows in :attr:`table` (int64 array), the rows whose NodeInfo generation
+        changed since they were written rebuilt first: one vectorised look-up for many nodes,
+        the same NodeGpus as :meth:`node` per node. Raises AttributeError for a NodeInfo
+        without a Node."""
+        table = self.table
+        np = table.np
+        n = len(node_infos)
+        names = list(map(_NODE_NAME, node_infos))
+        try:
+            rows = np.fromiter(map(self.rows.__getitem__, names), dtype=np.int64, count=n)
+        except KeyError:
+            rows = np.fromiter(map(self.row, names), dtype=np.int64, count=n)
+        if n and int(rows.max()) >= table.capacity:
+            table.grow(int(rows.max()) + 1, table.width)
+        gens = np.fromiter(map(_GENERATION, node_infos), dtype=np.int64, count=n)
+        for i in np.flatnonzero(table.gen[rows] != gens).tolist():
+            built = self.node(node_infos[i])
+            table.write(built.row, built)
+        return rows
 
     def _build(self, name: str, node_info: NodeInfo) -> NodeGpu:
         labels = node_info.node.labels if node_info.node is not None else {}
@@ -282,6 +418,7 @@ __all__ = [
     "RESAMPLED",
     "SHARE",
     "GpuRequest",
+    "GpuTable",
     "Ledger",
     "NodeGpu",
     "RequestError",
