@@ -50,6 +50,24 @@ class Shape:
     init_ns: str
     measure_ns: str
     init_bound: bool = False
+    # MixedSchedulingBasePod: one createPods op per template, Case.init split evenly among them
+    init_mix: tuple[str, ...] = ()
+    # "default" (templates/node-default.yaml) or, with nodeAllocatableStrategy, "csi" (an
+    # attachable-volumes-csi-ebs.csi.aws.com allocatable and a CSINode of ebs.csi.aws.com, 39
+    # volumes) or "csi-migrated" (the same, the CSINode naming kubernetes.io/aws-ebs migrated)
+    node_kind: str = "default"
+    # SchedulingDaemonset: templates/node-with-name.yaml first (scheduler-perf-node)
+    named_node: bool = False
+    # createPods with persistentVolumeTemplatePath: one bound PV + PVC per pod ("aws" pv-aws.yaml,
+    # "csi" pv-csi.yaml), for the init and/or the measured pods
+    init_volume: str | None = None
+    measure_volume: str | None = None
+    # the NSSelector workloads: createNamespaces init-ns-* and measure-ns-0 from
+    # namespace-with-labels.yaml (team: devops), createPodSets over Case.namespaces of them
+    ns_selector: bool = False
+    # Unschedulable: a churn op creating pods of this template (never schedulable) at 5/s
+    # while the measured pods run; written as Case.churn pods between init and measured pods
+    churn_template: str | None = None
 
 
 SHAPES: dict[str, Shape] = {
@@ -68,6 +86,87 @@ SHAPES: dict[str, Shape] = {
         "namespace-2",
     ),
     "PreemptionBasic": Shape("PreemptionBasic", (), "low-priority", "high-priority", "namespace-1", "namespace-2", init_bound=True),
+    # affinity/performance-config.yaml
+    "SchedulingPodAffinity": Shape("SchedulingPodAffinity", ("zone1",), "pod-affinity", "pod-affinity", "sched-0", "sched-1"),
+    "SchedulingPreferredPodAffinity": Shape(
+        "SchedulingPreferredPodAffinity", (), "preferred-pod-affinity", "preferred-pod-affinity", "sched-0", "sched-1"
+    ),
+    # upstream's file names pod-with-preferred-pod-affinity.yaml here in some releases (a copy
+    # slip); the workload's name and its history say anti-affinity, which is what this writes
+    "SchedulingPreferredPodAntiAffinity": Shape(
+        "SchedulingPreferredPodAntiAffinity", (), "preferred-pod-anti-affinity", "preferred-pod-anti-affinity", "sched-0", "sched-1"
+    ),
+    "SchedulingRequiredPodAntiAffinityWithNSSelector": Shape(
+        "SchedulingRequiredPodAntiAffinityWithNSSelector",
+        (),
+        "anti-affinity-ns-selector",
+        "anti-affinity-ns-selector",
+        "init-ns",
+        "measure-ns-0",
+        ns_selector=True,
+    ),
+    "SchedulingPreferredAntiAffinityWithNSSelector": Shape(
+        "SchedulingPreferredAntiAffinityWithNSSelector",
+        (),
+        "preferred-anti-affinity-ns-selector",
+        "preferred-anti-affinity-ns-selector",
+        "init-ns",
+        "measure-ns-0",
+        ns_selector=True,
+    ),
+    "SchedulingRequiredPodAffinityWithNSSelector": Shape(
+        "SchedulingRequiredPodAffinityWithNSSelector",
+        ("zone1",),
+        "affinity-ns-selector",
+        "affinity-ns-selector",
+        "init-ns",
+        "measure-ns-0",
+        ns_selector=True,
+    ),
+    "SchedulingPreferredAffinityWithNSSelector": Shape(
+        "SchedulingPreferredAffinityWithNSSelector",
+        (),
+        "preferred-affinity-ns-selector",
+        "preferred-affinity-ns-selector",
+        "init-ns",
+        "measure-ns-0",
+        ns_selector=True,
+    ),
+    "MixedSchedulingBasePod": Shape(
+        "MixedSchedulingBasePod",
+        ("zone1",),
+        "default",
+        "default",
+        "sched-0",
+        "namespace-7",
+        init_mix=("default", "pod-affinity", "anti-affinity", "preferred-pod-affinity", "preferred-pod-anti-affinity"),
+    ),
+    # volumes/performance-config.yaml
+    "SchedulingInTreePVs": Shape(
+        "SchedulingInTreePVs", (), "default", "default", "namespace-1", "namespace-2", init_volume="aws", measure_volume="aws"
+    ),
+    "SchedulingMigratedInTreePVs": Shape(
+        "SchedulingMigratedInTreePVs",
+        (),
+        "default",
+        "default",
+        "namespace-1",
+        "namespace-2",
+        node_kind="csi-migrated",
+        init_volume="aws",
+        measure_volume="aws",
+    ),
+    "SchedulingCSIPVs": Shape(
+        "SchedulingCSIPVs", (), "default", "default", "namespace-1", "namespace-2", node_kind="csi", init_volume="csi", measure_volume="csi"
+    ),
+    "PreemptionPVs": Shape(
+        "PreemptionPVs", (), "low-priority", "high-priority", "namespace-1", "namespace-2", init_bound=True, measure_volume="aws"
+    ),
+    # misc/ and default_preemption/performance-config.yaml
+    "Unschedulable": Shape(
+        "Unschedulable", (), "default", "default", "namespace-1", "namespace-3", churn_template="high-priority-large-cpu"
+    ),
+    "SchedulingDaemonset": Shape("SchedulingDaemonset", (), "daemonset", "daemonset", "namespace-1", "namespace-2", named_node=True),
 }
 
 
@@ -80,10 +179,17 @@ class Case:
     init: int
     measure: int
     provenance: str
+    namespaces: int = 0  # NSSelector shapes: the init namespaces (Case.init pods spread over them)
+    churn: int = 0  # Unschedulable: the never-schedulable churn pods
 
     @property
     def name(self) -> str:
         return f"{self.shape}_{self.nodes}Nodes_{self.init}Init_{self.measure}Pods"
+
+    @property
+    def schedulable(self) -> int:
+        """The pending pods both programs must place (the churn pods stay pending)."""
+        return self.warmup + self.measure
 
     @property
     def label(self) -> str:
@@ -137,6 +243,160 @@ CASES: tuple[Case, ...] = (
     Case("PreemptionBasic", 1000, 4000, 1000, _upstream("default_preemption/performance-config.yaml", "PreemptionBasic/1000Nodes")),
 )
 
+# The workloads added for issue 25, at scheduler_perf's 500-node size and its large one.
+MORE_CASES: tuple[Case, ...] = (
+    Case("SchedulingNodeAffinity", 500, 500, 1000, _upstream("affinity/performance-config.yaml", "SchedulingNodeAffinity/500Nodes")),
+    Case("SchedulingPodAntiAffinity", 500, 100, 400, _upstream("affinity/performance-config.yaml", "SchedulingPodAntiAffinity/500Nodes")),
+    Case("TopologySpreading", 500, 1000, 1000, _upstream("topology_spreading/performance-config.yaml", "TopologySpreading/500Nodes")),
+    Case(
+        "PreferredTopologySpreading",
+        500,
+        1000,
+        1000,
+        _upstream("topology_spreading/performance-config.yaml", "PreferredTopologySpreading/500Nodes"),
+    ),
+    Case("SchedulingPodAffinity", 500, 500, 1000, _upstream("affinity/performance-config.yaml", "SchedulingPodAffinity/500Nodes")),
+    Case(
+        "SchedulingPodAffinity", 5000, 5000, 5000, _upstream("affinity/performance-config.yaml", "SchedulingPodAffinity/5000Nodes_5000Pods")
+    ),
+    Case(
+        "SchedulingPreferredPodAffinity",
+        500,
+        500,
+        1000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredPodAffinity/500Nodes"),
+    ),
+    Case(
+        "SchedulingPreferredPodAffinity",
+        5000,
+        5000,
+        5000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredPodAffinity/5000Nodes_5000Pods"),
+    ),
+    Case(
+        "SchedulingPreferredPodAntiAffinity",
+        500,
+        500,
+        1000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredPodAntiAffinity/500Nodes"),
+    ),
+    Case(
+        "SchedulingPreferredPodAntiAffinity",
+        5000,
+        5000,
+        5000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredPodAntiAffinity/5000Nodes_5000Pods"),
+    ),
+    Case(
+        "SchedulingRequiredPodAntiAffinityWithNSSelector",
+        500,
+        40,
+        100,
+        _upstream("affinity/performance-config.yaml", "SchedulingRequiredPodAntiAffinityWithNSSelector/500Nodes"),
+        namespaces=10,
+    ),
+    Case(
+        "SchedulingRequiredPodAntiAffinityWithNSSelector",
+        6000,
+        4000,
+        2000,
+        _upstream("affinity/performance-config.yaml", "SchedulingRequiredPodAntiAffinityWithNSSelector/5000Nodes_2000Pods (6000 nodes)"),
+        namespaces=100,
+    ),
+    Case(
+        "SchedulingPreferredAntiAffinityWithNSSelector",
+        500,
+        40,
+        100,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredAntiAffinityWithNSSelector/500Nodes"),
+        namespaces=10,
+    ),
+    Case(
+        "SchedulingPreferredAntiAffinityWithNSSelector",
+        5000,
+        4000,
+        2000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredAntiAffinityWithNSSelector/5000Nodes_2000Pods"),
+        namespaces=100,
+    ),
+    Case(
+        "SchedulingRequiredPodAffinityWithNSSelector",
+        500,
+        40,
+        100,
+        _upstream("affinity/performance-config.yaml", "SchedulingRequiredPodAffinityWithNSSelector/500Nodes"),
+        namespaces=10,
+    ),
+    Case(
+        "SchedulingRequiredPodAffinityWithNSSelector",
+        5000,
+        5000,
+        2000,
+        _upstream("affinity/performance-config.yaml", "SchedulingRequiredPodAffinityWithNSSelector/5000Nodes_2000Pods"),
+        namespaces=100,
+    ),
+    Case(
+        "SchedulingPreferredAffinityWithNSSelector",
+        500,
+        40,
+        100,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredAffinityWithNSSelector/500Nodes"),
+        namespaces=10,
+    ),
+    Case(
+        "SchedulingPreferredAffinityWithNSSelector",
+        5000,
+        5000,
+        5000,
+        _upstream("affinity/performance-config.yaml", "SchedulingPreferredAffinityWithNSSelector/5000Nodes_5000Pods"),
+        namespaces=100,
+    ),
+    Case("MixedSchedulingBasePod", 500, 1000, 1000, _upstream("affinity/performance-config.yaml", "MixedSchedulingBasePod/500Nodes")),
+    Case(
+        "MixedSchedulingBasePod",
+        5000,
+        10000,
+        5000,
+        _upstream("affinity/performance-config.yaml", "MixedSchedulingBasePod/5000Nodes_5000Pods"),
+    ),
+    Case("SchedulingInTreePVs", 500, 500, 1000, _upstream("volumes/performance-config.yaml", "SchedulingInTreePVs/500Nodes")),
+    Case("SchedulingInTreePVs", 5000, 1000, 2000, _upstream("volumes/performance-config.yaml", "SchedulingInTreePVs/5000Nodes_2000Pods")),
+    Case(
+        "SchedulingMigratedInTreePVs", 500, 500, 1000, _upstream("volumes/performance-config.yaml", "SchedulingMigratedInTreePVs/500Nodes")
+    ),
+    Case(
+        "SchedulingMigratedInTreePVs",
+        5000,
+        5000,
+        5000,
+        _upstream("volumes/performance-config.yaml", "SchedulingMigratedInTreePVs/5000Nodes_5000Pods"),
+    ),
+    Case("SchedulingCSIPVs", 500, 500, 1000, _upstream("volumes/performance-config.yaml", "SchedulingCSIPVs/500Nodes")),
+    Case("SchedulingCSIPVs", 5000, 5000, 5000, _upstream("volumes/performance-config.yaml", "SchedulingCSIPVs/5000Nodes_5000Pods")),
+    Case("PreemptionPVs", 500, 2000, 500, "not upstream: PreemptionPVs/1000Nodes scaled /2"),
+    Case("PreemptionPVs", 1000, 4000, 1000, _upstream("volumes/performance-config.yaml", "PreemptionPVs/1000Nodes")),
+    Case(
+        "Unschedulable",
+        500,
+        10,
+        1000,
+        _upstream("default_preemption/performance-config.yaml", "Unschedulable/500Nodes/10Init/1kPods") + ", churn 5/s as 5 pods",
+        churn=5,
+    ),
+    Case(
+        "Unschedulable",
+        5000,
+        100,
+        10000,
+        _upstream("default_preemption/performance-config.yaml", "Unschedulable/5kNodes/100Init/10kPods") + ", churn 5/s as 50 pods",
+        churn=50,
+    ),
+    Case("SchedulingDaemonset", 500, 0, 1000, "not upstream: SchedulingDaemonset/15000Nodes scaled /30"),
+    Case("SchedulingDaemonset", 15000, 0, 30000, _upstream("misc/performance-config.yaml", "SchedulingDaemonset/15000Nodes")),
+)
+
+ALL_CASES: tuple[Case, ...] = CASES + MORE_CASES
+
 # The same shapes small enough for a smoke run (`side_by_side.py --quick`) and for the tests.
 QUICK_CASES: tuple[Case, ...] = (
     Case("SchedulingBasic", 100, 100, 200, "SchedulingBasic/500Nodes scaled /5"),
@@ -145,6 +405,48 @@ QUICK_CASES: tuple[Case, ...] = (
     Case("TopologySpreading", 100, 200, 200, "TopologySpreading/500Nodes scaled /5"),
     Case("PreferredTopologySpreading", 100, 200, 200, "PreferredTopologySpreading/500Nodes scaled /5"),
     Case("PreemptionBasic", 10, 40, 10, "PreemptionBasic/5Nodes scaled x2"),
+    Case("SchedulingPodAffinity", 100, 100, 200, "SchedulingPodAffinity/500Nodes scaled /5"),
+    Case("SchedulingPreferredPodAffinity", 100, 100, 200, "SchedulingPreferredPodAffinity/500Nodes scaled /5"),
+    Case("SchedulingPreferredPodAntiAffinity", 100, 100, 200, "SchedulingPreferredPodAntiAffinity/500Nodes scaled /5"),
+    Case(
+        "SchedulingRequiredPodAntiAffinityWithNSSelector",
+        100,
+        8,
+        20,
+        "SchedulingRequiredPodAntiAffinityWithNSSelector/500Nodes scaled /5",
+        namespaces=2,
+    ),
+    Case(
+        "SchedulingPreferredAntiAffinityWithNSSelector",
+        100,
+        8,
+        20,
+        "SchedulingPreferredAntiAffinityWithNSSelector/500Nodes scaled /5",
+        namespaces=2,
+    ),
+    Case(
+        "SchedulingRequiredPodAffinityWithNSSelector",
+        100,
+        8,
+        20,
+        "SchedulingRequiredPodAffinityWithNSSelector/500Nodes scaled /5",
+        namespaces=2,
+    ),
+    Case(
+        "SchedulingPreferredAffinityWithNSSelector",
+        100,
+        8,
+        20,
+        "SchedulingPreferredAffinityWithNSSelector/500Nodes scaled /5",
+        namespaces=2,
+    ),
+    Case("MixedSchedulingBasePod", 100, 200, 200, "MixedSchedulingBasePod/500Nodes scaled /5"),
+    Case("SchedulingInTreePVs", 100, 100, 200, "SchedulingInTreePVs/500Nodes scaled /5"),
+    Case("SchedulingMigratedInTreePVs", 100, 100, 200, "SchedulingMigratedInTreePVs/500Nodes scaled /5"),
+    Case("SchedulingCSIPVs", 100, 100, 200, "SchedulingCSIPVs/500Nodes scaled /5"),
+    Case("PreemptionPVs", 10, 40, 10, "PreemptionPVs/5Nodes scaled x2"),
+    Case("Unschedulable", 100, 2, 200, "Unschedulable/500Nodes/10Init/1kPods scaled /5", churn=2),
+    Case("SchedulingDaemonset", 100, 0, 200, "SchedulingDaemonset/15000Nodes scaled /150"),
 )
 
 
@@ -159,16 +461,46 @@ def node_names(count: int, rng: random.Random) -> list[str]:
     return sorted(seen)
 
 
-def node(name: str, zone: str | None) -> dict:
-    """templates/node-default.yaml, allocatable written out (the API server defaults it to capacity)."""
+CSI_DRIVER = "ebs.csi.aws.com"
+CSI_LIMIT = 39
+# nodeAllocatableStrategy's nodeAllocatable (volumes/performance-config.yaml)
+CSI_ALLOCATABLE = {f"attachable-volumes-csi-{CSI_DRIVER}": str(CSI_LIMIT)}
+
+
+def node(name: str, zone: str | None, kind: str = "default") -> dict:
+    """templates/node-default.yaml, allocatable written out (the API server defaults it to capacity).
+
+    kind "csi"/"csi-migrated": nodeAllocatableStrategy patches the allocatable only (not capacity).
+    """
     labels = {HOSTNAME: name}
     if zone is not None:
         labels[ZONE] = zone
     res = {"pods": "110", "cpu": "4", "memory": "32Gi"}
+    alloc = dict(res) | (CSI_ALLOCATABLE if kind != "default" else {})
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "labels": labels},
+        "spec": {},
+        "status": {
+            "capacity": dict(res),
+            "allocatable": alloc,
+            "conditions": [{"type": "Ready", "status": "True"}],
+            "phase": "Running",
+        },
+    }
+
+
+NAMED_NODE = "scheduler-perf-node"
+
+
+def named_node() -> dict:
+    """templates/node-with-name.yaml (capacity only; the API server defaults allocatable to it)."""
+    res = {"pods": "90000", "cpu": "4", "memory": "32Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": NAMED_NODE, "labels": {HOSTNAME: NAMED_NODE}},
         "spec": {},
         "status": {
             "capacity": dict(res),
@@ -177,6 +509,46 @@ def node(name: str, zone: str | None) -> dict:
             "phase": "Running",
         },
     }
+
+
+def csi_node(name: str, migrated: bool) -> dict:
+    """The CSINode nodeAllocatableStrategy creates (test/utils NodeAllocatableStrategy.createCSINode):
+    the migrated-plugins annotation always present, empty when none."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": {
+            "name": name,
+            "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/aws-ebs" if migrated else ""},
+        },
+        "spec": {"drivers": [{"name": CSI_DRIVER, "nodeID": name, "allocatable": {"count": CSI_LIMIT}}]},
+    }
+
+
+def volume_pair(kind: str, namespace: str, index: int) -> tuple[dict, dict]:
+    """A bound PV and PVC as CreatePodWithPersistentVolume (test/utils/runners.go) makes them from
+    pv-aws.yaml / pv-csi.yaml and pvc.yaml: PV "<ns>-vol-<i>" (the CSI handle its name, the EBS
+    volumeID "vol-<i>"), claimRef to "pvc-<i>", both phases Bound."""
+    pv_name, pvc_name = f"{namespace}-vol-{index}", f"pvc-{index}"
+    spec: dict = {
+        "accessModes": ["ReadOnlyMany"],
+        "capacity": {"storage": "1Gi"},
+        "persistentVolumeReclaimPolicy": "Retain",
+        "claimRef": {"kind": "PersistentVolumeClaim", "namespace": namespace, "name": pvc_name, "apiVersion": "v1"},
+    }
+    if kind == "aws":
+        spec["awsElasticBlockStore"] = {"volumeID": f"vol-{index}"}
+    else:
+        spec["csi"] = {"driver": CSI_DRIVER, "volumeHandle": pv_name}
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv_name}, "spec": spec, "status": {"phase": "Bound"}}
+    pvc = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": pvc_name, "namespace": namespace, "annotations": {"pv.kubernetes.io/bind-completed": "true"}},
+        "spec": {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}, "volumeName": pv_name},
+        "status": {"phase": "Bound"},
+    }
+    return pv, pvc
 
 
 def _containers(image: str, cpu: str = "100m") -> list[dict]:
@@ -200,7 +572,21 @@ def _spread(when: str) -> list[dict]:
 PRIORITY_CLASSES = {"low-priority": 0, "high-priority": 10}
 
 
-def pod(template: str, name: str, namespace: str, node_name: str | None = None) -> dict:
+# template -> (affinity kind, required?, colour, topology key, image): templates/pod-with-pod-affinity.yaml,
+# pod-with-preferred-pod-affinity.yaml, pod-with-preferred-pod-anti-affinity.yaml and the four
+# *-ns-selector.yaml (namespaceSelector team: devops instead of namespaces [sched-1, sched-0])
+AFFINITY_TEMPLATES: dict[str, tuple[str, bool, str, str, str]] = {
+    "pod-affinity": ("podAffinity", True, "blue", ZONE, "registry.k8s.io/pause:3.10.1"),
+    "preferred-pod-affinity": ("podAffinity", False, "red", HOSTNAME, "registry.k8s.io/pause:3.10.1"),
+    "preferred-pod-anti-affinity": ("podAntiAffinity", False, "yellow", HOSTNAME, "registry.k8s.io/pause:3.10.1"),
+    "anti-affinity-ns-selector": ("podAntiAffinity", True, "green", HOSTNAME, "registry.k8s.io/pause:3.10.1"),
+    "affinity-ns-selector": ("podAffinity", True, "blue", ZONE, "registry.k8s.io/pause:3.10.1"),
+    "preferred-affinity-ns-selector": ("podAffinity", False, "red", HOSTNAME, "registry.k8s.io/pause:3.10.2"),
+    "preferred-anti-affinity-ns-selector": ("podAntiAffinity", False, "green", HOSTNAME, "registry.k8s.io/pause:3.10"),
+}
+
+
+def pod(template: str, name: str, namespace: str, node_name: str | None = None, claim: str | None = None) -> dict:
     """One pod of a scheduler_perf template (templates/<template>.yaml)."""
     meta: dict = {"name": name, "namespace": namespace}
     spec: dict = {"schedulerName": "default-scheduler"}
@@ -230,6 +616,40 @@ def pod(template: str, name: str, namespace: str, node_name: str | None = None) 
         when = "DoNotSchedule" if template == "topology-spreading" else "ScheduleAnyway"
         spec["topologySpreadConstraints"] = _spread(when)
         spec["containers"] = _containers("registry.k8s.io/pause:3.10.1")
+    elif template in AFFINITY_TEMPLATES:
+        kind, required, color, key, image = AFFINITY_TEMPLATES[template]
+        meta["labels"] = {"color": color}
+        term: dict = {"labelSelector": {"matchLabels": {"color": color}}, "topologyKey": key}
+        if template.endswith("ns-selector"):
+            term["namespaceSelector"] = {"matchLabels": {"team": "devops"}}
+        else:
+            term["namespaces"] = ["sched-1", "sched-0"]
+        terms = (
+            {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+            if required
+            else {"preferredDuringSchedulingIgnoredDuringExecution": [{"podAffinityTerm": term, "weight": 1}]}
+        )
+        spec["affinity"] = {kind: terms}
+        spec["containers"] = _containers(image)
+    elif template == "daemonset":
+        spec["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [NAMED_NODE]}]}]
+                }
+            }
+        }
+        spec["containers"] = [{"name": "pause", "image": "registry.k8s.io/pause:3.10.2"}]
+    elif template == "high-priority-large-cpu":
+        spec["priority"] = 10
+        spec["containers"] = [
+            {
+                "name": "pause",
+                "image": "registry.k8s.io/pause:3.10.1",
+                "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "9", "memory": "500Mi"}},
+            }
+        ]
     elif template in PRIORITY_CLASSES:
         spec["priorityClassName"] = template
         spec["priority"] = PRIORITY_CLASSES[template]
@@ -237,6 +657,8 @@ def pod(template: str, name: str, namespace: str, node_name: str | None = None) 
         spec["containers"] = _containers("registry.k8s.io/pause:3.10", cpu="900m" if template == "low-priority" else "3000m")
     else:
         raise ValueError(f"unknown pod template {template!r}")
+    if claim is not None:
+        spec["volumes"] = [{"name": "vol", "persistentVolumeClaim": {"claimName": claim}}]
     out: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
     if node_name is not None:
         spec["nodeName"] = node_name
@@ -268,27 +690,60 @@ def case_seed(case: Case) -> int:
     return case.nodes * 7919 + sum(map(ord, case.shape))
 
 
+def _namespace(name: str, team: bool) -> dict:
+    labels = {"kubernetes.io/metadata.name": name} | ({"team": "devops"} if team else {})
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def _init_groups(case: Case, shape: Shape) -> list[tuple[str, str, int]]:
+    """(template, namespace, count) per init createPods op, in file (= queue) order."""
+    if shape.ns_selector:
+        per_ns = case.init // max(case.namespaces, 1)
+        return [(shape.init_template, f"init-ns-{k}", per_ns) for k in range(case.namespaces)]
+    if shape.init_mix:
+        per_op = case.init // len(shape.init_mix)
+        return [(template, shape.init_ns, per_op) for template in shape.init_mix]
+    return [(shape.init_template, shape.init_ns, case.init)]
+
+
 def objects(case: Case, seed: int | None = None) -> list[dict]:
-    """The case's objects in file order: Namespaces (PriorityClasses), Nodes, init pods, measured pods."""
+    """The case's objects in file order: Namespaces (PriorityClasses), Nodes (CSINodes), init pods
+    (with their PVs and PVCs), churn pods, measured pods (with theirs)."""
     shape = SHAPES[case.shape]
     rng = random.Random(case_seed(case) if seed is None else seed)
-    items: list[dict] = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}}
-        for ns in sorted({shape.init_ns, shape.measure_ns})
-    ]
+    groups = _init_groups(case, shape)
+    namespaces = {ns for _, ns, _ in groups} | {shape.measure_ns} | ({"namespace-2"} if shape.churn_template else set())
+    items: list[dict] = [_namespace(ns, shape.ns_selector) for ns in sorted(namespaces)]
     if shape.init_template in PRIORITY_CLASSES:
         items += [
             {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
             for name, value in PRIORITY_CLASSES.items()
         ]
     names = node_names(case.nodes, rng)
+    if shape.named_node:
+        items.append(named_node())
     # LabelNodePrepareStrategy: zone values round-robin over the sorted nodes
-    items += [node(n, shape.zones[i % len(shape.zones)] if shape.zones else None) for i, n in enumerate(names)]
-    for i in range(case.init):
-        bound = names[i % len(names)] if shape.init_bound else None
-        init = pod(shape.init_template, f"init-{i:05d}", shape.init_ns, bound)
-        items.append(running(init, i) if bound else init)
-    items += [pod(shape.measure_template, f"pod-{i:05d}", shape.measure_ns) for i in range(case.measure)]
+    items += [node(n, shape.zones[i % len(shape.zones)] if shape.zones else None, shape.node_kind) for i, n in enumerate(names)]
+    if shape.node_kind != "default":
+        items += [csi_node(n, shape.node_kind == "csi-migrated") for n in names]
+    index = 0
+    for template, ns, count in groups:
+        for i in range(count):
+            bound = names[index % len(names)] if shape.init_bound else None
+            claim = None
+            if shape.init_volume:
+                items += volume_pair(shape.init_volume, ns, i)
+                claim = f"pvc-{i}"
+            init = pod(template, f"init-{index:05d}", ns, bound, claim)
+            items.append(running(init, index) if bound else init)
+            index += 1
+    items += [pod(shape.churn_template, f"churn-{i:05d}", "namespace-2") for i in range(case.churn) if shape.churn_template]
+    for i in range(case.measure):
+        claim = None
+        if shape.measure_volume:
+            items += volume_pair(shape.measure_volume, shape.measure_ns, i)
+            claim = f"pvc-{i}"
+        items.append(pod(shape.measure_template, f"pod-{i:05d}", shape.measure_ns, claim=claim))
     return items
 
 

@@ -21,6 +21,15 @@ and kube's bench loop runs one attempt per preemptor (PostFilter preempts; the r
 bind the preemptor comes after the loop), while kschedctl preempts and binds. Its outcomes are
 therefore compared against kschedoracle -mode sequential on a smaller instance (--preemption-check).
 
+More shapes (perf_config.MORE_CASES, issue 25): the pod (anti-)affinity, preferred and
+namespaceSelector workloads, MixedSchedulingBasePod, the volume workloads (bound PV + PVC per pod,
+CSINodes with a 39-volume limit for the CSI and migrated ones), PreemptionPVs (a preemption shape
+like PreemptionBasic, its outcomes checked the same way), SchedulingDaemonset and Unschedulable,
+whose churn of never-schedulable priority-10 pods (5/s upstream) is written as Case.churn pods
+ahead of the measured ones: both programs leave exactly those pending.
+
+CPU time is each child's user + sys (wait4's rusage, the child and what it waited for): it moves
+much less than wall time when other work shares the machine, so compare it too.
 Peak RSS is each child's own (os.wait4's rusage). Placements: kube's bench picks at random
 among equally scored nodes and its parallel filters may stop at different nodes
 (percentageOfNodesToScore), so "same node" counts exact matches with kschedctl --kube-version
@@ -49,17 +58,25 @@ from perf_config import Case  # noqa: E402
 KUBE_PARALLELISM = 2
 # A smaller PreemptionBasic for kschedoracle -mode sequential, which records every node's
 # filter result for every attempt (its output grows as nodes x attempts).
+# Shapes whose measured pods preempt: kube's bench makes one attempt per preemptor.
+PREEMPTION_SHAPES = ("PreemptionBasic", "PreemptionPVs")
 PREEMPTION_CHECK = Case("PreemptionBasic", 100, 400, 100, "PreemptionBasic/1000Nodes scaled /10")
+PREEMPTION_CHECKS = {
+    "PreemptionBasic": PREEMPTION_CHECK,
+    "PreemptionPVs": Case("PreemptionPVs", 100, 400, 100, "PreemptionPVs/1000Nodes scaled /10"),
+}
 
 
 @dataclass
 class ProcessRun:
-    """One child process: whole-process wall time and its own peak RSS."""
+    """One child process: whole-process wall time, its own peak RSS and its CPU time (user + sys,
+    which moves less than wall time when other work shares the machine)."""
 
     wall_s: float
     peak_rss_mib: float
     returncode: int
     stderr_tail: str = ""
+    cpu_s: float | None = None
 
 
 @dataclass
@@ -85,6 +102,12 @@ class Side:
     @property
     def peak_rss_mib(self) -> float | None:
         return max(r.peak_rss_mib for r in self.runs) if self.ok else None
+
+    @property
+    def cpu_s(self) -> float | None:
+        """Least CPU time of the repeats (user + sys, the child and what it waited for)."""
+        cpus = [r.cpu_s for r in self.runs if r.cpu_s is not None]
+        return min(cpus) if self.ok and cpus else None
 
 
 @dataclass
@@ -133,7 +156,8 @@ def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
         if use_time:
             lines = [x for x in rss_file.read().split() if x.isdigit()]
             kib = int(lines[-1]) if lines else kib
-    return ProcessRun(round(wall, 3), round(kib / 1024.0, 1), proc.returncode, "\n".join(tail))
+    cpu = usage.ru_utime + usage.ru_stime  # includes /usr/bin/time's own child (Linux wait4)
+    return ProcessRun(round(wall, 3), round(kib / 1024.0, 1), proc.returncode, "\n".join(tail), round(cpu, 3))
 
 
 def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path) -> list[str]:
@@ -278,6 +302,12 @@ def _ratio(kube: float | None, ours: float | None) -> str:
     return "—" if kube is None or not ours else f"{kube / ours:.2f}x"
 
 
+def _cpu(kube: float | None, ours: float | None) -> str:
+    left = "—" if kube is None else f"{kube:.2f}"
+    right = "—" if ours is None else f"{ours:.2f}"
+    return f"{left} / {right} s ({_ratio(kube, ours)})"
+
+
 def _rss(kube: float | None, ours: float | None) -> str:
     left = "—" if kube is None else f"{kube:.0f}"
     right = "—" if ours is None else f"{ours:.0f}"
@@ -303,6 +333,7 @@ HEADER = (
     "kube-scheduler 1.35.4",
     "kschedctl",
     "ratio kube/kschedctl",
+    "CPU kube / kschedctl (ratio)",
     "peak RSS kube / kschedctl",
     "placed kube · kschedctl",
     "same node",
@@ -320,6 +351,7 @@ def table(rows: list[Row]) -> str:
             _seconds(kube_s),
             _seconds(row.ksched.wall_s),
             _ratio(kube_s, row.ksched.wall_s),
+            _cpu(row.kube.cpu_s if row.kube else None, row.ksched.cpu_s),
             _rss(kube_rss, row.ksched.peak_rss_mib),
             _placed(row),
             _same(row),
@@ -329,15 +361,16 @@ def table(rows: list[Row]) -> str:
 
 
 def problems(rows: list[Row]) -> list[str]:
-    """Every case where a program failed or left a pending pod unplaced (PreemptionBasic's kube
-    bench excepted: its loop ends before the preemptors' retries)."""
+    """Every case where a program failed or left a pending pod unplaced (the Unschedulable churn
+    pods excepted, and the preemption shapes' kube bench: its loop ends before the preemptors'
+    retries)."""
     out = []
     for row in rows:
         sides = [("kschedctl", row.ksched)] + ([("kube", row.kube)] if row.kube else [])
         for name, side in sides:
             if not side.ok:
                 out.append(f"{row.case.name}: {name} failed: {side.runs[-1].stderr_tail if side.runs else ''}")
-            elif side.placed != side.pending and not (name == "kube" and row.case.shape == "PreemptionBasic"):
+            elif side.placed != side.pending - row.case.churn and not (name == "kube" and row.case.shape in PREEMPTION_SHAPES):
                 out.append(f"{row.case.name}: {name} placed {side.placed} of {side.pending} pending pods")
             if side.note:
                 out.append(f"{row.case.name}: {name}: {side.note}")
@@ -364,10 +397,10 @@ def record(row: Row) -> dict:
 
 
 def select(names: list[str] | None, quick: bool) -> list[Case]:
-    cases = perf_config.QUICK_CASES if quick else perf_config.CASES
+    cases = perf_config.QUICK_CASES if quick else perf_config.ALL_CASES
     if not names:
         return list(cases)
-    by_name = {c.name: c for c in perf_config.CASES + perf_config.QUICK_CASES}
+    by_name = {c.name: c for c in perf_config.ALL_CASES + perf_config.QUICK_CASES}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise SystemExit(f"unknown case {', '.join(unknown)}; known: {', '.join(sorted(by_name))}")
@@ -383,7 +416,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, help="keep the files and outputs here (default: a temporary dir)")
     ap.add_argument("--json", type=Path, help="also write every measurement to this file")
     ap.add_argument(
-        "--no-preemption-check", action="store_true", help="skip the PreemptionBasic outcome comparison (kschedoracle -mode sequential)"
+        "--no-preemption-check",
+        action="store_true",
+        help="skip the PreemptionBasic / PreemptionPVs outcome comparisons (kschedoracle -mode sequential)",
     )
     args = ap.parse_args(argv)
     if args.kube_oracle and not os.access(args.kube_oracle, os.X_OK):
@@ -392,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="side-by-side-"))
     workdir.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
-    check: dict | None = None
+    checks: list[dict] = []
     try:
         # one untimed run writes the bytecode caches (a schedule: every module it loads)
         warm = perf_config.Case("SchedulingBasic", 2, 0, 1, "warm-up")
@@ -400,21 +435,22 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             print(f"... {case.label}", file=sys.stderr, flush=True)
             rows.append(run_case(case, workdir, args.kube_oracle, args.repeat))
-        if args.kube_oracle and not args.no_preemption_check and any(c.shape == "PreemptionBasic" for c in cases):
-            check = preemption_check(args.kube_oracle, workdir)
+        if args.kube_oracle and not args.no_preemption_check:
+            shapes = sorted({c.shape for c in cases} & PREEMPTION_CHECKS.keys())
+            checks = [preemption_check(args.kube_oracle, workdir, PREEMPTION_CHECKS[shape]) for shape in shapes]
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     print(table(rows))
     for line in problems(rows):
         print(f"! {line}")
-    if check is not None:
+    for check in checks:
         print(
-            f"PreemptionBasic outcomes ({check['case']}, kschedoracle -mode sequential vs kschedctl): "
+            f"Preemption outcomes ({check['case']}, kschedoracle -mode sequential vs kschedctl): "
             + json.dumps({k: v for k, v in check.items() if k != "case"})
         )
     if args.json:
-        args.json.write_text(json.dumps({"rows": [record(r) for r in rows], "preemption_check": check}, indent=1))
+        args.json.write_text(json.dumps({"rows": [record(r) for r in rows], "preemption_checks": checks}, indent=1))
     return 1 if problems(rows) else 0
 
 

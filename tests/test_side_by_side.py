@@ -26,6 +26,18 @@ TINY = [
     Case("SchedulingPodAntiAffinity", 10, 2, 6, "tiny"),
     Case("TopologySpreading", 6, 6, 6, "tiny"),
     Case("PreferredTopologySpreading", 6, 6, 6, "tiny"),
+    Case("SchedulingPodAffinity", 5, 5, 10, "tiny"),
+    Case("SchedulingPreferredPodAffinity", 5, 5, 10, "tiny"),
+    Case("SchedulingPreferredPodAntiAffinity", 5, 5, 10, "tiny"),
+    Case("SchedulingRequiredPodAntiAffinityWithNSSelector", 10, 4, 6, "tiny", namespaces=2),
+    Case("SchedulingPreferredAntiAffinityWithNSSelector", 10, 4, 10, "tiny", namespaces=2),
+    Case("SchedulingRequiredPodAffinityWithNSSelector", 10, 4, 10, "tiny", namespaces=2),
+    Case("SchedulingPreferredAffinityWithNSSelector", 10, 4, 10, "tiny", namespaces=2),
+    Case("MixedSchedulingBasePod", 5, 10, 10, "tiny"),
+    Case("SchedulingInTreePVs", 5, 5, 10, "tiny"),
+    Case("SchedulingMigratedInTreePVs", 5, 5, 10, "tiny"),
+    Case("SchedulingCSIPVs", 5, 5, 10, "tiny"),
+    Case("SchedulingDaemonset", 5, 0, 10, "tiny"),
 ]
 
 
@@ -40,6 +52,45 @@ def test_every_shape_is_input_kschedctl_places_entirely(case: Case, tmp_path: Pa
     assert summary["pending"] == case.init + case.measure  # init pods pending too: kube's warmup
     assert summary["scheduled"] == summary["pending"]
     assert case.warmup == case.init
+
+
+def test_every_case_of_the_tables_is_a_known_shape_with_a_unique_name() -> None:
+    cases = perf_config.ALL_CASES + perf_config.QUICK_CASES
+    assert {c.shape for c in cases} == set(perf_config.SHAPES)
+    assert len({c.name for c in cases}) == len(cases)
+    for case in cases:
+        if perf_config.SHAPES[case.shape].ns_selector:
+            assert case.namespaces and case.init % case.namespaces == 0
+        if perf_config.SHAPES[case.shape].init_mix:
+            assert case.init % len(perf_config.SHAPES[case.shape].init_mix) == 0
+
+
+def test_daemonset_pods_all_go_to_the_named_node(tmp_path: Path, run_cli) -> None:
+    """SchedulingDaemonset: every pod requires metadata.name=scheduler-perf-node (matchFields)."""
+    path = perf_config.write(Case("SchedulingDaemonset", 5, 0, 10, "tiny"), tmp_path)
+    result = run_cli("schedule", str(path), "-o", "json", "--kube-version", "1.35")
+    assert {p["node"] for p in result.json()["placements"]} == {perf_config.NAMED_NODE}
+
+
+def test_volume_shapes_bind_one_pv_and_pvc_per_pod(tmp_path: Path) -> None:
+    """CreatePodWithPersistentVolume: PV <ns>-vol-<i> bound to pvc-<i>, the pod's only volume."""
+    objs = perf_config.objects(Case("SchedulingCSIPVs", 3, 2, 3, "tiny"))
+    kinds = [o["kind"] for o in objs]
+    assert kinds.count("CSINode") == 3 and kinds.count("PersistentVolume") == kinds.count("PersistentVolumeClaim") == 5
+    pvs = {o["metadata"]["name"]: o for o in objs if o["kind"] == "PersistentVolume"}
+    for pod in (o for o in objs if o["kind"] == "Pod"):
+        claim = pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"]
+        pv = pvs[f"{pod['metadata']['namespace']}-vol-{claim.removeprefix('pvc-')}"]
+        assert pv["spec"]["claimRef"]["name"] == claim and pv["spec"]["csi"]["volumeHandle"] == pv["metadata"]["name"]
+
+
+def test_unschedulable_shape_leaves_only_the_churn_pods_pending(tmp_path: Path, run_cli) -> None:
+    case = Case("Unschedulable", 5, 1, 10, "tiny", churn=2)
+    path = perf_config.write(case, tmp_path)
+    result = run_cli("schedule", str(path), "-o", "json", "--kube-version", "1.35", "--seed", "1")
+    summary = result.json()["summary"]
+    assert (summary["pending"], summary["scheduled"], summary["unschedulable"]) == (13, 11, 2)
+    assert case.schedulable == 11
 
 
 def test_node_affinity_shape_uses_only_zone1_nodes(tmp_path: Path, run_cli) -> None:
@@ -128,16 +179,18 @@ def test_table_from_given_measurements() -> None:
     case = Case("SchedulingBasic", 5000, 1000, 10000, "fake")
     kube = _side(12.5, 512.4, {"a": "n1", "b": "n2", "c": "n1"}, 3)
     ours = _side(25.0, 1024.0, {"a": "n1", "b": "n1", "c": "n2"}, 3)
+    kube.runs[0].cpu_s, ours.runs[0].cpu_s = 20.0, 10.0
     row = Row(case, kube, ours)
     side_by_side.compare(row)
     assert (row.same_node, row.compared, row.same_load) == (1, 3, True)
     alone = Row(Case("PreemptionBasic", 1000, 4000, 1000, "fake"), None, _side(3.0, 100.0, {"x": "n"}, 1))
     assert side_by_side.table([row, alone]).splitlines() == [
         "| workload (nodes, init + measured pods) | kube-scheduler 1.35.4 | kschedctl | ratio kube/kschedctl "
-        "| peak RSS kube / kschedctl | placed kube · kschedctl | same node |",
-        "|---|---|---|---|---|---|---|",
-        "| SchedulingBasic (5,000 nodes, 1,000 + 10,000 pods) | 12.50 s | 25.00 s | 0.50x | 512 / 1024 MiB | 3/3 · 3/3 | 1/3, same load |",
-        "| PreemptionBasic (1,000 nodes, 4,000 + 1,000 pods) | — | 3.00 s | — | — / 100 MiB | 1/1 | — |",
+        "| CPU kube / kschedctl (ratio) | peak RSS kube / kschedctl | placed kube · kschedctl | same node |",
+        "|---|---|---|---|---|---|---|---|",
+        "| SchedulingBasic (5,000 nodes, 1,000 + 10,000 pods) | 12.50 s | 25.00 s | 0.50x | 20.00 / 10.00 s (2.00x) "
+        "| 512 / 1024 MiB | 3/3 · 3/3 | 1/3, same load |",
+        "| PreemptionBasic (1,000 nodes, 4,000 + 1,000 pods) | — | 3.00 s | — | — / — s (—) | — / 100 MiB | 1/1 | — |",
     ]
 
 
@@ -146,7 +199,8 @@ def test_problems_name_unplaced_pods_and_failures() -> None:
     short = Row(case, _side(1.0, 1.0, {"a": "n"}, 2), _side(1.0, 1.0, {"a": "n", "b": "n"}, 2))
     failed = Row(case, None, Side(runs=[ProcessRun(1.0, 1.0, 2, "error: bad input")]))
     preempt = Row(PREEMPTION, _side(1.0, 1.0, {}, 10), _side(1.0, 1.0, {str(i): "n" for i in range(10)}, 10))
-    assert side_by_side.problems([short, failed, preempt]) == [
+    churn = Row(Case("Unschedulable", 5, 0, 2, "fake", churn=1), None, _side(1.0, 1.0, {"a": "n", "b": "n"}, 3))
+    assert side_by_side.problems([short, failed, preempt, churn]) == [
         f"{case.name}: kube placed 1 of 2 pending pods",
         f"{case.name}: kschedctl failed: error: bad input",
     ]
@@ -155,6 +209,7 @@ def test_problems_name_unplaced_pods_and_failures() -> None:
 def test_measure_reports_the_childs_own_time_and_rss(tmp_path: Path) -> None:
     run = side_by_side.measure([sys.executable, "-c", "print('x' * 3)"], tmp_path / "out")
     assert run.returncode == 0 and run.wall_s > 0 and run.peak_rss_mib > 1
+    assert run.cpu_s is not None and 0 < run.cpu_s < 10 * run.wall_s
     assert (tmp_path / "out").read_text() == "xxx\n"
 
 
@@ -189,3 +244,8 @@ def test_the_final_cases_are_the_issue_s_workloads() -> None:
         ("PreferredTopologySpreading", 5000, 5000, 5000),
         ("PreemptionBasic", 1000, 4000, 1000),
     ]
+    # every other workload of the issue that a snapshot file expresses, at 500 nodes and large
+    more = {(c.shape, c.nodes) for c in perf_config.MORE_CASES}
+    for shape in set(perf_config.SHAPES) - {"SchedulingBasic", "PreemptionBasic"}:
+        assert any(s == shape and n <= 500 for s, n in more), shape
+        assert any(s == shape and n >= 1000 for s, n in more | {(c.shape, c.nodes) for c in perf_config.CASES}), shape
