@@ -24,16 +24,42 @@ def _schema() -> tuple[dict[str, Any], dict[str, "_Type"]]:
     return doc["kinds"], {name: _Type(fields) for name, fields in doc["types"].items()}
 
 
+# Distinct key tuples remembered per schema type: a file's objects repeat a few layouts, so
+# the bound is never reached by real input and only limits what odd input can make us keep.
+_PLANS_MAX = 1024
+
+# A plan: the (field, child type name) pairs to descend into for one key layout, objects then
+# maps; None when the layout has a field the schema lacks.
+_Plan = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None
+
+
 class _Type:
     """One schema type: its field names, and the fields that hold objects (the walk descends
     only into those: a Pod's containers, not its labels)."""
 
-    __slots__ = ("names", "objects", "maps")
+    __slots__ = ("names", "objects", "maps", "plans")
 
     def __init__(self, fields: dict[str, Any]) -> None:
         self.names = frozenset(fields)
         self.objects = {k: v for k, v in fields.items() if isinstance(v, str)}
         self.maps = {k: v[1] for k, v in fields.items() if isinstance(v, list)}
+        self.plans: dict[tuple[Any, ...], _Plan] = {}
+
+    def plan(self, keys: tuple[Any, ...]) -> _Plan:
+        """What the clean check does with a dict of these keys (in this order), memoised: the
+        56k objects of a 5,000-node file share a handful of layouts per type."""
+        found = self.plans.get(keys, False)
+        if found is not False:
+            return found  # type: ignore[return-value]
+        result: _Plan = None
+        if self.names.issuperset(keys):
+            result = (
+                tuple((k, self.objects[k]) for k in keys if k in self.objects),
+                tuple((k, self.maps[k]) for k in keys if k in self.maps),
+            )
+        if len(self.plans) < _PLANS_MAX:
+            self.plans[keys] = result
+        return result
 
 
 def unknown_fields(raw: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -43,9 +69,38 @@ def unknown_fields(raw: dict[str, Any]) -> list[tuple[str, str | None]]:
     spec = kinds.get(raw.get("kind"))  # type: ignore[arg-type]
     if spec is None or raw.get("apiVersion") != spec["apiVersion"]:
         return []
+    root = types[spec["type"]]
+    if _clean(raw, root, types):
+        return []
     out: list[tuple[str, str | None]] = []
-    _walk(raw, types[spec["type"]], "", types, out)
+    _walk(raw, root, "", types, out)
     return out
+
+
+def _clean(value: Any, schema: _Type, types: dict[str, _Type]) -> bool:
+    """Whether _walk would find nothing, without building a path per field: the common case,
+    so the paths are worked out (by _walk) only for an object that has an unknown field."""
+    if not isinstance(value, dict):
+        return True
+    plan = schema.plan(tuple(value))
+    if plan is None:
+        return False
+    objects, maps = plan
+    for key, child in objects:
+        item = value[key]
+        if isinstance(item, list):
+            for entry in item:
+                if not _clean(entry, types[child], types):
+                    return False
+        elif not _clean(item, types[child], types):
+            return False
+    for key, child in maps:
+        item = value[key]
+        if isinstance(item, dict):
+            for entry in item.values():
+                if not _clean(entry, types[child], types):
+                    return False
+    return True
 
 
 def _walk(value: Any, schema: _Type, path: str, types: dict[str, _Type], out: list[tuple[str, str | None]]) -> None:
