@@ -265,3 +265,37 @@ def test_activeq_order_is_priority_then_timestamp():
     for p in (qpi("low", 0, 1.0), qpi("high", 10, 5.0), qpi("early", 0, 0.5)):
         q.add(p)
     assert [q.pop().pod.name for _ in range(3)] == ["high", "early", "low"]
+
+
+def test_priority_sort_key_orders_the_active_queue_as_less_does() -> None:
+    """PrioritySort.sort_key: the active heap compares keys instead of calling less; popping a
+    shuffled mix of priorities, equal queue times and input orders gives less's order exactly,
+    and a subclass that overrides less gets no key (the framework checks sort_key.orders)."""
+    import random
+
+    from kschedctl.backend.queue.heap import Heap
+    from kschedctl.plugins.priority_sort.plugin import PrioritySort
+    from kschedctl.runtime.framework import _sort_key
+
+    plugin = PrioritySort()
+    rng = random.Random(7)
+    qpis = []
+    for i in range(200):
+        pod = make_pod(f"p{i}").priority(rng.choice([0, 5, 10])).obj()
+        qpis.append(QueuedPodInfo(PodInfo.of(pod), timestamp=float(rng.choice([1, 2, 3])), seq=rng.randrange(50)))
+    keyed, plain = Heap(plugin.less, _sort_key(plugin)), Heap(plugin.less)
+    assert keyed.key is not None
+    for q in qpis:
+        keyed.add(q)
+        plain.add(q)
+    keyed.delete(qpis[3].pod.uid)
+    plain.delete(qpis[3].pod.uid)
+    assert [q.pod.uid for q in keyed.list()] == [q.pod.uid for q in plain.list()]
+    out = [[h.pop().pod.uid for _ in range(len(h))] for h in (keyed, plain)]  # type: ignore[union-attr]
+    assert out[0] == out[1] and len(out[0]) == 199
+
+    class Reversed(PrioritySort):
+        def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+            return super().less(b, a)
+
+    assert _sort_key(Reversed()) is None

@@ -24,6 +24,7 @@ checks (guard.py) and the sandbox live beside it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kschedctl.api.jsontypes import JSONObject
@@ -132,6 +133,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         if not self.points["bind"]:
             raise FrameworkError(f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"')
         self._less = optional(self.points["queueSort"][0], "less") or priority_less
+        self.queue_sort_key = _sort_key(self.points["queueSort"][0])
 
     def _new_plugin(self, spec: PluginSpec, args: Any) -> Any:
         """The plugin from its factory; anything not kschedctl's own is sandboxed. A factory
@@ -235,6 +237,9 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
                 return st
         return Status()
 
+    # queue_sort_key: the QueueSort plugin's order as a key function, or None (see _sort_key)
+    queue_sort_key: Callable[[Any], Any] | None
+
     def queue_sort_less(self, a: Any, b: Any) -> bool:
         """QueueSort's less. A QueueSort plugin cannot fail one pod (it orders them all): when
         it raises, times out or does not return a bool, the queue warns once and orders by
@@ -263,3 +268,18 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
 
 
 __all__ = ["Framework", "FrameworkError"]
+
+
+def _sort_key(plugin: Any) -> Callable[[Any], Any] | None:
+    """The QueueSort plugin's ``sort_key`` when it declares itself the key of this very plugin's
+    less (``sort_key.orders is type(plugin).less``: PrioritySort's), else None; the queue then
+    orders by the key, the same order as less, without calling less per comparison."""
+    key = optional(plugin, "sort_key")
+    if key is None:
+        return None
+    try:
+        orders = getattr(key, "orders", None)
+        own = getattr(type(plugin), "less", None)
+    except Exception:  # noqa: BLE001 - plugin code
+        return None
+    return key if orders is not None and orders is own else None

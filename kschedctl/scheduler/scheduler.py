@@ -297,6 +297,7 @@ class Scheduler:
             queueing_hints=hints_on,
             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"),
             nominate_on_add=self.version.has("NominateGatedPodsOnAdd"),
+            sort_key=first.queue_sort_key,
         )
 
     @staticmethod

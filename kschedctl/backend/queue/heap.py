@@ -10,6 +10,7 @@ import copy
 import heapq
 import itertools
 from collections.abc import Callable
+from typing import Any
 
 from kschedctl.framework.types import QueuedPodInfo
 
@@ -28,19 +29,37 @@ class _Item:
         return self.seq < other.seq  # equal by the order: first in, first out (deterministic)
 
 
+class _Keyed:
+    """A heap entry ordered by (key, seq): key is the QueueSort plugin's sort_key of the pod at
+    add time (the pod and its queue time do not change while it is in a heap: an update
+    re-adds it), so comparing the tuples (in C) gives the order less would give."""
+
+    __slots__ = ("qpi", "order", "removed")
+
+    def __init__(self, qpi: QueuedPodInfo, key: Any, seq: int) -> None:
+        self.qpi, self.order, self.removed = qpi, (key, seq), False
+
+    def __lt__(self, other: "_Keyed") -> bool:
+        return self.order < other.order
+
+
 class Heap:
-    """A heap of QueuedPodInfos keyed by pod UID, with deletion (backend/heap/heap.go)."""
+    """A heap of QueuedPodInfos keyed by pod UID, with deletion (backend/heap/heap.go).
+
+    ``key``: a key function whose order is exactly ``less``'s (QueueSort's sort_key), used
+    instead of calling less for each comparison; None calls less."""
 
     _counter = itertools.count()
 
-    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool], key: Callable[[QueuedPodInfo], Any] | None = None) -> None:
         self.less = less
-        self._heap: list[_Item] = []
-        self._items: dict[str, _Item] = {}
+        self.key = key
+        self._heap: list[Any] = []
+        self._items: dict[str, Any] = {}
 
     def add(self, qpi: QueuedPodInfo) -> None:
         self.delete(qpi.pod.uid)
-        item = _Item(qpi, self.less, next(self._counter))
+        item = _Item(qpi, self.less, next(self._counter)) if self.key is None else _Keyed(qpi, self.key(qpi), next(self._counter))
         self._items[qpi.pod.uid] = item
         heapq.heappush(self._heap, item)
 

@@ -102,6 +102,7 @@ class PriorityQueue:
         queueing_hints: bool = True,
         pop_from_backoff_q: bool = True,
         nominate_on_add: bool = False,
+        sort_key: Callable[[QueuedPodInfo], Any] | None = None,
     ) -> None:
         self.less = less
         self.clock = clock
@@ -118,7 +119,7 @@ class PriorityQueue:
         # versions.py NominateGatedPodsOnAdd); before, only moveToActiveQ did, for ungated pods.
         self.nominate_on_add = nominate_on_add
         self.start_time = clock.now()
-        self.active = Heap(less)
+        self.active = Heap(less, sort_key)  # sort_key: less's order as a key (PrioritySort's)
         self.backoff = Heap(self._less_backoff_with_priority if pop_from_backoff_q else self._less_backoff)
         self.error_backoff = Heap(self._less_backoff)
         self.unschedulable: dict[str, QueuedPodInfo] = {}

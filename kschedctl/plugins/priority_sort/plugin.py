@@ -31,6 +31,15 @@ class PrioritySort:
             return a.timestamp < b.timestamp
         return a.seq < b.seq
 
+    def sort_key(self, qpi: QueuedPodInfo) -> tuple[int, float, int]:
+        """less as a key (a kschedctl extension): (a's key < b's key) == less(a, b) for every a, b,
+        so the active queue's heap compares tuples in C instead of calling less ~14 times per
+        pod added or popped. The queue uses it only while ``sort_key.orders`` is the plugin
+        class's own less (a subclass that overrides less does not inherit a stale key)."""
+        return (-qpi.pod.effective_priority(), qpi.timestamp, qpi.seq)
+
+    sort_key.orders = less  # type: ignore[attr-defined]
+
 
 def plugin_spec() -> PluginSpec:
     return PluginSpec(NAME, PrioritySort, PrioritySort)
