@@ -137,11 +137,32 @@ def _thread_ended(args: Any) -> None:
         pass
 
 
+# The cyclic collector's first-generation threshold for the command as a process (CPython's
+# default is 700). Loading a 5,000-node file creates ~1.5 M long-lived objects and a run creates
+# many short-lived ones per pod; at 700 the young collections run ~1,000 times and drag 7 full
+# collections along (0.7 s of 5.2 s CPU on SchedulingBasic 5,000 nodes x 11,000 pods), at 10,000
+# the collector costs 0.2 s there and peak RSS moves by a few MiB (PreemptionBasic 1,000 nodes:
+# 89 -> 94 MiB). Only the process (main()) sets it: a program importing kschedctl keeps its own.
+GC_GEN0_THRESHOLD = 10_000
+
+
+def tune_collector() -> None:
+    """Raise the collector's first-generation threshold (GC_GEN0_THRESHOLD), keeping the others;
+    what the collector frees is unchanged, only how often it looks."""
+    import gc
+
+    gen0, gen1, gen2 = gc.get_threshold()
+    gc.set_threshold(max(GC_GEN0_THRESHOLD, gen0), gen1, gen2)
+
+
 def contain() -> None:
-    """Set the process up as described above; once, at the start of main()."""
+    """Set the process up as described above; once, at the start of main(). Also tunes the
+    collector for a command's allocation pattern (tune_collector)."""
     if STATE.contained:
         return
     import posix
+
+    tune_collector()
 
     STATE.contained = True
     STATE.pid = os.getpid()
