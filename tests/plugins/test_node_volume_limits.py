@@ -166,3 +166,31 @@ def test_gce_pd_translation_zone(labels, handle):
     from kschedctl.plugins.node_volume_limits.plugin import _gce_handle
 
     assert _gce_handle({"pdName": "d"}, labels) == handle
+
+
+def test_remembered_volumes_of_the_pods_on_a_node_follow_the_pods_the_csinode_and_the_tables() -> None:
+    """Filter remembers the existing pods' attachable volumes per node (by their PodInfos and the
+    CSINode): asked again it answers the same; another CSINode object, another PVC table size,
+    or another set of pods on the node is worked out afresh."""
+    node = make_node("n1").obj()
+    old = make_pod("old").node("n1").pvc(E(2)).pvc(E(3)).obj()
+    objs = cluster_objects(*storage(), make_csi_node("n1", {EBS: 3}))
+    fwk = volume_framework(nodes=[node], pods=[old], objects=objs)
+    pl = fwk.instances["NodeVolumeLimits"]
+    new = pod_with(E(0), E(1))
+    info = fwk.snapshot.get("n1")
+    first = pl.filter(CycleState(), new, info)
+    assert first is not None and first.reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
+    assert len(pl._attached_memo) == 1
+    again = pl.filter(CycleState(), new, info)
+    assert again is not None and again.reasons == first.reasons and len(pl._attached_memo) == 1
+    # a larger limit on a new CSINode object: not the remembered answer's CSINode
+    objs.csi_nodes["n1"] = cluster_objects(make_csi_node("n1", {EBS: 4})).csi_nodes["n1"]
+    assert pl.filter(CycleState(), new, info) is None
+    # a PVC table of another size: everything remembered is dropped
+    objs.persistent_volume_claims["other/extra"] = objs.persistent_volume_claims[f"default/{E(4)}"]
+    assert pl.filter(CycleState(), new, info) is None and len(pl._attached_memo) == 1
+    # the node without its pod: another key
+    info.remove_pod(old)
+    assert pl.filter(CycleState(), pod_with(E(0), E(1), E(4), E(5)), info) is None
+    assert len(pl._attached_memo) == 2

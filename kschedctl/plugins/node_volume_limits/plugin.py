@@ -110,10 +110,17 @@ def _translate(source_container: dict[str, Any], pv_labels: dict[str, Any] | Non
     return None
 
 
+# Node states whose existing pods' attachable volumes are remembered (see _existing_volumes).
+ATTACHED_MEMO_MAX = 4096
+
+
 class NodeVolumeLimits:
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
         self._attachments_by_node: tuple[int, int, dict[str, list[GenericObject]]] | None = None
+        # (node name, the node's PodInfos) -> (the CSINode it was worked out with, their volumes)
+        self._attached_memo: dict[tuple[Any, ...], tuple[GenericObject | None, dict[str, str]]] = {}
+        self._attached_memo_tables: tuple[int, ...] = ()
 
     def name(self) -> str:
         return NAME
@@ -234,6 +241,39 @@ class NodeVolumeLimits:
             cached = self._attachments_by_node = (id(vas), len(vas), index)
         return cached[2].get(node_name, [])
 
+    def _existing_volumes(self, node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, str] | Status:
+        """The attachable volumes of the pods already on the node (filterAttachableVolumes over
+        them), or the Status of the first that fails. Filter asks this for every pod and node,
+        and the answer is a walk of every volume of every pod there; it depends only on those
+        pods (PodInfos, whose pods and volumes do not change), the node's CSINode and the PVC,
+        PV and StorageClass tables, so it is remembered by the node's PodInfos (identity) and
+        CSINode, and forgotten whenever a table is another object or changes size. Failures
+        are not remembered (worked out again, the same way, each time)."""
+        objects = self.handle.objects
+        tables = (
+            id(objects.persistent_volume_claims),
+            len(objects.persistent_volume_claims),
+            id(objects.persistent_volumes),
+            len(objects.persistent_volumes),
+            id(objects.storage_classes),
+            len(objects.storage_classes),
+        )
+        if tables != self._attached_memo_tables or len(self._attached_memo) >= ATTACHED_MEMO_MAX:
+            self._attached_memo = {}
+            self._attached_memo_tables = tables
+        key = (node_info.name, tuple(node_info.pods))  # PodInfos hash and compare by identity
+        found = self._attached_memo.get(key)
+        if found is not None and found[0] is csi_node:
+            return found[1]
+        attached: dict[str, str] = {}
+        for existing in node_info.pods:
+            try:
+                self._attachable_volumes(existing.pod, csi_node, False, attached)
+            except (NotFound, ValueError) as err:
+                return Status.as_status(err)
+        self._attached_memo[key] = (csi_node, attached)
+        return attached
+
     @staticmethod
     def _volume_limits(node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
         """getVolumeLimits: the CSINode's drivers[].allocatable.count, nothing else (1.35's csi.go
@@ -263,12 +303,9 @@ class NodeVolumeLimits:
         limits = self._volume_limits(node_info, csi_node)
         if not limits:
             return None
-        attached: dict[str, str] = {}
-        for existing in node_info.pods:
-            try:
-                self._attachable_volumes(existing.pod, csi_node, False, attached)
-            except (NotFound, ValueError) as err:
-                return Status.as_status(err)
+        attached = self._existing_volumes(node_info, csi_node)
+        if isinstance(attached, Status):
+            return attached
         attached_count: dict[str, int] = {}
         for unique, key in attached.items():
             new_volumes.pop(unique, None)
