@@ -194,3 +194,24 @@ def test_remembered_volumes_of_the_pods_on_a_node_follow_the_pods_the_csinode_an
     info.remove_pod(old)
     assert pl.filter(CycleState(), pod_with(E(0), E(1), E(4), E(5)), info) is None
     assert len(pl._attached_memo) == 2
+
+
+def test_the_filtered_pods_own_volumes_are_remembered_per_csinode_presence_and_errors_are_not() -> None:
+    """The pod being filtered: its volumes count on a node with a CSINode (a limit applies) and
+    are looked at afresh for another pod; a missing PVC is reported on every node."""
+    nodes = [make_node("n1").obj(), make_node("n2").obj()]
+    full = make_pod("full").node("n1").pvc(E(2)).obj()
+    objs = cluster_objects(*storage(), make_csi_node("n1", {EBS: 1}))
+    fwk = volume_framework(nodes=nodes, pods=[full], objects=objs)
+    pl = fwk.instances["NodeVolumeLimits"]
+    new = pod_with(E(0))
+    n1, n2 = fwk.snapshot.get("n1"), fwk.snapshot.get("n2")
+    for _ in range(2):
+        st = pl.filter(CycleState(), new, n1)
+        assert st is not None and st.reasons == [ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED]
+        assert pl.filter(CycleState(), new, n2) is None  # no CSINode: no limit
+    assert pl.filter(CycleState(), pod_with(E(2)), n1) is None  # the same volume: counted once
+    missing = pod_with("no-such-claim")
+    for info in (n1, n2, n1):
+        st = pl.filter(CycleState(), missing, info)
+        assert st is not None and st.code == Code.UnschedulableAndUnresolvable

@@ -121,6 +121,10 @@ class NodeVolumeLimits:
         # (node name, the node's PodInfos) -> (the CSINode it was worked out with, their volumes)
         self._attached_memo: dict[tuple[Any, ...], tuple[GenericObject | None, dict[str, str]]] = {}
         self._attached_memo_tables: tuple[int, ...] = ()
+        # the pod being filtered: (pod, tables) -> its own attachable volumes, with and without a CSINode
+        self._new_memo: dict[bool, tuple[Pod, tuple[int, ...], dict[str, str]]] = {}
+        # id(CSINode) -> (the CSINode, its limits)
+        self._limits_memo: dict[int, tuple[GenericObject, dict[str, int]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -241,6 +245,47 @@ class NodeVolumeLimits:
             cached = self._attachments_by_node = (id(vas), len(vas), index)
         return cached[2].get(node_name, [])
 
+    def _tables(self) -> tuple[int, ...]:
+        """What the remembered volume answers depend on besides pods and CSINodes: the PVC, PV
+        and StorageClass tables, by identity and size (the loader fills them; a run only reads)."""
+        objects = self.handle.objects
+        return (
+            id(objects.persistent_volume_claims),
+            len(objects.persistent_volume_claims),
+            id(objects.persistent_volumes),
+            len(objects.persistent_volumes),
+            id(objects.storage_classes),
+            len(objects.storage_classes),
+        )
+
+    def _new_volumes(self, pod: Pod, csi_node: GenericObject | None) -> dict[str, str]:
+        """The pod's own attachable volumes on a node with or without a CSINode (all they depend
+        on of the node), a fresh dict each call (Filter takes from it); remembered for the pod being
+        filtered, as Filter asks this for every node. Raises as _attachable_volumes does (then
+        nothing is remembered)."""
+        tables = self._tables()
+        without = csi_node is None
+        found = self._new_memo.get(without)
+        if found is not None and found[0] is pod and found[1] == tables:
+            return dict(found[2])
+        out: dict[str, str] = {}
+        self._attachable_volumes(pod, csi_node, True, out)
+        self._new_memo[without] = (pod, tables, out)
+        return dict(out)
+
+    def _limits(self, node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
+        """_volume_limits, remembered per CSINode object (read, never changed, by a run)."""
+        if csi_node is None:
+            return self._volume_limits(node_info, csi_node)
+        found = self._limits_memo.get(id(csi_node))
+        if found is not None and found[0] is csi_node:
+            return found[1]
+        limits = self._volume_limits(node_info, csi_node)
+        if len(self._limits_memo) >= ATTACHED_MEMO_MAX:
+            self._limits_memo = {}
+        self._limits_memo[id(csi_node)] = (csi_node, limits)
+        return limits
+
     def _existing_volumes(self, node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, str] | Status:
         """The attachable volumes of the pods already on the node (filterAttachableVolumes over
         them), or the Status of the first that fails. Filter asks this for every pod and node,
@@ -249,15 +294,7 @@ class NodeVolumeLimits:
         PV and StorageClass tables, so it is remembered by the node's PodInfos (identity) and
         CSINode, and forgotten whenever a table is another object or changes size. Failures
         are not remembered (worked out again, the same way, each time)."""
-        objects = self.handle.objects
-        tables = (
-            id(objects.persistent_volume_claims),
-            len(objects.persistent_volume_claims),
-            id(objects.persistent_volumes),
-            len(objects.persistent_volumes),
-            id(objects.storage_classes),
-            len(objects.storage_classes),
-        )
+        tables = self._tables()
         if tables != self._attached_memo_tables or len(self._attached_memo) >= ATTACHED_MEMO_MAX:
             self._attached_memo = {}
             self._attached_memo_tables = tables
@@ -291,16 +328,15 @@ class NodeVolumeLimits:
         if not pod.volumes:
             return None
         csi_node = self.handle.objects.csi_nodes.get(node_info.name)
-        new_volumes: dict[str, str] = {}
         try:
-            self._attachable_volumes(pod, csi_node, True, new_volumes)
+            new_volumes = self._new_volumes(pod, csi_node)
         except NotFound as err:
             return Status(Code.UnschedulableAndUnresolvable, str(err))
         except ValueError as err:
             return Status.as_status(err)
         if not new_volumes:
             return None
-        limits = self._volume_limits(node_info, csi_node)
+        limits = self._limits(node_info, csi_node)
         if not limits:
             return None
         attached = self._existing_volumes(node_info, csi_node)
