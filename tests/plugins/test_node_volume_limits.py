@@ -169,7 +169,7 @@ def test_gce_pd_translation_zone(labels, handle):
 
 
 def test_remembered_volumes_of_the_pods_on_a_node_follow_the_pods_the_csinode_and_the_tables() -> None:
-    """Filter remembers the existing pods' attachable volumes per node (by their PodInfos and the
+    """Filter remembers each node's existing pods' attachable volumes (with their PodInfos and the
     CSINode): asked again it answers the same; another CSINode object, another PVC table size,
     or another set of pods on the node is worked out afresh."""
     node = make_node("n1").obj()
@@ -193,7 +193,7 @@ def test_remembered_volumes_of_the_pods_on_a_node_follow_the_pods_the_csinode_an
     # the node without its pod: another key
     info.remove_pod(old)
     assert pl.filter(CycleState(), pod_with(E(0), E(1), E(4), E(5)), info) is None
-    assert len(pl._attached_memo) == 2
+    assert len(pl._attached_memo) == 1 and pl._attached_memo["n1"][0] == ()  # the node's last state only
 
 
 def test_the_filtered_pods_own_volumes_are_remembered_per_csinode_presence_and_errors_are_not() -> None:

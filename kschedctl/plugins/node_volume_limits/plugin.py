@@ -110,16 +110,16 @@ def _translate(source_container: dict[str, Any], pv_labels: dict[str, Any] | Non
     return None
 
 
-# Node states whose existing pods' attachable volumes are remembered (see _existing_volumes).
-ATTACHED_MEMO_MAX = 4096
+# CSINodes whose limits are remembered (see _limits).
+LIMITS_MEMO_MAX = 65536
 
 
 class NodeVolumeLimits:
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
         self._attachments_by_node: tuple[int, int, dict[str, list[GenericObject]]] | None = None
-        # (node name, the node's PodInfos) -> (the CSINode it was worked out with, their volumes)
-        self._attached_memo: dict[tuple[Any, ...], tuple[GenericObject | None, dict[str, str]]] = {}
+        # node name -> (its PodInfos, the CSINode, their volumes): the node's last state only
+        self._attached_memo: dict[str, tuple[tuple[Any, ...], GenericObject | None, dict[str, str]]] = {}
         self._attached_memo_tables: tuple[int, ...] = ()
         # the pod being filtered: (pod, tables) -> its own attachable volumes, with and without a CSINode
         self._new_memo: dict[bool, tuple[Pod, tuple[int, ...], dict[str, str]]] = {}
@@ -281,7 +281,7 @@ class NodeVolumeLimits:
         if found is not None and found[0] is csi_node:
             return found[1]
         limits = self._volume_limits(node_info, csi_node)
-        if len(self._limits_memo) >= ATTACHED_MEMO_MAX:
+        if len(self._limits_memo) >= LIMITS_MEMO_MAX:
             self._limits_memo = {}
         self._limits_memo[id(csi_node)] = (csi_node, limits)
         return limits
@@ -291,24 +291,24 @@ class NodeVolumeLimits:
         them), or the Status of the first that fails. Filter asks this for every pod and node,
         and the answer is a walk of every volume of every pod there; it depends only on those
         pods (PodInfos, whose pods and volumes do not change), the node's CSINode and the PVC,
-        PV and StorageClass tables, so it is remembered by the node's PodInfos (identity) and
-        CSINode, and forgotten whenever a table is another object or changes size. Failures
-        are not remembered (worked out again, the same way, each time)."""
+        PV and StorageClass tables, so each node's last answer is kept with its PodInfos (by
+        identity) and CSINode, and all are forgotten whenever a table is another object or
+        changes size. Failures are not remembered (worked out again, the same way, each time)."""
         tables = self._tables()
-        if tables != self._attached_memo_tables or len(self._attached_memo) >= ATTACHED_MEMO_MAX:
+        if tables != self._attached_memo_tables:
             self._attached_memo = {}
             self._attached_memo_tables = tables
-        key = (node_info.name, tuple(node_info.pods))  # PodInfos hash and compare by identity
-        found = self._attached_memo.get(key)
-        if found is not None and found[0] is csi_node:
-            return found[1]
+        pods = tuple(node_info.pods)  # PodInfos compare by identity
+        found = self._attached_memo.get(node_info.name)
+        if found is not None and found[1] is csi_node and found[0] == pods:
+            return found[2]
         attached: dict[str, str] = {}
         for existing in node_info.pods:
             try:
                 self._attachable_volumes(existing.pod, csi_node, False, attached)
             except (NotFound, ValueError) as err:
                 return Status.as_status(err)
-        self._attached_memo[key] = (csi_node, attached)
+        self._attached_memo[node_info.name] = (pods, csi_node, attached)
         return attached
 
     @staticmethod
