@@ -419,9 +419,11 @@ class PriorityQueue:
         self._matching_hints[key] = hints
         return hints
 
-    def gating_plugin_events(self, qpi: QueuedPodInfo) -> list[ClusterEvent]:
-        hints = (self.hint_maps or {}).get(qpi.pod.scheduler_name, [])
-        return [h.event for h in hints if h.plugin_name == qpi.gating_plugin]
+    def gate_opens(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
+        """Whether ``event`` is one its gating plugin registered: only those can let a gated pod
+        in. The matching registrations come from _hints_for, kept per event kind."""
+        hints = self._hints_for(qpi.pod.scheduler_name, event) or ()
+        return any(h.plugin_name == qpi.gating_plugin for h in hints)
 
     def move_all_to_active_or_backoff_queue(
         self, event: ClusterEvent, old: Any = None, new: Any = None, pre_check: Callable[[Pod], bool] | None = None
@@ -436,17 +438,9 @@ class PriorityQueue:
         if not self.is_event_of_interest(event):
             return 0
         moved = 0
-        # Whether the event is one of the gating plugin's depends only on (profile, plugin): a
-        # pool of thousands of gated pods asks it once per pair, not once per pod.
-        gate_opens: dict[tuple[str, str], bool] = {}
         for qpi in pods:
-            if qpi.gated:
-                key = (qpi.pod.scheduler_name, qpi.gating_plugin)
-                opens = gate_opens.get(key)
-                if opens is None:
-                    opens = gate_opens[key] = ev.match_any_cluster_event(event, self.gating_plugin_events(qpi))
-                if not opens:
-                    continue  # only the gating plugin's events can let a gated pod in
+            if qpi.gated and not self.gate_opens(qpi, event):
+                continue  # only the gating plugin's events can let a gated pod in
             hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
                 continue
