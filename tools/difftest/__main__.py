@@ -50,8 +50,10 @@ def _write(case: Case, where: Path) -> tuple[Path, Path, Path]:
 def _ks_args(case: Case, cfg: Path) -> list[str]:
     """kschedctl's options for a case. ``--seed`` (the case's): without it every run draws its
     own random source, so DefaultPreemption's random start node (kube's too) could make
-    `schedule` and `simulate` pick different ones of tied candidates and disagree."""
-    args = ["--config", str(cfg), "--kube-version", case.release, "-o", "json", "--seed", str(case.seed)]
+    `schedule` and `simulate` pick different ones of tied candidates and disagree.
+    ``--instant-preemption``: the harness removes a cycle's victims from its cache as soon as
+    the cycle ends (no informer, no kubelet), so kschedctl compares with victims gone at once."""
+    args = ["--config", str(cfg), "--kube-version", case.release, "-o", "json", "--seed", str(case.seed), "--instant-preemption"]
     if case.gates:
         args += ["--feature-gates", case.gates]
     return args
