@@ -12,6 +12,7 @@ from kschedctl.backend.cache.columnar import NodeBatch, as_batch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodePluginScores, NodeScore, Status
 from kschedctl.framework.types import NodeInfo
+from kschedctl.lazy import loaded
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
 from kschedctl.runtime.guard import as_status, is_int, optional, pair, raised, wrong
@@ -66,24 +67,64 @@ def _int64_scores(values: Any, n: int) -> np.ndarray:
     return np.asarray(values, np.int64)
 
 
-def _out_of_range(name: str, values: list[int] | np.ndarray) -> Status | None:
-    """The Error of a plugin whose (normalized) scores leave [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
-    if not len(values):
-        return None
-    if isinstance(values, list):
-        if max(values) <= MAX_NODE_SCORE and min(values) >= MIN_NODE_SCORE:
-            return None
-        listed = values
-    else:
-        if int(values.max()) <= MAX_NODE_SCORE and int(values.min()) >= MIN_NODE_SCORE:
-            return None
-        listed = values.tolist()
-    bad = next(v for v in listed if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+def _invalid_score(name: str, bad: int) -> Status:
+    """framework.go's weights step: the Error of a plugin whose normalized score leaves
+    [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
     msg = (
         f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid '
         f"score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
     )
     return Status(Code.Error, msg, plugin=name)
+
+
+def _out_of_range(names: list[str], rows: list[list[int]]) -> Status | None:
+    """The range check of framework.go's weights step over Python-int rows (one per plugin):
+    it walks node by node and, on each node, the plugins in order, so the first node with a
+    score out of range names its first such plugin."""
+    if all(not row or (max(row) <= MAX_NODE_SCORE and min(row) >= MIN_NODE_SCORE) for row in rows):
+        return None
+    for per_node in zip(*rows):
+        for name, value in zip(names, per_node):
+            if value > MAX_NODE_SCORE or value < MIN_NODE_SCORE:
+                return _invalid_score(name, value)
+    return None  # pragma: no cover - a row out of range has a node out of range
+
+
+def _matrix_out_of_range(names: list[str], matrix: np.ndarray) -> Status | None:
+    """_out_of_range on an int64 matrix (a row per plugin): two reductions when every score is
+    in range, which is every cycle of a correct plugin."""
+    if not matrix.size or (int(matrix.max()) <= MAX_NODE_SCORE and int(matrix.min()) >= MIN_NODE_SCORE):
+        return None
+    bad = (matrix > MAX_NODE_SCORE) | (matrix < MIN_NODE_SCORE)
+    node = int(bad.any(axis=0).argmax())
+    plugin = int(bad[:, node].argmax())
+    return _invalid_score(names[plugin], int(matrix[plugin, node]))
+
+
+def weigh_scores(table: ScoreTable, named: list[str], weights: list[int], scored: list[Any]) -> Status | None:
+    """framework.go's last step of RunScorePlugins: every normalized score checked against
+    [MIN_NODE_SCORE, MAX_NODE_SCORE], then weighted and summed per node into ``table``.
+    ``scored`` holds one row per plugin: int64 arrays (the batch form) or lists of ints."""
+    n = len(table)
+    numpy = loaded("numpy")  # the per-node form runs without it: its rows are lists
+    if scored and numpy is not None and all(isinstance(row, numpy.ndarray) and row.dtype == numpy.int64 for row in scored):
+        matrix = np.vstack(scored) if n else np.zeros((len(scored), 0), np.int64)
+        wrong_range = _matrix_out_of_range(named, matrix)
+        if wrong_range is not None:
+            return wrong_range
+        table.set_matrix(list(zip(named, weights)), matrix)
+        table.set_totals_array(np.asarray(weights, np.int64) @ matrix)
+        return None
+    rows = [row if isinstance(row, list) else row.tolist() for row in scored]
+    wrong_range = _out_of_range(named, rows)
+    if wrong_range is not None:
+        return wrong_range
+    totals = [0] * n
+    for name, weight, row in zip(named, weights, rows):
+        table.plugins.append((name, weight, row))
+        totals = [t + v * weight for t, v in zip(totals, row)]
+    table.totals = totals
+    return None
 
 
 class ScorePoints(PluginCalls):
@@ -138,12 +179,12 @@ class ScorePoints(PluginCalls):
         return per_node
 
     def _normalize(
-        self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None, names: list[str], values: Any
+        self, pl: Any, name: str, state: CycleState, pod: Any, batch_nodes: NodeBatch | None, table: ScoreTable, values: Any
     ) -> Any:
         """NormalizeScore through the plugin's ScoreExtensions, when it has them: the scores in
         the form they came (an int64 array with a batch, else a list), or the Status that ends
         the phase."""
-        n = len(names)
+        n = len(table)
         if self._opt(pl, "score_extensions") is None:
             return values
         ext = self._call(name, "ScoreExtensions", pl, "score_extensions")
@@ -172,7 +213,7 @@ class ScorePoints(PluginCalls):
                 normalized = None
         if normalized is None:
             listed = values if isinstance(values, list) else values.tolist()
-            scores = [NodeScore(nm, v) for nm, v in zip(names, listed)]
+            scores = [NodeScore(nm, v) for nm, v in zip(table.names, listed)]
             st = as_status(name, "NormalizeScore", self._call(name, "NormalizeScore", ext, "normalize_score", state, pod, scores))
             if not st.is_success():
                 return Status(Code.Error, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message()}', plugin=name)
@@ -190,52 +231,53 @@ class ScorePoints(PluginCalls):
         """run_score_plugins as columns (one list of scores per plugin): no object per node and
         plugin, which is what makes scoring thousands of nodes cheap. ``score_batch`` is used
         when a plugin has it (``use_batch`` on and the snapshot has a columnar view: scores are
-        then int64 arrays), else one ``score`` call per node (scores are then lists, no numpy)."""
+        then int64 arrays), else one ``score`` call per node (scores are then lists, no numpy).
+
+        The three phases run in framework.go's order, each over every plugin before the next:
+        Score, then NormalizeScore, then the range check and weights, so that the error a
+        cycle reports is the one of the earliest phase that fails."""
         skip = state.skip_score_plugins
         plugins = [(pl, name) for pl, name in self._named("score") if name not in skip]
         columns = columns_of(self.snapshot) if self.use_batch else None
         batch_nodes = as_batch(nodes, self.snapshot) if columns is not None else None
         rows = batch_nodes.rows if batch_nodes is not None and plugins else None
-        table = ScoreTable(columns.names_of(rows) if rows is not None and columns is not None else [n.name for n in nodes])
-        n = len(nodes)
-        # weights x 100 per plugin: bounded by MAX_TOTAL_SCORE
-        totals: Any = np.zeros(n, np.int64) if batch_nodes is not None else [0] * n
+        table = ScoreTable(columns=columns, rows=rows) if rows is not None else ScoreTable([n.name for n in nodes])
+        scored: list[Any] = []
         for pl, name in plugins:
-            values: Any = None
-            batch_fn = self._opt(pl, "score_batch") if batch_nodes is not None else None
-            if batch_fn is not None:
-                try:
-                    values = batch_fn(state, pod, batch_nodes)  # None: "use the per-node form"
-                    if values is not None:
-                        values = _int64_scores(values, n)
-                        if values.shape != (n,):
-                            values = None
-                except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
-                    log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
-                    values = None
-            if values is None:
-                per_node = self._score_per_node(pl, name, state, pod, nodes)
-                if isinstance(per_node, Status):
-                    return None, per_node
-                values = per_node if batch_nodes is None else score_array(per_node)
-            values = self._normalize(pl, name, state, pod, batch_nodes, table.names, values)
+            values = self._scores(pl, name, state, pod, nodes, batch_nodes)
             if isinstance(values, Status):
                 return None, values
-            weight = self.score_weights[name]
-            wrong_range = _out_of_range(name, values)
-            if wrong_range is not None:
-                return None, wrong_range
-            if isinstance(values, list):  # per node: Python ints throughout
-                table.plugins.append((name, weight, values))
-                totals = [t + v * weight for t, v in zip(totals, values)]
-                continue
-            if values.dtype != np.int64:
-                values = values.astype(np.int64)
-            table.plugins.append((name, weight, values.tolist()))
-            if n:
-                totals += values * weight
-        table.totals = totals if isinstance(totals, list) else totals.tolist()
+            scored.append(values)
+        for i, (pl, name) in enumerate(plugins):
+            values = self._normalize(pl, name, state, pod, batch_nodes, table, scored[i])
+            if isinstance(values, Status):
+                return None, values
+            scored[i] = values
+        named = [name for _, name in plugins]
+        failed = weigh_scores(table, named, [self.score_weights[name] for name in named], scored)
+        if failed is not None:
+            return None, failed
         return table, Status()
 
+    def _scores(self, pl: Any, name: str, state: CycleState, pod: Any, nodes: Sequence[NodeInfo], batch_nodes: NodeBatch | None) -> Any:
+        """One plugin's raw scores: its ``score_batch`` (an int64 array) when it has one and
+        answers, else its ``score`` per node (a list, or an array with a batch); or the Status
+        that ends the phase."""
+        n = len(nodes)
+        batch_fn = self._opt(pl, "score_batch") if batch_nodes is not None else None
+        if batch_fn is not None:
+            try:
+                values = batch_fn(state, pod, batch_nodes)  # None: "use the per-node form"
+                if values is not None:
+                    values = _int64_scores(values, n)
+                    if values.shape == (n,):
+                        return values
+            except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
+                log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
+        per_node = self._score_per_node(pl, name, state, pod, nodes)
+        if isinstance(per_node, Status) or batch_nodes is None:
+            return per_node
+        return score_array(per_node)
 
-__all__ = ["ScorePoints", "score_array"]
+
+__all__ = ["ScorePoints", "score_array", "weigh_scores"]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from itertools import compress
 from typing import Any, cast
 
 from kschedctl.api.types import Pod
@@ -154,7 +153,7 @@ class SchedulingAlgorithm:
         table = self.prioritize_nodes(fwk, state, pod, feasible)
         for recorder in self.recorders:
             recorder.scored(qpi, table)
-        host = self.select_host_from_totals(table.names, table.totals)
+        host = self.select_host_from_table(table)
         return self._chose(qpi, ScheduleResult(host, evaluated, len(feasible), table=table, diagnosis=diagnosis))
 
     def _chose(self, qpi: QueuedPodInfo, result: ScheduleResult) -> ScheduleResult:
@@ -428,20 +427,24 @@ class SchedulingAlgorithm:
             table.plugins.append((column.name, column.multiplier, values))
             table.totals = [t + v * column.multiplier for t, v in zip(table.totals, values)]
 
-    def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
+    def select_host_from_table(self, table: ScoreTable) -> str:
         """The highest total score; ties broken uniformly at random, from the seeded source.
 
         Upstream draws a random tiebreaker per scored node (or, before 1.35, reservoir-samples
         with probability 1/k); every such rule picks uniformly among the nodes tied at the top,
-        and so does one draw over the tied nodes, which costs one random number per pod.
+        and so does one draw over the tied nodes, which costs one random number per pod (none
+        without a tie).
         """
-        if not names:
+        tied = table.best_positions()
+        if not tied:
             raise SchedulingError(Status(Code.Error, "empty priorityList"))
-        best = max(totals)
-        if totals.count(best) == 1:  # no tie, no draw (C-level count and index)
-            return names[totals.index(best)]
-        tied = list(compress(range(len(totals)), map(best.__eq__, totals)))
-        return names[tied[self.rng.randrange(len(tied))]]
+        return table.name_at(tied[0] if len(tied) == 1 else tied[self.rng.randrange(len(tied))])
+
+    def select_host_from_totals(self, names: list[str], totals: list[int]) -> str:
+        """select_host_from_table over a name and a total per node."""
+        table = ScoreTable(names)
+        table.totals = totals
+        return self.select_host_from_table(table)
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
         return self.select_host_from_totals([s.name for s in scores], [s.total_score for s in scores])

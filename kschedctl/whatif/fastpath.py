@@ -12,7 +12,7 @@ that does not fit, the plain filter pass, PostFilter and the FitError — with t
    from one copy to the next, and recomputes them — by calling the plugins — only for the nodes
    whose NodeInfo object changed. The node search (rotating start index, numNodesToFind),
    NormalizeScore over the nodes found (the plugins' own normalizers), weights and the seeded
-   tie-break (``select_host_from_totals``) then run on those arrays as schedule_pod runs them.
+   tie-break (``select_host_from_table``) then run on those arrays as schedule_pod runs them.
    Score plugins that are not node-local are called afresh on the nodes found; a Filter plugin
    that is not node-local and not skipped, a PreFilterResult, nominated pods, or no feasible
    node send the attempt to the plain schedule_pod.
@@ -35,10 +35,10 @@ import numpy as np
 
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
-from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from kschedctl.framework.interface import Code, Status
 from kschedctl.plugins import names
 from kschedctl.runtime.guard import optional
-from kschedctl.runtime.score_points import score_array
+from kschedctl.runtime.score_points import score_array, weigh_scores
 from kschedctl.runtime.score_table import ScoreTable
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
 from kschedctl.scheduler.scheduler import Scheduler
@@ -169,7 +169,7 @@ class CopyAlgorithm(SchedulingAlgorithm):
             return ScheduleResult(all_nodes[int(positions[0])].name, processed, 1)
         feasible = [all_nodes[i] for i in positions.tolist()]
         table = self._score(fwk, state, pod, all_nodes, feasible, positions, changed)
-        host = self.select_host_from_totals(table.names, table.totals)
+        host = self.select_host_from_table(table)
         return ScheduleResult(host, processed, len(feasible), table=table)
 
     @staticmethod
@@ -218,22 +218,23 @@ class CopyAlgorithm(SchedulingAlgorithm):
         columns = columns_of(fwk.snapshot)
         batch = NodeBatch(feasible, columns)
         rows = batch.rows
-        table = ScoreTable(columns.names_of(rows) if columns is not None and rows is not None else [ni.name for ni in feasible])
-        totals = np.zeros(len(feasible), np.int64)
+        table = (
+            ScoreTable(columns=columns, rows=rows) if columns is not None and rows is not None else ScoreTable([ni.name for ni in feasible])
+        )
+        scored = []
         for pl, name in plugins:
             if name in NODE_LOCAL:
                 values = self._raw(pl, name, state, pod, all_nodes, changed)[positions]
             else:  # anything else is scored afresh on the nodes found, as the runtime would
                 values = self._score_nodes(pl, name, state, pod, feasible)
             # NormalizeScore exactly as run_score_plugins_table does it (the runtime's own step)
-            values = fwk._normalize(pl, name, state, pod, batch, table.names, values)
-            if isinstance(values, Status) or (len(values) and (int(values.max()) > MAX_NODE_SCORE or int(values.min()) < MIN_NODE_SCORE)):
+            values = fwk._normalize(pl, name, state, pod, batch, table, values)
+            if isinstance(values, Status):
                 raise _Fallback()  # the runtime words that error
-            values = values.astype(np.int64, copy=False)
-            weight = fwk.score_weights[name]
-            table.plugins.append((name, weight, values.tolist()))
-            totals += values * weight
-        table.totals = totals.tolist()
+            scored.append(values)
+        named = [name for _, name in plugins]
+        if weigh_scores(table, named, [fwk.score_weights[name] for name in named], scored) is not None:
+            raise _Fallback()  # a score out of range: the runtime words that error
         return table
 
     def _raw(self, pl: Any, name: str, state: Any, pod: Pod, all_nodes: list[Any], changed: np.ndarray | None) -> np.ndarray:

@@ -37,11 +37,11 @@ FIXTURES = sorted((Path(__file__).parent / "oracle").glob("*.json"))
 
 @pytest.fixture(autouse=True)
 def lowest_name_ties(monkeypatch: pytest.MonkeyPatch) -> None:
-    def select(self: Any, names: list[str], totals: list[int]) -> str:
-        best = max(totals)
-        return min(n for n, t in zip(names, totals) if t == best)
+    def select(self: Any, table: Any) -> str:
+        best = max(table.totals)
+        return min(n for n, t in zip(table.names, table.totals) if t == best)
 
-    monkeypatch.setattr(SchedulingAlgorithm, "select_host_from_totals", select)
+    monkeypatch.setattr(SchedulingAlgorithm, "select_host_from_table", select)
 
 
 def _load(fixture: Path, tmp_path: Path) -> tuple[dict, Path, KubeVersion, Any, Any]:
