@@ -199,13 +199,38 @@ _GENERATION = attrgetter("generation")
 class NodeBatch(list[NodeInfo]):
     """The nodes of one batch call, with their rows in the snapshot's Columns (computed once)."""
 
-    __slots__ = ("columns", "_rows", "_rows_done")
+    __slots__ = ("columns", "_rows", "_rows_done", "_taken")
 
     def __init__(self, nodes: Sequence[NodeInfo], columns: Columns | None, rows: np.ndarray | None = None) -> None:
         super().__init__(nodes)
         self.columns = columns
         self._rows: np.ndarray | None = rows
         self._rows_done = rows is not None
+        self._taken: dict[str, Any] | None = None
+
+    def take(self, column: str) -> np.ndarray:
+        """``columns.<column>[rows]`` (the batch has rows), gathered once per batch: the plugins
+        of one cycle read the same columns of the same nodes, which do not change within it.
+        Callers only read the array."""
+        taken = self._taken
+        if taken is None:
+            taken = self._taken = {}
+        arr = taken.get(column)
+        if arr is None:
+            arr = taken[column] = getattr(self.columns, column)[self.rows]
+        return arr
+
+    def offers(self, column: str) -> bool:
+        """Whether every node of the batch has a non-zero ``column`` (an allocatable), asked
+        once per batch."""
+        key = "offers:" + column
+        taken = self._taken
+        if taken is None:
+            taken = self._taken = {}
+        flag = taken.get(key)
+        if flag is None:
+            flag = taken[key] = bool(self.take(column).all())
+        return bool(flag)
 
     def subset(self, positions: list[int]) -> "NodeBatch":
         """The nodes at these positions, reusing the rows already computed."""

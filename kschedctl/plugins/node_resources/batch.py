@@ -30,6 +30,9 @@ from kschedctl.plugins.node_resources.resource_allocation import ResourceAllocat
 # the resources the columnar view keeps per node: a scorer over any other takes the per-node form
 _FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
 
+# per resource: (allocatable, requested with the pod, requested, offered by every node)
+Allocation = tuple[Any, Any, Any, bool]
+
 
 class NodeResourcesFit(fit.NodeResourcesFit):
     """The NodeResourcesFit port (fit.py) with its batch forms: the class the registry builds."""
@@ -139,69 +142,71 @@ class NodeResourcesBalancedAllocation(balanced_allocation.NodeResourcesBalancedA
             columns = allocation_columns(self.scorer, node_infos, pod_requests)
         if columns is None:
             return None  # more than two resources, or one the arrays do not model: per node
-        with_pod = _balanced_batch([(a, r) for a, r, _ in columns])
+        with_pod = _balanced_batch([(a, r, everywhere) for a, r, _, everywhere in columns])
         if self.scorer.scorer is balanced_allocation.balanced_resource_scorer_legacy:
             return with_pod
-        without_pod = _balanced_batch([(a, used) for a, _, used in columns])
+        without_pod = _balanced_batch([(a, used, everywhere) for a, _, used, everywhere in columns])
         half = MAX_NODE_SCORE // 2
         diff = half + with_pod - without_pod
         # Go division truncates toward zero: diff may be negative
         return half + np.where(diff < 0, -((-diff) // 2), diff // 2)
 
 
-def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """balanced_resource_score over arrays of (allocatable, requested) for one or two resources."""
+def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray, bool]]) -> np.ndarray:
+    """balanced_resource_score over arrays of (allocatable, requested, offered by every node)
+    for one or two resources."""
     if len(columns) == 1:
         return np.full(len(columns[0][0]), MAX_NODE_SCORE, np.int64)  # std 0: (1 - 0) * 100
     fractions = []
     offered = []
-    for alloc, req in columns:
-        ok = alloc != 0
-        if ok.all():  # the usual case: no node without the resource, nothing to mask
+    for alloc, req, everywhere in columns:
+        if everywhere:  # the usual case: no node without the resource, nothing to mask
             fractions.append(np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0))
-        else:
-            f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
-            fractions.append(np.where(ok, f, 0.0))
+            offered.append(None)
+            continue
+        ok = alloc != 0
+        f = np.minimum(req.astype(np.float64) / np.where(ok, alloc, 1).astype(np.float64), 1.0)
+        fractions.append(np.where(ok, f, 0.0))
         offered.append(ok)
     std = np.abs((fractions[0] - fractions[1]) / 2)
-    both = offered[0] & offered[1]
-    if not both.all():
+    if offered[0] is not None or offered[1] is not None:
+        both = offered[0] if offered[1] is None else offered[1] if offered[0] is None else offered[0] & offered[1]
         std = np.where(both, std, 0.0)
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 
-def allocation_columns(scorer: ResourceAllocationScorer, batch: Any, pod_requests: Sequence[int]) -> list[tuple[Any, Any, Any]] | None:
-    """Per configured resource, the (allocatable, requested-with-pod) arrays of a NodeBatch, as
-    calculateResourceAllocatableRequest gives them; None when a resource is not in the columnar
-    view (scalar resources) or the batch has no rows: the caller uses the per-node code."""
+def allocation_columns(scorer: ResourceAllocationScorer, batch: Any, pod_requests: Sequence[int]) -> list[Allocation] | None:
+    """Per configured resource, the (allocatable, requested-with-pod, requested) arrays of a
+    NodeBatch, as calculateResourceAllocatableRequest gives them, and whether every node offers
+    it; None when a resource is not in the columnar view (scalar resources) or the batch has no
+    rows: the caller uses the per-node code. The columns are gathered once per batch
+    (NodeBatch.take), so Fit and BalancedAllocation share them."""
     import numpy as np
 
     rows = batch.rows
     if rows is None or any(name not in _FIXED_RESOURCES for name, _ in scorer.resources):
         return None
-    cols = batch.columns
     out = []
     for (name, _), want in zip(scorer.resources, pod_requests):
         if name == CPU:
-            alloc = cols.alloc_cpu[rows]
-            used = (cols.req_cpu if scorer.use_requested else cols.nz_cpu)[rows]
+            alloc_col, used_col = "alloc_cpu", "req_cpu" if scorer.use_requested else "nz_cpu"
         elif name == MEMORY:
-            alloc = cols.alloc_mem[rows]
-            used = (cols.req_mem if scorer.use_requested else cols.nz_mem)[rows]
+            alloc_col, used_col = "alloc_mem", "req_mem" if scorer.use_requested else "nz_mem"
         else:
-            alloc = cols.alloc_eph[rows]
-            used = cols.req_eph[rows]
+            alloc_col, used_col = "alloc_eph", "req_eph"
+        alloc = batch.take(alloc_col)
+        used = batch.take(used_col)
         req = used + np.int64(want)
         # "only fill in resources the node offers": a resource with allocatable 0 is all zeros
-        offered = alloc != 0
-        if offered.all():  # the usual case: nothing to zero
-            out.append((alloc, req, used))
+        if batch.offers(alloc_col):  # the usual case: nothing to zero
+            out.append((alloc, req, used, True))
         else:
-            out.append((alloc, np.where(offered, req, 0), np.where(offered, used, 0)))
+            offered = alloc != 0
+            out.append((alloc, np.where(offered, req, 0), np.where(offered, used, 0), False))
     return out
 
 
-def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]]) -> Any:
+def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], columns: list[Allocation]) -> Any:
     """LeastAllocated / MostAllocated over arrays, with the exact integer arithmetic of the
     per-node scorers (all operands are non-negative, so floor division is Go's truncation):
     an int64 array, or None for a strategy the arrays do not model."""
@@ -210,11 +215,11 @@ def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], column
     if kind not in (LEAST_ALLOCATED, MOST_ALLOCATED):
         return None
     n = len(columns[0][0]) if columns else 0
-    if columns and all(alloc.all() for alloc, _, _ in columns):
+    if columns and all(everywhere for _, _, _, everywhere in columns):
         return _weighted_offered(kind, resources, columns, n)
     node_score = np.zeros(n, np.int64)
     weight_sum = np.zeros(n, np.int64)
-    for (alloc, req, _), (_, weight) in zip(columns, resources):
+    for (alloc, req, _, _), (_, weight) in zip(columns, resources):
         offered = alloc != 0
         if (req < 0).any():
             return None
@@ -229,13 +234,13 @@ def weighted_score_batch(kind: str, resources: Sequence[tuple[str, int]], column
     return np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
 
 
-def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]], columns: list[tuple[Any, Any, Any]], n: int) -> Any:
+def _weighted_offered(kind: str, resources: Sequence[tuple[str, int]], columns: list[Allocation], n: int) -> Any:
     """weighted_score_batch when every node offers every resource (no allocatable 0): the same
     arithmetic without the masks, and the weight sum the same for every node."""
     import numpy as np
 
     node_score = np.zeros(n, np.int64)
-    for (alloc, req, _), (_, weight) in zip(columns, resources):
+    for (alloc, req, _, _), (_, weight) in zip(columns, resources):
         if (req < 0).any():
             return None
         if kind == LEAST_ALLOCATED:
