@@ -120,3 +120,52 @@ def test_affinity_lists_updated_in_place_equal_a_rebuild():
         nodes = snap.list()
         assert snap.have_pods_with_affinity_list() == [n for n in nodes if n.pods_with_affinity], step
         assert snap.have_pods_with_required_anti_affinity_list() == [n for n in nodes if n.pods_with_required_anti_affinity], step
+
+
+def test_spread_domains_walk_order_kept_only_while_the_labels_stay():
+    """PodTopologySpread's domains in walk order (calPreFilterState's map fill order) are kept
+    between cycles; a node relabelled, losing its key, removed or added gives the order a
+    fresh walk over the snapshot's nodes gives."""
+    from kschedctl.plugins.pod_topology_spread.common import Constraint
+    from kschedctl.plugins.pod_topology_spread.filtering import _domains_in_walk_order
+    from kschedctl.plugins.row_aggregate import tracked_rows
+
+    rng = random.Random(11)
+    constraints = [Constraint(1, ZONE, None), Constraint(1, "rack", None)]
+
+    def node(i: int) -> object:
+        b = make_node(f"n{i:02d}").capacity(cpu="4", memory="8Gi", pods="10")
+        if rng.random() < 0.9:
+            b = b.zone(f"z{rng.randrange(40)}")
+        if rng.random() < 0.9:
+            b = b.label("rack", f"r{rng.randrange(20)}")
+        return b.obj()
+
+    cache, snap = Cache(), Snapshot()
+    current = {i: node(i) for i in range(30)}
+    for n in current.values():
+        cache.add_node(n)
+    next_index = 30
+    for step in range(60):
+        cache.update_snapshot(snap)
+        want: list[list[str]] = [[], []]
+        for ni in snap.list():
+            labels = ni.node.labels
+            if ZONE in labels and "rack" in labels:
+                for i, key in enumerate((ZONE, "rack")):
+                    if labels[key] not in want[i]:
+                        want[i].append(labels[key])
+        assert _domains_in_walk_order(snap, tracked_rows(snap), constraints) == want, step
+        assert _domains_in_walk_order(snap, tracked_rows(snap), constraints) == want, step  # kept
+        kind = rng.randrange(4)
+        i = rng.choice(sorted(current))
+        if kind == 0 and len(current) > 26:
+            cache.remove_node(current.pop(i))
+        elif kind == 1:
+            current[next_index] = node(next_index)
+            cache.add_node(current[next_index])
+            next_index += 1
+        elif kind == 2:
+            new = node(i)
+            cache.update_node(current[i], new)
+            current[i] = new

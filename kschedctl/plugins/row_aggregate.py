@@ -121,9 +121,11 @@ def aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInfo], Con
 
 
 class LabelColumn:
-    """One topology key's value per row, as integer codes (-1: the node lacks the key)."""
+    """One topology key's value per row, as integer codes (-1: the node lacks the key).
+    ``version`` changes whenever a row's code does, so what is derived from the codes can be
+    kept until then."""
 
-    __slots__ = ("key", "codes", "gens", "code_of", "values")
+    __slots__ = ("key", "codes", "gens", "code_of", "values", "version")
 
     def __init__(self, key: str) -> None:
         self.key = key
@@ -131,6 +133,7 @@ class LabelColumn:
         self.gens = np.zeros(0, np.int64)
         self.code_of: dict[str, int] = {}
         self.values: list[str] = []
+        self.version = 0
 
     def sync(self, columns: Columns, rows: np.ndarray) -> np.ndarray:
         """The codes of these rows (which ``columns.rows`` has just synced)."""
@@ -152,7 +155,9 @@ class LabelColumn:
                     if code is None:
                         code = code_of[value] = len(values)
                         values.append(value)
-                self.codes[row] = code
+                if self.codes[row] != code:
+                    self.codes[row] = code
+                    self.version += 1
                 self.gens[row] = columns.generation[row]
         codes: np.ndarray = self.codes[rows]
         return codes

@@ -28,7 +28,7 @@ from kschedctl.plugins.pod_topology_spread.common import (
     count_node_pods_match_selector,
     node_labels_match_spread_constraints,
 )
-from kschedctl.plugins.row_aggregate import Contribution, aggregate, label_codes, label_column, tracked_rows
+from kschedctl.plugins.row_aggregate import Contribution, Tracked, aggregate, label_codes, label_column, tracked_rows
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -148,7 +148,7 @@ def cal_pre_filter_state(
     ):
         key = ("PodTopologySpread.filter", tuple((c.topology_key, c.selector) for c in constraints), pod.namespace)
         total = aggregate(tracked, key, _domain_counts_contribution(constraints, pod.namespace))
-        order = None if exact else _domains_in_walk_order(snapshot, tracked.rows, constraints)
+        order = None if exact else _domains_in_walk_order(snapshot, tracked, constraints)
         for i in range(len(constraints)):
             present = total.get(("domains", i), {}) if order is None else order[i]
             matched = total.get(("matched", i), {})
@@ -172,19 +172,28 @@ def cal_pre_filter_state(
     return s
 
 
-def _domains_in_walk_order(snapshot: Any, rows: np.ndarray, constraints: list[Constraint]) -> list[list[str]]:
+def _domains_in_walk_order(snapshot: Any, tracked: Tracked, constraints: list[Constraint]) -> list[list[str]]:
     """Each constraint's domains in the order a walk over the nodes first meets them, among the
     nodes that have every constraint's topology key (nodeLabelsMatchSpreadConstraints): the
-    label columns' codes of the rows, first occurrences sorted by position."""
+    label columns' codes of the rows, first occurrences sorted by position. Kept in the
+    snapshot's store while the rows and every label column's codes stay the same (one sort of
+    every node's code per pod otherwise)."""
     columns = columns_of(snapshot)
     assert columns is not None  # tracked_rows found them
+    rows = tracked.rows
     cols = [label_column(columns, c.topology_key) for c in constraints]
     codes = [col.sync(columns, rows) for col in cols]
+    memo_key = ("PodTopologySpread.walk_order", tuple(c.topology_key for c in constraints))
+    versions = tuple(col.version for col in cols)
+    kept = tracked.store.get(memo_key)
+    if kept is not None and kept[1] == versions and (kept[0] is rows or np.array_equal(kept[0], rows)):
+        return [list(domains) for domains in kept[2]]
     eligible = np.logical_and.reduce([c >= 0 for c in codes])
     out = []
     for col, col_codes in zip(cols, codes):
         uniques, first = np.unique(col_codes[eligible], return_index=True)
         out.append([col.values[code] for code in uniques[np.argsort(first, kind="stable")].tolist()])
+    tracked.store[memo_key] = (rows, versions, [tuple(domains) for domains in out])
     return out
 
 
