@@ -53,13 +53,21 @@ class InterPodAffinity(plugin.InterPodAffinity):
         first_pod = bool(terms) and not s.affinity_counts and _matches_all(terms, incoming, s.ns_labels_of(incoming.namespace))
         aff_fail, anti_fail, existing_fail = ipa_counts.filter_masks(s, node_infos, first_pod)
         out: list[Status | None] = [None] * len(node_infos)
-        for i in (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist():
-            if aff_fail[i]:
-                out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-            elif anti_fail[i]:
-                out[i] = Status(Code.Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-            else:
-                out[i] = Status(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        # One Status per kind of failure, shared by the nodes that fail that way (the runtime
+        # never mutates a recorded status: runtime/filter_points.py _record_filter_results),
+        # so that the walk and the diagnosis look at three objects, not one per node.
+        existing_only = existing_fail & ~(aff_fail | anti_fail)
+        anti_only = anti_fail & ~aff_fail
+        for mask, code, reason in (
+            (aff_fail, Code.UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH),
+            (anti_only, Code.Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
+            (existing_only, Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH),
+        ):
+            positions = mask.nonzero()[0].tolist()
+            if positions:
+                shared = Status(code, reason)
+                for i in positions:
+                    out[i] = shared
         return out
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:

@@ -48,8 +48,12 @@ class NodeAffinity(plugin.NodeAffinity):
         verdicts = _matches_by_codes(required, node_infos)
         if verdicts is not None:
             out: list[Status | None] = [None] * len(node_infos)
-            for i in np.flatnonzero(~verdicts).tolist():
-                out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
+            rejected = np.flatnonzero(~verdicts).tolist()
+            if rejected:
+                # one Status shared by the rejected nodes (recorded statuses are never mutated)
+                shared = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
+                for i in rejected:
+                    out[i] = shared
             return out
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]

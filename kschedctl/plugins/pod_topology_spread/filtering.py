@@ -338,9 +338,15 @@ def _filter_by_codes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]
         verdict[undecided & (codes < 0)] = 1
         verdict[undecided & (codes >= 0) & lut[codes]] = 2
     out: list[Status | None] = [None] * n
-    for i in np.flatnonzero(verdict).tolist():
-        if verdict[i] == 1:
-            out[i] = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
-        else:
-            out[i] = Status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+    # one Status per kind, shared by the nodes that fail that way (recorded statuses are never
+    # mutated: runtime/filter_points.py _record_filter_results)
+    for kind, code, reason in (
+        (1, Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH),
+        (2, Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH),
+    ):
+        positions = np.flatnonzero(verdict == kind).tolist()
+        if positions:
+            shared = Status(code, reason)
+            for i in positions:
+                out[i] = shared
     return out
