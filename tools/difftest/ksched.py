@@ -21,7 +21,8 @@ TIE_RULE = "lowest"  # or "kschedctl": its own seeded random choice
 
 
 def _lowest_name_tie_rule() -> None:
-    """SchedulingAlgorithm.select_host_from_totals -> the lowest name among the best totals."""
+    """SchedulingAlgorithm.select_host_from_table (select_host_from_totals before it) -> the lowest
+    name among the best totals."""
     global _patched
     if _patched:
         return
@@ -34,6 +35,18 @@ def _lowest_name_tie_rule() -> None:
         if cls is None:
             continue
 
+        if hasattr(cls, "select_host_from_table"):
+            original_table = cls.select_host_from_table
+
+            def select_host_from_table(self, table: Any, _original: Any = original_table) -> str:
+                if not len(table):
+                    return _original(self, table)
+                best = max(table.totals)
+                return min(n for n, t in zip(table.names, table.totals) if t == best)
+
+            cls.select_host_from_table = select_host_from_table
+            _patched = True
+            return
         original = cls.select_host_from_totals
 
         def select_host_from_totals(self, names: list[str], totals: list[int], _original: Any = original) -> str:

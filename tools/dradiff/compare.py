@@ -44,11 +44,11 @@ def oracle(snapshot: Path, config: Path, mode: str) -> dict:
 def _lowest_name_ties() -> None:
     from kschedctl.scheduler.algorithm import SchedulingAlgorithm
 
-    def select(self: Any, names: list[str], totals: list[int]) -> str:
-        best = max(totals)
-        return min(n for n, t in zip(names, totals) if t == best)
+    def select(self: Any, table: Any) -> str:
+        best = max(table.totals)
+        return min(n for n, t in zip(table.names, table.totals) if t == best)
 
-    SchedulingAlgorithm.select_host_from_totals = select  # type: ignore[method-assign]
+    SchedulingAlgorithm.select_host_from_table = select  # type: ignore[method-assign]
 
 
 def _setup() -> tuple[Any, Any, Any]:
