@@ -207,6 +207,9 @@ class KubeVersion:
 
     version: str = DEFAULT_VERSION
     gate_overrides: dict[str, bool] = field(default_factory=dict)
+    # answers of has() and feature_enabled(), asked per pod in hot paths: the release and its
+    # overrides never change after construction
+    _answers: dict[tuple[str, str], bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.version not in SUPPORTED_VERSIONS:
@@ -220,10 +223,21 @@ class KubeVersion:
 
     def has(self, change: str) -> bool:
         """Is this named behaviour change in effect in the emulated release?"""
-        return self.at_least(CHANGES[change].since)
+        key = ("change", change)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = self.at_least(CHANGES[change].since)
+        return answer
 
     def feature_enabled(self, gate: str) -> bool:
         """The gate's value in the emulated release; an unknown name raises UnknownFeatureGate."""
+        key = ("gate", gate)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = self._feature_enabled(gate)
+        return answer
+
+    def _feature_enabled(self, gate: str) -> bool:
         history = FEATURE_GATES.get(gate)
         if history is None:
             raise UnknownFeatureGate(gate)

@@ -9,7 +9,6 @@ units (Quantity.Value, rounded up).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -133,10 +132,15 @@ class Resource:
 
 
 def scheduler_units(name: str, qty: Fraction | int) -> int:
-    """A quantity in the scheduler's units: cpu in millicores, the rest as is (rounded up)."""
+    """A quantity in the scheduler's units: cpu in millicores, the rest as is (rounded up).
+    Exact integer arithmetic on the fraction's terms (ceil(a/b) = -(-a // b)), without
+    building Fractions on the way."""
+    if qty.__class__ is int:
+        return qty * 1000 if name == CPU else qty
+    numerator, denominator = qty.numerator, qty.denominator
     if name == CPU:
-        return math.ceil(Fraction(qty) * 1000)
-    return math.ceil(qty)
+        numerator *= 1000
+    return -(-numerator // denominator)
 
 
 # --- PodRequests (component-helpers resource/helpers.go) ----------------------------------
@@ -156,7 +160,8 @@ def _container_requests(container: Container, non_zero: bool) -> dict[str, Fract
 
 def _add_into(total: dict[str, Fraction], add: Mapping[str, Fraction]) -> None:
     for name, qty in add.items():
-        total[name] = total.get(name, 0) + qty
+        known = total.get(name)
+        total[name] = qty if known is None else known + qty
 
 
 def _max_into(total: dict[str, Fraction], other: Mapping[str, Fraction]) -> None:
