@@ -53,3 +53,22 @@ def test_requests_default_to_limits_like_the_api_server():
     pod = make_pod("p").container(limits={"cpu": "2", "memory": "1Gi"}).obj()
     res = compute_pod_resource_request(pod)
     assert (res.milli_cpu, res.memory) == (2000, 1024 * Mi)
+
+
+def test_scheduler_units_round_up_as_the_fraction_does():
+    """scheduler_units works on the fraction's terms; it must give math.ceil of the exact value
+    (quantities round up: apimachinery Quantity.MilliValue / Value), negatives included."""
+    import math
+    import random
+    from fractions import Fraction
+
+    from kschedctl.framework.resource import scheduler_units
+
+    rng = random.Random(7)
+    samples = [0, 1, -1, Fraction(1, 3), Fraction(-1, 3), Fraction(1, 1000), Fraction(1, 1001), Fraction(2500, 1)]
+    samples += [Fraction(rng.randint(-(10**12), 10**12), rng.randint(1, 10**6)) for _ in range(3000)]
+    samples += [rng.randint(-(10**15), 10**15) for _ in range(1000)]
+    for qty in samples:
+        assert scheduler_units("cpu", qty) == math.ceil(Fraction(qty) * 1000), qty
+        assert scheduler_units("memory", qty) == math.ceil(qty), qty
+        assert scheduler_units("example.com/gpu", qty) == math.ceil(qty), qty
