@@ -38,8 +38,8 @@ class _Rows:
     """Per columnar row: the node state its answer was worked out for and the answer.
 
     ``gen`` / ``csi`` are the NodeInfo generation and id() of the CSINode the row was computed
-    with (-1: not computed). ``held`` maps each volume unique name to the rows whose pods use
-    it; ``exact`` flags rows the port must answer (an existing pod's volumes fail to resolve).
+    with (gen -1: not computed; the CSINode is held in ``csi_objects``). ``held`` maps each
+    volume unique name to the rows whose pods use it; ``exact`` flags rows the port must answer (an existing pod's volumes fail to resolve).
     Per limit key, ``used`` counts the volumes counted against it and ``limit`` is the CSINode's
     limit (``_BOUND`` when none)."""
 
@@ -49,6 +49,7 @@ class _Rows:
         self.csi = np.zeros(0, np.int64)
         self.exact = np.zeros(0, bool)
         self.attached: list[dict[str, str]] = []
+        self.csi_objects: list[GenericObject | None] = []  # held, so that no other object takes an id in ``csi``
         self.counts: list[dict[str, int]] = []
         self.limits: list[dict[str, int]] = []
         self.used: dict[str, Any] = {}
@@ -66,6 +67,7 @@ class _Rows:
             self.used[key] = np.concatenate((self.used[key], np.zeros(new - self.size, np.int64)))
             self.limit[key] = np.concatenate((self.limit[key], np.full(new - self.size, _BOUND, np.int64)))
         self.attached.extend({} for _ in range(new - self.size))
+        self.csi_objects.extend([None] * (new - self.size))
         self.counts.extend({} for _ in range(new - self.size))
         self.limits.extend({} for _ in range(new - self.size))
         self.size = new
@@ -83,7 +85,9 @@ class _Rows:
             self.limit[key] = limit
         return self.used[key], self.limit[key]
 
-    def write(self, row: int, gen: int, csi: int, attached: dict[str, str] | None, counts: dict[str, int], limits: dict[str, int]) -> None:
+    def write(
+        self, row: int, gen: int, csi: GenericObject | None, attached: dict[str, str] | None, counts: dict[str, int], limits: dict[str, int]
+    ) -> None:
         """Record a row's answer (``attached`` None: the port answers this row)."""
         for unique in self.attached[row]:
             holders = self.held.get(unique)
@@ -92,7 +96,8 @@ class _Rows:
                 if not holders:
                     del self.held[unique]
         self.gen[row] = gen
-        self.csi[row] = csi
+        self.csi[row] = id(csi)
+        self.csi_objects[row] = csi
         self.exact[row] = attached is None
         self.attached[row] = attached or {}
         self.counts[row] = counts
@@ -186,7 +191,7 @@ class NodeVolumeLimits(plugin.NodeVolumeLimits):
             out[pos] = st
         return out
 
-    def _write_row(self, table: _Rows, row: int, node_info: NodeInfo, csi_node: GenericObject) -> None:
+    def _write_row(self, table: _Rows, row: int, node_info: NodeInfo, csi_node: GenericObject | None) -> None:
         """Work out what the node contributes, as filter() does: its limits, then (only with
         limits) its pods' volumes and its VolumeAttachments counted per limit key."""
         limits = self._limits(node_info, csi_node)
@@ -203,4 +208,4 @@ class NodeVolumeLimits(plugin.NodeVolumeLimits):
                 for unique, limit_key in self._volume_attachments(node_info.name).items():
                     if unique not in found:
                         counts[limit_key] = counts.get(limit_key, 0) + 1
-        table.write(row, node_info.generation, id(csi_node), attached, counts, limits)
+        table.write(row, node_info.generation, csi_node, attached, counts, limits)
