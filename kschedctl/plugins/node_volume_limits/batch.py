@@ -39,9 +39,9 @@ class _Rows:
 
     ``gen`` / ``csi`` are the NodeInfo generation and id() of the CSINode the row was computed
     with (gen -1: not computed; the CSINode is held in ``csi_objects``). ``held`` maps each
-    volume unique name to the rows whose pods use it; ``exact`` flags rows the port must answer (an existing pod's volumes fail to resolve).
-    Per limit key, ``used`` counts the volumes counted against it and ``limit`` is the CSINode's
-    limit (``_BOUND`` when none)."""
+    volume unique name to the rows whose pods use it; ``exact`` flags rows the port must answer
+    (an existing pod's volumes fail to resolve). Per limit key, ``used`` counts the volumes
+    counted against it and ``limit`` is the CSINode's limit (``_BOUND`` when none)."""
 
     def __init__(self) -> None:
         self.size = 0
