@@ -120,7 +120,7 @@ class NodeVolumeLimits(plugin.NodeVolumeLimits):
 
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         super().__init__(args, handle)
-        self._rows = _Rows()
+        self._rows: _Rows | None = None  # made on first use: a small run never imports numpy
         self._rows_key: tuple[int, ...] = ()
 
     def _row_key(self) -> tuple[int, ...]:
@@ -159,7 +159,7 @@ class NodeVolumeLimits(plugin.NodeVolumeLimits):
             return out
         key = self._row_key()
         table = self._rows
-        if key != self._rows_key:
+        if table is None or key != self._rows_key:
             self._rows = table = _Rows()
             self._rows_key = key
         table.grow(int(rows.max()) + 1 if len(rows) else 0)
