@@ -644,6 +644,8 @@ def test_every_registered_batch_method_is_exercised() -> None:
             test_dynamic_resources_batch_forms_equal_per_node("1.37", Path(tmp))
         for config in NOMINATED_CONFIGS:
             test_first_pass_with_nominated_pods_batch_equals_two_passes(config)
+        with tempfile.TemporaryDirectory() as tmp:
+            test_volume_batch_forms_equal_per_node(0, Path(tmp))
     never = _never_exercised()
     assert not never, f"batch methods no test exercised: {never}"
 
@@ -656,3 +658,182 @@ def _plugin_name(cls: type) -> str:
     from kschedctl.plugins.plugin_manager import default_registry
 
     return next(spec.name for spec in default_registry().registry.values() if spec.plugin_class is cls)
+
+
+# --- the volume plugins (NodeVolumeLimits, VolumeBinding) ----------------------------------
+
+EBS = "ebs.csi.aws.com"
+
+
+def _volume_cluster(seed: int) -> list[dict[str, Any]]:
+    """A random cluster for the volume Filters: nodes with and without CSINodes (small limits,
+    CSI and migrated in-tree drivers), CSI and in-tree PVs (some with node affinity, some
+    missing), claims shared by several pods, pods bound with volumes, VolumeAttachments, an
+    unbound WaitForFirstConsumer claim and an existing ephemeral volume whose claim is not the
+    pod's (its node's pods fail to resolve)."""
+    rng = random.Random(seed)
+    items: list[dict[str, Any]] = [
+        {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "StorageClass",
+            "metadata": {"name": "wait"},
+            "provisioner": EBS,
+            "volumeBindingMode": "WaitForFirstConsumer",
+        },
+    ]
+    names = [f"n{i:02d}" for i in range(rng.randint(6, 30))]
+    for name in names:
+        items.append(make_node(name).capacity(cpu="8", memory="8Gi", pods="20").zone(rng.choice(ZONES)).obj().raw)
+        kind = rng.choice(["none", "csi", "csi", "migrated", "other"])
+        if kind != "none":
+            driver = EBS if kind != "other" else "other.csi.example.com"
+            drivers: list[dict[str, Any]] = [{"name": driver, "nodeID": name, "allocatable": {"count": rng.randint(0, 3)}}]
+            if rng.random() < 0.2:
+                drivers[0].pop("allocatable")
+            ann = {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/aws-ebs" if kind == "migrated" else ""}
+            items.append(
+                {
+                    "apiVersion": "storage.k8s.io/v1",
+                    "kind": "CSINode",
+                    "metadata": {"name": name, "annotations": ann},
+                    "spec": {"drivers": drivers},
+                }
+            )
+    claims: list[str] = []
+    for i in range(rng.randint(4, 14)):
+        pv_name, pvc_name = f"pv-{i}", f"pvc-{i}"
+        pv_spec: dict[str, Any] = {
+            "accessModes": ["ReadOnlyMany"],
+            "capacity": {"storage": "1Gi"},
+            "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": pvc_name},
+        }
+        if rng.random() < 0.5:
+            pv_spec["csi"] = {"driver": EBS, "volumeHandle": pv_name}
+        else:
+            pv_spec["awsElasticBlockStore"] = {"volumeID": f"vol-{i}"}
+        if rng.random() < 0.15:
+            hosts = rng.sample(names, min(3, len(names)))
+            pv_spec["nodeAffinity"] = {
+                "required": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": hosts}]}]
+                }
+            }
+        if rng.random() > 0.15:  # else the claim is bound to a missing PV
+            items.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "PersistentVolume",
+                    "metadata": {"name": pv_name},
+                    "spec": pv_spec,
+                    "status": {"phase": "Bound"},
+                }
+            )
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": pvc_name, "namespace": "default", "annotations": {"pv.kubernetes.io/bind-completed": "true"}},
+                "spec": {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}, "volumeName": pv_name},
+                "status": {"phase": "Bound"},
+            }
+        )
+        claims.append(pvc_name)
+    items.append(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "late", "namespace": "default"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "wait", "resources": {"requests": {"storage": "1Gi"}}},
+        }
+    )
+    for name in rng.sample(names, min(3, len(names))):
+        pv = f"pv-{rng.randrange(len(claims))}"
+        items.append(
+            {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "VolumeAttachment",
+                "metadata": {"name": f"va-{name}-{pv}"},
+                "spec": {"attacher": EBS, "nodeName": name, "source": {"persistentVolumeName": pv}},
+            }
+        )
+
+    def pod(name: str, node: str | None) -> dict[str, Any]:
+        b = make_pod(name).req(cpu="100m")
+        raw = b.obj().raw
+        vols = [{"name": f"v{k}", "persistentVolumeClaim": {"claimName": c}} for k, c in enumerate(rng.sample(claims, rng.randint(1, 2)))]
+        if rng.random() < 0.1:
+            vols.append({"name": "late", "persistentVolumeClaim": {"claimName": "late"}})
+        if rng.random() < 0.1:
+            vols.append({"name": "inline", "awsElasticBlockStore": {"volumeID": f"vol-inline-{name}"}})
+        raw["spec"]["volumes"] = vols
+        if node is not None:
+            raw["spec"]["nodeName"] = node
+        return raw
+
+    for i in range(rng.randint(0, 12)):
+        items.append(pod(f"b{i}", rng.choice(names)))
+    if rng.random() < 0.2:  # an ephemeral volume whose claim has no owner: its node's pods fail to resolve
+        bad = pod("eph", rng.choice(names))
+        bad["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}]
+        items.append(bad)
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "eph-scratch", "namespace": "default"},
+                "spec": {"volumeName": "pv-0"},
+                "status": {"phase": "Bound"},
+            }
+        )
+    for i in range(rng.randint(4, 16)):
+        items.append(pod(f"p{i:02d}", None))
+    return items
+
+
+NO_VOLUME_ZONE = """
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+      multiPoint:
+        disabled: [{name: VolumeZone}]
+"""
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_volume_batch_forms_equal_per_node(seed: int, tmp_path: Path) -> None:
+    """NodeVolumeLimits' and VolumeBinding's batch Filters during whole `schedule` runs of random
+    volume clusters, shadowed by the per-node forms, decide as runs without them."""
+    from kschedctl.plugins.node_volume_limits.batch import NodeVolumeLimits
+    from kschedctl.plugins.volume_binding.batch import VolumeBinding
+
+    path = tmp_path / "volumes.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": _volume_cluster(seed)}))
+    args: tuple[str, ...] = ("schedule", str(path), "-o", "json", "--seed", "1")
+    if seed % 2:  # without VolumeZone (whose PreFilter rejects a claim bound to a missing PV first)
+        config = tmp_path / "config.yaml"
+        config.write_text(NO_VOLUME_ZONE)
+        args += ("--config", str(config))
+    with pytest.MonkeyPatch.context() as mp, _shadow(mp):
+        mp.setattr(columnar, "COLUMNAR_MIN_NODES", 0)  # a few nodes: the batch forms run only with the view
+        batched = _cli(*args)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar, "COLUMNAR_MIN_NODES", 0)
+        for cls in (NodeVolumeLimits, VolumeBinding):
+            mp.setattr(cls, "filter_batch", lambda self, state, pod, node_infos: None)
+        per_node = _cli(*args)
+    assert batched == per_node
+    assert batched[0] == 0, batched
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    """kschedctl in-process (tests/conftest.py's run_cli, callable outside a fixture)."""
+    from typer.testing import CliRunner
+
+    from kschedctl.cli.app import app
+
+    result = CliRunner().invoke(app, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr

@@ -169,3 +169,34 @@ def test_spread_domains_walk_order_kept_only_while_the_labels_stay():
             new = node(i)
             cache.update_node(current[i], new)
             current[i] = new
+
+
+def test_used_pvc_set_kept_in_place_equals_a_rebuild():
+    """The snapshot's usedPVCSet, moved by the replaced nodes only, equals the set rebuilt from
+    every node (cache.go updateNodeInfoSnapshotList) after pods with claims come and go (shared
+    claims, ephemeral volumes) and nodes are added and removed."""
+    rng = random.Random(9)
+    cache, snap = Cache(), Snapshot()
+    nodes = _nodes(8)
+    for n in nodes:
+        cache.add_node(n)
+    cache.update_snapshot(snap)
+    placed = []
+    for step in range(300):
+        pick = rng.random()
+        if placed and pick < 0.35:
+            cache.remove_pod(placed.pop(rng.randrange(len(placed))))
+        elif pick < 0.4:
+            node = nodes[rng.randrange(len(nodes))]
+            cache.remove_node(node)
+            placed = [p for p in placed if p.node_name != node.name]
+            cache.add_node(node)
+        else:
+            b = make_pod(f"p{step}").node(f"n{rng.randrange(8)}")
+            for k in range(rng.randint(0, 2)):
+                b = b.pvc(f"c{rng.randrange(10)}") if rng.random() < 0.8 else b.volume({"name": f"e{k}", "ephemeral": {}})
+            pod = b.obj()
+            cache.add_pod(pod)
+            placed.append(pod)
+        cache.update_snapshot(snap)
+        assert snap.used_pvc_set == {key for info in snap.list() for key in info.pvc_ref_counts}, step

@@ -99,6 +99,11 @@ class Snapshot:
         self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
         self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
         self.used_pvc_set: set[str] = set()
+        # For used_pvc_set kept up to date (Cache._update_used_pvc_set): per node name, the PVC
+        # keys its NodeInfo was counted with, and per key the number of such nodes; None until
+        # the first full count.
+        self.pvc_keys_by_node: dict[str, tuple[str, ...]] | None = None
+        self.pvc_users: dict[str, int] = {}
         self.generation = 0
         # image name -> [(row = NodeInfo.index, that node's ImageStateSummary)], made from
         # node_info_list on first use after the list or a row's image states changed (see
@@ -305,6 +310,7 @@ class Cache:
         # those alone, so a cycle costs O(changed nodes), not O(cluster).
         names = self.nodes if self._structure_changed else [n for n in self._dirty if n in self.nodes]
         pvc_changed = self._structure_changed
+        recount = self._structure_changed  # used_pvc_set from every node, not the replaced ones
         for name in names:
             info = self.nodes[name]
             if info.node is None or info.generation <= snapshot.generation:
@@ -314,6 +320,8 @@ class Cache:
             if old is not None:
                 clone.index = old.index
                 replaced.append((old, clone))
+            else:
+                recount = True
             if not pvc_changed and (clone.pvc_ref_counts or (old is not None and old.pvc_ref_counts)):
                 pvc_changed = True
             snapshot.node_info_map[name] = clone
@@ -327,10 +335,54 @@ class Cache:
         elif not self._replace_in_affinity_lists(snapshot, replaced):
             self._rebuild_affinity_lists(snapshot)
         if pvc_changed:
-            snapshot.used_pvc_set = {key for info in snapshot.node_info_list for key in info.pvc_ref_counts}
+            self._update_used_pvc_set(snapshot, None if recount else replaced)
         snapshot.generation = NodeInfo._generation_counter
         self._structure_changed = False
         self._dirty.clear()
+
+    @staticmethod
+    def _update_used_pvc_set(snapshot: Snapshot, replaced: list[tuple[NodeInfo, NodeInfo]] | None) -> None:
+        """usedPVCSet: the PVC keys some node's pods use. Upstream rebuilds it from every NodeInfo
+        whenever one with PVC references changed, a walk of every bound pod's claims per cycle on
+        a cluster of claims; the same set is kept here by counting, per key, the nodes that use
+        it and moving only the replaced nodes' counts (all of them after a structural change,
+        ``replaced`` None)."""
+        by_node = snapshot.pvc_keys_by_node
+        if replaced is None or by_node is None:
+            by_node = {}
+            users: dict[str, int] = {}
+            for info in snapshot.node_info_list:
+                keys = tuple(info.pvc_ref_counts)
+                if keys:
+                    by_node[info.name] = keys
+                    for key in keys:
+                        users[key] = users.get(key, 0) + 1
+            snapshot.pvc_keys_by_node, snapshot.pvc_users = by_node, users
+            snapshot.used_pvc_set = set(users)
+            return
+        users, used = snapshot.pvc_users, snapshot.used_pvc_set
+        for _, info in replaced:
+            name = info.name
+            keys = tuple(info.pvc_ref_counts)
+            before = by_node.pop(name, ())
+            if keys == before:
+                if keys:
+                    by_node[name] = keys
+                continue
+            for key in before:
+                left = users[key] - 1
+                if left:
+                    users[key] = left
+                else:
+                    del users[key]
+                    used.discard(key)
+            for key in keys:
+                count = users.get(key, 0)
+                users[key] = count + 1
+                if not count:
+                    used.add(key)
+            if keys:
+                by_node[name] = keys
 
     def _snapshot_node_info(self, snapshot: Snapshot, name: str, old: NodeInfo | None) -> NodeInfo:
         """NodeInfo.SnapshotConcrete of the cache's NodeInfo: its image states are the cache's

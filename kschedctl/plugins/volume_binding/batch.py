@@ -1,0 +1,71 @@
+"""The batch twin of the VolumeBinding port: the class the registry builds, plugin.py's
+VolumeBinding plus its batch Filter, which answers many nodes at once and gives exactly the
+per-node statuses and the same per-node PodVolumes (tests/test_batch_equivalence.py guards the
+statuses).
+
+No upstream counterpart: kube-scheduler runs FindPodVolumes per node in goroutines. When every
+claim of the pod is bound (scheduler_perf's volume workloads), FindPodVolumes only looks up
+each bound claim's PV and checks its node affinity; the lookups are the same on every node, and
+a PV without a required node affinity fits every node. The batch form therefore answers such a
+pod once for the whole batch; anything that depends on the node (an unbound claim, a PV with
+node affinity) is left to the per-node form."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import attrgetter
+
+from kschedctl.api.types import Node, Pod
+from kschedctl.backend.cache.columnar import NodeBatch
+from kschedctl.framework.cycle_state import CycleState
+from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.types import NodeInfo
+from kschedctl.plugins.volume_binding import plugin
+from kschedctl.plugins.volume_binding.plugin import ERR_REASON_PV_NOT_EXIST, STATE_KEY, PodVolumes
+from kschedctl.plugins.volume_util import spec
+
+_NODE = attrgetter("node")
+_NAME = attrgetter("name")
+
+
+class VolumeBinding(plugin.VolumeBinding):
+    """The VolumeBinding port (plugin.py) with its batch Filter: the class the registry builds."""
+
+    def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
+        """filter() for many nodes when its answer cannot depend on the node: all claims bound,
+        no PV (up to the first missing one) with a required node affinity. Passing nodes get one
+        shared, empty PodVolumes (nothing writes to it: Reserve and PreBind only read)."""
+        s = state.get(STATE_KEY)
+        if not isinstance(s, plugin._State):
+            return None  # the per-node form reports the missing state
+        n = len(node_infos)
+        claims = s.claims
+        if claims is None:
+            return [None] * n
+        if claims.unbound_delay:
+            return None
+        nodes = list(map(_NODE, node_infos))
+        if None in nodes:
+            return None  # the per-node form's "node not found"
+        missing = False
+        for pvc in claims.bound:  # checkBoundClaims: stops at the first problem
+            pv = self._pv(str(spec(pvc).get("volumeName")))
+            if pv is None:
+                missing = True
+                break
+            affinity = spec(pv).get("nodeAffinity")
+            if affinity and affinity.get("required"):
+                return None  # depends on the node's labels: the per-node form
+        if missing:
+            return [Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST)] * n
+        s.pod_volumes_by_node.update(dict.fromkeys(_names(node_infos, nodes), PodVolumes()))
+        return [None] * n
+
+
+def _names(node_infos: Sequence[NodeInfo], nodes: list[Node]) -> list[str]:
+    """The nodes' names, from the columnar view when the batch has its rows."""
+    if isinstance(node_infos, NodeBatch) and node_infos.columns is not None:
+        rows = node_infos.rows
+        if rows is not None:
+            return node_infos.columns.names_of(rows)
+    return list(map(_NAME, nodes))
