@@ -461,11 +461,21 @@ class DefaultPreemption:
         status is None instead ("cannot help", worded on demand by a call with True: the dry
         run needs the words only when no node can help). A filter that raises goes to the
         general path.
+
+        Before any of that, two answers for every plan: a node without a pod below the
+        preemptor's priority gets SelectVictimsOnNode's "no victims" status at once
+        (no_victims_on), and, when the words are not asked for, a node that NodeResourcesFit
+        rejects even without its lower-priority pods is "cannot help"
+        (_fit_rejects_without_potential).
         """
+        if self.no_victims_on(pod, node_info):
+            return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         plan = self._plan(state, pod)
         fit = plan.fit
-        if not plan.fit_only or fit is None or node_info.node is None:
+        if fit is None or node_info.node is None:
             return None
+        if not plan.fit_only:
+            return None if word_rejection else self._fit_rejects_without_potential(state, pod, node_info, fit)
         if self.is_eligible_pod is _always_eligible:  # is_preemption_allowed, inlined
             priority = pod.effective_priority()
             potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
@@ -519,6 +529,56 @@ class DefaultPreemption:
         if violating and non_violating:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
+
+    def no_victims_on(self, pod: Pod, node_info: NodeInfo) -> bool:
+        """Whether SelectVictimsOnNode would find no potential victim on the node, told from the
+        node's lowest pod priority (NodeInfo.lowest_pod_priority, remembered per generation)
+        without walking its pods: no pod below the preemptor's priority. Only with the default
+        IsEligiblePod (any lower-priority pod may go); False (do not know) otherwise."""
+        if self.is_eligible_pod is not _always_eligible or not self.dry_run_shortcuts:
+            return False
+        lowest = node_info.lowest_pod_priority()
+        return lowest is None or lowest >= pod.effective_priority()
+
+    def no_victims_anywhere(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """The status SelectVictimsOnNode gives every one of ``nodes`` when none of them has a
+        potential victim (UnschedulableAndUnresolvable, "No preemption victims found for
+        incoming pod", each node's state unchanged), so the dry run can answer at once; None
+        when some node may have one (or the shortcuts are off)."""
+        if self.is_eligible_pod is not _always_eligible or not self.dry_run_shortcuts:
+            return None
+        priority = pod.effective_priority()
+        for node_info in nodes:
+            lowest = node_info.lowest_pod_priority()
+            if lowest is not None and lowest < priority:
+                return None
+        return Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
+
+    def _fit_rejects_without_potential(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, fit: Any
+    ) -> tuple[list[Pod], int, Status | None] | None:
+        """([], 0, None), "cannot help, not worded", when NodeResourcesFit alone rejects the node
+        with every lower-priority pod removed, in either pass of the Filter with nominated pods
+        (the node with them, then as it is); None (the general path) otherwise.
+
+        For any plan: Fit's verdict reads only the pod's PreFilter request (which no AddPod or
+        RemovePod extension touches) and the node's allocatable, requested and pod count, so
+        when it rejects, RunFilterPluginsWithNominatedPods on the copy cannot succeed, and
+        neither can anything run before it (a RemovePod or AddPod error): the node is no
+        candidate. Which plugin rejects first, and how, matters only for the words, which the
+        dry run asks for (word_rejection) only when no node can help."""
+        if self.is_eligible_pod is _always_eligible:
+            priority = pod.effective_priority()
+            potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
+        else:
+            potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        if not potential:
+            return None
+        usage = _Usage(node_info)
+        for pi in potential:
+            usage.change(pi.requests, -1)
+        fits = _fits_with_nominated(fit, state, pod, usage, self._nominated_requests(pod, node_info))
+        return ([], 0, None) if fits is False else None
 
     def _unfit_without_potential(
         self,
