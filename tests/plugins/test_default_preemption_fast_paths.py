@@ -115,6 +115,8 @@ def _run(tmp_path, seed: int, rich: bool) -> list:
         pytest.param(2, False, id="resources-only-filters-seed2"),
         pytest.param(3, True, id="affinity-spread-ports-seed3"),
         pytest.param(4, True, id="affinity-spread-ports-seed4"),
+        pytest.param(5, True, id="affinity-spread-ports-seed5"),
+        pytest.param(6, True, id="affinity-spread-ports-seed6"),
     ],
 )
 def test_shortcuts_decide_as_the_full_dry_run(tmp_path, monkeypatch, seed, rich):

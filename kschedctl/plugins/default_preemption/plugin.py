@@ -30,7 +30,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.resource import Resource
-from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, host_ports_of
 from kschedctl.plugins import names
 from kschedctl.plugins.default_preemption.args import (
     DefaultPreemptionArgs,
@@ -387,8 +387,41 @@ class DefaultPreemption:
         # (which is dropped afterwards); ``done`` can replay them onto it if Fit ever raises.
         usage = _Usage(node_info) if plan.fit_only and fit is not None else None
         done: list[tuple[PodInfo, bool]] = []
+        # Without AddPod/RemovePod, a reprieve that NodeResourcesFit rejects is decided on these
+        # counts (_Usage, kept equal to the copy's) without adding the pod to the copy and
+        # removing it again, which together leave the copy as it was: its pods, requests and
+        # PVC counts (its generation too: a filter's cache of the copy stays right). Not for a
+        # pod with host ports, whose removal also drops a port another pod still uses
+        # (HostPortInfo is a set, upstream's too), a change the next filters would see.
+        counts = _Usage(node_info) if fit is not None and usage is None and not run_extensions else None
 
         def reprieve(pi: PodInfo) -> tuple[bool, Status]:
+            nonlocal usage, counts
+            if counts is not None and not host_ports_of(pi.pod):
+                counts.change(pi.requests, 1)
+                verdict = _fits_with_nominated(fit, state, pod, counts, nominated)
+                if verdict is False:
+                    counts.change(pi.requests, -1)
+                    victims.append(pi)
+                    return False, _SUCCESS
+                if verdict is None:
+                    counts = None  # Fit raised: the full filter run below reports it
+                else:
+                    add(pi)  # no extensions: always Success
+                    if fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success():
+                        return True, _SUCCESS
+                    remove(pi)
+                    counts.change(pi.requests, -1)
+                    victims.append(pi)
+                    return False, _SUCCESS
+            if counts is not None:  # a pod with host ports: the general steps, counts kept equal
+                counts.change(pi.requests, 1)
+            fits, st = reprieve_on_copy(pi)
+            if counts is not None and st.is_success() and not fits:
+                counts.change(pi.requests, -1)
+            return fits, st
+
+        def reprieve_on_copy(pi: PodInfo) -> tuple[bool, Status]:
             nonlocal usage
             if usage is not None:
                 usage.change(pi.requests, 1)
@@ -574,10 +607,15 @@ class DefaultPreemption:
             potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
         if not potential:
             return None
+        nominated = self._nominated_requests(pod, node_info)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        if isinstance(req, Resource) and not any(req.scalar_resources.values()):
+            # Fit's verdict as integer arithmetic (_counted_victims): None when it rejects
+            return ([], 0, None) if _counted_victims(req, node_info, nominated, potential) is None else None
         usage = _Usage(node_info)
         for pi in potential:
             usage.change(pi.requests, -1)
-        fits = _fits_with_nominated(fit, state, pod, usage, self._nominated_requests(pod, node_info))
+        fits = _fits_with_nominated(fit, state, pod, usage, nominated)
         return ([], 0, None) if fits is False else None
 
     def _unfit_without_potential(
