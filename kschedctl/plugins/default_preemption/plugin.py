@@ -267,6 +267,9 @@ class DefaultPreemption:
         self.offset_rand: Callable[[int], int] = self._rand_int31n
         # (pod, handle, skipped filter plugins, plan) of the last dry run (_plan)
         self._plan_cache: tuple[Pod, Any, set[str], _DryRunPlan] | None = None
+        # node name -> (its latest NodeInfo asked, (generation, pod count, priority), its potential
+        # victims): one entry per node, so at most one NodeInfo per node is held here
+        self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -509,11 +512,7 @@ class DefaultPreemption:
             return None
         if not plan.fit_only:
             return None if word_rejection else self._fit_rejects_without_potential(state, pod, node_info, fit)
-        if self.is_eligible_pod is _always_eligible:  # is_preemption_allowed, inlined
-            priority = pod.effective_priority()
-            potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
-        else:
-            potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        potential = self._potential_victims(pod, node_info)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
@@ -600,11 +599,7 @@ class DefaultPreemption:
         neither can anything run before it (a RemovePod or AddPod error): the node is no
         candidate. Which plugin rejects first, and how, matters only for the words, which the
         dry run asks for (word_rejection) only when no node can help."""
-        if self.is_eligible_pod is _always_eligible:
-            priority = pod.effective_priority()
-            potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
-        else:
-            potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        potential = self._potential_victims(pod, node_info)
         if not potential:
             return None
         nominated = self._nominated_requests(pod, node_info)
@@ -652,6 +647,23 @@ class DefaultPreemption:
                 return [], 0, st
         return None
 
+    def _potential_victims(self, pod: Pod, node_info: NodeInfo) -> list[PodInfo]:
+        """The node's pods that may be preempted (is_preemption_allowed), in the node's order: a
+        new list the caller may sort. With the default IsEligiblePod, the pods below the
+        preemptor's priority, remembered per node for its generation and that priority (the
+        dry runs of one wave of preemptors ask the same nodes over and over)."""
+        if self.is_eligible_pod is not _always_eligible:
+            return [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        priority = pod.effective_priority()
+        key = (node_info.generation, len(node_info.pods), priority)
+        name = node_info.name
+        cached = self._potential_cache.get(name)
+        if cached is not None and cached[0] is node_info and cached[1] == key:
+            return list(cached[2])
+        potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
+        self._potential_cache[name] = (node_info, key, potential)
+        return list(potential)
+
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add
         to this node (runtime._add_nominated_pods: priority >= the pod's, not the pod itself);
@@ -659,7 +671,11 @@ class DefaultPreemption:
         nominator = self.handle.nominator
         if nominator is None or node_info.node is None:
             return None
-        infos = nominator.nominated_pods_for_node(node_info.name)
+        by_node = getattr(nominator, "nominated_pods", None)
+        if isinstance(by_node, dict):  # the in-tree Nominator: read, not copied (most nodes have none)
+            infos = by_node.get(node_info.node.meta.name)
+        else:
+            infos = nominator.nominated_pods_for_node(node_info.name)
         if not infos:
             return None
         priority = pod.effective_priority()
