@@ -154,7 +154,20 @@ OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
     "plugin-process": (1.0, _plugin_process_dimension),
     **{
         name: (1.0, _dimension(name))
-        for name in ("fidelity", "output", "live", "inputs", "extender", "release137", "app", "watch", "podgroups", "gpushare", "perf")
+        for name in (
+            "fidelity",
+            "output",
+            "live",
+            "inputs",
+            "extender",
+            "release137",
+            "app",
+            "watch",
+            "podgroups",
+            "gpushare",
+            "perf",
+            "preempt",
+        )
     },
 }
 
