@@ -239,6 +239,7 @@ class NodeInfo:
         "image_states",
         "pvc_ref_counts",
         "generation",
+        "_lowest_priority",
     )
 
     _generation_counter = 0
@@ -256,6 +257,8 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation = 0
+        # (generation, pod count, lowest priority) as lowest_pod_priority last found it
+        self._lowest_priority: tuple[int, int, int | None] | None = None
         if node is not None:
             self.set_node(node)
         for p in pods:
@@ -269,6 +272,22 @@ class NodeInfo:
     @property
     def name(self) -> str:
         return self.node.name if self.node is not None else ""
+
+    def lowest_pod_priority(self) -> int | None:
+        """The lowest priority (corev1helpers.PodPriority) of the pods on the node; None without pods.
+
+        The preemption dry run asks it of every potential node for every preemptor: a node
+        whose pods all have at least the preemptor's priority has no victim. Remembered for
+        the node's generation (which moves on every add and remove; a clone keeps both), so a
+        node is walked once per change, not once per preemptor.
+        """
+        pods = self.pods
+        cached = self._lowest_priority
+        if cached is not None and cached[0] == self.generation and cached[1] == len(pods):
+            return cached[2]
+        lowest = min((pi.pod.effective_priority() for pi in pods), default=None)
+        self._lowest_priority = (self.generation, len(pods), lowest)
+        return lowest
 
     def set_node(self, node: Node) -> None:
         self.node = node
@@ -351,6 +370,7 @@ class NodeInfo:
         copy.image_states = self.image_states
         copy.pvc_ref_counts = dict(self.pvc_ref_counts)
         copy.generation = self.generation
+        copy._lowest_priority = self._lowest_priority
         return copy
 
     def __repr__(self) -> str:

@@ -291,10 +291,13 @@ class Evaluator:
         extra adds); the search stops once there is a non-violating candidate and the two lists
         together reach num_candidates. Non-violating candidates come first in the result.
         """
+        n = len(potential_nodes)
+        at_once = self._no_victims_anywhere(pod, potential_nodes, offset)
+        if at_once is not None:
+            return [], at_once, None
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         rejected: list[tuple[NodeInfo, Status | None]] = []  # in visit order; None: not worded yet
-        n = len(potential_nodes)
         # an optional Interface method: the same answer without copies, or None
         without_copy = getattr(self.interface, "select_victims_without_copy", None)
         for i in range(n):
@@ -329,6 +332,23 @@ class Evaluator:
                 errs.append(status.message())
             statuses.set(node.name, status)
         return candidates, statuses, _aggregate(errs)
+
+    def _no_victims_anywhere(self, pod: Pod, potential_nodes: Sequence[NodeInfo], offset: int) -> NodeToStatus | None:
+        """The dry run's statuses when the interface (optional method ``no_victims_anywhere``)
+        says no potential node has a victim: SelectVictimsOnNode's status for each node, set
+        in visit order from the offset as the loop would set them; no candidate, no error.
+        None when it cannot say so (the loop runs)."""
+        ask = getattr(self.interface, "no_victims_anywhere", None)
+        status = ask(pod, potential_nodes) if ask is not None else None
+        if status is None:
+            return None
+        n = len(potential_nodes)
+        statuses = NodeToStatus()
+        code, reasons = status.code, status.reasons
+        for i in range(n):
+            # a Status of its own per node, as each SelectVictimsOnNode call returns
+            statuses.set(potential_nodes[(offset + i) % n].name, Status(code, *reasons))
+        return statuses
 
     def _select_victims(
         self, without_copy: Any, state: CycleState, pod: Pod, node: NodeInfo, pdbs: Sequence[PodDisruptionBudget], word_rejection: bool

@@ -115,6 +115,8 @@ def _run(tmp_path, seed: int, rich: bool) -> list:
         pytest.param(2, False, id="resources-only-filters-seed2"),
         pytest.param(3, True, id="affinity-spread-ports-seed3"),
         pytest.param(4, True, id="affinity-spread-ports-seed4"),
+        pytest.param(5, True, id="affinity-spread-ports-seed5"),
+        pytest.param(6, True, id="affinity-spread-ports-seed6"),
     ],
 )
 def test_shortcuts_decide_as_the_full_dry_run(tmp_path, monkeypatch, seed, rich):
@@ -159,14 +161,15 @@ def _with_gpus(items: list[dict], rng: random.Random) -> None:
             res["limits"] = {"example.com/gpu": "1"}
 
 
-def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple[int, int, int]:
+def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False, rich: bool = False) -> tuple[int, int, int, int]:
     """Schedules a random cluster; every no-copy answer is checked against the general path on
     copies with the shortcuts off (victims in order, PDB violations, status and its plugin).
     Returns (answers compared, nodes that fell back to the general path, compared answers that
-    were a rejection: a node where the pod does not fit even without its lower-priority pods)."""
+    were a rejection: a node where the pod does not fit even without its lower-priority pods,
+    unworded "cannot help" answers checked to be no success there)."""
     general = DefaultPreemption.select_victims_on_node
     without_copy = DefaultPreemption.select_victims_without_copy
-    counts = [0, 0, 0]
+    counts = [0, 0, 0, 0]
 
     def shadow(self, state, pod, node_info, pdbs, word_rejection=True):
         answer = without_copy(self, state, pod, node_info, pdbs, word_rejection)
@@ -174,16 +177,18 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
             counts[1] += 1
             return None
         returned = answer
-        if answer[2] is None:  # "cannot help", not worded: the worded answer is compared
-            assert not word_rejection and answer[:2] == ([], 0), node_info.name
-            answer = without_copy(self, state, pod, node_info, pdbs, True)
-            if answer is None:
-                return returned
         self.dry_run_shortcuts = False
         try:
             expected = general(self, state.clone(), pod, node_info.clone(), pdbs)
         finally:
             del self.dry_run_shortcuts
+        if answer[2] is None:  # "cannot help", not worded: the general path must not succeed
+            assert not word_rejection and answer[:2] == ([], 0), node_info.name
+            assert not expected[2].is_success(), node_info.name
+            counts[3] += 1
+            answer = without_copy(self, state, pod, node_info, pdbs, True)
+            if answer is None:  # the words come from the general path
+                return returned
         got_victims, got_violations, got_status = answer
         want_victims, want_violations, want_status = expected
         assert [p.uid for p in got_victims] == [p.uid for p in want_victims], node_info.name
@@ -205,12 +210,12 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
     ]
     nodes = 12
     items += [_node(i, rng) for i in range(nodes)]
-    low = [_pod(f"low-{i}", rng, f"n{rng.randrange(nodes)}", [0, 10, 100], False) for i in range(nodes * 3)]
+    low = [_pod(f"low-{i}", rng, f"n{rng.randrange(nodes)}", [0, 10, 100], rich) for i in range(nodes * 3)]
     for p in low:
         if rng.random() < 0.2:
             del p["status"]["startTime"]  # started "now": after every recorded start
     items += low
-    items += [_pod(f"high-{i}", rng, None, [10, 100, 1000], False) for i in range(30)]
+    items += [_pod(f"high-{i}", rng, None, [10, 100, 1000], rich) for i in range(30)]
     items += _pdbs(rng)
     if gpus:
         _with_gpus(items, rng)
@@ -219,7 +224,7 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
     v = KubeVersion()
     reg = default_registry().registry
     Scheduler(load_snapshot([str(path)]), load_config_file(None, v, reg), reg, v, seed=1).run()
-    return counts[0], counts[1], counts[2]
+    return counts[0], counts[1], counts[2], counts[3]
 
 
 @pytest.mark.parametrize(
@@ -228,7 +233,16 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False) -> tuple
     + [pytest.param(s, True, id=f"extended-resources-seed{s}") for s in range(20, 24)],
 )
 def test_without_copy_selects_as_the_general_path(tmp_path, monkeypatch, seed, gpus):
-    compared, _, rejected = _shadowed_run(tmp_path, seed, monkeypatch, gpus)
+    compared, _, rejected, _ = _shadowed_run(tmp_path, seed, monkeypatch, gpus)
     assert compared > 0, "the no-copy path must answer some nodes"
     if not gpus:
         assert rejected > 0, "the no-copy path must word some rejections"
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, id=f"affinity-spread-ports-seed{s}") for s in range(30, 34)])
+def test_unworded_cannot_help_holds_for_any_plan(tmp_path, monkeypatch, seed):
+    """With filters that read pods (inter-pod affinity, spread, host ports) the dry run still
+    drops, without copies or words, a node that NodeResourcesFit rejects even without its
+    lower-priority pods; the general path on copies must agree that such a node cannot help."""
+    _, _, _, unworded = _shadowed_run(tmp_path, seed, monkeypatch, rich=True)
+    assert unworded > 0, "the case must drop some node unworded"

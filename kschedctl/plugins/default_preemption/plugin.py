@@ -30,7 +30,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.resource import Resource
-from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, host_ports_of
 from kschedctl.plugins import names
 from kschedctl.plugins.default_preemption.args import (
     DefaultPreemptionArgs,
@@ -267,6 +267,9 @@ class DefaultPreemption:
         self.offset_rand: Callable[[int], int] = self._rand_int31n
         # (pod, handle, skipped filter plugins, plan) of the last dry run (_plan)
         self._plan_cache: tuple[Pod, Any, set[str], _DryRunPlan] | None = None
+        # node name -> (its latest NodeInfo asked, (generation, pod count, priority), its potential
+        # victims): one entry per node, so at most one NodeInfo per node is held here
+        self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -387,8 +390,41 @@ class DefaultPreemption:
         # (which is dropped afterwards); ``done`` can replay them onto it if Fit ever raises.
         usage = _Usage(node_info) if plan.fit_only and fit is not None else None
         done: list[tuple[PodInfo, bool]] = []
+        # Without AddPod/RemovePod, a reprieve that NodeResourcesFit rejects is decided on these
+        # counts (_Usage, kept equal to the copy's) without adding the pod to the copy and
+        # removing it again, which together leave the copy as it was: its pods, requests and
+        # PVC counts (its generation too: a filter's cache of the copy stays right). Not for a
+        # pod with host ports, whose removal also drops a port another pod still uses
+        # (HostPortInfo is a set, upstream's too), a change the next filters would see.
+        counts = _Usage(node_info) if fit is not None and usage is None and not run_extensions else None
 
         def reprieve(pi: PodInfo) -> tuple[bool, Status]:
+            nonlocal usage, counts
+            if counts is not None and not host_ports_of(pi.pod):
+                counts.change(pi.requests, 1)
+                verdict = _fits_with_nominated(fit, state, pod, counts, nominated)
+                if verdict is False:
+                    counts.change(pi.requests, -1)
+                    victims.append(pi)
+                    return False, _SUCCESS
+                if verdict is None:
+                    counts = None  # Fit raised: the full filter run below reports it
+                else:
+                    add(pi)  # no extensions: always Success
+                    if fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success():
+                        return True, _SUCCESS
+                    remove(pi)
+                    counts.change(pi.requests, -1)
+                    victims.append(pi)
+                    return False, _SUCCESS
+            if counts is not None:  # a pod with host ports: the general steps, counts kept equal
+                counts.change(pi.requests, 1)
+            fits, st = reprieve_on_copy(pi)
+            if counts is not None and st.is_success() and not fits:
+                counts.change(pi.requests, -1)
+            return fits, st
+
+        def reprieve_on_copy(pi: PodInfo) -> tuple[bool, Status]:
             nonlocal usage
             if usage is not None:
                 usage.change(pi.requests, 1)
@@ -461,16 +497,22 @@ class DefaultPreemption:
         status is None instead ("cannot help", worded on demand by a call with True: the dry
         run needs the words only when no node can help). A filter that raises goes to the
         general path.
+
+        Before any of that, two answers for every plan: a node without a pod below the
+        preemptor's priority gets SelectVictimsOnNode's "no victims" status at once
+        (no_victims_on), and, when the words are not asked for, a node that NodeResourcesFit
+        rejects even without its lower-priority pods is "cannot help"
+        (_fit_rejects_without_potential).
         """
+        if self.no_victims_on(pod, node_info):
+            return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         plan = self._plan(state, pod)
         fit = plan.fit
-        if not plan.fit_only or fit is None or node_info.node is None:
+        if fit is None or node_info.node is None:
             return None
-        if self.is_eligible_pod is _always_eligible:  # is_preemption_allowed, inlined
-            priority = pod.effective_priority()
-            potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
-        else:
-            potential = [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        if not plan.fit_only:
+            return None if word_rejection else self._fit_rejects_without_potential(state, pod, node_info, fit)
+        potential = self._potential_victims(pod, node_info)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
@@ -520,6 +562,57 @@ class DefaultPreemption:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
 
+    def no_victims_on(self, pod: Pod, node_info: NodeInfo) -> bool:
+        """Whether SelectVictimsOnNode would find no potential victim on the node, told from the
+        node's lowest pod priority (NodeInfo.lowest_pod_priority, remembered per generation)
+        without walking its pods: no pod below the preemptor's priority. Only with the default
+        IsEligiblePod (any lower-priority pod may go); False (do not know) otherwise."""
+        if self.is_eligible_pod is not _always_eligible or not self.dry_run_shortcuts:
+            return False
+        lowest = node_info.lowest_pod_priority()
+        return lowest is None or lowest >= pod.effective_priority()
+
+    def no_victims_anywhere(self, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """The status SelectVictimsOnNode gives every one of ``nodes`` when none of them has a
+        potential victim (UnschedulableAndUnresolvable, "No preemption victims found for
+        incoming pod", each node's state unchanged), so the dry run can answer at once; None
+        when some node may have one (or the shortcuts are off)."""
+        if self.is_eligible_pod is not _always_eligible or not self.dry_run_shortcuts:
+            return None
+        priority = pod.effective_priority()
+        for node_info in nodes:
+            lowest = node_info.lowest_pod_priority()
+            if lowest is not None and lowest < priority:
+                return None
+        return Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
+
+    def _fit_rejects_without_potential(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, fit: Any
+    ) -> tuple[list[Pod], int, Status | None] | None:
+        """([], 0, None), "cannot help, not worded", when NodeResourcesFit alone rejects the node
+        with every lower-priority pod removed, in either pass of the Filter with nominated pods
+        (the node with them, then as it is); None (the general path) otherwise.
+
+        For any plan: Fit's verdict reads only the pod's PreFilter request (which no AddPod or
+        RemovePod extension touches) and the node's allocatable, requested and pod count, so
+        when it rejects, RunFilterPluginsWithNominatedPods on the copy cannot succeed, and
+        neither can anything run before it (a RemovePod or AddPod error): the node is no
+        candidate. Which plugin rejects first, and how, matters only for the words, which the
+        dry run asks for (word_rejection) only when no node can help."""
+        potential = self._potential_victims(pod, node_info)
+        if not potential:
+            return None
+        nominated = self._nominated_requests(pod, node_info)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        if isinstance(req, Resource) and not any(req.scalar_resources.values()):
+            # Fit's verdict as integer arithmetic (_counted_victims): None when it rejects
+            return ([], 0, None) if _counted_victims(req, node_info, nominated, potential) is None else None
+        usage = _Usage(node_info)
+        for pi in potential:
+            usage.change(pi.requests, -1)
+        fits = _fits_with_nominated(fit, state, pod, usage, nominated)
+        return ([], 0, None) if fits is False else None
+
     def _unfit_without_potential(
         self,
         plan: _DryRunPlan,
@@ -554,6 +647,23 @@ class DefaultPreemption:
                 return [], 0, st
         return None
 
+    def _potential_victims(self, pod: Pod, node_info: NodeInfo) -> list[PodInfo]:
+        """The node's pods that may be preempted (is_preemption_allowed), in the node's order: a
+        new list the caller may sort. With the default IsEligiblePod, the pods below the
+        preemptor's priority, remembered per node for its generation and that priority (the
+        dry runs of one wave of preemptors ask the same nodes over and over)."""
+        if self.is_eligible_pod is not _always_eligible:
+            return [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+        priority = pod.effective_priority()
+        key = (node_info.generation, len(node_info.pods), priority)
+        name = node_info.name
+        cached = self._potential_cache.get(name)
+        if cached is not None and cached[0] is node_info and cached[1] == key:
+            return list(cached[2])
+        potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
+        self._potential_cache[name] = (node_info, key, potential)
+        return list(potential)
+
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add
         to this node (runtime._add_nominated_pods: priority >= the pod's, not the pod itself);
@@ -561,7 +671,11 @@ class DefaultPreemption:
         nominator = self.handle.nominator
         if nominator is None or node_info.node is None:
             return None
-        infos = nominator.nominated_pods_for_node(node_info.name)
+        by_node = getattr(nominator, "nominated_pods", None)
+        if isinstance(by_node, dict):  # the in-tree Nominator: read, not copied (most nodes have none)
+            infos = by_node.get(node_info.node.meta.name)
+        else:
+            infos = nominator.nominated_pods_for_node(node_info.name)
         if not infos:
             return None
         priority = pod.effective_priority()

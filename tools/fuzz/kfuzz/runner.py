@@ -167,6 +167,7 @@ OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
             "gpushare",
             "perf",
             "volumes",
+            "preempt",
         )
     },
 }
