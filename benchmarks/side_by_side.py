@@ -28,6 +28,25 @@ like PreemptionBasic, its outcomes checked the same way), SchedulingDaemonset an
 whose churn of never-schedulable priority-10 pods (5/s upstream) is written as Case.churn pods
 ahead of the measured ones: both programs leave exactly those pending.
 
+The DRA, gang and churn families (perf_config.Shape.family):
+- SchedulingWithResourceClaimTemplate, SteadyStateClusterResourceClaimTemplate: one claim per pod
+  as the resourceclaim controller writes it (kube-scheduler never reads the template), one
+  ResourceSlice per node. No feature gate at 1.35 (DynamicResourceAllocation is GA). kube's bench
+  binds asynchronously; its DynamicResources Reserve keeps each allocation in flight until PreBind
+  has written it, so a later pod already sees the device taken: besides "same node" and "same
+  load", each side is checked to give no node more claims than devices (placed pods plus the
+  steady-state file's allocated claims), shown as "devices ok". The steady state's rounds of 10
+  pods created, scheduled and deleted are written as pods without the deletions.
+- GangScheduling: 1.35 Workloads (scheduling.k8s.io/v1alpha1) and pods with spec.workloadRef; both
+  programs run with -feature-gates / --feature-gates GenericWorkload=true,GangScheduling=true.
+- SchedulingWithMixedChurn: kschedctl runs `simulate` on the file plus a timeline of the churn
+  (each second a node and a never-schedulable pod replace the last ones); kube's bench has no
+  churn and runs the same file without it. The virtual clock has no scheduling rate: the measured
+  pods are all placed at t=0, before the first churn event, so the churn adds only its own cost
+  and cannot change a measured pod's node. Compared: the measured pods' nodes and load (equal
+  placements are then expected), and the cost of kschedctl's simulate with the churn against
+  kube's bench without it (not the same work: kube does less).
+
 CPU time is each child's user + sys (wait4's rusage, the child and what it waited for): it moves
 much less than wall time when other work shares the machine, so compare it too.
 Peak RSS is each child's own (os.wait4's rusage). Placements: kube's bench picks at random
