@@ -106,13 +106,27 @@ def uses_pod_group_object(version: Any) -> bool:
     return bool(version.has("PodGroupObject"))
 
 
-def group_key_of(pod: Pod, version: Any) -> str | None:
-    """ "ns/name" of the pod's group, by the reference form of the emulated release."""
-    if uses_pod_group_object(version):
-        name = scheduling_group_name(pod)
-        return f"{pod.namespace}/{name}" if name else None
+def _key_by_scheduling_group(pod: Pod) -> str | None:
+    """1.36+: "ns/podGroupName" from spec.schedulingGroup."""
+    name = scheduling_group_name(pod)
+    return f"{pod.namespace}/{name}" if name else None
+
+
+def _key_by_workload_ref(pod: Pod) -> str | None:
+    """1.35: "ns/workload/podGroup" from spec.workloadRef."""
     ref = workload_ref(pod)
     return f"{pod.namespace}/{ref[0]}/{ref[1]}" if ref else None
+
+
+def group_key_function(version: Any) -> Callable[[Pod], str | None]:
+    """group_key_of for one emulated release: the release asked once, not once per pod (a
+    group's state walks every pod the scheduler knows)."""
+    return _key_by_scheduling_group if uses_pod_group_object(version) else _key_by_workload_ref
+
+
+def group_key_of(pod: Pod, version: Any) -> str | None:
+    """ "ns/name" of the pod's group, by the reference form of the emulated release."""
+    return group_key_function(version)(pod)
 
 
 def lookup(objects: Any, namespace: str, name: str) -> PodGroup | None:
@@ -152,6 +166,9 @@ class PodGroupState:
         return len(self.scheduled)
 
 
+_UNKNOWN = "\0unknown"  # no group key is this (keys are "ns/..." or None)
+
+
 class PodGroupManager:
     """The scheduler's view of pod groups (the Handle's WorkloadManager upstream): which group
     a pod belongs to in the emulated release, the group objects, and each group's pods.
@@ -168,6 +185,9 @@ class PodGroupManager:
         self._version = version
         self._pods = pods
         self._assumed_pod = assumed_pod
+        # each pod object's group key (Pod compares by identity; an updated or assumed pod is a
+        # new object): state() is asked several times per pod of a gang and walks every pod
+        self._group_keys: dict[Pod, str | None] = {}
 
     def group_key_of(self, pod: Pod) -> str | None:
         """ "ns/name" of the pod's group (by the reference form of the emulated release)."""
@@ -187,8 +207,16 @@ class PodGroupManager:
         """podGroupState: the group's non-terminal pods; scheduled = bound or assumed (an
         assumed pod is listed as its assumed copy, which carries the node)."""
         state = PodGroupState()
-        for pod in self._pods():
-            if pod.is_terminal or group_key_of(pod, self._version) != pod_group_key:
+        pods = list(self._pods())  # counted below; the callers already give a list
+        keys = self._group_keys
+        if len(keys) > 2 * len(pods) + 64:  # forget pods gone or replaced
+            keys.clear()
+        key_of = group_key_function(self._version)
+        for pod in pods:
+            key = keys.get(pod, _UNKNOWN)
+            if key is _UNKNOWN:
+                key = keys[pod] = key_of(pod)
+            if key != pod_group_key or pod.is_terminal:
                 continue
             state.all_pods.append(pod)
             assumed = self._assumed_pod(pod.uid) if self._assumed_pod is not None and not pod.node_name else None
