@@ -167,6 +167,9 @@ class PodGroupState:
 
 
 _UNKNOWN = "\0unknown"  # no group key is this (keys are "ns/..." or None)
+# scans of one pod list for single groups before it is grouped whole (a scan and a grouping
+# cost about the same; a gang of 3 asks about one list up to 3 times)
+WHOLE_GROUPING_AFTER = 4
 
 
 class PodGroupManager:
@@ -185,9 +188,14 @@ class PodGroupManager:
         self._version = version
         self._pods = pods
         self._assumed_pod = assumed_pod
-        # each pod object's group key (Pod compares by identity; an updated or assumed pod is a
-        # new object): state() is asked several times per pod of a gang and walks every pod
+        # state() is asked for every gated gang pod at every pod event: it groups the pods once
+        # per pod list (the list the grouping was made from, compared item by item: Pod compares
+        # by identity, an updated or assumed pod is a new object) and each pod object's key once
         self._group_keys: dict[Pod, str | None] = {}
+        self._grouped_from: list[Pod] = []
+        self._groups: dict[str, list[Pod]] = {}
+        self._scanned: list[Pod] = []
+        self._scans = 0
 
     def group_key_of(self, pod: Pod) -> str | None:
         """ "ns/name" of the pod's group (by the reference form of the emulated release)."""
@@ -203,21 +211,46 @@ class PodGroupManager:
     def lookup_workload(self, namespace: str, name: str) -> Any:
         return lookup_workload(self._objects, namespace, name)
 
-    def state(self, pod_group_key: str) -> PodGroupState:
-        """podGroupState: the group's non-terminal pods; scheduled = bound or assumed (an
-        assumed pod is listed as its assumed copy, which carries the node)."""
-        state = PodGroupState()
-        pods = list(self._pods())  # counted below; the callers already give a list
+    def _members(self, pod_group_key: str) -> list[Pod]:
+        """The group's non-terminal pods, in the order the pod lister gives them.
+
+        A pod list asked about a few times (each scheduling cycle changes it; a pod event
+        requeues the gated pods of a small group) is scanned for the group asked; one asked about
+        more often (the gated pods of a large gang) is grouped whole once, and the next
+        questions about it are answered from the groups."""
+        pods = list(self._pods())
+        if pods == self._grouped_from:
+            return self._groups.get(pod_group_key, [])
         keys = self._group_keys
         if len(keys) > 2 * len(pods) + 64:  # forget pods gone or replaced
             keys.clear()
         key_of = group_key_function(self._version)
+        if pods == self._scanned:
+            self._scans += 1
+        else:
+            self._scanned, self._scans = pods, 1
+        whole = self._scans > WHOLE_GROUPING_AFTER
+        groups: dict[str, list[Pod]] = {}
         for pod in pods:
             key = keys.get(pod, _UNKNOWN)
             if key is _UNKNOWN:
                 key = keys[pod] = key_of(pod)
-            if key != pod_group_key or pod.is_terminal:
-                continue
+            if key is not None and (whole or key == pod_group_key) and not pod.is_terminal:  # a pod object's phase is fixed
+                groups.setdefault(key, []).append(pod)
+        if whole:
+            self._grouped_from, self._groups = pods, groups
+        return groups.get(pod_group_key, [])
+
+    def all_pods_count(self, pod_group_key: str) -> int:
+        """state(key).all_pods_count() without sorting the pods into scheduled and not
+        (GangScheduling's PreEnqueue asks it for every gated pod at every pod event)."""
+        return len(self._members(pod_group_key))
+
+    def state(self, pod_group_key: str) -> PodGroupState:
+        """podGroupState: the group's non-terminal pods; scheduled = bound or assumed (an
+        assumed pod is listed as its assumed copy, which carries the node)."""
+        state = PodGroupState()
+        for pod in self._members(pod_group_key):
             state.all_pods.append(pod)
             assumed = self._assumed_pod(pod.uid) if self._assumed_pod is not None and not pod.node_name else None
             if pod.node_name:
