@@ -228,7 +228,8 @@ class Case:
     @property
     def label(self) -> str:
         """The table's first column: workload (nodes, init + measured pods)."""
-        return f"{self.shape} ({self.nodes:,} nodes, {self.init:,} + {self.measure:,} pods)"
+        gangs = f", gangs of {self.pods_per_group:,}" if self.pods_per_group else ""
+        return f"{self.shape} ({self.nodes:,} nodes, {self.init:,} + {self.measure:,} pods{gangs})"
 
     @property
     def warmup(self) -> int:
