@@ -229,7 +229,8 @@ class Case:
     def label(self) -> str:
         """The table's first column: workload (nodes, init + measured pods)."""
         gangs = f", gangs of {self.pods_per_group:,}" if self.pods_per_group else ""
-        return f"{self.shape} ({self.nodes:,} nodes, {self.init:,} + {self.measure:,} pods{gangs})"
+        init = f"{self.init:,} allocated claims" if SHAPES[self.shape].init_claims else f"{self.init:,}"
+        return f"{self.shape} ({self.nodes:,} nodes, {init} + {self.measure:,} pods{gangs})"
 
     @property
     def warmup(self) -> int:
