@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +69,19 @@ class Shape:
     # Unschedulable: a churn op creating pods of this template (never schedulable) at 5/s
     # while the measured pods run; written as Case.churn pods between init and measured pods
     churn_template: str | None = None
+    # "dra" (dra/performance-config.yaml: scheduler-perf-dra-* nodes, one ResourceSlice of
+    # Case.claims_per_node devices per node, one claim per pod as the resourceclaim controller
+    # writes it; with Case.init the steady-state shape's allocated claims, no init pods),
+    # "gang" (1.35 Workload gangs of Case.pods_per_group pods) or "churn" (SchedulingWithMixedChurn:
+    # kschedctl runs a `simulate` timeline, kube's bench the same pods without the churn)
+    family: str = ""
+    # both programs run with these feature gates (kube's names)
+    feature_gates: str = ""
+    # dra: the init count is allocated claims (allocResourceClaims), not pods
+    init_claims: bool = False
 
+
+GANG_GATES = "GenericWorkload=true,GangScheduling=true"
 
 SHAPES: dict[str, Shape] = {
     "SchedulingBasic": Shape("SchedulingBasic", (), "default", "default", "namespace-1", "namespace-2"),
@@ -167,6 +180,19 @@ SHAPES: dict[str, Shape] = {
         "Unschedulable", (), "default", "default", "namespace-1", "namespace-3", churn_template="high-priority-large-cpu"
     ),
     "SchedulingDaemonset": Shape("SchedulingDaemonset", (), "daemonset", "daemonset", "namespace-1", "namespace-2", named_node=True),
+    # dra/performance-config.yaml (templates/pod-with-claim-template.yaml, resourceclaimtemplate.yaml,
+    # deviceclass.yaml, node-with-dra-test-driver.yaml; createResourceDriver's ResourceSlices)
+    "SchedulingWithResourceClaimTemplate": Shape(
+        "SchedulingWithResourceClaimTemplate", (), "claim-template", "claim-template", "init", "test", family="dra"
+    ),
+    "SteadyStateClusterResourceClaimTemplate": Shape(
+        "SteadyStateClusterResourceClaimTemplate", (), "claim-template", "claim-template", "init", "test", family="dra", init_claims=True
+    ),
+    # podgroup/gangscheduling/performance-config.yaml GangScheduling (templates/gang-pod.yaml,
+    # podgroup.yaml), written in 1.35's Workload API: one Workload per gang, pods with spec.workloadRef
+    "GangScheduling": Shape("GangScheduling", (), "gang", "gang", "gang-ns-0", "gang-ns-0", family="gang", feature_gates=GANG_GATES),
+    # misc/performance-config.yaml SchedulingWithMixedChurn
+    "SchedulingWithMixedChurn": Shape("SchedulingWithMixedChurn", (), "default", "default", "namespace-1", "namespace-2", family="churn"),
 }
 
 
@@ -180,11 +206,19 @@ class Case:
     measure: int
     provenance: str
     namespaces: int = 0  # NSSelector shapes: the init namespaces (Case.init pods spread over them)
-    churn: int = 0  # Unschedulable: the never-schedulable churn pods
+    churn: int = 0  # Unschedulable: the never-schedulable churn pods; MixedChurn: the recreate rounds
+    claims_per_node: int = 10  # dra: createResourceDriver's maxClaimsPerNode (devices per node)
+    pods_per_group: int = 0  # gang: podsPerGroup (each Workload's gang minCount)
 
     @property
     def name(self) -> str:
-        return f"{self.shape}_{self.nodes}Nodes_{self.init}Init_{self.measure}Pods"
+        base = f"{self.shape}_{self.nodes}Nodes_{self.init}Init_{self.measure}Pods"
+        return base + (f"_{self.pods_per_group}PerGroup" if self.pods_per_group else "")
+
+    @property
+    def feature_gates(self) -> str:
+        """The gates both programs run with (kschedoracle -feature-gates, kschedctl --feature-gates)."""
+        return SHAPES[self.shape].feature_gates
 
     @property
     def schedulable(self) -> int:
@@ -194,12 +228,15 @@ class Case:
     @property
     def label(self) -> str:
         """The table's first column: workload (nodes, init + measured pods)."""
-        return f"{self.shape} ({self.nodes:,} nodes, {self.init:,} + {self.measure:,} pods)"
+        gangs = f", gangs of {self.pods_per_group:,}" if self.pods_per_group else ""
+        init = f"{self.init:,} allocated claims" if SHAPES[self.shape].init_claims else f"{self.init:,}"
+        return f"{self.shape} ({self.nodes:,} nodes, {init} + {self.measure:,} pods{gangs})"
 
     @property
     def warmup(self) -> int:
-        """kube's `-warmup`: the pending init pods (none when they are written bound)."""
-        return 0 if SHAPES[self.shape].init_bound else self.init
+        """kube's `-warmup`: the pending init pods (none when they are written bound or are claims)."""
+        shape = SHAPES[self.shape]
+        return 0 if shape.init_bound or shape.init_claims else self.init
 
 
 def _upstream(path: str, workload: str) -> str:
@@ -393,6 +430,99 @@ MORE_CASES: tuple[Case, ...] = (
     ),
     Case("SchedulingDaemonset", 500, 0, 1000, "not upstream: SchedulingDaemonset/15000Nodes scaled /30"),
     Case("SchedulingDaemonset", 15000, 0, 30000, _upstream("misc/performance-config.yaml", "SchedulingDaemonset/15000Nodes")),
+    # dra/performance-config.yaml: no feature gate at 1.35 (DynamicResourceAllocation is GA, on);
+    # upstream's QueueingHints variants are 1.35's default. Sizes fill every device.
+    Case(
+        "SchedulingWithResourceClaimTemplate",
+        200,
+        1000,
+        1000,
+        _upstream("dra/performance-config.yaml", "SchedulingWithResourceClaimTemplate/2000pods_200nodes"),
+    ),
+    Case(
+        "SchedulingWithResourceClaimTemplate",
+        500,
+        2500,
+        2500,
+        _upstream("dra/performance-config.yaml", "SchedulingWithResourceClaimTemplate/5000pods_500nodes_QueueingHintsEnabled"),
+    ),
+    Case(
+        "SteadyStateClusterResourceClaimTemplate",
+        500,
+        0,
+        1000,
+        _upstream("dra/performance-config.yaml", "SteadyStateClusterResourceClaimTemplate/empty_500nodes_QueueingHintsEnabled")
+        + "; its 10 s of create-10/schedule/delete rounds written as 1000 pods without the deletions",
+    ),
+    Case(
+        "SteadyStateClusterResourceClaimTemplate",
+        500,
+        2500,
+        1000,
+        _upstream("dra/performance-config.yaml", "SteadyStateClusterResourceClaimTemplate/half_500nodes_QueueingHintsEnabled")
+        + "; its 10 s of create-10/schedule/delete rounds written as 1000 pods without the deletions",
+    ),
+    Case(
+        "SteadyStateClusterResourceClaimTemplate",
+        500,
+        4990,
+        10,
+        _upstream("dra/performance-config.yaml", "SteadyStateClusterResourceClaimTemplate/full_500nodes_QueueingHintsEnabled")
+        + "; one round of its create-10/schedule/delete steady state (the 10 free devices)",
+    ),
+    # podgroup/gangscheduling/performance-config.yaml (the PodGroup API of 1.36+), as 1.35 Workloads
+    Case(
+        "GangScheduling",
+        500,
+        0,
+        300,
+        "not upstream: GangScheduling/5000Nodes_1000Gangs_3000Pods scaled /10 (podgroup/gangscheduling/performance-config.yaml)",
+        pods_per_group=3,
+    ),
+    Case(
+        "GangScheduling",
+        5000,
+        0,
+        3000,
+        _upstream("podgroup/gangscheduling/performance-config.yaml", "GangScheduling/5000Nodes_1000Gangs_3000Pods")
+        + " as 1.35 Workloads + spec.workloadRef",
+        pods_per_group=3,
+    ),
+    Case(
+        "GangScheduling",
+        5000,
+        0,
+        3000,
+        _upstream("podgroup/gangscheduling/performance-config.yaml", "GangScheduling/5000Nodes_3Gangs_3000Pods_1000PerGroup")
+        + " as 1.35 Workloads + spec.workloadRef",
+        pods_per_group=1000,
+    ),
+    # misc/performance-config.yaml; kschedctl runs `simulate` with the churn, kube's bench the same
+    # pods without it (see side_by_side.py)
+    Case(
+        "SchedulingWithMixedChurn",
+        500,
+        0,
+        500,
+        "not upstream: SchedulingWithMixedChurn/1000Nodes scaled /2, churn as 2 recreate rounds",
+        churn=2,
+    ),
+    Case(
+        "SchedulingWithMixedChurn",
+        1000,
+        0,
+        1000,
+        _upstream("misc/performance-config.yaml", "SchedulingWithMixedChurn/1000Nodes") + ", churn as 2 recreate rounds",
+        churn=2,
+    ),
+    Case(
+        "SchedulingWithMixedChurn",
+        5000,
+        0,
+        10000,
+        _upstream("misc/performance-config.yaml", "SchedulingWithMixedChurn/5000Nodes_10000Pods") + ", churn as 20 recreate rounds",
+        churn=20,
+    ),
 )
 
 ALL_CASES: tuple[Case, ...] = CASES + MORE_CASES
@@ -447,6 +577,10 @@ QUICK_CASES: tuple[Case, ...] = (
     Case("PreemptionPVs", 10, 40, 10, "PreemptionPVs/5Nodes scaled x2"),
     Case("Unschedulable", 100, 2, 200, "Unschedulable/500Nodes/10Init/1kPods scaled /5", churn=2),
     Case("SchedulingDaemonset", 100, 0, 200, "SchedulingDaemonset/15000Nodes scaled /150"),
+    Case("SchedulingWithResourceClaimTemplate", 50, 250, 250, "SchedulingWithResourceClaimTemplate/5000pods_500nodes scaled /10"),
+    Case("SteadyStateClusterResourceClaimTemplate", 50, 250, 100, "SteadyStateClusterResourceClaimTemplate/half_500nodes scaled /10"),
+    Case("GangScheduling", 100, 0, 30, "GangScheduling/100Nodes_10Gangs (upstream's size)", pods_per_group=3),
+    Case("SchedulingWithMixedChurn", 100, 0, 200, "SchedulingWithMixedChurn/1000Nodes scaled /10, 2 churn rounds", churn=2),
 )
 
 
@@ -682,6 +816,264 @@ def running(obj: dict, index: int) -> dict:
     return obj
 
 
+# --- DRA (dra/performance-config.yaml) ----------------------------------------------------------
+
+DRA_DRIVER = "test-driver.cdi.k8s.io"
+DRA_CLASS = "test-class"
+DRA_TEMPLATE = "test-claim-template"
+DRA_POD_CLAIM = "resource"  # the pod's spec.resourceClaims[].name
+DRA_REQUEST = {"name": "req-0", "exactly": {"deviceClassName": DRA_CLASS}}
+
+
+def dra_node(index: int) -> dict:
+    """templates/node-with-dra-test-driver.yaml (capacity only; allocatable as the API server defaults it)."""
+    name = f"scheduler-perf-dra-{index}"
+    res = {"pods": "110", "cpu": "4", "memory": "32Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {HOSTNAME: name}},
+        "spec": {},
+        "status": {
+            "capacity": dict(res),
+            "allocatable": dict(res),
+            "conditions": [{"type": "Ready", "status": "True"}],
+            "phase": "Running",
+        },
+    }
+
+
+def resource_slice(node_name: str, devices: int) -> dict:
+    """createResourceDriver's slice for one node (scheduler_perf dra.go resourceSlice): pool = node,
+    devices instance-0..N-1 with the test driver's attributes and a 1Gi memory capacity."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": node_name},
+        "spec": {
+            "driver": DRA_DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 0, "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": f"instance-{i}",
+                    "attributes": {
+                        "model": {"string": "A100"},
+                        "family": {"string": "GPU"},
+                        "driverVersion": {"version": "1.2.3"},
+                        "dra.example.com/numa": {"int": i},
+                    },
+                    "capacity": {"memory": {"value": "1Gi"}},
+                }
+                for i in range(devices)
+            ],
+        },
+    }
+
+
+def device_class() -> dict:
+    """templates/deviceclass.yaml."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": DRA_CLASS},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]},
+    }
+
+
+def claim_template(namespace: str) -> dict:
+    """templates/resourceclaimtemplate.yaml (one request; the scheduler itself never reads it)."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": DRA_TEMPLATE, "namespace": namespace},
+        "spec": {"spec": {"devices": {"requests": [dict(DRA_REQUEST)]}}},
+    }
+
+
+def _uid(rng: random.Random) -> str:
+    """A version-4-shaped uid from the case's generator (files stay reproducible)."""
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def claim_pod(name: str, namespace: str, rng: random.Random) -> list[dict]:
+    """templates/pod-with-claim-template.yaml as kube-scheduler sees it once the resourceclaim
+    controller has run: the pod (with its uid) and the claim it generated from the template
+    (owned by the pod, named <pod>-resource-<5 random>, recorded in pod.status.resourceClaimStatuses)."""
+    uid = _uid(rng)
+    claim_name = f"{name}-{DRA_POD_CLAIM}-" + "".join(rng.choice(RAND_ALPHABET) for _ in range(5))
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": claim_name,
+            "namespace": namespace,
+            "uid": _uid(rng),
+            "annotations": {"resource.kubernetes.io/pod-claim-name": DRA_POD_CLAIM},
+            "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Pod", "name": name, "uid": uid, "controller": True, "blockOwnerDeletion": True}
+            ],
+        },
+        "spec": {"devices": {"requests": [dict(DRA_REQUEST)]}},
+    }
+    pod_obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid},
+        "spec": {
+            "schedulerName": "default-scheduler",
+            "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.1", "resources": {"claims": [{"name": DRA_POD_CLAIM}]}}],
+            "resourceClaims": [{"name": DRA_POD_CLAIM, "resourceClaimTemplateName": DRA_TEMPLATE}],
+        },
+        "status": {"phase": "Pending", "resourceClaimStatuses": [{"name": DRA_POD_CLAIM, "resourceClaimName": claim_name}]},
+    }
+    return [claim, pod_obj]
+
+
+def allocated_claims(count: int, node_names_: list[str], devices: int, rng: random.Random) -> list[dict]:
+    """templates/resourceclaim.yaml x count after the allocResourceClaims op: each claim allocated
+    in turn on a random node with a free device (the op shuffles the nodes and takes the first
+    that fits; the allocator takes the node's first free device), reserved for nobody."""
+    free = {n: 0 for n in node_names_}  # next free device index per node
+    open_nodes = list(node_names_)
+    out = []
+    for i in range(count):
+        if not open_nodes:
+            raise ValueError(f"{count} claims do not fit {len(node_names_)} nodes x {devices} devices")
+        node_name = rng.choice(open_nodes)
+        device = free[node_name]
+        free[node_name] += 1
+        if free[node_name] >= devices:
+            open_nodes.remove(node_name)
+        out.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"test-claim-{i}", "namespace": "init", "uid": _uid(rng)},
+                "spec": {"devices": {"requests": [dict(DRA_REQUEST)]}},
+                "status": {
+                    "allocation": {
+                        "devices": {
+                            "results": [{"request": "req-0", "driver": DRA_DRIVER, "pool": node_name, "device": f"instance-{device}"}]
+                        },
+                        "nodeSelector": {
+                            "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]
+                        },
+                    }
+                },
+            }
+        )
+    return out
+
+
+def dra_objects(case: Case, shape: Shape, rng: random.Random) -> list[dict]:
+    """Nodes, slices, class, templates, then (steady state) the allocated init claims or (claim
+    template) the init pods with their claims, then the measured pods with theirs."""
+    nodes = [dra_node(i) for i in range(case.nodes)]
+    names = [n["metadata"]["name"] for n in nodes]
+    items: list[dict] = [_namespace(ns, False) for ns in sorted({shape.init_ns, shape.measure_ns})]
+    items += nodes + [resource_slice(n, case.claims_per_node) for n in names] + [device_class()]
+    if shape.init_claims:
+        items += allocated_claims(case.init, names, case.claims_per_node, rng)
+    else:
+        items.append(claim_template(shape.init_ns))
+        for i in range(case.init):
+            items += claim_pod(f"test-dra-init-{i:05d}", shape.init_ns, rng)
+    items.append(claim_template(shape.measure_ns))
+    for i in range(case.measure):
+        items += claim_pod(f"test-dra-{i:05d}", shape.measure_ns, rng)
+    return items
+
+
+# --- gangs (podgroup/gangscheduling/performance-config.yaml, 1.35 Workload API) ----------------
+
+GANG_POD_GROUP = "gang"
+
+
+def gang_objects(case: Case, shape: Shape, rng: random.Random) -> list[dict]:
+    """Nodes (node-default.yaml), one Workload per gang (scheduling.k8s.io/v1alpha1, one gang pod
+    group of minCount podsPerGroup: 1.35's form of upstream's PodGroup gang-<i>) and pods
+    test-gang-scheduling-<i> (gang-pod.yaml: 100m, 100Mi) with spec.workloadRef to gang-<i / podsPerGroup>.
+    A last gang short of podsPerGroup pods (only in odd hand-made sizes) gets its own size as minCount."""
+    per = max(case.pods_per_group, 1)
+    items: list[dict] = [_namespace(shape.measure_ns, False)]
+    items += [node(n, None) for n in node_names(case.nodes, rng)]
+    gangs = -(-case.measure // per)
+    for g in range(gangs):
+        size = min(per, case.measure - g * per)
+        items.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1alpha1",
+                "kind": "Workload",
+                "metadata": {"name": f"gang-{g}", "namespace": shape.measure_ns},
+                "spec": {"podGroups": [{"name": GANG_POD_GROUP, "policy": {"gang": {"minCount": size}}}]},
+            }
+        )
+    for i in range(case.measure):
+        res = {"cpu": "100m", "memory": "100Mi"}
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"test-gang-scheduling-{i}", "namespace": shape.measure_ns},
+                "spec": {
+                    "schedulerName": "default-scheduler",
+                    "workloadRef": {"name": f"gang-{i // per}", "podGroup": GANG_POD_GROUP},
+                    "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.1", "resources": {"requests": res}}],
+                },
+            }
+        )
+    return items
+
+
+# --- SchedulingWithMixedChurn (misc/performance-config.yaml) -----------------------------------
+
+CHURN_NODE = "node-churn"
+CHURN_POD = "churn-pod"
+CHURN_NAMESPACE = "namespace-1"
+
+
+def churn_objects(case: Case, shape: Shape, rng: random.Random) -> list[dict]:
+    """The file both programs read: nodes (node-default.yaml) and the measured pods (pod-default.yaml);
+    the churn is the scenario's timeline (scenario())."""
+    items: list[dict] = [_namespace(ns, False) for ns in (CHURN_NAMESPACE, shape.measure_ns)]
+    items += [node(n, None) for n in node_names(case.nodes, rng)]
+    items += [pod("default", f"pod-{i:05d}", shape.measure_ns) for i in range(case.measure)]
+    return items
+
+
+def churn_events(rounds: int) -> list[dict]:
+    """The churn op (mode recreate, number 1, every 1000 ms) over churn/node-default.yaml,
+    pod-high-priority-large-cpu.yaml and service-default.yaml: at each second one node and one
+    9-cpu priority-10 pod (never schedulable: no node has 9 cpu) replace the previous round's.
+    Services are left out: no default plugin reads them."""
+    events: list[dict] = []
+    for r in range(rounds):
+        at = r + 1
+        if r:
+            events.append({"at": at, "action": "deletePod", "pod": f"{CHURN_NAMESPACE}/{CHURN_POD}-{r - 1}"})
+            events.append({"at": at, "action": "removeNode", "node": f"{CHURN_NODE}-{r - 1}"})
+        churn_node = node(f"{CHURN_NODE}-{r}", None)
+        events.append({"at": at, "action": "addNode", "object": churn_node})
+        churn_pod = pod("high-priority-large-cpu", f"{CHURN_POD}-{r}", CHURN_NAMESPACE)
+        events.append({"at": at, "action": "createPod", "object": churn_pod})
+    return events
+
+
+def write_scenario(case: Case, snapshot: Path) -> Path:
+    """DIR/<case>.scenario.json: `kschedctl simulate`'s input, the case's file plus the churn timeline."""
+    path = snapshot.with_name(f"{case.name}.scenario.json")
+    doc = {
+        "apiVersion": "kschedctl.io/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": case.name, "description": case.provenance},
+        "snapshot": snapshot.name,
+        "events": churn_events(case.churn),
+    }
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
+
+
 # --- files --------------------------------------------------------------------------------------
 
 
@@ -711,6 +1103,8 @@ def objects(case: Case, seed: int | None = None) -> list[dict]:
     (with their PVs and PVCs), churn pods, measured pods (with theirs)."""
     shape = SHAPES[case.shape]
     rng = random.Random(case_seed(case) if seed is None else seed)
+    if shape.family:
+        return FAMILY_OBJECTS[shape.family](case, shape, rng)
     groups = _init_groups(case, shape)
     namespaces = {ns for _, ns, _ in groups} | {shape.measure_ns} | ({"namespace-2"} if shape.churn_template else set())
     items: list[dict] = [_namespace(ns, shape.ns_selector) for ns in sorted(namespaces)]
@@ -747,6 +1141,9 @@ def objects(case: Case, seed: int | None = None) -> list[dict]:
     return items
 
 
+FAMILY_OBJECTS = {"dra": dra_objects, "gang": gang_objects, "churn": churn_objects}
+
+
 def write(case: Case, directory: Path, seed: int | None = None) -> Path:
     """Writes DIR/<case>.json (a `kind: List`, one object per line) and DIR/config.yaml."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -757,4 +1154,6 @@ def write(case: Case, directory: Path, seed: int | None = None) -> Path:
         fh.write(",\n".join(json.dumps(it, separators=(",", ":")) for it in items))
         fh.write("\n]}\n")
     (directory / "config.yaml").write_text(DEFAULT_CONFIG, encoding="utf-8")
+    if SHAPES[case.shape].family == "churn":
+        write_scenario(case, path)
     return path

@@ -28,6 +28,25 @@ like PreemptionBasic, its outcomes checked the same way), SchedulingDaemonset an
 whose churn of never-schedulable priority-10 pods (5/s upstream) is written as Case.churn pods
 ahead of the measured ones: both programs leave exactly those pending.
 
+The DRA, gang and churn families (perf_config.Shape.family):
+- SchedulingWithResourceClaimTemplate, SteadyStateClusterResourceClaimTemplate: one claim per pod
+  as the resourceclaim controller writes it (kube-scheduler never reads the template), one
+  ResourceSlice per node. No feature gate at 1.35 (DynamicResourceAllocation is GA). kube's bench
+  binds asynchronously; its DynamicResources Reserve keeps each allocation in flight until PreBind
+  has written it, so a later pod already sees the device taken: besides "same node" and "same
+  load", each side is checked to give no node more claims than devices (placed pods plus the
+  steady-state file's allocated claims), shown as "devices ok". The steady state's rounds of 10
+  pods created, scheduled and deleted are written as pods without the deletions.
+- GangScheduling: 1.35 Workloads (scheduling.k8s.io/v1alpha1) and pods with spec.workloadRef; both
+  programs run with -feature-gates / --feature-gates GenericWorkload=true,GangScheduling=true.
+- SchedulingWithMixedChurn: kschedctl runs `simulate` on the file plus a timeline of the churn
+  (each second a node and a never-schedulable pod replace the last ones); kube's bench has no
+  churn and runs the same file without it. The virtual clock has no scheduling rate: the measured
+  pods are all placed at t=0, before the first churn event, so the churn adds only its own cost
+  and cannot change a measured pod's node. Compared: the measured pods' nodes and load (equal
+  placements are then expected), and the cost of kschedctl's simulate with the churn against
+  kube's bench without it (not the same work: kube does less).
+
 CPU time is each child's user + sys (wait4's rusage, the child and what it waited for): it moves
 much less than wall time when other work shares the machine, so compare it too.
 Peak RSS is each child's own (os.wait4's rusage). Placements: kube's bench picks at random
@@ -118,6 +137,9 @@ class Row:
     same_node: int | None = None
     compared: int | None = None
     same_load: bool | None = None
+    # DRA shapes: per side, the nodes given more claims than they have devices (placed pods plus
+    # the steady-state shape's allocated claims); None when not checked
+    over_devices: dict[str, int] | None = None
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -160,7 +182,7 @@ def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
     return ProcessRun(round(wall, 3), round(kib / 1024.0, 1), proc.returncode, "\n".join(tail), round(cpu, 3))
 
 
-def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path) -> list[str]:
+def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path, gates: str = "") -> list[str]:
     return [
         oracle,
         "-mode",
@@ -175,16 +197,19 @@ def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placeme
         str(KUBE_PARALLELISM),
         "-bench-placements",
         str(placements),
-    ]
+    ] + (["-feature-gates", gates] if gates else [])
 
 
-def ksched_command(snapshot: Path, config: Path) -> list[str]:
+def ksched_command(snapshot: Path, config: Path, gates: str = "", scenario: Path | None = None) -> list[str]:
+    """`kschedctl schedule FILE`, or for a churn case `kschedctl simulate SCENARIO` (the same file
+    plus the churn timeline); `-o json` of both has the placements and summary read_ksched reads."""
+    verb, target = ("simulate", scenario) if scenario is not None else ("schedule", snapshot)
     return [
         sys.executable,
         "-m",
         "kschedctl",
-        "schedule",
-        str(snapshot),
+        verb,
+        str(target),
         "--config",
         str(config),
         "-o",
@@ -193,7 +218,7 @@ def ksched_command(snapshot: Path, config: Path) -> list[str]:
         "1.35",
         "--seed",
         "1",
-    ]
+    ] + (["--feature-gates", gates] if gates else [])
 
 
 def read_kube(side: Side, bench_out: Path, placements: Path) -> None:
@@ -226,24 +251,50 @@ def compare(row: Row) -> None:
     row.same_load = sorted(Counter(kube.values()).values()) == sorted(Counter(ours.values()).values())
 
 
+def device_overruns(snapshot: Path, placements: dict[str, str], devices: int) -> int:
+    """How many nodes end with more claims than devices: one claim per placed pod (the DRA
+    shapes' pods each have one single-device claim) plus the claims the file holds allocated.
+
+    kube's bench binds asynchronously; its DynamicResources plugin keeps each Reserve's allocation
+    in flight until PreBind has written it, so later pods must already see the device taken. This
+    says whether they did (and kschedctl too)."""
+    doc = json.loads(snapshot.read_text())
+    taken = Counter(
+        r["pool"]
+        for o in doc["items"]
+        if o["kind"] == "ResourceClaim" and (o.get("status") or {}).get("allocation")
+        for r in o["status"]["allocation"]["devices"]["results"]
+    )
+    taken.update(placements.values())
+    return sum(1 for count in taken.values() if count > devices)
+
+
 def run_case(case: Case, workdir: Path, oracle: str | None, repeat: int) -> Row:
     """Writes the case's file, then times kube and kschedctl on it, alternately, repeat times each."""
     snapshot = perf_config.write(case, workdir)
     config = workdir / "config.yaml"
+    family = perf_config.SHAPES[case.shape].family
+    scenario = snapshot.with_name(f"{case.name}.scenario.json") if family == "churn" else None
     kube = Side() if oracle else None
     ours = Side()
     for _ in range(repeat):
         if oracle and kube is not None:
             bench_out, placements = workdir / f"{case.name}.kube.json", workdir / f"{case.name}.kube-placements.json"
-            kube.runs.append(measure(kube_command(oracle, snapshot, config, case.warmup, placements), bench_out))
+            kube.runs.append(measure(kube_command(oracle, snapshot, config, case.warmup, placements, case.feature_gates), bench_out))
             if kube.ok:
                 read_kube(kube, bench_out, placements)
         out = workdir / f"{case.name}.kschedctl.json"
-        ours.runs.append(measure(ksched_command(snapshot, config), out))
+        ours.runs.append(measure(ksched_command(snapshot, config, case.feature_gates, scenario), out))
         if ours.ok:
             read_ksched(ours, out)
     row = Row(case, kube, ours)
     compare(row)
+    if family == "dra":
+        row.over_devices = {
+            name: device_overruns(snapshot, side.placements, case.claims_per_node)
+            for name, side in (("kube", kube), ("kschedctl", ours))
+            if side is not None and side.ok
+        }
     for side in (kube, ours):  # keep this process small (the next children's RSS is theirs alone)
         if side is not None:
             side.placements = {}
@@ -325,7 +376,10 @@ def _same(row: Row) -> str:
     if row.compared is None:
         return "—"
     load = "" if row.same_load is None else (", same load" if row.same_load else ", load differs")
-    return f"{row.same_node:,}/{row.compared:,}{load}"
+    devices = ""
+    if row.over_devices is not None:
+        devices = ", devices ok" if not any(row.over_devices.values()) else ", devices OVER"
+    return f"{row.same_node:,}/{row.compared:,}{load}{devices}"
 
 
 HEADER = (
@@ -360,20 +414,32 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def expected_placed(case: Case, side: Side) -> int:
+    """The pods a side must place: every pending pod but the Unschedulable churn pods; for
+    SchedulingWithMixedChurn the measured pods (kschedctl's simulate also counts the churn pods,
+    which never fit, as pending; kube's file has none)."""
+    if perf_config.SHAPES[case.shape].family == "churn":
+        return case.measure
+    return side.pending - case.churn
+
+
 def problems(rows: list[Row]) -> list[str]:
     """Every case where a program failed or left a pending pod unplaced (the Unschedulable churn
     pods excepted, and the preemption shapes' kube bench: its loop ends before the preemptors'
-    retries)."""
+    retries), or gave a node more claims than devices."""
     out = []
     for row in rows:
         sides = [("kschedctl", row.ksched)] + ([("kube", row.kube)] if row.kube else [])
         for name, side in sides:
             if not side.ok:
                 out.append(f"{row.case.name}: {name} failed: {side.runs[-1].stderr_tail if side.runs else ''}")
-            elif side.placed != side.pending - row.case.churn and not (name == "kube" and row.case.shape in PREEMPTION_SHAPES):
+            elif side.placed != expected_placed(row.case, side) and not (name == "kube" and row.case.shape in PREEMPTION_SHAPES):
                 out.append(f"{row.case.name}: {name} placed {side.placed} of {side.pending} pending pods")
             if side.note:
                 out.append(f"{row.case.name}: {name}: {side.note}")
+        for name, count in (row.over_devices or {}).items():
+            if count:
+                out.append(f"{row.case.name}: {name} gave {count} nodes more claims than devices")
     return out
 
 
@@ -390,6 +456,7 @@ def record(row: Row) -> dict:
         "same_node": row.same_node,
         "compared": row.compared,
         "same_load": row.same_load,
+        "over_devices": row.over_devices,
     }
 
 

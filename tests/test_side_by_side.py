@@ -248,4 +248,115 @@ def test_the_final_cases_are_the_issue_s_workloads() -> None:
     more = {(c.shape, c.nodes) for c in perf_config.MORE_CASES}
     for shape in set(perf_config.SHAPES) - {"SchedulingBasic", "PreemptionBasic"}:
         assert any(s == shape and n <= 500 for s, n in more), shape
-        assert any(s == shape and n >= 1000 for s, n in more | {(c.shape, c.nodes) for c in perf_config.CASES}), shape
+        # dra/performance-config.yaml's largest workloads have 500 nodes
+        large = 500 if perf_config.SHAPES[shape].family == "dra" else 1000
+        assert any(s == shape and n >= large for s, n in more | {(c.shape, c.nodes) for c in perf_config.CASES}), shape
+
+
+# --- the DRA, gang and mixed-churn families -----------------------------------------------------
+
+DRA = Case("SchedulingWithResourceClaimTemplate", 3, 4, 5, "tiny", claims_per_node=3)
+STEADY = Case("SteadyStateClusterResourceClaimTemplate", 3, 5, 4, "tiny", claims_per_node=3)
+GANG = Case("GangScheduling", 4, 0, 9, "tiny", pods_per_group=3)
+CHURN = Case("SchedulingWithMixedChurn", 4, 0, 6, "tiny", churn=2)
+
+
+def _schedule(run_cli, case: Case, tmp_path: Path) -> dict:
+    path = perf_config.write(case, tmp_path)
+    command = side_by_side.ksched_command(path, tmp_path / "config.yaml", case.feature_gates)
+    result = run_cli(*command[3:])  # without `python -m kschedctl`
+    assert result.exit_code == 0, result.stderr
+    return result.json()
+
+
+def test_dra_files_hold_what_the_resourceclaim_controller_writes() -> None:
+    """kube-scheduler never reads the template: each pod (with its uid) names its claim in
+    status.resourceClaimStatuses, the claim is controlled by that pod; one slice per node."""
+    objs = perf_config.objects(DRA)
+    by_kind: dict[str, list[dict]] = {}
+    for o in objs:
+        by_kind.setdefault(o["kind"], []).append(o)
+    assert len(by_kind["ResourceSlice"]) == 3 and all(len(s["spec"]["devices"]) == 3 for s in by_kind["ResourceSlice"])
+    assert [s["spec"]["nodeName"] for s in by_kind["ResourceSlice"]] == [n["metadata"]["name"] for n in by_kind["Node"]]
+    claims = {(c["metadata"]["namespace"], c["metadata"]["name"]): c for c in by_kind["ResourceClaim"]}
+    assert len(by_kind["Pod"]) == len(claims) == 9
+    for pod in by_kind["Pod"]:
+        (status,) = pod["status"]["resourceClaimStatuses"]
+        claim = claims[(pod["metadata"]["namespace"], status["resourceClaimName"])]
+        (owner,) = claim["metadata"]["ownerReferences"]
+        assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (
+            "Pod",
+            pod["metadata"]["name"],
+            pod["metadata"]["uid"],
+            True,
+        )
+        assert claim["metadata"]["annotations"]["resource.kubernetes.io/pod-claim-name"] == status["name"] == "resource"
+    assert DRA.warmup == 4 and STEADY.warmup == 0  # the steady state's init count is claims
+
+
+def test_steady_state_claims_are_allocated_within_each_node_s_devices() -> None:
+    claims = [o for o in perf_config.objects(STEADY) if o["kind"] == "ResourceClaim" and o.get("status") and o.get("status")]
+    assert len(claims) == 5
+    devices = [(r["pool"], r["device"]) for c in claims for r in c["status"]["allocation"]["devices"]["results"]]
+    assert len(set(devices)) == 5 and all(int(d.removeprefix("instance-")) < 3 for _, d in devices)
+    for c in claims:
+        (term,) = c["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"]
+        assert term["matchFields"][0]["values"] == [c["status"]["allocation"]["devices"]["results"][0]["pool"]]
+
+
+@pytest.mark.parametrize("case", [DRA, STEADY], ids=["claim-template", "steady-state"])
+def test_dra_shapes_place_every_pod_within_the_devices(case: Case, tmp_path: Path, run_cli) -> None:
+    doc = _schedule(run_cli, case, tmp_path)
+    assert doc["summary"]["scheduled"] == doc["summary"]["pending"] == case.schedulable
+    placements = {p["pod"]: p["node"] for p in doc["placements"]}
+    assert side_by_side.device_overruns(tmp_path / f"{case.name}.json", placements, case.claims_per_node) == 0
+
+
+def test_device_overruns_count_allocated_claims_and_placements(tmp_path: Path) -> None:
+    path = perf_config.write(STEADY, tmp_path)
+    pools = [
+        o["status"]["allocation"]["devices"]["results"][0]["pool"]
+        for o in perf_config.objects(STEADY)
+        if o["kind"] == "ResourceClaim" and o.get("status")
+    ]
+    full = max(set(pools), key=pools.count)
+    spare = STEADY.claims_per_node - pools.count(full)
+    assert side_by_side.device_overruns(path, {f"p{i}": full for i in range(spare)}, STEADY.claims_per_node) == 0
+    assert side_by_side.device_overruns(path, {f"p{i}": full for i in range(spare + 1)}, STEADY.claims_per_node) == 1
+
+
+def test_gang_shape_is_1_35_workloads_run_with_the_gang_gates(tmp_path: Path, run_cli) -> None:
+    objs = perf_config.objects(GANG)
+    workloads = [o for o in objs if o["kind"] == "Workload"]
+    assert [w["spec"]["podGroups"] for w in workloads] == [[{"name": "gang", "policy": {"gang": {"minCount": 3}}}]] * 3
+    refs = [o["spec"]["workloadRef"] for o in objs if o["kind"] == "Pod"]
+    assert refs[3] == {"name": "gang-1", "podGroup": "gang"}
+    assert GANG.feature_gates == "GenericWorkload=true,GangScheduling=true"
+    assert GANG.name.endswith("_3PerGroup")
+    assert _schedule(run_cli, GANG, tmp_path)["summary"]["scheduled"] == 9
+
+
+def test_gang_gates_reach_both_commands() -> None:
+    kube = side_by_side.kube_command("/o", Path("f.json"), Path("c.yaml"), 0, Path("p.json"), GANG.feature_gates)
+    assert kube[-2:] == ["-feature-gates", "GenericWorkload=true,GangScheduling=true"]
+    ours = side_by_side.ksched_command(Path("f.json"), Path("c.yaml"), GANG.feature_gates)
+    assert ours[-2:] == ["--feature-gates", "GenericWorkload=true,GangScheduling=true"]
+
+
+def test_mixed_churn_runs_as_a_simulate_timeline(tmp_path: Path, run_cli) -> None:
+    """kschedctl simulates the recreate churn (a node and a never-schedulable 9-cpu pod each
+    second); every measured pod is placed, the churn pods are the only ones left pending."""
+    path = perf_config.write(CHURN, tmp_path)
+    scenario = tmp_path / f"{CHURN.name}.scenario.json"
+    command = side_by_side.ksched_command(path, tmp_path / "config.yaml", "", scenario)
+    assert command[3:5] == ["simulate", str(scenario)]
+    result = run_cli(*command[3:])
+    assert result.exit_code == 0, result.stderr
+    doc = result.json()
+    assert {p["pod"] for p in doc["placements"]} == {f"namespace-2/pod-{i:05d}" for i in range(6)}
+    assert {u["pod"] for u in doc["unschedulable"]} <= {"namespace-1/churn-pod-0", "namespace-1/churn-pod-1"}
+    events = [(e["time"], e["event"]) for e in doc["events"] if e["event"] in ("NodeAdded", "NodeRemoved")]
+    assert events == [(1, "NodeAdded"), (2, "NodeRemoved"), (2, "NodeAdded")]
+    ours = _side(1.0, 50.0, {p["pod"]: p["node"] for p in doc["placements"]}, doc["summary"]["pending"])
+    kube = _side(1.0, 50.0, {p["pod"]: p["node"] for p in doc["placements"]}, CHURN.measure)
+    assert side_by_side.problems([Row(CHURN, kube, ours)]) == []

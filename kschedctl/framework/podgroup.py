@@ -106,13 +106,27 @@ def uses_pod_group_object(version: Any) -> bool:
     return bool(version.has("PodGroupObject"))
 
 
-def group_key_of(pod: Pod, version: Any) -> str | None:
-    """ "ns/name" of the pod's group, by the reference form of the emulated release."""
-    if uses_pod_group_object(version):
-        name = scheduling_group_name(pod)
-        return f"{pod.namespace}/{name}" if name else None
+def _key_by_scheduling_group(pod: Pod) -> str | None:
+    """1.36+: "ns/podGroupName" from spec.schedulingGroup."""
+    name = scheduling_group_name(pod)
+    return f"{pod.namespace}/{name}" if name else None
+
+
+def _key_by_workload_ref(pod: Pod) -> str | None:
+    """1.35: "ns/workload/podGroup" from spec.workloadRef."""
     ref = workload_ref(pod)
     return f"{pod.namespace}/{ref[0]}/{ref[1]}" if ref else None
+
+
+def group_key_function(version: Any) -> Callable[[Pod], str | None]:
+    """group_key_of for one emulated release: the release asked once, not once per pod (a
+    group's state walks every pod the scheduler knows)."""
+    return _key_by_scheduling_group if uses_pod_group_object(version) else _key_by_workload_ref
+
+
+def group_key_of(pod: Pod, version: Any) -> str | None:
+    """ "ns/name" of the pod's group, by the reference form of the emulated release."""
+    return group_key_function(version)(pod)
 
 
 def lookup(objects: Any, namespace: str, name: str) -> PodGroup | None:
@@ -152,6 +166,12 @@ class PodGroupState:
         return len(self.scheduled)
 
 
+_UNKNOWN = "\0unknown"  # no group key is this (keys are "ns/..." or None)
+# scans of one pod list for single groups before it is grouped whole (a scan and a grouping
+# cost about the same; a gang of 3 asks about one list up to 3 times)
+WHOLE_GROUPING_AFTER = 4
+
+
 class PodGroupManager:
     """The scheduler's view of pod groups (the Handle's WorkloadManager upstream): which group
     a pod belongs to in the emulated release, the group objects, and each group's pods.
@@ -168,6 +188,14 @@ class PodGroupManager:
         self._version = version
         self._pods = pods
         self._assumed_pod = assumed_pod
+        # state() is asked for every gated gang pod at every pod event: it groups the pods once
+        # per pod list (the list the grouping was made from, compared item by item: Pod compares
+        # by identity, an updated or assumed pod is a new object) and each pod object's key once
+        self._group_keys: dict[Pod, str | None] = {}
+        self._grouped_from: list[Pod] = []
+        self._groups: dict[str, list[Pod]] = {}
+        self._scanned: list[Pod] = []
+        self._scans = 0
 
     def group_key_of(self, pod: Pod) -> str | None:
         """ "ns/name" of the pod's group (by the reference form of the emulated release)."""
@@ -183,13 +211,46 @@ class PodGroupManager:
     def lookup_workload(self, namespace: str, name: str) -> Any:
         return lookup_workload(self._objects, namespace, name)
 
+    def _members(self, pod_group_key: str) -> list[Pod]:
+        """The group's non-terminal pods, in the order the pod lister gives them.
+
+        A pod list asked about a few times (each scheduling cycle changes it; a pod event
+        requeues the gated pods of a small group) is scanned for the group asked; one asked about
+        more often (the gated pods of a large gang) is grouped whole once, and the next
+        questions about it are answered from the groups."""
+        pods = list(self._pods())
+        if pods == self._grouped_from:
+            return self._groups.get(pod_group_key, [])
+        keys = self._group_keys
+        if len(keys) > 2 * len(pods) + 64:  # forget pods gone or replaced
+            keys.clear()
+        key_of = group_key_function(self._version)
+        if pods == self._scanned:
+            self._scans += 1
+        else:
+            self._scanned, self._scans = pods, 1
+        whole = self._scans > WHOLE_GROUPING_AFTER
+        groups: dict[str, list[Pod]] = {}
+        for pod in pods:
+            key = keys.get(pod, _UNKNOWN)
+            if key is _UNKNOWN:
+                key = keys[pod] = key_of(pod)
+            if key is not None and (whole or key == pod_group_key) and not pod.is_terminal:  # a pod object's phase is fixed
+                groups.setdefault(key, []).append(pod)
+        if whole:
+            self._grouped_from, self._groups = pods, groups
+        return groups.get(pod_group_key, [])
+
+    def all_pods_count(self, pod_group_key: str) -> int:
+        """state(key).all_pods_count() without sorting the pods into scheduled and not
+        (GangScheduling's PreEnqueue asks it for every gated pod at every pod event)."""
+        return len(self._members(pod_group_key))
+
     def state(self, pod_group_key: str) -> PodGroupState:
         """podGroupState: the group's non-terminal pods; scheduled = bound or assumed (an
         assumed pod is listed as its assumed copy, which carries the node)."""
         state = PodGroupState()
-        for pod in self._pods():
-            if pod.is_terminal or group_key_of(pod, self._version) != pod_group_key:
-                continue
+        for pod in self._members(pod_group_key):
             state.all_pods.append(pod)
             assumed = self._assumed_pod(pod.uid) if self._assumed_pod is not None and not pod.node_name else None
             if pod.node_name:

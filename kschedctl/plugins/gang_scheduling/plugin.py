@@ -89,8 +89,7 @@ class GangScheduling:
                 )
         if not group.is_gang:
             return None
-        state = self.handle.pod_group_manager().state(pg.group_key_of(pod, version) or "")
-        if state.all_pods_count() < group.min_count:
+        if self.handle.pod_group_manager().all_pods_count(pg.group_key_of(pod, version) or "") < group.min_count:
             return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.MinCountNotInQueue"))
         return None
 

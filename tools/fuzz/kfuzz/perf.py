@@ -12,12 +12,16 @@ Each input is one of:
   a random interleaving through the active heap keyed by PrioritySort.sort_key and through one
   calling PrioritySort.less: the same pods must come out in the same order;
 - workload: a small random instance of a perf_config shape through `schedule` (twice: the same
-  output), every pod placed but the Unschedulable shape's churn pods.
+  output), every pod placed but the Unschedulable shape's churn pods; the gang shape with its
+  feature gates and a random gang size, the DRA shapes with random devices per node (no node
+  given more claims than devices), the mixed-churn shape also through `simulate` with its churn
+  timeline (every measured pod placed, only churn pods left pending).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 import sys
@@ -139,11 +143,27 @@ def workload(rng: random.Random, workdir: Path, checker: Checker) -> str:
     init = rng.randint(0, 2) * max(namespaces, 1) * (len(spec.init_mix) or 1)
     if spec.init_bound:
         init = 4 * nodes  # PreemptionBasic's shape: four low-priority pods fill each node
+    devices = rng.randint(1, 4)
+    if spec.family in ("gang", "churn"):
+        init = 0  # upstream's gang and mixed-churn workloads have no init pods
+    if spec.init_claims:
+        init = rng.randint(0, nodes * devices - 1)  # allocated claims; at least one device stays free
     case = perf_config.Case(
-        shape, nodes, init, rng.randint(1, nodes), "fuzz", namespaces=namespaces, churn=rng.randint(1, 3) if spec.churn_template else 0
+        shape,
+        nodes,
+        init,
+        rng.randint(1, nodes),
+        "fuzz",
+        namespaces=namespaces,
+        churn=rng.randint(1, 3) if spec.churn_template or spec.family == "churn" else 0,
+        claims_per_node=devices,
+        pods_per_group=rng.randint(1, 4) if spec.family == "gang" else 0,
     )
+    if spec.family == "dra":  # every pending pod needs a device
+        case = dataclasses.replace(case, measure=min(case.measure, nodes * devices - case.init))
     path = perf_config.write(case, workdir / "perf", seed=rng.randrange(1 << 30))
     args = ["schedule", str(path), "--config", str(workdir / "perf" / "config.yaml"), "-o", "json", "--kube-version", "1.35", "--seed", "1"]
+    args += ["--feature-gates", case.feature_gates] if case.feature_gates else []
     run = checker.run(args)
     if checker.basic(run, "schedule", str(path)) and run.exit_code == 0:
         summary = json.loads(run.stdout)["summary"]
@@ -156,7 +176,30 @@ def workload(rng: random.Random, workdir: Path, checker: Checker) -> str:
         again = checker.run(args)
         if again.stdout != run.stdout:
             checker.fail("deterministic", f"{case.name}: the same file and seed gave different output", again)
+        if spec.family == "dra":
+            sys.path.insert(0, str(BENCHMARKS))
+            try:
+                import side_by_side
+            finally:
+                sys.path.remove(str(BENCHMARKS))
+            placements = {p["pod"]: p["node"] for p in json.loads(run.stdout)["placements"]}
+            over = side_by_side.device_overruns(path, placements, case.claims_per_node)
+            if over:
+                checker.fail("perf-workload", f"{case.name}: {over} nodes given more claims than devices", run)
+    if spec.family == "churn":
+        _churn_timeline(case, path, checker)
     return f"perf workload {case.name}"
+
+
+def _churn_timeline(case: Any, path: Path, checker: Checker) -> None:
+    """SchedulingWithMixedChurn through `simulate`: the measured pods all placed, the churn pods
+    (9 cpu, never schedulable) the only ones left."""
+    scenario = path.with_name(f"{case.name}.scenario.json")
+    run = checker.run(["simulate", str(scenario), "-o", "json", "--kube-version", "1.35", "--seed", "1"])
+    if checker.basic(run, "simulate", str(scenario)) and run.exit_code == 0:
+        doc = json.loads(run.stdout)
+        if len(doc["placements"]) != case.measure or any(not u["pod"].startswith("namespace-1/churn-pod-") for u in doc["unschedulable"]):
+            checker.fail("perf-workload", f"{case.name}: simulate placed {len(doc['placements'])} of {case.measure}", run)
 
 
 def perf_dimension(rng: random.Random, workdir: Path, checker: Checker) -> str:
