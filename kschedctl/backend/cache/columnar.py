@@ -215,7 +215,7 @@ class NodeBatch(list[NodeInfo]):
         taken = self._taken
         if taken is None:
             taken = self._taken = {}
-        arr = taken.get(column)
+        arr: np.ndarray | None = taken.get(column)
         if arr is None:
             arr = taken[column] = getattr(self.columns, column)[self.rows]
         return arr

@@ -158,7 +158,7 @@ def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray, bool]]) -> np.nd
     if len(columns) == 1:
         return np.full(len(columns[0][0]), MAX_NODE_SCORE, np.int64)  # std 0: (1 - 0) * 100
     fractions = []
-    offered = []
+    offered: list[np.ndarray | None] = []
     for alloc, req, everywhere in columns:
         if everywhere:  # the usual case: no node without the resource, nothing to mask
             fractions.append(np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0))
@@ -169,8 +169,9 @@ def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray, bool]]) -> np.nd
         fractions.append(np.where(ok, f, 0.0))
         offered.append(ok)
     std = np.abs((fractions[0] - fractions[1]) / 2)
-    if offered[0] is not None or offered[1] is not None:
-        both = offered[0] if offered[1] is None else offered[1] if offered[0] is None else offered[0] & offered[1]
+    masks = [mask for mask in offered if mask is not None]
+    if masks:  # a node without one of the resources: std 0 there
+        both = masks[0] if len(masks) == 1 else masks[0] & masks[1]
         std = np.where(both, std, 0.0)
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
