@@ -210,6 +210,7 @@ class KubeVersion:
     # answers of has() and feature_enabled(), asked per pod in hot paths: the release and its
     # overrides never change after construction
     _answers: dict[tuple[str, str], bool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _wordings: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.version not in SUPPORTED_VERSIONS:
@@ -251,10 +252,13 @@ class KubeVersion:
 
     def wording(self, key: str, **fields: str) -> str:
         """The text of WORDINGS[key] in the emulated release, with ``fields`` filled in."""
-        text = ""
-        for release in sorted(WORDINGS[key], key=_key):
-            if _key(release) <= _key(self.version):
-                text = WORDINGS[key][release]
+        text = self._wordings.get(key)
+        if text is None:
+            text = ""
+            for release in sorted(WORDINGS[key], key=_key):
+                if _key(release) <= _key(self.version):
+                    text = WORDINGS[key][release]
+            self._wordings[key] = text
         return text.format(**fields) if fields else text
 
     def locked_gate_errors(self) -> list[str]:

@@ -223,7 +223,13 @@ class Handle:
         if self._pod_groups is None:
             from kschedctl.framework.podgroup import PodGroupManager
 
-            self._pod_groups = PodGroupManager(self._services.objects, self._services.version, self._pods.list, self._services.assumed_pod)
+            self._pod_groups = PodGroupManager(
+                self._services.objects,
+                self._services.version,
+                self._pods.list,
+                self._services.assumed_pod,
+                pods_version=getattr(self._pods, "version", None),
+            )
         return self._pod_groups
 
     # --- the emulated release ---------------------------------------------------------------

@@ -106,16 +106,26 @@ def uses_pod_group_object(version: Any) -> bool:
     return bool(version.has("PodGroupObject"))
 
 
+_UNSET = "\0unset"  # no group key is this (keys are "ns/..." or None)
+
+
 def _key_by_scheduling_group(pod: Pod) -> str | None:
-    """1.36+: "ns/podGroupName" from spec.schedulingGroup."""
-    name = scheduling_group_name(pod)
-    return f"{pod.namespace}/{name}" if name else None
+    """1.36+: "ns/podGroupName" from spec.schedulingGroup (kept on the pod object: the
+    reference is immutable, an updated pod is a new object)."""
+    key: str | None = pod.cache.get("podgroup.schedulingGroup", _UNSET)
+    if key is _UNSET:
+        name = scheduling_group_name(pod)
+        key = pod.cache["podgroup.schedulingGroup"] = f"{pod.namespace}/{name}" if name else None
+    return key
 
 
 def _key_by_workload_ref(pod: Pod) -> str | None:
-    """1.35: "ns/workload/podGroup" from spec.workloadRef."""
-    ref = workload_ref(pod)
-    return f"{pod.namespace}/{ref[0]}/{ref[1]}" if ref else None
+    """1.35: "ns/workload/podGroup" from spec.workloadRef (kept on the pod object, as above)."""
+    key: str | None = pod.cache.get("podgroup.workloadRef", _UNSET)
+    if key is _UNSET:
+        ref = workload_ref(pod)
+        key = pod.cache["podgroup.workloadRef"] = f"{pod.namespace}/{ref[0]}/{ref[1]}" if ref else None
+    return key
 
 
 def group_key_function(version: Any) -> Callable[[Pod], str | None]:
@@ -182,12 +192,21 @@ class PodGroupManager:
     """
 
     def __init__(
-        self, objects: Any, version: Any, pods: Callable[[], Iterable[Pod]], assumed_pod: Callable[[str], Pod | None] | None = None
+        self,
+        objects: Any,
+        version: Any,
+        pods: Callable[[], Iterable[Pod]],
+        assumed_pod: Callable[[str], Pod | None] | None = None,
+        pods_version: Callable[[], int] | None = None,
     ) -> None:
+        """``pods_version``, when given, changes whenever ``pods()`` would list something else:
+        the list is then taken once per change instead of once per question."""
         self._objects = objects
         self._version = version
         self._pods = pods
         self._assumed_pod = assumed_pod
+        self._pods_version = pods_version
+        self._listed: tuple[int, list[Pod]] | None = None
         # state() is asked for every gated gang pod at every pod event: it groups the pods once
         # per pod list (the list the grouping was made from, compared item by item: Pod compares
         # by identity, an updated or assumed pod is a new object) and each pod object's key once
@@ -218,14 +237,14 @@ class PodGroupManager:
         requeues the gated pods of a small group) is scanned for the group asked; one asked about
         more often (the gated pods of a large gang) is grouped whole once, and the next
         questions about it are answered from the groups."""
-        pods = list(self._pods())
-        if pods == self._grouped_from:
+        pods = self._pod_list()
+        if pods is self._grouped_from or pods == self._grouped_from:
             return self._groups.get(pod_group_key, [])
         keys = self._group_keys
         if len(keys) > 2 * len(pods) + 64:  # forget pods gone or replaced
             keys.clear()
         key_of = group_key_function(self._version)
-        if pods == self._scanned:
+        if pods is self._scanned or pods == self._scanned:
             self._scans += 1
         else:
             self._scanned, self._scans = pods, 1
@@ -240,6 +259,15 @@ class PodGroupManager:
         if whole:
             self._grouped_from, self._groups = pods, groups
         return groups.get(pod_group_key, [])
+
+    def _pod_list(self) -> list[Pod]:
+        """pods() as a list: the same list object while ``pods_version`` says nothing changed."""
+        if self._pods_version is None:
+            return list(self._pods())
+        version = self._pods_version()
+        if self._listed is None or self._listed[0] != version:
+            self._listed = (version, list(self._pods()))
+        return self._listed[1]
 
     def all_pods_count(self, pod_group_key: str) -> int:
         """state(key).all_pods_count() without sorting the pods into scheduled and not

@@ -98,7 +98,7 @@ def update_pod_in_scheduling_queue(sched: Scheduler, old: Pod, new: Pod) -> None
 
 def delete_pod(sched: Scheduler, pod: Pod) -> Pod | None:
     """The pod is deleted from the cluster; returns the live object that was removed."""
-    live = sched.pods_by_uid.pop(pod.uid, None)
+    live: Pod | None = sched.pods_by_uid.pop(pod.uid, None)
     if live is None:
         return None
     sched.deleted.add(pod.uid)

@@ -185,6 +185,41 @@ class SimulatedClient:
             self.scheduler.delete_victims(preemptor, record, evicted)
 
 
+class PodsByUID(dict[str, Pod]):
+    """The scheduler's pods by uid, counting its changes (``version``), so that what is derived
+    from the whole list (a pod group's members) is kept until a pod comes, goes or changes."""
+
+    version = 0
+
+    def __setitem__(self, key: str, value: Pod) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.version += 1
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Pod]:
+        self.version += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        self.version += 1
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.version += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: str, default: Pod) -> Pod:
+        self.version += 1
+        return super().setdefault(key, default)
+
+
 class _KnownPods:
     """The pod lister the Handle offers: every pod the scheduler knows (pods_by_uid)."""
 
@@ -193,6 +228,10 @@ class _KnownPods:
 
     def list(self) -> list[Pod]:
         return list(self._sched.pods_by_uid.values())
+
+    def version(self) -> int:
+        """Changes whenever the list would (PodGroupManager keeps its groups until then)."""
+        return self._sched.pods_by_uid.version
 
 
 class Scheduler:
@@ -221,7 +260,7 @@ class Scheduler:
         self.start = self.clock.now()
         self.cache = Cache()
         self.snapshot = Snapshot(columnar_min_nodes=columnar.COLUMNAR_MIN_NODES)
-        self.pods_by_uid: dict[str, Pod] = {}
+        self.pods_by_uid: PodsByUID = PodsByUID()
         for node in cluster.nodes:
             self.cache.add_node(node)
         for pod in cluster.bound_pods:
