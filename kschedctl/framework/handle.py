@@ -189,7 +189,10 @@ class HandleServices(Protocol):
 class Handle:
     """framework.Handle for one profile: services, listers, waiting pods, plugins runner."""
 
-    __slots__ = ("_fwk", "_services", "_pods", "_pod_groups")
+    # weak references allowed: plugin packages keep per-scheduler state keyed by their Handle
+    # (a WeakKeyDictionary), which must go with the scheduler in a long-lived process (a sweep's
+    # worker runs hundreds of schedulers)
+    __slots__ = ("_fwk", "_services", "_pods", "_pod_groups", "__weakref__")
 
     def __init__(self, fwk: ProfileRunner, services: HandleServices) -> None:
         self._fwk = fwk

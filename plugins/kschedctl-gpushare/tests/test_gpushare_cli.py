@@ -129,3 +129,18 @@ def test_plugins_are_listed(snapshot: Path) -> None:
     assert result.exit_code == 0
     names = {p["name"] for p in json.loads(result.stdout)["plugins"]}
     assert {"GpuShare", *POLICIES} <= names
+
+
+def test_a_finished_schedulers_ledger_is_let_go(snapshot: Path, tmp_path: Path) -> None:
+    """The ledger registry is keyed weakly by the Handle: runs one after another in one process
+    (a sweep's Dask worker runs hundreds) leave nothing behind, where every finished scheduler
+    was kept (with its snapshot and pods) while the Handle took no weak references."""
+    import gc
+
+    from kschedctl_gpushare import gpu
+
+    for seed in ("1", "2", "3"):
+        schedule(snapshot, tmp_path, "GpuShareFGD", seed)
+    gc.collect()
+    assert len(gpu._LEDGERS) == 0
+    assert gpu._UNKEYED == {}
