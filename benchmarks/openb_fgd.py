@@ -373,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="openb-fgd-"))
+    # absolute: the matrix names its snapshots relative to its own folder
+    work = args.work_dir.resolve() if args.work_dir else Path(tempfile.mkdtemp(prefix="openb-fgd-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
         built = build_snapshots(
