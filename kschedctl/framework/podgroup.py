@@ -176,7 +176,6 @@ class PodGroupState:
         return len(self.scheduled)
 
 
-_UNKNOWN = "\0unknown"  # no group key is this (keys are "ns/..." or None)
 # scans of one pod list for single groups before it is grouped whole (a scan and a grouping
 # cost about the same; a gang of 3 asks about one list up to 3 times)
 WHOLE_GROUPING_AFTER = 4
@@ -209,8 +208,8 @@ class PodGroupManager:
         self._listed: tuple[int, list[Pod]] | None = None
         # state() is asked for every gated gang pod at every pod event: it groups the pods once
         # per pod list (the list the grouping was made from, compared item by item: Pod compares
-        # by identity, an updated or assumed pod is a new object) and each pod object's key once
-        self._group_keys: dict[Pod, str | None] = {}
+        # by identity, an updated or assumed pod is a new object); each pod object keeps its own
+        # key (group_key_function)
         self._grouped_from: list[Pod] = []
         self._groups: dict[str, list[Pod]] = {}
         self._scanned: list[Pod] = []
@@ -240,9 +239,6 @@ class PodGroupManager:
         pods = self._pod_list()
         if pods is self._grouped_from or pods == self._grouped_from:
             return self._groups.get(pod_group_key, [])
-        keys = self._group_keys
-        if len(keys) > 2 * len(pods) + 64:  # forget pods gone or replaced
-            keys.clear()
         key_of = group_key_function(self._version)
         if pods is self._scanned or pods == self._scanned:
             self._scans += 1
@@ -251,9 +247,7 @@ class PodGroupManager:
         whole = self._scans > WHOLE_GROUPING_AFTER
         groups: dict[str, list[Pod]] = {}
         for pod in pods:
-            key = keys.get(pod, _UNKNOWN)
-            if key is _UNKNOWN:
-                key = keys[pod] = key_of(pod)
+            key = key_of(pod)
             if key is not None and (whole or key == pod_group_key) and not pod.is_terminal:  # a pod object's phase is fixed
                 groups.setdefault(key, []).append(pod)
         if whole:
