@@ -628,13 +628,14 @@ def node(name: str, zone: str | None, kind: str = "default") -> dict:
 NAMED_NODE = "scheduler-perf-node"
 
 
-def named_node() -> dict:
-    """templates/node-with-name.yaml (capacity only; the API server defaults allocatable to it)."""
-    res = {"pods": "90000", "cpu": "4", "memory": "32Gi"}
+def _capacity_node(name: str, pods: str) -> dict:
+    """A Ready node with 4 cpu, 32Gi and ``pods`` pods as capacity, allocatable the same (the
+    API server defaults it to capacity), labelled with its hostname: the templates below."""
+    res = {"pods": pods, "cpu": "4", "memory": "32Gi"}
     return {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": NAMED_NODE, "labels": {HOSTNAME: NAMED_NODE}},
+        "metadata": {"name": name, "labels": {HOSTNAME: name}},
         "spec": {},
         "status": {
             "capacity": dict(res),
@@ -643,6 +644,11 @@ def named_node() -> dict:
             "phase": "Running",
         },
     }
+
+
+def named_node() -> dict:
+    """templates/node-with-name.yaml (capacity only; the API server defaults allocatable to it)."""
+    return _capacity_node(NAMED_NODE, "90000")
 
 
 def csi_node(name: str, migrated: bool) -> dict:
@@ -827,20 +833,7 @@ DRA_REQUEST = {"name": "req-0", "exactly": {"deviceClassName": DRA_CLASS}}
 
 def dra_node(index: int) -> dict:
     """templates/node-with-dra-test-driver.yaml (capacity only; allocatable as the API server defaults it)."""
-    name = f"scheduler-perf-dra-{index}"
-    res = {"pods": "110", "cpu": "4", "memory": "32Gi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {HOSTNAME: name}},
-        "spec": {},
-        "status": {
-            "capacity": dict(res),
-            "allocatable": dict(res),
-            "conditions": [{"type": "Ready", "status": "True"}],
-            "phase": "Running",
-        },
-    }
+    return _capacity_node(f"scheduler-perf-dra-{index}", "110")
 
 
 def resource_slice(node_name: str, devices: int) -> dict:
