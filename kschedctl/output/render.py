@@ -5,10 +5,10 @@ Because every format reads the same ``to_dict()``, `-o json` and the table canno
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.field import escape_control
+from kschedctl.api.json_encoding import dumps_indented
 from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.explain.sampling import sampling_line, tie_line
 from kschedctl.explain.verdict import group_verdict
@@ -42,7 +42,7 @@ def escaped(data: Any) -> Any:
 
 
 def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return dumps_indented(data)
 
 
 def to_yaml(data: Any) -> str:

@@ -14,7 +14,6 @@ run. Its format is the one its extension says: ``.json`` is JSON, anything else 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ import yaml
 
 from kschedctl.api.decoding import SafeDumper
 from kschedctl.api.errors import InputError
+from kschedctl.api.json_encoding import dumps_indented
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.outputs import OutputPath, as_output, resolve_output, write_output
 from kschedctl.cluster.loader import ClusterSnapshot, document_objects
@@ -64,7 +64,7 @@ def _objects(documents: list[Any]) -> Iterator[Any]:
 def render_snapshot(document: JSONObject, path: str) -> str:
     try:
         if path.endswith(".json"):
-            return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+            return dumps_indented(document)
         return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
     except RecursionError:
         raise InputError("cannot write the snapshot: an object is nested too deeply", file=path) from None
