@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from kschedctl.app.config import Say, drop_extenders, load_config, plugin_registry
 from kschedctl.app.snapshot import load_cluster
+from kschedctl.runtime.process import loading
 
 if TYPE_CHECKING:
     from kschedctl.cluster.loader import ClusterSnapshot
@@ -51,5 +52,6 @@ def load_inputs(
 
     check_stdin_once(snapshot=snapshot, config=config)
     conf = configured(config, version, say, no_extenders)
-    cluster = load_cluster(snapshot, version, say, pending_matters=pending_matters)
+    with loading():
+        cluster = load_cluster(snapshot, version, say, pending_matters=pending_matters)
     return Inputs(cluster, conf.cfg, conf.registry)

