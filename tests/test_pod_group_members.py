@@ -57,3 +57,38 @@ def test_state_equals_a_walk_over_every_pod_as_the_list_changes() -> None:
             expected = _walk(pods, key, assumed)
             assert ([p.key for p in state.all_pods], [p.key for p in state.scheduled], [p.key for p in state.unscheduled]) == expected
             assert manager.all_pods_count(key) == len(expected[0])
+
+
+def test_pods_by_uid_counts_equal_a_walk_as_the_pods_change() -> None:
+    """The scheduler's pod map keeps each group's non-terminal pod count at every change
+    (all_pods_count reads it instead of walking every pod at every pod event)."""
+    from kschedctl.framework.podgroup import group_key_function
+    from kschedctl.scheduler.scheduler import PodsByUID
+
+    rng = random.Random(5)
+    key_of = group_key_function(V135)
+    pods = PodsByUID()
+    manager = PodGroupManager(None, V135, lambda: list(pods.values()), pods_version=lambda: pods.version, pod_counts=pods.counts_by)
+    for step in range(400):
+        change = rng.random()
+        if change < 0.3:  # a pod added, or replaced by a new object (bound, terminal, another group)
+            pod = _pod(rng.randrange(30), rng.randrange(4), node=rng.choice(["", "n1"]), phase=rng.choice(["", "", "Failed"]))
+            pods[pod.uid] = pod
+        elif change < 0.4:
+            pod = _pod(rng.randrange(30), rng.randrange(4))
+            pods.setdefault(pod.uid, pod)
+        elif change < 0.6 and pods:
+            pods.pop(rng.choice(list(pods)))
+        elif change < 0.65 and pods:
+            del pods[rng.choice(list(pods))]
+        elif change < 0.67 and pods:
+            pods.popitem()
+        elif change < 0.68:
+            pods.update({p.uid: p for p in (_pod(50 + step, rng.randrange(4)),)})
+        elif change < 0.69:
+            pods.clear()
+        for group in range(5):
+            key = f"default/w{group}/g"
+            want = sum(1 for p in pods.values() if key_of(p) == key and not p.is_terminal)
+            assert manager.all_pods_count(key) == want
+            assert pods.counts_by(key_of).get(key, 0) == want

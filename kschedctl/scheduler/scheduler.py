@@ -18,7 +18,7 @@ import dataclasses
 import heapq
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kschedctl.api.gotime import format_rfc3339, seconds_of
@@ -187,37 +187,84 @@ class SimulatedClient:
 
 class PodsByUID(dict[str, Pod]):
     """The scheduler's pods by uid, counting its changes (``version``), so that what is derived
-    from the whole list (a pod group's members) is kept until a pod comes, goes or changes."""
+    from the whole list (a pod group's members) is kept until a pod comes, goes or changes; and
+    keeping, per key function asked for (``counts_by``), the number of non-terminal pods of each
+    key up to date at every change, so that a gang's pod count costs no walk over every pod at
+    every pod event (GangScheduling's PreEnqueue asks it each time)."""
 
     version = 0
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._counts: dict[Callable[[Pod], str | None], dict[str, int]] = {}
+
+    def counts_by(self, key_of: Callable[[Pod], str | None]) -> Mapping[str, int]:
+        """key -> how many non-terminal pods have it (pods whose key is None are not counted).
+        Built by one walk at the first question, then kept up to date by every change. A pod
+        object's key and phase are fixed (an updated pod is a new object)."""
+        counts = self._counts.get(key_of)
+        if counts is None:
+            counts = self._counts[key_of] = {}
+            for pod in self.values():
+                _count(counts, key_of, pod, 1)
+        return counts
+
+    def _replaced(self, old: Pod | None, new: Pod | None) -> None:
+        for key_of, counts in self._counts.items():
+            if old is not None:
+                _count(counts, key_of, old, -1)
+            if new is not None:
+                _count(counts, key_of, new, 1)
+
     def __setitem__(self, key: str, value: Pod) -> None:
         self.version += 1
+        if self._counts:
+            self._replaced(self.get(key), value)
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
         self.version += 1
+        if self._counts and key in self:
+            self._replaced(self[key], None)
         super().__delitem__(key)
 
     def pop(self, key: str, *default: Any) -> Any:
         self.version += 1
+        if self._counts and key in self:
+            self._replaced(self[key], None)
         return super().pop(key, *default)
 
     def popitem(self) -> tuple[str, Pod]:
         self.version += 1
-        return super().popitem()
+        item = super().popitem()
+        self._replaced(item[1], None)
+        return item
 
     def clear(self) -> None:
         self.version += 1
+        self._counts.clear()  # counted again at the next question
         super().clear()
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         self.version += 1
+        self._counts.clear()
         super().update(*args, **kwargs)
 
     def setdefault(self, key: str, default: Pod) -> Pod:
         self.version += 1
+        if self._counts and key not in self:
+            self._replaced(None, default)
         return super().setdefault(key, default)
+
+
+def _count(counts: dict[str, int], key_of: Callable[[Pod], str | None], pod: Pod, delta: int) -> None:
+    key = key_of(pod)
+    if key is not None and not pod.is_terminal:
+        left = counts.get(key, 0) + delta
+        if left:
+            counts[key] = left
+        else:
+            del counts[key]
 
 
 class _KnownPods:
@@ -232,6 +279,10 @@ class _KnownPods:
     def version(self) -> int:
         """Changes whenever the list would (PodGroupManager keeps its groups until then)."""
         return self._sched.pods_by_uid.version
+
+    def counts_by(self, key_of: Callable[[Pod], str | None]) -> Mapping[str, int]:
+        """Non-terminal pods per key, kept up to date (PodGroupManager.all_pods_count)."""
+        return self._sched.pods_by_uid.counts_by(key_of)
 
 
 class Scheduler:
