@@ -412,6 +412,9 @@ class QueuedPodInfo:
     # after its last failure; ``moved_by`` is that of the attempt being made (set at pop).
     requeued_by: str = ""
     moved_by: str = ""
+    # The queue's memo of its pre_enqueue_share_key for this pod while gated:
+    # (pod_info, gating plugin, key or None), valid while both are the same.
+    pre_enqueue_share: tuple[PodInfo, str, object] | None = None
 
     @property
     def pod(self) -> Pod:

@@ -18,7 +18,7 @@ import dataclasses
 import heapq
 import itertools
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from kschedctl.api.gotime import format_rfc3339, seconds_of
@@ -388,6 +388,7 @@ class Scheduler:
             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"),
             nominate_on_add=self.version.has("NominateGatedPodsOnAdd"),
             sort_key=first.queue_sort_key,
+            pre_enqueue_share_key=self._pre_enqueue_share_key,
         )
 
     @staticmethod
@@ -401,6 +402,9 @@ class Scheduler:
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         return self.profiles[pod.scheduler_name].run_pre_enqueue_plugins(pod)
+
+    def _pre_enqueue_share_key(self, pod: Pod, gating_plugin: str) -> Hashable | None:
+        return self.profiles[pod.scheduler_name].pre_enqueue_share_key(pod, gating_plugin)
 
     def update_snapshot(self) -> None:
         """UpdateSnapshot: the cache's state into the snapshot every profile reads."""

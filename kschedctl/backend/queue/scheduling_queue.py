@@ -9,7 +9,7 @@ are driven by the scheduler, which asks here when they would next move a pod.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -35,6 +35,9 @@ WILDCARD_EVENT = ev.EVENT_WILDCARD
 POD_GROUP_CYCLE = "PodGroupCycle"
 
 ACTIVE_Q, BACKOFF_Q, UNSCHEDULABLE_PODS = "activeQ", "backoffQ", "unschedulablePods"
+
+# What one event did to the first gated pod of a share key (move_pods_to_active_or_backoff_queue)
+_LEFT_AS_IS, _GATED_AGAIN, _OWN_WAY = 0, 1, 2
 
 
 class QueueingStrategy(IntEnum):
@@ -103,10 +106,14 @@ class PriorityQueue:
         pop_from_backoff_q: bool = True,
         nominate_on_add: bool = False,
         sort_key: Callable[[QueuedPodInfo], Any] | None = None,
+        pre_enqueue_share_key: Callable[[Pod, str], Hashable | None] | None = None,
     ) -> None:
         self.less = less
         self.clock = clock
         self.pre_enqueue = pre_enqueue  # pod -> Status of its profile's PreEnqueue plugins
+        # (pod, gating plugin) -> the profile's Framework.pre_enqueue_share_key: gated pods with
+        # equal keys fare alike under one event (move_pods_to_active_or_backoff_queue)
+        self.pre_enqueue_share_key = pre_enqueue_share_key
         self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
         self._matching_hints: dict[tuple[str, str, str], list[QueueingHintFunction] | None] = {}
         self._interest: dict[tuple[int, str, str], bool] = {}  # is_event_of_interest, remembered
@@ -435,26 +442,88 @@ class PriorityQueue:
         return self.move_pods_to_active_or_backoff_queue(pods, event, old, new)
 
     def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
+        """movePodsToActiveOrBackoffQueue. A gated pod is asked again (its gating plugin's hints,
+        then PreEnqueue) only if the event is one its gating plugin registered.
+
+        Gated pods that share a key (_shared_gate_key: a gang's members gated by
+        GangScheduling) fare alike under one event: the first one's requeue is made in full,
+        and when it left the pod where it was (not asked, skipped by the hint, or gated again
+        by the same plugin with the same message) the others get the same without asking: a
+        gang's every pod event asked PreEnqueue for each of its gated members. A pod gated
+        again goes to the end of the pool, as the full requeue does (the pool's order is the
+        order the pods later move in)."""
         if not self.is_event_of_interest(event):
             return 0
+        label = ev.label(event)
+        shared: dict[Hashable, int] | None = {} if self.pre_enqueue_share_key is not None and not ev.is_wildcard(event) else None
+        unschedulable = self.unschedulable
         moved = 0
         for qpi in pods:
-            if qpi.gated and not self.gate_opens(qpi, event):
-                continue  # only the gating plugin's events can let a gated pod in
+            key = None
+            if qpi.gated:
+                if shared is not None:
+                    key = self._shared_gate_key(qpi)
+                    if key is not None:
+                        outcome = shared.get(key)
+                        if outcome == _LEFT_AS_IS:
+                            continue
+                        if outcome == _GATED_AGAIN and qpi.pod.uid in unschedulable:
+                            uid = qpi.pod.uid
+                            del unschedulable[uid]  # to the end of the pool, as gated again
+                            unschedulable[uid] = qpi
+                            qpi.requeued_by = ""
+                            continue
+                        if outcome is not None:
+                            key = None  # asked on its own
+                if not self.gate_opens(qpi, event):
+                    if key is not None and shared is not None:
+                        shared[key] = _LEFT_AS_IS
+                    continue  # only the gating plugin's events can let a gated pod in
             hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
+                if key is not None and shared is not None:
+                    shared[key] = _LEFT_AS_IS
                 continue
+            plugin, message = qpi.gating_plugin, qpi.gating_message
             self.unschedulable.pop(qpi.pod.uid, None)
-            qpi.requeued_by = ev.label(event)
-            if self.requeue_pod_with_queueing_strategy(qpi, hint, ev.label(event)) != UNSCHEDULABLE_PODS:
+            qpi.requeued_by = label
+            if self.requeue_pod_with_queueing_strategy(qpi, hint, label) != UNSCHEDULABLE_PODS:
                 moved += 1
+                outcome = _OWN_WAY
             else:
                 qpi.requeued_by = ""
+                outcome = (
+                    _GATED_AGAIN
+                    if self._shared_gate_key(qpi) == key and (plugin, message) == (qpi.gating_plugin, qpi.gating_message)
+                    else _OWN_WAY
+                )
+            if key is not None and shared is not None:
+                shared[key] = outcome
         self.move_request_cycle = self.scheduling_cycle
         self.move_request_event = ev.label(event)
         if self.queueing_hints:
             self._add_event_if_any_in_flight(event, old, new)
         return moved
+
+    def _shared_gate_key(self, qpi: QueuedPodInfo) -> Hashable | None:
+        """The key under which a gated pod's requeue may be shared with other gated pods
+        (move_pods_to_active_or_backoff_queue), or None. Only for a pod whose one rejector is
+        its gating plugin (its hints are then the only ones asked), that nothing sends to
+        backoffQ without PreEnqueue (without PopFromBackoffQ a pod still backing off goes
+        there), and whose profile's Framework.pre_enqueue_share_key gives one (kept with the
+        pod while its pod object and gating plugin are the same); the message it was gated
+        with is part of the key (gated again means: with the same message)."""
+        plugin = qpi.gating_plugin
+        rejectors = qpi.unschedulable_plugins
+        if qpi.pending_plugins or len(rejectors) != 1 or plugin not in rejectors or self.pre_enqueue_share_key is None:
+            return None
+        if not self.pop_from_backoff_q and self.is_pod_backing_off(qpi):
+            return None
+        memo = qpi.pre_enqueue_share
+        if memo is None or memo[0] is not qpi.pod_info or memo[1] != plugin:
+            share = self.pre_enqueue_share_key(qpi.pod, plugin)
+            memo = qpi.pre_enqueue_share = (qpi.pod_info, plugin, None if share is None else (qpi.pod.scheduler_name, share))
+        return None if memo[2] is None else (memo[2], qpi.gating_message)
 
     def update(self, old: Pod, new: Pod) -> None:
         """Update: a pending pod changed; an update may make a pool pod schedulable (hints)."""

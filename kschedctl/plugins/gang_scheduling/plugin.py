@@ -15,6 +15,7 @@ group reference otherwise).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from kschedctl.api.types import Pod
@@ -92,6 +93,19 @@ class GangScheduling:
         if self.handle.pod_group_manager().all_pods_count(pg.group_key_of(pod, version) or "") < group.min_count:
             return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.MinCountNotInQueue"))
         return None
+
+    def pre_enqueue_share_key(self, pod: Pod) -> Hashable | None:
+        """What PreEnqueue and the queueing hints read of the pod: its namespace and group
+        reference. Pods with equal keys get equal answers from both at any one moment, so
+        the queue asks once per group and event for the gated members of a gang instead of
+        once per member (Framework.pre_enqueue_share_key). None: the pod names no group."""
+        if not self._enabled():
+            return None
+        if self.handle.version.has("PodGroupObject"):
+            name = pg.scheduling_group_name(pod)
+            return None if name is None else ("schedulingGroup", pod.namespace, name)
+        ref = pg.workload_ref(pod)
+        return None if ref is None else ("workloadRef", pod.namespace, ref[0], ref[1])
 
     # --- Reserve (the group state reads assumed pods from the cache) ------------------------
     def reserve(self, state: Any, pod: Pod, node_name: str) -> Status | None:
