@@ -287,7 +287,7 @@ def handle_binding_cycle_error(sched: Scheduler, b: Binding, status: Status) -> 
     else:
         handle_scheduling_failure(sched, fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
     if forgot and status.is_rejected():
-        sched.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
+        sched.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None, except_uid=assumed.uid)
 
 
 # --- Permit waits ----------------------------------------------------------------------

@@ -433,15 +433,31 @@ class PriorityQueue:
         return any(h.plugin_name == qpi.gating_plugin for h in hints)
 
     def move_all_to_active_or_backoff_queue(
-        self, event: ClusterEvent, old: Any = None, new: Any = None, pre_check: Callable[[Pod], bool] | None = None
+        self,
+        event: ClusterEvent,
+        old: Any = None,
+        new: Any = None,
+        pre_check: Callable[[Pod], bool] | None = None,
+        *,
+        except_uid: str | None = None,
     ) -> int:
-        """MoveAllToActiveOrBackoffQueue over the pool (optionally pre-filtered); returns moved."""
+        """MoveAllToActiveOrBackoffQueue over the pool (optionally pre-filtered); returns moved.
+        ``except_uid``: a pod left out (the pod whose own event it is), as a pre-check that
+        leaves out only that pod would, without a call per pod."""
         if not self.is_event_of_interest(event):
             return 0
-        pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q.pod)]
-        return self.move_pods_to_active_or_backoff_queue(pods, event, old, new)
+        items = list(self.unschedulable.items())
+        if except_uid is not None and except_uid in self.unschedulable:
+            items.remove((except_uid, self.unschedulable[except_uid]))
+        if pre_check is not None:
+            items = [(uid, q) for uid, q in items if pre_check(q.pod)]
+        return self._move_pods(items, event, old, new)
 
     def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
+        """movePodsToActiveOrBackoffQueue over these pods (see _move_pods)."""
+        return self._move_pods([(q.pod.uid, q) for q in pods], event, old, new)
+
+    def _move_pods(self, items: list[tuple[str, QueuedPodInfo]], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
         """movePodsToActiveOrBackoffQueue. A gated pod is asked again (its gating plugin's hints,
         then PreEnqueue) only if the event is one its gating plugin registered.
 
@@ -455,20 +471,32 @@ class PriorityQueue:
         if not self.is_event_of_interest(event):
             return 0
         label = ev.label(event)
-        shared: dict[Hashable, int] | None = {} if self.pre_enqueue_share_key is not None and not ev.is_wildcard(event) else None
+        shared: dict[tuple[object, str], int] | None = {} if self.pre_enqueue_share_key is not None and not ev.is_wildcard(event) else None
         unschedulable = self.unschedulable
         moved = 0
-        for qpi in pods:
+        for uid, qpi in items:
             key = None
             if qpi.gated:
                 if shared is not None:
-                    key = self._shared_gate_key(qpi)
+                    memo = qpi.pre_enqueue_share  # _shared_gate_key's, when it still holds
+                    if (
+                        memo is not None
+                        and memo[0] is qpi.pod_info
+                        and memo[1] == qpi.gating_plugin
+                        and memo[2] == qpi.gating_message
+                        and self.pop_from_backoff_q
+                        and len(qpi.unschedulable_plugins) == 1
+                        and memo[1] in qpi.unschedulable_plugins
+                        and not qpi.pending_plugins
+                    ):
+                        key = memo[3]
+                    else:
+                        key = self._shared_gate_key(qpi)
                     if key is not None:
                         outcome = shared.get(key)
                         if outcome == _LEFT_AS_IS:
                             continue
-                        if outcome == _GATED_AGAIN and qpi.pod.uid in unschedulable:
-                            uid = qpi.pod.uid
+                        if outcome == _GATED_AGAIN and uid in unschedulable:
                             del unschedulable[uid]  # to the end of the pool, as gated again
                             unschedulable[uid] = qpi
                             qpi.requeued_by = ""
@@ -485,7 +513,7 @@ class PriorityQueue:
                     shared[key] = _LEFT_AS_IS
                 continue
             plugin, message = qpi.gating_plugin, qpi.gating_message
-            self.unschedulable.pop(qpi.pod.uid, None)
+            unschedulable.pop(uid, None)
             qpi.requeued_by = label
             if self.requeue_pod_with_queueing_strategy(qpi, hint, label) != UNSCHEDULABLE_PODS:
                 moved += 1
@@ -505,7 +533,7 @@ class PriorityQueue:
             self._add_event_if_any_in_flight(event, old, new)
         return moved
 
-    def _shared_gate_key(self, qpi: QueuedPodInfo) -> Hashable | None:
+    def _shared_gate_key(self, qpi: QueuedPodInfo) -> tuple[object, str] | None:
         """The key under which a gated pod's requeue may be shared with other gated pods
         (move_pods_to_active_or_backoff_queue), or None. Only for a pod whose one rejector is
         its gating plugin (its hints are then the only ones asked), that nothing sends to
@@ -520,10 +548,15 @@ class PriorityQueue:
         if not self.pop_from_backoff_q and self.is_pod_backing_off(qpi):
             return None
         memo = qpi.pre_enqueue_share
+        base: object | None
         if memo is None or memo[0] is not qpi.pod_info or memo[1] != plugin:
             share = self.pre_enqueue_share_key(qpi.pod, plugin)
-            memo = qpi.pre_enqueue_share = (qpi.pod_info, plugin, None if share is None else (qpi.pod.scheduler_name, share))
-        return None if memo[2] is None else (memo[2], qpi.gating_message)
+            base = None if share is None else (qpi.pod.scheduler_name, share)
+        else:
+            base = None if memo[3] is None else memo[3][0]
+        message = qpi.gating_message
+        qpi.pre_enqueue_share = (qpi.pod_info, plugin, message, None if base is None else (base, message))
+        return qpi.pre_enqueue_share[3]
 
     def update(self, old: Pod, new: Pod) -> None:
         """Update: a pending pod changed; an update may make a pool pod schedulable (hints)."""

@@ -123,8 +123,7 @@ class GangScheduling:
         if group is None or not group.is_gang:
             return None, 0.0
         key = pg.group_key_of(pod, version) or ""
-        gstate = self.handle.pod_group_manager().state(key)
-        if gstate.scheduled_pods_count() < group.min_count:
+        if self.handle.pod_group_manager().scheduled_pods_count(key) < group.min_count:
             return Status(Code.Wait, permit_wait_message(version)), PERMIT_TIMEOUT_SECONDS
         for wp in self.handle.iterate_over_waiting_pods():
             if pg.group_key_of(wp.pod, version) == key:
