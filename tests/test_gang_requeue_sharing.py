@@ -245,3 +245,36 @@ def test_simulate_reports_the_same_with_and_without_sharing(run_cli: Any, tmp_pa
     assert sorted(placed) == [f"default/w{i}" for i in range(5)]
     assert [placed[f"default/w{i}"]["time"] for i in (0, 2, 4)] == [8, 8, 8]
     assert placed["default/w1"]["time"] >= 20
+
+
+def test_waiting_pods_are_looked_at_again_after_any_result_or_removal() -> None:
+    """resume_resolved_waiting_pods looks for resolved waiting pods only when one got a result
+    or left its framework's map since it last looked: a result set by plain assignment counts."""
+    from kschedctl.framework.interface import Status
+    from kschedctl.framework.waiting_pods import WaitingPod, WaitingPodsMap
+    from kschedctl.scheduler.schedule_one import resume_resolved_waiting_pods
+
+    before = WaitingPod.changes
+    wp = WaitingPod(make_pod("a").obj(), "n0", {"GangScheduling": 300.0})
+    assert WaitingPod.changes == before  # waiting, unresolved
+    wp.result = Status()
+    assert WaitingPod.changes == before + 1
+    pods = WaitingPodsMap(a=wp)
+    pods.pop("a")
+    assert WaitingPod.changes == before + 2
+
+    s = _scheduler("1.35")
+    for i in range(2):  # g0 needs 4: both members wait at Permit
+        add_pod(s, make_pod(f"m{i}").req(cpu="100m").workload_ref("job", "g0").obj())
+    add_pod(s, make_pod("m2").req(cpu="100m").workload_ref("job", "g0").obj())
+    add_pod(s, make_pod("m3").req(cpu="100m").workload_ref("job", "g0").gates("hold").obj())  # counted, never tried
+    while (qpi := s.queue.pop()) is not None:
+        s.schedule_one(qpi)
+        resume_resolved_waiting_pods(s)
+    assert sorted(s.waiting) == sorted(make_pod(f"m{i}").obj().uid for i in range(3))
+    resume_resolved_waiting_pods(s)
+    assert len(s.waiting) == 3 and not s.result.placements
+    uid = make_pod("m1").obj().uid
+    s.waiting[uid].fwk.get_waiting_pod(uid).result = Status()  # a plugin's doing, not allow()
+    resume_resolved_waiting_pods(s)
+    assert [p.pod for p in s.result.placements] == ["default/m1"] and uid not in s.waiting

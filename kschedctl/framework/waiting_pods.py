@@ -7,7 +7,7 @@ pod's binding cycle once every plugin allowed it, or fails it on the first rejec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from kschedctl.framework.interface import Code, Status
 
@@ -23,6 +23,16 @@ class WaitingPod:
     result: Status | None = None
     messages: list[str] = field(default_factory=list)  # the waiting plugins' own Wait messages
 
+    # Bumped whenever a waiting pod gets a result or leaves a WaitingPodsMap: the scheduler
+    # looks for resolved waiting pods only when it moved since it last looked (a gang of 1,000
+    # waits at Permit while each of its members is scheduled).
+    changes: ClassVar[int] = 0
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "result" and value is not None:
+            WaitingPod.changes += 1
+        object.__setattr__(self, name, value)
+
     def get_pod(self) -> Any:
         return self.pod
 
@@ -37,3 +47,36 @@ class WaitingPod:
     def reject(self, plugin: str, message: str) -> None:
         if self.result is None:
             self.result = Status(Code.Unschedulable, message, plugin=plugin)
+
+
+class WaitingPodsMap(dict[str, WaitingPod]):
+    """A framework's waiting pods by uid; a pod leaving it (or replaced) bumps WaitingPod.changes."""
+
+    def __setitem__(self, key: str, value: WaitingPod) -> None:
+        if key in self:
+            WaitingPod.changes += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        WaitingPod.changes += 1
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        WaitingPod.changes += 1
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, WaitingPod]:
+        WaitingPod.changes += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        WaitingPod.changes += 1
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        WaitingPod.changes += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: str, default: WaitingPod) -> WaitingPod:
+        WaitingPod.changes += 1
+        return super().setdefault(key, default)

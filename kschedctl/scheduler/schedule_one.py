@@ -292,7 +292,12 @@ def handle_binding_cycle_error(sched: Scheduler, b: Binding, status: Status) -> 
 
 # --- Permit waits ----------------------------------------------------------------------
 def resume_resolved_waiting_pods(sched: Scheduler) -> None:
-    """WaitOnPermit returned for these pods: continue (or fail) their binding cycles."""
+    """WaitOnPermit returned for these pods: continue (or fail) their binding cycles. Only
+    looked for when a waiting pod got a result or left its framework's map since the last look
+    began (WaitingPod.changes): a pod waits unresolved when it starts waiting."""
+    if sched.waiting_looked_at == WaitingPod.changes:
+        return
+    sched.waiting_looked_at = WaitingPod.changes
     for uid, b in list(sched.waiting.items()):
         wp = b.fwk.get_waiting_pod(uid)
         if wp is None:

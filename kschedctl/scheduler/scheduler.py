@@ -395,6 +395,7 @@ class Scheduler:
         self.victims_deleted = 0
         self.outcomes: dict[str, PodOutcome] = {}
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
+        self.waiting_looked_at = -1  # WaitingPod.changes when resume_resolved_waiting_pods last looked
         self.placements_by_uid: dict[str, Placement] = {}
         self.deleted: set[str] = set()
         self.leaving: set[str] = set()  # preemption victims deleted, not yet gone from the cache

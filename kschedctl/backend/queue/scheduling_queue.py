@@ -262,7 +262,7 @@ class PriorityQueue:
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self.clock.now()
         if self.queueing_hints:
-            self.in_flight[qpi.pod.uid] = (qpi, self._event_seq)
+            self._start_in_flight(qpi.pod.uid, qpi)
         self.scheduling_cycle += 1
         qpi.unschedulable_plugins = set()
         qpi.pending_plugins = set()
@@ -289,11 +289,17 @@ class PriorityQueue:
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self.clock.now()
         if self.queueing_hints:
-            self.in_flight[uid] = (qpi, self._event_seq)
+            self._start_in_flight(uid, qpi)
         qpi.unschedulable_plugins = set()
         qpi.pending_plugins = set()
         qpi.gating_plugin, qpi.gated = "", False
         return qpi
+
+    def _start_in_flight(self, uid: str, qpi: QueuedPodInfo) -> None:
+        """The pod is in flight from the current event on. Entries stay in the order of their
+        markers (a pod taken again is put last), so the oldest marker is the first entry's."""
+        self.in_flight.pop(uid, None)
+        self.in_flight[uid] = (qpi, self._event_seq)
 
     def done(self, uid: str) -> None:
         """Done: the pod is no longer in flight; events nobody in flight can need are dropped."""
@@ -302,8 +308,9 @@ class PriorityQueue:
         if not self.in_flight:
             self.in_flight_events.clear()
             return
-        oldest = min(marker for _, marker in self.in_flight.values())
-        self.in_flight_events = [e for e in self.in_flight_events if e[0] > oldest]
+        oldest = next(iter(self.in_flight.values()))[1]  # the smallest marker (_start_in_flight)
+        if self.in_flight_events and self.in_flight_events[0][0] <= oldest:  # in event order: else none to drop
+            self.in_flight_events = [e for e in self.in_flight_events if e[0] > oldest]
 
     def _add_event_if_any_in_flight(self, event: ClusterEvent, old: Any, new: Any) -> None:
         if self.in_flight:
