@@ -6,6 +6,7 @@ pod's binding cycle once every plugin allowed it, or fails it on the first rejec
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -30,7 +31,7 @@ class WaitingPod:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "result" and value is not None:
-            WaitingPod.changes += 1
+            _bump()
         object.__setattr__(self, name, value)
 
     def get_pod(self) -> Any:
@@ -49,34 +50,42 @@ class WaitingPod:
             self.result = Status(Code.Unschedulable, message, plugin=plugin)
 
 
+_BUMP = threading.Lock()  # runs in threads (sweep) share the counter: no increment lost
+
+
+def _bump() -> None:
+    with _BUMP:
+        WaitingPod.changes += 1
+
+
 class WaitingPodsMap(dict[str, WaitingPod]):
     """A framework's waiting pods by uid; a pod leaving it (or replaced) bumps WaitingPod.changes."""
 
     def __setitem__(self, key: str, value: WaitingPod) -> None:
         if key in self:
-            WaitingPod.changes += 1
+            _bump()
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
-        WaitingPod.changes += 1
+        _bump()
         super().__delitem__(key)
 
     def pop(self, key: str, *default: Any) -> Any:
-        WaitingPod.changes += 1
+        _bump()
         return super().pop(key, *default)
 
     def popitem(self) -> tuple[str, WaitingPod]:
-        WaitingPod.changes += 1
+        _bump()
         return super().popitem()
 
     def clear(self) -> None:
-        WaitingPod.changes += 1
+        _bump()
         super().clear()
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        WaitingPod.changes += 1
+        _bump()
         super().update(*args, **kwargs)
 
     def setdefault(self, key: str, default: WaitingPod) -> WaitingPod:
-        WaitingPod.changes += 1
+        _bump()
         return super().setdefault(key, default)
