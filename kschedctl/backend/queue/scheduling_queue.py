@@ -114,6 +114,7 @@ class PriorityQueue:
         # (pod, gating plugin) -> the profile's Framework.pre_enqueue_share_key: gated pods with
         # equal keys fare alike under one event (move_pods_to_active_or_backoff_queue)
         self.pre_enqueue_share_key = pre_enqueue_share_key
+        self._share_keys: dict[tuple[object, str], tuple[object, str]] = {}  # one object per key
         self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
         self._matching_hints: dict[tuple[str, str, str], list[QueueingHintFunction] | None] = {}
         self._interest: dict[tuple[int, str, str], bool] = {}  # is_event_of_interest, remembered
@@ -481,6 +482,9 @@ class PriorityQueue:
         shared: dict[tuple[object, str], int] | None = {} if self.pre_enqueue_share_key is not None and not ev.is_wildcard(event) else None
         unschedulable = self.unschedulable
         moved = 0
+        last_key: tuple[object, str] | None = None
+        last_outcome: int | None = None
+        pop_from_backoff_q = self.pop_from_backoff_q
         for uid, qpi in items:
             key = None
             if qpi.gated:
@@ -491,7 +495,7 @@ class PriorityQueue:
                         and memo[0] is qpi.pod_info
                         and memo[1] == qpi.gating_plugin
                         and memo[2] == qpi.gating_message
-                        and self.pop_from_backoff_q
+                        and pop_from_backoff_q
                         and len(qpi.unschedulable_plugins) == 1
                         and memo[1] in qpi.unschedulable_plugins
                         and not qpi.pending_plugins
@@ -500,7 +504,12 @@ class PriorityQueue:
                     else:
                         key = self._shared_gate_key(qpi)
                     if key is not None:
-                        outcome = shared.get(key)
+                        if key is last_key:  # keys are interned: a gang's members hold one object
+                            outcome = last_outcome
+                        else:
+                            outcome = shared.get(key)
+                            if outcome is not None:  # final: set once per key and event
+                                last_key, last_outcome = key, outcome
                         if outcome == _LEFT_AS_IS:
                             continue
                         if outcome == _GATED_AGAIN and uid in unschedulable:
@@ -562,8 +571,9 @@ class PriorityQueue:
         else:
             base = None if memo[3] is None else memo[3][0]
         message = qpi.gating_message
-        qpi.pre_enqueue_share = (qpi.pod_info, plugin, message, None if base is None else (base, message))
-        return qpi.pre_enqueue_share[3]
+        key = None if base is None else self._share_keys.setdefault((base, message), (base, message))
+        qpi.pre_enqueue_share = (qpi.pod_info, plugin, message, key)
+        return key
 
     def update(self, old: Pod, new: Pod) -> None:
         """Update: a pending pod changed; an update may make a pool pod schedulable (hints)."""
