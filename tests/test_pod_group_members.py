@@ -57,3 +57,56 @@ def test_state_equals_a_walk_over_every_pod_as_the_list_changes() -> None:
             expected = _walk(pods, key, assumed)
             assert ([p.key for p in state.all_pods], [p.key for p in state.scheduled], [p.key for p in state.unscheduled]) == expected
             assert manager.all_pods_count(key) == len(expected[0])
+
+
+def test_pods_by_uid_counts_equal_a_walk_as_the_pods_change() -> None:
+    """The scheduler's pod map keeps each group's non-terminal pod count, and how many of those
+    are bound or assumed, at every change of the map or of the assumed set (all_pods_count and
+    scheduled_pods_count read them instead of walking every pod at every pod event, Permit)."""
+    from kschedctl.framework.podgroup import group_key_function
+    from kschedctl.scheduler.scheduler import PodsByUID
+
+    rng = random.Random(5)
+    key_of = group_key_function(V135)
+    assumed: set[str] = set()
+    pods = PodsByUID(assumed.__contains__)
+    manager = PodGroupManager(
+        None,
+        V135,
+        lambda: list(pods.values()),
+        lambda uid: pods.get(uid) if uid in assumed else None,
+        pods_version=lambda: pods.version,
+        pod_counts=pods.counts_by,
+        scheduled_counts=pods.scheduled_counts_by,
+    )
+    for step in range(600):
+        change = rng.random()
+        if change < 0.3:  # a pod added, or replaced by a new object (bound, terminal, another group)
+            pod = _pod(rng.randrange(30), rng.randrange(4), node=rng.choice(["", "", "n1"]), phase=rng.choice(["", "", "Failed"]))
+            pods[pod.uid] = pod
+        elif change < 0.4:
+            pod = _pod(rng.randrange(30), rng.randrange(4))
+            pods.setdefault(pod.uid, pod)
+        elif change < 0.55 and pods:
+            pods.pop(rng.choice(list(pods)))
+        elif change < 0.6 and pods:
+            del pods[rng.choice(list(pods))]
+        elif change < 0.62 and pods:
+            pods.popitem()
+        elif change < 0.63:
+            pods.update({p.uid: p for p in (_pod(50 + step, rng.randrange(4)),)})
+        elif change < 0.64:
+            pods.clear()
+        else:  # the cache assumes a pod (known or not), or forgets one
+            uid = _pod(rng.randrange(30), 0).uid
+            if uid in assumed:
+                assumed.discard(uid)
+            else:
+                assumed.add(uid)
+            pods.assumed_changed(uid)
+        for group in range(5):
+            key = f"default/w{group}/g"
+            members = [p for p in pods.values() if key_of(p) == key and not p.is_terminal]
+            assert manager.all_pods_count(key) == len(members)
+            scheduled = sum(1 for p in members if p.node_name or p.uid in assumed)
+            assert manager.scheduled_pods_count(key) == scheduled == manager.state(key).scheduled_pods_count()

@@ -232,6 +232,8 @@ class Handle:
                 self._pods.list,
                 self._services.assumed_pod,
                 pods_version=getattr(self._pods, "version", None),
+                pod_counts=getattr(self._pods, "counts_by", None),
+                scheduled_counts=getattr(self._pods, "scheduled_counts_by", None),
             )
         return self._pod_groups
 

@@ -14,7 +14,7 @@ kubernetes-sigs scheduler-plugins PodGroup (scheduling.x-k8s.io) is kept under
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,14 +197,21 @@ class PodGroupManager:
         pods: Callable[[], Iterable[Pod]],
         assumed_pod: Callable[[str], Pod | None] | None = None,
         pods_version: Callable[[], int] | None = None,
+        pod_counts: Callable[[Callable[[Pod], str | None]], Mapping[str, int]] | None = None,
+        scheduled_counts: Callable[[Callable[[Pod], str | None]], Mapping[str, int]] | None = None,
     ) -> None:
         """``pods_version``, when given, changes whenever ``pods()`` would list something else:
-        the list is then taken once per change instead of once per question."""
+        the list is then taken once per change instead of once per question. ``pod_counts``,
+        when given, maps a key function to the number of non-terminal pods of ``pods()`` per
+        key, kept up to date by whoever owns the pods: all_pods_count then walks no pod;
+        ``scheduled_counts`` likewise counts those bound or assumed (scheduled_pods_count)."""
         self._objects = objects
         self._version = version
         self._pods = pods
         self._assumed_pod = assumed_pod
         self._pods_version = pods_version
+        self._pod_counts = pod_counts
+        self._scheduled_counts = scheduled_counts
         self._listed: tuple[int, list[Pod]] | None = None
         # state() is asked for every gated gang pod at every pod event: it groups the pods once
         # per pod list (the list the grouping was made from, compared item by item: Pod compares
@@ -265,8 +272,18 @@ class PodGroupManager:
 
     def all_pods_count(self, pod_group_key: str) -> int:
         """state(key).all_pods_count() without sorting the pods into scheduled and not
-        (GangScheduling's PreEnqueue asks it for every gated pod at every pod event)."""
+        (GangScheduling's PreEnqueue asks it at every pod event), from the owner's counts
+        when it keeps them."""
+        if self._pod_counts is not None:
+            return self._pod_counts(group_key_function(self._version)).get(pod_group_key, 0)
         return len(self._members(pod_group_key))
+
+    def scheduled_pods_count(self, pod_group_key: str) -> int:
+        """state(key).scheduled_pods_count() without listing the pods (GangScheduling's Permit
+        asks it for every pod of a gang), from the owner's counts when it keeps them."""
+        if self._scheduled_counts is not None:
+            return self._scheduled_counts(group_key_function(self._version)).get(pod_group_key, 0)
+        return self.state(pod_group_key).scheduled_pods_count()
 
     def state(self, pod_group_key: str) -> PodGroupState:
         """podGroupState: the group's non-terminal pods; scheduled = bound or assumed (an

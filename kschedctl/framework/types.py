@@ -412,6 +412,10 @@ class QueuedPodInfo:
     # after its last failure; ``moved_by`` is that of the attempt being made (set at pop).
     requeued_by: str = ""
     moved_by: str = ""
+    # The queue's memo of the key under which this gated pod's requeue may be shared
+    # (PriorityQueue._shared_gate_key): (pod_info, gating plugin, gating message, key or None),
+    # valid while the three are the same.
+    pre_enqueue_share: tuple[PodInfo, str, str, tuple[object, str] | None] | None = None
 
     @property
     def pod(self) -> Pod:

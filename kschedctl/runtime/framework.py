@@ -24,7 +24,7 @@ checks (guard.py) and the sandbox live beside it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from kschedctl.api.jsontypes import JSONObject
@@ -46,7 +46,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.registry import PluginSpec, Registry
-from kschedctl.framework.waiting_pods import WaitingPod
+from kschedctl.framework.waiting_pods import WaitingPod, WaitingPodsMap
 from kschedctl.lazy import loaded
 from kschedctl.runtime.binding_points import BindingPoints
 from kschedctl.runtime.filter_points import FilterPoints
@@ -76,7 +76,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         self.features = Features.of(services.version)
         self.handle = Handle(self, services)
         self.snapshot: Any = None
-        self.waiting_pods: dict[str, WaitingPod] = {}
+        self.waiting_pods: dict[str, WaitingPod] = WaitingPodsMap()
         self.points: dict[str, list[Any]] = {p.field: [] for p in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
         self.placement_score_weights: dict[str, int] = {}
@@ -237,6 +237,29 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
                 return st
         return Status()
 
+    def pre_enqueue_share_key(self, pod: Any, gating_plugin: str) -> Hashable | None:
+        """A key under which the queue may share, between the pods gated by ``gating_plugin``,
+        what one event does to them: pods with equal keys (gated by that plugin with the same
+        message) get the same answer from this profile's PreEnqueue plugins and the same
+        queueing hints from ``gating_plugin`` at any one moment, so one pod's requeue tells
+        what the others' would do. None: no such key (the pod is asked on its own).
+
+        The key is ``gating_plugin``'s ``pre_enqueue_share_key(pod)``, given only when every
+        PreEnqueue plugin ahead of it vouches that it admits this pod object whatever the
+        cluster's state (``pre_enqueue_always_admits(pod)``): the chain's answer is then the
+        gating plugin's. Both promises are kschedctl's own plugins' (a sandboxed plugin makes
+        none; a subclass that overrides PreEnqueue does not inherit them). A pod object's key is
+        fixed; the queue keeps it with the pod."""
+        for pl, name in self._named("preEnqueue"):
+            if name == gating_plugin:
+                share = _vouched(pl, "pre_enqueue_share_key")
+                key = None if share is None else self._call(name, "PreEnqueue", pl, share, pod)
+                return None if key is None or isinstance(key, Status) else (name, key)
+            admits = _vouched(pl, "pre_enqueue_always_admits")
+            if admits is None or self._call(name, "PreEnqueue", pl, admits, pod) is not True:
+                return None
+        return None
+
     # queue_sort_key: the QueueSort plugin's order as a key function, or None (see _sort_key)
     queue_sort_key: Callable[[Any], Any] | None
 
@@ -268,6 +291,20 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
 
 
 __all__ = ["Framework", "FrameworkError"]
+
+
+def _vouched(plugin: Any, method: str) -> str | None:
+    """``method`` when the plugin's class defines it and PreEnqueue in the same class (the
+    promise it makes is about that PreEnqueue), else None. Looked up on the class: a sandboxed
+    plugin's proxy defines neither."""
+    owner = _defining_class(type(plugin), method)
+    if owner is None or _defining_class(type(plugin), "pre_enqueue") is not owner:
+        return None
+    return method
+
+
+def _defining_class(cls: type, attr: str) -> type | None:
+    return next((c for c in cls.__mro__ if attr in c.__dict__), None)
 
 
 def _sort_key(plugin: Any) -> Callable[[Any], Any] | None:

@@ -81,7 +81,7 @@ def add_pod_to_scheduling_queue(sched: Scheduler, pod: Pod, timestamp: float | N
     sched.queue.add(QueuedPodInfo(PodInfo.of(pod), timestamp=when, seq=sched._seq))
     if group_key_of(pod, sched.version) is not None:
         # A new pod of a group may complete its quorum (GangScheduling's UnscheduledPod/Add).
-        sched.queue.move_all_to_active_or_backoff_queue(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod, lambda p: p.uid != pod.uid)
+        sched.queue.move_all_to_active_or_backoff_queue(ev.EVENT_UNSCHEDULED_POD_ADD, None, pod, except_uid=pod.uid)
 
 
 def update_pod_in_scheduling_queue(sched: Scheduler, old: Pod, new: Pod) -> None:

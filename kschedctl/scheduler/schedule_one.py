@@ -287,12 +287,17 @@ def handle_binding_cycle_error(sched: Scheduler, b: Binding, status: Status) -> 
     else:
         handle_scheduling_failure(sched, fwk, qpi, status=status, nominating=CLEAR_NOMINATED_NODE)
     if forgot and status.is_rejected():
-        sched.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
+        sched.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, assumed, None, except_uid=assumed.uid)
 
 
 # --- Permit waits ----------------------------------------------------------------------
 def resume_resolved_waiting_pods(sched: Scheduler) -> None:
-    """WaitOnPermit returned for these pods: continue (or fail) their binding cycles."""
+    """WaitOnPermit returned for these pods: continue (or fail) their binding cycles. Only
+    looked for when a waiting pod got a result or left its framework's map since the last look
+    began (WaitingPod.changes): a pod waits unresolved when it starts waiting."""
+    if sched.waiting_looked_at == WaitingPod.changes:
+        return
+    sched.waiting_looked_at = WaitingPod.changes
     for uid, b in list(sched.waiting.items()):
         wp = b.fwk.get_waiting_pod(uid)
         if wp is None:

@@ -18,7 +18,7 @@ import dataclasses
 import heapq
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from kschedctl.api.gotime import format_rfc3339, seconds_of
@@ -187,37 +187,124 @@ class SimulatedClient:
 
 class PodsByUID(dict[str, Pod]):
     """The scheduler's pods by uid, counting its changes (``version``), so that what is derived
-    from the whole list (a pod group's members) is kept until a pod comes, goes or changes."""
+    from the whole list (a pod group's members) is kept until a pod comes, goes or changes.
+
+    It also keeps, per key function asked for, how many non-terminal pods have each key
+    (``counts_by``) and how many of those are scheduled, bound or assumed (``scheduled_counts_by``;
+    the cache tells ``assumed_changed``), up to date at every change: a gang's pod counts then
+    cost no walk over every pod at each pod event (GangScheduling's PreEnqueue) and each
+    Permit. A pod object's key, phase and node are fixed (an updated pod is a new object)."""
 
     version = 0
+
+    def __init__(self, is_assumed: Callable[[str], bool] | None = None) -> None:
+        super().__init__()
+        self.is_assumed: Callable[[str], bool] = is_assumed if is_assumed is not None else _never
+        self._tallies: dict[tuple[Callable[[Pod], str | None], bool], _Tally] = {}
+
+    def counts_by(self, key_of: Callable[[Pod], str | None]) -> Mapping[str, int]:
+        """key -> how many non-terminal pods have it (pods whose key is None are not counted)."""
+        return self._tally(key_of, False).counts
+
+    def scheduled_counts_by(self, key_of: Callable[[Pod], str | None]) -> Mapping[str, int]:
+        """key -> how many non-terminal pods have it and are bound or assumed."""
+        return self._tally(key_of, True).counts
+
+    def assumed_changed(self, uid: str) -> None:
+        """The cache assumed the pod, or no longer does."""
+        self._changed(uid)
+
+    def _tally(self, key_of: Callable[[Pod], str | None], scheduled: bool) -> _Tally:
+        """Built by one walk at the first question, then kept by every change."""
+        tally = self._tallies.get((key_of, scheduled))
+        if tally is None:
+            tally = self._tallies[(key_of, scheduled)] = _Tally(key_of, scheduled)
+            for uid, pod in self.items():
+                tally.recount(uid, pod, self.is_assumed)
+        return tally
+
+    def _changed(self, uid: str) -> None:
+        if self._tallies:
+            pod = self.get(uid)
+            for tally in self._tallies.values():
+                tally.recount(uid, pod, self.is_assumed)
 
     def __setitem__(self, key: str, value: Pod) -> None:
         self.version += 1
         super().__setitem__(key, value)
+        self._changed(key)
 
     def __delitem__(self, key: str) -> None:
         self.version += 1
         super().__delitem__(key)
+        self._changed(key)
 
     def pop(self, key: str, *default: Any) -> Any:
         self.version += 1
-        return super().pop(key, *default)
+        had = key in self
+        out = super().pop(key, *default)
+        if had:
+            self._changed(key)
+        return out
 
     def popitem(self) -> tuple[str, Pod]:
         self.version += 1
-        return super().popitem()
+        item = super().popitem()
+        self._changed(item[0])
+        return item
 
     def clear(self) -> None:
         self.version += 1
         super().clear()
+        self._tallies.clear()  # counted again at the next question
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         self.version += 1
         super().update(*args, **kwargs)
+        self._tallies.clear()
 
     def setdefault(self, key: str, default: Pod) -> Pod:
         self.version += 1
-        return super().setdefault(key, default)
+        had = key in self
+        out = super().setdefault(key, default)
+        if not had:
+            self._changed(key)
+        return out
+
+
+def _never(uid: str) -> bool:
+    return False
+
+
+class _Tally:
+    """Pods per key (only the scheduled ones when ``scheduled``), with the key each uid is
+    counted under, so that a change recounts one pod."""
+
+    __slots__ = ("key_of", "scheduled", "counts", "counted")
+
+    def __init__(self, key_of: Callable[[Pod], str | None], scheduled: bool) -> None:
+        self.key_of = key_of
+        self.scheduled = scheduled
+        self.counts: dict[str, int] = {}
+        self.counted: dict[str, str] = {}
+
+    def recount(self, uid: str, pod: Pod | None, is_assumed: Callable[[str], bool]) -> None:
+        key = None
+        if pod is not None and not pod.is_terminal and (not self.scheduled or pod.node_name or is_assumed(uid)):
+            key = self.key_of(pod)
+        old = self.counted.get(uid)
+        if old == key:
+            return
+        if old is not None:
+            left = self.counts[old] - 1
+            if left:
+                self.counts[old] = left
+            else:
+                del self.counts[old]
+            del self.counted[uid]
+        if key is not None:
+            self.counts[key] = self.counts.get(key, 0) + 1
+            self.counted[uid] = key
 
 
 class _KnownPods:
@@ -232,6 +319,14 @@ class _KnownPods:
     def version(self) -> int:
         """Changes whenever the list would (PodGroupManager keeps its groups until then)."""
         return self._sched.pods_by_uid.version
+
+    def counts_by(self, key_of: Callable[[Pod], str | None]) -> Mapping[str, int]:
+        """Non-terminal pods per key, kept up to date (PodGroupManager.all_pods_count)."""
+        return self._sched.pods_by_uid.counts_by(key_of)
+
+    def scheduled_counts_by(self, key_of: Callable[[Pod], str | None]) -> Mapping[str, int]:
+        """Bound or assumed non-terminal pods per key (PodGroupManager.scheduled_pods_count)."""
+        return self._sched.pods_by_uid.scheduled_counts_by(key_of)
 
 
 class Scheduler:
@@ -260,7 +355,8 @@ class Scheduler:
         self.start = self.clock.now()
         self.cache = Cache()
         self.snapshot = Snapshot(columnar_min_nodes=columnar.COLUMNAR_MIN_NODES)
-        self.pods_by_uid: PodsByUID = PodsByUID()
+        self.pods_by_uid: PodsByUID = PodsByUID(self.cache.assumed_pods.__contains__)
+        self.cache.on_assumed_change = self.pods_by_uid.assumed_changed
         for node in cluster.nodes:
             self.cache.add_node(node)
         for pod in cluster.bound_pods:
@@ -299,6 +395,7 @@ class Scheduler:
         self.victims_deleted = 0
         self.outcomes: dict[str, PodOutcome] = {}
         self.waiting: dict[str, Binding] = {}  # pods waiting at Permit: their binding cycles
+        self.waiting_looked_at = -1  # WaitingPod.changes when resume_resolved_waiting_pods last looked
         self.placements_by_uid: dict[str, Placement] = {}
         self.deleted: set[str] = set()
         self.leaving: set[str] = set()  # preemption victims deleted, not yet gone from the cache
@@ -337,6 +434,7 @@ class Scheduler:
             pop_from_backoff_q=self.version.feature_enabled("SchedulerPopFromBackoffQ"),
             nominate_on_add=self.version.has("NominateGatedPodsOnAdd"),
             sort_key=first.queue_sort_key,
+            pre_enqueue_share_key=self._pre_enqueue_share_key,
         )
 
     @staticmethod
@@ -350,6 +448,9 @@ class Scheduler:
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         return self.profiles[pod.scheduler_name].run_pre_enqueue_plugins(pod)
+
+    def _pre_enqueue_share_key(self, pod: Pod, gating_plugin: str) -> Hashable | None:
+        return self.profiles[pod.scheduler_name].pre_enqueue_share_key(pod, gating_plugin)
 
     def update_snapshot(self) -> None:
         """UpdateSnapshot: the cache's state into the snapshot every profile reads."""

@@ -92,3 +92,10 @@ def test_small_fixed_extender_fuzz_run(tmp_path):
     """A hostile HTTP extender on 127.0.0.1 (kfuzz/extender.py): the run keeps the contract."""
     report = fuzz(6, seed=7, workdir=tmp_path, timeout=30.0, dimensions=["extender"])
     assert report.inputs == 6 and not report.failures, "\n\n".join(report.failures)
+
+
+def test_small_fixed_gangqueue_fuzz_run(tmp_path):
+    """Random gangs (kfuzz/gangqueue.py): the shared requeue and kept counts give the output of
+    asking every gated pod on its own and walking the pods."""
+    report = fuzz(12, seed=7, workdir=tmp_path, timeout=30.0, dimensions=["gangqueue"])
+    assert report.inputs == 12 and not report.failures, "\n\n".join(report.failures)

@@ -10,7 +10,7 @@ list is in node-tree order (zones interleaved), which is the filter search order
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 
 from kschedctl.api.types import Node, Pod
@@ -205,6 +205,9 @@ class Cache:
         self.node_tree = NodeTree()
         self.pod_states: dict[str, Pod] = {}  # uid -> pod as it is in the cache (with nodeName)
         self.assumed_pods: set[str] = set()
+        # told the uid whenever a pod enters or leaves assumed_pods (the scheduler keeps each
+        # pod group's scheduled count with it)
+        self.on_assumed_change: Callable[[str], None] | None = None
         self.image_states = ImageStates()
         self._structure_changed = True
         self._dirty: set[str] = set()
@@ -247,7 +250,7 @@ class Cache:
     def add_pod(self, pod: Pod) -> None:
         """A bound pod (or the confirmation of an assumed one)."""
         if pod.uid in self.assumed_pods:
-            self.assumed_pods.discard(pod.uid)
+            self._unassume(pod.uid)
             current = self.pod_states[pod.uid]
             if current.node_name == pod.node_name:
                 self.pod_states[pod.uid] = pod
@@ -257,7 +260,7 @@ class Cache:
 
     def remove_pod(self, pod: Pod) -> None:
         current = self.pod_states.pop(pod.uid, None)
-        self.assumed_pods.discard(pod.uid)
+        self._unassume(pod.uid)
         if current is not None:
             self._remove_from_node(current)
 
@@ -267,10 +270,18 @@ class Cache:
             raise ValueError(f"pod {pod.key}({pod.uid}) is in the cache, so can't be assumed")
         self._add_to_node(pod)
         self.assumed_pods.add(pod.uid)
+        if self.on_assumed_change is not None:
+            self.on_assumed_change(pod.uid)
 
     def finish_binding(self, pod: Pod) -> None:
         """The binding succeeded: in this simulation the pod is confirmed at once."""
-        self.assumed_pods.discard(pod.uid)
+        self._unassume(pod.uid)
+
+    def _unassume(self, uid: str) -> None:
+        if uid in self.assumed_pods:
+            self.assumed_pods.discard(uid)
+            if self.on_assumed_change is not None:
+                self.on_assumed_change(uid)
 
     def forget_pod(self, pod: Pod) -> None:
         if pod.uid not in self.assumed_pods:

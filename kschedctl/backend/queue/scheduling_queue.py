@@ -9,7 +9,7 @@ are driven by the scheduler, which asks here when they would next move a pod.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -35,6 +35,9 @@ WILDCARD_EVENT = ev.EVENT_WILDCARD
 POD_GROUP_CYCLE = "PodGroupCycle"
 
 ACTIVE_Q, BACKOFF_Q, UNSCHEDULABLE_PODS = "activeQ", "backoffQ", "unschedulablePods"
+
+# What one event did to the first gated pod of a share key (move_pods_to_active_or_backoff_queue)
+_LEFT_AS_IS, _GATED_AGAIN, _OWN_WAY = 0, 1, 2
 
 
 class QueueingStrategy(IntEnum):
@@ -103,10 +106,15 @@ class PriorityQueue:
         pop_from_backoff_q: bool = True,
         nominate_on_add: bool = False,
         sort_key: Callable[[QueuedPodInfo], Any] | None = None,
+        pre_enqueue_share_key: Callable[[Pod, str], Hashable | None] | None = None,
     ) -> None:
         self.less = less
         self.clock = clock
         self.pre_enqueue = pre_enqueue  # pod -> Status of its profile's PreEnqueue plugins
+        # (pod, gating plugin) -> the profile's Framework.pre_enqueue_share_key: gated pods with
+        # equal keys fare alike under one event (move_pods_to_active_or_backoff_queue)
+        self.pre_enqueue_share_key = pre_enqueue_share_key
+        self._share_keys: dict[tuple[object, str], tuple[object, str]] = {}  # one object per key
         self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
         self._matching_hints: dict[tuple[str, str, str], list[QueueingHintFunction] | None] = {}
         self._interest: dict[tuple[int, str, str], bool] = {}  # is_event_of_interest, remembered
@@ -255,7 +263,7 @@ class PriorityQueue:
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self.clock.now()
         if self.queueing_hints:
-            self.in_flight[qpi.pod.uid] = (qpi, self._event_seq)
+            self._start_in_flight(qpi.pod.uid, qpi)
         self.scheduling_cycle += 1
         qpi.unschedulable_plugins = set()
         qpi.pending_plugins = set()
@@ -282,11 +290,17 @@ class PriorityQueue:
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self.clock.now()
         if self.queueing_hints:
-            self.in_flight[uid] = (qpi, self._event_seq)
+            self._start_in_flight(uid, qpi)
         qpi.unschedulable_plugins = set()
         qpi.pending_plugins = set()
         qpi.gating_plugin, qpi.gated = "", False
         return qpi
+
+    def _start_in_flight(self, uid: str, qpi: QueuedPodInfo) -> None:
+        """The pod is in flight from the current event on. Entries stay in the order of their
+        markers (a pod taken again is put last), so the oldest marker is the first entry's."""
+        self.in_flight.pop(uid, None)
+        self.in_flight[uid] = (qpi, self._event_seq)
 
     def done(self, uid: str) -> None:
         """Done: the pod is no longer in flight; events nobody in flight can need are dropped."""
@@ -295,8 +309,9 @@ class PriorityQueue:
         if not self.in_flight:
             self.in_flight_events.clear()
             return
-        oldest = min(marker for _, marker in self.in_flight.values())
-        self.in_flight_events = [e for e in self.in_flight_events if e[0] > oldest]
+        oldest = next(iter(self.in_flight.values()))[1]  # the smallest marker (_start_in_flight)
+        if self.in_flight_events and self.in_flight_events[0][0] <= oldest:  # in event order: else none to drop
+            self.in_flight_events = [e for e in self.in_flight_events if e[0] > oldest]
 
     def _add_event_if_any_in_flight(self, event: ClusterEvent, old: Any, new: Any) -> None:
         if self.in_flight:
@@ -426,35 +441,139 @@ class PriorityQueue:
         return any(h.plugin_name == qpi.gating_plugin for h in hints)
 
     def move_all_to_active_or_backoff_queue(
-        self, event: ClusterEvent, old: Any = None, new: Any = None, pre_check: Callable[[Pod], bool] | None = None
+        self,
+        event: ClusterEvent,
+        old: Any = None,
+        new: Any = None,
+        pre_check: Callable[[Pod], bool] | None = None,
+        *,
+        except_uid: str | None = None,
     ) -> int:
-        """MoveAllToActiveOrBackoffQueue over the pool (optionally pre-filtered); returns moved."""
+        """MoveAllToActiveOrBackoffQueue over the pool (optionally pre-filtered); returns moved.
+        ``except_uid``: a pod left out (the pod whose own event it is), as a pre-check that
+        leaves out only that pod would, without a call per pod."""
         if not self.is_event_of_interest(event):
             return 0
-        pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q.pod)]
-        return self.move_pods_to_active_or_backoff_queue(pods, event, old, new)
+        items = list(self.unschedulable.items())
+        if except_uid is not None and except_uid in self.unschedulable:
+            items.remove((except_uid, self.unschedulable[except_uid]))
+        if pre_check is not None:
+            items = [(uid, q) for uid, q in items if pre_check(q.pod)]
+        return self._move_pods(items, event, old, new)
 
     def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
+        """movePodsToActiveOrBackoffQueue over these pods (see _move_pods)."""
+        return self._move_pods([(q.pod.uid, q) for q in pods], event, old, new)
+
+    def _move_pods(self, items: list[tuple[str, QueuedPodInfo]], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
+        """movePodsToActiveOrBackoffQueue. A gated pod is asked again (its gating plugin's hints,
+        then PreEnqueue) only if the event is one its gating plugin registered.
+
+        Gated pods that share a key (_shared_gate_key: a gang's members gated by
+        GangScheduling) fare alike under one event: the first one's requeue is made in full,
+        and when it left the pod where it was (not asked, skipped by the hint, or gated again
+        by the same plugin with the same message) the others get the same without asking: a
+        gang's every pod event asked PreEnqueue for each of its gated members. A pod gated
+        again goes to the end of the pool, as the full requeue does (the pool's order is the
+        order the pods later move in)."""
         if not self.is_event_of_interest(event):
             return 0
+        label = ev.label(event)
+        shared: dict[tuple[object, str], int] | None = {} if self.pre_enqueue_share_key is not None and not ev.is_wildcard(event) else None
+        unschedulable = self.unschedulable
         moved = 0
-        for qpi in pods:
-            if qpi.gated and not self.gate_opens(qpi, event):
-                continue  # only the gating plugin's events can let a gated pod in
+        last_key: tuple[object, str] | None = None
+        last_outcome: int | None = None
+        pop_from_backoff_q = self.pop_from_backoff_q
+        for uid, qpi in items:
+            key = None
+            if qpi.gated:
+                if shared is not None:
+                    memo = qpi.pre_enqueue_share  # _shared_gate_key's, when it still holds
+                    if (
+                        memo is not None
+                        and memo[0] is qpi.pod_info
+                        and memo[1] == qpi.gating_plugin
+                        and memo[2] == qpi.gating_message
+                        and pop_from_backoff_q
+                        and len(qpi.unschedulable_plugins) == 1
+                        and memo[1] in qpi.unschedulable_plugins
+                        and not qpi.pending_plugins
+                    ):
+                        key = memo[3]
+                    else:
+                        key = self._shared_gate_key(qpi)
+                    if key is not None:
+                        if key is last_key:  # keys are interned: a gang's members hold one object
+                            outcome = last_outcome
+                        else:
+                            outcome = shared.get(key)
+                            if outcome is not None:  # final: set once per key and event
+                                last_key, last_outcome = key, outcome
+                        if outcome == _LEFT_AS_IS:
+                            continue
+                        if outcome == _GATED_AGAIN and uid in unschedulable:
+                            del unschedulable[uid]  # to the end of the pool, as gated again
+                            unschedulable[uid] = qpi
+                            qpi.requeued_by = ""
+                            continue
+                        if outcome is not None:
+                            key = None  # asked on its own
+                if not self.gate_opens(qpi, event):
+                    if key is not None and shared is not None:
+                        shared[key] = _LEFT_AS_IS
+                    continue  # only the gating plugin's events can let a gated pod in
             hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
+                if key is not None and shared is not None:
+                    shared[key] = _LEFT_AS_IS
                 continue
-            self.unschedulable.pop(qpi.pod.uid, None)
-            qpi.requeued_by = ev.label(event)
-            if self.requeue_pod_with_queueing_strategy(qpi, hint, ev.label(event)) != UNSCHEDULABLE_PODS:
+            plugin, message = qpi.gating_plugin, qpi.gating_message
+            unschedulable.pop(uid, None)
+            qpi.requeued_by = label
+            if self.requeue_pod_with_queueing_strategy(qpi, hint, label) != UNSCHEDULABLE_PODS:
                 moved += 1
+                outcome = _OWN_WAY
             else:
                 qpi.requeued_by = ""
+                outcome = (
+                    _GATED_AGAIN
+                    if self._shared_gate_key(qpi) == key and (plugin, message) == (qpi.gating_plugin, qpi.gating_message)
+                    else _OWN_WAY
+                )
+            if key is not None and shared is not None:
+                shared[key] = outcome
         self.move_request_cycle = self.scheduling_cycle
         self.move_request_event = ev.label(event)
         if self.queueing_hints:
             self._add_event_if_any_in_flight(event, old, new)
         return moved
+
+    def _shared_gate_key(self, qpi: QueuedPodInfo) -> tuple[object, str] | None:
+        """The key under which a gated pod's requeue may be shared with other gated pods
+        (move_pods_to_active_or_backoff_queue), or None. Only for a pod whose one rejector is
+        its gating plugin (its hints are then the only ones asked), that nothing sends to
+        backoffQ without PreEnqueue (without PopFromBackoffQ a pod still backing off goes
+        there), and whose profile's Framework.pre_enqueue_share_key gives one (kept with the
+        pod while its pod object and gating plugin are the same); the message it was gated
+        with is part of the key (gated again means: with the same message)."""
+        plugin = qpi.gating_plugin
+        rejectors = qpi.unschedulable_plugins
+        if qpi.pending_plugins or len(rejectors) != 1 or plugin not in rejectors or self.pre_enqueue_share_key is None:
+            return None
+        if not self.pop_from_backoff_q and self.is_pod_backing_off(qpi):
+            return None
+        memo = qpi.pre_enqueue_share
+        base: object | None
+        if memo is None or memo[0] is not qpi.pod_info or memo[1] != plugin:
+            share = self.pre_enqueue_share_key(qpi.pod, plugin)
+            base = None if share is None else (qpi.pod.scheduler_name, share)
+        else:
+            base = None if memo[3] is None else memo[3][0]
+        message = qpi.gating_message
+        key = None if base is None else self._share_keys.setdefault((base, message), (base, message))
+        qpi.pre_enqueue_share = (qpi.pod_info, plugin, message, key)
+        return key
 
     def update(self, old: Pod, new: Pod) -> None:
         """Update: a pending pod changed; an update may make a pool pod schedulable (hints)."""

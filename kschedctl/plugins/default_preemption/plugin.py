@@ -296,6 +296,10 @@ class DefaultPreemption:
         """
         return None
 
+    def pre_enqueue_always_admits(self, pod: Pod) -> bool:
+        """PreEnqueue admits every pod (Framework.pre_enqueue_share_key)."""
+        return True
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """With async preemption: AssignedPod/Delete, whose hint always skips (upstream)."""
         if self.async_preemption:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gotime import seconds_of
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
-from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim
+from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim, pod_claim_refs
 from kschedctl.api.types import Pod
 from kschedctl.dra.claimcontroller import DELETE_PROTECTION_FINALIZER
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
@@ -287,6 +287,17 @@ class DynamicResources:
         except ClaimNotAvailable as exc:
             return statusUnschedulable(str(exc))
         return None
+
+    def pre_enqueue_always_admits(self, pod: Pod) -> bool:
+        """Whether PreEnqueue admits this pod object whatever the cluster's state
+        (Framework.pre_enqueue_share_key): a pod that names no claim needs none to exist (its
+        spec is fixed; a malformed claim status is not vouched for)."""
+        if not self.enabled:
+            return True
+        try:
+            return not pod_claim_refs(pod)
+        except ObjectError:
+            return False
 
     # --- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:

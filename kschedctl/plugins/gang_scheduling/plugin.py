@@ -15,6 +15,7 @@ group reference otherwise).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from kschedctl.api.types import Pod
@@ -93,6 +94,19 @@ class GangScheduling:
             return Status(Code.UnschedulableAndUnresolvable, version.wording("GangScheduling.MinCountNotInQueue"))
         return None
 
+    def pre_enqueue_share_key(self, pod: Pod) -> Hashable | None:
+        """What PreEnqueue and the queueing hints read of the pod: its namespace and group
+        reference. Pods with equal keys get equal answers from both at any one moment, so
+        the queue asks once per group and event for the gated members of a gang instead of
+        once per member (Framework.pre_enqueue_share_key). None: the pod names no group."""
+        if not self._enabled():
+            return None
+        if self.handle.version.has("PodGroupObject"):
+            name = pg.scheduling_group_name(pod)
+            return None if name is None else ("schedulingGroup", pod.namespace, name)
+        ref = pg.workload_ref(pod)
+        return None if ref is None else ("workloadRef", pod.namespace, ref[0], ref[1])
+
     # --- Reserve (the group state reads assumed pods from the cache) ------------------------
     def reserve(self, state: Any, pod: Pod, node_name: str) -> Status | None:
         return None
@@ -109,8 +123,7 @@ class GangScheduling:
         if group is None or not group.is_gang:
             return None, 0.0
         key = pg.group_key_of(pod, version) or ""
-        gstate = self.handle.pod_group_manager().state(key)
-        if gstate.scheduled_pods_count() < group.min_count:
+        if self.handle.pod_group_manager().scheduled_pods_count(key) < group.min_count:
             return Status(Code.Wait, permit_wait_message(version)), PERMIT_TIMEOUT_SECONDS
         for wp in self.handle.iterate_over_waiting_pods():
             if pg.group_key_of(wp.pod, version) == key:

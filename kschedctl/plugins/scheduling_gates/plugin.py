@@ -41,6 +41,12 @@ class SchedulingGates:
             return None
         return Status(Code.UnschedulableAndUnresolvable, gates_message(pod.scheduling_gates))
 
+    def pre_enqueue_always_admits(self, pod: Pod) -> bool:
+        """Whether PreEnqueue admits this pod object whatever the cluster's state (the queue
+        then knows this plugin's answer for the pod without asking; see
+        Framework.pre_enqueue_share_key): a pod object's gates are fixed."""
+        return not pod.scheduling_gates
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # Only the removal of the last gate can let the pod in (queueing hints are on in 1.35+).
         return [ClusterEventWithHint(ClusterEvent("Pod", "UpdatePodSchedulingGatesEliminated"), self.is_schedulable_after_gates_eliminated)]

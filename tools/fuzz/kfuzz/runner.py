@@ -168,6 +168,7 @@ OPTIONAL_DIMENSIONS: dict[str, tuple[float, Dimension]] = {
             "perf",
             "volumes",
             "preempt",
+            "gangqueue",
         )
     },
 }
