@@ -399,6 +399,13 @@ CASES = [
         "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "
         "(e.g. 'example.com/MyName')",
     ),
+    (
+        # ValidatePodCreate: created gated or bound, never both (the snapshot cannot hold one)
+        "scheduling-gates-on-a-bound-pod",
+        _pod(nodeName="n1", schedulingGates=[{"name": "example.com/wait"}]),
+        "spec.nodeName",
+        "Forbidden: cannot be set until all schedulingGates have been cleared",
+    ),
 ]
 
 

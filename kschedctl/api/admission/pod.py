@@ -102,6 +102,10 @@ def admit_pod(raw: JSONObject) -> None:
         check = _SPEC_CHECKS.get(key)
         if check is not None:
             check(spec, md, host_network, claim_names)
+    if spec.get("nodeName") and spec.get("schedulingGates"):
+        # ValidatePodCreate (pkg/apis/core/validation/validation.go): a pod is created either
+        # gated or bound, never both, and gates are only ever removed afterwards
+        raise fail(field.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
     if "status" in raw:
         _check_status(raw)
 
