@@ -120,6 +120,16 @@ def test_event_object_is_admitted(run_cli, tmp_path):
     assert out.exit_code == 2 and 'events[0].object.metadata.name: Invalid value: "Bad_Name"' in out.stderr
 
 
+def test_a_pod_created_bound_and_gated_is_refused(run_cli, tmp_path):
+    """ValidatePodCreate's rule: then ungating it later cannot end the run with an internal error."""
+    pod = make_pod("p").gates("example.com/hold").node("n1").req(cpu="1").dict()
+    events = [{"at": 1, "action": "createPod", "object": pod}, {"at": 2, "action": "ungatePod", "pod": "default/p"}]
+    out = run_cli("simulate", _scenario(tmp_path, events))
+    assert out.exit_code == 2
+    [line] = out.stderr.strip().splitlines()
+    assert "events[0].object.spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared" in line
+
+
 def test_scenario_snapshot_path_too_long(run_cli, tmp_path):
     """Found by the long fuzz run (seed 12, input 4449): an OSError from the file system."""
     path = tmp_path / "scenario.yaml"
