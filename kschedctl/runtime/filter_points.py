@@ -287,8 +287,8 @@ class FilterPoints(PluginCalls):
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is not None:
-                if results.count(None) == len(results):
-                    continue  # every node passed: nothing to record (the common case, C-level count)
+                if not any(map(operator.is_not, results, repeat(None))):
+                    continue  # every node passed: nothing to record (the common case, a C-level scan by identity)
                 recorded = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results)))
                 if recorded is not None:
                     alive = recorded
