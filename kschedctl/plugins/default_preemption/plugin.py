@@ -526,12 +526,24 @@ class DefaultPreemption:
         fit = plan.fit
         if fit is None or node_info.node is None:
             return None
-        if not self._fit_only_on(plan, pod, node_info):
+        if not plan.fit_only:
             return None if word_rejection else self._fit_rejects_without_potential(state, pod, node_info, fit)
         potential = self._potential_victims(pod, node_info)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        counting = isinstance(req, Resource) and not any(req.scalar_resources.values())
+        counted = _counted_victims(req, node_info, nominated, potential) if counting else None
+        if counting and counted is None and not word_rejection:
+            # Fit rejects the node even without its lower-priority pods: it cannot help, whatever
+            # the other filters read (_fit_rejects_without_potential's answer, for any plan), so
+            # the nodes a wave of nominated pods fills are dropped before the per-node checks
+            return [], 0, None
+        if not self._fit_only_on(plan, pod, node_info):
+            if word_rejection or counted is not None:
+                return None
+            return self._fit_rejects_without_potential(state, pod, node_info, fit)
 
         def cannot_help() -> tuple[list[Pod], int, Status | None] | None:
             """Even without its lower-priority pods the node does not take the pod."""
@@ -539,10 +551,7 @@ class DefaultPreemption:
                 return [], 0, None
             return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
 
-        req = state.get(PRE_FILTER_STATE_KEY)
-        counted = None
-        if isinstance(req, Resource) and not any(req.scalar_resources.values()):
-            counted = _counted_victims(req, node_info, nominated, potential)
+        if counting:
             if counted is None:
                 return cannot_help()
         else:
