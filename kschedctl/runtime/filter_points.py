@@ -323,12 +323,15 @@ class FilterPoints(PluginCalls):
 
     def _first_pass_batchable(self, state: CycleState) -> bool:
         """Whether the first pass (the node plus its nominated pods) can be asked of the plugins
-        in a batch: no AddPod extension would run, so the pass sees this very CycleState. The
-        plugins are then asked in the profile's order; from the first one without
-        ``filter_batch_with_added_pods`` on, the nodes still passing take the two passes on
-        copies (_first_pass_with_added_pods), so a node that an earlier plugin rejects with
-        its nominated pods (NodeResourcesFit, most often) is never copied."""
-        return not self.has_pre_filter_extensions(state)
+        in a batch: no AddPod extension would run (so the pass sees this very CycleState) and
+        every active Filter plugin has ``filter_batch_with_added_pods``. Otherwise the nodes
+        with nominated pods take the two passes on copies and stay out of the plain batch: a
+        plugin without the method (a third-party one) is called as the two-pass loop calls
+        it, and a hung one is not asked again for every node after an Error."""
+        if self.has_pre_filter_extensions(state):
+            return False
+        skip = state.skip_filter_plugins
+        return all(self._opt(pl, "filter_batch_with_added_pods") is not None for pl, name in self._named("filter") if name not in skip)
 
     def _first_pass_with_added_pods(
         self, state: CycleState, pod: Any, full: NodeBatch, two_pass: list[tuple[int, list[PodInfo]]], out: np.ndarray
@@ -337,8 +340,8 @@ class FilterPoints(PluginCalls):
         (second-pass) statuses are already in ``out``: the first pass is asked of every plugin
         at once (``filter_batch_with_added_pods``) and its rejection, when there is one, is the
         node's status, as in the two-pass loop (a success leaves the plain status). A plugin
-        that cannot say (no such method, None, a wrong result, an exception) sends the nodes
-        still undecided through the two-pass loop itself, which reports exactly."""
+        that cannot say (None, a wrong result, an exception) sends the nodes still undecided
+        through the two-pass loop itself, which reports exactly."""
         positions = [i for i, _ in two_pass]
         added = [pods for _, pods in two_pass]
         first = np.full(len(positions), None, object)
@@ -351,12 +354,9 @@ class FilterPoints(PluginCalls):
             if name in skip:
                 continue
             recorded = None
-            batch_fn = self._opt(pl, "filter_batch_with_added_pods")
             try:
-                results = (
-                    None
-                    if batch_fn is None
-                    else batch_fn(state, pod, full.subset([positions[a] for a in alive]), [added[a] for a in alive])
+                results = self._opt(pl, "filter_batch_with_added_pods")(
+                    state, pod, full.subset([positions[a] for a in alive]), [added[a] for a in alive]
                 )
                 if results is not None:
                     results = list(results)
