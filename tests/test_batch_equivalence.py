@@ -646,6 +646,8 @@ def test_every_registered_batch_method_is_exercised() -> None:
             test_first_pass_with_nominated_pods_batch_equals_two_passes(config)
         with tempfile.TemporaryDirectory() as tmp:
             test_volume_batch_forms_equal_per_node(0, Path(tmp))
+        with tempfile.TemporaryDirectory() as tmp:
+            test_volume_preemption_equals_copies(2, Path(tmp))  # a seed whose first passes reach VolumeZone
     never = _never_exercised()
     assert not never, f"batch methods no test exercised: {never}"
 
@@ -825,6 +827,71 @@ def test_volume_batch_forms_equal_per_node(seed: int, tmp_path: Path) -> None:
         per_node = _cli(*args)
     assert batched == per_node
     assert batched[0] == 0, batched
+
+
+def _preempting_volume_cluster(seed: int) -> list[dict[str, Any]]:
+    """_volume_cluster made to preempt: every node (8 or 16 cpu) is filled with low-priority
+    3-cpu pods up to 2 or 1 cpu free (most with volumes), the pending pods ask for 1, 3 or 5 cpu at a higher priority, some
+    PVs sit in a zone (VolumeZone active). Preemptors are nominated while others are still
+    pending, so the Filter with nominated pods has nodes to add them to (some with room to
+    spare, where the volume plugins are asked), and the dry runs see the volume Filters."""
+    rng = random.Random(seed + 1000)
+    items = _volume_cluster(seed)
+    claims = [it["metadata"]["name"] for it in items if it["kind"] == "PersistentVolumeClaim" and it["metadata"]["name"] != "late"]
+    for it in items:
+        if it["kind"] == "PersistentVolume" and rng.random() < 0.3:
+            it["metadata"]["labels"] = {"topology.kubernetes.io/zone": rng.choice(ZONES)}
+        elif it["kind"] == "Pod":
+            spec = it["spec"]
+            bound = "nodeName" in spec
+            spec["priority"] = rng.choice([0, 10]) if bound else rng.choice([10, 100])
+            spec["containers"][0]["resources"]["requests"]["cpu"] = "3" if bound else rng.choice(["1", "3", "5"])
+        elif it["kind"] == "Node" and rng.random() < 0.5:
+            for key in ("capacity", "allocatable"):
+                it["status"][key]["cpu"] = "16"
+    for node in [it for it in items if it["kind"] == "Node"]:
+        for k in range(2 if node["status"]["allocatable"]["cpu"] == "8" else 5):
+            raw = make_pod(f"f-{node['metadata']['name']}-{k}").req(cpu="3").priority(rng.choice([0, 0, 10])).obj().raw
+            raw["spec"]["nodeName"] = node["metadata"]["name"]
+            raw["status"] = {"phase": "Running", "startTime": f"2024-01-01T00:00:{rng.randrange(60):02d}Z"}
+            if rng.random() < 0.7:
+                raw["spec"]["volumes"] = [{"name": "v", "persistentVolumeClaim": {"claimName": rng.choice(claims)}}]
+            items.append(raw)
+    return items
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_volume_preemption_equals_copies(seed: int, tmp_path: Path) -> None:
+    """Preemption on volume clusters: the first pass of the Filter with nominated pods asked of
+    the volume plugins in a batch (filter_batch_with_added_pods, each shadowed by Filter on a
+    copy of the node with the pods added) and DefaultPreemption's dry run without copies
+    (NodeVolumeLimits, VolumeBinding and VolumeZone beside NodeResourcesFit) decide as runs
+    that copy: the volume plugins' first pass declined (the runtime's two passes on copies)
+    and the dry-run shortcuts off (SelectVictimsOnNode on copies, every Filter run)."""
+    from kschedctl.plugins.default_preemption.plugin import DefaultPreemption
+    from kschedctl.plugins.node_volume_limits.batch import NodeVolumeLimits
+    from kschedctl.plugins.volume_binding.batch import VolumeBinding
+    from kschedctl.plugins.volume_zone.batch import VolumeZone
+
+    path = tmp_path / "volumes.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": _preempting_volume_cluster(seed)}))
+    args: tuple[str, ...] = ("schedule", str(path), "-o", "json", "--seed", "1", "--kube-version", RELEASES[seed % len(RELEASES)])
+    if seed % 2:
+        config = tmp_path / "config.yaml"
+        config.write_text(NO_VOLUME_ZONE)
+        args += ("--config", str(config))
+    with pytest.MonkeyPatch.context() as mp, _shadow(mp):
+        mp.setattr(columnar, "COLUMNAR_MIN_NODES", 0)
+        fast = _cli(*args)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar, "COLUMNAR_MIN_NODES", 0)
+        for cls in (NodeVolumeLimits, VolumeBinding, VolumeZone):
+            mp.setattr(cls, "filter_batch_with_added_pods", lambda self, state, pod, node_infos, added: None)
+        mp.setattr(DefaultPreemption, "dry_run_shortcuts", False)
+        copies = _cli(*args)
+    assert fast == copies
+    assert fast[0] == 0, fast
+    assert json.loads(fast[1])["preemptions"], "the case must preempt"
 
 
 def _cli(*args: str) -> tuple[int, str, str]:

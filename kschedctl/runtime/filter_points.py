@@ -287,8 +287,8 @@ class FilterPoints(PluginCalls):
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is not None:
-                if results.count(None) == len(results):
-                    continue  # every node passed: nothing to record (the common case, C-level count)
+                if not any(map(operator.is_not, results, repeat(None))):
+                    continue  # every node passed: nothing to record (the common case, a C-level scan by identity)
                 recorded = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results)))
                 if recorded is not None:
                     alive = recorded
@@ -324,7 +324,10 @@ class FilterPoints(PluginCalls):
     def _first_pass_batchable(self, state: CycleState) -> bool:
         """Whether the first pass (the node plus its nominated pods) can be asked of the plugins
         in a batch: no AddPod extension would run (so the pass sees this very CycleState) and
-        every active Filter plugin has ``filter_batch_with_added_pods``."""
+        every active Filter plugin has ``filter_batch_with_added_pods``. Otherwise the nodes
+        with nominated pods take the two passes on copies and stay out of the plain batch: a
+        plugin without the method (a third-party one) is called as the two-pass loop calls
+        it, and a hung one is not asked again for every node after an Error."""
         if self.has_pre_filter_extensions(state):
             return False
         skip = state.skip_filter_plugins

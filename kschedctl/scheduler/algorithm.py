@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from itertools import repeat
+from operator import is_not
 from typing import Any, cast
 
 from kschedctl.api.types import Pod
@@ -357,7 +359,13 @@ class SchedulingAlgorithm:
             )
             batch = NodeBatch(chunk, columns, rows)
             statuses = fwk.run_filter_plugins_batch(state, pod, batch)
-            if statuses.count(None) == len(statuses):  # the whole chunk is feasible
+            # Nodes failing the same way share one Status object: look at each object once
+            # (a Success Status passes as None does; list.count(None) would call Status.__eq__
+            # on every rejected node of the chunk).
+            distinct: Any = None
+            if any(map(is_not, statuses, repeat(None))):
+                distinct = dict(zip(map(id, statuses), statuses)).values()
+            if distinct is None or all(st is None or st.code == Code.Success for st in distinct):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
                     if not feasible:  # scoring reuses the chunk's rows
                         return batch.head(need - 1), None
@@ -366,8 +374,6 @@ class SchedulingAlgorithm:
                 feasible.extend(chunk)
                 pos += size
                 continue
-            # Nodes failing the same way share one Status object: look at each object once.
-            distinct = dict(zip(map(id, statuses), statuses)).values()
             if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
                 # Every node rejected: the walk below would record them all, in order.
                 # (the check above saw no None)

@@ -161,7 +161,51 @@ def _with_gpus(items: list[dict], rng: random.Random) -> None:
             res["limits"] = {"example.com/gpu": "1"}
 
 
-def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False, rich: bool = False) -> tuple[int, int, int, int]:
+def _with_volumes(items: list[dict], rng: random.Random) -> None:
+    """Most pods get a bound claim (CSI PVs, some in a zone, some with node affinity), most
+    nodes a CSINode with an attach limit of 1 or 2 or none: VolumeBinding, VolumeZone and
+    NodeVolumeLimits are active Filters, NodeVolumeLimits reading the node's pods on some nodes."""
+    driver = "ebs.csi.aws.com"
+    nodes = [obj["metadata"]["name"] for obj in items if obj["kind"] == "Node"]
+    for name in nodes:
+        if rng.random() < 0.7:
+            entry: dict = {"name": driver, "nodeID": name}
+            if rng.random() < 0.6:
+                entry["allocatable"] = {"count": rng.randrange(1, 3)}
+            items.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": name}, "spec": {"drivers": [entry]}})
+    claims = []
+    for i in range(30):
+        meta: dict = {"name": f"pv-{i}"}
+        if rng.random() < 0.3:
+            meta["labels"] = {ZONE: f"z{rng.randrange(3)}"}
+        pv_spec: dict = {
+            "accessModes": ["ReadOnlyMany"],
+            "capacity": {"storage": "1Gi"},
+            "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": f"pvc-{i}"},
+            "csi": {"driver": driver, "volumeHandle": f"h-{i}"},
+        }
+        if rng.random() < 0.15:
+            term = {"matchExpressions": [{"key": HOST, "operator": "In", "values": rng.sample(nodes, 4)}]}
+            pv_spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
+        items.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": pv_spec, "status": {"phase": "Bound"}})
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": f"pvc-{i}", "namespace": "default", "annotations": {"pv.kubernetes.io/bind-completed": "true"}},
+                "spec": {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}, "volumeName": f"pv-{i}"},
+                "status": {"phase": "Bound"},
+            }
+        )
+        claims.append(f"pvc-{i}")
+    for obj in items:
+        if obj["kind"] == "Pod" and rng.random() < 0.7:
+            obj["spec"]["volumes"] = [{"name": "v", "persistentVolumeClaim": {"claimName": rng.choice(claims)}}]
+
+
+def _shadowed_run(
+    tmp_path, seed: int, monkeypatch, gpus: bool = False, rich: bool = False, volumes: bool = False
+) -> tuple[int, int, int, int]:
     """Schedules a random cluster; every no-copy answer is checked against the general path on
     copies with the shortcuts off (victims in order, PDB violations, status and its plugin).
     Returns (answers compared, nodes that fell back to the general path, compared answers that
@@ -219,6 +263,8 @@ def _shadowed_run(tmp_path, seed: int, monkeypatch, gpus: bool = False, rich: bo
     items += _pdbs(rng)
     if gpus:
         _with_gpus(items, rng)
+    if volumes:
+        _with_volumes(items, rng)
     path = tmp_path / f"s{seed}.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     v = KubeVersion()
@@ -246,3 +292,13 @@ def test_unworded_cannot_help_holds_for_any_plan(tmp_path, monkeypatch, seed):
     lower-priority pods; the general path on copies must agree that such a node cannot help."""
     _, _, _, unworded = _shadowed_run(tmp_path, seed, monkeypatch, rich=True)
     assert unworded > 0, "the case must drop some node unworded"
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, id=f"volumes-seed{s}") for s in range(40, 46)])
+def test_without_copy_selects_as_the_general_path_beside_volume_filters(tmp_path, monkeypatch, seed):
+    """With a pod's claims, VolumeBinding and VolumeZone (node-only) and NodeVolumeLimits (pods
+    read only where the node has a limit for the pod's volumes) are active: the no-copy answers
+    on the nodes where only Fit reads the pods equal the general path's, words included."""
+    compared, fell_back, rejected, _ = _shadowed_run(tmp_path, seed, monkeypatch, volumes=True)
+    assert compared > 0, "the no-copy path must answer some nodes"
+    assert rejected > 0, "the no-copy path must word some rejections"

@@ -40,7 +40,10 @@ from kschedctl.plugins.node_name import NodeName
 from kschedctl.plugins.node_resources import NodeResourcesFit
 from kschedctl.plugins.node_resources.fit import PRE_FILTER_STATE_KEY
 from kschedctl.plugins.node_unschedulable import NodeUnschedulable
+from kschedctl.plugins.node_volume_limits import NodeVolumeLimits
 from kschedctl.plugins.taint_toleration import TaintToleration
+from kschedctl.plugins.volume_binding import VolumeBinding
+from kschedctl.plugins.volume_zone import VolumeZone
 from kschedctl.preemption.evaluator import (
     Candidate,
     Evaluator,
@@ -83,11 +86,21 @@ class _DryRunPlan:
     node_filters: tuple[Any, ...] = ()
     # with fit_only: every active Filter plugin, Fit included, as (name, plugin) in the profile's order
     filters: tuple[tuple[str, Any], ...] = ()
+    # with fit_only: the active plugins that read a node's pods on some nodes only
+    # (_POD_BLIND_ON_SOME_NODES); fit_only holds on a node where each says its verdict ignores them
+    pod_checks: tuple[Any, ...] = ()
 
 
-# In-tree Filter plugins whose verdict reads only the Node object (and their own PreFilter
-# state, which has no AddPod/RemovePod): removing or adding pods never changes it.
-_NODE_ONLY_FILTERS = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)
+# In-tree Filter plugins whose verdict reads only the Node object and cluster objects the dry
+# run leaves alone (PVs, claims, classes; their own PreFilter state, which has no
+# AddPod/RemovePod): removing or adding pods never changes it. VolumeBinding's Filter also
+# records the node's PodVolumes in its state, which every copy of the CycleState shares
+# (_State.clone returns itself): calling it on the node rather than a copy records the same.
+_NODE_ONLY_FILTERS = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, VolumeBinding, VolumeZone)
+# In-tree Filter plugins that read the node's pods only on some nodes, and say where they do
+# not (``verdict_ignores_pods(pod, node_info)``): NodeVolumeLimits, which counts the volumes of
+# the pods there only when the pod brings a volume attachable there and the node has a limit.
+_POD_BLIND_ON_SOME_NODES = (NodeVolumeLimits,)
 
 
 def _importance_key(pi: PodInfo) -> tuple[int, float]:
@@ -392,7 +405,8 @@ class DefaultPreemption:
         # fit_only: the reprieves need nothing of the node but its requests and pod count, so
         # they are counted here instead of adding and removing pods on the NodeInfo copy
         # (which is dropped afterwards); ``done`` can replay them onto it if Fit ever raises.
-        usage = _Usage(node_info) if plan.fit_only and fit is not None else None
+        fit_only = self._fit_only_on(plan, pod, node_info)
+        usage = _Usage(node_info) if fit_only and fit is not None else None
         done: list[tuple[PodInfo, bool]] = []
         # Without AddPod/RemovePod, a reprieve that NodeResourcesFit rejects is decided on these
         # counts (_Usage, kept equal to the copy's) without adding the pod to the copy and
@@ -459,7 +473,7 @@ class DefaultPreemption:
                 if fits is not False and nominated is not None:
                     with_nominated = _fits(fit, state, pod, _WithNominated(node_info, *nominated))
                     fits = False if with_nominated is False else (fits and with_nominated)
-                if fits is True and not plan.fit_only:
+                if fits is True and not fit_only:
                     fits = None
             if fits is None:
                 fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
@@ -492,11 +506,13 @@ class DefaultPreemption:
         """SelectVictimsOnNode without copying the node or the cycle state, when the answer is
         plain arithmetic; None means "use select_victims_on_node on copies".
 
-        It applies when the active Filter plugins are NodeResourcesFit and node-only ones and no
-        PreFilter extension runs (_DryRunPlan.fit_only): removing the lower-priority pods and
+        It applies when the active Filter plugins are NodeResourcesFit and node-only ones (or
+        ones that ignore the pods on this node: _fit_only_on) and no PreFilter extension runs
+        (_DryRunPlan.fit_only): removing the lower-priority pods and
         adding them back one by one then changes nothing any filter reads but the node's
         requests and pod count, which are counted here (_Usage) while ``node_info`` and
-        ``state`` are only read. A node that fails even with every lower-priority pod removed
+        ``state`` are only read (VolumeBinding records the node's PodVolumes in the state its
+        copies share, as on a copy). A node that fails even with every lower-priority pod removed
         gets the Filter's status (_unfit_without_potential); with ``word_rejection`` False the
         status is None instead ("cannot help", worded on demand by a call with True: the dry
         run needs the words only when no node can help). A filter that raises goes to the
@@ -520,6 +536,18 @@ class DefaultPreemption:
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        counting = isinstance(req, Resource) and not any(req.scalar_resources.values())
+        counted = _counted_victims(req, node_info, nominated, potential) if counting else None
+        if counting and counted is None and not word_rejection:
+            # Fit rejects the node even without its lower-priority pods: it cannot help, whatever
+            # the other filters read (_fit_rejects_without_potential's answer, for any plan), so
+            # the nodes a wave of nominated pods fills are dropped before the per-node checks
+            return [], 0, None
+        if not self._fit_only_on(plan, pod, node_info):
+            if word_rejection or counted is not None:
+                return None
+            return self._fit_rejects_without_potential(state, pod, node_info, fit)
 
         def cannot_help() -> tuple[list[Pod], int, Status | None] | None:
             """Even without its lower-priority pods the node does not take the pod."""
@@ -527,10 +555,7 @@ class DefaultPreemption:
                 return [], 0, None
             return self._unfit_without_potential(plan, state, pod, node_info, potential, nominated)
 
-        req = state.get(PRE_FILTER_STATE_KEY)
-        counted = None
-        if isinstance(req, Resource) and not any(req.scalar_resources.values()):
-            counted = _counted_victims(req, node_info, nominated, potential)
+        if counting:
             if counted is None:
                 return cannot_help()
         else:
@@ -565,6 +590,21 @@ class DefaultPreemption:
         if violating and non_violating:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
+
+    @staticmethod
+    def _fit_only_on(plan: _DryRunPlan, pod: Pod, node_info: NodeInfo) -> bool:
+        """Whether the plan's fit_only reading holds on this node: NodeResourcesFit is the only
+        active filter whose verdict there depends on the node's pods (the plan's pod_checks each
+        say they ignore them here; one that raises is taken as "not here")."""
+        if not plan.fit_only:
+            return False
+        for pl in plan.pod_checks:
+            try:
+                if not pl.verdict_ignores_pods(pod, node_info):
+                    return False
+            except Exception:  # noqa: BLE001 - the general path runs the Filter and reports it
+                return False
+        return True
 
     def no_victims_on(self, pod: Pod, node_info: NodeInfo) -> bool:
         """Whether SelectVictimsOnNode would find no potential victim on the node, told from the
@@ -720,13 +760,15 @@ class DefaultPreemption:
         fit_only = False
         node_filters: tuple[Any, ...] = ()
         named: tuple[tuple[str, Any], ...] = ()
+        pod_checks: tuple[Any, ...] = ()
         if fit is not None and not extensions:
             active = [(name, pl) for name, pl in filters if name not in skip]
-            fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS for _, pl in active)
+            fit_only = all(pl is fit or type(pl) in _NODE_ONLY_FILTERS or type(pl) in _POD_BLIND_ON_SOME_NODES for _, pl in active)
             if fit_only:
                 node_filters = tuple(pl for _, pl in active if pl is not fit)
                 named = tuple(active)
-        plan = _DryRunPlan(extensions, fit, fit_only, node_filters, named)
+                pod_checks = tuple(pl for _, pl in active if type(pl) in _POD_BLIND_ON_SOME_NODES)
+        plan = _DryRunPlan(extensions, fit, fit_only, node_filters, named, pod_checks)
         self._plan_cache = (pod, fh, set(skip), plan)
         return plan
 

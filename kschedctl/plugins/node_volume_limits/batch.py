@@ -23,7 +23,7 @@ from kschedctl.backend.cache.columnar import NodeBatch
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import Code, Status
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins.node_volume_limits import plugin
 from kschedctl.plugins.node_volume_limits.plugin import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED
@@ -189,6 +189,30 @@ class NodeVolumeLimits(plugin.NodeVolumeLimits):
             if st is not None and st.code == Code.Error:
                 return None  # the per-node form stops at the first Error
             out[pos] = st
+        return out
+
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
+        """filter_batch on each node plus its added pods (the first pass of the Filter with
+        nominated pods): where no added pod has a volume the node's plain answer (the batch
+        form, else the port), elsewhere the port's filter_with_added_pods, which counts their
+        volumes as attached. None when the pod's own volumes fail with an error (the runtime's
+        two passes on copies report it)."""
+        with_volumes = [i for i, pods in enumerate(added) if any(pi.pod.volumes for pi in pods)]
+        if len(with_volumes) == len(node_infos):
+            plain: list[Status | None] = [None] * len(node_infos)
+        else:
+            got = self.filter_batch(state, pod, node_infos)
+            if got is None:
+                return None
+            plain = got
+        out = list(plain)
+        for i in with_volumes:
+            st = self.filter_with_added_pods(state, pod, node_infos[i], added[i])
+            if st is not None and st.code == Code.Error:
+                return None
+            out[i] = st
         return out
 
     def _write_row(self, table: _Rows, row: int, node_info: NodeInfo, csi_node: GenericObject | None) -> None:

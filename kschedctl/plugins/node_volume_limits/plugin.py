@@ -30,7 +30,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.registry import PluginSpec
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.volume_util import (
     NotFound,
@@ -311,6 +311,21 @@ class NodeVolumeLimits:
         self._attached_memo[node_info.name] = (pods, csi_node, attached)
         return attached
 
+    def verdict_ignores_pods(self, pod: Pod, node_info: NodeInfo) -> bool:
+        """Whether filter() on this node answers the same whatever pods are on it: it returns
+        before reading them when the pod has no volume, its volumes fail to resolve or none is
+        attachable here, or the node has no limit (no CSINode count). Preemption's dry run then
+        needs no copy of the node to know this plugin's verdict while it removes pods."""
+        if not pod.volumes:
+            return True
+        csi_node = self.handle.objects.csi_nodes.get(node_info.name)
+        try:
+            if not self._new_volumes(pod, csi_node):
+                return True
+        except (NotFound, ValueError):
+            return True
+        return not self._limits(node_info, csi_node)
+
     @staticmethod
     def _volume_limits(node_info: NodeInfo, csi_node: GenericObject | None) -> dict[str, int]:
         """getVolumeLimits: the CSINode's drivers[].allocatable.count, nothing else (1.35's csi.go
@@ -325,6 +340,13 @@ class NodeVolumeLimits:
         return limits
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return self.filter_with_added_pods(state, pod, node_info, ())
+
+    def filter_with_added_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo, added: Sequence[PodInfo]) -> Status | None:
+        """filter() on the node as if the PodInfos ``added`` were on it after its own pods (as
+        NodeInfo.add_pod_info puts them; this plugin has no AddPod extension): the first pass
+        of the Filter with nominated pods without a copy of the node. Their volumes count as
+        attached, after the node's pods' (whose first failure comes first)."""
         if not pod.volumes:
             return None
         csi_node = self.handle.objects.csi_nodes.get(node_info.name)
@@ -342,6 +364,13 @@ class NodeVolumeLimits:
         attached = self._existing_volumes(node_info, csi_node)
         if isinstance(attached, Status):
             return attached
+        if added:
+            attached = dict(attached)  # the node's remembered answer stays as it is
+            for info in added:
+                try:
+                    self._attachable_volumes(info.pod, csi_node, False, attached)
+                except (NotFound, ValueError) as err:
+                    return Status.as_status(err)
         attached_count: dict[str, int] = {}
         for unique, key in attached.items():
             new_volumes.pop(unique, None)

@@ -19,7 +19,8 @@ from kschedctl.api.types import Node, Pod
 from kschedctl.backend.cache.columnar import NodeBatch
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, Status
-from kschedctl.framework.types import NodeInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins.helper import node_only_filter_batch
 from kschedctl.plugins.volume_binding import plugin
 from kschedctl.plugins.volume_binding.plugin import ERR_REASON_PV_NOT_EXIST, STATE_KEY, PodVolumes
 from kschedctl.plugins.volume_util import spec
@@ -60,6 +61,15 @@ class VolumeBinding(plugin.VolumeBinding):
             return [Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST)] * n
         s.pod_volumes_by_node.update(dict.fromkeys(_names(node_infos, nodes), PodVolumes()))
         return [None] * n
+
+    def filter_batch_with_added_pods(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
+    ) -> list[Status | None] | None:
+        """FindPodVolumes reads the node (its name and labels), the claims and PVs, never the
+        pods on the node: the nominated pods of the first pass change nothing, so the plain
+        statuses (and the same PodVolumes written to the shared state, which a copy's state
+        shares too: _State.clone returns itself)."""
+        return node_only_filter_batch(self, state, pod, node_infos)
 
 
 def _names(node_infos: Sequence[NodeInfo], nodes: list[Node]) -> list[str]:

@@ -6,7 +6,9 @@ with few pod slots), bound pods at random priorities (some terminating, some wit
 a PVC, some nominated elsewhere), pending pods at priorities from below every bound pod to
 above them all (some preemptionPolicy Never), sometimes a PDB; sometimes every bound pod at or
 above every pending pod's priority (the dry run's "no victims anywhere" answer), sometimes only
-a few nodes holding lower-priority pods. It runs through `schedule` (a random release and seed)
+a few nodes holding lower-priority pods; sometimes bound claims on many pods (CSI PVs, some in
+a zone or with node affinity; CSINodes with small attach limits or none), so VolumeBinding,
+VolumeZone and NodeVolumeLimits sit beside NodeResourcesFit in the dry run. It runs through `schedule` (a random release and seed)
 and `explain` of one pending pod, once with ``DefaultPreemption.dry_run_shortcuts`` on and once
 off: the outputs must be byte-identical, besides the contract's rules for every run.
 """
@@ -102,7 +104,49 @@ def _cluster(rng: random.Random) -> tuple[list[dict[str, Any]], list[str], str]:
                 "status": {"disruptionsAllowed": rng.randrange(2)},
             }
         )
+    if rng.random() < 0.4:
+        _with_volumes(rng, items, nodes)
+        layout += "+volumes"
     return items, pending, layout
+
+
+def _with_volumes(rng: random.Random, items: list[dict[str, Any]], nodes: int) -> None:
+    """Bound claims for most pods, CSINodes with attach limits 1-3 (or none) on most nodes."""
+    driver = "ebs.csi.aws.com"
+    for i in range(nodes):
+        if rng.random() < 0.7:
+            entry: dict[str, Any] = {"name": driver, "nodeID": f"n{i}"}
+            if rng.random() < 0.7:
+                entry["allocatable"] = {"count": rng.randint(1, 3)}
+            items.append(
+                {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": f"n{i}"}, "spec": {"drivers": [entry]}}
+            )
+    claims = [f"pvc-{i}" for i in range(rng.randint(2, 12))]
+    for i, claim in enumerate(claims):
+        meta: dict[str, Any] = {"name": f"pv-{i}"}
+        if rng.random() < 0.3:
+            meta["labels"] = {"topology.kubernetes.io/zone": f"z{rng.randrange(2)}"}
+        pv_spec: dict[str, Any] = {
+            "accessModes": ["ReadOnlyMany"],
+            "capacity": {"storage": "1Gi"},
+            "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": claim},
+            "csi": {"driver": driver, "volumeHandle": f"h-{i}"},
+        }
+        if rng.random() < 0.15:
+            hosts = [f"n{rng.randrange(nodes)}" for _ in range(2)]
+            term = {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": hosts}]}
+            pv_spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
+        items.append({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": pv_spec, "status": {"phase": "Bound"}})
+        claim_meta = {"name": claim, "namespace": "default", "annotations": {"pv.kubernetes.io/bind-completed": "true"}}
+        claim_spec = {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}, "volumeName": f"pv-{i}"}
+        items.append(
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": claim_meta, "spec": claim_spec, "status": {"phase": "Bound"}}
+        )
+    for obj in items:
+        if obj["kind"] == "Node":
+            obj["metadata"]["labels"]["topology.kubernetes.io/zone"] = obj["metadata"]["labels"]["zone"]
+        elif obj["kind"] == "Pod" and rng.random() < 0.7:
+            obj["spec"]["volumes"] = [{"name": "v", "persistentVolumeClaim": {"claimName": rng.choice(claims)}}]
 
 
 def _both(checker: Checker, args: list[str]) -> tuple[Any, Any]:
