@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from kschedctl.api import json_encoding
 from kschedctl.api.json_encoding import dumps_indented
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     RED = "red"
 
 
