@@ -227,26 +227,32 @@ class _Watchdog:
                         signal.pthread_kill(self._main, signal.SIGALRM)
                     break
             if STATE.contained:
-                self.keep_armed(calls)
+                self.keep_armed()
 
-    def keep_armed(self, calls: list[_Call]) -> None:
-        """The timers set for the earliest deadline of the calls in progress, or disarmed."""
+    def keep_armed(self, calls: list[_Call] | None = None) -> None:
+        """The timers set for the earliest deadline of the calls in progress, or disarmed
+        (``calls`` given empty: at shutdown). The calls are read under the lock, so that the
+        watchdog thread never acts on a copy taken before the main thread's next call began."""
         with self._lock:
-            if not calls:
-                if self.armed is not None:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-                    if self._hard is not None:
-                        self._hard.disarm()
-                    self.armed = None
-                return
-            first = min(calls, key=lambda c: c.deadline)
-            if self.armed == first.deadline:
-                return
-            left = max(first.deadline - time.monotonic(), 0.001)
-            signal.setitimer(signal.ITIMER_REAL, left, self.POLL)
-            if self._hard is not None:
-                self._hard.arm(left + first.grace + self.HARD_EXTRA, _end_line(first))
-            self.armed = first.deadline
+            self._arm_locked(list(self.calls) if calls is None else calls)
+
+    def _arm_locked(self, calls: list[_Call]) -> None:
+        """keep_armed's work, the lock held: the earliest deadline of ``calls``, or disarmed."""
+        if not calls:
+            if self.armed is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                if self._hard is not None:
+                    self._hard.disarm()
+                self.armed = None
+            return
+        first = min(calls, key=lambda c: c.deadline)
+        if self.armed == first.deadline:
+            return
+        left = max(first.deadline - time.monotonic(), 0.001)
+        signal.setitimer(signal.ITIMER_REAL, left, self.POLL)
+        if self._hard is not None:
+            self._hard.arm(left + first.grace + self.HARD_EXTRA, _end_line(first))
+        self.armed = first.deadline
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
         """On the main thread: a call in progress is past its deadline (else nothing to do)."""
@@ -366,8 +372,12 @@ class Sandbox:
         call = _Call(self, time.monotonic() + limit, _grace(limit))
         calls = _WATCHDOG.calls
         calls.append(call)
-        if STATE.contained and _WATCHDOG.armed is None:
-            _WATCHDOG.keep_armed(calls)
+        if STATE.contained:
+            # armed for the earliest deadline now, by this thread: the timers may still be
+            # set for a call that has just ended (the watchdog thread moves them at its next
+            # look), and a plugin stuck in C code holding the GIL keeps that thread from
+            # ever looking again
+            _WATCHDOG.keep_armed()
         try:
             out = fn(*args)
         finally:
