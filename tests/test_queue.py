@@ -299,3 +299,67 @@ def test_priority_sort_key_orders_the_active_queue_as_less_does() -> None:
             return super().less(b, a)
 
     assert _sort_key(Reversed()) is None
+
+
+def _hinted_events(fwk) -> list[ClusterEvent]:
+    """Every non-wildcard event kind the default profile registered, and one nobody did."""
+    kinds = {(h.event.resource, h.event.action) for h in build_queueing_hint_map(fwk.enqueue_extensions())}
+    events = [ClusterEvent(r, a) for r, a in sorted(kinds) if r != "*" and a != "*"]
+    return [*events, ev.EVENT_ASSIGNED_POD_ADD, ev.EVENT_NODE_ADD, ClusterEvent("Node", "UpdateNodeLabel")]
+
+
+def test_a_pool_pod_no_hint_applies_to_is_skipped_as_asking_would(fwk):
+    """_move_pods skips, without asking, a pod whose rejectors have no hint for the event: the
+    answer is_pod_worth_requeuing gives (QUEUE_SKIP), for every rejector set of the default
+    plugins and every event they registered."""
+    import itertools
+
+    q = new_queue(fwk)
+    plugins = sorted({h.plugin_name for h in build_queueing_hint_map(fwk.enqueue_extensions())})
+    assert len(plugins) >= 5
+    node = make_node("n").capacity(cpu="8", memory="8Gi").obj()
+    pod = make_pod("other").req(cpu="1").node("n").obj()
+    skipped = asked = 0
+    for event in _hinted_events(fwk):
+        new = pod if event.resource in ("Pod", "AssignedPod", "UnscheduledPod") else node
+        hinted: dict = {}
+        for size in (0, 1, 2):
+            for rejectors in itertools.combinations(plugins, size):
+                for pending in [(), *((x,) for x in plugins)]:  # pending plugins need not be rejectors
+                    p = qpi("p", cpu="1")
+                    p.unschedulable_plugins, p.pending_plugins = set(rejectors), set(pending)
+                    if q._no_hint_applies(p, event, hinted):
+                        skipped += 1
+                        assert q.is_pod_worth_requeuing(p, event, None, new) == QueueingStrategy.QUEUE_SKIP, (event, rejectors)
+                    else:
+                        asked += 1
+    assert skipped and asked  # both ways were taken
+
+
+def test_moving_the_pool_with_and_without_the_skip_agrees(fwk, monkeypatch):
+    """The same pool and events, with _no_hint_applies and with every pod asked: the same pods
+    move, to the same queues, in the same order."""
+    import random
+
+    plugins = sorted({h.plugin_name for h in build_queueing_hint_map(fwk.enqueue_extensions())})
+
+    def run(skip: bool) -> list:
+        rng = random.Random(7)
+        q = new_queue(fwk)
+        if not skip:
+            monkeypatch.setattr(q, "_no_hint_applies", lambda *a: False)
+        for i in range(60):
+            p = qpi(f"p{i}", cpu=str(rng.randint(1, 9)))
+            q.add(p)
+            popped = q.pop()
+            popped.unschedulable_plugins = set(rng.sample(plugins, rng.randint(0, 2)))
+            q.add_unschedulable_if_not_present(popped, q.scheduling_cycle)
+        seen = []
+        node = make_node("n").capacity(cpu="8", memory="8Gi").obj()
+        for event in _hinted_events(fwk) * 2:
+            new = make_pod("x").req(cpu="1").node("n").obj() if "Pod" in event.resource else node
+            moved = q.move_all_to_active_or_backoff_queue(event, None, new)
+            seen.append((moved, [x.pod.name for x in q.active.list()], [x.pod.name for x in q.backoff.list()], list(q.unschedulable)))
+        return seen
+
+    assert run(True) == run(False)

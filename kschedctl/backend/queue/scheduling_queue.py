@@ -485,6 +485,10 @@ class PriorityQueue:
         last_key: tuple[object, str] | None = None
         last_outcome: int | None = None
         pop_from_backoff_q = self.pop_from_backoff_q
+        # profile -> the plugins with a hint for this event (None: the profile registered none);
+        # a pod none of whose rejectors is among them is skipped without asking (what
+        # is_pod_worth_requeuing answers for it, QUEUE_SKIP): every binding moves the pool
+        hinted: dict[str, frozenset[str] | None] | None = None if ev.is_wildcard(event) else {}
         for uid, qpi in items:
             key = None
             if qpi.gated:
@@ -523,7 +527,10 @@ class PriorityQueue:
                     if key is not None and shared is not None:
                         shared[key] = _LEFT_AS_IS
                     continue  # only the gating plugin's events can let a gated pod in
-            hint = self.is_pod_worth_requeuing(qpi, event, old, new)
+            if hinted is not None and self._no_hint_applies(qpi, event, hinted):
+                hint = QueueingStrategy.QUEUE_SKIP
+            else:
+                hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
                 if key is not None and shared is not None:
                     shared[key] = _LEFT_AS_IS
@@ -548,6 +555,21 @@ class PriorityQueue:
         if self.queueing_hints:
             self._add_event_if_any_in_flight(event, old, new)
         return moved
+
+    def _no_hint_applies(self, qpi: QueuedPodInfo, event: ClusterEvent, hinted: dict[str, frozenset[str] | None]) -> bool:
+        """Whether is_pod_worth_requeuing would ask no hint and answer QUEUE_SKIP: the pod has
+        rejectors, its profile registered hints, and none of them is a rejector's. ``hinted``
+        remembers each profile's hinted plugins for one (non-wildcard) event."""
+        rejected, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+        if not rejected and not pending:
+            return False  # no rejector: QUEUE_AFTER_BACKOFF
+        profile = qpi.pod.scheduler_name
+        if profile in hinted:
+            names = hinted[profile]
+        else:
+            hints = self._hints_for(profile, event)
+            names = hinted[profile] = None if hints is None else frozenset(h.plugin_name for h in hints)
+        return names is not None and names.isdisjoint(rejected) and names.isdisjoint(pending)
 
     def _shared_gate_key(self, qpi: QueuedPodInfo) -> tuple[object, str] | None:
         """The key under which a gated pod's requeue may be shared with other gated pods
