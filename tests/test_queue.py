@@ -308,37 +308,53 @@ def _hinted_events(fwk) -> list[ClusterEvent]:
     return [*events, ev.EVENT_ASSIGNED_POD_ADD, ev.EVENT_NODE_ADD, ClusterEvent("Node", "UpdateNodeLabel")]
 
 
-def test_a_pool_pod_no_hint_applies_to_is_skipped_as_asking_would(fwk):
-    """_move_pods skips, without asking, a pod whose rejectors have no hint for the event: the
-    answer is_pod_worth_requeuing gives (QUEUE_SKIP), for every rejector set of the default
-    plugins and every event they registered."""
+def _asking_every_hint(q: PriorityQueue, plugins: list[str], monkeypatch) -> None:
+    """is_pod_worth_requeuing without its shortcut: every plugin counts as hinted, so the
+    matching hints of the pod's rejectors are walked and asked."""
+    real = q._matching
+    every = frozenset(plugins)
+
+    def matching(profile, event):
+        found = real(profile, event)
+        return None if found is None else (found[0], every)
+
+    monkeypatch.setattr(q, "_matching", matching)
+
+
+def test_a_pool_pod_no_hint_applies_to_is_skipped_as_asking_would(fwk, monkeypatch):
+    """is_pod_worth_requeuing answers, without walking the hints, a pod whose rejectors have no
+    hint for the event: QUEUE_SKIP, what asking gives; and the same as asking for every
+    rejector set of the default plugins and every event they registered."""
     import itertools
 
-    q = new_queue(fwk)
+    q, asking = new_queue(fwk), new_queue(fwk)
     plugins = sorted({h.plugin_name for h in build_queueing_hint_map(fwk.enqueue_extensions())})
     assert len(plugins) >= 5
+    _asking_every_hint(asking, plugins, monkeypatch)
     node = make_node("n").capacity(cpu="8", memory="8Gi").obj()
     pod = make_pod("other").req(cpu="1").node("n").obj()
     skipped = asked = 0
     for event in _hinted_events(fwk):
         new = pod if event.resource in ("Pod", "AssignedPod", "UnscheduledPod") else node
-        hinted: dict = {}
+        hinted = q._matching("default-scheduler", event)
         for size in (0, 1, 2):
             for rejectors in itertools.combinations(plugins, size):
                 for pending in [(), *((x,) for x in plugins)]:  # pending plugins need not be rejectors
                     p = qpi("p", cpu="1")
                     p.unschedulable_plugins, p.pending_plugins = set(rejectors), set(pending)
-                    if q._no_hint_applies(p, event, hinted):
+                    answer = q.is_pod_worth_requeuing(p, event, None, new)
+                    assert answer == asking.is_pod_worth_requeuing(p, event, None, new), (event, rejectors, pending)
+                    if hinted is not None and (rejectors or pending) and hinted[1].isdisjoint({*rejectors, *pending}):
                         skipped += 1
-                        assert q.is_pod_worth_requeuing(p, event, None, new) == QueueingStrategy.QUEUE_SKIP, (event, rejectors)
+                        assert answer == QueueingStrategy.QUEUE_SKIP, (event, rejectors)
                     else:
                         asked += 1
     assert skipped and asked  # both ways were taken
 
 
 def test_moving_the_pool_with_and_without_the_skip_agrees(fwk, monkeypatch):
-    """The same pool and events, with _no_hint_applies and with every pod asked: the same pods
-    move, to the same queues, in the same order."""
+    """The same pool and events, with the shortcut and with every pod's hints asked: the same
+    pods move, to the same queues, in the same order."""
     import random
 
     plugins = sorted({h.plugin_name for h in build_queueing_hint_map(fwk.enqueue_extensions())})
@@ -347,7 +363,7 @@ def test_moving_the_pool_with_and_without_the_skip_agrees(fwk, monkeypatch):
         rng = random.Random(7)
         q = new_queue(fwk)
         if not skip:
-            monkeypatch.setattr(q, "_no_hint_applies", lambda *a: False)
+            _asking_every_hint(q, plugins, monkeypatch)
         for i in range(60):
             p = qpi(f"p{i}", cpu=str(rng.randint(1, 9)))
             q.add(p)

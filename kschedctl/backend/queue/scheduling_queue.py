@@ -116,7 +116,8 @@ class PriorityQueue:
         self.pre_enqueue_share_key = pre_enqueue_share_key
         self._share_keys: dict[tuple[object, str], tuple[object, str]] = {}  # one object per key
         self.hint_maps = hint_maps  # profile -> registrations; None: every event is worth a retry
-        self._matching_hints: dict[tuple[str, str, str], list[QueueingHintFunction] | None] = {}
+        # (profile, resource, action) -> the matching registrations and their plugins (_matching)
+        self._matching_hints: dict[tuple[str, str, str], tuple[list[QueueingHintFunction], frozenset[str]] | None] = {}
         self._interest: dict[tuple[int, str, str], bool] = {}  # is_event_of_interest, remembered
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
@@ -393,17 +394,23 @@ class PriorityQueue:
         return known
 
     def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> QueueingStrategy:
-        """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod."""
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
-        if not rejectors:
+        """isPodWorthRequeuing: ask the hints of the plugins that rejected the pod. A pod none
+        of whose rejectors has a hint for the event is answered QUEUE_SKIP without a walk of
+        the hints: every binding asks it of each pod in the pool."""
+        rejected, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+        if not rejected and not pending:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         if ev.is_wildcard(event):
             if new is not None and (not isinstance(new, Pod) or new.uid != qpi.pod.uid):
                 return QueueingStrategy.QUEUE_SKIP  # a wildcard aimed at another pod
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
-        hints = self._hints_for(qpi.pod.scheduler_name, event)
-        if hints is None:
+        matching = self._matching(qpi.pod.scheduler_name, event)
+        if matching is None:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        hints, hinted = matching
+        if hinted.isdisjoint(rejected) and hinted.isdisjoint(pending):
+            return QueueingStrategy.QUEUE_SKIP  # no rejector's hint to ask
+        rejectors = rejected | pending
         strategy = QueueingStrategy.QUEUE_SKIP
         for h in hints:
             if h.plugin_name not in rejectors:
@@ -422,23 +429,27 @@ class PriorityQueue:
             strategy = QueueingStrategy.QUEUE_AFTER_BACKOFF
         return strategy
 
-    def _hints_for(self, profile: str, event: ClusterEvent) -> list[QueueingHintFunction] | None:
-        """The profile's registrations whose event matches ``event``, in registration order
-        (None: the profile registered none). Matching reads the event's resource and action
-        only, so a pool of thousands of pods matches each registration once per event kind."""
+    def _matching(self, profile: str, event: ClusterEvent) -> tuple[list[QueueingHintFunction], frozenset[str]] | None:
+        """The profile's registrations whose event matches ``event``, in registration order,
+        and the names of their plugins (None: the profile registered none). Matching reads the
+        event's resource and action only, so a pool of thousands of pods matches each
+        registration once per event kind."""
         key = (profile, event.resource, event.action)
         if key in self._matching_hints:
             return self._matching_hints[key]
         registered = None if self.hint_maps is None else self.hint_maps.get(profile)
-        hints = None if registered is None else [h for h in registered if ev.match_cluster_events(h.event, event)]
-        self._matching_hints[key] = hints
-        return hints
+        found = None
+        if registered is not None:
+            hints = [h for h in registered if ev.match_cluster_events(h.event, event)]
+            found = (hints, frozenset(h.plugin_name for h in hints))
+        self._matching_hints[key] = found
+        return found
 
     def gate_opens(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
         """Whether ``event`` is one its gating plugin registered: only those can let a gated pod
-        in. The matching registrations come from _hints_for, kept per event kind."""
-        hints = self._hints_for(qpi.pod.scheduler_name, event) or ()
-        return any(h.plugin_name == qpi.gating_plugin for h in hints)
+        in. The matching registrations come from _matching, kept per event kind."""
+        matching = self._matching(qpi.pod.scheduler_name, event)
+        return matching is not None and qpi.gating_plugin in matching[1]
 
     def move_all_to_active_or_backoff_queue(
         self,
@@ -485,10 +496,6 @@ class PriorityQueue:
         last_key: tuple[object, str] | None = None
         last_outcome: int | None = None
         pop_from_backoff_q = self.pop_from_backoff_q
-        # profile -> the plugins with a hint for this event (None: the profile registered none);
-        # a pod none of whose rejectors is among them is skipped without asking (what
-        # is_pod_worth_requeuing answers for it, QUEUE_SKIP): every binding moves the pool
-        hinted: dict[str, frozenset[str] | None] | None = None if ev.is_wildcard(event) else {}
         for uid, qpi in items:
             key = None
             if qpi.gated:
@@ -527,10 +534,7 @@ class PriorityQueue:
                     if key is not None and shared is not None:
                         shared[key] = _LEFT_AS_IS
                     continue  # only the gating plugin's events can let a gated pod in
-            if hinted is not None and self._no_hint_applies(qpi, event, hinted):
-                hint = QueueingStrategy.QUEUE_SKIP
-            else:
-                hint = self.is_pod_worth_requeuing(qpi, event, old, new)
+            hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
                 if key is not None and shared is not None:
                     shared[key] = _LEFT_AS_IS
@@ -555,21 +559,6 @@ class PriorityQueue:
         if self.queueing_hints:
             self._add_event_if_any_in_flight(event, old, new)
         return moved
-
-    def _no_hint_applies(self, qpi: QueuedPodInfo, event: ClusterEvent, hinted: dict[str, frozenset[str] | None]) -> bool:
-        """Whether is_pod_worth_requeuing would ask no hint and answer QUEUE_SKIP: the pod has
-        rejectors, its profile registered hints, and none of them is a rejector's. ``hinted``
-        remembers each profile's hinted plugins for one (non-wildcard) event."""
-        rejected, pending = qpi.unschedulable_plugins, qpi.pending_plugins
-        if not rejected and not pending:
-            return False  # no rejector: QUEUE_AFTER_BACKOFF
-        profile = qpi.pod.scheduler_name
-        if profile in hinted:
-            names = hinted[profile]
-        else:
-            hints = self._hints_for(profile, event)
-            names = hinted[profile] = None if hints is None else frozenset(h.plugin_name for h in hints)
-        return names is not None and names.isdisjoint(rejected) and names.isdisjoint(pending)
 
     def _shared_gate_key(self, qpi: QueuedPodInfo) -> tuple[object, str] | None:
         """The key under which a gated pod's requeue may be shared with other gated pods
