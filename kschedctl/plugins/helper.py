@@ -57,6 +57,7 @@ __all__ = ["default_normalize_score", "default_normalize_score_batch"]
 def node_only_filter_batch(plugin: Any, state: Any, pod: Any, node_infos: Sequence[Any]) -> list[Status | None]:
     """filter_batch_with_added_pods of a Filter whose verdict reads only the Node object (and
     its own PreFilter state): pods added to a node change nothing, so its statuses are the
-    plain ones (the batch form, or per node where that form declines)."""
-    out = plugin.filter_batch(state, pod, node_infos)
+    plain ones (the batch form, or per node where the plugin has none or it declines)."""
+    batch = getattr(plugin, "filter_batch", None)
+    out = batch(state, pod, node_infos) if batch is not None else None
     return out if out is not None else [plugin.filter(state, pod, ni) for ni in node_infos]

@@ -16,6 +16,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Status
 from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.plugins.helper import node_only_filter_batch
 from kschedctl.plugins.volume_zone import plugin
 
 
@@ -27,4 +28,4 @@ class VolumeZone(plugin.VolumeZone):
     ) -> list[Status | None] | None:
         """The Filter reads only the Node: the nominated pods of the first pass change nothing,
         so each node's status is its plain one (the port's, called on the node itself)."""
-        return [self.filter(state, pod, ni) for ni in node_infos]
+        return node_only_filter_batch(self, state, pod, node_infos)
