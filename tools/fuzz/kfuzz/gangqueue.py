@@ -22,15 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kfuzz.contract import Checker, Run
-
-GANG_GATES = "GenericWorkload=true,GangScheduling=true"
-TWO_PROFILES = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-- schedulerName: second-scheduler
-"""
+from kfuzz.podgroups import GANG_GATES, TWO_PROFILES
 
 
 @contextmanager
@@ -107,7 +99,7 @@ def _pod(rng: random.Random, i: int, release: str, groups: list[str], nodes: int
     if rng.random() < 0.08:
         spec["resourceClaims"] = [{"name": "c", "resourceClaimName": "absent"}]
     if rng.random() < 0.15:
-        spec["schedulerName"] = "second-scheduler"
+        spec["schedulerName"] = "other"  # TWO_PROFILES' second profile
     pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
