@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kschedctl.api.types import Pod
+from kschedctl.backend.cache.columnar import rows_with_nodes
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
@@ -46,7 +47,7 @@ class InterPodAffinity(plugin.InterPodAffinity):
         s, err = _read_pre_filter_state(state)
         if err is not None:
             raise RuntimeError(err.message())
-        if getattr(node_infos, "rows", None) is None or any(ni.node is None for ni in node_infos):
+        if not rows_with_nodes(node_infos):
             return None  # the per-node form
         terms = s.pod_info.required_affinity_terms
         incoming = s.pod_info.pod

@@ -11,9 +11,9 @@ no import runs the other way."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from kschedctl.api.types import Pod
+from kschedctl.backend.cache.columnar import rows_with_nodes
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
@@ -67,7 +67,7 @@ class NodeAffinity(plugin.NodeAffinity):
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes, with the PreScore state read once."""
         s = state.get(PRE_SCORE_STATE_KEY)
-        if s is None or any(ni.node is None for ni in node_infos):
+        if s is None or not (rows_with_nodes(node_infos) or all(ni.node is not None for ni in node_infos)):
             return None  # the per-node form
         preferred, added = s.preferred, self.added_pref_terms
         out = []
@@ -81,8 +81,10 @@ class NodeAffinity(plugin.NodeAffinity):
         return out
 
 
-_NODE = attrgetter("node")
 _MAX_COMBINED = 1 << 62
+# Up to this many label-value combinations, a table over all of them replaces np.unique
+# (which sorts the batch).
+_DIRECT_LUT_MAX = 4096
 
 
 def _matches_by_codes(required: RequiredNodeAffinity, node_infos: Sequence[NodeInfo]) -> np.ndarray | None:
@@ -92,7 +94,7 @@ def _matches_by_codes(required: RequiredNodeAffinity, node_infos: Sequence[NodeI
     node). None without columnar rows, with a NodeInfo lacking its node, or with matchFields
     (the verdict then depends on the node name): the per-node walk."""
     rows = getattr(node_infos, "rows", None)
-    if rows is None or required._by_name or None in map(_NODE, node_infos):
+    if rows is None or required._by_name or not rows_with_nodes(node_infos):
         return None
     n = len(node_infos)
     combined = np.zeros(n, np.int64)
@@ -107,7 +109,19 @@ def _matches_by_codes(required: RequiredNodeAffinity, node_infos: Sequence[NodeI
         if radix >= _MAX_COMBINED:
             return None
         combined = combined * base + (codes + 1)
+    if radix <= _DIRECT_LUT_MAX:
+        # Any node of a combination gives its verdict: one representative per combination
+        # present (the last written), then a table over every combination.
+        representative = np.full(radix, -1, np.intp)
+        representative[combined] = np.arange(n)
+        lut = np.zeros(radix, bool)
+        for code in np.flatnonzero(representative >= 0).tolist():
+            node = node_infos[int(representative[code])].node
+            assert node is not None  # rows_with_nodes above
+            lut[code] = required.matches(node)
+        direct: np.ndarray = lut[combined]
+        return direct
     _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
-    lut = np.fromiter((required.matches(node_infos[i].node) for i in first.tolist()), bool, len(first))
-    verdicts: np.ndarray = lut[inverse.reshape(-1)]
+    table = np.fromiter((required.matches(node_infos[i].node) for i in first.tolist()), bool, len(first))
+    verdicts: np.ndarray = table[inverse.reshape(-1)]
     return verdicts

@@ -16,7 +16,7 @@ from operator import is_
 from typing import Any
 
 from kschedctl.api.types import Node, Pod
-from kschedctl.backend.cache.columnar import columns_of
+from kschedctl.backend.cache.columnar import columns_of, rows_with_nodes
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeInfo
@@ -317,7 +317,7 @@ def _filter_by_codes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]
     None without rows or with a NodeInfo that has no node (the per-node form handles those)."""
     import numpy as np
 
-    if getattr(node_infos, "rows", None) is None or any(ni.node is None for ni in node_infos):
+    if not rows_with_nodes(node_infos):
         return None
     n = len(node_infos)
     verdict = np.zeros(n, np.int8)  # 0 pass, 1 missing label, 2 skew exceeded

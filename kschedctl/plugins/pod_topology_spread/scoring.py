@@ -12,7 +12,7 @@ from operator import is_
 from typing import Any
 
 from kschedctl.api.types import Pod
-from kschedctl.backend.cache.columnar import as_batch
+from kschedctl.backend.cache.columnar import as_batch, rows_with_nodes
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.gosemantics import INT64_MAX, go_round
 from kschedctl.framework.interface import MAX_NODE_SCORE, NodeScore
@@ -87,7 +87,7 @@ def _init_by_codes(s: PreScoreState, batch: Any, require_all_topologies: bool) -
     with a NodeInfo that has no node (the walk handles those)."""
     import numpy as np
 
-    if batch.rows is None or any(ni.node is None for ni in batch):
+    if not rows_with_nodes(batch):
         return False
     n = len(batch)
     codes = [label_codes(batch, c.topology_key) for c in s.constraints]
