@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from test_batch_equivalence import ZONES, nodes_st, pod_st
 
 from kschedctl.backend.cache.cache import Cache, Snapshot
+from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.plugins.inter_pod_affinity import plugin as ipa
 from kschedctl.plugins.pod_topology_spread import filtering as pts_filtering
@@ -30,9 +31,18 @@ def _ipa_states(fwk, pod, infos):
     if st1 is None or st1.is_success():
         s = state.read(ipa.PRE_FILTER_STATE_KEY)
         pf = (s.existing_anti_affinity_counts, s.affinity_counts, s.anti_affinity_counts)
+        # filter_batch reads tables kept with the sums when tracked, built from the counts
+        # when walked: both must give the per-node Filter's verdicts
+        batch = pl.filter_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)))
+        if batch is not None:
+            assert [_status_key(x) for x in batch] == [_status_key(pl.filter(state, pod, ni)) for ni in infos]
     st2 = pl.pre_score(state, pod, infos)
     ps = state.read(ipa.PRE_SCORE_STATE_KEY).topology_score if st2 is None or st2.is_success() else None
     return (st1 is not None and st1.is_skip(), pf, st2 is not None and st2.is_skip(), ps)
+
+
+def _status_key(s):
+    return (None, ()) if s is None or s.is_success() else (s.code, tuple(s.reasons))
 
 
 def _pts_states(fwk, pod, infos):

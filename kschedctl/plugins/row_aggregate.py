@@ -28,9 +28,11 @@ _MAX_AGGREGATES = 128
 
 class RowAggregate:
     """``total[group][key]`` = the sum over rows of ``contrib(node_info)[group][key]``; entries
-    whose sum is 0 are absent (every contribution is a positive count)."""
+    whose sum is 0 are absent (every contribution is a positive count). ``version`` moves on
+    every change of the sums, so a copy of them taken at one version is known to be equal
+    to them while it has not moved."""
 
-    __slots__ = ("contrib", "rows", "gens", "parts", "total")
+    __slots__ = ("contrib", "rows", "gens", "parts", "total", "version", "tables")
 
     def __init__(self, contrib: Callable[[NodeInfo], Contribution | None]) -> None:
         self.contrib = contrib
@@ -38,27 +40,51 @@ class RowAggregate:
         self.gens: np.ndarray | None = None
         self.parts: dict[int, Contribution] = {}
         self.total: Contribution = {}
+        self.version = 0
+        # group -> label key -> the PositiveTable of that group over that key's label column
+        self.tables: dict[Any, dict[str, PositiveTable]] = {}
 
     def _add(self, part: Contribution, sign: int) -> None:
-        total = self.total
+        total, tables = self.total, self.tables
+        self.version += 1
         for group, counts in part.items():
             tg = total.get(group)
             if tg is None:
                 tg = total[group] = {}
+            watching = tables.get(group) if tables else None
             for key, c in counts.items():
-                n = tg.get(key, 0) + sign * c
+                old = tg.get(key, 0)
+                n = old + sign * c
                 if n:
                     tg[key] = n
                 else:
                     del tg[key]
+                if watching and (not old or not n):
+                    for table in watching.values():
+                        table.mark(key, bool(n))
             if not tg:
                 del total[group]
+
+    def positive_table(self, group: Any, column: LabelColumn) -> np.ndarray:
+        """A boolean table over ``column``'s codes: the (column's key, value) pair has a
+        positive sum in ``group`` (the last slot, code -1 = key missing, stays False). Kept
+        as the sums change (only pairs going from zero to positive or back are written), so a
+        cycle reads it instead of walking every pair of the group. Do not mutate it."""
+        by_key = self.tables.setdefault(group, {})
+        table = by_key.get(column.key)
+        if table is None or table.column is not column:
+            table = by_key[column.key] = PositiveTable(column)
+        return table.read(self.total.get(group, {}))
 
     def sync(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray) -> Contribution:
         """Bring the sums up to date with ``nodes`` (at ``rows``, generations ``gens``)."""
         contrib = self.contrib
         if self.rows is None or len(self.rows) != len(rows) or not np.array_equal(self.rows, rows):
             self.parts, self.total = {}, {}
+            self.version += 1
+            for by_key in self.tables.values():
+                for table in by_key.values():
+                    table.drop()
             for row, ni in zip(rows.tolist(), nodes):
                 part = contrib(ni)
                 if part:
@@ -81,6 +107,44 @@ class RowAggregate:
                     self._add(part, 1)
             self.gens[changed] = gens[changed]
         return self.total
+
+
+class PositiveTable:
+    """Which codes of one label column have a positive sum in one group of a RowAggregate
+    (whose pairs are (label key, value)): InterPodAffinity's "a pod in this topology domain"
+    tables. Written pair by pair as sums appear and vanish; rebuilt from the group's pairs
+    when first read, when the column has gained values since, or after ``drop``."""
+
+    __slots__ = ("column", "table", "size")
+
+    def __init__(self, column: LabelColumn) -> None:
+        self.column = column
+        self.table: np.ndarray | None = None
+        self.size = -1  # len(column.values) when the table was built
+
+    def drop(self) -> None:
+        self.table = None
+
+    def mark(self, pair: Any, positive: bool) -> None:
+        """The sum of ``pair`` became positive, or zero."""
+        table = self.table
+        if table is None or pair[0] != self.column.key:
+            return
+        code = self.column.code_of.get(pair[1])
+        if code is not None and code < self.size:
+            # a value coded after the build is covered by the rebuild that growth causes
+            table[code] = positive
+
+    def read(self, pairs: dict[Any, int]) -> np.ndarray:
+        column = self.column
+        table = self.table
+        if table is None or self.size != len(column.values):
+            key, get = column.key, column.code_of.get
+            table = column.lut(bool)
+            codes = np.fromiter([get(value, -1) for (k, value), c in pairs.items() if k == key and c > 0], np.intp)
+            table[codes[codes >= 0]] = True  # a value no node has (code -1) marks nothing
+            self.table, self.size = table, len(column.values)
+        return table
 
 
 class Tracked:
@@ -111,13 +175,19 @@ def tracked_rows(snapshot: Any) -> Tracked | None:
 def aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInfo], Contribution | None]) -> Contribution:
     """The up-to-date sums of ``contrib`` over all the tracked nodes (``key`` names ``contrib``,
     which must depend only on the NodeInfo). Do not mutate the result."""
+    return synced_aggregate(tracked, key, contrib).total
+
+
+def synced_aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInfo], Contribution | None]) -> RowAggregate:
+    """aggregate()'s RowAggregate itself, brought up to date (its ``version`` and tables)."""
     store = tracked.store
-    agg = store.get(key)
+    agg: RowAggregate | None = store.get(key)
     if agg is None:
         if len(store) >= _MAX_AGGREGATES:
             store.clear()
         agg = store[key] = RowAggregate(contrib)
-    return agg.sync(tracked.nodes, tracked.rows, tracked.gens)
+    agg.sync(tracked.nodes, tracked.rows, tracked.gens)
+    return agg
 
 
 class LabelColumn:

@@ -23,9 +23,11 @@ from kschedctl.framework.types import AffinityTerm, NodeInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins.row_aggregate import (
     Contribution,
+    RowAggregate,
     Tracked,
     aggregate,
     label_codes,
+    synced_aggregate,
 )
 
 TopologyPair = tuple[str, str]
@@ -69,6 +71,11 @@ def matching(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: Ns
     """(topology key, value) -> number of existing pods matching every one of ``terms`` (each
     term counting under its own key), over all nodes. Namespace labels are those of the
     snapshot's objects, which do not change during a run."""
+    return matching_aggregate(tracked, terms, ns_labels_of).total.get(None, {})
+
+
+def matching_aggregate(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: NsLabelsFn) -> RowAggregate:
+    """matching()'s sums as their RowAggregate (one group, None)."""
 
     def contribution(ni: NodeInfo) -> Contribution | None:
         node = ni.node
@@ -92,7 +99,7 @@ def matching(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: Ns
                 out[pair] = out.get(pair, 0) + n
         return {None: out}
 
-    return aggregate(tracked, ("InterPodAffinity.matching", terms), contribution).get(None, {})
+    return synced_aggregate(tracked, ("InterPodAffinity.matching", terms), contribution)
 
 
 def merge(counts: dict[TopologyPair, int], pairs: Mapping[TopologyPair, int]) -> None:
@@ -115,17 +122,36 @@ def add_scores(scores: dict[str, dict[str, int]], pairs: Mapping[TopologyPair, i
 
 
 def pre_filter_counts(s: Any, tracked: Tracked) -> None:
-    """PreFilter's three count maps of ``s`` (a PreFilterState) from the sums."""
+    """PreFilter's three count maps of ``s`` (a PreFilterState) from the sums.
+
+    A map that is one group of one RowAggregate, copied, names it in ``s.luts`` with the
+    aggregate's version: while neither the state's counts (update_with_pod clears
+    ``s.luts``) nor the sums (the version) have changed, filter_masks reads the aggregate's
+    kept tables instead of walking every pair."""
     incoming = s.pod_info.pod
     counts = s.existing_anti_affinity_counts
-    for (kind, term, _), pairs in existing_terms(tracked).items():
+    existing = synced_aggregate(tracked, _EXISTING_KEY, existing_terms_contribution)
+    merged = []
+    for group, pairs in existing.total.items():
+        kind, term, _ = group
         if kind == REQ_ANTI and term.matches(incoming, s.namespace_labels):
             merge(counts, pairs)
+            merged.append(group)
+    # every pair of a group has its term's topology key, and a group has pairs
+    s.luts[("existing keys",)] = {group[1].topology_key for group in merged}
+    if len(merged) == 1:
+        s.luts[("source", "existing")] = (existing, merged[0], existing.version)
     aff_terms = s.pod_info.required_affinity_terms
     if aff_terms:
-        merge(s.affinity_counts, matching(tracked, tuple(aff_terms), s.ns_labels_of))
-    for t in s.pod_info.required_anti_affinity_terms:
-        merge(s.anti_affinity_counts, matching(tracked, (t,), s.ns_labels_of))
+        agg = matching_aggregate(tracked, tuple(aff_terms), s.ns_labels_of)
+        merge(s.affinity_counts, agg.total.get(None, {}))
+        s.luts[("source", "aff")] = (agg, None, agg.version)
+    anti_terms = s.pod_info.required_anti_affinity_terms
+    for t in anti_terms:
+        agg = matching_aggregate(tracked, (t,), s.ns_labels_of)
+        merge(s.anti_affinity_counts, agg.total.get(None, {}))
+        if len(anti_terms) == 1:
+            s.luts[("source", "anti")] = (agg, None, agg.version)
 
 
 def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: NsLabelsFn) -> None:
@@ -153,6 +179,12 @@ def _positive_lut(s: Any, which: str, col: Any, counts: Mapping[TopologyPair, in
     """A boolean table over ``col``'s codes: the value's (key, value) count is positive (the
     last slot, code -1 = key missing, stays False). Kept in ``s.luts`` for the cycle (a
     chunk after the first reuses it) until the counts change or the column gains values."""
+    source = s.luts.get(("source", which))
+    if source is not None:
+        agg, group, version = source
+        if agg.version == version:  # the counts are still that group's sums
+            kept: np.ndarray = agg.positive_table(group, col)
+            return kept
     cache_key = (which, key, len(col.values))
     lut: np.ndarray | None = s.luts.get(cache_key)
     if lut is not None:
