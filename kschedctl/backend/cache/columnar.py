@@ -67,6 +67,11 @@ class Columns:
         self.has_taints = np.zeros(0, bool)
         self.nodeless = np.zeros(0, bool)
         self._all_rows = np.zeros(0, np.intp)
+        # The rows written, in order (row_memo.py forgets what it kept for them): the epoch
+        # of journal[0] is journal_base, and the whole journal is dropped when it grows long
+        # (a memo older than journal_base starts again).
+        self.journal: list[int] = []
+        self.journal_base = 0
         self._grow(0)
 
     def _grow(self, size: int) -> None:
@@ -109,6 +114,16 @@ class Columns:
         self.has_taints[row] = bool(node is None or node.taints)
         self.nodeless[row] = node is None
         self.infos[row] = info
+        journal = self.journal
+        journal.append(row)
+        if len(journal) > 4 * self.size + 1024:
+            self.journal_base += len(journal)
+            journal.clear()
+
+    @property
+    def epoch(self) -> int:
+        """How many row writes these columns have seen."""
+        return self.journal_base + len(self.journal)
 
     def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
         """The row of each node, after refreshing stale rows; None when a node has no row (a

@@ -10,7 +10,7 @@ batch forms read the ports' state keys and helpers (no import runs the other way
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from kschedctl.api.types import Pod
@@ -26,6 +26,7 @@ from kschedctl.lazy import numpy as np
 from kschedctl.plugins.node_resources import balanced_allocation, fit
 from kschedctl.plugins.node_resources.args import LEAST_ALLOCATED, MOST_ALLOCATED
 from kschedctl.plugins.node_resources.resource_allocation import ResourceAllocationScorer
+from kschedctl.plugins.row_memo import RowMemo, memoised
 
 # the resources the columnar view keeps per node: a scorer over any other takes the per-node form
 _FIXED_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE)
@@ -41,7 +42,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         """filter() over a NodeBatch: the checks of fitsRequest as array comparisons; statuses
         (same reasons, same order) are built once per distinct outcome and shared by the nodes
         that fail that way. Pods asking for scalar resources take the per-node code."""
-        return self._filter_rows(state, node_infos, None)
+        return self._filter_rows(state, pod, node_infos, None)
 
     def filter_batch_with_added_pods(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
@@ -60,19 +61,35 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         if max(map(max, sums), default=0) > fit._INT64_HEADROOM:
             return None  # sums numpy's int64 might not hold beside the columns: the copies' way
         extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
-        return self._filter_rows(state, node_infos, extra)
+        return self._filter_rows(state, pod, node_infos, extra)
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
-        """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node."""
+        """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node.
+        The values are kept per row across cycles for pods of the same requests (row_memo.py)."""
         s = state.get(fit.PRE_SCORE_STATE_KEY) if state is not None else None
         pod_requests = s.pod_requests if isinstance(s, fit._PreScoreState) else self.scorer.pod_request_list(pod)
-        columns = allocation_columns(self.scorer, node_infos, pod_requests) if self.scorer.resources else None
-        # None (a strategy or resource the arrays do not model): the per-node form
+        if not _arrays_model(self.scorer):
+            return None  # a strategy or resource the arrays do not model: the per-node form
+        scorer = self.scorer
+
+        def per_node(ni: NodeInfo) -> int | None:
+            score, status = scorer.score(ni, pod_requests)
+            return score if status is None or status.is_success() else None
+
+        kept = memoised(_memos(self), tuple(pod_requests), node_infos, per_node, lambda b: self._score_rows(pod_requests, b))
+        return kept if kept is not None else self._score_rows(pod_requests, node_infos)
+
+    def _score_rows(self, pod_requests: Sequence[int], node_infos: Sequence[NodeInfo]) -> Any:
+        columns = allocation_columns(self.scorer, node_infos, pod_requests)
         return weighted_score_batch(self.scorer.name, self.scorer.resources, columns) if columns else None
 
-    def _filter_rows(self, state: CycleState, node_infos: Sequence[NodeInfo], extra: np.ndarray | None) -> list[Status | None] | None:
+    def _filter_rows(
+        self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], extra: np.ndarray | None
+    ) -> list[Status | None] | None:
         """fitsRequest as array comparisons over a NodeBatch; ``extra`` (cpu, memory, ephemeral
-        storage, pod count; one column per node) is added to each node's requested and pods."""
+        storage, pod count; one column per node) is added to each node's requested and pods.
+        Without ``extra`` each row's outcome is kept across cycles for pods of the same
+        requests (row_memo.py)."""
         try:
             req = state.read(fit.PRE_FILTER_STATE_KEY)
         except KeyError:
@@ -81,46 +98,103 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         if rows is None or any(req.scalar_resources.values()):
             return None
         cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
-        pod_count = cols.pod_count[rows] if extra is None else cols.pod_count[rows] + extra[3]
-        pods_fail = pod_count + 1 > cols.alloc_pods[rows]
-        checks = []
-        if fit._has_request(req):
-            for k, (name, want, alloc_col, used_col) in enumerate(
-                (
-                    ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
-                    ("memory", req.memory, cols.alloc_mem, cols.req_mem),
-                    ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
-                )
-            ):
-                if want > 0:
-                    alloc = alloc_col[rows]
-                    used = used_col[rows] if extra is None else used_col[rows] + extra[k]
-                    checks.append((f"Insufficient {name}", want > alloc - used, want > alloc))
-        any_fail = pods_fail.copy()
-        for _, fail, _ in checks:
-            any_fail |= fail
-        failing = np.flatnonzero(any_fail)
+        checks = _fit_checks(req, cols)
+        if extra is None:
+            bit_of = {"Too many pods": 0, **{check[0]: bit + 1 for bit, check in enumerate(checks)}}
+            outcome = memoised(
+                _memos(self),
+                ("filter", req.milli_cpu, req.memory, req.ephemeral_storage),
+                node_infos,
+                lambda ni: _outcome_of(self.filter(state, pod, ni), bit_of),
+                lambda b: None if b.rows is None else _outcomes(checks, cols, b.rows, None),
+            )
+            if outcome is None:
+                outcome = _outcomes(checks, cols, rows, None)
+        else:
+            outcome = _outcomes(checks, cols, rows, extra)
+        failing = np.flatnonzero(outcome)
         if not len(failing):
             return [None] * len(node_infos)
-        # One outcome bit pattern per failing row; one Status per distinct outcome, shared by its
-        # rows (statuses are never mutated once returned, so sharing is invisible).
-        outcome = pods_fail[failing].astype(np.int64)
-        unresolvable = np.zeros(len(failing), bool)
-        for bit, (_, fail, too_big) in enumerate(checks):
-            f = fail[failing]
-            outcome |= f.astype(np.int64) << (bit + 1)
-            unresolvable |= f & too_big[failing]
-        outcome |= unresolvable.astype(np.int64) << (len(checks) + 1)
-        kinds, which = np.unique(outcome, return_inverse=True)
+        # One Status per distinct outcome, shared by its rows (statuses are never mutated once
+        # returned, so sharing is invisible).
+        kinds, which = np.unique(outcome[failing], return_inverse=True)
         shared = np.empty(len(kinds), object)
         for k, key in enumerate(kinds.tolist()):
             reasons = ["Too many pods"] if key & 1 else []
-            reasons += [reason for bit, (reason, _, _) in enumerate(checks) if key >> (bit + 1) & 1]
+            reasons += [check[0] for bit, check in enumerate(checks) if key >> (bit + 1) & 1]
             code = Code.UnschedulableAndUnresolvable if key >> (len(checks) + 1) & 1 else Code.Unschedulable
             shared[k] = Status(code, *reasons)
         out = np.full(len(node_infos), None, object)
         out[failing] = shared[which.reshape(-1)]
         return out.tolist()
+
+
+# One check of fitsRequest over the arrays: (reason, requested, allocatable column, used
+# column, the row of filter_batch_with_added_pods' extra that adds to the used column).
+FitCheck = tuple[str, int, Any, Any, int]
+
+
+def _fit_checks(req: Any, cols: Any) -> list[FitCheck]:
+    """The resource checks fitsRequest makes for these requests, in its order."""
+    if not fit._has_request(req):
+        return []
+    return [
+        (f"Insufficient {name}", want, alloc_col, used_col, k)
+        for k, (name, want, alloc_col, used_col) in enumerate(
+            (
+                ("cpu", req.milli_cpu, cols.alloc_cpu, cols.req_cpu),
+                ("memory", req.memory, cols.alloc_mem, cols.req_mem),
+                ("ephemeral-storage", req.ephemeral_storage, cols.alloc_eph, cols.req_eph),
+            )
+        )
+        if want > 0
+    ]
+
+
+def _outcomes(checks: list[FitCheck], cols: Any, rows: np.ndarray, extra: np.ndarray | None) -> np.ndarray:
+    """Each row's outcome as bits: 1 "Too many pods", 1 << (k + 1) the k-th check failed,
+    1 << (len(checks) + 1) a failed check asks more than the node's allocatable (the
+    UnschedulableAndUnresolvable code); 0 passes."""
+    pod_count = cols.pod_count[rows] if extra is None else cols.pod_count[rows] + extra[3]
+    pods_fail = pod_count + 1 > cols.alloc_pods[rows]
+    fails = []
+    any_fail = pods_fail.copy()
+    for _, want, alloc_col, used_col, k in checks:
+        alloc = alloc_col[rows]
+        used = used_col[rows] if extra is None else used_col[rows] + extra[k]
+        fail = want > alloc - used
+        fails.append((fail, want > alloc))
+        any_fail |= fail
+    outcome = np.zeros(len(rows), np.int64)
+    failing = np.flatnonzero(any_fail)
+    if not len(failing):
+        return outcome
+    bits = pods_fail[failing].astype(np.int64)
+    unresolvable = np.zeros(len(failing), bool)
+    for bit, (fail, too_big) in enumerate(fails):
+        f = fail[failing]
+        bits |= f.astype(np.int64) << (bit + 1)
+        unresolvable |= f & too_big[failing]
+    bits |= unresolvable.astype(np.int64) << (len(checks) + 1)
+    outcome[failing] = bits
+    return outcome
+
+
+def _outcome_of(status: Status | None, bit_of: dict[str, int]) -> int | None:
+    """The port's Filter status as _outcomes' bits (None: a status they do not express)."""
+    if status is None or status.code == Code.Success:
+        return 0
+    if status.code not in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
+        return None
+    bits = 0
+    for reason in status.reasons:
+        bit = bit_of.get(reason)
+        if bit is None:
+            return None
+        bits |= 1 << bit
+    if status.code == Code.UnschedulableAndUnresolvable:
+        bits |= 1 << len(bit_of)
+    return bits
 
 
 class NodeResourcesBalancedAllocation(balanced_allocation.NodeResourcesBalancedAllocation):
@@ -137,11 +211,22 @@ class NodeResourcesBalancedAllocation(balanced_allocation.NodeResourcesBalancedA
             pod_requests = self.scorer.pod_request_list(pod)
             if self._is_best_effort(pod_requests):
                 return [0] * len(node_infos)
-        columns = None
-        if 0 < len(self.scorer.resources) <= 2:
-            columns = allocation_columns(self.scorer, node_infos, pod_requests)
-        if columns is None:
+        if not 0 < len(self.scorer.resources) <= 2 or not _arrays_model(self.scorer):
             return None  # more than two resources, or one the arrays do not model: per node
+        scorer = self.scorer
+
+        def per_node(ni: NodeInfo) -> int | None:
+            score, status = scorer.score(ni, pod_requests)
+            return score if status is None or status.is_success() else None
+
+        kept = memoised(_memos(self), tuple(pod_requests), node_infos, per_node, lambda b: self._score_rows(pod_requests, b))
+        return kept if kept is not None else self._score_rows(pod_requests, node_infos)
+
+    def _score_rows(self, pod_requests: Sequence[int], node_infos: Sequence[NodeInfo]) -> Any:
+        """The batch score from the arrays (None without rows)."""
+        columns = allocation_columns(self.scorer, node_infos, pod_requests)
+        if columns is None:
+            return None
         with_pod = _balanced_batch([(a, r, everywhere) for a, r, _, everywhere in columns])
         if self.scorer.scorer is balanced_allocation.balanced_resource_scorer_legacy:
             return with_pod
@@ -174,6 +259,22 @@ def _balanced_batch(columns: list[tuple[np.ndarray, np.ndarray, bool]]) -> np.nd
         both = masks[0] if len(masks) == 1 else masks[0] & masks[1]
         std = np.where(both, std, 0.0)
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+
+
+def _arrays_model(scorer: ResourceAllocationScorer) -> bool:
+    """Whether the batch score models this scorer: its resources are columns of the view and,
+    for a weighted strategy, the strategy is one weighted_score_batch computes."""
+    if not scorer.resources or any(name not in _FIXED_RESOURCES for name, _ in scorer.resources):
+        return False
+    return scorer.name in (LEAST_ALLOCATED, MOST_ALLOCATED) or scorer.name == balanced_allocation.NAME
+
+
+def _memos(plugin: Any) -> dict[Hashable, RowMemo]:
+    """The plugin instance's RowMemos (one per pod shape), made on first use."""
+    memos: dict[Hashable, RowMemo] | None = plugin.__dict__.get("_row_memos")
+    if memos is None:
+        memos = plugin.__dict__["_row_memos"] = {}
+    return memos
 
 
 def allocation_columns(scorer: ResourceAllocationScorer, batch: Any, pod_requests: Sequence[int]) -> list[Allocation] | None:
