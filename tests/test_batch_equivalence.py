@@ -648,8 +648,22 @@ def test_every_registered_batch_method_is_exercised() -> None:
             test_volume_batch_forms_equal_per_node(0, Path(tmp))
         with tempfile.TemporaryDirectory() as tmp:
             test_volume_preemption_equals_copies(2, Path(tmp))  # a seed whose first passes reach VolumeZone
+        _check("default", "1.37", _preferred_affinity_cluster(), seed=1)  # InterPodAffinity's Score
     never = _never_exercised()
     assert not never, f"batch methods no test exercised: {never}"
+
+
+def _preferred_affinity_cluster() -> tuple[list[Any], list[Any], list[Any]]:
+    """Six nodes in three zones, pods labelled a and b on some, and pending pods with
+    preferred affinity and anti-affinity: InterPodAffinity scores (and normalizes) them."""
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi").zone(ZONES[i % 3]).obj() for i in range(6)]
+    bound = [make_pod(f"b{i}").label("app", "ab"[i % 2]).node(f"n{i}").obj() for i in range(4)]
+    zone = "topology.kubernetes.io/zone"
+    pending = [
+        make_pod("p0").label("app", "a").pod_affinity_in("app", zone, ["a"], weight=10).obj(),
+        make_pod("p1").label("app", "b").pod_affinity_in("app", zone, ["b"], anti=True, weight=50).obj(),
+    ]
+    return nodes, bound, pending
 
 
 def _never_exercised() -> list[tuple[str, str]]:
