@@ -93,7 +93,7 @@ class RowAggregate:
             self.rows, self.gens = rows.copy(), gens.copy()
             return self.total
         assert self.gens is not None  # set with self.rows above
-        changed = np.flatnonzero(self.gens != gens)
+        changed = (self.gens != gens).nonzero()[0]
         if len(changed):
             parts = self.parts
             for pos in changed.tolist():
@@ -211,7 +211,7 @@ class LabelColumn:
             grow = columns.size - len(self.codes)
             self.codes = np.concatenate([self.codes, np.full(grow, -1, np.int64)])
             self.gens = np.concatenate([self.gens, np.full(grow, -1, np.int64)])
-        stale = np.flatnonzero(self.gens[rows] != columns.generation[rows])
+        stale = (self.gens[rows] != columns.generation[rows]).nonzero()[0]
         if len(stale):
             key, code_of, values, infos = self.key, self.code_of, self.values, columns.infos
             for row in rows[stale].tolist():

@@ -70,7 +70,7 @@ def memoised(
         if len(store) >= MAX_KEYS:
             store.clear()
         memo = store[key] = RowMemo(batch.columns)
-    unknown = np.flatnonzero(~memo.known[rows])
+    unknown = (~memo.known[rows]).nonzero()[0]
     if len(unknown):
         positions: list[int] = unknown.tolist()
         if len(positions) <= PER_NODE_MAX:

@@ -55,7 +55,7 @@ def _record_filter_results(
         verdict[key] = st
     recorded = results if same else list(map(verdict.__getitem__, map(id, results)))
     failed = np.fromiter(map(operator.is_not, recorded, repeat(None)), bool, len(recorded))
-    where = np.flatnonzero(failed)
+    where = failed.nonzero()[0]
     if not len(where):
         return alive
     values = np.empty(len(recorded), object)

@@ -476,15 +476,15 @@ def _walk_mixed_chunk(
         id(st): _FEASIBLE if st is None or st.code == Code.Success else _ERROR if st.code == Code.Error else _REJECTED for st in distinct
     }
     kinds = np.fromiter(map(kind_of.__getitem__, map(id, statuses)), np.int8, len(statuses))
-    errors = np.flatnonzero(kinds == _ERROR)
+    errors = (kinds == _ERROR).nonzero()[0]
     end = int(errors[0]) if len(errors) else len(statuses)
-    ok = np.flatnonzero(kinds[:end] == _FEASIBLE)
+    ok = (kinds[:end] == _FEASIBLE).nonzero()[0]
     room = num_to_find - len(feasible)
     done = len(errors) > 0
     if len(ok) > room:  # the feasible node one past the limit: the walk stops before it
         end, done = int(ok[room]), True
         ok = ok[:room]
-    rejected = np.flatnonzero(kinds[:end] == _REJECTED).tolist()
+    rejected = (kinds[:end] == _REJECTED).nonzero()[0].tolist()
     if rejected:
         # A _REJECTED row has its Status (only _FEASIBLE rows have None).
         picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))

@@ -317,6 +317,6 @@ def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Callable[[NodeI
         return None
     flags = getattr(node_infos.columns, column)[rows]  # (rows come from the batch's columns)
     out = [default] * len(node_infos)
-    for i in np.flatnonzero(flags).tolist():
+    for i in flags.nonzero()[0].tolist():
         out[i] = fn(node_infos[i])
     return out

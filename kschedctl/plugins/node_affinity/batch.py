@@ -48,7 +48,7 @@ class NodeAffinity(plugin.NodeAffinity):
         verdicts = _matches_by_codes(required, node_infos)
         if verdicts is not None:
             out: list[Status | None] = [None] * len(node_infos)
-            rejected = np.flatnonzero(~verdicts).tolist()
+            rejected = (~verdicts).nonzero()[0].tolist()
             if rejected:
                 # one Status shared by the rejected nodes (recorded statuses are never mutated)
                 shared = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
@@ -115,7 +115,7 @@ def _matches_by_codes(required: RequiredNodeAffinity, node_infos: Sequence[NodeI
         representative = np.full(radix, -1, np.intp)
         representative[combined] = np.arange(n)
         lut = np.zeros(radix, bool)
-        for code in np.flatnonzero(representative >= 0).tolist():
+        for code in (representative >= 0).nonzero()[0].tolist():
             node = node_infos[int(representative[code])].node
             assert node is not None  # rows_with_nodes above
             lut[code] = required.matches(node)

@@ -112,7 +112,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
                 outcome = _outcomes(checks, cols, rows, None)
         else:
             outcome = _outcomes(checks, cols, rows, extra)
-        failing = np.flatnonzero(outcome)
+        failing = outcome.nonzero()[0]
         if not len(failing):
             return [None] * len(node_infos)
         # One Status per distinct outcome, shared by its rows (statuses are never mutated once
@@ -166,7 +166,7 @@ def _outcomes(checks: list[FitCheck], cols: Any, rows: np.ndarray, extra: np.nda
         fails.append((fail, want > alloc))
         any_fail |= fail
     outcome = np.zeros(len(rows), np.int64)
-    failing = np.flatnonzero(any_fail)
+    failing = any_fail.nonzero()[0]
     if not len(failing):
         return outcome
     bits = pods_fail[failing].astype(np.int64)

@@ -344,7 +344,7 @@ def _filter_by_codes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]
         (1, Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH),
         (2, Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH),
     ):
-        positions = np.flatnonzero(verdict == kind).tolist()
+        positions = (verdict == kind).nonzero()[0].tolist()
         if positions:
             shared = Status(code, reason)
             for i in positions:

@@ -97,7 +97,7 @@ def _init_by_codes(s: PreScoreState, batch: Any, require_all_topologies: bool) -
             kept &= cc >= 0
         if not kept.all():
             names = _names(batch)
-            s.ignored_nodes.update(names[i] for i in np.flatnonzero(~kept).tolist())
+            s.ignored_nodes.update(names[i] for i in (~kept).nonzero()[0].tolist())
     for i, c in enumerate(s.constraints):
         size = n - len(s.ignored_nodes)
         if c.topology_key != LABEL_HOSTNAME:
