@@ -197,8 +197,23 @@ class _FilterFit:
         return _fits_with_nominated(self.fit, self.state, self.pod, self.usage, self.nominated)
 
 
+def _summed_requests(pods: Sequence[PodInfo]) -> tuple[int, int, int]:
+    """The pods' summed (cpu, memory, ephemeral storage) requests."""
+    cpu = mem = eph = 0
+    for pi in pods:
+        r = pi.requests
+        cpu += r.milli_cpu
+        mem += r.memory
+        eph += r.ephemeral_storage
+    return cpu, mem, eph
+
+
 def _counted_victims(
-    req: Resource, node_info: NodeInfo, nominated: tuple[Resource, int] | None, potential: Sequence[PodInfo]
+    req: Resource,
+    node_info: NodeInfo,
+    nominated: tuple[Resource, int] | None,
+    potential: Sequence[PodInfo],
+    removed: tuple[int, int, int] | None = None,
 ) -> Callable[[Sequence[PodInfo], Sequence[PodInfo]], tuple[list[PodInfo], int]] | None:
     """_FilterFit's verdicts as integer arithmetic, for a pod asking for no scalar resource:
     fitsRequest then checks only the pod count, cpu, memory and ephemeral storage (a request
@@ -207,6 +222,8 @@ def _counted_victims(
 
     None when the pod does not fit even with every ``potential`` pod removed; otherwise the
     reprieve loop: (violating, non-violating) pods in order -> (victims, PDB-violating victims).
+    ``removed``: the summed (cpu, memory, ephemeral storage) requests of ``potential``, when
+    the caller has them (_removed_requests).
     """
     wc, wm, we = req.milli_cpu, req.memory, req.ephemeral_storage
     a = node_info.allocatable
@@ -224,13 +241,10 @@ def _counted_victims(
             ),
         )
     used = node_info.requested
-    cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods)
-    for pi in potential:
-        r = pi.requests
-        cpu -= r.milli_cpu
-        mem -= r.memory
-        eph -= r.ephemeral_storage
-        count -= 1
+    cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods) - len(potential)
+    if removed is None:
+        removed = _summed_requests(potential)
+    cpu, mem, eph = cpu - removed[0], mem - removed[1], eph - removed[2]
 
     def fits(cpu: int, mem: int, eph: int, count: int) -> bool:
         for ac, am, ae, ap in passes:
@@ -281,8 +295,9 @@ class DefaultPreemption:
         # (pod, handle, skipped filter plugins, plan) of the last dry run (_plan)
         self._plan_cache: tuple[Pod, Any, set[str], _DryRunPlan] | None = None
         # node name -> (its latest NodeInfo asked, (generation, pod count, priority), its potential
-        # victims): one entry per node, so at most one NodeInfo per node is held here
-        self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo]]] = {}
+        # victims, their summed requests once asked): one entry per node, so at most one
+        # NodeInfo per node is held here
+        self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo], list[tuple[int, int, int]]]] = {}
 
     def name(self) -> str:
         return NAME
@@ -538,7 +553,7 @@ class DefaultPreemption:
         nominated = self._nominated_requests(pod, node_info)
         req = state.get(PRE_FILTER_STATE_KEY)
         counting = isinstance(req, Resource) and not any(req.scalar_resources.values())
-        counted = _counted_victims(req, node_info, nominated, potential) if counting else None
+        counted = _counted_victims(req, node_info, nominated, potential, self._removed_requests(node_info, potential)) if counting else None
         if counting and counted is None and not word_rejection:
             # Fit rejects the node even without its lower-priority pods: it cannot help, whatever
             # the other filters read (_fit_rejects_without_potential's answer, for any plan), so
@@ -650,7 +665,8 @@ class DefaultPreemption:
         req = state.get(PRE_FILTER_STATE_KEY)
         if isinstance(req, Resource) and not any(req.scalar_resources.values()):
             # Fit's verdict as integer arithmetic (_counted_victims): None when it rejects
-            return ([], 0, None) if _counted_victims(req, node_info, nominated, potential) is None else None
+            removed = self._removed_requests(node_info, potential)
+            return ([], 0, None) if _counted_victims(req, node_info, nominated, potential, removed) is None else None
         usage = _Usage(node_info)
         for pi in potential:
             usage.change(pi.requests, -1)
@@ -705,8 +721,19 @@ class DefaultPreemption:
         if cached is not None and cached[0] is node_info and cached[1] == key:
             return list(cached[2])
         potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
-        self._potential_cache[name] = (node_info, key, potential)
+        self._potential_cache[name] = (node_info, key, potential, [])
         return list(potential)
+
+    def _removed_requests(self, node_info: NodeInfo, potential: list[PodInfo]) -> tuple[int, int, int]:
+        """The summed requests of ``potential`` (as _potential_victims just gave them for this
+        node), kept with them: every preemptor of a wave sums the same pods on every node."""
+        cached = self._potential_cache.get(node_info.name)
+        if cached is None or cached[0] is not node_info or cached[2] != potential:
+            return _summed_requests(potential)
+        sums = cached[3]
+        if not sums:
+            sums.append(_summed_requests(potential))
+        return sums[0]
 
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add
