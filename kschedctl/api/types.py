@@ -10,9 +10,11 @@ from limits, hostPort defaulted from containerPort on hostNetwork pods, protocol
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.api.content_memo import by_content
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gotime import TimeParseError, canonical_rfc3339
 from kschedctl.api.jsontypes import JSONList, JSONObject
@@ -251,9 +253,18 @@ def _pod_affinity(raw: Any, where: str) -> PodAffinity | None:
     return PodAffinity(required, tuple(preferred))
 
 
+_AFFINITIES: dict[Hashable, Any] = {}
+
+
 def _affinity(raw: Any, where: str) -> Affinity | None:
+    """The pod's Affinity, one object per distinct document (content_memo.py): the objects are
+    frozen, and a Deployment's replicas share theirs."""
     if raw is None:
         return None
+    return by_content(_AFFINITIES, _new_affinity, raw, where)
+
+
+def _new_affinity(raw: Any, where: str) -> Affinity:
     raw = _dict(raw, where)
     node_aff = None
     if raw.get("nodeAffinity") is not None:

@@ -12,6 +12,9 @@ fields the scheduler never reads (probes, env, security context...) are not chec
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import Any
+
 from kschedctl.api import field
 from kschedctl.api.admission.core import check_quantity, check_resource_requirements, check_tolerations, resource_list
 from kschedctl.api.admission.fields import (
@@ -39,6 +42,7 @@ from kschedctl.api.admission.fields import (
     timestamp,
     type_error,
 )
+from kschedctl.api.content_memo import by_content
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.validation import label_key_errors, port_num_errors
 
@@ -218,7 +222,7 @@ def _check_containers(spec: JSONObject, key: str, host_network: bool, claim_name
         if resources is not None:
             if type(resources) is not dict:
                 raise type_error(f"{path}.resources", resources, "v1.ResourceRequirements")
-            check_resource_requirements(resources, f"{path}.resources")
+            by_content(_PASSED, check_resource_requirements, resources, f"{path}.resources")
             if "claims" in resources:
                 _check_claim_refs(resources, f"{path}.resources", claim_names)
         if "restartPolicy" in ctr:
@@ -386,6 +390,15 @@ def _check_affinity(spec: JSONObject) -> None:
     affinity = obj(spec, "affinity", "spec.affinity", "v1.Affinity")
     if affinity is None:
         return
+    by_content(_PASSED, _check_affinity_document, affinity, "spec.affinity")
+
+
+# (path, document, arguments) -> None for the checks a document passed (content_memo.py)
+_PASSED: dict[Hashable, Any] = {}
+
+
+def _check_affinity_document(affinity: JSONObject, where: str) -> None:
+    """_check_affinity on the affinity document itself (``where`` is always spec.affinity)."""
     node = obj(affinity, "nodeAffinity", "spec.affinity.nodeAffinity", "v1.NodeAffinity")
     if node is not None:
         path = "spec.affinity.nodeAffinity"

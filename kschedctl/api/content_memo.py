@@ -1,0 +1,43 @@
+"""Results of pure functions of JSON-shaped documents, kept by the document's content.
+
+A snapshot of a real cluster repeats itself: a Deployment's thousand replicas carry the same
+affinity and the same container resources, and the validation (ValidatePodCreate) and
+decoding of each such subdocument cost more than the rest of the pod. A function that depends
+only on its document and path (and raises on bad input) is asked once per distinct content.
+
+The content is named by ``repr``: for what JSON and YAML decode to (dict, list, str, int,
+float, bool, None, and YAML's dates), it tells every type and value apart (1, 1.0, True and
+"1" differ; so do NaN and None). An exception is never kept: bad input fails every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# Entries per memo; a memo that fills is emptied (inputs with this many distinct documents
+# gain little from it).
+LIMIT = 4096
+
+_MISSING = object()
+
+
+def by_content(kept: dict[Hashable, Any], fn: Callable[..., T], doc: Any, where: str, *args: Hashable) -> T:
+    """``fn(doc, where, *args)``, or what it returned before for an equal ``doc`` at the same
+    ``where`` with the same ``args``. Only a dict document is kept (other values go straight
+    to ``fn``, which words their type error). What is returned is shared: it must not be
+    mutated."""
+    if type(doc) is not dict:
+        return fn(doc, where, *args)
+    key = (where, repr(doc), args)
+    found = kept.get(key, _MISSING)
+    if found is not _MISSING:
+        value: T = found
+        return value
+    value = fn(doc, where, *args)
+    if len(kept) >= LIMIT:
+        kept.clear()
+    kept[key] = value
+    return value

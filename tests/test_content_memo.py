@@ -1,0 +1,112 @@
+"""Validation and decoding asked once per distinct subdocument (kschedctl/api/content_memo.py).
+
+Pinned: an equal document (same types, same values) gets the kept answer and a different one
+(1 against 1.0, True or "1") does not; a document that fails fails every time, with its own
+path and words (ValidatePodCreate's, pkg/apis/core/validation/validation.go); a snapshot of
+replicas decodes to pods that share their frozen Affinity and schedule as before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kschedctl.api import content_memo
+from kschedctl.api.content_memo import by_content
+from kschedctl.cluster.loader import load_snapshot
+
+
+def test_an_equal_document_gets_the_kept_answer_and_a_different_type_does_not() -> None:
+    kept: dict[Any, Any] = {}
+    calls: list[Any] = []
+
+    def fn(doc: Any, where: str) -> list[Any]:
+        calls.append(doc)
+        return [where, doc]
+
+    first = by_content(kept, fn, {"a": 1}, "p")
+    assert by_content(kept, fn, {"a": 1}, "p") is first
+    for other in ({"a": 1.0}, {"a": True}, {"a": "1"}, {"a": None}, {"a": float("nan")}):
+        assert by_content(kept, fn, other, "p") is not first
+    assert by_content(kept, fn, {"a": 1}, "q") is not first  # another path
+    assert len(calls) == 7
+    assert by_content(kept, fn, [1], "p") == ["p", [1]] and by_content(kept, fn, [1], "p") == ["p", [1]]
+    assert len(calls) == 9  # only dicts are kept
+
+
+def test_a_full_memo_starts_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(content_memo, "LIMIT", 3)
+    kept: dict[Any, Any] = {}
+    for i in range(7):
+        by_content(kept, lambda d, w: d["i"], {"i": i}, "p")
+        assert len(kept) <= 3
+
+
+def _pods(affinities: list[Any], requests: list[Any]) -> dict[str, Any]:
+    items: list[dict[str, Any]] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "n1", "labels": {"zone": "a"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}},
+        }
+    ]
+    for i, (affinity, resources) in enumerate(zip(affinities, requests)):
+        spec: dict[str, Any] = {"containers": [{"name": "c", "image": "i", "resources": resources}]}
+        if affinity is not None:
+            spec["affinity"] = affinity
+        items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"}, "spec": spec})
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+ZONE_A = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]
+        }
+    }
+}
+OK = {"requests": {"cpu": "100m"}, "limits": {"cpu": "200m"}}
+
+
+def test_replicas_share_their_affinity(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(_pods([ZONE_A, json.loads(json.dumps(ZONE_A)), None], [OK, OK, OK])))
+    cluster = load_snapshot([str(path)])
+    pods = {p.meta.name: p for p in cluster.pods}
+    assert pods["p0"].affinity is not None and pods["p0"].affinity is pods["p1"].affinity
+    assert pods["p2"].affinity is None
+
+
+@pytest.mark.parametrize(
+    ("affinity", "resources", "words"),
+    [
+        (
+            {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Sideways", "values": ["a"]}]}]
+                    }
+                }
+            },
+            OK,
+            'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Sideways"',
+        ),
+        (ZONE_A, {"requests": {"cpu": "300m"}, "limits": {"cpu": "200m"}}, "spec.containers[0].resources.requests: Invalid value"),
+    ],
+    ids=["affinity", "resources"],
+)
+def test_a_bad_document_fails_every_time(tmp_path: Path, affinity: Any, resources: Any, words: str) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_pods([ZONE_A], [OK])))
+    load_snapshot([str(good)])  # the good documents are kept first
+    for attempt in range(2):
+        bad = tmp_path / f"bad{attempt}.json"
+        bad.write_text(json.dumps(_pods([ZONE_A, affinity], [OK, resources])))
+        with pytest.raises(Exception) as err:
+            load_snapshot([str(bad)])
+        assert words in str(err.value), str(err.value)
+        assert "p1" in str(err.value)
