@@ -497,13 +497,16 @@ class FitError(Exception):
                 histogram[reason] = histogram.get(reason, 0) + absent
         return histogram
 
-    def message(self) -> str:
-        """FitError.Error(): "0/N nodes are available: <sorted histogram>. <PostFilterMsg>"."""
+    def message(self, histogram: dict[str, int] | None = None) -> str:
+        """FitError.Error(): "0/N nodes are available: <sorted histogram>. <PostFilterMsg>".
+        ``histogram``: reason_histogram() when the caller has just taken it."""
         msg = f"0/{self.num_all_nodes} nodes are available:"
         if self.diagnosis.pre_filter_msg:
             msg += " " + self.diagnosis.pre_filter_msg + "."
         else:
-            entries = sorted(f"{count} {reason}" for reason, count in self.reason_histogram().items())
+            if histogram is None:
+                histogram = self.reason_histogram()
+            entries = sorted(f"{count} {reason}" for reason, count in histogram.items())
             if entries:
                 msg += " " + ", ".join(entries) + "."
         if self.diagnosis.post_filter_msg:

@@ -350,7 +350,8 @@ def handle_scheduling_failure(
     if fit_error is not None:
         qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
         qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
-        outcome = PodOutcome(fit_error.message(), fit_error.reason_histogram(), time=sched.clock.now(), num_nodes=fit_error.num_all_nodes)
+        histogram = fit_error.reason_histogram()  # a walk of every node's status: taken once
+        outcome = PodOutcome(fit_error.message(histogram), histogram, time=sched.clock.now(), num_nodes=fit_error.num_all_nodes)
     else:
         assert status is not None
         outcome = PodOutcome(status.message(), {}, error=status.code == Code.Error, time=sched.clock.now())
