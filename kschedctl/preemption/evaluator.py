@@ -33,6 +33,7 @@ from kschedctl.framework.types import (
     NodeInfo,
     NodeToStatus,
     PodInfo,
+    node_names,
 )
 
 ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -339,15 +340,24 @@ class Evaluator:
         in visit order from the offset as the loop would set them; no candidate, no error.
         None when it cannot say so (the loop runs)."""
         ask = getattr(self.interface, "no_victims_anywhere", None)
-        status = ask(pod, potential_nodes) if ask is not None else None
+        if ask is None:
+            return None
+        # The potential nodes are some of the snapshot's (find_candidates): no victim on any
+        # of the snapshot's nodes is an answer for them, which the interface may keep for the
+        # snapshot; otherwise they are asked about themselves.
+        everything = self.handle.snapshot_shared_lister().list()
+        status = ask(pod, everything)
+        if status is None and len(potential_nodes) < len(everything):
+            status = ask(pod, potential_nodes)
         if status is None:
             return None
         n = len(potential_nodes)
         statuses = NodeToStatus()
-        code, reasons = status.code, status.reasons
-        for i in range(n):
-            # a Status of its own per node, as each SelectVictimsOnNode call returns
-            statuses.set(potential_nodes[(offset + i) % n].name, Status(code, *reasons))
+        # One Status shared by every node, set in visit order: each SelectVictimsOnNode call
+        # returns an equal one, and nothing mutates a dry run's statuses (they are only
+        # counted into the FitError's message, which counts a shared object once).
+        order = [*potential_nodes[offset:], *potential_nodes[:offset]] if 0 < offset < n else potential_nodes
+        statuses.node_to_status = dict.fromkeys(node_names(order), Status(status.code, *status.reasons))
         return statuses
 
     def _select_victims(

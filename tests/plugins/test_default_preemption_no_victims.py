@@ -166,3 +166,27 @@ def test_no_victims_anywhere_asks_only_with_the_default_eligibility(tmp_path):
     pl.is_eligible_pod = lambda node_info, victim, preemptor: True  # a replaced hook: no shortcut
     assert pl.no_victims_anywhere(web, without_low) is None
     assert not pl.no_victims_on(web, without_low[0])
+
+
+def test_the_lowest_priority_kept_for_a_snapshot_follows_its_changes() -> None:
+    """The lowest pod priority over a Cache-kept snapshot's nodes is kept until the snapshot's
+    generation moves: a lower-priority pod bound afterwards turns "no victims" into a dry run."""
+    from kschedctl.backend.cache.cache import Cache, Snapshot
+    from kschedctl.testing import make_node, make_pod, new_framework
+
+    cache, snap = Cache(), Snapshot()
+    for i in range(3):
+        cache.add_node(make_node(f"n{i}").capacity(cpu="2", memory="4Gi").obj())
+        cache.add_pod(make_pod(f"b{i}").req(cpu="1").priority(100).node(f"n{i}").obj())
+    cache.update_snapshot(snap)
+    fwk = new_framework()
+    fwk.snapshot = snap
+    pl = fwk.instances["DefaultPreemption"]
+    middle, high = make_pod("m").priority(50).obj(), make_pod("h").priority(200).obj()
+    assert pl.no_victims_anywhere(middle, snap.list()) is not None
+    assert pl.no_victims_anywhere(high, snap.list()) is None
+    assert pl.no_victims_anywhere(middle, snap.list()) is not None  # asked again: kept
+    cache.add_pod(make_pod("low").req(cpu="100m").priority(10).node("n2").obj())
+    cache.update_snapshot(snap)
+    assert pl.no_victims_anywhere(middle, snap.list()) is None  # a victim now
+    assert pl.no_victims_anywhere(middle, snap.list()[:2]) is not None  # not on n0, n1

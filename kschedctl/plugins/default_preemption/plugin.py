@@ -298,6 +298,8 @@ class DefaultPreemption:
         # victims, their summed requests once asked): one entry per node, so at most one
         # NodeInfo per node is held here
         self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo], list[tuple[int, int, int]]]] = {}
+        # (snapshot, its generation, its node count, the lowest pod priority on its nodes)
+        self._lowest_kept: tuple[Any, Any, int, int | None] | None = None
 
     def name(self) -> str:
         return NAME
@@ -639,11 +641,31 @@ class DefaultPreemption:
         if self.is_eligible_pod is not _always_eligible or not self.dry_run_shortcuts:
             return None
         priority = pod.effective_priority()
-        for node_info in nodes:
-            lowest = node_info.lowest_pod_priority()
-            if lowest is not None and lowest < priority:
-                return None
+        lowest = self._lowest_priority_on(nodes)
+        if lowest is not None and lowest < priority:
+            return None
         return Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
+
+    def _lowest_priority_on(self, nodes: Sequence[NodeInfo]) -> int | None:
+        """The lowest priority of any pod on ``nodes`` (None: no pod). For the whole node list
+        of a Cache-kept snapshot it is kept until the snapshot's generation moves (its
+        NodeInfos are replaced, never edited, so the list's content has not changed): every
+        pod that fits nowhere asks it again, over every node."""
+        handle = getattr(self, "handle", None)
+        snapshot = handle.snapshot_shared_lister() if handle is not None else None
+        whole = getattr(snapshot, "tracks_rows", False) and nodes is getattr(snapshot, "node_info_list", None)
+        key = (snapshot, getattr(snapshot, "generation", None), len(nodes)) if whole else None
+        kept: tuple[Any, Any, int, int | None] | None = getattr(self, "_lowest_kept", None)
+        if key is not None and kept is not None and kept[0] is key[0] and kept[1:3] == key[1:]:
+            return kept[3]
+        lowest: int | None = None
+        for node_info in nodes:
+            p = node_info.lowest_pod_priority()
+            if p is not None and (lowest is None or p < lowest):
+                lowest = p
+        if key is not None:
+            self._lowest_kept = (*key, lowest)
+        return lowest
 
     def _fit_rejects_without_potential(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, fit: Any
