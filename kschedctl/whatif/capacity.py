@@ -30,6 +30,7 @@ simulator/node_info_utils.go); the results say which, per added node (``daemonSe
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -44,7 +45,7 @@ from kschedctl.framework.config_types import KubeSchedulerConfiguration
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.registry import Registry
 from kschedctl.framework.resource import Resource, pod_requests
-from kschedctl.framework.types import PodInfo
+from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.runtime.framework import Framework
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.scheduler.schedule_one import resume_resolved_waiting_pods, schedule_one
@@ -411,6 +412,8 @@ class _BinpackingEstimator:
         self.last_node = ""
         self.last_index = 0
         self.cannot_help: list[dict[str, str]] = []
+        # (node list, its length, the added nodes' count, their positions): _new_node_positions
+        self._positions: tuple[list[NodeInfo], int, int, list[int]] | None = None
 
     def place_group(self, pods: list[Pod]) -> None:
         rest = self._on_existing_new_nodes(pods)
@@ -447,16 +450,33 @@ class _BinpackingEstimator:
             return None
         infos = snapshot.list()
         n = len(infos)
-        for i in range(n):
-            info = infos[(self.last_index + i) % n]
-            if info.name not in self.new_nodes or (allowed is not True and info.name not in allowed):
+        # the added nodes' positions in the node list, visited from last_index on and around,
+        # as a walk of the whole list from there that skips the cluster's own nodes
+        positions = self._new_node_positions(snapshot, infos)
+        start = bisect_left(positions, self.last_index)
+        for index in positions[start:] + positions[:start]:
+            info = infos[index]
+            if allowed is not True and info.name not in allowed:
                 continue
             if info.node is not None and info.node.unschedulable:
                 continue
             if fwk.run_filter_plugins(state, pod, info).is_success():
-                self.last_index = (self.last_index + i + 1) % n
+                self.last_index = (index + 1) % n
                 return info.name
         return None
+
+    def _new_node_positions(self, snapshot: Snapshot, infos: list[NodeInfo]) -> list[int]:
+        """The sorted positions of the added nodes in the snapshot's node list ``infos``, kept
+        while the list is the same object of the same length and no node was added (a change
+        of the node set rebuilds the list, as a new object)."""
+        key = (infos, len(infos), len(self.new_nodes))
+        kept = self._positions
+        if kept is not None and kept[0] is key[0] and kept[1:3] == key[1:]:
+            return kept[3]
+        by_name = snapshot.node_info_map
+        positions = sorted(by_name[name].index for name in self.new_nodes if name in by_name)
+        self._positions = (*key, positions)
+        return positions
 
     def _pre_filter(self, pod: Pod) -> tuple[Snapshot, Framework, CycleState, Literal[True] | set[str] | None]:
         """The snapshot, the pod's profile, the cycle state after PreFilter and the nodes it
