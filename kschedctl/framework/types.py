@@ -209,6 +209,18 @@ def host_ports_of(pod: Pod) -> list[tuple[str, str, int]]:
 _NODE_NAME = operator.attrgetter("node.meta.name")
 
 
+def summed_requests(pods: Iterable[PodInfo]) -> tuple[int, int, int]:
+    """The pods' summed (cpu, memory, ephemeral storage) requests, as NodeInfo.add_pod_info
+    adds them to ``requested``."""
+    cpu = mem = eph = 0
+    for pi in pods:
+        r = pi.requests
+        cpu += r.milli_cpu
+        mem += r.memory
+        eph += r.ephemeral_storage
+    return cpu, mem, eph
+
+
 def node_names(infos: Sequence["NodeInfo"]) -> list[str]:
     """[info.name for info in infos], without two property calls per node (hot loops)."""
     try:

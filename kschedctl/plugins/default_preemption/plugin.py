@@ -30,7 +30,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.resource import Resource
-from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, host_ports_of
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, host_ports_of, summed_requests
 from kschedctl.plugins import names
 from kschedctl.plugins.default_preemption.args import (
     DefaultPreemptionArgs,
@@ -197,17 +197,6 @@ class _FilterFit:
         return _fits_with_nominated(self.fit, self.state, self.pod, self.usage, self.nominated)
 
 
-def _summed_requests(pods: Sequence[PodInfo]) -> tuple[int, int, int]:
-    """The pods' summed (cpu, memory, ephemeral storage) requests."""
-    cpu = mem = eph = 0
-    for pi in pods:
-        r = pi.requests
-        cpu += r.milli_cpu
-        mem += r.memory
-        eph += r.ephemeral_storage
-    return cpu, mem, eph
-
-
 def _counted_victims(
     req: Resource,
     node_info: NodeInfo,
@@ -243,7 +232,7 @@ def _counted_victims(
     used = node_info.requested
     cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods) - len(potential)
     if removed is None:
-        removed = _summed_requests(potential)
+        removed = summed_requests(potential)
     cpu, mem, eph = cpu - removed[0], mem - removed[1], eph - removed[2]
 
     def fits(cpu: int, mem: int, eph: int, count: int) -> bool:
@@ -295,9 +284,9 @@ class DefaultPreemption:
         # (pod, handle, skipped filter plugins, plan) of the last dry run (_plan)
         self._plan_cache: tuple[Pod, Any, set[str], _DryRunPlan] | None = None
         # node name -> (its latest NodeInfo asked, (generation, pod count, priority), its potential
-        # victims, their summed requests once asked): one entry per node, so at most one
-        # NodeInfo per node is held here
-        self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo], list[tuple[int, int, int]]]] = {}
+        # victims, their summed requests): one entry per node, so at most one NodeInfo per node
+        # is held here
+        self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo], tuple[int, int, int]]] = {}
         # (snapshot, its generation, its node count, the lowest pod priority on its nodes)
         self._lowest_kept: tuple[Any, Any, int, int | None] | None = None
 
@@ -743,7 +732,7 @@ class DefaultPreemption:
         if cached is not None and cached[0] is node_info and cached[1] == key:
             return list(cached[2])
         potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
-        self._potential_cache[name] = (node_info, key, potential, [])
+        self._potential_cache[name] = (node_info, key, potential, summed_requests(potential))
         return list(potential)
 
     def _removed_requests(self, node_info: NodeInfo, potential: list[PodInfo]) -> tuple[int, int, int]:
@@ -751,11 +740,8 @@ class DefaultPreemption:
         node), kept with them: every preemptor of a wave sums the same pods on every node."""
         cached = self._potential_cache.get(node_info.name)
         if cached is None or cached[0] is not node_info or cached[2] != potential:
-            return _summed_requests(potential)
-        sums = cached[3]
-        if not sums:
-            sums.append(_summed_requests(potential))
-        return sums[0]
+            return summed_requests(potential)
+        return cached[3]
 
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add

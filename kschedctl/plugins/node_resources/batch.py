@@ -21,7 +21,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
-from kschedctl.framework.types import NodeInfo, PodInfo
+from kschedctl.framework.types import NodeInfo, PodInfo, summed_requests
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins.node_resources import balanced_allocation, fit
 from kschedctl.plugins.node_resources.args import LEAST_ALLOCATED, MOST_ALLOCATED
@@ -49,15 +49,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
     ) -> list[Status | None] | None:
         """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
         ``requested`` (each pod's requests) and to the pod count, summed per node."""
-        sums = []
-        for pods in added:
-            cpu = mem = eph = 0
-            for pi in pods:
-                r = pi.requests
-                cpu += r.milli_cpu
-                mem += r.memory
-                eph += r.ephemeral_storage
-            sums.append((cpu, mem, eph, len(pods)))
+        sums = [(*summed_requests(pods), len(pods)) for pods in added]
         if max(map(max, sums), default=0) > fit._INT64_HEADROOM:
             return None  # sums numpy's int64 might not hold beside the columns: the copies' way
         extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
