@@ -62,14 +62,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         pod_requests = s.pod_requests if isinstance(s, fit._PreScoreState) else self.scorer.pod_request_list(pod)
         if not _arrays_model(self.scorer):
             return None  # a strategy or resource the arrays do not model: the per-node form
-        scorer = self.scorer
-
-        def per_node(ni: NodeInfo) -> int | None:
-            score, status = scorer.score(ni, pod_requests)
-            return score if status is None or status.is_success() else None
-
-        kept = memoised(_memos(self), tuple(pod_requests), node_infos, per_node, lambda b: self._score_rows(pod_requests, b))
-        return kept if kept is not None else self._score_rows(pod_requests, node_infos)
+        return _kept_scores(self, pod_requests, node_infos)
 
     def _score_rows(self, pod_requests: Sequence[int], node_infos: Sequence[NodeInfo]) -> Any:
         columns = allocation_columns(self.scorer, node_infos, pod_requests)
@@ -205,14 +198,7 @@ class NodeResourcesBalancedAllocation(balanced_allocation.NodeResourcesBalancedA
                 return [0] * len(node_infos)
         if not 0 < len(self.scorer.resources) <= 2 or not _arrays_model(self.scorer):
             return None  # more than two resources, or one the arrays do not model: per node
-        scorer = self.scorer
-
-        def per_node(ni: NodeInfo) -> int | None:
-            score, status = scorer.score(ni, pod_requests)
-            return score if status is None or status.is_success() else None
-
-        kept = memoised(_memos(self), tuple(pod_requests), node_infos, per_node, lambda b: self._score_rows(pod_requests, b))
-        return kept if kept is not None else self._score_rows(pod_requests, node_infos)
+        return _kept_scores(self, pod_requests, node_infos)
 
     def _score_rows(self, pod_requests: Sequence[int], node_infos: Sequence[NodeInfo]) -> Any:
         """The batch score from the arrays (None without rows)."""
@@ -259,6 +245,21 @@ def _arrays_model(scorer: ResourceAllocationScorer) -> bool:
     if not scorer.resources or any(name not in _FIXED_RESOURCES for name, _ in scorer.resources):
         return False
     return scorer.name in (LEAST_ALLOCATED, MOST_ALLOCATED) or scorer.name == balanced_allocation.NAME
+
+
+def _kept_scores(plugin: Any, pod_requests: Sequence[int], node_infos: Sequence[NodeInfo]) -> Any:
+    """The score batch of Fit or BalancedAllocation (``plugin``, with ``scorer`` and
+    ``_score_rows``) for pods of these requests, through the plugin's RowMemos: the rows it
+    does not know from the scorer per node (few) or ``_score_rows`` (many); ``_score_rows``
+    over the whole batch when the memo cannot serve it."""
+    scorer = plugin.scorer
+
+    def per_node(ni: NodeInfo) -> int | None:
+        score, status = scorer.score(ni, pod_requests)
+        return score if status is None or status.is_success() else None
+
+    kept = memoised(_memos(plugin), tuple(pod_requests), node_infos, per_node, lambda b: plugin._score_rows(pod_requests, b))
+    return kept if kept is not None else plugin._score_rows(pod_requests, node_infos)
 
 
 def _memos(plugin: Any) -> dict[Hashable, RowMemo]:
