@@ -14,7 +14,7 @@ never edited in place, so a generation names one content of a node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 from kschedctl.backend.cache.columnar import Columns, columns_of
@@ -139,11 +139,8 @@ class PositiveTable:
         column = self.column
         table = self.table
         if table is None or self.size != len(column.values):
-            key, get = column.key, column.code_of.get
-            table = column.lut(bool)
-            codes = np.fromiter([get(value, -1) for (k, value), c in pairs.items() if k == key and c > 0], np.intp)
-            table[codes[codes >= 0]] = True  # a value no node has (code -1) marks nothing
-            self.table, self.size = table, len(column.values)
+            table = self.table = column.positive_lut(pairs)
+            self.size = len(column.values)
         return table
 
 
@@ -235,6 +232,15 @@ class LabelColumn:
     def lut(self, dtype: Any) -> np.ndarray:
         """A zeroed lookup table over the codes, with a last slot for -1 (missing)."""
         return np.zeros(len(self.values) + 1, dtype)
+
+    def positive_lut(self, pairs: Mapping[Any, int]) -> np.ndarray:
+        """A boolean table over the codes: (this column's key, the code's value) has a positive
+        count in ``pairs``, keyed (label key, value); the last slot (code -1) stays False."""
+        key, get = self.key, self.code_of.get
+        table = self.lut(bool)
+        codes = np.fromiter([get(value, -1) for (k, value), c in pairs.items() if k == key and c > 0], np.intp)
+        table[codes[codes >= 0]] = True  # a value no node has (code -1) marks nothing
+        return table
 
 
 def label_column(columns: Columns, key: str) -> LabelColumn:

@@ -175,8 +175,8 @@ def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: N
         add_scores(scores, matching(tracked, (wt.term,), ns_labels_of), -wt.weight)
 
 
-def _positive_lut(s: Any, which: str, col: Any, counts: Mapping[TopologyPair, int], key: str) -> np.ndarray:
-    """A boolean table over ``col``'s codes: the value's (key, value) count is positive (the
+def _positive_lut(s: Any, which: str, col: Any, counts: Mapping[TopologyPair, int]) -> np.ndarray:
+    """A boolean table over ``col``'s codes: the value's (col.key, value) count is positive (the
     last slot, code -1 = key missing, stays False). Kept in ``s.luts`` for the cycle (a
     chunk after the first reuses it) until the counts change or the column gains values."""
     source = s.luts.get(("source", which))
@@ -185,14 +185,11 @@ def _positive_lut(s: Any, which: str, col: Any, counts: Mapping[TopologyPair, in
         if agg.version == version:  # the counts are still that group's sums
             kept: np.ndarray = agg.positive_table(group, col)
             return kept
-    cache_key = (which, key, len(col.values))
+    cache_key = (which, col.key, len(col.values))
     lut: np.ndarray | None = s.luts.get(cache_key)
     if lut is not None:
         return lut
-    lut = s.luts[cache_key] = col.lut(bool)
-    get = col.code_of.get
-    codes = np.fromiter([get(value, -1) for (k, value), c in counts.items() if k == key and c > 0], np.intp)
-    lut[codes[codes >= 0]] = True  # a value no node has (code -1) marks nothing
+    lut = s.luts[cache_key] = col.positive_lut(counts)
     return lut
 
 
@@ -209,13 +206,13 @@ def filter_masks(s: Any, node_infos: Sequence[NodeInfo], first_pod: bool) -> tup
         for t in terms:
             col, codes = label_codes(node_infos, t.topology_key)  # type: ignore[misc]
             missing |= codes < 0
-            all_exist &= _positive_lut(s, "aff", col, s.affinity_counts, t.topology_key)[codes]
+            all_exist &= _positive_lut(s, "aff", col, s.affinity_counts)[codes]
         aff_fail = missing | (~all_exist & (not first_pod))
     anti_fail = np.zeros(n, bool)
     if s.anti_affinity_counts:
         for t in s.pod_info.required_anti_affinity_terms:
             col, codes = label_codes(node_infos, t.topology_key)  # type: ignore[misc]
-            anti_fail |= _positive_lut(s, "anti", col, s.anti_affinity_counts, t.topology_key)[codes]
+            anti_fail |= _positive_lut(s, "anti", col, s.anti_affinity_counts)[codes]
     existing_fail = np.zeros(n, bool)
     if s.existing_anti_affinity_counts:
         keys = s.luts.get(("existing keys",))
@@ -223,7 +220,7 @@ def filter_masks(s: Any, node_infos: Sequence[NodeInfo], first_pod: bool) -> tup
             keys = s.luts[("existing keys",)] = {k for (k, _), c in s.existing_anti_affinity_counts.items() if c > 0}
         for key in keys:
             col, codes = label_codes(node_infos, key)  # type: ignore[misc]
-            existing_fail |= _positive_lut(s, "existing", col, s.existing_anti_affinity_counts, key)[codes]
+            existing_fail |= _positive_lut(s, "existing", col, s.existing_anti_affinity_counts)[codes]
     return aff_fail, anti_fail, existing_fail
 
 
