@@ -251,16 +251,19 @@ class NodeBatch(list[NodeInfo]):
 
     def all_have_nodes(self) -> bool:
         """Whether every NodeInfo of the batch has its Node (the batch forms that read labels
-        need it), from the rows' ``nodeless`` flags, asked once per batch: a Python pass over
-        thousands of NodeInfos per plugin and cycle costs more than the plugin's own arrays.
-        False without rows."""
+        need it), asked once per batch: from the rows' ``nodeless`` flags when the batch has
+        rows (a Python pass over thousands of NodeInfos per plugin and cycle costs more than
+        the plugin's own arrays), else by that pass."""
         taken = self._taken
         if taken is None:
             taken = self._taken = {}
         flag = taken.get("all_have_nodes")
         if flag is None:
-            rows = self.rows
-            flag = taken["all_have_nodes"] = rows is not None and not bool(self.take("nodeless").any())
+            if self.rows is not None:
+                flag = not bool(self.take("nodeless").any())
+            else:
+                flag = all(ni.node is not None for ni in self)
+            taken["all_have_nodes"] = flag
         return bool(flag)
 
     def subset(self, positions: list[int]) -> "NodeBatch":
@@ -282,14 +285,17 @@ class NodeBatch(list[NodeInfo]):
         return self._rows
 
 
+def every_node_known(node_infos: Sequence[NodeInfo]) -> bool:
+    """Whether every NodeInfo has its Node (a NodeBatch answers from its rows)."""
+    if isinstance(node_infos, NodeBatch):
+        return node_infos.all_have_nodes()
+    return all(ni.node is not None for ni in node_infos)
+
+
 def rows_with_nodes(node_infos: Sequence[NodeInfo]) -> bool:
     """Whether ``node_infos`` has columnar rows and every NodeInfo its Node: what the
     label-code batch forms need (otherwise they answer None and the per-node form runs)."""
-    if isinstance(node_infos, NodeBatch):
-        return node_infos.all_have_nodes()
-    if getattr(node_infos, "rows", None) is None:
-        return False
-    return all(ni.node is not None for ni in node_infos)
+    return getattr(node_infos, "rows", None) is not None and every_node_known(node_infos)
 
 
 def columns_of(snapshot: Any) -> Columns | None:

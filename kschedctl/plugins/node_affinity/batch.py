@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kschedctl.api.types import Pod
-from kschedctl.backend.cache.columnar import rows_with_nodes
+from kschedctl.backend.cache.columnar import every_node_known, rows_with_nodes
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
@@ -67,7 +67,7 @@ class NodeAffinity(plugin.NodeAffinity):
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
         """score() for many nodes, with the PreScore state read once."""
         s = state.get(PRE_SCORE_STATE_KEY)
-        if s is None or not (rows_with_nodes(node_infos) or all(ni.node is not None for ni in node_infos)):
+        if s is None or not every_node_known(node_infos):
             return None  # the per-node form
         preferred, added = s.preferred, self.added_pref_terms
         out = []
