@@ -85,12 +85,11 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         cols = node_infos.columns  # type: ignore[attr-defined]  # a NodeBatch: its rows are known
         checks = _fit_checks(req, cols)
         if extra is None:
-            bit_of = {"Too many pods": 0, **{check[0]: bit + 1 for bit, check in enumerate(checks)}}
             outcome = memoised(
                 _memos(self),
                 ("filter", req.milli_cpu, req.memory, req.ephemeral_storage),
                 node_infos,
-                lambda ni: _outcome_of(self.filter(state, pod, ni), bit_of),
+                lambda ni: _outcome_of(self.filter(state, pod, ni), checks),
                 lambda b: None if b.rows is None else _outcomes(checks, cols, b.rows, None),
             )
             if outcome is None:
@@ -165,12 +164,14 @@ def _outcomes(checks: list[FitCheck], cols: Any, rows: np.ndarray, extra: np.nda
     return outcome
 
 
-def _outcome_of(status: Status | None, bit_of: dict[str, int]) -> int | None:
-    """The port's Filter status as _outcomes' bits (None: a status they do not express)."""
+def _outcome_of(status: Status | None, checks: list[FitCheck]) -> int | None:
+    """The port's Filter status as _outcomes' bits (None: a status they do not express). Asked
+    only for the few rows a memo does not know, so the reasons' bits are looked up here."""
     if status is None or status.code == Code.Success:
         return 0
     if status.code not in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
         return None
+    bit_of = {"Too many pods": 0, **{check[0]: bit + 1 for bit, check in enumerate(checks)}}
     bits = 0
     for reason in status.reasons:
         bit = bit_of.get(reason)
@@ -178,7 +179,7 @@ def _outcome_of(status: Status | None, bit_of: dict[str, int]) -> int | None:
             return None
         bits |= 1 << bit
     if status.code == Code.UnschedulableAndUnresolvable:
-        bits |= 1 << len(bit_of)
+        bits |= 1 << (len(checks) + 1)
     return bits
 
 
