@@ -4,3 +4,8 @@ watch.py; `capture` is live.py's, beside the --live options); options.py and gua
 they share.
 The inputs are loaded and checked by kschedctl.app.
 """
+
+from kschedctl import startup
+
+# before the commands and typer define their dataclasses (kschedctl/startup.py)
+startup.install()

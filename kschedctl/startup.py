@@ -1,0 +1,145 @@
+"""The compiled methods of dataclasses, kept between runs as Python keeps a module's bytecode.
+
+``@dataclass`` writes the source of each method it adds (``__init__``, ``__repr__``,
+``__eq__``...) and compiles it with ``exec`` when the class is defined, on every start of the
+process: a `kschedctl schedule` defines about 170 dataclasses and makes about 780 such compiles,
+some 35 ms, a fifth of a small run. The source text is the same from one run to the next, so
+its code object is too: :func:`install` keeps them in one file beside the package's ``.pyc``
+files and hands dataclasses the kept code instead of compiling the text again.
+
+- The file is keyed by the interpreter (``sys.implementation.cache_tag`` in its name, the
+  bytecode magic number in its header), and an entry by the whole source text, so a kept code
+  object is always the compile of exactly the text asked for.
+- It is written as Python writes bytecode: not when ``sys.dont_write_bytecode`` is set
+  (PYTHONDONTWRITEBYTECODE), under ``sys.pycache_prefix`` when that is set, atomically, and not
+  at all when the place is not writable. A file that cannot be read, or holds anything but text
+  and code objects, is ignored.
+- Only the command line installs it (``kschedctl.cli``), never an import of the library.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import dataclasses
+import importlib.util
+import marshal
+import os
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+HEADER = b"kschedctl-dataclass-code\n" + importlib.util.MAGIC_NUMBER
+MAX_ENTRIES = 20000  # past this the file starts again from the current run's entries
+
+
+class CodeCache:
+    """Source text -> code object, loaded from and saved to ``path``."""
+
+    def __init__(self, path: Path | None, write: bool) -> None:
+        self.path = path
+        self.write = write and path is not None
+        self.kept: dict[str, types.CodeType] = read(path) if path is not None else {}
+        self.used: dict[str, types.CodeType] = {}
+        self.compiled = 0  # texts this run compiled (not found in the file)
+
+    def code(self, text: str) -> types.CodeType:
+        """The code of ``text`` compiled as ``exec`` compiles a string."""
+        found = self.kept.get(text)
+        if found is None:
+            found = compile(text, "<string>", "exec")
+            self.kept[text] = found
+            self.compiled += 1
+        self.used[text] = found
+        return found
+
+    def exec(self, source: Any, globals_: Any = None, locals_: Any = None) -> None:
+        """``exec`` as dataclasses calls it, with the kept code for a string."""
+        if isinstance(source, str):
+            source = self.code(source)
+        builtins.exec(source, globals_, locals_)
+
+    def save(self) -> None:
+        """Writes the entries back when this run compiled new ones, merged with what another
+        run wrote meanwhile; any failure leaves the file as it was."""
+        if not self.write or not self.compiled or self.path is None:
+            return
+        merged = {**read(self.path), **self.used}
+        if len(merged) > MAX_ENTRIES:
+            merged = dict(self.used)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, HEADER + marshal.dumps(merged))
+        except (OSError, ValueError):
+            return
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Writes a new file beside ``path`` and renames it over it, with the permissions Python
+    gives a bytecode file (0o666 less the umask), so no reader ever sees half a file."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_EXCL | os.O_CREAT | os.O_WRONLY, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read(path: Path) -> dict[str, types.CodeType]:
+    """The entries of a cache file; empty when it is missing, unreadable or not one of ours."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    if not data.startswith(HEADER):
+        return {}
+    try:
+        entries = marshal.loads(data[len(HEADER) :])
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(entries, dict):
+        return {}
+    return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, types.CodeType)}
+
+
+def cache_path() -> Path | None:
+    """Where the file lives: the package's ``__pycache__`` (or its place under
+    ``sys.pycache_prefix``), as ``importlib.util.cache_from_source`` places bytecode."""
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return None
+    here = Path(__file__).resolve()
+    pyc = Path(importlib.util.cache_from_source(str(here)))
+    return pyc.parent / f"dataclass-code.{tag}.bin"
+
+
+_installed: list[CodeCache] = []  # the process's cache, once installed
+
+
+def install(path: Path | None = None) -> CodeCache | None:
+    """Serves dataclasses' compiles from the cache for the rest of the process (once)."""
+    if _installed:
+        return _installed[0]
+    where = path if path is not None else cache_path()
+    if where is None:
+        return None
+    cache = CodeCache(where, write=not sys.dont_write_bytecode)
+    dataclasses.exec = cache.exec  # type: ignore[attr-defined]  # read before the builtin
+    atexit.register(cache.save)
+    _installed.append(cache)
+    return cache
+
+
+def uninstall() -> None:
+    """Gives dataclasses the builtin ``exec`` back and forgets the cache (tests)."""
+    if _installed:
+        atexit.unregister(_installed.pop().save)
+        if hasattr(dataclasses, "exec"):
+            delattr(dataclasses, "exec")

@@ -1,0 +1,139 @@
+"""The dataclass code cache (kschedctl/startup.py): kept compiles serve the next process, the
+classes they make behave as freshly compiled ones, and a bad or unwritable file changes nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kschedctl import startup
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """No cache installed before or after the test (the suite's own process has none)."""
+    startup.uninstall()
+    yield
+    startup.uninstall()
+
+
+def define() -> type:
+    """A dataclass with the methods dataclasses compiles: __init__, __repr__, __eq__, frozen."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Toleration:
+        key: str
+        operator: str = "Equal"
+        seconds: int | None = None
+        values: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+
+    return Toleration
+
+
+def test_a_second_process_reuses_the_first_ones_compiles(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "dataclass-code.bin"
+    first = startup.install(path)
+    assert first is not None
+    define()
+    assert first.compiled >= 4  # __init__, __repr__, __eq__, __setattr__, __delattr__, __hash__
+    first.save()
+    assert path.read_bytes().startswith(startup.HEADER)
+    startup.uninstall()
+
+    second = startup.install(path)
+    assert second is not None
+    cls = define()
+    assert second.compiled == 0
+    a, b = cls("gpu", seconds=30), cls("gpu", "Equal", 30)
+    assert a == b and hash(a) == hash(b)
+    assert a != cls("gpu", "Exists")
+    assert repr(a).endswith("Toleration(key='gpu', operator='Equal', seconds=30, values=())")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.key = "x"
+
+
+def test_nothing_is_written_when_bytecode_is_not(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    path = tmp_path / "dataclass-code.bin"
+    cache = startup.install(path)
+    assert cache is not None
+    define()
+    cache.save()
+    assert not path.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(b"", id="empty"),
+        pytest.param(b"not a cache at all", id="foreign"),
+        pytest.param(startup.HEADER + b"\x00\x01garbage", id="truncated-marshal"),
+        pytest.param(startup.HEADER + marshal.dumps([1, 2, 3]), id="not-a-dict"),
+        pytest.param(startup.HEADER + marshal.dumps({"def f(): pass": "not code"}), id="not-code"),
+        pytest.param(b"kschedctl-dataclass-code\n\x00\x00\r\n" + marshal.dumps({}), id="other-magic"),
+    ],
+)
+def test_a_bad_file_is_ignored_and_replaced(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "dataclass-code.bin"
+    path.write_bytes(content)
+    cache = startup.install(path)
+    assert cache is not None and cache.kept == {}
+    cls = define()
+    assert cls("a") == cls("a")
+    cache.save()
+    assert startup.read(path) == cache.used
+    assert [p.name for p in tmp_path.iterdir()] == ["dataclass-code.bin"]  # no temporary left
+
+
+def test_an_unwritable_place_leaves_the_run_alone(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    cache = startup.install(blocked / "dataclass-code.bin")
+    assert cache is not None
+    assert define()("a").key == "a"
+    cache.save()  # mkdir fails under a file: no exception, nothing written
+    assert blocked.read_text() == "x"
+
+
+def test_entries_other_runs_wrote_are_kept(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "dataclass-code.bin"
+    other = compile("x = 1", "<string>", "exec")
+    startup.write_atomic(path, startup.HEADER + marshal.dumps({"x = 1": other}))
+    cache = startup.install(path)
+    assert cache is not None
+    meanwhile = {"x = 1": other, "y = 2": compile("y = 2", "<string>", "exec")}
+    startup.write_atomic(path, startup.HEADER + marshal.dumps(meanwhile))  # another run saved
+    define()
+    cache.save()
+    kept = startup.read(path)
+    assert {"x = 1", "y = 2"} <= kept.keys() and set(cache.used) <= kept.keys()
+
+
+def test_the_file_sits_where_python_puts_bytecode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    where = startup.cache_path()
+    assert where is not None
+    assert where.parent.name == "__pycache__" and where.parent.parent == Path(startup.__file__).resolve().parent
+    assert sys.implementation.cache_tag in where.name
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
+    under = startup.cache_path()
+    assert under is not None and under.is_relative_to(tmp_path)
+
+
+def test_the_command_line_installs_it_and_the_library_does_not() -> None:
+    probe = (
+        "import dataclasses, kschedctl.api.types; a = hasattr(dataclasses, 'exec'); "
+        "import kschedctl.cli; print(a, type(dataclasses.exec.__self__).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "CodeCache"]
