@@ -10,7 +10,6 @@ so that the same input always gives the same names (and --seed runs stay byte-id
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Container
 
@@ -30,6 +29,8 @@ class NameGenerator:
         while True:
             ordinal = self._drawn.get(base, 0)
             self._drawn[base] = ordinal + 1
+            import hashlib  # OpenSSL's, loaded by the first name that needs it
+
             digest = hashlib.sha256(f"{base}\x00{ordinal}".encode()).digest()
             rng = random.Random(digest)
             name = base + "".join(rng.choice(ALPHANUMS) for _ in range(RANDOM_LENGTH))

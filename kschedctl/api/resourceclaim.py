@@ -10,7 +10,6 @@ directly, a ``resourceClaimTemplateName`` only through ``status.resourceClaimSta
 from __future__ import annotations
 
 import copy
-import hashlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -397,6 +396,8 @@ def generated_claim_name(pod: Pod, pod_claim_name: str) -> str:
         total = len(base)
         base = pod.name[: len(pod.name) * max_base // total] + "-" + pod_claim_name[: len(pod_claim_name) * max_base // total]
     base = base[:58]
+    import hashlib  # OpenSSL's, loaded by the first name that needs it
+
     digest = hashlib.sha256(f"{pod.uid}/{pod_claim_name}".encode()).digest()
     suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
     return base + suffix

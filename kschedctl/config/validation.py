@@ -12,7 +12,6 @@ Issue keeps the path apart from the rest so the CLI can map it to a line of the 
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -291,6 +290,8 @@ def _hint(name: str, registry: Registry) -> str:
     elsewhere = known_elsewhere(name)
     if elsewhere is not None:
         return f": {elsewhere}"
+    import difflib  # only for a name that is not known: a suggestion
+
     close = difflib.get_close_matches(name, sorted(registry), n=1, cutoff=0.7)
     return f' (did you mean "{close[0]}"?)' if close else ""
 

@@ -29,7 +29,6 @@ args object, ``args.to_dict()`` the JSON form.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import types
 import typing
 from collections.abc import Mapping
@@ -103,6 +102,8 @@ def describe_value(value: Any) -> str:
 def did_you_mean(key: str, allowed: set[str] | list[str]) -> str:
     """' (did you mean "x"?)' for an unknown field close to a known one."""
     allowed = sorted(allowed)
+    import difflib  # only for a name that is not known: a suggestion
+
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
     if not close:
         lower = {a.lower(): a for a in allowed}

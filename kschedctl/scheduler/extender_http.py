@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import io
 import re
-import socket
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,6 +39,7 @@ from kschedctl.framework.gosemantics import go_quote
 
 if TYPE_CHECKING:
     import http.client
+    import socket
     import ssl
 
 MAX_RESPONSE_BYTES = 16 << 20  # 16 MiB: far above any answer but an echoed NodeList (see response_limit)
@@ -142,6 +142,7 @@ class HTTPClient:
     def _round_trip(self, method: str, url: str, data: bytes | None, deadline: float) -> tuple[socket.socket, "http.client.HTTPResponse"]:
         """One request on a new connection, up to the response's headers."""
         import http.client
+        import socket  # with http.client, imported by the first request (not by a run without extenders)
 
         where = f"Post {go_quote(display_url(url))}"
         try:
@@ -305,6 +306,7 @@ def _read_error(exc: BaseException) -> str:
 def _transport_error(exc: Exception, host: str, port: int) -> str:
     """Go's wording of an error before the response's headers are in."""
     import http.client
+    import socket
     import ssl as ssl_module
 
     if isinstance(exc, TimeoutError):
@@ -331,6 +333,8 @@ def _transport_error(exc: Exception, host: str, port: int) -> str:
 
 
 def _address(host: str, port: int) -> str:
+    import socket
+
     try:
         ip = str(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
     except OSError:

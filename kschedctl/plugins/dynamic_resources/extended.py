@@ -11,7 +11,6 @@ that provides the resource through a device plugin is left to NodeResourcesFit.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -94,6 +93,8 @@ def generated_name(claim: ResourceClaim, pod: Pod) -> str:
     """The API server's name for a claim created with generateName (5 random characters;
     derived from the pod's UID here, so runs are reproducible)."""
     base = str(claim.raw.get("metadata", {}).get("generateName") or f"{pod.name}-extended-resources-")
+    import hashlib  # OpenSSL's, loaded by the first name that needs it
+
     digest = hashlib.sha256(f"{pod.uid}/extended-resources".encode()).digest()
     return base[:58] + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
 

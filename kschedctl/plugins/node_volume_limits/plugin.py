@@ -14,7 +14,6 @@ Over the limit: Unschedulable "node(s) exceed max volume count".
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +53,8 @@ UNBOUND_VOLUME_ID_PREFIX = "kschedctl-unbound"
 def csi_attach_limit_key(driver: str) -> str:
     """GetCSIAttachLimitKey: long names keep 23 characters plus 16 hex digits of their SHA-1."""
     if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
+        import hashlib  # OpenSSL's, loaded by the first name that needs it
+
         digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
         return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
     return CSI_ATTACH_LIMIT_PREFIX + driver
