@@ -248,13 +248,15 @@ def build_default_constraints(
     pod: Pod, defaults: Sequence[TopologySpreadConstraint], objects: Any, action: str, match_label_keys_enabled: bool
 ) -> list[Constraint]:
     """buildDefaultConstraints: the defaults of this action, all with the pod's derived selector;
-    none at all when that selector is empty."""
-    constraints = filter_constraints(defaults, pod.labels, action, match_label_keys_enabled)
-    if not constraints:
+    none at all when that selector is empty. Both questions are asked before a Constraint is
+    built: a pod no Service or controller selects (most pods of a cycle, every cycle) builds
+    none."""
+    if not any(c.when_unsatisfiable == action for c in defaults):
         return []
     selector = default_selector(pod, objects)
     if selector.is_empty():
         return []
+    constraints = filter_constraints(defaults, pod.labels, action, match_label_keys_enabled)
     return [
         Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy, c.node_taints_policy) for c in constraints
     ]
