@@ -89,10 +89,14 @@ class PodInfo:
         "requests",
         "non_zero_cpu",
         "non_zero_mem",
+        "priority",
     )
 
     def __init__(self, pod: Pod) -> None:
         self.pod = pod
+        # corev1helpers.PodPriority, read per pod of a node by the nominated-pods pass and the
+        # preemption dry run: an attribute, not a call on the pod (the spec is fixed)
+        self.priority: int = pod.effective_priority()
         aff = pod.affinity
         pa = aff.pod_affinity if aff else None
         paa = aff.pod_anti_affinity if aff else None
@@ -297,7 +301,7 @@ class NodeInfo:
         cached = self._lowest_priority
         if cached is not None and cached[0] == self.generation and cached[1] == len(pods):
             return cached[2]
-        lowest = min((pi.pod.effective_priority() for pi in pods), default=None)
+        lowest = min((pi.priority for pi in pods), default=None)
         self._lowest_priority = (self.generation, len(pods), lowest)
         return lowest
 

@@ -311,7 +311,7 @@ class FilterPoints(PluginCalls):
         if node_info.node is None:
             return []
         uid = pod.uid
-        return [pi for pi in nominated if pi.pod.effective_priority() >= priority and pi.pod.uid != uid]
+        return [pi for pi in nominated if pi.priority >= priority and pi.pod.uid != uid]
 
     def nominated_pods_added(self, pod: Any, node_info: NodeInfo) -> list[PodInfo]:
         """The pods nominated to the node that the Filter's first pass adds for ``pod``

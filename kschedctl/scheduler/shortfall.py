@@ -48,7 +48,7 @@ class ClusterFacts:
     def of(infos: Iterable[NodeInfo]) -> ClusterFacts:
         out = []
         for info in infos:
-            prios = [p.pod.effective_priority() for p in info.pods]
+            prios = [p.priority for p in info.pods]
             out.append((info.allocatable, min(prios) if prios else None))
         return ClusterFacts(out)
 

@@ -104,7 +104,7 @@ _POD_BLIND_ON_SOME_NODES = (NodeVolumeLimits,)
 
 
 def _importance_key(pi: PodInfo) -> tuple[int, float]:
-    return -pi.pod.effective_priority(), pod_start_time(pi.pod)
+    return -pi.priority, pod_start_time(pi.pod)
 
 
 def _add_requests(total: Resource, req: Resource) -> None:
@@ -731,7 +731,7 @@ class DefaultPreemption:
         cached = self._potential_cache.get(name)
         if cached is not None and cached[0] is node_info and cached[1] == key:
             return list(cached[2])
-        potential = [pi for pi in node_info.pods if pi.pod.effective_priority() < priority]
+        potential = [pi for pi in node_info.pods if pi.priority < priority]
         self._potential_cache[name] = (node_info, key, potential, summed_requests(potential))
         return list(potential)
 
@@ -761,7 +761,7 @@ class DefaultPreemption:
         total = Resource()
         count = 0
         for pi in infos:
-            if pi.pod.effective_priority() >= priority and pi.pod.uid != pod.uid:
+            if pi.priority >= priority and pi.pod.uid != pod.uid:
                 _add_requests(total, pi.requests)
                 count += 1
         return (total, count) if count else None
