@@ -241,11 +241,13 @@ class FilterPoints(PluginCalls):
         pods take the two-pass path of run_filter_plugins_with_nominated_pods.
         """
         n = len(nodes)
-        out = np.full(n, None, object)  # a list at the end
         nominated = self._nominated_node_names()
         if nominated is None:
             return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
-        alive = list(range(n))
+        # Both made at the first status to record: a chunk every plugin passes whole (most
+        # chunks of most cycles) builds neither, and its answer is n times None.
+        out: np.ndarray | None = None  # the statuses (a list at the end)
+        alive: list[int] | None = None  # the positions still passing (None: all n)
         two_pass: list[tuple[int, list[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
         if nominated:
             batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
@@ -262,18 +264,20 @@ class FilterPoints(PluginCalls):
                 if batched:
                     two_pass.append((i, added))
                 else:
+                    if out is None:
+                        out = np.full(n, None, object)
                     out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i])
                     copied.add(i)
             if copied:
-                alive = [i for i in alive if i not in copied]
+                alive = [i for i in range(n) if i not in copied]
         full = as_batch(nodes, self.snapshot)
         skip = state.skip_filter_plugins
         for pl, name in self._named("filter"):
-            if not alive:
+            if alive is not None and not alive:
                 break
             if name in skip:
                 continue
-            sub = full if len(alive) == n else full.subset(alive)
+            sub = full if alive is None or len(alive) == n else full.subset(alive)
             results: Any = None
             batch_fn = self._opt(pl, "filter_batch")
             if batch_fn is not None:
@@ -289,20 +293,28 @@ class FilterPoints(PluginCalls):
             if results is not None:
                 if all_success(results):
                     continue  # every node passed: nothing to record (the common case)
-                recorded = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results)))
+                if out is None:
+                    out = np.full(n, None, object)
+                passing = list(range(n)) if alive is None else alive
+                recorded = _record_filter_results(name, passing, results, out, dict(zip(map(id, results), results)))
                 if recorded is not None:
                     alive = recorded
                     continue
             results = self._filter_per_node(pl, name, state, pod, sub)
-            alive = _record_filter_results(name, alive, results, out, dict(zip(map(id, results), results))) or []
+            if out is None:
+                out = np.full(n, None, object)
+            passing = list(range(n)) if alive is None else alive
+            alive = _record_filter_results(name, passing, results, out, dict(zip(map(id, results), results))) or []
         if two_pass:
+            if out is None:
+                out = np.full(n, None, object)
             if any(st is not None and st.code == Code.Error for st in dict(zip(map(id, out), out)).values()):
                 # An Error in the plain pass may have been repeated onto later nodes without a call
                 # (_filter_per_node), which is exact only while the walk stops there; a first-pass
                 # rejection of that node would let it go on. Rare: every node the two-pass way.
                 return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
             self._first_pass_with_added_pods(state, pod, full, two_pass, out)
-        return out.tolist()
+        return [None] * n if out is None else out.tolist()
 
     @staticmethod
     def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo, nominated: Sequence[PodInfo]) -> list[PodInfo]:
