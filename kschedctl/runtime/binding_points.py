@@ -22,7 +22,10 @@ class BindingPoints(PluginCalls):
     # --- Reserve / Permit ------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
         for pl, name in self._named("reserve"):
-            st = as_status(name, "Reserve", self._call(name, "Reserve", pl, "reserve", state, pod, node_name))
+            out = self._call(name, "Reserve", pl, "reserve", state, pod, node_name)
+            if out is None:
+                continue  # Success, the common answer: no Status made to say so
+            st = as_status(name, "Reserve", out)
             if not st.is_success():
                 st.plugin = name
                 if st.is_rejected():
@@ -75,12 +78,14 @@ class BindingPoints(PluginCalls):
         """Success if any plugin has work, Skip if none has (skipped ones' PreBind won't run)."""
         any_success = False
         for pl, name in self._named("preBind"):
-            if self._opt(pl, "pre_bind_pre_flight") is not None:
-                st = as_status(
-                    name, "PreBindPreFlight", self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight", state, pod, node_name)
-                )
-            else:
-                st = Status()
+            if self._opt(pl, "pre_bind_pre_flight") is None:
+                any_success = True
+                continue
+            out = self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight", state, pod, node_name)
+            if out is None:
+                any_success = True
+                continue
+            st = as_status(name, "PreBindPreFlight", out)
             if st.is_skip():
                 state.skip_pre_bind_plugins.add(name)
             elif st.is_success():
@@ -93,7 +98,10 @@ class BindingPoints(PluginCalls):
         for pl, name in self._named("preBind"):
             if name in state.skip_pre_bind_plugins:
                 continue
-            st = as_status(name, "PreBind", self._call(name, "PreBind", pl, "pre_bind", state, pod, node_name))
+            out = self._call(name, "PreBind", pl, "pre_bind", state, pod, node_name)
+            if out is None:
+                continue
+            st = as_status(name, "PreBind", out)
             if not st.is_success():
                 st.plugin = name
                 if st.is_rejected():

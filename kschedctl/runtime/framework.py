@@ -229,7 +229,10 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
     # --- PreEnqueue / QueueSort ------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Any) -> Status:
         for pl, name in self._named("preEnqueue"):
-            st = as_status(name, "PreEnqueue", self._call(name, "PreEnqueue", pl, "pre_enqueue", pod))
+            out = self._call(name, "PreEnqueue", pl, "pre_enqueue", pod)
+            if out is None:
+                continue  # Success: no Status made to say so
+            st = as_status(name, "PreEnqueue", out)
             if not st.is_success():
                 st.plugin = name
                 if not st.is_rejected():

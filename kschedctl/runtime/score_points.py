@@ -136,7 +136,10 @@ class ScorePoints(PluginCalls):
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
         for pl, name in self._named("preScore"):
-            st = as_status(name, "PreScore", self._call(name, "PreScore", pl, "pre_score", state, pod, nodes))
+            out = self._call(name, "PreScore", pl, "pre_score", state, pod, nodes)
+            if out is None:
+                continue  # Success: no Status made to say so
+            st = as_status(name, "PreScore", out)
             if st.is_skip():
                 skip.add(name)
                 continue
@@ -190,7 +193,11 @@ class ScorePoints(PluginCalls):
         ext = self._call(name, "ScoreExtensions", pl, "score_extensions")
         if ext is None:
             return values
-        if isinstance(ext, Status) or not self._has(ext, "normalize_score"):
+        # A plugin that is its own ScoreExtensions (every in-tree one) has its methods looked
+        # up once per run (_opt, keyed by the plugin, which lives as long as the run); any other
+        # object is asked afresh, as it may be a new one each cycle.
+        look_up = self._opt if ext is pl else optional
+        if isinstance(ext, Status) or look_up(ext, "normalize_score") is None:
             why = (
                 ext.message()
                 if isinstance(ext, Status)
@@ -198,7 +205,7 @@ class ScorePoints(PluginCalls):
             )
             return Status(Code.Error, f"running Normalize on Score plugins: {why}", plugin=name)
         normalized = None
-        norm_batch = optional(ext, "normalize_score_batch") if batch_nodes is not None else None
+        norm_batch = look_up(ext, "normalize_score_batch") if batch_nodes is not None else None
         if norm_batch is not None:
             # optional batch NormalizeScore: the nodes and their scores (an int64 array) in,
             # the normalized scores out; if it raises, normalize_score reports it
