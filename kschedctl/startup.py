@@ -4,16 +4,19 @@
 ``__eq__``...) and compiles it with ``exec`` when the class is defined, on every start of the
 process: a `kschedctl schedule` defines about 170 dataclasses and makes about 780 such compiles,
 some 35 ms, a fifth of a small run. The source text is the same from one run to the next, so
-its code object is too: :func:`install` keeps them in one file beside the package's ``.pyc``
-files and hands dataclasses the kept code instead of compiling the text again.
+its code object is too: :func:`install` keeps them in one file of the user's cache directory
+and hands dataclasses the kept code instead of compiling the text again.
 
-- The file is keyed by the interpreter (``sys.implementation.cache_tag`` in its name, the
-  bytecode magic number in its header), and an entry by the whole source text, so a kept code
-  object is always the compile of exactly the text asked for.
+- The file is ``$XDG_CACHE_HOME/kschedctl/`` (``~/.cache/kschedctl/`` without it), not the
+  package's ``__pycache__``: pip removes only the files it installed, and a file left there
+  after an uninstall keeps the package's directory, which then shadows the next (editable)
+  install as a namespace package.
+- It is keyed by the interpreter (``sys.implementation.cache_tag`` in its name, the bytecode
+  magic number in its header), and an entry by the whole source text, so a kept code object
+  is always the compile of exactly the text asked for; it holds no data of the user's.
 - It is written as Python writes bytecode: not when ``sys.dont_write_bytecode`` is set
-  (PYTHONDONTWRITEBYTECODE), under ``sys.pycache_prefix`` when that is set, atomically, and not
-  at all when the place is not writable. A file that cannot be read, or holds anything but text
-  and code objects, is ignored.
+  (PYTHONDONTWRITEBYTECODE), atomically, and not at all when the place is not writable. A file
+  that cannot be read, or holds anything but text and code objects, is ignored.
 - Only the command line installs it (``kschedctl.cli``), never an import of the library.
 """
 
@@ -110,14 +113,21 @@ def read(path: Path) -> dict[str, types.CodeType]:
 
 
 def cache_path() -> Path | None:
-    """Where the file lives: the package's ``__pycache__`` (or its place under
-    ``sys.pycache_prefix``), as ``importlib.util.cache_from_source`` places bytecode."""
+    """Where the file lives: ``$XDG_CACHE_HOME/kschedctl`` (an absolute path, as the XDG base
+    directory specification wants it), else ``~/.cache/kschedctl``; None without a cache tag
+    or a home directory."""
     tag = sys.implementation.cache_tag
     if tag is None:
         return None
-    here = Path(__file__).resolve()
-    pyc = Path(importlib.util.cache_from_source(str(here)))
-    return pyc.parent / f"dataclass-code.{tag}.bin"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        base = Path(xdg)
+    else:
+        try:
+            base = Path.home() / ".cache"
+        except (RuntimeError, KeyError):  # no HOME and no password entry
+            return None
+    return base / "kschedctl" / f"dataclass-code.{tag}.bin"
 
 
 _installed: list[CodeCache] = []  # the process's cache, once installed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import marshal
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -120,14 +121,35 @@ def test_entries_other_runs_wrote_are_kept(tmp_path: Path, fresh: None, monkeypa
     assert {"x = 1", "y = 2"} <= kept.keys() and set(cache.used) <= kept.keys()
 
 
-def test_the_file_sits_where_python_puts_bytecode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_file_sits_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     where = startup.cache_path()
-    assert where is not None
-    assert where.parent.name == "__pycache__" and where.parent.parent == Path(startup.__file__).resolve().parent
+    assert where is not None and where.parent == tmp_path / "kschedctl"
     assert sys.implementation.cache_tag in where.name
-    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
-    under = startup.cache_path()
-    assert under is not None and under.is_relative_to(tmp_path)
+    # a relative XDG_CACHE_HOME is not one (the XDG base directory specification): ~/.cache
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert startup.cache_path() == tmp_path / "home" / ".cache" / "kschedctl" / where.name
+    # never inside the installed package: a file pip did not install would outlive an uninstall
+    assert Path(startup.__file__).resolve().parent not in (startup.cache_path() or tmp_path).parents
+
+
+def test_a_run_of_the_command_line_writes_and_reuses_it(tmp_path: Path) -> None:
+    """The real command twice: the first writes the file, the second compiles nothing new, and
+    both print the same placements; nothing else is written to the cache directory."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    probe = (
+        "import sys, dataclasses; from kschedctl.cli.app import main; "
+        "sys.argv = ['kschedctl', 'validate', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(str(dataclasses.exec.__self__.compiled))"
+    )
+    outs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
+    assert outs[0].stdout == outs[1].stdout and "validate" in outs[0].stdout
+    first, second = (int(o.stderr.strip().splitlines()[-1]) for o in outs)
+    assert first > 0 and second == 0
+    assert [p.name for p in (tmp_path / "cache" / "kschedctl").iterdir()] == [f"dataclass-code.{sys.implementation.cache_tag}.bin"]
 
 
 def test_the_command_line_installs_it_and_the_library_does_not() -> None:
