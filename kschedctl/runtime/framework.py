@@ -46,7 +46,7 @@ from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.registry import PluginSpec, Registry
-from kschedctl.framework.waiting_pods import WaitingPod, WaitingPodsMap
+from kschedctl.framework.waiting_pods import WaitingPod
 from kschedctl.lazy import loaded
 from kschedctl.runtime.binding_points import BindingPoints
 from kschedctl.runtime.filter_points import FilterPoints
@@ -76,7 +76,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         self.features = Features.of(services.version)
         self.handle = Handle(self, services)
         self.snapshot: Any = None
-        self.waiting_pods: dict[str, WaitingPod] = WaitingPodsMap()
+        self.waiting_pods: dict[str, WaitingPod] = services.waiting_pods  # every profile's (Services)
         self.points: dict[str, list[Any]] = {p.field: [] for p in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
         self.placement_score_weights: dict[str, int] = {}

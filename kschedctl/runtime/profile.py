@@ -16,7 +16,6 @@ from kschedctl.api.errors import InputError
 from kschedctl.framework.config_types import KubeSchedulerConfiguration, Profile
 from kschedctl.framework.gosemantics import go_quote
 from kschedctl.framework.registry import Registry
-from kschedctl.framework.waiting_pods import WaitingPodsMap
 from kschedctl.runtime.framework import Framework, FrameworkError
 from kschedctl.runtime.services import Services
 
@@ -75,13 +74,7 @@ def new_map(cfg: KubeSchedulerConfiguration, registry: Registry, services: Servi
     frameworks, issues = build(cfg, registry, services)
     if issues:
         raise ProfileError(issues[0].message, file=cfg.source, obj=KIND, field=issues[0].path or None)
-    # One map of the pods waiting at Permit for every profile, as scheduler.go hands the same
-    # waitingPodsMap to each framework (WithWaitingPods): a plugin's IterateOverWaitingPods
-    # sees the pods another profile holds (a gang split across profiles is let go together).
-    waiting = WaitingPodsMap()
-    for fwk in frameworks.values():
-        fwk.waiting_pods = waiting
-    return frameworks
+    return frameworks  # their waiting pods are one map, the Services' (services.py)
 
 
 def profile_issues(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kschedctl.framework.waiting_pods import WaitingPodsMap
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 
 if TYPE_CHECKING:
@@ -49,6 +50,10 @@ class Services:
     # the configured HTTP extenders (kschedctl/scheduler/extender.py), for preemption (Handle.Extenders)
     extenders: list["Extender"] = field(default_factory=list)
     dra: "DRAManager | None" = None  # built on first use (dra_manager)
+    # The pods waiting at Permit, one map for every profile, as scheduler.go hands the same
+    # waitingPodsMap to each framework (WithWaitingPods): a plugin's IterateOverWaitingPods
+    # sees the pods another profile holds (a gang split across profiles is let go together).
+    waiting_pods: WaitingPodsMap = field(default_factory=WaitingPodsMap)
 
     def dra_manager(self) -> "DRAManager":
         """The shared DRA state of the run (one for all profiles, as kube's SharedDRAManager)."""
