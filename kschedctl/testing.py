@@ -24,6 +24,20 @@ if TYPE_CHECKING:
 
 _RES_ALIASES = {"ephemeral_storage": "ephemeral-storage"}
 
+# The feature gates of the 1.35/1.36 gang workloads: GangScheduling needs GenericWorkload
+# (kube_features.go), and both are off by default in those releases.
+GANG_GATES = "GenericWorkload=true,GangScheduling=true"
+
+# Two profiles, kube's default one and "other": the configuration of a gang whose members name
+# different profiles.
+TWO_PROFILES_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: other
+"""
+
 
 def _res(values: dict[str, Any]) -> dict[str, Any]:
     return {_RES_ALIASES.get(k, k): v for k, v in values.items()}

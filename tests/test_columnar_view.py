@@ -22,11 +22,10 @@ from kschedctl.config.loader import load_config_file
 from kschedctl.output.render import render_run
 from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
-from kschedctl.testing import make_node, make_pod
+from kschedctl.testing import GANG_GATES, make_node, make_pod
 from kschedctl.versions import parse_version
 
 ROOT = Path(__file__).resolve().parent.parent
-GANG_GATES = "GenericWorkload=true,GangScheduling=true"
 
 
 def _requested_cpu(snap: Snapshot) -> tuple[list[int], list[int]]:

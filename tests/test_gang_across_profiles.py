@@ -21,14 +21,8 @@ from kschedctl.cluster.loader import load_snapshot
 from kschedctl.config.loader import load_config_file
 from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.testing import GANG_GATES, TWO_PROFILES_CONFIG
 from kschedctl.versions import parse_version
-
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-- schedulerName: other
-"""
 
 
 def _cluster() -> dict[str, Any]:
@@ -68,8 +62,8 @@ def _cluster() -> dict[str, Any]:
 def test_the_quorum_lets_go_the_member_another_profile_holds(tmp_path: Path) -> None:
     cluster, config = tmp_path / "cluster.json", tmp_path / "config.yaml"
     cluster.write_text(json.dumps(_cluster()))
-    config.write_text(CONFIG)
-    version = parse_version("1.35", "GenericWorkload=true,GangScheduling=true")
+    config.write_text(TWO_PROFILES_CONFIG)
+    version = parse_version("1.35", GANG_GATES)
     registry = default_registry().registry
     sched = Scheduler(load_snapshot([str(cluster)]), load_config_file(str(config), version, registry), registry, version, seed=1)
     result = sched.run()

@@ -27,10 +27,9 @@ from kschedctl.scheduler.eventhandlers import (
     update_pod_in_scheduling_queue,
 )
 from kschedctl.scheduler.scheduler import Scheduler
-from kschedctl.testing import make_node, make_pod, make_pod_group
+from kschedctl.testing import GANG_GATES, make_node, make_pod, make_pod_group
 from kschedctl.versions import KubeVersion
 
-GATES = "GenericWorkload=true,GangScheduling=true"
 TWO_PROFILES = """\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -232,7 +231,7 @@ def _scenario(tmp_path: Any) -> tuple[str, str]:
 
 def test_simulate_reports_the_same_with_and_without_sharing(run_cli: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     path, config = _scenario(tmp_path)
-    args = ("simulate", path, "--config", config, "-o", "json", "--seed", "1", "--kube-version", "1.35", "--feature-gates", GATES)
+    args = ("simulate", path, "--config", config, "-o", "json", "--seed", "1", "--kube-version", "1.35", "--feature-gates", GANG_GATES)
     with_sharing = run_cli(*args)
     assert with_sharing.exit_code == 0, with_sharing.stderr
     monkeypatch.setattr(Framework, "pre_enqueue_share_key", lambda self, pod, plugin: None)

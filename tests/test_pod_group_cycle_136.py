@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-GANG_GATES = "GenericWorkload=true,GangScheduling=true"
+from kschedctl.testing import GANG_GATES
+
 WAIT_REJECTION = (
     "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled, "
     "one or more plugins asked to wait and no plugin rejected pod"

@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import json
 
-GANG_GATES = "GenericWorkload=true,GangScheduling=true"
-TWO_PROFILES = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-- schedulerName: other
-"""
+from kschedctl.testing import GANG_GATES, TWO_PROFILES_CONFIG
 
 
 def _snapshot(tmp_path, *scheduler_names):
@@ -39,7 +32,7 @@ items:
         + pods
     )
     cfg = tmp_path / "config.yaml"
-    cfg.write_text(TWO_PROFILES)
+    cfg.write_text(TWO_PROFILES_CONFIG)
     return str(snap), str(cfg)
 
 

@@ -12,9 +12,7 @@ import kubectl_shape as k
 import pytest
 import yaml
 
-from kschedctl.testing import make_node, make_pod, make_pod_group
-
-GATES = "GenericWorkload=true,GangScheduling=true"
+from kschedctl.testing import GANG_GATES, make_node, make_pod, make_pod_group
 
 
 def _write(tmp_path: Path, *objects: Any, name: str = "snap.yaml") -> str:
@@ -47,7 +45,7 @@ def test_gang_whose_min_count_is_bound_reports_scheduled(run_cli, tmp_path):
     """A gang of 7 (minCount 4) with 6 members bound and the 7th fitting nowhere: the group is
     scheduled, 6 of 7; its last cycle (the lone retry) is reported apart."""
     path = _write(tmp_path, *_nodes(6), _group(4), *[_worker(i, f"n{i}") for i in range(6)], _worker(6))
-    out = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    out = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES)
     assert out.exit_code == 0, out.stderr
     [group] = out.json()["podGroups"]
     assert (group["status"], group["placed"], group["total"]) == ("Scheduled", 6, 7)
@@ -55,20 +53,20 @@ def test_gang_whose_min_count_is_bound_reports_scheduled(run_cli, tmp_path):
     assert group["lastCycle"] == {"status": "Unschedulable", "message": "no pods were schedulable"}
     [member] = group["members"]
     assert member["pod"] == "ml/worker-6" and member["message"] == "0/6 nodes are available: 6 Insufficient cpu."
-    table = run_cli("schedule", path, "--seed", "1", "--feature-gates", GATES).stdout
+    table = run_cli("schedule", path, "--seed", "1", "--feature-gates", GANG_GATES).stdout
     assert "ml/train" in table and "6/7" in table
 
 
 def test_gang_placed_whole_in_the_run(run_cli, tmp_path):
     path = _write(tmp_path, *_nodes(4), _group(4), *[_worker(i) for i in range(4)])
-    [group] = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES).json()["podGroups"]
+    [group] = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES).json()["podGroups"]
     assert (group["status"], group["message"], group["placed"], group["total"]) == ("Scheduled", "", 4, 4)
     assert "lastCycle" not in group
 
 
 def test_gang_below_min_count_stays_unschedulable(run_cli, tmp_path):
     path = _write(tmp_path, *_nodes(3), _group(4), *[_worker(i) for i in range(4)])
-    [group] = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES).json()["podGroups"]
+    [group] = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES).json()["podGroups"]
     assert (group["status"], group["placed"], group["total"]) == ("Unschedulable", 0, 4)
     assert "lastCycle" not in group  # the group's outcome is its last cycle's
 

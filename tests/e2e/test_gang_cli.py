@@ -6,9 +6,7 @@ import importlib.util
 import pytest
 import yaml
 
-from kschedctl.testing import make_node, make_pod, make_pod_group
-
-GATES = "GenericWorkload=true,GangScheduling=true"
+from kschedctl.testing import GANG_GATES, make_node, make_pod, make_pod_group
 
 
 def _gang(n, group="train", cpu="1500m"):
@@ -19,7 +17,7 @@ def test_gang_where_only_three_of_four_fit_places_nothing(run_cli, write_snapsho
     path = write_snapshot(
         *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
     )
-    out = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    out = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES)
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert data["placements"] == []
@@ -51,7 +49,7 @@ def test_gang_completes_when_a_node_is_added_in_a_scenario(run_cli, tmp_path):
     }
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump(scenario, sort_keys=False))
-    out = run_cli("simulate", str(path), "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    out = run_cli("simulate", str(path), "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES)
     assert out.exit_code == 0, out.stderr
     data = out.json()
     placed = {p["pod"]: p for p in data["placements"]}
@@ -101,7 +99,7 @@ def test_explain_pod_group_shows_each_member_in_the_groups_simulated_state(run_c
     path = write_snapshot(
         *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
     )
-    out = run_cli("explain", "podgroup/default/train", path, "-o", "json", "--seed", "1", "--feature-gates", GATES)
+    out = run_cli("explain", "podgroup/default/train", path, "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES)
     assert out.exit_code == 0, out.stderr
     data = out.json()
     assert data["podGroup"] == "default/train" and data["status"] == "Unschedulable"
@@ -114,7 +112,7 @@ def test_explain_pod_group_shows_each_member_in_the_groups_simulated_state(run_c
         assert m["node"] is not None
     last = members[3]
     assert last["node"] is None and last["message"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
-    table = run_cli("explain", "podgroup/default/train", path, "--seed", "1", "--feature-gates", GATES).stdout
+    table = run_cli("explain", "podgroup/default/train", path, "--seed", "1", "--feature-gates", GANG_GATES).stdout
     assert "pod group default/train" in table and "default/worker-3: unschedulable" in table
 
 
@@ -139,9 +137,9 @@ def test_a_pod_group_the_release_ignores_is_said_so_with_the_gate_to_set(run_cli
     ) in out.stderr
     half = run_cli("schedule", path, "--seed", "1", "--feature-gates", "GenericWorkload=true")
     assert "the gang rule (minCount) is not applied: the GangScheduling feature gate is off" in half.stderr
-    old = run_cli("schedule", path, "--seed", "1", "--kube-version", "1.35", "--feature-gates", GATES)
+    old = run_cli("schedule", path, "--seed", "1", "--kube-version", "1.35", "--feature-gates", GANG_GATES)
     assert "ignored: kube-scheduler 1.35 reads pod groups from Workloads (spec.workloadRef)" in old.stderr
-    gang = run_cli("schedule", path, "--seed", "1", "--feature-gates", GATES)
+    gang = run_cli("schedule", path, "--seed", "1", "--feature-gates", GANG_GATES)
     assert "PodGroup" not in gang.stderr and "Skipped" in gang.stdout  # 1 of 3: waits for the rest
 
 
@@ -158,7 +156,7 @@ def test_a_gang_that_cannot_complete_states_its_quorum_who_fits_where_and_what_b
     path = write_snapshot(
         *[make_node(f"n{i}").capacity(cpu="2", memory="8Gi") for i in range(3)], make_pod_group("train", min_count=4), *_gang(4)
     )
-    data = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GATES).json()
+    data = run_cli("schedule", path, "-o", "json", "--seed", "1", "--feature-gates", GANG_GATES).json()
     [group] = data["podGroups"]
     fit = {m["pod"]: m["feasibleNode"] for m in group["members"] if m.get("feasibleNode")}
     assert len(fit) == 3 and sorted(fit.values()) == ["n0", "n1", "n2"]
@@ -168,9 +166,9 @@ def test_a_gang_that_cannot_complete_states_its_quorum_who_fits_where_and_what_b
         "(default/worker-3): 0/3 nodes are available: 3 Insufficient cpu; 1 more must fit "
         "before any member is bound"
     )
-    table = run_cli("schedule", path, "--seed", "1", "--feature-gates", GATES).stdout
+    table = run_cli("schedule", path, "--seed", "1", "--feature-gates", GANG_GATES).stdout
     assert "default/train: the group needs 4 (minCount); 3 of 4 member(s) fit" in table
-    explain = run_cli("explain", "podgroup/default/train", path, "--feature-gates", GATES).stdout
+    explain = run_cli("explain", "podgroup/default/train", path, "--feature-gates", GANG_GATES).stdout
     assert "verdict: the group needs 4 (minCount); 3 of 4 member(s) fit" in explain
 
 

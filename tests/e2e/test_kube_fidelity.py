@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from kschedctl.testing import make_node, make_pod
+from kschedctl.testing import GANG_GATES, make_node, make_pod
 
 ALL_RELEASES = ("1.35", "1.36", "1.37")
-GANG_GATES = "GenericWorkload=true,GangScheduling=true"
 NO_SCORE_PLUGINS = """\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-GATES = "GenericWorkload=true,GangScheduling=true"
+from kschedctl.testing import GANG_GATES
 
 
 def _node(declared: list[str] | None) -> dict:
@@ -55,14 +55,14 @@ def test_nodes_declaring_features_are_warned_where_the_filter_is_on(run_cli, wri
 
 
 def test_no_declared_features_no_warning(run_cli, write_snapshot):
-    out = run_cli("schedule", write_snapshot(_node(None), _group(False), _pod()), "--feature-gates", GATES, "-o", "json")
+    out = run_cli("schedule", write_snapshot(_node(None), _group(False), _pod()), "--feature-gates", GANG_GATES, "-o", "json")
     assert out.exit_code == 0
     assert _warnings(out.stderr, "declaredFeatures") == [] and _warnings(out.stderr, "resourceClaims") == []
 
 
 def test_pod_group_claims_are_warned_when_groups_are_read(run_cli, write_snapshot):
     path = write_snapshot(_node(None), _group(True), _pod())
-    out = run_cli("schedule", path, "--feature-gates", GATES, "-o", "json")
+    out = run_cli("schedule", path, "--feature-gates", GANG_GATES, "-o", "json")
     assert out.exit_code == 0, out.stderr
     [line] = _warnings(out.stderr, "spec.resourceClaims")
     assert "default/pg" in line and "DRAWorkloadResourceClaims" in line

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kfuzz.contract import Checker, Run
-from kfuzz.podgroups import GANG_GATES, TWO_PROFILES
+from kschedctl.testing import GANG_GATES, TWO_PROFILES_CONFIG
 
 
 @contextmanager
@@ -99,7 +99,7 @@ def _pod(rng: random.Random, i: int, release: str, groups: list[str], nodes: int
     if rng.random() < 0.08:
         spec["resourceClaims"] = [{"name": "c", "resourceClaimName": "absent"}]
     if rng.random() < 0.15:
-        spec["schedulerName"] = "other"  # TWO_PROFILES' second profile
+        spec["schedulerName"] = "other"  # TWO_PROFILES_CONFIG's second profile
     pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -129,7 +129,7 @@ def gangqueue_dimension(rng: random.Random, workdir: Path, checker: Checker) -> 
     objects = [_node(i, rng.choice([2, 4, 8])) for i in range(nodes)] + _groups(rng, release, groups)
     pods = [_pod(rng, i, release, groups, nodes) for i in range(rng.randint(3, 40))]
     cfg = workdir / "gangqueue-config.yaml"
-    cfg.write_text(TWO_PROFILES)
+    cfg.write_text(TWO_PROFILES_CONFIG)
     common = [
         "--kube-version",
         release,

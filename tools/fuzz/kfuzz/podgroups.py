@@ -22,15 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kfuzz.contract import Checker
-
-GANG_GATES = "GenericWorkload=true,GangScheduling=true"
-TWO_PROFILES = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-- schedulerName: other
-"""
+from kschedctl.testing import GANG_GATES, TWO_PROFILES_CONFIG
 
 
 def _cluster(rng: random.Random, release: str) -> list[dict]:
@@ -145,7 +137,7 @@ def podgroups_dimension(rng: random.Random, workdir: Path, checker: Checker) -> 
     snap = workdir / "podgroups.json"
     snap.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
     cfg = workdir / "podgroups-config.yaml"
-    cfg.write_text(TWO_PROFILES)
+    cfg.write_text(TWO_PROFILES_CONFIG)
     common = ["--kube-version", release, "--feature-gates", GANG_GATES, "--config", str(cfg)]
     args = ["schedule", str(snap), *common, "-o", "json", "--seed", str(rng.randrange(100))]
     run = checker.run(args)
