@@ -9,12 +9,25 @@ from kschedctl.framework.types import PodInfo
 
 
 class Nominator:
-    """node name -> the pods nominated to it (nominator.go). ``generation`` moves on every change."""
+    """node name -> the pods nominated to it (nominator.go). ``generation`` moves on every change
+    of a pod's nominated node; ``node_version(name)`` on every change of a node's list."""
 
     def __init__(self) -> None:
         self.nominated_pods: dict[str, list[PodInfo]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}
         self.generation = 0
+        self._changes = 0
+        self._node_versions: dict[str, int] = {}
+
+    def node_version(self, node_name: str) -> int:
+        """A number that names the current content of the node's list: it differs after any
+        change to it (a pod nominated there, leaving, or its PodInfo updated), so what is
+        derived from the list can be kept under it (DefaultPreemption's dry-run verdicts)."""
+        return self._node_versions.get(node_name, 0)
+
+    def _changed(self, node_name: str) -> None:
+        self._changes += 1
+        self._node_versions[node_name] = self._changes
 
     def add_nominated_pod(self, info: PodInfo, node_name: str | None = None) -> None:
         """addNominatedPodUnlocked: node_name None is ModeNoop (keep status.nominatedNodeName)."""
@@ -24,6 +37,7 @@ class Nominator:
         if name is not None:
             self.nominated_pod_to_node[info.pod.uid] = name
             self.nominated_pods.setdefault(name, []).append(info)
+            self._changed(name)
         if previous != name:
             self.generation += 1
 
@@ -36,6 +50,7 @@ class Nominator:
         if node is None:
             return False
         infos = [i for i in self.nominated_pods.get(node, []) if i.pod.uid != uid]
+        self._changed(node)
         if infos:
             self.nominated_pods[node] = infos
         else:
@@ -49,6 +64,7 @@ class Nominator:
             self._delete(info.pod.uid)
             self.nominated_pod_to_node[info.pod.uid] = node
             self.nominated_pods.setdefault(node, []).append(info)
+            self._changed(node)
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return list(self.nominated_pods.get(node_name, ()))

@@ -103,6 +103,9 @@ _NODE_ONLY_FILTERS = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity
 _POD_BLIND_ON_SOME_NODES = (NodeVolumeLimits,)
 
 
+_CANNOT_HELP_KEPT = 1 << 16  # DefaultPreemption._cannot_help starts again past this many keys
+
+
 def _importance_key(pi: PodInfo) -> tuple[int, float]:
     return -pi.priority, pod_start_time(pi.pod)
 
@@ -289,6 +292,10 @@ class DefaultPreemption:
         self._potential_cache: dict[str, tuple[NodeInfo, tuple[int, int, int], list[PodInfo], tuple[int, int, int]]] = {}
         # (snapshot, its generation, its node count, the lowest pod priority on its nodes)
         self._lowest_kept: tuple[Any, Any, int, int | None] | None = None
+        # The keys (_cannot_help_key) of the nodes where NodeResourcesFit rejects a preemptor even
+        # without every lower-priority pod: the dry run of a wave of like preemptors asks each
+        # node again and again while neither the node nor its nominated pods change.
+        self._cannot_help: set[tuple[Any, ...]] = set()
 
     def name(self) -> str:
         return NAME
@@ -538,17 +545,24 @@ class DefaultPreemption:
             return None
         if not plan.fit_only:
             return None if word_rejection else self._fit_rejects_without_potential(state, pod, node_info, fit)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        counting = isinstance(req, Resource) and not any(req.scalar_resources.values())
+        kept = self._cannot_help_key(pod, node_info, req) if counting and not word_rejection else None
+        if kept is not None and kept in self._cannot_help:
+            return [], 0, None  # as below, for this node, its nominated pods and such a pod before
         potential = self._potential_victims(pod, node_info)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
-        req = state.get(PRE_FILTER_STATE_KEY)
-        counting = isinstance(req, Resource) and not any(req.scalar_resources.values())
         counted = _counted_victims(req, node_info, nominated, potential, self._removed_requests(node_info, potential)) if counting else None
         if counting and counted is None and not word_rejection:
             # Fit rejects the node even without its lower-priority pods: it cannot help, whatever
             # the other filters read (_fit_rejects_without_potential's answer, for any plan), so
             # the nodes a wave of nominated pods fills are dropped before the per-node checks
+            if kept is not None:
+                if len(self._cannot_help) >= _CANNOT_HELP_KEPT:
+                    self._cannot_help.clear()
+                self._cannot_help.add(kept)
             return [], 0, None
         if not self._fit_only_on(plan, pod, node_info):
             if word_rejection or counted is not None:
@@ -596,6 +610,33 @@ class DefaultPreemption:
         if violating and non_violating:
             self._sort(victims)
         return [pi.pod for pi in victims], num_violating, Status()
+
+    def _cannot_help_key(self, pod: Pod, node_info: NodeInfo, req: Resource) -> tuple[Any, ...] | None:
+        """What _counted_victims' "cannot help" reads, as a key (None: not keyable): the node's
+        content (its name and generation: allocatable, requested, pods), its nominated pods
+        (the in-tree Nominator's version of the node's list, and whether the preemptor is one
+        of them: the first pass leaves it out), the preemptor's priority (which pods are
+        potential victims, which nominated pods count) and its cpu, memory and ephemeral
+        storage requests (the only ones counted: no scalar resource is asked). Only with the
+        default IsEligiblePod (a custom one may read anything)."""
+        if self.is_eligible_pod is not _always_eligible:
+            return None
+        nominator = self.handle.nominator
+        version = getattr(nominator, "node_version", None)
+        to_node = getattr(nominator, "nominated_pod_to_node", None)
+        if version is None or not isinstance(to_node, dict):
+            return None
+        name = node_info.name
+        return (
+            name,
+            node_info.generation,
+            version(name),
+            to_node.get(pod.uid) == name,
+            pod.effective_priority(),
+            req.milli_cpu,
+            req.memory,
+            req.ephemeral_storage,
+        )
 
     @staticmethod
     def _fit_only_on(plan: _DryRunPlan, pod: Pod, node_info: NodeInfo) -> bool:

@@ -1,0 +1,131 @@
+"""DefaultPreemption's kept "cannot help" verdicts (plugins/default_preemption/plugin.py
+`_cannot_help`): a node where NodeResourcesFit rejects the preemptor even without every
+lower-priority pod is asked once per (node content, its nominated pods, priority, requests),
+and a run with the verdicts kept writes what a run without them writes, while nominations come
+and go. The Nominator's per-node version (backend/queue/nominator.py) is what keys them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kschedctl.backend.queue.nominator import Nominator
+from kschedctl.cluster.loader import load_snapshot
+from kschedctl.config.loader import load_config_file
+from kschedctl.framework.types import PodInfo
+from kschedctl.output.render import render_run
+from kschedctl.plugins.default_preemption import plugin as default_preemption
+from kschedctl.plugins.plugin_manager import default_registry
+from kschedctl.scheduler.scheduler import Scheduler
+from kschedctl.testing import make_pod
+from kschedctl.versions import parse_version
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import perf_config  # noqa: E402
+
+
+def test_a_nodes_version_moves_with_its_list_only() -> None:
+    nominator = Nominator()
+    a = PodInfo(make_pod("a").obj())
+    b = PodInfo(make_pod("b").obj())
+    seen = {"n1": nominator.node_version("n1"), "n2": nominator.node_version("n2")}
+
+    def moved() -> set[str]:
+        now = {n: nominator.node_version(n) for n in seen}
+        out = {n for n in seen if now[n] != seen[n]}
+        seen.update(now)
+        return out
+
+    nominator.add_nominated_pod(a, "n1")
+    assert moved() == {"n1"}
+    nominator.add_nominated_pod(b, "n1")
+    assert moved() == {"n1"}
+    nominator.update_nominated_pod(PodInfo(make_pod("a").req(cpu="2").obj()))  # same node, new PodInfo
+    assert moved() == {"n1"}
+    nominator.add_nominated_pod(a, "n2")  # moves from n1 to n2
+    assert moved() == {"n1", "n2"}
+    nominator.delete_nominated_pod_if_exists(b.pod)
+    assert moved() == {"n1"}
+    nominator.delete_nominated_pod_if_exists(b.pod)  # not there any more: nothing changes
+    assert moved() == set()
+
+
+@pytest.mark.parametrize("shape", ["PreemptionBasic", "PreemptionPVs"])
+def test_a_run_with_kept_verdicts_writes_what_a_run_without_them_writes(
+    shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 nodes full of low-priority pods, 40 high-priority preemptors arriving in one wave:
+    each preemption nominates a node, and later preemptors ask the same nodes again."""
+    path = perf_config.write(perf_config.Case(shape, 40, 160, 40, "test"), tmp_path)
+    version = parse_version("1.35")
+    registry = default_registry().registry
+
+    def run() -> str:
+        sched = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry, version, seed=1)
+        return render_run(sched.run(), "json", 100)
+
+    hits: list[int] = []
+    real = default_preemption.DefaultPreemption._cannot_help_key
+
+    def counting(self: Any, *args: Any) -> Any:
+        key = real(self, *args)
+        if key is not None and key in self._cannot_help:
+            hits.append(1)
+        return key
+
+    monkeypatch.setattr(default_preemption.DefaultPreemption, "_cannot_help_key", counting)
+    kept = run()
+    assert hits  # verdicts were served from the kept ones
+    monkeypatch.setattr(default_preemption.DefaultPreemption, "_cannot_help_key", lambda self, *args: None)
+    plain = run()
+    assert plain == kept
+    assert '"preemptions": [' in kept and '"victims": [' in kept  # preemption happened
+
+
+def _dry_run_verdict(fwk: Any, plugin: Any, pod: Any, node_name: str) -> Any:
+    """One "without copy" dry-run answer for ``pod`` on the node, asked as the dry run asks it
+    when the words are not needed."""
+    from kschedctl.framework.cycle_state import CycleState
+
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod, fwk.snapshot.node_info_list)
+    return plugin.select_victims_without_copy(state, pod, fwk.snapshot.get(node_name), [], word_rejection=False)
+
+
+def test_a_kept_verdict_is_not_read_after_the_node_or_its_nominated_pods_change() -> None:
+    """n1 (4 CPU) holds a 1-CPU low-priority pod; a 3-CPU pod is nominated there. A 2-CPU
+    preemptor cannot use n1 even without the low pod (3 + 2 > 4): "cannot help", kept. When the
+    nominated pod leaves n1, the same preemptor can: the kept verdict is not read again; nor
+    when the node itself changes."""
+    from kschedctl.testing import make_node, new_framework
+
+    low = make_pod("low").priority(1).req(cpu="1").node("n1").obj()
+    fwk = new_framework(nodes=[make_node("n1").capacity(cpu="4", memory="8Gi", pods=10).obj()], pods=[low])
+    nominator = Nominator()
+    fwk.services.nominator = nominator
+    plugin = fwk.instances["DefaultPreemption"]
+    nominated = PodInfo(make_pod("big").priority(100).req(cpu="3").obj())
+    nominator.add_nominated_pod(nominated, "n1")
+    preemptor = make_pod("p").priority(100).req(cpu="2").obj()
+
+    assert _dry_run_verdict(fwk, plugin, preemptor, "n1") == ([], 0, None)  # cannot help
+    assert plugin._cannot_help  # kept
+    assert _dry_run_verdict(fwk, plugin, make_pod("q").priority(100).req(cpu="2").obj(), "n1") == ([], 0, None)
+
+    nominator.delete_nominated_pod_if_exists(nominated.pod)
+    victims, _, status = _dry_run_verdict(fwk, plugin, preemptor, "n1")
+    assert status is not None and status.is_success() and victims == []  # fits with the low pod kept
+
+    nominator.add_nominated_pod(nominated, "n1")
+    assert _dry_run_verdict(fwk, plugin, preemptor, "n1") == ([], 0, None)
+    info = fwk.snapshot.get("n1")
+    info.remove_pod(low)  # the node's content changes (its generation moves)
+    info.add_pod(make_pod("low2").priority(1).req(cpu="1").node("n1").obj())
+    info.allocatable.milli_cpu = 8000  # a resized node, as a NodeInfo after set_node
+    info._bump()
+    victims, _, status = _dry_run_verdict(fwk, plugin, preemptor, "n1")
+    assert status is not None and status.is_success() and victims == []  # 1 + 3 + 2 <= 8
