@@ -215,7 +215,7 @@ def _counted_victims(
     None when the pod does not fit even with every ``potential`` pod removed; otherwise the
     reprieve loop: (violating, non-violating) pods in order -> (victims, PDB-violating victims).
     ``removed``: the summed (cpu, memory, ephemeral storage) requests of ``potential``, when
-    the caller has them (_removed_requests).
+    the caller has them (_potential_victims keeps them).
     """
     wc, wm, we = req.milli_cpu, req.memory, req.ephemeral_storage
     a = node_info.allocatable
@@ -550,11 +550,11 @@ class DefaultPreemption:
         kept = self._cannot_help_key(pod, node_info, req) if counting and not word_rejection else None
         if kept is not None and kept in self._cannot_help:
             return [], 0, None  # as below, for this node, its nominated pods and such a pod before
-        potential = self._potential_victims(pod, node_info)
+        potential, removed = self._potential_victims(pod, node_info)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
         nominated = self._nominated_requests(pod, node_info)
-        counted = _counted_victims(req, node_info, nominated, potential, self._removed_requests(node_info, potential)) if counting else None
+        counted = _counted_victims(req, node_info, nominated, potential, removed) if counting else None
         if counting and counted is None and not word_rejection:
             # Fit rejects the node even without its lower-priority pods: it cannot help, whatever
             # the other filters read (_fit_rejects_without_potential's answer, for any plan), so
@@ -710,14 +710,13 @@ class DefaultPreemption:
         neither can anything run before it (a RemovePod or AddPod error): the node is no
         candidate. Which plugin rejects first, and how, matters only for the words, which the
         dry run asks for (word_rejection) only when no node can help."""
-        potential = self._potential_victims(pod, node_info)
+        potential, removed = self._potential_victims(pod, node_info)
         if not potential:
             return None
         nominated = self._nominated_requests(pod, node_info)
         req = state.get(PRE_FILTER_STATE_KEY)
         if isinstance(req, Resource) and not any(req.scalar_resources.values()):
             # Fit's verdict as integer arithmetic (_counted_victims): None when it rejects
-            removed = self._removed_requests(node_info, potential)
             return ([], 0, None) if _counted_victims(req, node_info, nominated, potential, removed) is None else None
         usage = _Usage(node_info)
         for pi in potential:
@@ -759,30 +758,25 @@ class DefaultPreemption:
                 return [], 0, st
         return None
 
-    def _potential_victims(self, pod: Pod, node_info: NodeInfo) -> list[PodInfo]:
-        """The node's pods that may be preempted (is_preemption_allowed), in the node's order: a
-        new list the caller may sort. With the default IsEligiblePod, the pods below the
-        preemptor's priority, remembered per node for its generation and that priority (the
-        dry runs of one wave of preemptors ask the same nodes over and over)."""
+    def _potential_victims(self, pod: Pod, node_info: NodeInfo) -> tuple[list[PodInfo], tuple[int, int, int] | None]:
+        """The node's pods that may be preempted (is_preemption_allowed), in the node's order (a
+        new list the caller may sort), and their summed (cpu, memory, ephemeral storage)
+        requests when they are kept (None: _counted_victims sums them). With the default
+        IsEligiblePod, the pods below the preemptor's priority, remembered with their sums per
+        node for its generation and that priority (the dry runs of one wave of preemptors ask
+        the same nodes over and over)."""
         if self.is_eligible_pod is not _always_eligible:
-            return [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)]
+            return [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)], None
         priority = pod.effective_priority()
         key = (node_info.generation, len(node_info.pods), priority)
         name = node_info.name
         cached = self._potential_cache.get(name)
         if cached is not None and cached[0] is node_info and cached[1] == key:
-            return list(cached[2])
+            return list(cached[2]), cached[3]
         potential = [pi for pi in node_info.pods if pi.priority < priority]
-        self._potential_cache[name] = (node_info, key, potential, summed_requests(potential))
-        return list(potential)
-
-    def _removed_requests(self, node_info: NodeInfo, potential: list[PodInfo]) -> tuple[int, int, int]:
-        """The summed requests of ``potential`` (as _potential_victims just gave them for this
-        node), kept with them: every preemptor of a wave sums the same pods on every node."""
-        cached = self._potential_cache.get(node_info.name)
-        if cached is None or cached[0] is not node_info or cached[2] != potential:
-            return summed_requests(potential)
-        return cached[3]
+        sums = summed_requests(potential)
+        self._potential_cache[name] = (node_info, key, potential, sums)
+        return list(potential), sums
 
     def _nominated_requests(self, pod: Pod, node_info: NodeInfo) -> tuple[Resource, int] | None:
         """The summed requests and count of the nominated pods the Filter's first pass would add
