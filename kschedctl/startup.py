@@ -40,10 +40,10 @@ MAX_ENTRIES = 20000  # past this the file starts again from the current run's en
 class CodeCache:
     """Source text -> code object, loaded from and saved to ``path``."""
 
-    def __init__(self, path: Path | None, write: bool) -> None:
+    def __init__(self, path: Path, write: bool) -> None:
         self.path = path
-        self.write = write and path is not None
-        self.kept: dict[str, types.CodeType] = read(path) if path is not None else {}
+        self.write = write
+        self.kept: dict[str, types.CodeType] = read(path)
         self.used: dict[str, types.CodeType] = {}
         self.compiled = 0  # texts this run compiled (not found in the file)
 
@@ -66,7 +66,7 @@ class CodeCache:
     def save(self) -> None:
         """Writes the entries back when this run compiled new ones, merged with what another
         run wrote meanwhile; any failure leaves the file as it was."""
-        if not self.write or not self.compiled or self.path is None:
+        if not self.write or not self.compiled:
             return
         merged = {**read(self.path), **self.used}
         if len(merged) > MAX_ENTRIES:
