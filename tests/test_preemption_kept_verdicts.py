@@ -1,8 +1,10 @@
-"""DefaultPreemption's kept "cannot help" verdicts (plugins/default_preemption/plugin.py
-`_cannot_help`): a node where NodeResourcesFit rejects the preemptor even without every
-lower-priority pod is asked once per (node content, its nominated pods, priority, requests),
-and a run with the verdicts kept writes what a run without them writes, while nominations come
-and go. The Nominator's per-node version (backend/queue/nominator.py) is what keys them."""
+"""DefaultPreemption's kept dry-run verdicts (plugins/default_preemption/plugin.py): a node
+where NodeResourcesFit rejects the preemptor even without every lower-priority pod
+(`_cannot_help`), and the victims counted on a node that can help (`_victims_kept`, with the
+PDBs they were counted with), are worked out once per (node content, its nominated pods,
+priority, requests); a run with the verdicts kept writes what a run without them writes, while
+nominations come and go. The Nominator's per-node version (backend/queue/nominator.py) is what
+keys them. A kept victims list still runs the Filter plugins that read the pod."""
 
 from __future__ import annotations
 
@@ -68,18 +70,24 @@ def test_a_run_with_kept_verdicts_writes_what_a_run_without_them_writes(
         sched = Scheduler(load_snapshot([str(path)]), load_config_file(None, version, registry), registry, version, seed=1)
         return render_run(sched.run(), "json", 100)
 
-    hits: list[int] = []
+    hits: list[str] = []
     real = default_preemption.DefaultPreemption._cannot_help_key
+    known = default_preemption.DefaultPreemption._known_victims
 
     def counting(self: Any, *args: Any) -> Any:
         key = real(self, *args)
         if key is not None and key in self._cannot_help:
-            hits.append(1)
+            hits.append("cannot help")
         return key
 
+    def counting_victims(self: Any, *args: Any) -> Any:
+        hits.append("victims")
+        return known(self, *args)
+
     monkeypatch.setattr(default_preemption.DefaultPreemption, "_cannot_help_key", counting)
+    monkeypatch.setattr(default_preemption.DefaultPreemption, "_known_victims", counting_victims)
     kept = run()
-    assert hits  # verdicts were served from the kept ones
+    assert {"cannot help", "victims"} <= set(hits)  # verdicts were served from the kept ones
     monkeypatch.setattr(default_preemption.DefaultPreemption, "_cannot_help_key", lambda self, *args: None)
     plain = run()
     assert plain == kept
@@ -129,3 +137,57 @@ def test_a_kept_verdict_is_not_read_after_the_node_or_its_nominated_pods_change(
     info._bump()
     victims, _, status = _dry_run_verdict(fwk, plugin, preemptor, "n1")
     assert status is not None and status.is_success() and victims == []  # 1 + 3 + 2 <= 8
+
+
+def _pdb(allowed: int, disrupted: tuple[str, ...] = ()) -> Any:
+    from kschedctl.api.types import PodDisruptionBudget
+
+    return PodDisruptionBudget.from_dict(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "pdb", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "low"}}},
+            "status": {"disruptionsAllowed": allowed, "disruptedPods": {p: "2024-01-01T00:00:00Z" for p in disrupted}},
+        }
+    )
+
+
+def test_kept_victims_are_counted_again_for_other_pdbs_and_filtered_for_each_pod() -> None:
+    """n1 (2 CPU) holds two 1-CPU low-priority pods of app=low; a 2-CPU preemptor needs both
+    gone. Under a PDB that allows one disruption, one victim violates it; the same node asked
+    under other PDBs (another object, the same object changed, a pod already disrupted) counts
+    again. A preemptor that does not tolerate a taint put on the node gets no kept victims."""
+    from kschedctl.testing import make_node, new_framework
+
+    lows = [make_pod(f"low{i}").priority(1).label("app", "low").req(cpu="1").node("n1").obj() for i in range(2)]
+    fwk = new_framework(nodes=[make_node("n1").capacity(cpu="2", memory="8Gi", pods=10).obj()], pods=lows)
+    fwk.services.nominator = Nominator()
+    plugin = fwk.instances["DefaultPreemption"]
+
+    def ask(pod: Any, pdbs: list[Any]) -> tuple[list[str], int, Any]:
+        from kschedctl.framework.cycle_state import CycleState
+
+        state = CycleState()
+        fwk.run_pre_filter_plugins(state, pod, fwk.snapshot.node_info_list)
+        victims, violating, status = plugin.select_victims_without_copy(state, pod, fwk.snapshot.get("n1"), pdbs, word_rejection=False)
+        return sorted(v.name for v in victims), violating, status.code.name if status is not None else None
+
+    preemptor = make_pod("p").priority(100).req(cpu="2").obj()
+    one = _pdb(1)
+    assert ask(preemptor, [one]) == (["low0", "low1"], 1, "Success")
+    assert plugin._victims_kept  # kept for this node, these PDBs
+    assert ask(make_pod("q").priority(100).req(cpu="2").obj(), [one]) == (["low0", "low1"], 1, "Success")
+    assert ask(preemptor, []) == (["low0", "low1"], 0, "Success")  # no PDB: counted again
+    assert ask(preemptor, [_pdb(2)]) == (["low0", "low1"], 0, "Success")
+    assert ask(preemptor, [_pdb(1, ("low0",))]) == (["low0", "low1"], 0, "Success")  # low0 already disrupted
+    assert ask(preemptor, [one]) == (["low0", "low1"], 1, "Success")
+    one.disruptions_allowed = 2  # the same object, changed
+    assert ask(preemptor, [one]) == (["low0", "low1"], 0, "Success")
+
+    info = fwk.snapshot.get("n1")
+    node = make_node("n1").capacity(cpu="2", memory="8Gi", pods=10).taint("dedicated", "x", "NoSchedule").obj()
+    info.node = node  # the same NodeInfo content for the count, a taint for TaintToleration
+    assert ask(preemptor, [one]) == ([], 0, None)  # the taint rejects it: cannot help
+    tolerating = make_pod("t").priority(100).req(cpu="2").toleration("dedicated", "x", "NoSchedule").obj()
+    assert ask(tolerating, [one]) == (["low0", "low1"], 0, "Success")

@@ -106,6 +106,12 @@ _POD_BLIND_ON_SOME_NODES = (NodeVolumeLimits,)
 _CANNOT_HELP_KEPT = 1 << 16  # DefaultPreemption._cannot_help starts again past this many keys
 
 
+def _same_pdb(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether two marks of DefaultPreemption._victims_for name the same PDB as it was: the same
+    object, selector and metadata objects, disruptionsAllowed and disruptedPods."""
+    return a[0] is b[0] and a[1] == b[1] and a[2] == b[2] and a[3] is b[3] and a[4] is b[4]
+
+
 def _importance_key(pi: PodInfo) -> tuple[int, float]:
     return -pi.priority, pod_start_time(pi.pod)
 
@@ -296,6 +302,13 @@ class DefaultPreemption:
         # without every lower-priority pod: the dry run of a wave of like preemptors asks each
         # node again and again while neither the node nor its nominated pods change.
         self._cannot_help: set[tuple[Any, ...]] = set()
+        # The same keys, for the nodes that can help: the victims _counted_victims chose there
+        # and how many of them violate a PDB, for the PDBs of _victims_pdbs (the counting reads
+        # nothing else; the Filter plugins that read the pod still run on every ask).
+        self._victims_kept: dict[tuple[Any, ...], tuple[tuple[Pod, ...], int]] = {}
+        # (the PDB list of the last dry run, each PDB with what filter_pods_with_pdb_violation
+        # reads of it that may change): a different one empties _victims_kept
+        self._victims_pdbs: tuple[Sequence[PodDisruptionBudget], list[tuple[Any, ...]]] | None = None
 
     def name(self) -> str:
         return NAME
@@ -550,6 +563,9 @@ class DefaultPreemption:
         kept = self._cannot_help_key(pod, node_info, req) if counting and not word_rejection else None
         if kept is not None and kept in self._cannot_help:
             return [], 0, None  # as below, for this node, its nominated pods and such a pod before
+        known = self._victims_for(pdbs).get(kept) if kept is not None else None
+        if known is not None:
+            return self._known_victims(plan, state, pod, node_info, known)
         potential, removed = self._potential_victims(pod, node_info)
         if not potential:
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
@@ -609,7 +625,46 @@ class DefaultPreemption:
                         num_violating += group_violating
         if violating and non_violating:
             self._sort(victims)
-        return [pi.pod for pi in victims], num_violating, Status()
+        chosen = [pi.pod for pi in victims]
+        if kept is not None:  # counted (a key is made only for a count)
+            if len(self._victims_kept) >= _CANNOT_HELP_KEPT:
+                self._victims_kept.clear()
+            self._victims_kept[kept] = (tuple(chosen), num_violating)
+        return chosen, num_violating, Status()
+
+    def _known_victims(
+        self, plan: "_DryRunPlan", state: CycleState, pod: Pod, node_info: NodeInfo, known: tuple[tuple[Pod, ...], int]
+    ) -> tuple[list[Pod], int, Status | None] | None:
+        """The answer on a node whose victims were counted before for the same key and PDBs:
+        the checks of the pod that the count does not cover run again, as they would after
+        counting (the plugins that may read the node's pods here; the Filters that read only
+        the node, which also record what they found in the state), then the victims kept."""
+        if not self._fit_only_on(plan, pod, node_info):
+            return None
+        for pl in plan.node_filters:
+            try:
+                st = pl.filter(state, pod, node_info)
+            except Exception:  # noqa: BLE001 - the general path reports it
+                return None
+            if st is not None and st.code != Code.Success:
+                return [], 0, None
+        victims, num_violating = known
+        return list(victims), num_violating, Status()
+
+    def _victims_for(self, pdbs: Sequence[PodDisruptionBudget]) -> dict[tuple[Any, ...], tuple[tuple[Pod, ...], int]]:
+        """_victims_kept, emptied first when ``pdbs`` are not those it was counted with: other
+        PDB objects, or the same with another disruptionsAllowed, disruptedPods or selector
+        (the PDBs are held, so an object's identity is not reused while it is compared). A
+        list is looked at once: the evaluator hands each dry run a list of its own, and no PDB
+        changes during one dry run."""
+        seen = self._victims_pdbs
+        if seen is not None and seen[0] is pdbs:
+            return self._victims_kept
+        marks = [(pdb, pdb.disruptions_allowed, pdb.disrupted_pods, pdb.selector, pdb.meta) for pdb in pdbs]
+        if seen is None or len(seen[1]) != len(marks) or any(not _same_pdb(a, b) for a, b in zip(seen[1], marks)):
+            self._victims_kept.clear()
+        self._victims_pdbs = (pdbs, marks)
+        return self._victims_kept
 
     def _cannot_help_key(self, pod: Pod, node_info: NodeInfo, req: Resource) -> tuple[Any, ...] | None:
         """What _counted_victims' "cannot help" reads, as a key (None: not keyable): the node's
