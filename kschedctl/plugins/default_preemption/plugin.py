@@ -106,6 +106,17 @@ _POD_BLIND_ON_SOME_NODES = (NodeVolumeLimits,)
 _CANNOT_HELP_KEPT = 1 << 16  # DefaultPreemption._cannot_help starts again past this many keys
 
 
+def _preemptor_key_part(nominator: Any, pod: Pod, req: Resource) -> tuple[Any, Any, str, tuple[int, int, int, int]] | None:
+    """The preemptor's part of DefaultPreemption._cannot_help_key: the Nominator's per-node
+    version and its pod-to-node map (None without the in-tree Nominator's), the pod's uid, and
+    its priority and cpu, memory and ephemeral-storage requests."""
+    version = getattr(nominator, "node_version", None)
+    to_node = getattr(nominator, "nominated_pod_to_node", None)
+    if version is None or not isinstance(to_node, dict):
+        return None
+    return version, to_node, pod.uid, (pod.effective_priority(), req.milli_cpu, req.memory, req.ephemeral_storage)
+
+
 def _same_pdb(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     """Whether two marks of DefaultPreemption._victims_for name the same PDB as it was: the same
     object, selector and metadata objects, disruptionsAllowed and disruptedPods."""
@@ -309,6 +320,8 @@ class DefaultPreemption:
         # (the PDB list of the last dry run, each PDB with what filter_pods_with_pdb_violation
         # reads of it that may change): a different one empties _victims_kept
         self._victims_pdbs: tuple[Sequence[PodDisruptionBudget], list[tuple[Any, ...]]] | None = None
+        # (pod, its requests, the Nominator, _preemptor_key_part of them) of the last key made
+        self._key_part: tuple[Pod, Resource, Any, Any] | None = None
 
     def name(self) -> str:
         return NAME
@@ -673,25 +686,20 @@ class DefaultPreemption:
         of them: the first pass leaves it out), the preemptor's priority (which pods are
         potential victims, which nominated pods count) and its cpu, memory and ephemeral
         storage requests (the only ones counted: no scalar resource is asked). Only with the
-        default IsEligiblePod (a custom one may read anything)."""
+        default IsEligiblePod (a custom one may read anything). The preemptor's part is worked
+        out once per (pod, requests, Nominator): a dry run asks it for every node."""
         if self.is_eligible_pod is not _always_eligible:
             return None
         nominator = self.handle.nominator
-        version = getattr(nominator, "node_version", None)
-        to_node = getattr(nominator, "nominated_pod_to_node", None)
-        if version is None or not isinstance(to_node, dict):
+        part = self._key_part
+        if part is None or part[0] is not pod or part[1] is not req or part[2] is not nominator:
+            part = self._key_part = (pod, req, nominator, _preemptor_key_part(nominator, pod, req))
+        asked = part[3]
+        if asked is None:
             return None
+        version, to_node, uid, tail = asked
         name = node_info.name
-        return (
-            name,
-            node_info.generation,
-            version(name),
-            to_node.get(pod.uid) == name,
-            pod.effective_priority(),
-            req.milli_cpu,
-            req.memory,
-            req.ephemeral_storage,
-        )
+        return (name, node_info.generation, version(name), to_node.get(uid) == name, *tail)
 
     @staticmethod
     def _fit_only_on(plan: _DryRunPlan, pod: Pod, node_info: NodeInfo) -> bool:
