@@ -204,3 +204,34 @@ def test_numpy_is_imported_with_one_openblas_thread_unless_the_user_chose(preset
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert proc.stdout.strip() == expected
+
+
+def test_a_valid_scenario_and_sweep_matrix_are_read_without_jsonschema(tmp_path: Path) -> None:
+    """`simulate` and `sweep` check their file against the shipped schema with the quick check
+    (config/fastschema.py); jsonschema (with attrs and referencing, tens of ms to import, and
+    more to check the schema itself, which tests/config/test_validation.py does for every
+    shipped schema) is loaded only for a file the quick check finds fault with. A broken
+    scenario still gets jsonschema's error."""
+    examples = ROOT / "examples"
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: kschedctl.io/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nevents: 3\n")
+    code = (
+        "import sys, json\n"
+        "from kschedctl.cluster.scenario import load_scenario\n"
+        "from kschedctl.sweep.matrix import load_matrix\n"
+        "from kschedctl.plugins.plugin_manager import default_registry\n"
+        f"scenario = load_scenario({str(examples / 'scenario-drain.yaml')!r})\n"
+        f"matrix = load_matrix({str(examples / 'sweep-weights.yaml')!r}, default_registry().registry)\n"
+        "before = 'jsonschema' in sys.modules\n"
+        "try:\n"
+        f"    load_scenario({str(broken)!r})\n"
+        "    said = None\n"
+        "except Exception as exc:\n"
+        "    said = str(exc)\n"
+        "print(json.dumps([len(scenario.events), before, 'jsonschema' in sys.modules, said]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    events, before, after, said = json.loads(proc.stdout)
+    assert events > 0
+    assert before is False and after is True
+    assert said is not None and "events" in said

@@ -29,7 +29,7 @@ from kschedctl.cluster.loader import (
     resolve_priorities,
 )
 from kschedctl.cluster.sources import Source, remember_text
-from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_errors
+from kschedctl.config.schema import dotted_path, iter_schema_errors, load_schema
 
 SCENARIO_SCHEMA = "scenario-v1.json"
 # The kinds an event's object may be, per action (default: a Pod).
@@ -91,7 +91,7 @@ def load_scenario(path: str) -> Scenario:
         doc = load_yaml(text)
     except DecodeError as exc:
         raise InputError(exc.message, file=path, line=exc.line) from None
-    problems = iter_schema_errors(doc, checked_schema(SCENARIO_SCHEMA))
+    problems = iter_schema_errors(doc, load_schema(SCENARIO_SCHEMA))
     if problems:
         where, message = problems[0]
         dotted = dotted_path(where)

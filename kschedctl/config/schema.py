@@ -57,15 +57,6 @@ def load_schema(name: str) -> JSONObject:
     return schema
 
 
-def checked_schema(name: str) -> JSONObject:
-    """A shipped schema, itself checked against draft 2020-12 (sweep matrices, scenarios)."""
-    from jsonschema import Draft202012Validator
-
-    schema = load_schema(name)
-    Draft202012Validator.check_schema(schema)
-    return schema
-
-
 def dotted_path(path: SchemaPath) -> str:
     """A schema error's path as the error lines print it: keys dotted, indexes in brackets."""
     out = ""

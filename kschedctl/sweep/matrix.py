@@ -31,7 +31,7 @@ from kschedctl.api.field import go_quote
 from kschedctl.api.validation import dns1123_subdomain_errors
 from kschedctl.cluster.loader import expand_paths, locate_line
 from kschedctl.config.loader import load_config_text, parse_config_yaml
-from kschedctl.config.schema import checked_schema, dotted_path, iter_schema_errors
+from kschedctl.config.schema import dotted_path, iter_schema_errors, load_schema
 from kschedctl.framework.registry import Registry
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.sweep import patch
@@ -138,7 +138,7 @@ class Matrix:
 def load_matrix(path: str, registry: Registry) -> Matrix:
     """Read, check and expand the matrix file; InputError on the first problem."""
     doc = _read(path)
-    problems = iter_schema_errors(doc, checked_schema(SWEEP_SCHEMA))
+    problems = iter_schema_errors(doc, load_schema(SWEEP_SCHEMA))
     if problems:
         where, message = problems[0]
         raise _error(path, dotted_path(where), message)
