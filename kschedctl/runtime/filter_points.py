@@ -272,12 +272,18 @@ class FilterPoints(PluginCalls):
                 alive = [i for i in range(n) if i not in copied]
         full = as_batch(nodes, self.snapshot)
         skip = state.skip_filter_plugins
+        subset: tuple[list[int], NodeBatch] | None = None  # (alive, its sub-batch), while alive is that list
         for pl, name in self._named("filter"):
             if alive is not None and not alive:
                 break
             if name in skip:
                 continue
-            sub = full if alive is None or len(alive) == n else full.subset(alive)
+            if alive is None or len(alive) == n:
+                sub = full
+            else:
+                if subset is None or subset[0] is not alive:
+                    subset = (alive, full.subset(alive))
+                sub = subset[1]
             results: Any = None
             batch_fn = self._opt(pl, "filter_batch")
             if batch_fn is not None:
@@ -360,16 +366,19 @@ class FilterPoints(PluginCalls):
         alive = list(range(len(positions)))
         decided: set[int] = set()  # positions the two-pass loop answered
         skip = state.skip_filter_plugins
+        # (alive, its sub-batch, its added pods): made again only when a plugin rejected some
+        # node (_record_filter_results hands the same list back when every node passed)
+        asked: tuple[list[int], NodeBatch, list[list[PodInfo]]] | None = None
         for pl, name in self._named("filter"):
             if not alive:
                 break
             if name in skip:
                 continue
+            if asked is None or asked[0] is not alive:
+                asked = (alive, full.subset([positions[a] for a in alive]), [added[a] for a in alive])
             recorded = None
             try:
-                results = self._opt(pl, "filter_batch_with_added_pods")(
-                    state, pod, full.subset([positions[a] for a in alive]), [added[a] for a in alive]
-                )
+                results = self._opt(pl, "filter_batch_with_added_pods")(state, pod, asked[1], list(asked[2]))
                 if results is not None:
                     results = list(results)
                     if len(results) == len(alive):
