@@ -561,7 +561,9 @@ class DefaultPreemption:
         preemptor's priority gets SelectVictimsOnNode's "no victims" status at once
         (no_victims_on), and, when the words are not asked for, a node that NodeResourcesFit
         rejects even without its lower-priority pods is "cannot help"
-        (_fit_rejects_without_potential).
+        (_fit_rejects_without_potential). Both verdicts of a count, "cannot help" and the
+        victims chosen, are kept under the node's and the preemptor's key (_cannot_help_key;
+        the victims also under the PDBs, _victims_for) for the next preemptor of a wave.
         """
         if self.no_victims_on(pod, node_info):
             return [], 0, Status(Code.UnschedulableAndUnresolvable, ERR_NO_VICTIMS)
