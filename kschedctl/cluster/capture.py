@@ -18,9 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -457,25 +455,6 @@ def format_for(path: str) -> str:
     return "json" if path.lower().endswith(".json") else "yaml"
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path``, then rename: readers never see half a snapshot."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as a plain `>` redirect would create it
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 __all__ = [
     "CAPTURED_KINDS",
     "Capture",
@@ -488,5 +467,4 @@ __all__ = [
     "list_kind",
     "read_scheduler_config",
     "render_capture",
-    "write_atomically",
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -360,10 +360,6 @@ def _neg_time(stamp: str | None) -> float:
     """Sort key putting the newest creationTimestamp first (as instants: an absent one is oldest)."""
     seconds = seconds_of(stamp)
     return math.inf if seconds is None else -float(seconds)
-
-
-def claims_of(objects: "ClusterObjects", keys: Iterable[str]) -> list[ResourceClaim]:
-    return [c for k in keys if (c := objects.resource_claims.get(k)) is not None]
 
 
 __all__ = ["DRAManager", "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "IMPLICIT_EXTENDED_RESOURCE_PREFIX", "claim_usage"]

@@ -273,11 +273,6 @@ class PluginArgs(ArgsStruct):
         return []
 
 
-def args_errors_message(errors: list[FieldError] | list[tuple[str, str]]) -> str:
-    """How a plugin factory refuses invalid args: every error, "; "-joined."""
-    return "; ".join(f"{path}: {msg}" for path, msg in errors)
-
-
 def field_types(cls: type[ArgsStruct]) -> dict[str, Any]:
     """JSON name -> annotated type of each field (the schema test walks these)."""
     hints = typing.get_type_hints(cls, include_extras=True)
@@ -359,7 +354,6 @@ __all__ = [
     "Int64",
     "PluginArgs",
     "Raw",
-    "args_errors_message",
     "describe_value",
     "did_you_mean",
     "field_types",

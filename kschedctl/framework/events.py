@@ -97,10 +97,6 @@ def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bo
     return action_bits(registered.action) & action_bits(incoming.action) != 0
 
 
-def match_any_cluster_event(incoming: ClusterEvent, registered: list[ClusterEvent]) -> bool:
-    return any(match_cluster_events(r, incoming) for r in registered)
-
-
 # --- interpreting object updates -----------------------------------------------------------
 
 
@@ -169,7 +165,6 @@ __all__ = [
     "action_bits",
     "is_wildcard",
     "label",
-    "match_any_cluster_event",
     "match_cluster_events",
     "node_scheduling_properties_change",
     "pod_scheduling_properties_change",

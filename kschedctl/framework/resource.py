@@ -9,7 +9,7 @@ units (Quantity.Value, rounded up).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -228,10 +228,3 @@ def compute_non_zero_request(pod: Pod) -> tuple[int, int]:
         return scheduler_units(CPU, cpu), scheduler_units(MEMORY, mem)
     nz = pod_requests(pod, non_zero=True)
     return scheduler_units(CPU, nz.get(CPU, 0)), scheduler_units(MEMORY, nz.get(MEMORY, 0))
-
-
-def sum_resources(items: Iterable[Resource]) -> Resource:
-    total = Resource()
-    for r in items:
-        total.add(r)
-    return total

@@ -23,7 +23,7 @@ from kschedctl.api.decoding import SafeDumper
 from kschedctl.api.errors import InputError
 from kschedctl.api.json_encoding import dumps_indented
 from kschedctl.api.jsontypes import JSONObject
-from kschedctl.api.outputs import OutputPath, as_output, resolve_output, write_output
+from kschedctl.api.outputs import OutputPath, as_output, write_output
 from kschedctl.cluster.loader import ClusterSnapshot, document_objects
 from kschedctl.output.after_run import changes, created
 from kschedctl.scheduler.result import RunResult
@@ -68,14 +68,3 @@ def render_snapshot(document: JSONObject, path: str) -> str:
         return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
     except RecursionError:
         raise InputError("cannot write the snapshot: an object is nested too deeply", file=path) from None
-
-
-def check_target(path: str) -> None:
-    """The target can be written: its directory exists, it is a regular file or new
-    (kschedctl/api/outputs.py)."""
-    resolve_output(path, "--write-snapshot")
-
-
-def write_atomically(path: OutputPath | str, text: str) -> None:
-    """Write ``text`` to a temporary file next to the (resolved) target and rename it over it."""
-    write_output(as_output(path, "--write-snapshot"), text)

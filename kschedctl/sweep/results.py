@@ -74,10 +74,6 @@ def metric_names(command: str) -> tuple[str, ...]:
     return RUN_METRICS + DIFF_METRICS if command == "diff" else RUN_METRICS
 
 
-def journal_path(results: str) -> str:
-    return results + JOURNAL_SUFFIX
-
-
 def pyarrow_available() -> bool:
     try:
         import pyarrow  # noqa: F401

@@ -7,7 +7,6 @@ of SemverVersion(1)). Error texts are the ones those packages return.
 
 from __future__ import annotations
 
-import math
 import re
 from fractions import Fraction
 
@@ -159,7 +158,3 @@ def is_semver(text: str, normalize: bool = False) -> bool:
     except CelError:
         return False
     return True
-
-
-def ceil_cost(value: float) -> int:
-    return int(math.ceil(value))
