@@ -117,6 +117,19 @@ def _preemptor_key_part(nominator: Any, pod: Pod, req: Resource) -> tuple[Any, A
     return version, to_node, pod.uid, (pod.effective_priority(), req.milli_cpu, req.memory, req.ephemeral_storage)
 
 
+def _node_filters_pass(plan: "_DryRunPlan", state: CycleState, pod: Pod, node_info: NodeInfo) -> bool | None:
+    """Whether every Filter of the plan that reads only the node (or the pod) passes it there:
+    False at the first rejection, None when one raises (the general path reports it)."""
+    for pl in plan.node_filters:
+        try:
+            st = pl.filter(state, pod, node_info)
+        except Exception:  # noqa: BLE001 - the general path reports it
+            return None
+        if st is not None and st.code != Code.Success:
+            return False
+    return True
+
+
 def _same_pdb(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     """Whether two marks of DefaultPreemption._victims_for name the same PDB as it was: the same
     object, selector and metadata objects, disruptionsAllowed and disruptedPods."""
@@ -615,13 +628,11 @@ class DefaultPreemption:
                 fit_at(pi, -1)
             if fit_at(None, 0) is not True:
                 return None
-        for pl in plan.node_filters:
-            try:
-                st = pl.filter(state, pod, node_info)
-            except Exception:  # noqa: BLE001 - the general path reports it
-                return None
-            if st is not None and st.code != Code.Success:
-                return cannot_help()
+        passed = _node_filters_pass(plan, state, pod, node_info)
+        if passed is None:
+            return None
+        if not passed:
+            return cannot_help()
 
         self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
@@ -656,13 +667,11 @@ class DefaultPreemption:
         the node, which also record what they found in the state), then the victims kept."""
         if not self._fit_only_on(plan, pod, node_info):
             return None
-        for pl in plan.node_filters:
-            try:
-                st = pl.filter(state, pod, node_info)
-            except Exception:  # noqa: BLE001 - the general path reports it
-                return None
-            if st is not None and st.code != Code.Success:
-                return [], 0, None
+        passed = _node_filters_pass(plan, state, pod, node_info)
+        if passed is None:
+            return None
+        if not passed:
+            return [], 0, None
         victims, num_violating = known
         return list(victims), num_violating, Status()
 
