@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.jsontypes import JSONList, JSONObject
-from kschedctl.api.types import Node, Pod
+from kschedctl.api.types import Node, Pod, PodDisruptionBudget
 
 if TYPE_CHECKING:
     from kschedctl.framework.args import PluginArgs
@@ -420,6 +420,22 @@ def FakeClock(now: float = 0.0) -> Any:  # noqa: N802 - kept for tests: a clock 
     from kschedctl.runtime.services import FixedClock
 
     return FixedClock(now)
+
+
+def make_pdb(
+    name: str, match_labels: dict[str, str], allowed: int = 0, disrupted: Iterable[str] = (), namespace: str = "default"
+) -> PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget selecting ``match_labels``, with ``allowed`` disruptions
+    left and the ``disrupted`` pods already being evicted (status.disruptedPods)."""
+    return PodDisruptionBudget.from_dict(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"selector": {"matchLabels": dict(match_labels)}},
+            "status": {"disruptionsAllowed": allowed, "disruptedPods": {p: "2024-01-01T00:00:00Z" for p in disrupted}},
+        }
+    )
 
 
 def new_snapshot(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Any:

@@ -22,7 +22,7 @@ from kschedctl.output.render import render_run
 from kschedctl.plugins.default_preemption import plugin as default_preemption
 from kschedctl.plugins.plugin_manager import default_registry
 from kschedctl.scheduler.scheduler import Scheduler
-from kschedctl.testing import make_pod
+from kschedctl.testing import make_pdb, make_pod
 from kschedctl.versions import parse_version
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -139,20 +139,6 @@ def test_a_kept_verdict_is_not_read_after_the_node_or_its_nominated_pods_change(
     assert status is not None and status.is_success() and victims == []  # 1 + 3 + 2 <= 8
 
 
-def _pdb(allowed: int, disrupted: tuple[str, ...] = ()) -> Any:
-    from kschedctl.api.types import PodDisruptionBudget
-
-    return PodDisruptionBudget.from_dict(
-        {
-            "apiVersion": "policy/v1",
-            "kind": "PodDisruptionBudget",
-            "metadata": {"name": "pdb", "namespace": "default"},
-            "spec": {"selector": {"matchLabels": {"app": "low"}}},
-            "status": {"disruptionsAllowed": allowed, "disruptedPods": {p: "2024-01-01T00:00:00Z" for p in disrupted}},
-        }
-    )
-
-
 def test_kept_victims_are_counted_again_for_other_pdbs_and_filtered_for_each_pod() -> None:
     """n1 (2 CPU) holds two 1-CPU low-priority pods of app=low; a 2-CPU preemptor needs both
     gone. Under a PDB that allows one disruption, one victim violates it; the same node asked
@@ -174,13 +160,13 @@ def test_kept_victims_are_counted_again_for_other_pdbs_and_filtered_for_each_pod
         return sorted(v.name for v in victims), violating, status.code.name if status is not None else None
 
     preemptor = make_pod("p").priority(100).req(cpu="2").obj()
-    one = _pdb(1)
+    one = make_pdb("pdb", {"app": "low"}, 1)
     assert ask(preemptor, [one]) == (["low0", "low1"], 1, "Success")
     assert plugin._victims_kept  # kept for this node, these PDBs
     assert ask(make_pod("q").priority(100).req(cpu="2").obj(), [one]) == (["low0", "low1"], 1, "Success")
     assert ask(preemptor, []) == (["low0", "low1"], 0, "Success")  # no PDB: counted again
-    assert ask(preemptor, [_pdb(2)]) == (["low0", "low1"], 0, "Success")
-    assert ask(preemptor, [_pdb(1, ("low0",))]) == (["low0", "low1"], 0, "Success")  # low0 already disrupted
+    assert ask(preemptor, [make_pdb("pdb", {"app": "low"}, 2)]) == (["low0", "low1"], 0, "Success")
+    assert ask(preemptor, [make_pdb("pdb", {"app": "low"}, 1, ("low0",))]) == (["low0", "low1"], 0, "Success")  # low0 already disrupted
     assert ask(preemptor, [one]) == (["low0", "low1"], 1, "Success")
     one.disruptions_allowed = 2  # the same object, changed
     assert ask(preemptor, [one]) == (["low0", "low1"], 0, "Success")

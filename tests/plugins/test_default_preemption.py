@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from kschedctl.api.objects import ClusterObjects
-from kschedctl.api.types import PodDisruptionBudget
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, Status
 from kschedctl.framework.types import NodeToStatus
@@ -31,6 +30,7 @@ from kschedctl.testing import (
     make_pod,
     new_framework,
 )
+from kschedctl.testing import make_pdb as pdb
 
 
 def default_args(args: dict | None, version: Any = None) -> dict:
@@ -98,18 +98,6 @@ def node(name, res=None, labels=None):
     for k, v in (labels or {}).items():
         b = b.label(k, v)
     return b.obj()
-
-
-def pdb(name, match_labels, allowed=0, disrupted=(), namespace="default") -> PodDisruptionBudget:
-    return PodDisruptionBudget.from_dict(
-        {
-            "apiVersion": "policy/v1",
-            "kind": "PodDisruptionBudget",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {"selector": {"matchLabels": match_labels}},
-            "status": {"disruptionsAllowed": allowed, "disruptedPods": {p: "2024-01-01T00:00:00Z" for p in disrupted}},
-        }
-    )
 
 
 class RecordingClient:
