@@ -37,7 +37,14 @@ def _ipa_states(fwk, pod, infos):
         if batch is not None:
             assert [_status_key(x) for x in batch] == [_status_key(pl.filter(state, pod, ni)) for ni in infos]
     st2 = pl.pre_score(state, pod, infos)
-    ps = state.read(ipa.PRE_SCORE_STATE_KEY).topology_score if st2 is None or st2.is_success() else None
+    ps = None
+    if st2 is None or st2.is_success():
+        # score_batch reads the kept count tables when tracked (before anything sums the
+        # map), the map's table when walked: both must give the per-node Score's values
+        scores = pl.score_batch(state, pod, NodeBatch(infos, columns_of(fwk.snapshot)))
+        if scores is not None:
+            assert scores.tolist() == [pl.score(state, pod, ni)[0] for ni in infos]
+        ps = state.read(ipa.PRE_SCORE_STATE_KEY).topology_score
     return (st1 is not None and st1.is_skip(), pf, st2 is not None and st2.is_skip(), ps)
 
 

@@ -32,7 +32,7 @@ class RowAggregate:
     every change of the sums, so a copy of them taken at one version is known to be equal
     to them while it has not moved."""
 
-    __slots__ = ("contrib", "rows", "gens", "parts", "total", "version", "tables")
+    __slots__ = ("contrib", "rows", "gens", "parts", "total", "version", "tables", "count_tables")
 
     def __init__(self, contrib: Callable[[NodeInfo], Contribution | None]) -> None:
         self.contrib = contrib
@@ -43,15 +43,18 @@ class RowAggregate:
         self.version = 0
         # group -> label key -> the PositiveTable of that group over that key's label column
         self.tables: dict[Any, dict[str, PositiveTable]] = {}
+        # group -> label key -> the CountTable of that group over that key's label column
+        self.count_tables: dict[Any, dict[str, CountTable]] = {}
 
     def _add(self, part: Contribution, sign: int) -> None:
-        total, tables = self.total, self.tables
+        total, tables, count_tables = self.total, self.tables, self.count_tables
         self.version += 1
         for group, counts in part.items():
             tg = total.get(group)
             if tg is None:
                 tg = total[group] = {}
             watching = tables.get(group) if tables else None
+            counting = count_tables.get(group) if count_tables else None
             for key, c in counts.items():
                 old = tg.get(key, 0)
                 n = old + sign * c
@@ -62,6 +65,9 @@ class RowAggregate:
                 if watching and (not old or not n):
                     for table in watching.values():
                         table.mark(key, bool(n))
+                if counting:
+                    for counted in counting.values():
+                        counted.add(key, sign * c)
             if not tg:
                 del total[group]
 
@@ -76,6 +82,17 @@ class RowAggregate:
             table = by_key[column.key] = PositiveTable(column)
         return table.read(self.total.get(group, {}))
 
+    def count_table(self, group: Any, column: LabelColumn) -> np.ndarray:
+        """An int64 table over ``column``'s codes: the sum of the (column's key, value) pair in
+        ``group`` (0 for a pair without one, and in the last slot, code -1 = key missing).
+        Kept as the sums change, like positive_table, so a cycle reads every node's count
+        with one take instead of walking the group's pairs. Do not mutate it."""
+        by_key = self.count_tables.setdefault(group, {})
+        table = by_key.get(column.key)
+        if table is None or table.column is not column:
+            table = by_key[column.key] = CountTable(column)
+        return table.read(self.total.get(group, {}))
+
     def sync(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray) -> Contribution:
         """Bring the sums up to date with ``nodes`` (at ``rows``, generations ``gens``)."""
         contrib = self.contrib
@@ -85,6 +102,9 @@ class RowAggregate:
             for by_key in self.tables.values():
                 for table in by_key.values():
                     table.drop()
+            for by_count in self.count_tables.values():
+                for counted in by_count.values():
+                    counted.drop()
             for row, ni in zip(rows.tolist(), nodes):
                 part = contrib(ni)
                 if part:
@@ -140,6 +160,41 @@ class PositiveTable:
         table = self.table
         if table is None or self.size != len(column.values):
             table = self.table = column.positive_lut(pairs)
+            self.size = len(column.values)
+        return table
+
+
+class CountTable:
+    """The sums of one group of a RowAggregate (whose pairs are (label key, value)) by the codes
+    of one label column: InterPodAffinity's topology scores of a term, before its weight.
+    Written pair by pair as sums change; rebuilt from the group's pairs when first read,
+    when the column has gained values since, or after ``drop``."""
+
+    __slots__ = ("column", "table", "size")
+
+    def __init__(self, column: LabelColumn) -> None:
+        self.column = column
+        self.table: np.ndarray | None = None
+        self.size = -1  # len(column.values) when the table was built
+
+    def drop(self) -> None:
+        self.table = None
+
+    def add(self, pair: Any, delta: int) -> None:
+        """The sum of ``pair`` moved by ``delta``."""
+        table = self.table
+        if table is None or pair[0] != self.column.key:
+            return
+        code = self.column.code_of.get(pair[1])
+        if code is not None and code < self.size:
+            # a value coded after the build is covered by the rebuild that growth causes
+            table[code] += delta
+
+    def read(self, pairs: dict[Any, int]) -> np.ndarray:
+        column = self.column
+        table = self.table
+        if table is None or self.size != len(column.values):
+            table = self.table = column.count_lut(pairs)
             self.size = len(column.values)
         return table
 
@@ -240,6 +295,18 @@ class LabelColumn:
         table = self.lut(bool)
         codes = np.fromiter([get(value, -1) for (k, value), c in pairs.items() if k == key and c > 0], np.intp)
         table[codes[codes >= 0]] = True  # a value no node has (code -1) marks nothing
+        return table
+
+    def count_lut(self, pairs: Mapping[Any, int]) -> np.ndarray:
+        """An int64 table over the codes: the count of (this column's key, the code's value) in
+        ``pairs``, keyed (label key, value), 0 where it has none; the last slot (code -1) is 0."""
+        key, get = self.key, self.code_of.get
+        table = self.lut(np.int64)
+        for (k, value), c in pairs.items():
+            if k == key:
+                code = get(value)
+                if code is not None:  # a value no node of the column has counts nowhere
+                    table[code] = c
         return table
 
 

@@ -88,7 +88,7 @@ class InterPodAffinity(plugin.InterPodAffinity):
         if err is not None:
             raise RuntimeError(err.message())  # the runtime's per-node call reports it
         arr = np.asarray(values, np.int64)
-        if not s.topology_score or not len(arr):
+        if s.empty() or not len(arr):
             return arr
         min_count = int(arr.min())
         diff = int(arr.max()) - min_count

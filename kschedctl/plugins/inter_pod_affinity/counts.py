@@ -154,11 +154,32 @@ def pre_filter_counts(s: Any, tracked: Tracked) -> None:
             s.luts[("source", "anti")] = (agg, None, agg.version)
 
 
-def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: NsLabelsFn) -> None:
-    """PreScore's topology scores of ``s`` (a PreScoreState) from the sums."""
+class ScoreSource:
+    """``weight`` times the sums of one group of a RowAggregate, all of them pairs of one
+    topology key: one term's part of PreScore's topologyScore, read from the sums when the
+    scores are (``version``: the sums PreScore saw; a cycle's Score reads them unchanged)."""
+
+    __slots__ = ("agg", "group", "weight", "key", "version")
+
+    def __init__(self, agg: RowAggregate, group: Any, weight: int, key: str) -> None:
+        self.agg, self.group, self.weight, self.key, self.version = agg, group, weight, key, agg.version
+
+    def pairs(self) -> Mapping[TopologyPair, int]:
+        if self.agg.version != self.version:
+            raise RuntimeError("InterPodAffinity's PreScore state was read after its cycle")
+        return self.agg.total.get(self.group, {})
+
+
+def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: NsLabelsFn) -> list[ScoreSource]:
+    """PreScore's topology scores for ``s`` (a PreScoreState) from the sums: one ScoreSource
+    per term that adds to them (none for a term without pairs, so no sources means an empty
+    topologyScore). Summing them into topologyScore's map is left to whoever reads that map:
+    the batch Score reads each source's CountTable instead."""
     incoming = s.pod_info.pod
-    scores = s.topology_score
-    for (kind, term, weight), pairs in existing_terms(tracked).items():
+    sources: list[ScoreSource] = []
+    existing = synced_aggregate(tracked, _EXISTING_KEY, existing_terms_contribution)
+    for group in existing.total:
+        kind, term, weight = group
         if kind == REQ_ANTI:
             continue
         if kind == REQ_AFF:
@@ -168,11 +189,20 @@ def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: N
         elif kind == PREF_ANTI:
             weight = -weight
         if term.matches(incoming, s.namespace_labels):
-            add_scores(scores, pairs, weight)
-    for wt in s.pod_info.preferred_affinity_terms:
-        add_scores(scores, matching(tracked, (wt.term,), ns_labels_of), wt.weight)
-    for wt in s.pod_info.preferred_anti_affinity_terms:
-        add_scores(scores, matching(tracked, (wt.term,), ns_labels_of), -wt.weight)
+            sources.append(ScoreSource(existing, group, weight, term.topology_key))
+    for wt, sign in [(wt, 1) for wt in s.pod_info.preferred_affinity_terms] + [(wt, -1) for wt in s.pod_info.preferred_anti_affinity_terms]:
+        agg = matching_aggregate(tracked, (wt.term,), ns_labels_of)
+        if agg.total.get(None):
+            sources.append(ScoreSource(agg, None, sign * wt.weight, wt.term.topology_key))
+    return sources
+
+
+def topology_score_of(sources: Sequence[ScoreSource]) -> dict[str, dict[str, int]]:
+    """topologyScore's map (key -> value -> summed weight) from PreScore's sources."""
+    scores: dict[str, dict[str, int]] = {}
+    for src in sources:
+        add_scores(scores, src.pairs(), src.weight)
+    return scores
 
 
 def _positive_lut(s: Any, which: str, col: Any, counts: Mapping[TopologyPair, int]) -> np.ndarray:
@@ -225,8 +255,17 @@ def filter_masks(s: Any, node_infos: Sequence[NodeInfo], first_pod: bool) -> tup
 
 
 def topology_scores(s: Any, node_infos: Sequence[NodeInfo]) -> np.ndarray:
-    """Score for a batch with rows: per topology key, a table of summed weights by label code."""
+    """Score for a batch with rows: the weighted sums of each source's CountTable at the nodes'
+    label codes, or (scores summed into a map, by the per-node walk) a table of summed weights
+    per topology key."""
     total = np.zeros(len(node_infos), np.int64)
+    sources = s.sources
+    if sources is not None:
+        for src in sources:
+            col, codes = label_codes(node_infos, src.key)  # type: ignore[misc]
+            src.pairs()  # the version check
+            total += src.weight * src.agg.count_table(src.group, col)[codes]
+        return total
     for key, by_value in s.topology_score.items():
         col, codes = label_codes(node_infos, key)  # type: ignore[misc]
         lut = col.lut(np.int64)

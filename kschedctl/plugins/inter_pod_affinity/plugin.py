@@ -145,14 +145,35 @@ class PreFilterState:
 
 
 class PreScoreState:
-    """preScoreState: topologyKey -> value -> summed weight. Never mutated after PreScore."""
+    """preScoreState: topologyKey -> value -> summed weight. Never mutated after PreScore.
 
-    __slots__ = ("topology_score", "pod_info", "namespace_labels")
+    From the kept sums (counts.py), PreScore leaves the map as ``sources``, one per term, and
+    the map is summed on its first read: the batch Score reads the sources' tables and never
+    needs it. Like any CycleState entry, it is read within its cycle."""
+
+    __slots__ = ("_topology_score", "sources", "pod_info", "namespace_labels")
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
-        self.topology_score: dict[str, dict[str, int]] = {}
+        self._topology_score: dict[str, dict[str, int]] | None = {}
+        self.sources: list[ipa_counts.ScoreSource] | None = None
         self.pod_info = pod_info
         self.namespace_labels = namespace_labels
+
+    @property
+    def topology_score(self) -> dict[str, dict[str, int]]:
+        if self._topology_score is None:
+            self._topology_score = ipa_counts.topology_score_of(self.sources or ())
+        return self._topology_score
+
+    @topology_score.setter
+    def topology_score(self, scores: dict[str, dict[str, int]]) -> None:
+        self._topology_score, self.sources = scores, None
+
+    def empty(self) -> bool:
+        """An empty topologyScore (its map not summed for the asking)."""
+        if self._topology_score is None:
+            return not self.sources
+        return not self._topology_score
 
     def clone(self) -> "PreScoreState":
         return self
@@ -362,11 +383,12 @@ class InterPodAffinity:
 
         ns_labels_of = self._ns_labels_fn()
         s = PreScoreState(pod_info, ns_labels_of(pod.namespace))
-        scores = s.topology_score
         tracked = tracked_rows(lister)
         if tracked is not None:
-            ipa_counts.pre_score_counts(s, tracked, self.hard_pod_affinity_weight, ns_labels_of)
+            s.sources = ipa_counts.pre_score_counts(s, tracked, self.hard_pod_affinity_weight, ns_labels_of)
+            s._topology_score = None
         else:
+            scores = s.topology_score
             for ni in all_nodes:
                 node = ni.node
                 if node is None:
@@ -374,7 +396,7 @@ class InterPodAffinity:
                 pods = ni.pods if has_constraints else ni.pods_with_affinity
                 for existing in pods:
                     self._process_existing_pod(s, existing, node, pod, ns_labels_of, scores)
-        if not scores:
+        if s.empty():
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
@@ -416,7 +438,7 @@ class InterPodAffinity:
         s, err = _read_pre_score_state(state)
         if err is not None:
             return err
-        if not s.topology_score or not scores:
+        if s.empty() or not scores:
             return None
         min_count = min(ns.score for ns in scores)
         max_count = max(ns.score for ns in scores)
