@@ -25,7 +25,6 @@ from kschedctl.plugins.row_aggregate import (
     Contribution,
     RowAggregate,
     Tracked,
-    aggregate,
     label_codes,
     synced_aggregate,
 )
@@ -63,19 +62,11 @@ def existing_terms_contribution(ni: NodeInfo) -> Contribution | None:
     return out or None
 
 
-def existing_terms(tracked: Tracked) -> Contribution:
-    return aggregate(tracked, _EXISTING_KEY, existing_terms_contribution)
-
-
-def matching(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: NsLabelsFn) -> Mapping[TopologyPair, int]:
-    """(topology key, value) -> number of existing pods matching every one of ``terms`` (each
-    term counting under its own key), over all nodes. Namespace labels are those of the
-    snapshot's objects, which do not change during a run."""
-    return matching_aggregate(tracked, terms, ns_labels_of).total.get(None, {})
-
-
 def matching_aggregate(tracked: Tracked, terms: tuple[AffinityTerm, ...], ns_labels_of: NsLabelsFn) -> RowAggregate:
-    """matching()'s sums as their RowAggregate (one group, None)."""
+    """The sums, as a RowAggregate of one group (None), of (topology key, value) -> number of
+    existing pods matching every one of ``terms`` (each term counting under its own key), over
+    all nodes. Namespace labels are those of the snapshot's objects, which do not change
+    during a run."""
 
     def contribution(ni: NodeInfo) -> Contribution | None:
         node = ni.node
@@ -190,7 +181,9 @@ def pre_score_counts(s: Any, tracked: Tracked, hard_weight: int, ns_labels_of: N
             weight = -weight
         if term.matches(incoming, s.namespace_labels):
             sources.append(ScoreSource(existing, group, weight, term.topology_key))
-    for wt, sign in [(wt, 1) for wt in s.pod_info.preferred_affinity_terms] + [(wt, -1) for wt in s.pod_info.preferred_anti_affinity_terms]:
+    signed = [(wt, 1) for wt in s.pod_info.preferred_affinity_terms]
+    signed += [(wt, -1) for wt in s.pod_info.preferred_anti_affinity_terms]
+    for wt, sign in signed:
         agg = matching_aggregate(tracked, (wt.term,), ns_labels_of)
         if agg.total.get(None):
             sources.append(ScoreSource(agg, None, sign * wt.weight, wt.term.topology_key))
