@@ -221,6 +221,31 @@ def test_chunking_and_start_index_at_scale():
         assert _run(nodes, [], pending, True, 5, pct) == _run(nodes, [], pending, False, 5, pct)
 
 
+def test_sparse_statuses_say_where_the_statuses_are(monkeypatch):
+    """NodeResourcesFit's batch Filter and the runtime's batch answer SparseStatuses: their
+    ``failing`` is exactly where the Statuses are, and the search decides the same when it
+    reads them as a plain list (every node walked), rejections and fit errors included."""
+    from kschedctl.framework.interface import SparseStatuses
+    from kschedctl.runtime.framework import Framework
+
+    rng = random.Random(11)
+    nodes = [make_node(f"n{i}").capacity(cpu=rng.choice(["1", "2", "4"]), memory="8Gi", pods="5").obj() for i in range(150)]
+    pending = [make_pod(f"p{i}").req(cpu=rng.choice(["100m", "900m", "2", "5"]), memory="1Gi").obj() for i in range(60)]
+    fwk = new_framework(nodes=nodes)
+    state, pod = CycleState(), make_pod("two").req(cpu="2", memory="1Gi").obj()  # the 1-cpu nodes fail
+    fwk.run_pre_filter_plugins(state, pod, fwk.snapshot.list())
+    statuses = fwk.run_filter_plugins_batch(state, pod, NodeBatch(fwk.snapshot.list(), columns_of(fwk.snapshot)))
+    assert statuses.__class__ is SparseStatuses
+    assert statuses.failing == [i for i, st in enumerate(statuses) if st is not None]
+    assert statuses.failing and {st.reasons[0] for st in statuses if st is not None} == {"Insufficient cpu"}
+
+    sparse = [_run(nodes, [], pending, True, 5, pct) for pct in (0, 10)]
+    real = Framework.run_filter_plugins_batch
+    monkeypatch.setattr(Framework, "run_filter_plugins_batch", lambda self, *a: list(real(self, *a)))
+    assert [_run(nodes, [], pending, True, 5, pct) for pct in (0, 10)] == sparse
+    assert any(step[0] == "fit" for step in sparse[0])  # the 5-cpu pods fit nowhere
+
+
 def _six_node_tracked_snapshot() -> tuple[Cache, Snapshot, Any]:
     """A Cache-kept snapshot of six empty nodes (three zones), its columns synced once."""
     cache, snap = Cache(), Snapshot()

@@ -130,6 +130,19 @@ def all_success(statuses: Sequence[Status | None]) -> bool:
     return statuses == (_NONES if len(_NONES) == n else _NONES[:n])
 
 
+class SparseStatuses(list):  # type: ignore[type-arg]  # list[Status | None]
+    """A Filter batch's statuses (None where a node passed) that also say where the Statuses
+    are: ``failing``, their positions in ascending order. It is a list like any other batch
+    result; the runtime and the scheduling algorithm read ``failing`` where they would
+    otherwise walk every node of the batch to find the few that failed."""
+
+    __slots__ = ("failing",)
+
+    def __init__(self, statuses: list[Status | None], failing: list[int]) -> None:
+        super().__init__(statuses)
+        self.failing = failing
+
+
 @dataclass(slots=True)
 class PreFilterResult:
     """The nodes a PreFilter plugin narrows the search to; ``None`` node_names means all."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, Status, all_success
+from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, SparseStatuses, Status, all_success
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
@@ -24,7 +24,13 @@ log = logging.getLogger("kschedctl.runtime.framework")
 
 
 def _record_filter_results(
-    name: str, alive: list[int], results: list[Status | None], out: np.ndarray, distinct: dict[int, Status | None]
+    name: str,
+    alive: list[int],
+    results: list[Status | None],
+    out: np.ndarray,
+    distinct: dict[int, Status | None],
+    failing: list[int] | None = None,
+    rejected: list[int] | None = None,
 ) -> list[int] | None:
     """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
     into ``out``; return the positions that passed.
@@ -35,8 +41,10 @@ def _record_filter_results(
     it as is. Recorded statuses are never mutated afterwards, so the sharing cannot be seen.
     ``distinct`` is {id: status} of ``results``. None (nothing recorded) when a result is not
     a Status or None: the caller asks the per-node calls, which say what is wrong.
+    ``failing``: where ``results`` holds its Statuses (SparseStatuses), so that only those
+    positions are visited; the recorded positions are then appended to ``rejected``.
     """
-    if len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
+    if failing is None and len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
         return alive
     verdict: dict[int, Status | None] = {}
     same = True
@@ -53,6 +61,8 @@ def _record_filter_results(
             st = Status(Code.Error, f'running "{name}" filter plugin: {st.message()}', plugin=name, err=st.err)
             same = False
         verdict[key] = st
+    if failing is not None:
+        return _record_failing(alive, results, failing, out, verdict, rejected)
     recorded = results if same else list(map(verdict.__getitem__, map(id, results)))
     failed = np.fromiter(map(operator.is_not, recorded, repeat(None)), bool, len(recorded))
     where = failed.nonzero()[0]
@@ -63,6 +73,29 @@ def _record_filter_results(
     positions = np.asarray(alive, dtype=np.intp)
     out[positions[where]] = values[where]
     passed: list[int] = positions[~failed].tolist()
+    return passed
+
+
+def _record_failing(
+    alive: list[int],
+    results: list[Status | None],
+    failing: list[int],
+    out: np.ndarray,
+    verdict: dict[int, Status | None],
+    rejected: list[int] | None,
+) -> list[int]:
+    """_record_filter_results for a result that says where its Statuses are (``failing``,
+    ascending, into ``alive``): the recording and the list of positions still passing cost
+    the failing nodes, not the batch."""
+    passed = list(alive)
+    for i in reversed(failing):
+        st = verdict[id(results[i])]
+        if st is None:
+            continue  # a Success Status: the node passed
+        out[alive[i]] = st
+        if rejected is not None:
+            rejected.append(alive[i])
+        del passed[i]
     return passed
 
 
@@ -272,6 +305,8 @@ class FilterPoints(PluginCalls):
                 alive = [i for i in range(n) if i not in copied]
         full = as_batch(nodes, self.snapshot)
         skip = state.skip_filter_plugins
+        # the positions given a Status, while every recording went through SparseStatuses
+        rejected: list[int] | None = [] if alive is None else None
         subset: tuple[list[int], NodeBatch] | None = None  # (alive, its sub-batch), while alive is that list
         for pl, name in self._named("filter"):
             if alive is not None and not alive:
@@ -297,15 +332,24 @@ class FilterPoints(PluginCalls):
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is not None:
-                if all_success(results):
+                failing = results.failing if results.__class__ is SparseStatuses else None
+                if failing is not None:
+                    if not failing:
+                        continue  # every node passed
+                    distinct = {id(results[i]): results[i] for i in failing}
+                elif all_success(results):
                     continue  # every node passed: nothing to record (the common case)
+                else:
+                    distinct = dict(zip(map(id, results), results))
+                    rejected = None  # where the Statuses are is no longer known
                 if out is None:
                     out = np.full(n, None, object)
                 passing = list(range(n)) if alive is None else alive
-                recorded = _record_filter_results(name, passing, results, out, dict(zip(map(id, results), results)))
+                recorded = _record_filter_results(name, passing, results, out, distinct, failing, rejected)
                 if recorded is not None:
                     alive = recorded
                     continue
+            rejected = None
             results = self._filter_per_node(pl, name, state, pod, sub)
             if out is None:
                 out = np.full(n, None, object)
@@ -320,7 +364,13 @@ class FilterPoints(PluginCalls):
                 # rejection of that node would let it go on. Rare: every node the two-pass way.
                 return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
             self._first_pass_with_added_pods(state, pod, full, two_pass, out)
-        return [None] * n if out is None else out.tolist()
+            rejected = None
+        if out is None:
+            return [None] * n
+        if rejected is not None:
+            return SparseStatuses(out.tolist(), sorted(rejected))
+        statuses: list[Status | None] = out.tolist()
+        return statuses
 
     @staticmethod
     def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo, nominated: Sequence[PodInfo]) -> list[PodInfo]:

@@ -18,6 +18,7 @@ scored) and an AttemptRecorder attached, which sees each node's status and each 
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
@@ -27,7 +28,7 @@ from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
-from kschedctl.framework.interface import Code, NodePluginScores, Status, all_success
+from kschedctl.framework.interface import Code, NodePluginScores, SparseStatuses, Status, all_success
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.framework import Framework
@@ -359,9 +360,13 @@ class SchedulingAlgorithm:
             statuses = fwk.run_filter_plugins_batch(state, pod, batch)
             # Nodes failing the same way share one Status object: look at each object once
             # (a Success Status passes as None does; list.count(None) would call Status.__eq__
-            # on every rejected node of the chunk).
+            # on every rejected node of the chunk). SparseStatuses say where the Statuses are.
+            failing: list[int] | None = statuses.failing if statuses.__class__ is SparseStatuses else None
             distinct: Any = None
-            if not all_success(statuses):
+            if failing is not None:
+                if failing:
+                    distinct = {id(statuses[i]): statuses[i] for i in failing}.values()
+            elif not all_success(statuses):
                 distinct = dict(zip(map(id, statuses), statuses)).values()
             if distinct is None or all(st is None or st.code == Code.Success for st in distinct):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
@@ -372,7 +377,9 @@ class SchedulingAlgorithm:
                 feasible.extend(chunk)
                 pos += size
                 continue
-            if all(st is not None and st.code not in _KEEP_WALKING for st in distinct):
+            if (failing is None or len(failing) == len(statuses)) and all(
+                st is not None and st.code not in _KEEP_WALKING for st in distinct
+            ):
                 # Every node rejected: the walk below would record them all, in order.
                 # (the check above saw no None)
                 nts.update(zip(node_names(chunk), cast("list[Status]", statuses)))
@@ -380,7 +387,10 @@ class SchedulingAlgorithm:
                     _add_plugin_status(diagnosis, status)
                 pos += size
                 continue
-            done, error = _walk_mixed_chunk(chunk, statuses, distinct, num_to_find, feasible, diagnosis)
+            if failing is not None:
+                done, error = _walk_failing(chunk, statuses, failing, distinct, num_to_find, feasible, diagnosis)
+            else:
+                done, error = _walk_mixed_chunk(chunk, statuses, distinct, num_to_find, feasible, diagnosis)
             if done:
                 return feasible, error
             pos += size
@@ -493,6 +503,41 @@ def _walk_mixed_chunk(
             _add_plugin_status(diagnosis, status)
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
     if done and end < len(statuses) and kinds[end] == _ERROR:
+        return True, statuses[end]
+    return done, None
+
+
+def _walk_failing(
+    chunk: Sequence[NodeInfo],
+    statuses: list[Status | None],
+    failing: list[int],
+    distinct: Any,
+    num_to_find: int,
+    feasible: list[NodeInfo],
+    diagnosis: Diagnosis,
+) -> tuple[bool, Status | None]:
+    """_walk_mixed_chunk when the chunk's Statuses are known to sit at ``failing`` (ascending;
+    every other node passed, and none of those Statuses is a Success): the same walk, the same
+    records, at the cost of the failing nodes and one mask over the chunk."""
+    n = len(statuses)
+    errors = {id(st) for st in distinct if st.code == Code.Error}
+    end = next((i for i in failing if id(statuses[i]) in errors), n) if errors else n
+    done = bool(errors)
+    passed = np.ones(n, bool)
+    passed[failing] = False
+    ok = passed[:end].nonzero()[0]
+    room = num_to_find - len(feasible)
+    if len(ok) > room:  # the feasible node one past the limit: the walk stops before it
+        end, done = int(ok[room]), True
+        ok = ok[:room]
+    rejected = failing[: bisect_left(failing, end)]
+    if rejected:
+        picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
+        diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
+        for status in dict(zip(map(id, picked), picked)).values():
+            _add_plugin_status(diagnosis, status)
+    feasible.extend(map(chunk.__getitem__, ok.tolist()))
+    if done and end < n and id(statuses[end]) in errors:
         return True, statuses[end]
     return done, None
 

@@ -182,7 +182,7 @@ class CopyAlgorithm(SchedulingAlgorithm):
         (None: all were filtered anew)."""
         if len(all_nodes) != len(self.infos):
             changed = None
-            self.statuses = fwk.run_filter_plugins_batch(state, pod, all_nodes)
+            self.statuses = list(fwk.run_filter_plugins_batch(state, pod, all_nodes))  # plain: edited below
         else:
             changed = np.asarray(changed_positions(self.infos, all_nodes), np.intp)
             if len(changed) > FEW:

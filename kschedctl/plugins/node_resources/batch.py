@@ -18,6 +18,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     Code,
+    SparseStatuses,
     Status,
 )
 from kschedctl.framework.resource import CPU, EPHEMERAL_STORAGE, MEMORY
@@ -110,7 +111,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
             shared[k] = Status(code, *reasons)
         out = np.full(len(node_infos), None, object)
         out[failing] = shared[which.reshape(-1)]
-        return out.tolist()
+        return SparseStatuses(out.tolist(), failing.tolist())
 
 
 # One check of fitsRequest over the arrays: (reason, requested, allocatable column, used
