@@ -37,7 +37,7 @@ from kschedctl.backend.cache import columnar
 from kschedctl.backend.cache.cache import Cache, Snapshot
 from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, NodeScore
+from kschedctl.framework.interface import Code, NodeScore, SparseStatuses
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo
 from kschedctl.scheduler.algorithm import SchedulingAlgorithm, SchedulingError
 from kschedctl.testing import make_node, make_pod, new_framework
@@ -225,7 +225,6 @@ def test_sparse_statuses_say_where_the_statuses_are(monkeypatch):
     """NodeResourcesFit's batch Filter and the runtime's batch answer SparseStatuses: their
     ``failing`` is exactly where the Statuses are, and the search decides the same when it
     reads them as a plain list (every node walked), rejections and fit errors included."""
-    from kschedctl.framework.interface import SparseStatuses
     from kschedctl.runtime.framework import Framework
 
     rng = random.Random(11)
@@ -482,6 +481,9 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
             if out is not None:
                 per_node = [_status_key(self.filter(state, pod, ni)) for ni in node_infos]
                 _expect_equal([_status_key(s) for s in out], per_node, (self.name(), method, pod.name))
+                if out.__class__ is SparseStatuses:  # where it says its Statuses are, they are
+                    where = [i for i, st in enumerate(out) if st is not None]
+                    _expect_equal(out.failing, where, (self.name(), method, pod.name, "failing"))
                 _record(self, method)
             return out
 

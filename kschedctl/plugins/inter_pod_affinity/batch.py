@@ -20,6 +20,7 @@ from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     BatchScores,
     Code,
+    SparseStatuses,
     Status,
 )
 from kschedctl.framework.types import (
@@ -69,7 +70,7 @@ class InterPodAffinity(plugin.InterPodAffinity):
                 shared = Status(code, reason)
                 for i in positions:
                     out[i] = shared
-        return out
+        return SparseStatuses(out, (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist())
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
         """score() for many nodes, by label codes (counts.py)."""
