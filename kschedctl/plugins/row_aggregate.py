@@ -129,11 +129,10 @@ class RowAggregate:
         return self.total
 
 
-class PositiveTable:
-    """Which codes of one label column have a positive sum in one group of a RowAggregate
-    (whose pairs are (label key, value)): InterPodAffinity's "a pod in this topology domain"
-    tables. Written pair by pair as sums appear and vanish; rebuilt from the group's pairs
-    when first read, when the column has gained values since, or after ``drop``."""
+class _ColumnTable:
+    """A table over the codes of one label column, kept for one group of a RowAggregate (whose
+    pairs are (label key, value)): built from the group's pairs when first read, when the
+    column has gained values since, or after ``drop``; written pair by pair in between."""
 
     __slots__ = ("column", "table", "size")
 
@@ -144,59 +143,58 @@ class PositiveTable:
 
     def drop(self) -> None:
         self.table = None
+
+    def _slot(self, pair: Any) -> tuple[np.ndarray, int] | None:
+        """The built table and its slot for ``pair``, else None (not built, another key, or a
+        value coded after the build, which the rebuild that growth causes covers)."""
+        table = self.table
+        if table is None or pair[0] != self.column.key:
+            return None
+        code = self.column.code_of.get(pair[1])
+        return (table, code) if code is not None and code < self.size else None
+
+    def _build(self, pairs: dict[Any, int]) -> np.ndarray:
+        raise NotImplementedError
+
+    def read(self, pairs: dict[Any, int]) -> np.ndarray:
+        table = self.table
+        if table is None or self.size != len(self.column.values):
+            table = self.table = self._build(pairs)
+            self.size = len(self.column.values)
+        return table
+
+
+class PositiveTable(_ColumnTable):
+    """Which codes of one label column have a positive sum in one group of a RowAggregate:
+    InterPodAffinity's "a pod in this topology domain" tables, written as sums appear and
+    vanish."""
+
+    __slots__ = ()
 
     def mark(self, pair: Any, positive: bool) -> None:
         """The sum of ``pair`` became positive, or zero."""
-        table = self.table
-        if table is None or pair[0] != self.column.key:
-            return
-        code = self.column.code_of.get(pair[1])
-        if code is not None and code < self.size:
-            # a value coded after the build is covered by the rebuild that growth causes
-            table[code] = positive
+        slot = self._slot(pair)
+        if slot is not None:
+            slot[0][slot[1]] = positive
 
-    def read(self, pairs: dict[Any, int]) -> np.ndarray:
-        column = self.column
-        table = self.table
-        if table is None or self.size != len(column.values):
-            table = self.table = column.positive_lut(pairs)
-            self.size = len(column.values)
-        return table
+    def _build(self, pairs: dict[Any, int]) -> np.ndarray:
+        return self.column.positive_lut(pairs)
 
 
-class CountTable:
-    """The sums of one group of a RowAggregate (whose pairs are (label key, value)) by the codes
-    of one label column: InterPodAffinity's topology scores of a term, before its weight.
-    Written pair by pair as sums change; rebuilt from the group's pairs when first read,
-    when the column has gained values since, or after ``drop``."""
+class CountTable(_ColumnTable):
+    """The sums of one group of a RowAggregate by the codes of one label column:
+    InterPodAffinity's topology scores of a term, before its weight, written as sums change."""
 
-    __slots__ = ("column", "table", "size")
-
-    def __init__(self, column: LabelColumn) -> None:
-        self.column = column
-        self.table: np.ndarray | None = None
-        self.size = -1  # len(column.values) when the table was built
-
-    def drop(self) -> None:
-        self.table = None
+    __slots__ = ()
 
     def add(self, pair: Any, delta: int) -> None:
         """The sum of ``pair`` moved by ``delta``."""
-        table = self.table
-        if table is None or pair[0] != self.column.key:
-            return
-        code = self.column.code_of.get(pair[1])
-        if code is not None and code < self.size:
-            # a value coded after the build is covered by the rebuild that growth causes
-            table[code] += delta
+        slot = self._slot(pair)
+        if slot is not None:
+            slot[0][slot[1]] += delta
 
-    def read(self, pairs: dict[Any, int]) -> np.ndarray:
-        column = self.column
-        table = self.table
-        if table is None or self.size != len(column.values):
-            table = self.table = column.count_lut(pairs)
-            self.size = len(column.values)
-        return table
+    def _build(self, pairs: dict[Any, int]) -> np.ndarray:
+        return self.column.count_lut(pairs)
 
 
 class Tracked:

@@ -489,19 +489,9 @@ def _walk_mixed_chunk(
     errors = (kinds == _ERROR).nonzero()[0]
     end = int(errors[0]) if len(errors) else len(statuses)
     ok = (kinds[:end] == _FEASIBLE).nonzero()[0]
-    room = num_to_find - len(feasible)
-    done = len(errors) > 0
-    if len(ok) > room:  # the feasible node one past the limit: the walk stops before it
-        end, done = int(ok[room]), True
-        ok = ok[:room]
-    rejected = (kinds[:end] == _REJECTED).nonzero()[0].tolist()
-    if rejected:
-        # A _REJECTED row has its Status (only _FEASIBLE rows have None).
-        picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
-        diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
-        for status in dict(zip(map(id, picked), picked)).values():
-            _add_plugin_status(diagnosis, status)
-    feasible.extend(map(chunk.__getitem__, ok.tolist()))
+    ok, end, done = _stop_after_room(ok, end, len(errors) > 0, num_to_find - len(feasible))
+    # A _REJECTED row has its Status (only _FEASIBLE rows have None).
+    _record_walked(chunk, statuses, (kinds[:end] == _REJECTED).nonzero()[0].tolist(), ok, feasible, diagnosis)
     if done and end < len(statuses) and kinds[end] == _ERROR:
         return True, statuses[end]
     return done, None
@@ -522,24 +512,39 @@ def _walk_failing(
     n = len(statuses)
     errors = {id(st) for st in distinct if st.code == Code.Error}
     end = next((i for i in failing if id(statuses[i]) in errors), n) if errors else n
-    done = bool(errors)
     passed = np.ones(n, bool)
     passed[failing] = False
-    ok = passed[:end].nonzero()[0]
-    room = num_to_find - len(feasible)
-    if len(ok) > room:  # the feasible node one past the limit: the walk stops before it
-        end, done = int(ok[room]), True
-        ok = ok[:room]
-    rejected = failing[: bisect_left(failing, end)]
+    ok, end, done = _stop_after_room(passed[:end].nonzero()[0], end, bool(errors), num_to_find - len(feasible))
+    _record_walked(chunk, statuses, failing[: bisect_left(failing, end)], ok, feasible, diagnosis)
+    if done and end < n and id(statuses[end]) in errors:
+        return True, statuses[end]
+    return done, None
+
+
+def _stop_after_room(ok: np.ndarray, end: int, done: bool, room: int) -> tuple[np.ndarray, int, bool]:
+    """The walk's stop at the feasible node one past the limit (``room`` more to find): the
+    feasible positions it keeps, where it ends, and whether the search is over."""
+    if len(ok) > room:
+        return ok[:room], int(ok[room]), True
+    return ok, end, done
+
+
+def _record_walked(
+    chunk: Sequence[NodeInfo],
+    statuses: list[Status | None],
+    rejected: list[int],
+    ok: np.ndarray,
+    feasible: list[NodeInfo],
+    diagnosis: Diagnosis,
+) -> None:
+    """What the per-node walk records of the nodes it passed: the rejected ones (positions
+    with their Status, in node order) into the diagnosis, the feasible ones appended."""
     if rejected:
         picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
         diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
         for status in dict(zip(map(id, picked), picked)).values():
             _add_plugin_status(diagnosis, status)
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
-    if done and end < n and id(statuses[end]) in errors:
-        return True, statuses[end]
-    return done, None
 
 
 def _add_plugin_status(diagnosis: Diagnosis, status: Status) -> None:
