@@ -245,6 +245,93 @@ def test_sparse_statuses_say_where_the_statuses_are(monkeypatch):
     assert any(step[0] == "fit" for step in sparse[0])  # the 5-cpu pods fit nowhere
 
 
+def _rejecting_cluster() -> tuple[list[Any], list[Any], list[Any]]:
+    """150 nodes that every node-reading Filter rejects somewhere: nodes without a zone
+    (PodTopologySpread's missing label), a zone crowded by bound pods (its skew), ssd and hdd
+    disks (NodeAffinity), NoSchedule taints (TaintToleration), unschedulable nodes, small
+    nodes (NodeResourcesFit); and 60 pending pods that spread, select and tolerate."""
+    rng = random.Random(13)
+    nodes = []
+    for i in range(150):
+        b = make_node(f"n{i}").capacity(cpu=rng.choice(["1", "2", "4"]), memory="8Gi", pods="6")
+        b = b.label("disk", "ssd" if i % 3 else "hdd")
+        if i % 10:
+            b = b.zone(ZONES[i % 3])
+        if i % 7 == 0:
+            b = b.taint("dedicated", "infra")
+        if i % 13 == 0:
+            b = b.unschedulable()
+        nodes.append(b.obj())
+    bound = [make_pod(f"b{i}").label("app", "web").req(cpu="100m").node(f"n{3 * i + 1}").obj() for i in range(8)]  # zone z2
+    pending = []
+    for i in range(60):
+        b = make_pod(f"p{i}").label("app", "web").req(cpu="5" if i % 9 == 4 else rng.choice(["100m", "900m", "2"]), memory="1Gi")
+        b = b.spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
+        if i % 2:
+            b = b.node_affinity_in("disk", ["ssd"])
+        if i % 5 == 0:
+            b = b.toleration("dedicated", "infra", "NoSchedule")
+        pending.append(b.obj())
+    return nodes, bound, pending
+
+
+def test_every_node_filter_batch_says_where_its_statuses_are(monkeypatch):
+    """PodTopologySpread (both of its reasons, by label code), NodeAffinity, TaintToleration
+    and NodeUnschedulable answer SparseStatuses whose ``failing`` is exactly where their
+    Statuses are; and a run where every batch answers a plain list (the runtime then walks
+    every node of every batch) decides the same, fit errors and their statuses included."""
+    nodes, bound, pending = _rejecting_cluster()
+    fwk = new_framework(nodes=nodes, pods=bound)
+    pod = (
+        make_pod("probe")
+        .label("app", "web")
+        .req(cpu="100m")
+        .spread(1, "topology.kubernetes.io/zone", selector={"matchLabels": {"app": "web"}})
+    )
+    pod = pod.node_affinity_in("disk", ["ssd"]).obj()
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod, fwk.snapshot.list())
+    batch = NodeBatch(fwk.snapshot.list(), columns_of(fwk.snapshot))
+    reasons = {}
+    for pl in fwk.points["filter"]:
+        if pl.name() not in ("PodTopologySpread", "NodeAffinity", "TaintToleration", "NodeUnschedulable"):
+            continue
+        out = pl.filter_batch(state, pod, batch)
+        assert out.__class__ is SparseStatuses, pl.name()
+        assert out.failing == [i for i, st in enumerate(out) if st is not None], pl.name()
+        reasons[pl.name()] = {st.reasons[0] for st in out if st is not None}
+    assert reasons["PodTopologySpread"] == {
+        "node(s) didn't match pod topology spread constraints (missing required label)",
+        "node(s) didn't match pod topology spread constraints",
+    }
+    assert reasons["NodeAffinity"] == {"node(s) didn't match Pod's node affinity/selector"}
+    assert reasons["TaintToleration"] == {"node(s) had untolerated taint(s)"}
+    assert reasons["NodeUnschedulable"] == {"node(s) were unschedulable"}
+
+    from kschedctl.runtime.framework import Framework
+
+    filter_batches = {cls: fn for (cls, method), fn in _batch_classes().items() if method == "filter_batch"}
+    rejected: dict[str, int] = {}  # by plugin, the rejections the runs' batches said where they are
+
+    def counted(self: Any, *args: Any, _fn: Any) -> Any:
+        out = _fn(self, *args)
+        if out.__class__ is SparseStatuses:
+            rejected[self.name()] = rejected.get(self.name(), 0) + len(out.failing)
+        return out
+
+    with monkeypatch.context() as patch:
+        for cls, fn in filter_batches.items():
+            patch.setattr(cls, "filter_batch", lambda self, *a, _fn=fn: counted(self, *a, _fn=_fn))
+        sparse = [_run(nodes, bound, pending, True, 5, pct) for pct in (0, 10)]
+    assert all(rejected.get(name) for name in reasons), rejected  # each one's rejections reached
+    for cls, fn in filter_batches.items():
+        monkeypatch.setattr(cls, "filter_batch", lambda self, *a, _fn=fn: None if (r := _fn(self, *a)) is None else list(r))
+    real = Framework.run_filter_plugins_batch
+    monkeypatch.setattr(Framework, "run_filter_plugins_batch", lambda self, *a: list(real(self, *a)))
+    assert [_run(nodes, bound, pending, True, 5, pct) for pct in (0, 10)] == sparse
+    assert {step[0] for step in sparse[0]} == {"ok", "fit"}
+
+
 def _six_node_tracked_snapshot() -> tuple[Cache, Snapshot, Any]:
     """A Cache-kept snapshot of six empty nodes (three zones), its columns synced once."""
     cache, snap = Cache(), Snapshot()

@@ -7,11 +7,13 @@ same way; the integer arithmetic must match Go's (division truncates toward zero
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from kschedctl.backend.cache.columnar import flagged_positions
 from kschedctl.framework.gosemantics import go_div
-from kschedctl.framework.interface import NodeScore, Status
+from kschedctl.framework.interface import NodeScore, SparseStatuses, Status
+from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
 
 
@@ -51,7 +53,27 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequ
     return max_priority - out if reverse else out
 
 
-__all__ = ["default_normalize_score", "default_normalize_score_batch"]
+def flagged_filter_batch(
+    node_infos: Sequence[NodeInfo], column: str, filter_one: Callable[[NodeInfo], Status | None]
+) -> SparseStatuses | None:
+    """The batch Filter of a plugin that can reject only the nodes a boolean column flags (a
+    node with taints, one marked unschedulable): its per-node Filter on those, None elsewhere,
+    answered as SparseStatuses so that the runtime visits the rejected nodes alone. None
+    without columnar rows (the per-node form)."""
+    positions = flagged_positions(node_infos, column)
+    if positions is None:
+        return None
+    out: list[Status | None] = [None] * len(node_infos)
+    failing = []
+    for i in positions:
+        st = filter_one(node_infos[i])
+        if st is not None:
+            out[i] = st
+            failing.append(i)
+    return SparseStatuses(out, failing)
+
+
+__all__ = ["default_normalize_score", "default_normalize_score_batch", "flagged_filter_batch"]
 
 
 def node_only_filter_batch(plugin: Any, state: Any, pod: Any, node_infos: Sequence[Any]) -> list[Status | None]:

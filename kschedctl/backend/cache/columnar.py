@@ -313,16 +313,26 @@ def as_batch(nodes: Sequence[NodeInfo], snapshot: Any) -> NodeBatch:
     return NodeBatch(nodes, columns)
 
 
-def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Callable[[NodeInfo], Any], default: Any) -> list[Any] | None:
-    """``fn(node_info)`` for the nodes whose boolean ``column`` is set, ``default`` for the rest;
-    None when the batch has no rows (a batch form's "use the per-node form")."""
+def flagged_positions(node_infos: Sequence[NodeInfo], column: str) -> list[int] | None:
+    """The positions of the batch whose boolean ``column`` is set, ascending; None when the
+    batch has no rows (a batch form's "use the per-node form")."""
     if not isinstance(node_infos, NodeBatch):
         return None
     rows = node_infos.rows
     if rows is None:
         return None
     flags = getattr(node_infos.columns, column)[rows]  # (rows come from the batch's columns)
+    positions: list[int] = flags.nonzero()[0].tolist()
+    return positions
+
+
+def map_flagged(node_infos: Sequence[NodeInfo], column: str, fn: Callable[[NodeInfo], Any], default: Any) -> list[Any] | None:
+    """``fn(node_info)`` for the nodes whose boolean ``column`` is set, ``default`` for the rest;
+    None when the batch has no rows (a batch form's "use the per-node form")."""
+    positions = flagged_positions(node_infos, column)
+    if positions is None:
+        return None
     out = [default] * len(node_infos)
-    for i in flags.nonzero()[0].tolist():
+    for i in positions:
         out[i] = fn(node_infos[i])
     return out

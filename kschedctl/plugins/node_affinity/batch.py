@@ -19,6 +19,7 @@ from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
     BatchScores,
     Code,
+    SparseStatuses,
     Status,
 )
 from kschedctl.framework.types import NodeInfo, PodInfo
@@ -54,7 +55,7 @@ class NodeAffinity(plugin.NodeAffinity):
                 shared = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
                 for i in rejected:
                     out[i] = shared
-            return out
+            return SparseStatuses(out, rejected)
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
 

@@ -15,13 +15,12 @@ from collections.abc import Sequence
 from kschedctl.api.types import (
     Pod,
 )
-from kschedctl.backend.cache.columnar import map_flagged
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import (
     Status,
 )
 from kschedctl.framework.types import NodeInfo, PodInfo
-from kschedctl.plugins.helper import node_only_filter_batch
+from kschedctl.plugins.helper import flagged_filter_batch, node_only_filter_batch
 from kschedctl.plugins.node_unschedulable import plugin
 
 
@@ -30,7 +29,7 @@ class NodeUnschedulable(plugin.NodeUnschedulable):
 
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: only nodes marked unschedulable in the columnar view are checked."""
-        return map_flagged(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni), None)
+        return flagged_filter_batch(node_infos, "unschedulable", lambda ni: self.filter(state, pod, ni))
 
     def filter_batch_with_added_pods(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]

@@ -18,7 +18,7 @@ from typing import Any
 from kschedctl.api.types import Node, Pod
 from kschedctl.backend.cache.columnar import columns_of, rows_with_nodes
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
-from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.interface import Code, SparseStatuses, Status
 from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.plugins.pod_topology_spread.common import (
@@ -338,15 +338,17 @@ def _filter_by_codes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]
         verdict[undecided & (codes < 0)] = 1
         verdict[undecided & (codes >= 0) & lut[codes]] = 2
     out: list[Status | None] = [None] * n
+    failing: list[int] = verdict.nonzero()[0].tolist()
+    if not failing:
+        return SparseStatuses(out, failing)
     # one Status per kind, shared by the nodes that fail that way (recorded statuses are never
     # mutated: runtime/filter_points.py _record_filter_results)
-    for kind, code, reason in (
-        (1, Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH),
-        (2, Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH),
-    ):
-        positions = (verdict == kind).nonzero()[0].tolist()
-        if positions:
-            shared = Status(code, reason)
-            for i in positions:
-                out[i] = shared
-    return out
+    shared = (
+        None,
+        Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH),
+        Status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH),
+    )
+    kinds: list[int] = verdict[failing].tolist()
+    for i, kind in zip(failing, kinds):
+        out[i] = shared[kind]
+    return SparseStatuses(out, failing)

@@ -25,6 +25,7 @@ from kschedctl.framework.interface import (
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins.helper import (
     default_normalize_score_batch,
+    flagged_filter_batch,
     node_only_filter_batch,
 )
 from kschedctl.plugins.taint_toleration import plugin
@@ -40,7 +41,7 @@ class TaintToleration(plugin.TaintToleration):
 
     def filter_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[Status | None] | None:
         """filter() for many nodes: a node without taints tolerates every pod."""
-        return map_flagged(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni), None)
+        return flagged_filter_batch(node_infos, "has_taints", lambda ni: self.filter(state, pod, ni))
 
     def filter_batch_with_added_pods(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
