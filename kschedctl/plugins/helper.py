@@ -1,8 +1,9 @@
-"""Helpers shared by in-tree score plugins.
+"""Helpers shared by in-tree plugins' Score and Filter forms.
 
 Upstream: pkg/scheduler/framework/plugins/helper/normalize_score.go (DefaultNormalizeScore).
 Kept apart from any one plugin because TaintToleration, NodeAffinity and others normalise the
-same way; the integer arithmetic must match Go's (division truncates toward zero).
+same way; the integer arithmetic must match Go's (division truncates toward zero). The batch
+Filter helpers (no upstream counterpart) serve the plugins whose Filter reads only the Node.
 """
 
 from __future__ import annotations
