@@ -746,6 +746,53 @@ def test_first_pass_with_nominated_pods_batch_equals_two_passes(config: str, clu
             assert [_status_key(s) for s in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
 
 
+def test_kept_first_pass_adds_follow_the_nominator() -> None:
+    """The batch keeps each node's nominated pods to add across cycles (FilterPoints._kept_adds):
+    a pod nominated, removed or updated on a node, another priority, and the pod that is itself
+    nominated each give the statuses of the two-pass loop, which looks afresh every time. On
+    4-CPU nodes a 3-CPU nominated pod that is added rejects a 2-CPU pod; one that is not leaves
+    it room, so each status says which pods were added."""
+    from kschedctl.backend.queue.nominator import Nominator
+
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="10").obj() for i in range(5)]
+    fwk = new_framework(nodes=nodes)
+    nominator = Nominator()
+    fwk.services.nominator = nominator
+    infos = fwk.snapshot.list()
+
+    def nominated(name: str, priority: int) -> PodInfo:
+        return PodInfo.of(make_pod(name).req(cpu="3").priority(priority).obj())
+
+    def statuses(pod: Any) -> list[Any]:
+        state = CycleState()
+        fwk.run_pre_filter_plugins(state, pod, infos)
+        fwk.use_batch = False
+        two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
+        fwk.use_batch = True
+        assert [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+        return ["fits" if key[0] == Code.Success else "full" for key in two_passes]
+
+    pending = {prio: make_pod(f"p{prio}").req(cpu="2").priority(prio).obj() for prio in (0, 5, 10)}
+    a = nominated("a", 10)
+    for info, node in ((a, "n0"), (nominated("b", 0), "n1"), (nominated("c", 5), "n2")):
+        nominator.add_nominated_pod(info, node)
+    assert statuses(pending[5]) == ["full", "fits", "full", "fits", "fits"]
+    assert statuses(pending[0]) == ["full", "full", "full", "fits", "fits"]  # the same lists, another priority
+    assert statuses(pending[10]) == ["full", "fits", "fits", "fits", "fits"]
+    nominator.delete_nominated_pod_if_exists(a.pod)
+    nominator.add_nominated_pod(nominated("d", 0), "n0")
+    assert statuses(pending[5]) == ["fits", "fits", "full", "fits", "fits"]  # n0's list changed
+    nominator.update_nominated_pod(nominated("b", 10))
+    assert statuses(pending[5]) == ["fits", "full", "full", "fits", "fits"]  # b's PodInfo changed
+    nominator.add_nominated_pod(a, "n3")
+    nominator.add_nominated_pod(nominated("e", 10), "n3")
+    assert statuses(pending[10]) == ["fits", "full", "fits", "full", "fits"]
+    assert statuses(a.pod) == ["fits", "full", "fits", "full", "fits"]  # e is added on n3, a itself is not
+    nominator.delete_nominated_pod_if_exists(make_pod("e").obj())
+    assert statuses(a.pod) == ["fits", "full", "fits", "fits", "fits"]
+    assert statuses(pending[10]) == ["fits", "full", "fits", "full", "fits"]  # a is added for another pod
+
+
 def test_every_registered_batch_method_is_exercised() -> None:
     """Meta-test: each batch method of an in-tree plugin returned a result (compared with its
     per-node form) at least once in this module; run alone, it drives the tests above first."""

@@ -10,11 +10,14 @@ queueing points (PreEnqueue, QueueSort, EnqueueExtensions) stay with the constru
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.backend.cache.columnar import columns_of
 from kschedctl.runtime.guard import optional, raised
 from kschedctl.runtime.services import Services
+
+if TYPE_CHECKING:
+    from kschedctl.framework.types import PodInfo
 
 
 class PluginCalls:
@@ -27,6 +30,9 @@ class PluginCalls:
     # point -> (the plugin list as last seen, [(plugin, name)]) (_named)
     _named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]]
     _optional_methods: dict[tuple[int, str], Any]  # (id(plugin), method) -> bound method or None
+    # the nominator they were kept for, and node name -> (its node version there, priority,
+    # the nominated pods a first pass adds) (FilterPoints._kept_adds)
+    _kept_adds_by_node: tuple[Any, dict[str, tuple[int, int, list[PodInfo]]]]
     # Batch forms of Filter/Score (filter_batch / score_batch) are used when True
     use_batch: bool
 

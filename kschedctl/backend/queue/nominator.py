@@ -17,17 +17,18 @@ class Nominator:
         self.nominated_pod_to_node: dict[str, str] = {}
         self.generation = 0
         self._changes = 0
-        self._node_versions: dict[str, int] = {}
+        # node name -> node_version(name) (absent: 0); read by others, written here only
+        self.node_versions: dict[str, int] = {}
 
     def node_version(self, node_name: str) -> int:
         """A number that names the current content of the node's list: it differs after any
         change to it (a pod nominated there, leaving, or its PodInfo updated), so what is
         derived from the list can be kept under it (DefaultPreemption's dry-run verdicts)."""
-        return self._node_versions.get(node_name, 0)
+        return self.node_versions.get(node_name, 0)
 
     def _changed(self, node_name: str) -> None:
         self._changes += 1
-        self._node_versions[node_name] = self._changes
+        self.node_versions[node_name] = self._changes
 
     def add_nominated_pod(self, info: PodInfo, node_name: str | None = None) -> None:
         """addNominatedPodUnlocked: node_name None is ModeNoop (keep status.nominatedNodeName)."""
