@@ -50,7 +50,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
     ) -> list[Status | None] | None:
         """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
         ``requested`` (each pod's requests) and to the pod count, summed per node."""
-        sums = [(*summed_requests(pods), len(pods)) for pods in added]
+        sums = list(map(_added_sums(self), added))
         if max(map(max, sums), default=0) > fit._INT64_HEADROOM:
             return None  # sums numpy's int64 might not hold beside the columns: the copies' way
         extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
@@ -262,6 +262,34 @@ def _kept_scores(plugin: Any, pod_requests: Sequence[int], node_infos: Sequence[
 
     kept = memoised(_memos(plugin), tuple(pod_requests), node_infos, per_node, lambda b: plugin._score_rows(pod_requests, b))
     return kept if kept is not None else plugin._score_rows(pod_requests, node_infos)
+
+
+# At most this many lists of added pods are kept with their sums (_added_sums).
+MAX_KEPT_SUMS = 4096
+
+
+def _added_sums(plugin: Any) -> Any:
+    """A function from one node's list of added pods to its (cpu, memory, ephemeral storage,
+    pod count) sums, keeping each list's sums for as long as the list is kept.
+
+    The runtime keeps a node's list of nominated pods to add across cycles (and never edits
+    a list it hands out: FilterPoints._kept_adds), so a preemption-heavy cycle hands back the
+    same few hundred lists it handed the cycle before; summing them again was most of this
+    first pass. The lists are held with their sums, so an id here always names the list it
+    was taken from."""
+    kept: dict[int, tuple[Sequence[PodInfo], tuple[int, int, int, int]]] | None = plugin.__dict__.get("_added_sums")
+    if kept is None or len(kept) > MAX_KEPT_SUMS:
+        kept = plugin.__dict__["_added_sums"] = {}
+
+    def sums(pods: Sequence[PodInfo]) -> tuple[int, int, int, int]:
+        entry = kept.get(id(pods))
+        if entry is not None and entry[0] is pods:
+            return entry[1]
+        summed = (*summed_requests(pods), len(pods))
+        kept[id(pods)] = (pods, summed)
+        return summed
+
+    return sums
 
 
 def _memos(plugin: Any) -> dict[Hashable, RowMemo]:
