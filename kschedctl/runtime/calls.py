@@ -32,7 +32,7 @@ class PluginCalls:
     _optional_methods: dict[tuple[int, str], Any]  # (id(plugin), method) -> bound method or None
     # the nominator they were kept for, and node name -> (its node version there, priority,
     # the nominated pods a first pass adds) (FilterPoints._kept_adds)
-    _kept_adds_by_node: tuple[Any, dict[str, tuple[int, int, list[PodInfo]]]]
+    _kept_adds_by_node: tuple[Any, dict[str, tuple[int, int, tuple[PodInfo, ...]]]]
     # Batch forms of Filter/Score (filter_batch / score_batch) are used when True
     use_batch: bool
 

@@ -281,7 +281,7 @@ class FilterPoints(PluginCalls):
         # chunks of most cycles) builds neither, and its answer is n times None.
         out: np.ndarray | None = None  # the statuses (a list at the end)
         alive: list[int] | None = None  # the positions still passing (None: all n)
-        two_pass: list[tuple[int, list[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
+        two_pass: list[tuple[int, Sequence[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
         if nominated:
             batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
             priority = pod.effective_priority()
@@ -377,13 +377,14 @@ class FilterPoints(PluginCalls):
         statuses: list[Status | None] = out.tolist()
         return statuses
 
-    def _kept_adds(self, pod: Any, priority: int, nominated: dict[str, list[PodInfo]]) -> Callable[[str, NodeInfo], list[PodInfo]]:
+    def _kept_adds(self, pod: Any, priority: int, nominated: dict[str, list[PodInfo]]) -> Callable[[str, NodeInfo], Sequence[PodInfo]]:
         """``_nominated_pods_to_add`` of one cycle's pod, node by node, from lists kept across
         cycles: a node's list of pods to add depends on its nominated pods (named by the
         nominator's node version), the pod's priority, and the pod itself only on the node
         it is nominated to. Between two cycles one or two nodes' lists change, and a
         preemption-heavy cycle asks about hundreds of nodes with nominated pods. The kept
-        lists are handed to the plugins' first pass, which only reads them."""
+        lists are tuples: they are handed to the plugins' first pass, sandboxed plugins
+        included, and no plugin can edit what a later cycle reads."""
         nominator = self.services.nominator
         versions = getattr(nominator, "node_versions", None)
         to_node = getattr(nominator, "nominated_pod_to_node", None)
@@ -395,14 +396,14 @@ class FilterPoints(PluginCalls):
             self._kept_adds_by_node = (nominator, kept)
         own = to_node.get(pod.uid)
 
-        def adds(name: str, node_info: NodeInfo) -> list[PodInfo]:
+        def adds(name: str, node_info: NodeInfo) -> Sequence[PodInfo]:
             if name == own or node_info.node is None:
                 return self._nominated_pods_to_add(pod, priority, node_info, nominated[name])
             version = versions.get(name, 0)
             entry = kept.get(name)
             if entry is not None and entry[0] == version and entry[1] == priority:
                 return entry[2]
-            added = self._nominated_pods_to_add(pod, priority, node_info, nominated[name])
+            added = tuple(self._nominated_pods_to_add(pod, priority, node_info, nominated[name]))
             kept[name] = (version, priority, added)
             return added
 
@@ -438,7 +439,7 @@ class FilterPoints(PluginCalls):
         return all(self._opt(pl, "filter_batch_with_added_pods") is not None for pl, name in self._named("filter") if name not in skip)
 
     def _first_pass_with_added_pods(
-        self, state: CycleState, pod: Any, full: NodeBatch, two_pass: list[tuple[int, list[PodInfo]]], out: np.ndarray
+        self, state: CycleState, pod: Any, full: NodeBatch, two_pass: list[tuple[int, Sequence[PodInfo]]], out: np.ndarray
     ) -> None:
         """run_filter_plugins_with_nominated_pods for the nodes of ``two_pass``, whose plain
         (second-pass) statuses are already in ``out``: the first pass is asked of every plugin
@@ -454,7 +455,7 @@ class FilterPoints(PluginCalls):
         skip = state.skip_filter_plugins
         # (alive, its sub-batch, its added pods): made again only when a plugin rejected some
         # node (_record_filter_results hands the same list back when every node passed)
-        asked: tuple[list[int], NodeBatch, list[list[PodInfo]]] | None = None
+        asked: tuple[list[int], NodeBatch, list[Sequence[PodInfo]]] | None = None
         for pl, name in self._named("filter"):
             if not alive:
                 break

@@ -272,11 +272,11 @@ def _added_sums(plugin: Any) -> Any:
     """A function from one node's list of added pods to its (cpu, memory, ephemeral storage,
     pod count) sums, keeping each list's sums for as long as the list is kept.
 
-    The runtime keeps a node's list of nominated pods to add across cycles (and never edits
-    a list it hands out: FilterPoints._kept_adds), so a preemption-heavy cycle hands back the
-    same few hundred lists it handed the cycle before; summing them again was most of this
-    first pass. The lists are held with their sums, so an id here always names the list it
-    was taken from."""
+    The runtime keeps a node's list of nominated pods to add across cycles, as a tuple
+    (FilterPoints._kept_adds), so a preemption-heavy cycle hands back the same few hundred
+    tuples it handed the cycle before; summing them again was most of this first pass. Only
+    tuples are kept (a list could be edited after its sums were taken), each held with its
+    sums, so an id here always names the tuple it was taken from."""
     kept: dict[int, tuple[Sequence[PodInfo], tuple[int, int, int, int]]] | None = plugin.__dict__.get("_added_sums")
     if kept is None or len(kept) > MAX_KEPT_SUMS:
         kept = plugin.__dict__["_added_sums"] = {}
@@ -286,7 +286,8 @@ def _added_sums(plugin: Any) -> Any:
         if entry is not None and entry[0] is pods:
             return entry[1]
         summed = (*summed_requests(pods), len(pods))
-        kept[id(pods)] = (pods, summed)
+        if pods.__class__ is tuple:
+            kept[id(pods)] = (pods, summed)
         return summed
 
     return sums
