@@ -791,6 +791,8 @@ def test_kept_first_pass_adds_follow_the_nominator() -> None:
     nominator.delete_nominated_pod_if_exists(make_pod("e").obj())
     assert statuses(a.pod) == ["fits", "full", "fits", "fits", "fits"]
     assert statuses(pending[10]) == ["fits", "full", "fits", "full", "fits"]  # a is added for another pod
+    kept = fwk._kept_adds_by_node[1]  # handed to every plugin's first pass: none can edit them
+    assert kept and all(type(added) is tuple for _, _, added in kept.values())
 
 
 def test_every_registered_batch_method_is_exercised() -> None:
