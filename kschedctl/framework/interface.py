@@ -142,6 +142,16 @@ class SparseStatuses(list):  # type: ignore[type-arg]  # list[Status | None]
         super().__init__(statuses)
         self.failing = failing
 
+    def distinct(self) -> dict[int, Status]:
+        """{id: Status} of its distinct Status objects (nodes failing the same way share one,
+        so each is looked at once): from the failing positions, or, when most of the batch
+        failed (every node of a full cluster), by one C-level walk of the whole list."""
+        if len(self.failing) * 2 > len(self):
+            out: dict[int, Any] = dict(zip(map(id, self), self))
+            out.pop(id(None), None)
+            return out
+        return {id(self[i]): self[i] for i in self.failing}
+
 
 @dataclass(slots=True)
 class PreFilterResult:

@@ -337,11 +337,7 @@ class FilterPoints(PluginCalls):
                 if failing is not None:
                     if not failing:
                         continue  # every node passed
-                    distinct = (
-                        dict(zip(map(id, results), results))  # mostly failing: the C-level walk
-                        if len(failing) * 2 > len(results)
-                        else {id(results[i]): results[i] for i in failing}
-                    )
+                    distinct = results.distinct()
                 elif all_success(results):
                     continue  # every node passed: nothing to record (the common case)
                 else:

@@ -365,7 +365,7 @@ class SchedulingAlgorithm:
             distinct: Any = None
             if failing is not None:
                 if failing:
-                    distinct = {id(statuses[i]): statuses[i] for i in failing}.values()
+                    distinct = cast("SparseStatuses", statuses).distinct().values()
             elif not all_success(statuses):
                 distinct = dict(zip(map(id, statuses), statuses)).values()
             if distinct is None or all(st is None or st.code == Code.Success for st in distinct):  # the whole chunk is feasible
