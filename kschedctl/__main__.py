@@ -1,3 +1,3 @@
-from kschedctl.cli.app import main
+from kschedctl.cli.entry import main
 
 main()

@@ -23,6 +23,7 @@ from kschedctl.cli.options import (
     RunOutput,
 )
 from kschedctl.cli.stdout import emit
+from kschedctl.runtime.process import collector_paused
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -109,6 +110,8 @@ def schedule(
         typer.echo(f"warning: {escape_control(warning)}", err=True)
     if namespace:
         result = result.in_namespace(namespace)
-    emit(render_run(result, output.value, terminal_width()))
+    with collector_paused():  # many objects, no garbage (runtime/process.py)
+        text = render_run(result, output.value, terminal_width())
+    emit(text)
     if fail_on_unschedulable and result.unschedulable:
         raise typer.Exit(3)

@@ -24,6 +24,7 @@ from kschedctl.api.outputs import OutputPath, beside, check_outputs, resolve_out
 from kschedctl.cli.guard import fail, guarded, say
 from kschedctl.cli.options import ExplainOutput
 from kschedctl.cli.stdout import emit
+from kschedctl.runtime.process import collector_paused
 
 if TYPE_CHECKING:
     from kschedctl.sweep.matrix import Matrix
@@ -115,7 +116,9 @@ def sweep(
     if warned:
         typer.echo(f"warning: {warned} cells have warnings (the results' warnings column)", err=True)
     typer.echo(f"{result.ran} cells run in {result.wall_seconds:.1f}s; results: {escape_control(path)}", err=True)
-    emit(render_sweep(result, output.value))
+    with collector_paused():  # many objects, no garbage (runtime/process.py)
+        text = render_sweep(result, output.value)
+    emit(text)
 
 
 @dataclass(frozen=True)
