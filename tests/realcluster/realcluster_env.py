@@ -244,6 +244,9 @@ class ControlPlane:
             f"--advertise-client-urls={self.etcd_url}",
             f"--listen-peer-urls=http://127.0.0.1:{peer}",
             f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
+            # the one member by name: a stock etcd checks its peer URL against the default
+            # cluster (default=http://localhost:2380) otherwise, and refuses to start
+            f"--initial-cluster=default=http://127.0.0.1:{peer}",
             "--unsafe-no-fsync",
         ]
         proc = _spawn(argv, log)
