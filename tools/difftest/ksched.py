@@ -62,7 +62,8 @@ def _lowest_name_tie_rule() -> None:
 
 
 def _main() -> Any:
-    """The command's typer app when the console script's module has one, else its main().
+    """The command's typer app when the console script's module (or the app module its entry
+    imports) has one, else its main().
 
     main() is the command as a process: it moves kschedctl's output to a private duplicate of
     file descriptor 1 (runtime/process.py contain()), which escapes redirect_stdout, so the
@@ -71,6 +72,8 @@ def _main() -> Any:
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "kschedctl"]
     module = importlib.import_module(ep.module)
     app = getattr(module, "app", None)
+    if app is None and ep.module == "kschedctl.cli.entry":  # the entry imports the app in main()
+        app = getattr(importlib.import_module("kschedctl.cli.app"), "app", None)
     if app is not None:
         return lambda: app(prog_name="kschedctl")
     return ep.load()
