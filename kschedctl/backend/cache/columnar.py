@@ -104,7 +104,7 @@ class Columns:
         self.req_eph[row] = r.ephemeral_storage
         self.nz_cpu[row] = nz.milli_cpu
         self.nz_mem[row] = nz.memory
-        self.pod_count[row] = len(info.pods)
+        self.pod_count[row] = info.num_pods
         self.generation[row] = info.generation
         self.gen_list[row] = info.generation
         self.names[row] = info.name

@@ -92,8 +92,8 @@ def fits_request(
     out: list[InsufficientResource] = []
     alloc, used = node_info.allocatable, node_info.requested
     allowed = alloc.allowed_pod_number
-    if len(node_info.pods) + 1 > allowed:
-        out.append(InsufficientResource("pods", "Too many pods", 1, len(node_info.pods), allowed))
+    if node_info.num_pods + 1 > allowed:
+        out.append(InsufficientResource("pods", "Too many pods", 1, node_info.num_pods, allowed))
     if not _has_request(req):
         return out
     for name, want, have, cap in (
