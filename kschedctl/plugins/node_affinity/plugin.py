@@ -51,6 +51,8 @@ from kschedctl.plugins.node_affinity.selector import (
 
 NAME = names.NodeAffinity
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+# Distinct (required selector, nodeSelector) pairs kept per plugin instance.
+REQUIRED_KEPT = 1024
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -61,6 +63,9 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 class NodeAffinity:
     def __init__(self, args: NodeAffinityArgs | dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
+        # (id of the pod's required selector, its nodeSelector) -> (that selector, its
+        # RequiredNodeAffinity): see _required_affinity
+        self._required: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[object, RequiredNodeAffinity]] = {}
         self.added_node_selector: LazyNodeSelector | None = None
         self.added_pref_terms: PreferredTerms | None = None
         na_args = args if isinstance(args, NodeAffinityArgs) else NodeAffinityArgs.from_dict(args, handle.features)
@@ -103,7 +108,7 @@ class NodeAffinity:
         required = required_node_selector(pod)
         if required is None and self.added_node_selector is None and not has_node_selector(pod):
             return None, Status(Code.Skip)
-        state.write(PRE_FILTER_STATE_KEY, RequiredNodeAffinity(pod))
+        state.write(PRE_FILTER_STATE_KEY, self._required_affinity(pod, required))
         if required is None:
             return None, None
         terms = required.terms
@@ -124,6 +129,26 @@ class NodeAffinity:
         if node_names:
             return PreFilterResult(node_names), None
         return None, None
+
+    def _required_affinity(self, pod: Pod, required: object) -> RequiredNodeAffinity:
+        """RequiredNodeAffinity(pod), one per distinct required selector and nodeSelector.
+
+        The pods of a Deployment or a DaemonSet share their Affinity object (api/types.py keeps
+        one per distinct document, frozen), so its selector is checked and its verdicts per
+        node (kept by label values, and by name with matchFields) are reused from pod to pod
+        instead of being made again every cycle: ~7 us a cycle on SchedulingDaemonset, whose
+        30,000 pods name one node. The verdict depends only on the selector, the nodeSelector
+        and the node, which is what the key and the instance hold; the selector object is kept
+        with its entry, so its id names it while the entry lives."""
+        key = (id(required), tuple(pod.node_selector.items()))
+        found = self._required.get(key)
+        if found is not None and found[0] is required:
+            return found[1]
+        made = RequiredNodeAffinity(pod)
+        if len(self._required) >= REQUIRED_KEPT:
+            self._required.clear()
+        self._required[key] = (required, made)
+        return made
 
     def pre_filter_extensions(self) -> None:
         return None
