@@ -73,7 +73,10 @@ def test_pods_sharing_an_affinity_share_its_verdicts_and_decide_the_same(monkeyp
     hands them one RequiredNodeAffinity per distinct (selector, nodeSelector), and the run places
     and rejects every pod as when each pod gets its own."""
     nodes = [
-        make_node(f"n{i:02d}").capacity(cpu="4", memory="8Gi", pods=20).labels({"zone": "abc"[i % 3], "disk": "ssd" if i % 2 else "hdd"}).obj()
+        make_node(f"n{i:02d}")
+        .capacity(cpu="4", memory="8Gi", pods=20)
+        .labels({"zone": "abc"[i % 3], "disk": "ssd" if i % 2 else "hdd"})
+        .obj()
         for i in range(30)
     ]
     terms = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}]}
