@@ -302,3 +302,36 @@ def test_without_copy_selects_as_the_general_path_beside_volume_filters(tmp_path
     compared, fell_back, rejected, _ = _shadowed_run(tmp_path, seed, monkeypatch, volumes=True)
     assert compared > 0, "the no-copy path must answer some nodes"
     assert rejected > 0, "the no-copy path must word some rejections"
+
+
+@pytest.mark.parametrize(("pods_allowed", "expected"), [(3, [False, True, False]), (4, [True, True, True]), (110, [True, True, True])])
+def test_fits_stand_ins_are_judged_as_the_node_they_stand_for(pods_allowed, expected):
+    """The dry run's stand-ins (_Usage: a node's requests and pod count as pods leave and come
+    back; _WithNominated: the same plus the nominated pods) are judged by NodeResourcesFit's own
+    Filter. Each must answer (not None, which sends the dry run down its slow path) and answer
+    as the NodeInfo changed the same way: the pod count decides at 3 and 4 pods allowed."""
+    from kschedctl.framework.cycle_state import CycleState
+    from kschedctl.framework.types import NodeInfo, PodInfo
+    from kschedctl.plugins.default_preemption.plugin import _fits, _Usage, _WithNominated
+    from kschedctl.plugins.node_resources import NodeResourcesFit
+    from kschedctl.testing import make_node, make_pod, new_framework
+
+    node = make_node("n").capacity(cpu="4", memory="8Gi", pods=pods_allowed).obj()
+    bound = [PodInfo.of(make_pod(f"b{i}").req(cpu="500m", memory="1Gi").obj()) for i in range(3)]
+    nominated = PodInfo.of(make_pod("nom").req(cpu="1", memory="1Gi").obj())
+    pod = make_pod("p").req(cpu="1", memory="1Gi").obj()
+    fit = NodeResourcesFit(None, new_framework().handle)
+    state = CycleState()
+    fit.pre_filter(state, pod, [])
+
+    def verdict(info):
+        st = fit.filter(state, pod, info)
+        return st is None or st.code.name == "Success"
+
+    usage = _Usage(NodeInfo(node, bound))
+    got = [_fits(fit, state, pod, usage)]
+    usage.change(bound[0].requests, -1)
+    got.append(_fits(fit, state, pod, usage))
+    got.append(_fits(fit, state, pod, _WithNominated(usage, nominated.requests, 1)))
+    assert got == [verdict(NodeInfo(node, bound)), verdict(NodeInfo(node, bound[1:])), verdict(NodeInfo(node, [*bound[1:], nominated]))]
+    assert got == expected

@@ -150,14 +150,15 @@ def _add_requests(total: Resource, req: Resource) -> None:
 
 
 class _Usage:
-    """A NodeInfo's allocatable, requested and pod count, changed as add/remove_pod would."""
+    """A NodeInfo's allocatable, requested and pod count (``num_pods``, all that
+    fits_request reads of the pods), changed as add/remove_pod would."""
 
-    __slots__ = ("allocatable", "requested", "pods")
+    __slots__ = ("allocatable", "requested", "num_pods")
 
     def __init__(self, node_info: NodeInfo) -> None:
         self.allocatable = node_info.allocatable
         self.requested = node_info.requested.clone()
-        self.pods = _Count(len(node_info.pods))
+        self.num_pods = node_info.num_pods
 
     def change(self, req: Resource, sign: int) -> None:
         """types.NodeInfo._update's arithmetic on ``requested``, and the pod count."""
@@ -167,33 +168,21 @@ class _Usage:
         r.ephemeral_storage += sign * req.ephemeral_storage
         for name, value in req.scalar_resources.items():
             r.scalar_resources[name] = r.scalar_resources.get(name, 0) + sign * value
-        self.pods.n += sign
+        self.num_pods += sign
 
 
 class _WithNominated:
     """A node as the Filter's first pass sees it (its pods plus the nominated ones), for
     NodeResourcesFit only: allocatable, requested and the pod count, no copy of the NodeInfo."""
 
-    __slots__ = ("allocatable", "requested", "pods")
+    __slots__ = ("allocatable", "requested", "num_pods")
 
     def __init__(self, node_info: "NodeInfo | _Usage", extra: Resource, count: int) -> None:
         self.allocatable = node_info.allocatable
         requested = node_info.requested.clone()
         _add_requests(requested, extra)
         self.requested = requested
-        self.pods = _Count(len(node_info.pods) + count)
-
-
-class _Count:
-    """A stand-in list of which fits_request reads only the length."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-
-    def __len__(self) -> int:
-        return self.n
+        self.num_pods = node_info.num_pods + count
 
 
 def _fits(fit: Any, state: CycleState, pod: Pod, node_info: Any) -> bool | None:
@@ -263,7 +252,7 @@ def _counted_victims(
             ),
         )
     used = node_info.requested
-    cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, len(node_info.pods) - len(potential)
+    cpu, mem, eph, count = used.milli_cpu, used.memory, used.ephemeral_storage, node_info.num_pods - len(potential)
     if removed is None:
         removed = summed_requests(potential)
     cpu, mem, eph = cpu - removed[0], mem - removed[1], eph - removed[2]
@@ -842,7 +831,7 @@ class DefaultPreemption:
         if self.is_eligible_pod is not _always_eligible:
             return [pi for pi in node_info.pods if self.is_preemption_allowed(node_info, pi, pod)], None
         priority = pod.effective_priority()
-        key = (node_info.generation, len(node_info.pods), priority)
+        key = (node_info.generation, node_info.num_pods, priority)
         name = node_info.name
         cached = self._potential_cache.get(name)
         if cached is not None and cached[0] is node_info and cached[1] == key:
