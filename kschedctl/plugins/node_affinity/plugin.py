@@ -97,7 +97,7 @@ class NodeAffinity:
             raise TypeError("unexpected objects, want Node")
         if self.added_node_selector is not None and not self.added_node_selector.matches(new):
             return QueueingHint.QueueSkip
-        required = RequiredNodeAffinity(pod)
+        required = self._required_affinity(pod, required_node_selector(pod))
         if not required.matches(new):
             return QueueingHint.QueueSkip
         if old is None:
@@ -131,7 +131,8 @@ class NodeAffinity:
         return None, None
 
     def _required_affinity(self, pod: Pod, required: object) -> RequiredNodeAffinity:
-        """RequiredNodeAffinity(pod), one per distinct required selector and nodeSelector.
+        """RequiredNodeAffinity(pod) (``required`` its required node selector), one per distinct
+        required selector and nodeSelector, for PreFilter, Filter and the queueing hint alike.
 
         The pods of a Deployment or a DaemonSet share their Affinity object (api/types.py keeps
         one per distinct document, frozen), so its selector is checked and its verdicts per
@@ -162,7 +163,7 @@ class NodeAffinity:
         try:
             required = state.read(PRE_FILTER_STATE_KEY)
         except StateNotFound:  # PreFilter disabled: compute here
-            required = RequiredNodeAffinity(pod)
+            required = self._required_affinity(pod, required_node_selector(pod))
         if not required.matches(node):
             return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
         return None
