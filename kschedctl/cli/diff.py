@@ -13,9 +13,8 @@ from kschedctl.api.inputs import check_stdin_once
 from kschedctl.cli.guard import guarded, say
 from kschedctl.cli.live import live_options
 from kschedctl.cli.options import OUTPUT_HELP, PLUGIN_TIMEOUT_HELP, ExplainOutput
-from kschedctl.cli.stdout import emit
+from kschedctl.cli.stdout import emit_rendered
 from kschedctl.output.layout import terminal_width
-from kschedctl.runtime.process import collector_paused
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -79,8 +78,6 @@ def diff(
     for side in (result.a, result.b):
         for warning in side.run.warnings:
             typer.echo(f"warning: side {side.side.label.upper()}: {escape_control(warning)}", err=True)
-    with collector_paused():  # many objects, no garbage (runtime/process.py)
-        text = render_diff(result, output.value, terminal_width())
-    emit(text)
+    emit_rendered(render_diff, result, output.value, terminal_width())
     if fail_on_change and result.changes:
         raise typer.Exit(EXIT_CHANGED)

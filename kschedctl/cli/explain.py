@@ -24,8 +24,7 @@ from kschedctl.cli.options import (
     VERSION_HELP,
     ExplainOutput,
 )
-from kschedctl.cli.stdout import emit
-from kschedctl.runtime.process import collector_paused
+from kschedctl.cli.stdout import emit_rendered
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -125,9 +124,7 @@ def explain(
     result = guarded(debug, run)
     for warning in result.warnings:
         typer.echo(f"warning: {escape_control(warning)}", err=True)
-    with collector_paused():  # many objects, no garbage (runtime/process.py)
-        text = render_explain(result, output.value, terminal_width(), top=top)
-    emit(text)
+    emit_rendered(render_explain, result, output.value, terminal_width(), top=top)
 
 
 def _refuse_swapped_arguments(pod: str, snapshot: list[str]) -> None:

@@ -22,8 +22,7 @@ from kschedctl.cli.options import (
     VERSION_HELP,
     RunOutput,
 )
-from kschedctl.cli.stdout import emit
-from kschedctl.runtime.process import collector_paused
+from kschedctl.cli.stdout import emit_rendered
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -110,8 +109,6 @@ def schedule(
         typer.echo(f"warning: {escape_control(warning)}", err=True)
     if namespace:
         result = result.in_namespace(namespace)
-    with collector_paused():  # many objects, no garbage (runtime/process.py)
-        text = render_run(result, output.value, terminal_width())
-    emit(text)
+    emit_rendered(render_run, result, output.value, terminal_width())
     if fail_on_unschedulable and result.unschedulable:
         raise typer.Exit(3)

@@ -20,8 +20,7 @@ from kschedctl.cli.options import (
     VERSION_HELP,
     ExplainOutput,
 )
-from kschedctl.cli.stdout import emit
-from kschedctl.runtime.process import collector_paused
+from kschedctl.cli.stdout import emit_rendered
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
 
@@ -88,9 +87,7 @@ def simulate(
     result = guarded(debug, run)
     for warning in result.run.warnings:
         typer.echo(f"warning: {escape_control(warning)}", err=True)
-    with collector_paused():  # many objects, no garbage (runtime/process.py)
-        text = render_simulation(result, output.value, terminal_width())
-    emit(text)
+    emit_rendered(render_simulation, result, output.value, terminal_width())
 
 
 def _scenario_inputs(scenario: str, report: str | None) -> list[str]:

@@ -18,7 +18,10 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
+
+from kschedctl.runtime.process import collector_paused
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
@@ -42,6 +45,14 @@ def emit(text: str) -> None:
         sys.stdout.flush()
     except OSError as exc:
         raise StdoutError(exc) from None
+
+
+def emit_rendered(render: Callable[..., str], *args: Any, **kwargs: Any) -> None:
+    """``emit(render(*args, **kwargs))``, the rendering with the cyclic collector paused: a
+    large result makes many objects and no garbage (runtime/process.py collector_paused)."""
+    with collector_paused():
+        text = render(*args, **kwargs)
+    emit(text)
 
 
 def _silence_stdout() -> None:

@@ -23,8 +23,7 @@ from kschedctl.api.field import escape_control
 from kschedctl.api.outputs import OutputPath, beside, check_outputs, resolve_output
 from kschedctl.cli.guard import fail, guarded, say
 from kschedctl.cli.options import ExplainOutput
-from kschedctl.cli.stdout import emit
-from kschedctl.runtime.process import collector_paused
+from kschedctl.cli.stdout import emit_rendered
 
 if TYPE_CHECKING:
     from kschedctl.sweep.matrix import Matrix
@@ -116,9 +115,7 @@ def sweep(
     if warned:
         typer.echo(f"warning: {warned} cells have warnings (the results' warnings column)", err=True)
     typer.echo(f"{result.ran} cells run in {result.wall_seconds:.1f}s; results: {escape_control(path)}", err=True)
-    with collector_paused():  # many objects, no garbage (runtime/process.py)
-        text = render_sweep(result, output.value)
-    emit(text)
+    emit_rendered(render_sweep, result, output.value)
 
 
 @dataclass(frozen=True)
