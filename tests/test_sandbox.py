@@ -4,7 +4,9 @@ stdout sent to stderr, and a plugin that hung never called again."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import textwrap
 import threading
 import time
 
@@ -194,3 +196,68 @@ def test_the_working_directory_is_put_back(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Sandbox("p").call(os.chdir, "/")
     assert os.getcwd() == str(tmp_path)
+
+
+def _wait_until(predicate, seconds=3.0):
+    deadline = time.monotonic() + seconds
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return predicate()
+
+
+def test_the_watchdog_parks_while_no_call_is_made_and_the_next_call_wakes_it():
+    """Each look of the watchdog thread takes the GIL from the main thread; while no sandboxed
+    call is made (an installed package's import is done and no profile uses it), it waits
+    instead of looking. A call made then is still bounded."""
+    from kschedctl.runtime.sandbox import _WATCHDOG
+
+    Sandbox("p", timeout=1).call(sum, [1, 2])  # the watchdog runs from the first call on
+    assert _wait_until(lambda: _WATCHDOG.parked)
+    begun = _WATCHDOG.begun
+    start = time.monotonic()
+    with pytest.raises(PluginFailure, match="did not return within 100ms"):
+        Sandbox("p", timeout=0.1).call(time.sleep, 5)
+    assert time.monotonic() - start < 2 and _WATCHDOG.begun == begun + 1
+    assert _wait_until(lambda: _WATCHDOG.parked)  # and it parks again
+
+
+def test_a_parked_watchdog_leaves_no_timer_of_a_call_that_has_ended():
+    """In a contained process a call arms the interval timer and the native timer (which ends
+    the process past the call's grace); the watchdog moves them at its looks. A call in
+    progress at a look that ends before the next check is followed by parking, not by another
+    look: the timers must be disarmed then, or the native timer ends a run that did nothing
+    wrong. The look here waits for the call to end, so that order is certain."""
+    code = textwrap.dedent(
+        """
+        import os, signal, threading, time
+        from kschedctl.runtime import process
+        from kschedctl.runtime.sandbox import Sandbox, _WATCHDOG
+        process.contain()
+        real, ended, held = _WATCHDOG.keep_armed, threading.Event(), []
+
+        def keep_armed(calls=None):
+            real(calls)
+            if threading.current_thread() is not threading.main_thread() and _WATCHDOG.calls and not held:
+                held.append(True)
+                ended.wait(5)  # the look that saw the call in progress resumes once it has ended
+
+        def parked():
+            deadline = time.monotonic() + 3
+            while not _WATCHDOG.parked and time.monotonic() < deadline:
+                time.sleep(0.005)
+
+        Sandbox("p", timeout=0.3).call(sum, [1, 2])  # the watchdog started, then parked
+        parked()
+        _WATCHDOG.keep_armed = keep_armed
+        Sandbox("p", timeout=0.3).call(time.sleep, 0.1)
+        ended.set()
+        parked()
+        time.sleep(2.0)  # past the call's deadline, its grace and the native timer's margin
+        state = f"held={held} parked={_WATCHDOG.parked} timer={signal.getitimer(signal.ITIMER_REAL)} armed={_WATCHDOG.armed}"
+        os.write(2, state.encode())
+        process.finish(0)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.endswith("held=[True] parked=True timer=(0.0, 0.0) armed=None")
