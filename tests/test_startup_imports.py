@@ -94,6 +94,7 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "kschedctl.dra.cel",
     "importlib.metadata",
     "email",
+    "_hashlib",
 }
 
 
@@ -103,8 +104,10 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     10 nodes are below COLUMNAR_MIN_NODES, so no columnar view and no batch form (kschedctl/lazy.py);
     PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), the DRA allocator
     and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py), and importlib.metadata
-    with its email parser (framework/runtime/entry_points.py reads the plugin packages' files), and
-    socket (the HTTP extenders' wire, scheduler/extender_http.py, imports it at the first request)."""
+    with its email parser (framework/runtime/entry_points.py reads the plugin packages' files),
+    socket (the HTTP extenders' wire, scheduler/extender_http.py, imports it at the first request),
+    and OpenSSL's hashlib (~4 ms; the GPU-sharing package, when installed, imports it at its
+    first tie-break)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config

@@ -18,7 +18,6 @@ calls with one node, so the two are equal by construction.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections import Counter
@@ -101,6 +100,10 @@ class _Policy:
         if key is None:
             if self._salt is None:
                 self._salt = (self.handle.rng.getrandbits(64) if self.handle is not None else 0).to_bytes(8, "big")
+            # imported here: hashlib loads OpenSSL (~4 ms), which every run that has this package
+            # installed would pay at start-up, used or not
+            import hashlib
+
             key = self._order[name] = hashlib.blake2b(name.encode(), key=self._salt, digest_size=8).digest()
         return key
 
