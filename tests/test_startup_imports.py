@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import kschedctl.framework as framework
+from kschedctl.cli.app import COMMANDS, build, command_named
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,6 +96,16 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "importlib.metadata",
     "email",
     "_hashlib",
+    # the other commands (kschedctl/cli/app.py builds the app of the command named)
+    "kschedctl.cli.explain",
+    "kschedctl.cli.simulate",
+    "kschedctl.cli.validate",
+    "kschedctl.cli.capture",
+    "kschedctl.cli.plugins",
+    "kschedctl.cli.sweep",
+    "kschedctl.cli.diff",
+    "kschedctl.cli.capacity",
+    "kschedctl.cli.watch",
 }
 
 
@@ -106,8 +117,8 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py), and importlib.metadata
     with its email parser (framework/runtime/entry_points.py reads the plugin packages' files),
     socket (the HTTP extenders' wire, scheduler/extender_http.py, imports it at the first request),
-    and OpenSSL's hashlib (~4 ms; the GPU-sharing package, when installed, imports it at its
-    first tie-break)."""
+    OpenSSL's hashlib (~4 ms; the GPU-sharing package, when installed, imports it at its first
+    tie-break), and the modules of the nine other commands."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config
@@ -124,6 +135,29 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert len(json.loads(proc.stdout)["placements"]) == 10, proc.stdout[:200]
     assert SMALL_SCHEDULE_NEVER_IMPORTS & set(json.loads(proc.stderr)) == set()
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--no-such-option"]])
+@pytest.mark.parametrize("name", [name for name, _, _ in COMMANDS])
+def test_a_command_alone_answers_as_in_the_whole_app(name: str, argv: list[str]) -> None:
+    """main() builds the app of the command a run names (kschedctl/cli/app.py): its help, its
+    usage errors and its status are the whole app's, word for word."""
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    whole = runner.invoke(build(), [name, *argv])
+    alone = runner.invoke(build(name), [name, *argv])
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+    assert whole.exit_code in (0, 2) and whole.output
+
+
+def test_only_a_command_name_first_builds_one_command() -> None:
+    assert command_named(["schedule", "x.yaml"]) == "schedule"
+    assert command_named(["--version"]) is None
+    assert command_named(["x.yaml", "schedule"]) is None
+    assert command_named([]) is None
+    assert [c.name for c in build("diff").registered_commands] == ["diff"]
+    assert [c.name for c in build().registered_commands] == [name for name, _, _ in COMMANDS]
 
 
 def _outcome(runtime: Any, value: Any, param: Any, ctx: Any) -> tuple[str, Any]:
