@@ -16,6 +16,8 @@ from kschedctl.api.jsontypes import JSONList, JSONObject
 
 @dataclass(frozen=True, slots=True)
 class LabelSelectorRequirement:
+    """One matchExpressions entry of a metav1.LabelSelector: a key, an operator (In, NotIn, Exists, DoesNotExist) and values."""
+
     key: str
     operator: str  # In, NotIn, Exists, DoesNotExist
     values: tuple[str, ...] = ()
@@ -85,6 +87,8 @@ def selector_matches(selector: LabelSelector | None, labels: Mapping[str, str]) 
 
 @dataclass(frozen=True, slots=True)
 class NodeSelectorRequirement:
+    """A v1.NodeSelectorRequirement (matchExpressions or matchFields entry); Gt and Lt compare the value as an int64."""
+
     key: str
     operator: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt
     values: tuple[str, ...] = ()
@@ -124,6 +128,9 @@ def _parse_int64(text: str) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class NodeSelectorTerm:
+    """A v1.NodeSelectorTerm: its requirements are ANDed, an empty term matches no node, and
+    matchFields may only name ``metadata.name``."""
+
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()
     match_fields: tuple[NodeSelectorRequirement, ...] = ()
 
@@ -147,6 +154,8 @@ class NodeSelectorTerm:
 
 @dataclass(frozen=True, slots=True)
 class NodeSelector:
+    """A v1.NodeSelector (e.g. nodeAffinity's requiredDuringSchedulingIgnoredDuringExecution): its terms, ORed."""
+
     terms: tuple[NodeSelectorTerm, ...] = ()
 
     def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
@@ -156,6 +165,8 @@ class NodeSelector:
 
 @dataclass(frozen=True, slots=True)
 class PreferredSchedulingTerm:
+    """A v1.PreferredSchedulingTerm: a node selector term and the weight NodeAffinity's Score gives a node matching it."""
+
     weight: int
     preference: NodeSelectorTerm
 

@@ -24,6 +24,8 @@ from kschedctl.api.types import (
 
 @dataclass
 class ClusterObjects:
+    """A snapshot's objects other than nodes and pods, by kind, indexed by name or "ns/name" as plugins look them up."""
+
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)

@@ -95,6 +95,8 @@ class CapacityRequestPolicy:
 
 @dataclass(frozen=True, slots=True)
 class DeviceCapacity:
+    """One entry of Device.capacity (resourceapi.DeviceCapacity): its value and, for consumable capacity, its requestPolicy."""
+
     value: Fraction
     request_policy: CapacityRequestPolicy | None = None
     raw_value: Any = None  # the quantity as written, for CEL's quantity and write-back
@@ -128,6 +130,8 @@ def _request_policy(raw: Any, where: str) -> CapacityRequestPolicy | None:
 
 @dataclass(frozen=True, slots=True)
 class DeviceTaint:
+    """A device's taint (resourceapi.DeviceTaint): key, value and effect (NoSchedule, NoExecute or None)."""
+
     key: str
     value: str
     effect: str
@@ -135,6 +139,8 @@ class DeviceTaint:
 
 @dataclass(frozen=True, slots=True)
 class DeviceCounterConsumption:
+    """One consumesCounters entry of a Device (resourceapi.DeviceCounterConsumption): what it takes of each counter of a counter set."""
+
     counter_set: str
     counters: dict[str, Fraction]
 
@@ -220,12 +226,16 @@ class Device:
 
 @dataclass(frozen=True, slots=True)
 class CounterSet:
+    """One sharedCounters entry of a ResourceSlice (resourceapi.CounterSet): named counters its pool's devices consume."""
+
     name: str
     counters: dict[str, Fraction]
 
 
 @dataclass(frozen=True, slots=True)
 class ResourcePool:
+    """ResourceSlice.spec.pool (resourceapi.ResourcePool): the pool's name, generation and how many slices make it up."""
+
     name: str
     generation: int
     resource_slice_count: int
@@ -314,6 +324,9 @@ def selectors_from_list(raw: Any, where: str) -> tuple[DeviceSelector, ...]:
 
 @dataclass(slots=True, eq=False)
 class DeviceClass:
+    """A DeviceClass: the selectors its devices must pass, the config copied into allocation results, and the
+    extended resource it backs, if any (DRAExtendedResource)."""
+
     meta: ObjectMeta
     selectors: tuple[DeviceSelector, ...]
     config: tuple[JSONObject, ...]  # DeviceClassConfiguration, copied into allocation results as is

@@ -29,6 +29,8 @@ IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 @dataclass(frozen=True, slots=True)
 class DeviceToleration:
+    """A toleration of device taints (resourceapi.DeviceToleration), in a request or an allocation result; ``raw`` is the entry as read."""
+
     key: str = ""
     operator: str = "Equal"
     value: str = ""
@@ -66,6 +68,8 @@ def _tolerations(raw: Any, where: str) -> tuple[DeviceToleration, ...]:
 
 @dataclass(frozen=True, slots=True)
 class CapacityRequirements:
+    """A request's capacity (resourceapi.CapacityRequirements): how much of each consumable capacity it needs from a device."""
+
     requests: dict[str, Fraction]
 
 
@@ -115,6 +119,8 @@ def _exact(raw: Any, where: str, name: str = "") -> ExactDeviceRequest:
 
 @dataclass(frozen=True, slots=True)
 class DeviceRequest:
+    """One spec.devices.requests entry (resourceapi.DeviceRequest): its ``exactly`` request or its ``firstAvailable`` subrequests."""
+
     name: str
     exactly: ExactDeviceRequest | None = None
     first_available: tuple[ExactDeviceRequest, ...] = ()
@@ -122,6 +128,9 @@ class DeviceRequest:
 
 @dataclass(frozen=True, slots=True)
 class DeviceConstraint:
+    """One spec.devices.constraints entry (resourceapi.DeviceConstraint): the requests it applies to (all when empty) and the
+    attribute their devices must share (matchAttribute) or must each have a different value of (distinctAttribute)."""
+
     requests: tuple[str, ...] = ()
     match_attribute: str | None = None
     distinct_attribute: str | None = None
@@ -129,6 +138,8 @@ class DeviceConstraint:
 
 @dataclass(frozen=True, slots=True)
 class ResourceClaimSpec:
+    """A claim's spec.devices (resourceapi.DeviceClaim), of a ResourceClaim or a ResourceClaimTemplate: requests, constraints, config."""
+
     requests: tuple[DeviceRequest, ...]
     constraints: tuple[DeviceConstraint, ...]
     config: tuple[JSONObject, ...]  # DeviceClaimConfiguration (requests + opaque), copied into results
@@ -228,6 +239,9 @@ def format_quantity(value: Fraction) -> str:
 
 @dataclass(frozen=True, slots=True)
 class AllocationResult:
+    """A claim's status.allocation (resourceapi.AllocationResult): the device picked for each request, their config, and
+    the nodes the devices can be used on."""
+
     results: tuple[DeviceRequestAllocationResult, ...]
     config: tuple[JSONObject, ...] = ()
     node_selector: JSONObject | None = None  # v1.NodeSelector as a raw dict (what kube writes)
@@ -285,6 +299,8 @@ def _allocation(raw: Any, where: str) -> AllocationResult | None:
 
 @dataclass(frozen=True, slots=True)
 class ResourceClaimConsumerReference:
+    """One status.reservedFor entry (resourceapi.ResourceClaimConsumerReference): a consumer, such as a pod, the claim is reserved for."""
+
     resource: str
     name: str
     uid: str
@@ -293,6 +309,8 @@ class ResourceClaimConsumerReference:
 
 @dataclass(slots=True, eq=False)
 class ResourceClaim:
+    """A ResourceClaim: its spec, status.allocation (None while unallocated) and status.reservedFor; ``raw`` is the object as read."""
+
     meta: ObjectMeta
     spec: ResourceClaimSpec
     allocation: AllocationResult | None
@@ -340,6 +358,8 @@ class ResourceClaim:
 
 @dataclass(slots=True, eq=False)
 class ResourceClaimTemplate:
+    """A ResourceClaimTemplate: the spec and metadata of the claims kube's resourceclaim controller creates from it for pods."""
+
     meta: ObjectMeta
     claim_metadata: JSONObject  # spec.metadata: labels and annotations copied into generated claims
     spec: ResourceClaimSpec

@@ -90,6 +90,8 @@ def resource_list(value: Any, where: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Taint:
+    """A node's taint (v1.Taint): key, value and effect (NoSchedule, PreferNoSchedule or NoExecute)."""
+
     key: str
     value: str
     effect: str
@@ -97,6 +99,8 @@ class Taint:
 
 @dataclass(frozen=True, slots=True)
 class Toleration:
+    """A pod's toleration (v1.Toleration); an empty operator means Equal."""
+
     key: str = ""
     operator: str = ""  # Equal (or empty) / Exists
     value: str = ""
@@ -135,6 +139,8 @@ def find_matching_untolerated_taint(
 
 @dataclass(frozen=True, slots=True)
 class ContainerPort:
+    """A container's port (v1.ContainerPort); hostPort is defaulted from containerPort on hostNetwork pods."""
+
     container_port: int
     host_port: int
     protocol: str
@@ -143,6 +149,8 @@ class ContainerPort:
 
 @dataclass(frozen=True, slots=True)
 class Container:
+    """A container or init container (v1.Container): requests (defaulted from limits), limits, ports, and restartPolicy (sidecars)."""
+
     name: str
     image: str
     requests: dict[str, Any]
@@ -189,6 +197,8 @@ def _container(raw: Any, where: str, host_network: bool) -> Container:
 
 @dataclass(frozen=True, slots=True)
 class PodAffinityTerm:
+    """A v1.PodAffinityTerm as the pod gives it; framework.AffinityTerm is the term resolved against the pod."""
+
     label_selector: LabelSelector | None
     namespaces: tuple[str, ...]
     topology_key: str
@@ -199,24 +209,32 @@ class PodAffinityTerm:
 
 @dataclass(frozen=True, slots=True)
 class WeightedPodAffinityTerm:
+    """A v1.WeightedPodAffinityTerm: a preferred pod (anti-)affinity term and its weight."""
+
     weight: int
     term: PodAffinityTerm
 
 
 @dataclass(frozen=True, slots=True)
 class NodeAffinity:
+    """A v1.NodeAffinity: the required node selector (None when absent) and the preferred, weighted terms."""
+
     required: NodeSelector | None
     preferred: tuple[PreferredSchedulingTerm, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class PodAffinity:
+    """A v1.PodAffinity or v1.PodAntiAffinity (the same fields): required terms and preferred, weighted terms."""
+
     required: tuple[PodAffinityTerm, ...]
     preferred: tuple[WeightedPodAffinityTerm, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Affinity:
+    """A pod's spec.affinity (v1.Affinity); pods with the same affinity document share one object (``_affinity``)."""
+
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None
@@ -291,6 +309,8 @@ def _new_affinity(raw: Any, where: str) -> Affinity:
 
 @dataclass(frozen=True, slots=True)
 class TopologySpreadConstraint:
+    """One spec.topologySpreadConstraints entry of a pod (v1.TopologySpreadConstraint), read by PodTopologySpread."""
+
     max_skew: int
     topology_key: str
     when_unsatisfiable: str
@@ -320,6 +340,8 @@ def _spread(raw: Any, where: str) -> TopologySpreadConstraint:
 
 @dataclass(slots=True)
 class ObjectMeta:
+    """The metav1.ObjectMeta fields the scheduler reads; ``uid`` defaults to "ns/name" (or the name) when the object has none."""
+
     name: str
     namespace: str
     uid: str
@@ -365,6 +387,8 @@ def _ts(value: Any, path: str) -> str | None:
 
 @dataclass(slots=True)
 class Volume:
+    """A pod's volume (v1.Volume): the PVC it names, if any, and whether it is an ephemeral volume; the rest is in ``raw``."""
+
     name: str
     pvc_claim_name: str | None
     ephemeral: bool
@@ -373,6 +397,9 @@ class Volume:
 
 @dataclass(slots=True, eq=False)
 class Pod:
+    """A v1.Pod: the spec and status fields the scheduler reads, defaulted as the API server would; ``raw`` is the object
+    as read, ``cache`` holds what is derived from it (PodInfo, ...)."""
+
     meta: ObjectMeta
     node_name: str
     scheduler_name: str
@@ -536,12 +563,16 @@ def _volumes(spec: JSONObject) -> tuple[Volume, ...]:
 
 @dataclass(frozen=True, slots=True)
 class ContainerImage:
+    """One status.images entry of a node (v1.ContainerImage): the image's names and size, for ImageLocality."""
+
     names: tuple[str, ...]
     size_bytes: int
 
 
 @dataclass(slots=True, eq=False)
 class Node:
+    """A v1.Node: unschedulable, taints, capacity and allocatable (capacity when not given), and the images it holds."""
+
     meta: ObjectMeta
     unschedulable: bool
     taints: tuple[Taint, ...]
@@ -591,6 +622,8 @@ class Node:
 
 @dataclass(slots=True)
 class Namespace:
+    """A v1.Namespace; its labels are what namespaceSelectors match (ClusterObjects.namespace_labels)."""
+
     meta: ObjectMeta
     raw: JSONObject = field(repr=False)
 
@@ -605,6 +638,8 @@ class Namespace:
 
 @dataclass(slots=True)
 class PriorityClass:
+    """A scheduling.k8s.io PriorityClass: its value, globalDefault and preemptionPolicy."""
+
     name: str
     value: int
     global_default: bool
@@ -622,6 +657,8 @@ class PriorityClass:
 
 @dataclass(slots=True)
 class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget: its selector and the status preemption reads (disruptionsAllowed, disruptedPods)."""
+
     meta: ObjectMeta
     selector: LabelSelector | None
     disruptions_allowed: int

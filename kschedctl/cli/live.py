@@ -108,6 +108,9 @@ def kubeconfig_files(kubeconfig: str | None) -> list[str]:
 
 @dataclass
 class LiveRequest:
+    """What a command's --live, --context, --kubeconfig and --scheduler-config ask for (``live``: a cluster is read,
+    also when --context or --kubeconfig is given)."""
+
     live: bool
     context: str | None
     kubeconfig: str | None

@@ -81,6 +81,9 @@ def _skipped_kind_warning(kind: str) -> str:
 
 @dataclass
 class ClusterSnapshot:
+    """The snapshot files as read: nodes, pods and the other objects, warnings, and where each object came from
+    (for messages and --write-snapshot)."""
+
     nodes: list[Node] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
     objects: ClusterObjects = field(default_factory=ClusterObjects)

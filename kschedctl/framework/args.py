@@ -54,6 +54,8 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 
 @dataclass(frozen=True)
 class _IntRange:
+    """``Annotated`` metadata of Int32 and Int64 args fields: the inclusive range decoding accepts (and a schema must state)."""
+
     low: int
     high: int
 

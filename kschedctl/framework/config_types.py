@@ -20,18 +20,24 @@ PLUGIN_SET_FIELDS = CONFIG_FIELDS
 
 @dataclass
 class Plugin:
+    """One plugin of a PluginSet (config.Plugin): its name and, for Score, its weight (None: not set)."""
+
     name: str
     weight: int | None = None
 
 
 @dataclass
 class PluginSet:
+    """The enabled and disabled plugins of one extension point (config.PluginSet)."""
+
     enabled: list[Plugin] = field(default_factory=list)
     disabled: list[Plugin] = field(default_factory=list)
 
 
 @dataclass
 class Plugins:
+    """A profile's ``plugins`` (config.Plugins): multiPoint, and the PluginSet of each other extension point by its field name."""
+
     multi_point: PluginSet = field(default_factory=PluginSet)
     sets: dict[str, PluginSet] = field(default_factory=dict)  # extension point field name -> set
 
@@ -51,6 +57,8 @@ class PluginConfig:
 
 @dataclass
 class Profile:
+    """One KubeSchedulerProfile: schedulerName, percentageOfNodesToScore, plugins and pluginConfig."""
+
     scheduler_name: str = ""
     # v1's schedulerName is a pointer: defaulting fills it only when absent, never when "" was given
     scheduler_name_set: bool = False
@@ -67,6 +75,9 @@ class Profile:
 
 @dataclass
 class KubeSchedulerConfiguration:
+    """The KubeSchedulerConfiguration (v1) the scheduler runs with; ``raw`` is the decoded file and ``source`` its path
+    (``<default>``: no file given)."""
+
     parallelism: int = 16
     percentage_of_nodes_to_score: int | None = None
     pod_initial_backoff_seconds: int = 1

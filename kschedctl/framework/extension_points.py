@@ -20,6 +20,8 @@ from kschedctl.framework import interface as fw
 
 @dataclass(frozen=True, slots=True)
 class ExtensionPoint:
+    """One extension point: its config field, upstream's names for it, and the methods a plugin implements it with."""
+
     field: str  # the field under `plugins` in KubeSchedulerConfiguration ("preFilter")
     label: str  # the interface name upstream's messages use ("PreFilterPlugin")
     phase: str  # the point's name in runtime messages ("PreFilter")

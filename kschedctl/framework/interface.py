@@ -172,12 +172,16 @@ class PreFilterResult:
 
 @dataclass(slots=True)
 class NodeScore:
+    """framework.NodeScore: a node's name and one plugin's score for it."""
+
     name: str
     score: int
 
 
 @dataclass(slots=True)
 class PluginScore:
+    """framework.PluginScore: one plugin's score for a node, weighted (``score``), with the normalized score and weight behind it."""
+
     name: str
     score: int  # weighted: normalized score x weight
     normalized: int = 0
@@ -186,6 +190,8 @@ class PluginScore:
 
 @dataclass(slots=True)
 class NodePluginScores:
+    """framework.NodePluginScores: a node's score from each Score plugin, and their total."""
+
     name: str
     scores: list[PluginScore] = field(default_factory=list)
     total_score: int = 0
@@ -202,6 +208,8 @@ class ClusterEvent:
 
 @dataclass(slots=True)
 class ClusterEventWithHint:
+    """framework.ClusterEventWithHint: an event a plugin registers (EventsToRegister) and its QueueingHintFn (None: always Queue)."""
+
     event: ClusterEvent
     queueing_hint_fn: Any = None  # (pod, old, new) -> QueueingHint
 
@@ -213,6 +221,8 @@ class QueueingHint(IntEnum):
 
 @dataclass(slots=True)
 class PostFilterResult:
+    """framework.PostFilterResult: the node a PostFilter plugin nominates the pod to, and the nominating mode (Noop or Override)."""
+
     nominated_node_name: str = ""
     mode: str = "Override"  # ModeNoop / ModeOverride
 

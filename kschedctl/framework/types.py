@@ -56,6 +56,8 @@ class AffinityTerm:
 
 @dataclass(frozen=True, slots=True)
 class WeightedAffinityTerm:
+    """framework.WeightedAffinityTerm: a preferred AffinityTerm and its weight."""
+
     term: AffinityTerm
     weight: int
 
@@ -235,6 +237,8 @@ def node_names(infos: Sequence["NodeInfo"]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class ImageStateSummary:
+    """framework.ImageStateSummary: an image's size and on how many nodes it is present, for ImageLocality."""
+
     size: int
     num_nodes: int
 
@@ -518,6 +522,9 @@ class NodeToStatus:
 
 @dataclass(slots=True)
 class Diagnosis:
+    """framework.Diagnosis: why a scheduling cycle found no node: each node's Status, the plugins that rejected the pod,
+    and the PreFilter and PostFilter messages."""
+
     node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)

@@ -50,6 +50,8 @@ class Column:
 
 @dataclass
 class FittedTable:
+    """A table as fit_table made it: its text, and the legend lines for what it shortened (headers, a shared suffix)."""
+
     text: str
     legend: list[str] = field(default_factory=list)  # "NRF=NodeResourcesFit", for shortened headers
 

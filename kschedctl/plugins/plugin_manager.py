@@ -36,6 +36,8 @@ API_ATTRIBUTE = "KSCHEDCTL_PLUGIN_API"
 
 @dataclass
 class LoadedRegistry:
+    """The plugin Registry (in-tree and installed packages) and why any package was skipped, for the CLI to warn."""
+
     registry: Registry
     errors: list[str] = field(default_factory=list)
 

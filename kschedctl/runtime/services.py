@@ -37,6 +37,9 @@ class FixedClock:
 
 @dataclass
 class Services:
+    """What the scheduler lends its frameworks and, through their Handles, the plugins: objects, clock, client, nominator,
+    extenders, DRA state."""
+
     objects: "ClusterObjects"
     version: "KubeVersion"
     rng: random.Random

@@ -49,6 +49,9 @@ DEFAULT_EXTENDER_TIMEOUT = 5.0  # DefaultExtenderTimeout
 
 @dataclass(frozen=True)
 class ManagedResource:
+    """One managedResources entry of an extender (config.ExtenderManagedResource): the resource, and whether
+    NodeResourcesFit ignores it (ignoredByScheduler)."""
+
     name: str
     ignored_by_scheduler: bool = False
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class Placement:
+    """A pod the run scheduled: its node, profile, attempts and the node's total score."""
+
     pod: str
     node: str
     profile: str
@@ -32,6 +34,8 @@ class Placement:
 
 @dataclass
 class Unschedulable:
+    """A pod the run could not schedule: its last attempt's message and reasons (reason -> number of nodes)."""
+
     pod: str
     profile: str
     attempts: int
@@ -63,6 +67,8 @@ class Unschedulable:
 
 @dataclass
 class Preemption:
+    """A preemption of the run: the preemptor, the node, and the victims evicted for it."""
+
     preemptor: str
     node: str
     victims: list[str]
@@ -74,6 +80,9 @@ class Preemption:
 
 @dataclass
 class Skipped:
+    """A pending pod the run did not schedule, and why: no profile for its schedulerName, or still gated at the end
+    (a PreEnqueue plugin, e.g. SchedulingGates, held it back)."""
+
     pod: str
     reason: str
 
@@ -95,6 +104,9 @@ class Deleted:
 
 @dataclass
 class RunResult:
+    """The outcome of a run: each pending pod placed, unschedulable, skipped or deleted, the preemptions, and what
+    --write-snapshot applies."""
+
     placements: list[Placement] = field(default_factory=list)
     unschedulable: list[Unschedulable] = field(default_factory=list)
     preemptions: list[Preemption] = field(default_factory=list)
@@ -166,6 +178,8 @@ class RunResult:
 
 @dataclass
 class NodeExplanation:
+    """One node in `explain`: its Filter outcome (code, plugin, reasons) and, when scored, each plugin's score and the total."""
+
     name: str
     code: str
     plugin: str = ""
@@ -215,6 +229,8 @@ def ranking(nodes: list[NodeExplanation]) -> list[dict[str, Any]]:
 
 @dataclass
 class ExplainResult:
+    """`explain` of one pod: its outcome, every node's view, its state before evaluation and the verdict."""
+
     pod: str
     profile: str
     node: str | None
@@ -267,6 +283,8 @@ class ExplainResult:
 
 @dataclass
 class GroupMemberExplanation:
+    """One member of a pod group attempt in `explain podgroup`: its node, or the message why none, and its per-node view."""
+
     pod: str
     node: str | None
     message: str | None

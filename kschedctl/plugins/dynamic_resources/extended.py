@@ -113,6 +113,8 @@ class Mapping:
 
 @dataclass(slots=True)
 class _Request:
+    """One device request of the special extended-resources claim: its name (``container-<i>-request-<j>``), DeviceClass and count."""
+
     name: str
     class_name: str
     count: int

@@ -100,12 +100,18 @@ def statusUnschedulable(reason: str) -> Status:  # noqa: N802 - upstream's helpe
 
 @dataclass(slots=True)
 class _InfoForClaim:
+    """informationForClaim: for one claim of the attempt, the nodes its allocation is available on and the allocation
+    Reserve made."""
+
     available_on_nodes: NodeSelector | None = None  # from the allocation's node selector
     allocation: AllocationResult | None = None  # set by Reserve, published by PreBind
 
 
 @dataclass(slots=True)
 class _NodeAllocation:
+    """nodeAllocation: what Filter allocated on one node: the claims' allocation results and, for DRA-backed extended
+    resources, the special claim and its container mappings."""
+
     results: list[AllocationResult]
     extended_claim: ResourceClaim | None = None
     mappings: list[ext.Mapping] = field(default_factory=list)

@@ -50,6 +50,8 @@ class UtilizationShapePoint(ArgsStruct):
 
 @dataclass(frozen=True)
 class RequestedToCapacityRatioParam(ArgsStruct):
+    """The RequestedToCapacityRatio strategy's parameters: the utilization -> score shape."""
+
     shape: tuple[UtilizationShapePoint, ...] | None = None
 
 

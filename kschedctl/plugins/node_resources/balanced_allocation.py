@@ -41,6 +41,8 @@ SCORES_IMPROVEMENT = "BalancedAllocationScoresImprovement"
 
 @dataclass(slots=True)
 class _PreScoreState:
+    """preScoreState: the pod's request of each configured resource, written by PreScore for Score."""
+
     pod_requests: list[int]
 
     def clone(self) -> "_PreScoreState":

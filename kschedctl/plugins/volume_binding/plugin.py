@@ -85,6 +85,9 @@ ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 @dataclass
 class PodVolumeClaims:
+    """podVolumeClaims: the pod's PVCs as bound, unbound with delayed binding, or unbound immediate, and the PVs of each
+    delayed claim's storage class."""
+
     bound: list[GenericObject] = field(default_factory=list)
     unbound_delay: list[GenericObject] = field(default_factory=list)
     unbound_immediate: list[GenericObject] = field(default_factory=list)
@@ -93,6 +96,8 @@ class PodVolumeClaims:
 
 @dataclass
 class PodVolumes:
+    """PodVolumes: how the pod's unbound claims would be met on one node: PVs to bind (static) and claims to provision (dynamic)."""
+
     static_bindings: list[tuple[GenericObject, dict[str, Any]]] = field(default_factory=list)  # (pvc, pv raw)
     dynamic_provisions: list[tuple[GenericObject, dict[str, Any] | None]] = field(default_factory=list)  # (pvc, capacity raw)
 

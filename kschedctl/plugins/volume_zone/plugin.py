@@ -54,6 +54,8 @@ _TO_GA = {LABEL_BETA_ZONE: LABEL_ZONE, LABEL_BETA_REGION: LABEL_REGION}
 
 @dataclass(frozen=True, slots=True)
 class PVTopology:
+    """pvTopology: a zone or region label of a PV the pod uses, and the values it lists."""
+
     pv_name: str
     key: str
     values: frozenset[str]

@@ -34,6 +34,9 @@ class TypicalPod(ArgsStruct):
 
 @dataclass(frozen=True)
 class GpuShareFGDArgs(PluginArgs):
+    """GpuShareFGD's args: the typical pods fragmentation is measured against (none given: derived from the pods
+    the scheduler knows) and the share of the pods they must cover (typicalCoverage)."""
+
     KIND: ClassVar[str] = FGD_KIND
     typical_pods: tuple[TypicalPod, ...] | None = None
     typical_coverage: float | None = None
@@ -62,6 +65,8 @@ class GpuShareFGDArgs(PluginArgs):
 
 @dataclass(frozen=True)
 class GpuShareRandomArgs(PluginArgs):
+    """GpuShareRandom's args: ``seed``, added to the draw from the run's seeded source."""
+
     KIND: ClassVar[str] = RANDOM_KIND
     seed: Int64 = 0
 
