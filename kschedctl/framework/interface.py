@@ -7,10 +7,10 @@ A plugin method may return ``None`` where upstream returns a nil *Status: it mea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -117,6 +117,9 @@ def code_of(status: Status | None) -> Code:
 _NONES: list[None] = []
 
 
+_T = TypeVar("_T")
+
+
 def all_success(statuses: Sequence[Status | None]) -> bool:
     """Whether every status of a batch is None or a Success Status, by one list comparison
     in C: elements identical to None cost no call, and the first other element ends it
@@ -128,6 +131,14 @@ def all_success(statuses: Sequence[Status | None]) -> bool:
     if len(_NONES) < n:
         _NONES.extend([None] * (n - len(_NONES)))
     return statuses == (_NONES if len(_NONES) == n else _NONES[:n])
+
+
+def by_identity(items: Iterable[_T]) -> dict[int, _T]:
+    """{id: object} of the distinct objects of a batch, in first-seen order, by one walk in C:
+    the nodes a plugin rejects the same way share one Status, so a caller that words, records
+    or checks each Status does it once per object, not once per node. ``items`` is walked
+    twice: a list, a tuple or an object array, never an iterator."""
+    return dict(zip(map(id, items), items))
 
 
 class SparseStatuses(list):  # type: ignore[type-arg]  # list[Status | None]
@@ -147,7 +158,7 @@ class SparseStatuses(list):  # type: ignore[type-arg]  # list[Status | None]
         so each is looked at once): from the failing positions, or, when most of the batch
         failed (every node of a full cluster), by one C-level walk of the whole list."""
         if len(self.failing) * 2 > len(self):
-            out: dict[int, Any] = dict(zip(map(id, self), self))
+            out: dict[int, Any] = by_identity(self)
             out.pop(id(None), None)
             return out
         return {id(self[i]): self[i] for i in self.failing}

@@ -18,7 +18,7 @@ from itertools import compress
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import Node, Pod, PodAffinityTerm
-from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.interface import Code, Status, by_identity
 from kschedctl.framework.resource import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -509,7 +509,7 @@ class NodeToStatus:
     def nodes_for_status_code(self, nodes: Iterable["NodeInfo"], code: Code) -> list["NodeInfo"]:
         """Nodes whose status (explicit or absent) has this code, in the given order."""
         statuses = self.node_to_status.values()
-        distinct = dict(zip(map(id, statuses), statuses)).values()  # shared objects looked at once
+        distinct = by_identity(statuses).values()  # shared objects looked at once
         if all(st.code == code for st in distinct) and self.absent_nodes_status.code != code:
             try:
                 names = list(map(_NODE_NAME, nodes))
@@ -550,7 +550,7 @@ class FitError(Exception):
         # weigh it by its nodes. Objects come in order of first use, so reasons do too.
         statuses = nts.node_to_status.values()
         uses = Counter(map(id, statuses))
-        for status in dict(zip(map(id, statuses), statuses)).values():
+        for status in by_identity(statuses).values():
             count = uses[id(status)]
             for reason in status.reasons:
                 histogram[reason] = histogram.get(reason, 0) + count

@@ -13,7 +13,7 @@ from typing import Any
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, SparseStatuses, Status, all_success
+from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, SparseStatuses, Status, all_success, by_identity
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
@@ -341,7 +341,7 @@ class FilterPoints(PluginCalls):
                 elif all_success(results):
                     continue  # every node passed: nothing to record (the common case)
                 else:
-                    distinct = dict(zip(map(id, results), results))
+                    distinct = by_identity(results)
                     rejected = None  # where the Statuses are is no longer known
                 if out is None:
                     out = np.full(n, None, object)
@@ -355,11 +355,11 @@ class FilterPoints(PluginCalls):
             if out is None:
                 out = np.full(n, None, object)
             passing = list(range(n)) if alive is None else alive
-            alive = _record_filter_results(name, passing, results, out, dict(zip(map(id, results), results))) or []
+            alive = _record_filter_results(name, passing, results, out, by_identity(results)) or []
         if two_pass:
             if out is None:
                 out = np.full(n, None, object)
-            if any(st is not None and st.code == Code.Error for st in dict(zip(map(id, out), out)).values()):
+            if any(st is not None and st.code == Code.Error for st in by_identity(out).values()):
                 # An Error in the plain pass may have been repeated onto later nodes without a call
                 # (_filter_per_node), which is exact only while the walk stops there; a first-pass
                 # rejection of that node would let it go on. Rare: every node the two-pass way.
@@ -465,7 +465,7 @@ class FilterPoints(PluginCalls):
                 if results is not None:
                     results = list(results)
                     if len(results) == len(alive):
-                        recorded = _record_filter_results(name, alive, results, first, dict(zip(map(id, results), results)))
+                        recorded = _record_filter_results(name, alive, results, first, by_identity(results))
             except Exception:  # noqa: BLE001 - the two-pass loop below reports it exactly
                 log.debug("filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
             if recorded is None:

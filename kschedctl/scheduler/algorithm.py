@@ -28,7 +28,7 @@ from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
-from kschedctl.framework.interface import Code, NodePluginScores, SparseStatuses, Status, all_success
+from kschedctl.framework.interface import Code, NodePluginScores, SparseStatuses, Status, all_success, by_identity
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.framework import Framework
@@ -367,7 +367,7 @@ class SchedulingAlgorithm:
                 if failing:
                     distinct = cast("SparseStatuses", statuses).distinct().values()
             elif not all_success(statuses):
-                distinct = dict(zip(map(id, statuses), statuses)).values()
+                distinct = by_identity(statuses).values()
             if distinct is None or all(st is None or st.code == Code.Success for st in distinct):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
                     if not feasible:  # scoring reuses the chunk's rows
@@ -542,7 +542,7 @@ def _record_walked(
     if rejected:
         picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
         diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
-        for status in dict(zip(map(id, picked), picked)).values():
+        for status in by_identity(picked).values():
             _add_plugin_status(diagnosis, status)
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
 
