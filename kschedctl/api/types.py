@@ -10,6 +10,8 @@ from limits, hostPort defaulted from containerPort on hostNetwork pods, protocol
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -525,6 +527,32 @@ class Pod:
             conditions=tuple(_list(status.get("conditions"), "status.conditions")) if status.get("conditions") else (),
             raw=raw,
         )
+
+
+# Pod's fields in __init__'s order, read in one C call (copy_pod); positional only while every
+# field is an init, non-keyword-only one, as today.
+_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
+_POD_POSITIONAL = all(f.init and not f.kw_only for f in dataclasses.fields(Pod))
+_pod_values = operator.attrgetter(*_POD_FIELDS)
+_POD_NODE_NAME = _POD_FIELDS.index("node_name")
+_POD_CACHE = _POD_FIELDS.index("cache")
+
+
+def copy_pod(pod: Pod, node_name: str | None = None) -> Pod:
+    """``dataclasses.replace(pod, cache={})``, with ``node_name`` set when given: a copy sharing
+    every part but an empty ``cache``. The scheduler makes one for every pod it assumes (the
+    pod with spec.nodeName set); replace() walks the 24 fields in Python (~6.6 us), this reads
+    them in one C call and passes them positionally (~1.3 us). A subclass of Pod, whose fields
+    may differ, goes through replace()."""
+    if pod.__class__ is not Pod or not _POD_POSITIONAL:
+        if node_name is None:
+            return dataclasses.replace(pod, cache={})
+        return dataclasses.replace(pod, node_name=node_name, cache={})
+    values = list(_pod_values(pod))
+    if node_name is not None:
+        values[_POD_NODE_NAME] = node_name
+    values[_POD_CACHE] = {}
+    return Pod(*values)
 
 
 def _tolerations(spec: JSONObject) -> tuple[Toleration, ...]:

@@ -9,7 +9,6 @@ columnar view can address the same node.
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 
 from kschedctl.api.labels import LabelSelector
-from kschedctl.api.types import Node, Pod, PodAffinityTerm
+from kschedctl.api.types import Node, Pod, PodAffinityTerm, copy_pod
 from kschedctl.framework.interface import Code, Status, by_identity
 from kschedctl.framework.resource import (
     CPU,
@@ -124,7 +123,7 @@ class PodInfo:
 
     def with_node_name(self, node_name: str) -> "PodInfo":
         """The PodInfo of an assumed copy of this pod (spec.nodeName set), sharing the computed parts."""
-        pod = dataclasses.replace(self.pod, node_name=node_name, cache={})
+        pod = copy_pod(self.pod, node_name)
         info = PodInfo.__new__(PodInfo)
         for slot in PodInfo.__slots__:
             setattr(info, slot, getattr(self, slot))

@@ -11,13 +11,12 @@ Kube's handlers are methods on *Scheduler; here they are functions whose first a
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim
-from kschedctl.api.types import Node, Pod
+from kschedctl.api.types import Node, Pod, copy_pod
 from kschedctl.dra import claimcontroller
 from kschedctl.dra.claimcontroller import ClaimChanges, release_pod_claims
 from kschedctl.framework import events as ev
@@ -146,7 +145,7 @@ def patch_nominated_node_name(sched: Scheduler, pod: Pod, node_name: str) -> Non
     nomination moved away frees room for lower or equal priority pods."""
     if pod.nominated_node_name == node_name:
         return
-    old: Any = dataclasses.replace(pod, cache={})
+    old: Any = copy_pod(pod)
     pod.nominated_node_name = node_name
     if old.nominated_node_name:
         sched.queue.move_all_to_active_or_backoff_queue(
