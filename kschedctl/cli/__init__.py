@@ -1,4 +1,4 @@
-"""The command line. app.py holds the typer app and registers the commands, one module each
+"""The command line. app.py builds the typer app from its table of commands, one module each
 (schedule.py, explain.py, simulate.py, validate.py, plugins.py, sweep.py, diff.py, capacity.py,
 watch.py; `capture` is live.py's, beside the --live options); options.py and guard.py are what
 they share.
