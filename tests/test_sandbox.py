@@ -221,6 +221,29 @@ def test_the_watchdog_parks_while_no_call_is_made_and_the_next_call_wakes_it():
     assert _wait_until(lambda: _WATCHDOG.parked)  # and it parks again
 
 
+def test_the_watchdog_does_not_park_after_a_call_begun_since_its_look():
+    """A call that began after the look, even one already over, may have set the timers after
+    that look: the thread looks again rather than park. With nothing begun it parks until a
+    call wakes it. (A watchdog of its own: the process's keeps running.)"""
+    from kschedctl.runtime.sandbox import _Watchdog
+
+    dog = _Watchdog()
+    dog.begun = 5
+    gave_up = threading.Thread(target=dog._park, args=(4,), daemon=True)  # one call began and ended
+    gave_up.start()
+    gave_up.join(2)
+    assert not gave_up.is_alive() and not dog.parked
+
+    waiting = threading.Thread(target=dog._park, args=(5,), daemon=True)
+    waiting.start()
+    assert _wait_until(lambda: dog.parked)
+    waiting.join(0.2)
+    assert waiting.is_alive()
+    dog.unpark()
+    waiting.join(2)
+    assert not waiting.is_alive() and not dog.parked
+
+
 def test_a_parked_watchdog_leaves_no_timer_of_a_call_that_has_ended():
     """In a contained process a call arms the interval timer and the native timer (which ends
     the process past the call's grace); the watchdog moves them at its looks. A call in

@@ -187,7 +187,7 @@ class _Watchdog:
     * After each call, a SIGALRM handler the plugin replaced is put back.
 
     The thread parks when a whole look went by with no call begun and none in progress, and the
-    next call wakes it (``parked``, one attribute read per call). A look takes the GIL from the
+    next call wakes it (``parked``, one check of an event per call). A look takes the GIL from the
     main thread, and each hand-over between the two threads costs the main thread far more
     than the look itself (on a 2-core virtual machine, 5-9 % of a 0.75 s scheduling run at 50
     looks a second). The thread is started by the first sandboxed call, which is the import
@@ -206,8 +206,8 @@ class _Watchdog:
         self._lock = threading.Lock()
         self._hard: _HardTimer | None = None
         self.begun = 0  # calls begun so far: a look that sees it unchanged saw no call begin
-        self.parked = False  # the thread waits for _wake instead of looking
-        self._wake = threading.Event()
+        self._wake = threading.Event()  # clear while the thread is parked (see ``parked``)
+        self._wake.set()
 
     def available(self) -> bool:
         return hasattr(signal, "pthread_kill") and threading.current_thread() is threading.main_thread()
@@ -228,7 +228,7 @@ class _Watchdog:
         seen = -1
         while True:
             if not self.calls and self.begun == seen:
-                self._park()
+                self._park(seen)
             seen = self.begun
             time.sleep(self.POLL)
             now = time.monotonic()
@@ -244,23 +244,27 @@ class _Watchdog:
             if STATE.contained:
                 self.keep_armed()
 
-    def _park(self) -> None:
-        """Waits until a call begins (``unpark``), the timers disarmed. The event is cleared
-        before ``parked`` is set and the calls are looked at after it, so a call that begins at
-        any point of this is either seen here or wakes the wait; such a call arms the timers
-        itself (``_watched``)."""
+    @property
+    def parked(self) -> bool:
+        """Whether the thread waits for a call instead of looking."""
+        return not self._wake.is_set()
+
+    def _park(self, seen: int) -> None:
+        """Waits until a call begins (``unpark``), the timers disarmed. ``seen`` is the count of
+        calls begun when the thread's last look started: parking is given up when a call has
+        begun since, in progress or already ended, as it may have set the timers after that
+        look and only a look moves them. A call that begins once the event is cleared wakes
+        the wait."""
         self._wake.clear()
-        self.parked = True
         if STATE.contained:
             self.keep_armed()  # a call that ended after the last look may have left the timers set
-        if self.calls:
-            self.parked = False
+        if self.calls or self.begun != seen:
+            self._wake.set()
             return
         self._wake.wait()
 
     def unpark(self) -> None:
         """On the main thread, after a call was added: the parked thread looks again."""
-        self.parked = False
         self._wake.set()
 
     def keep_armed(self, calls: list[_Call] | None = None) -> None:
