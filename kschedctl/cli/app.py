@@ -9,6 +9,7 @@ pods with --fail-on-unschedulable, 4 changes with `diff --fail-on-change`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import traceback
@@ -95,7 +96,9 @@ def command_named(argv: list[str]) -> str | None:
     return first if first in {name for name, _, _ in COMMANDS} else None
 
 
-_FULL: list[typer.Typer] = []
+@functools.cache
+def _whole() -> typer.Typer:
+    return build()
 
 
 def __getattr__(name: str) -> Any:
@@ -103,9 +106,7 @@ def __getattr__(name: str) -> Any:
     tools that run commands in-process)."""
     if name != "app":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if not _FULL:
-        _FULL.append(build())
-    return _FULL[0]
+    return _whole()
 
 
 def main() -> None:
