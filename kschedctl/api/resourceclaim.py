@@ -430,7 +430,12 @@ def pod_claim_refs(pod: Pod, *, generate_missing: bool = False) -> tuple[PodClai
     resourceclaim controller would generate (see ``generated_claim_name``); otherwise its
     ``claim_name`` stays None. Entries naming neither field raise ObjectError, as kube
     reports "none of the supported fields are set".
+
+    A pod without claims has none to resolve: its status is not read (as resourceclaim.Name
+    reads it per claim), which is every cycle of a pod that uses no device.
     """
+    if not pod.resource_claims:
+        return ()
     statuses: dict[str, str | None] = {}
     raw_status = pod.raw.get("status") if isinstance(pod.raw, dict) else None
     for i, st in enumerate(_list((raw_status or {}).get("resourceClaimStatuses"), "status.resourceClaimStatuses")):

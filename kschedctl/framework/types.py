@@ -202,9 +202,10 @@ def host_ports_of(pod: Pod) -> list[tuple[str, str, int]]:
     """(hostIP, protocol, hostPort) wanted by containers and restartable init containers."""
     out: list[tuple[str, str, int]] = []
     for c in pod.containers:
-        out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+        if c.ports:  # most containers have none: no generator made for them
+            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
     for c in pod.init_containers:
-        if c.is_sidecar:
+        if c.ports and c.is_sidecar:
             out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
     return out
 

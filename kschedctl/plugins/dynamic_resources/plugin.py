@@ -311,6 +311,8 @@ class DynamicResources:
             return None, Status(Code.Skip)
         s = StateData()
         state.write(STATE_KEY, s)
+        if not pod.resource_claims and not self.fts.dra_extended_resource:
+            return None, Status(Code.Skip)  # no claim of its own and none for extended resources: empty, as below
         try:
             user_claims = pod_resource_claims(self.shared_manager, pod, self.handle.version)
         except ClaimNotAvailable as exc:

@@ -134,6 +134,8 @@ class VolumeRestrictions:
         return frozenset(out)
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.volumes:  # nothing to check and no ReadWriteOncePod claim: what the steps below conclude
+            return None, Status(Code.Skip)
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
         try:
             pvcs = self._rwop_pvcs(pod)

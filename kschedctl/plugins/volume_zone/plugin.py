@@ -133,6 +133,8 @@ class VolumeZone:
         return out, None
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.volumes:  # no PV to read a topology from: what the walk below concludes
+            return None, Status(Code.Skip)
         topologies, status = self._pv_topologies(pod)
         if status is not None:
             return None, status
