@@ -113,14 +113,17 @@ class FilterPoints(PluginCalls):
         returned: Status | None = None
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
-            out = self._call(name, "PreFilter", pl, "pre_filter", state, pod, nodes)
+            try:  # PluginCalls._call, inlined: this loop runs for every pod
+                out = pl.pre_filter(state, pod, nodes)
+            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
+                out = raised(name, "PreFilter", exc)
             if (
                 out.__class__ is tuple
                 and len(out) == 2
                 and (out[0] is None or out[0].__class__ is PreFilterResult)
                 and (out[1] is None or out[1].__class__ is Status)
             ):
-                r, st = out[0], out[1] if out[1] is not None else Status()  # the common case, checked cheaply
+                r, st = out  # the common case, checked cheaply; a None status is a success
             else:
                 out = pair(
                     name,
@@ -130,10 +133,10 @@ class FilterPoints(PluginCalls):
                     "a (PreFilterResult | None, Status | None) pair",
                 )
                 r, st = (None, out) if isinstance(out, Status) else out
-            if st.is_skip():
-                skip.add(name)
-                continue
-            if not st.is_success():
+            if st is not None and st.code != Code.Success:
+                if st.code == Code.Skip:
+                    skip.add(name)
+                    continue
                 st.plugin = name
                 if st.code == Code.UnschedulableAndUnresolvable:
                     return None, st, {name}

@@ -136,7 +136,10 @@ class ScorePoints(PluginCalls):
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
         for pl, name in self._named("preScore"):
-            out = self._call(name, "PreScore", pl, "pre_score", state, pod, nodes)
+            try:  # PluginCalls._call, inlined: this loop runs for every pod
+                out = pl.pre_score(state, pod, nodes)
+            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
+                out = raised(name, "PreScore", exc)
             if out is None:
                 continue  # Success: no Status made to say so
             st = as_status(name, "PreScore", out)
