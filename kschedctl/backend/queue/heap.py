@@ -30,16 +30,18 @@ class _Item:
 
 
 class _Keyed:
-    """A heap entry ordered by (key, seq): key is the QueueSort plugin's sort_key of the pod at
-    add time (the pod and its queue time do not change while it is in a heap: an update
-    re-adds it), so comparing the tuples (in C) gives the order less would give."""
+    """A keyed heap's entry: the pod info and whether it was deleted. The heap array holds
+    ``(key, seq, entry)``: key is the QueueSort plugin's sort_key of the pod at add time (the
+    pod and its queue time do not change while it is in a heap: an update re-adds it), so
+    heapq compares the tuples in C, without a Python call per comparison, in the order less
+    would give (seq is unique: the entry itself is never compared)."""
 
     __slots__ = ("qpi", "order", "removed")
 
     def __init__(self, qpi: QueuedPodInfo, key: Any, seq: int) -> None:
         self.qpi, self.order, self.removed = qpi, (key, seq), False
 
-    def __lt__(self, other: "_Keyed") -> bool:
+    def __lt__(self, other: "_Keyed") -> bool:  # list(): the entries sorted as the heap orders them
         return self.order < other.order
 
 
@@ -59,9 +61,18 @@ class Heap:
 
     def add(self, qpi: QueuedPodInfo) -> None:
         self.delete(qpi.pod.uid)
-        item = _Item(qpi, self.less, next(self._counter)) if self.key is None else _Keyed(qpi, self.key(qpi), next(self._counter))
+        if self.key is None:
+            item: Any = _Item(qpi, self.less, next(self._counter))
+            heapq.heappush(self._heap, item)
+        else:
+            item = _Keyed(qpi, self.key(qpi), next(self._counter))
+            heapq.heappush(self._heap, (*item.order, item))
         self._items[qpi.pod.uid] = item
-        heapq.heappush(self._heap, item)
+
+    def _top(self) -> Any:
+        """The entry at the top of the array (its _Item or _Keyed)."""
+        top = self._heap[0]
+        return top if self.key is None else top[2]
 
     def delete(self, uid: str) -> bool:
         """Lazy deletion: the entry stays in the array, marked, until it reaches the top. It keeps
@@ -73,13 +84,14 @@ class Heap:
         if item is None:
             return False
         item.removed = True
-        item.qpi = copy.copy(item.qpi)
+        if self.key is None:  # a keyed entry's order was fixed when it was added
+            item.qpi = copy.copy(item.qpi)
         return True
 
     def peek(self) -> QueuedPodInfo | None:
-        while self._heap and self._heap[0].removed:
+        while self._heap and self._top().removed:
             heapq.heappop(self._heap)
-        return self._heap[0].qpi if self._heap else None
+        return self._top().qpi if self._heap else None
 
     def pop(self) -> QueuedPodInfo | None:
         qpi = self.peek()
