@@ -11,7 +11,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_PERMIT_TIMEOUT_SECONDS, Code, Status
 from kschedctl.framework.waiting_pods import WaitingPod
 from kschedctl.runtime.calls import PluginCalls
-from kschedctl.runtime.guard import as_status, permit_result, raised
+from kschedctl.runtime.guard import as_status, permit_result
 
 
 class BindingPoints(PluginCalls):
@@ -22,10 +22,7 @@ class BindingPoints(PluginCalls):
     # --- Reserve / Permit ------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
         for pl, name in self._named("reserve"):
-            try:  # PluginCalls._call, inlined: the binding points run for every pod
-                out = pl.reserve(state, pod, node_name)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                out = raised(name, "Reserve", exc)
+            out = self._call(name, "Reserve", pl, "reserve", state, pod, node_name)
             if out is None:
                 continue  # Success, the common answer: no Status made to say so
             st = as_status(name, "Reserve", out)
@@ -46,11 +43,7 @@ class BindingPoints(PluginCalls):
         waits: dict[str, float] = {}
         messages: list[str] = []
         for pl, name in self._named("permit"):
-            try:
-                out = pl.permit(state, pod, node_name)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                out = raised(name, "Permit", exc)
-            st, timeout = permit_result(name, out)
+            st, timeout = permit_result(name, self._call(name, "Permit", pl, "permit", state, pod, node_name))
             if st.is_success():
                 continue
             st.plugin = name
@@ -88,10 +81,7 @@ class BindingPoints(PluginCalls):
             if self._opt(pl, "pre_bind_pre_flight") is None:
                 any_success = True
                 continue
-            try:
-                out = pl.pre_bind_pre_flight(state, pod, node_name)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                out = raised(name, "PreBindPreFlight", exc)
+            out = self._call(name, "PreBindPreFlight", pl, "pre_bind_pre_flight", state, pod, node_name)
             if out is None:
                 any_success = True
                 continue
@@ -108,10 +98,7 @@ class BindingPoints(PluginCalls):
         for pl, name in self._named("preBind"):
             if name in state.skip_pre_bind_plugins:
                 continue
-            try:
-                out = pl.pre_bind(state, pod, node_name)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                out = raised(name, "PreBind", exc)
+            out = self._call(name, "PreBind", pl, "pre_bind", state, pod, node_name)
             if out is None:
                 continue
             st = as_status(name, "PreBind", out)
@@ -127,11 +114,7 @@ class BindingPoints(PluginCalls):
             return Status(Code.Skip)
         st = Status(Code.Skip)
         for pl, name in self._named("bind"):
-            try:
-                out = pl.bind(state, pod, node_name)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                out = raised(name, "Bind", exc)
-            st = as_status(name, "Bind", out)
+            st = as_status(name, "Bind", self._call(name, "Bind", pl, "bind", state, pod, node_name))
             if st.is_skip():
                 continue
             if not st.is_success():
@@ -144,10 +127,7 @@ class BindingPoints(PluginCalls):
 
     def run_post_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> None:
         for pl, name in self._named("postBind"):
-            try:
-                pl.post_bind(state, pod, node_name)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                raised(name, "PostBind", exc)
+            self._call(name, "PostBind", pl, "post_bind", state, pod, node_name)
 
 
 __all__ = ["BindingPoints"]

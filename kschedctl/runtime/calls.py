@@ -56,10 +56,9 @@ class PluginCalls:
 
     def _call(self, name: str, what: str, target: Any, method: str, *args: Any) -> Any:
         """One guarded plugin call, ``target.method(*args)`` (looking the method up included):
-        its result, or the Error Status of the exception. The points every pod passes
-        (PreEnqueue, PreFilter, PreScore, Reserve, Permit, PreBindPreFlight, PreBind, Bind,
-        PostBind) write these three lines in their loops instead: a call frame less per
-        plugin and pod."""
+        its result, or the Error Status of the exception. PreFilter and PreScore, which call
+        every plugin of a profile for every pod (a dozen and eight with the defaults), write
+        these lines in their loops instead: a call frame less per plugin and pod."""
         try:
             return getattr(target, method)(*args)
         except Exception as exc:  # noqa: BLE001 - plugin code may raise anything

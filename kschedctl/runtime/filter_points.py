@@ -113,7 +113,7 @@ class FilterPoints(PluginCalls):
         returned: Status | None = None
         skip = state.skip_filter_plugins
         for pl, name in self._named("preFilter"):
-            try:  # PluginCalls._call, inlined: this loop runs for every pod
+            try:  # PluginCalls._call, inlined (see there)
                 out = pl.pre_filter(state, pod, nodes)
             except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
                 out = raised(name, "PreFilter", exc)

@@ -50,7 +50,7 @@ from kschedctl.framework.waiting_pods import WaitingPod
 from kschedctl.lazy import loaded
 from kschedctl.runtime.binding_points import BindingPoints
 from kschedctl.runtime.filter_points import FilterPoints
-from kschedctl.runtime.guard import as_status, optional, priority_less, raised
+from kschedctl.runtime.guard import as_status, optional, priority_less
 from kschedctl.runtime.multipoint import FrameworkError, expand_multi_point
 from kschedctl.runtime.placement_points import PlacementPoints
 from kschedctl.runtime.plugin_args import new_args
@@ -230,10 +230,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
     # --- PreEnqueue / QueueSort ------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Any) -> Status:
         for pl, name in self._named("preEnqueue"):
-            try:  # PluginCalls._call, inlined: this loop runs for every pod queued
-                out = pl.pre_enqueue(pod)
-            except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
-                out = raised(name, "PreEnqueue", exc)
+            out = self._call(name, "PreEnqueue", pl, "pre_enqueue", pod)
             if out is None:
                 continue  # Success: no Status made to say so
             st = as_status(name, "PreEnqueue", out)

@@ -136,7 +136,7 @@ class ScorePoints(PluginCalls):
     def run_pre_score_plugins(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
         for pl, name in self._named("preScore"):
-            try:  # PluginCalls._call, inlined: this loop runs for every pod
+            try:  # PluginCalls._call, inlined (see there)
                 out = pl.pre_score(state, pod, nodes)
             except Exception as exc:  # noqa: BLE001 - plugin code may raise anything
                 out = raised(name, "PreScore", exc)
