@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import logging
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
-from typing import Any
+from typing import Any, cast
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
@@ -28,7 +28,7 @@ def _record_filter_results(
     alive: list[int],
     results: list[Status | None],
     out: np.ndarray,
-    distinct: dict[int, Status | None],
+    distinct: Mapping[int, Status | None],
     failing: list[int] | None = None,
     rejected: list[int] | None = None,
 ) -> list[int] | None:
@@ -76,6 +76,32 @@ def _record_filter_results(
     return passed
 
 
+def _record_batch(name: str, alive: list[int], results: list[Status | None], out: np.ndarray) -> list[int] | None:
+    """_record_filter_results for one plugin's batch, looking at the batch only as far as it
+    must: a batch that passed every node (all_success: one list comparison in C) or says where
+    its Statuses are (SparseStatuses) is not walked object by object."""
+    failing = results.failing if results.__class__ is SparseStatuses else None
+    if failing is not None:
+        if not failing:
+            return alive
+        return _record_filter_results(name, alive, results, out, cast(SparseStatuses, results).distinct(), failing)
+    if all_success(results):
+        return alive
+    return _record_filter_results(name, alive, results, out, by_identity(results))
+
+
+_RECORD_AT_ONCE = 32  # failing nodes from which _record_failing assigns them as one array
+
+_RECORDED_AS_IS = (Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
+
+
+def _recorded_error(statuses: Iterable[Any]) -> bool:
+    """Whether recording these statuses may put an Error into the batch: a Status that is
+    neither a success nor a rejection (_record_filter_results makes it the runtime's Error),
+    or anything else (not recorded, but then the exact path is the safe answer)."""
+    return any(st is not None and (st.__class__ is not Status or st.code not in _RECORDED_AS_IS) for st in statuses)
+
+
 def _record_failing(
     alive: list[int],
     results: list[Status | None],
@@ -86,7 +112,22 @@ def _record_failing(
 ) -> list[int]:
     """_record_filter_results for a result that says where its Statuses are (``failing``,
     ascending, into ``alive``): the recording and the list of positions still passing cost
-    the failing nodes, not the batch."""
+    the failing nodes, not the batch. Many failing nodes, none of them with a Success Status
+    (every node of a full cluster, for a preemptor), are recorded by one array assignment."""
+    if len(failing) >= _RECORD_AT_ONCE and None not in verdict.values():
+        statuses = np.empty(len(failing), object)
+        statuses[:] = list(map(verdict.__getitem__, map(id, map(results.__getitem__, failing))))
+        positions = np.asarray(alive, dtype=np.intp)
+        where = positions[failing]
+        out[where] = statuses
+        if rejected is not None:
+            rejected.extend(where.tolist())
+        if len(failing) == len(alive):
+            return []
+        keep = np.ones(len(alive), dtype=bool)
+        keep[failing] = False
+        kept: list[int] = positions[keep].tolist()
+        return kept
     passed = list(alive)
     for i in reversed(failing):
         st = verdict[id(results[i])]
@@ -285,6 +326,7 @@ class FilterPoints(PluginCalls):
         out: np.ndarray | None = None  # the statuses (a list at the end)
         alive: list[int] | None = None  # the positions still passing (None: all n)
         two_pass: list[tuple[int, Sequence[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
+        errored = False  # whether ``out`` holds an Error (read only with two_pass)
         if nominated:
             batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
             priority = pod.effective_priority()
@@ -303,7 +345,8 @@ class FilterPoints(PluginCalls):
                 else:
                     if out is None:
                         out = np.full(n, None, object)
-                    out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i])
+                    st = out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i])
+                    errored = errored or _recorded_error((st,))
                     copied.add(i)
             if copied:
                 alive = [i for i in range(n) if i not in copied]
@@ -351,6 +394,7 @@ class FilterPoints(PluginCalls):
                 passing = list(range(n)) if alive is None else alive
                 recorded = _record_filter_results(name, passing, results, out, distinct, failing, rejected)
                 if recorded is not None:
+                    errored = errored or _recorded_error(distinct.values())
                     alive = recorded
                     continue
             rejected = None
@@ -358,11 +402,13 @@ class FilterPoints(PluginCalls):
             if out is None:
                 out = np.full(n, None, object)
             passing = list(range(n)) if alive is None else alive
-            alive = _record_filter_results(name, passing, results, out, by_identity(results)) or []
+            distinct = by_identity(results)
+            alive = _record_filter_results(name, passing, results, out, distinct) or []
+            errored = errored or _recorded_error(distinct.values())
         if two_pass:
             if out is None:
                 out = np.full(n, None, object)
-            if any(st is not None and st.code == Code.Error for st in by_identity(out).values()):
+            if errored:
                 # An Error in the plain pass may have been repeated onto later nodes without a call
                 # (_filter_per_node), which is exact only while the walk stops there; a first-pass
                 # rejection of that node would let it go on. Rare: every node the two-pass way.
@@ -466,9 +512,10 @@ class FilterPoints(PluginCalls):
             try:
                 results = self._opt(pl, "filter_batch_with_added_pods")(state, pod, asked[1], list(asked[2]))
                 if results is not None:
-                    results = list(results)
+                    if not isinstance(results, list):
+                        results = list(results)
                     if len(results) == len(alive):
-                        recorded = _record_filter_results(name, alive, results, first, by_identity(results))
+                        recorded = _record_batch(name, alive, results, first)
             except Exception:  # noqa: BLE001 - the two-pass loop below reports it exactly
                 log.debug("filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
             if recorded is None:
