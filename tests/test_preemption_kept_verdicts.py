@@ -84,11 +84,31 @@ def test_a_run_with_kept_verdicts_writes_what_a_run_without_them_writes(
         hits.append("victims")
         return known(self, *args)
 
+    test = default_preemption.DefaultPreemption.kept_cannot_help
+
+    def counting_test(self: Any, state: Any, pod: Any) -> Any:
+        inner = test(self, state, pod)
+        if inner is None:
+            return None
+
+        def counted(node_info: Any) -> bool:
+            if inner(node_info):
+                hits.append("cannot help, at once")
+                # the answer the dry run would have had from the node's own call
+                assert self.select_victims_without_copy(state, pod, node_info, [], False) == ([], 0, None)
+                return True
+            return False
+
+        return counted
+
     monkeypatch.setattr(default_preemption.DefaultPreemption, "_cannot_help_key", counting)
     monkeypatch.setattr(default_preemption.DefaultPreemption, "_known_victims", counting_victims)
+    monkeypatch.setattr(default_preemption.DefaultPreemption, "kept_cannot_help", counting_test)
     kept = run()
-    assert {"cannot help", "victims"} <= set(hits)  # verdicts were served from the kept ones
+    # verdicts were served from the kept ones, by the dry run's test first
+    assert {"cannot help, at once", "victims"} <= set(hits)
     monkeypatch.setattr(default_preemption.DefaultPreemption, "_cannot_help_key", lambda self, *args: None)
+    monkeypatch.setattr(default_preemption.DefaultPreemption, "kept_cannot_help", lambda self, *args: None)
     plain = run()
     assert plain == kept
     assert '"preemptions": [' in kept and '"victims": [' in kept  # preemption happened

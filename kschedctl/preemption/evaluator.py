@@ -301,8 +301,14 @@ class Evaluator:
         rejected: list[tuple[NodeInfo, Status | None]] = []  # in visit order; None: not worded yet
         # an optional Interface method: the same answer without copies, or None
         without_copy = getattr(self.interface, "select_victims_without_copy", None)
+        # and an optional test of the nodes it would answer "cannot help" (not worded) at once
+        kept = getattr(self.interface, "kept_cannot_help", None) if without_copy is not None else None
+        cannot_help = kept(state, pod) if kept is not None else None
         for i in range(n):
             node = potential_nodes[(offset + i) % n]
+            if cannot_help is not None and cannot_help(node):
+                rejected.append((node, None))
+                continue
             victims, num_violations, status = self._select_victims(without_copy, state, pod, node, pdbs, False)
             if status is None:  # the node cannot help; its status is worded below if needed
                 rejected.append((node, None))

@@ -647,6 +647,37 @@ class DefaultPreemption:
             self._victims_kept[kept] = (tuple(chosen), num_violating)
         return chosen, num_violating, Status()
 
+    def kept_cannot_help(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], bool] | None:
+        """A test, for one dry run, of the nodes select_victims_without_copy (words not asked
+        for) would answer "cannot help" from a kept key: the checks it makes before that look-up
+        (the plan, the count, the key's preemptor part) made once, not once a node. A node that
+        has a key kept had a lower-priority pod at that generation, so no_victims_on, which
+        select_victims_without_copy asks first, says False there. None when the keys do not
+        apply to this pod (the dry run then asks select_victims_without_copy of every node).
+        Late in a wave of preemptors most visited nodes are such nodes: the ones earlier
+        preemptors filled."""
+        if self.is_eligible_pod is not _always_eligible:
+            return None
+        plan = self._plan(state, pod)
+        if plan.fit is None or not plan.fit_only:
+            return None
+        req = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(req, Resource) or any(req.scalar_resources.values()):
+            return None
+        part = _preemptor_key_part(self.handle.nominator, pod, req)
+        if part is None:
+            return None
+        version, to_node, uid, tail = part
+        kept = self._cannot_help
+
+        def known(node_info: NodeInfo) -> bool:
+            if node_info.node is None:
+                return False
+            name = node_info.name
+            return (name, node_info.generation, version(name), to_node.get(uid) == name, *tail) in kept
+
+        return known
+
     def _known_victims(
         self, plan: "_DryRunPlan", state: CycleState, pod: Pod, node_info: NodeInfo, known: tuple[tuple[Pod, ...], int]
     ) -> tuple[list[Pod], int, Status | None] | None:
