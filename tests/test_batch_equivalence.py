@@ -795,6 +795,68 @@ def test_kept_first_pass_adds_follow_the_nominator() -> None:
     assert kept and all(type(added) is tuple for _, _, added in kept.values())
 
 
+def _full_cluster_with_nominated_pods(fits_on_every_other: bool) -> tuple[Any, list[Any]]:
+    """80 4-CPU nodes, each holding a 3-CPU pod (or, with ``fits_on_every_other``, only the
+    even ones), and a 3-CPU pod of priority 10 nominated to each of the first 50: a 2-CPU pod
+    of priority 5 fails every full node in both passes, the way a preemptor meets a full
+    cluster."""
+    from kschedctl.backend.queue.nominator import Nominator
+
+    nodes = [make_node(f"n{i:02d}").capacity(cpu="4", memory="8Gi", pods="10").obj() for i in range(80)]
+    bound = [make_pod(f"b{i:02d}").req(cpu="3").node(f"n{i:02d}").obj() for i in range(80) if not fits_on_every_other or i % 2 == 0]
+    fwk = new_framework(nodes=nodes, pods=bound)
+    nominator = Nominator()
+    for i in range(50):
+        nominator.add_nominated_pod(PodInfo.of(make_pod(f"nom{i:02d}").req(cpu="3").priority(10).obj()), f"n{i:02d}")
+    fwk.services.nominator = nominator
+    return fwk, fwk.snapshot.list()
+
+
+@pytest.mark.parametrize("fits_on_every_other", [False, True])
+def test_many_failing_nodes_are_recorded_as_the_two_passes_record_them(fits_on_every_other: bool) -> None:
+    """A batch with many failing nodes (from 32 on, recorded by one array assignment:
+    runtime/filter_points.py _record_failing) gives each node the two-pass loop's status
+    (framework.go RunFilterPluginsWithNominatedPods), and says where the rejected nodes are."""
+    fwk, infos = _full_cluster_with_nominated_pods(fits_on_every_other)
+    pod = make_pod("p").req(cpu="2").priority(5).obj()
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod, infos)
+    fwk.use_batch = False
+    two_passes = [fwk.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in infos]
+    fwk.use_batch = True
+    batch = fwk.run_filter_plugins_batch(state, pod, infos)
+    assert [_status_key(st) for st in batch] == [_status_key(st) for st in two_passes]
+    rejected = [i for i, st in enumerate(two_passes) if not st.is_success()]
+    # every full node: the even ones hold the 3-CPU pod; of the odd ones, those with a nominated pod
+    expected = [i for i in range(80) if i % 2 == 0 or i < 50] if fits_on_every_other else list(range(80))
+    assert rejected == expected
+    if isinstance(batch, SparseStatuses):
+        assert batch.failing == rejected
+
+
+def test_an_error_in_the_plain_pass_sends_the_batch_the_exact_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Filter batch that answers Error for nodes with nominated pods: the Error of the plain
+    pass may have been repeated onto later nodes without a call, so the batch answers each node
+    by the two-pass loop (runtime/filter_points.py), which calls the plugin's per-node Filter.
+    Here that Filter passes, so no node may keep the batch's Error."""
+    from kschedctl.framework.interface import Status
+    from kschedctl.plugins.taint_toleration import TaintToleration
+
+    fwk, infos = _full_cluster_with_nominated_pods(True)
+    monkeypatch.setattr(
+        TaintToleration, "filter_batch", lambda self, state, pod, nodes: [Status(Code.Error, "boom")] * len(nodes), raising=False
+    )
+    pod = make_pod("p").req(cpu="2").priority(5).obj()
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod, infos)
+    fwk.use_batch = False
+    two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
+    fwk.use_batch = True
+    batch = [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)]
+    assert batch == two_passes
+    assert all(code != Code.Error for code, _ in batch)
+
+
 def test_every_registered_batch_method_is_exercised() -> None:
     """Meta-test: each batch method of an in-tree plugin returned a result (compared with its
     per-node form) at least once in this module; run alone, it drives the tests above first."""
