@@ -67,6 +67,24 @@ def test_histogram_and_nodes_for_status_code_count_shared_statuses(absent):
     assert [n.name for n in shared.nodes_for_status_code(infos, Code.Unschedulable)] == ["n0", "n2", "n4"]
 
 
+@pytest.mark.parametrize("kinds", [3, 12], ids=["few-objects", "many-objects"])
+def test_histogram_counts_each_object_by_its_nodes(kinds):
+    """FitError.reason_histogram (framework/types.go) counts a few shared objects by scans and
+    many by a Counter: both give each reason its number of nodes, in order of first use."""
+    statuses = [Status(Code.Unschedulable, f"reason {k}", "Too many pods") for k in range(kinds)]
+    nts = NodeToStatus()
+    want: dict[str, int] = {}
+    for i in range(40):
+        st = statuses[(i * 7) % kinds]
+        nts.set(f"n{i:02d}", st)
+        for reason in st.reasons:
+            want[reason] = want.get(reason, 0) + 1
+    histogram = FitError(make_pod("p").obj(), 40, Diagnosis(nts)).reason_histogram()
+    assert histogram == want
+    assert list(histogram) == list(want)
+    assert histogram["Too many pods"] == 40
+
+
 def test_diagnosis_of_unschedulable_pod_same_batched_and_per_node():
     from kschedctl.framework.types import PodInfo, QueuedPodInfo
     from kschedctl.scheduler.algorithm import SchedulingAlgorithm

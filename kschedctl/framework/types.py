@@ -31,6 +31,7 @@ from kschedctl.framework.resource import (
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 _NODE_NAME = operator.attrgetter("node.meta.name")  # NodeInfo.name without the two properties
 DEFAULT_PROTOCOL = "TCP"
+_COUNTED_BY_SCANS = 8  # FitError.reason_histogram counts up to this many Status objects by scans
 
 
 # --- affinity terms ------------------------------------------------------------------------
@@ -211,8 +212,6 @@ def host_ports_of(pod: Pod) -> list[tuple[str, str, int]]:
 
 
 # --- NodeInfo ------------------------------------------------------------------------------
-
-_NODE_NAME = operator.attrgetter("node.meta.name")
 
 
 def summed_requests(pods: Iterable[PodInfo]) -> tuple[int, int, int]:
@@ -549,9 +548,12 @@ class FitError(Exception):
         # Nodes that failed the same way share one Status object: count each object once and
         # weigh it by its nodes. Objects come in order of first use, so reasons do too.
         statuses = nts.node_to_status.values()
-        uses = Counter(map(id, statuses))
-        for status in by_identity(statuses).values():
-            count = uses[id(status)]
+        ids = list(map(id, statuses))
+        distinct = dict(zip(ids, statuses))
+        # a few objects (the usual case): each one's count by a scan of the ids in C
+        uses: Mapping[int, int] = Counter(ids) if len(distinct) > _COUNTED_BY_SCANS else {key: ids.count(key) for key in distinct}
+        for key, status in distinct.items():
+            count = uses[key]
             for reason in status.reasons:
                 histogram[reason] = histogram.get(reason, 0) + count
         absent = self.num_all_nodes - nts.len()
