@@ -8,6 +8,7 @@ replicas decodes to pods that share their frozen Affinity and schedule as before
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,48 @@ def test_an_equal_document_gets_the_kept_answer_and_a_different_type_does_not() 
     assert len(calls) == 7
     assert by_content(kept, fn, [1], "p") == ["p", [1]] and by_content(kept, fn, [1], "p") == ["p", [1]]
     assert len(calls) == 9  # only dicts are kept
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (1, 1.0),
+        (1, True),
+        (1, "1"),
+        (0.0, -0.0),
+        (None, float("nan")),
+        (float("inf"), None),
+        ("null", None),
+        (datetime.date(2026, 1, 2), "2026-01-02"),
+        (2**64, float(2**64)),
+        ({"x": 1, "y": 2}, {"y": 2, "x": 1}),
+        ({1: "a"}, {"1": "a"}),
+    ],
+    ids=lambda v: type(v).__name__,
+)
+def test_the_content_key_tells_values_and_types_apart(a: Any, b: Any) -> None:
+    """The key names every value and type of a decoded document apart, whether it comes from
+    the JSON text (orjson, when installed) or from repr; equal documents get equal keys."""
+    key_a, key_b = content_memo.content_key({"v": a}), content_memo.content_key({"v": b})
+    assert key_a != key_b
+    if not isinstance(a, dict):  # a dict's two orders are two contents, as for repr
+        assert content_memo.content_key({"v": a}) == key_a
+    assert content_memo.content_key(json.loads(json.dumps({"k": [1, "x", True, 2.5]}))) == content_memo.content_key(
+        {"k": [1, "x", True, 2.5]}
+    )
+
+
+def test_the_content_key_is_the_json_text_only_when_it_is_exact() -> None:
+    """With orjson a document without null, dates or other help is named by its JSON text;
+    anything else by repr (a str, never equal to the bytes of a text)."""
+    pytest.importorskip("orjson")
+    assert content_memo.content_key({"a": [1, 2.5, "s", False]}) == b'{"a":[1,2.5,"s",false]}'
+    for doc in ({"a": None}, {"a": float("nan")}, {"a": datetime.date(2026, 1, 2)}, {"a": 2**64}, {1: "a"}, {"a": _Text("s")}):
+        assert content_memo.content_key(doc) == repr(doc)
+
+
+class _Text(str):
+    """A str subclass: printed by orjson only with help, which it is not given."""
 
 
 def test_a_full_memo_starts_again(monkeypatch: pytest.MonkeyPatch) -> None:
