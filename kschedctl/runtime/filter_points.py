@@ -76,30 +76,27 @@ def _record_filter_results(
     return passed
 
 
-def _record_batch(name: str, alive: list[int], results: list[Status | None], out: np.ndarray) -> list[int] | None:
-    """_record_filter_results for one plugin's batch, looking at the batch only as far as it
-    must: a batch that passed every node (all_success: one list comparison in C) or says where
-    its Statuses are (SparseStatuses) is not walked object by object."""
+def _batch_statuses(results: list[Status | None]) -> tuple[list[int] | None, Mapping[int, Status | None] | None]:
+    """(failing, distinct) of one plugin's batch for _record_filter_results, looked at only as
+    far as needed: ``distinct`` None when the batch passed every node (all_success: one list
+    comparison in C, or a SparseStatuses without failing positions); ``failing`` the positions
+    of a SparseStatuses, None when the batch had to be walked object by object."""
     failing = results.failing if results.__class__ is SparseStatuses else None
     if failing is not None:
-        if not failing:
-            return alive
-        return _record_filter_results(name, alive, results, out, cast(SparseStatuses, results).distinct(), failing)
+        return failing, (cast(SparseStatuses, results).distinct() if failing else None)
     if all_success(results):
-        return alive
-    return _record_filter_results(name, alive, results, out, by_identity(results))
+        return None, None
+    return None, by_identity(results)
 
 
 _RECORD_AT_ONCE = 32  # failing nodes from which _record_failing assigns them as one array
-
-_RECORDED_AS_IS = (Code.Success, Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
 
 
 def _recorded_error(statuses: Iterable[Any]) -> bool:
     """Whether recording these statuses may put an Error into the batch: a Status that is
     neither a success nor a rejection (_record_filter_results makes it the runtime's Error),
     or anything else (not recorded, but then the exact path is the safe answer)."""
-    return any(st is not None and (st.__class__ is not Status or st.code not in _RECORDED_AS_IS) for st in statuses)
+    return any(st is not None and (st.__class__ is not Status or not (st.code == Code.Success or st.is_rejected())) for st in statuses)
 
 
 def _record_failing(
@@ -379,15 +376,10 @@ class FilterPoints(PluginCalls):
                     log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is not None:
-                failing = results.failing if results.__class__ is SparseStatuses else None
-                if failing is not None:
-                    if not failing:
-                        continue  # every node passed
-                    distinct = results.distinct()
-                elif all_success(results):
+                failing, distinct = _batch_statuses(results)
+                if distinct is None:
                     continue  # every node passed: nothing to record (the common case)
-                else:
-                    distinct = by_identity(results)
+                if failing is None:
                     rejected = None  # where the Statuses are is no longer known
                 if out is None:
                     out = np.full(n, None, object)
@@ -515,7 +507,8 @@ class FilterPoints(PluginCalls):
                     if not isinstance(results, list):
                         results = list(results)
                     if len(results) == len(alive):
-                        recorded = _record_batch(name, alive, results, first)
+                        failing, distinct = _batch_statuses(results)
+                        recorded = alive if distinct is None else _record_filter_results(name, alive, results, first, distinct, failing)
             except Exception:  # noqa: BLE001 - the two-pass loop below reports it exactly
                 log.debug("filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
             if recorded is None:
