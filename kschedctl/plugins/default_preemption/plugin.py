@@ -106,15 +106,29 @@ _POD_BLIND_ON_SOME_NODES = (NodeVolumeLimits,)
 _CANNOT_HELP_KEPT = 1 << 16  # DefaultPreemption._cannot_help starts again past this many keys
 
 
-def _preemptor_key_part(nominator: Any, pod: Pod, req: Resource) -> tuple[Any, Any, str, tuple[int, int, int, int]] | None:
-    """The preemptor's part of DefaultPreemption._cannot_help_key: the Nominator's per-node
-    version and its pod-to-node map (None without the in-tree Nominator's), the pod's uid, and
-    its priority and cpu, memory and ephemeral-storage requests."""
+def _keys_for(nominator: Any, pod: Pod, req: Resource) -> Callable[[NodeInfo], tuple[Any, ...]] | None:
+    """DefaultPreemption._cannot_help_key for this preemptor, as a function of the node: the
+    preemptor's part (the Nominator's per-node version and its pod-to-node map, the pod's uid,
+    its priority and cpu, memory and ephemeral-storage requests) read once. None without the
+    in-tree Nominator's version and map."""
     version = getattr(nominator, "node_version", None)
     to_node = getattr(nominator, "nominated_pod_to_node", None)
     if version is None or not isinstance(to_node, dict):
         return None
-    return version, to_node, pod.uid, (pod.effective_priority(), req.milli_cpu, req.memory, req.ephemeral_storage)
+    uid = pod.uid
+    tail = (pod.effective_priority(), req.milli_cpu, req.memory, req.ephemeral_storage)
+
+    def key_of(node_info: NodeInfo) -> tuple[Any, ...]:
+        name = node_info.name
+        return (name, node_info.generation, version(name), to_node.get(uid) == name, *tail)
+
+    return key_of
+
+
+def _counts(req: Any) -> bool:
+    """Whether the dry run counts the preemptor's requests (_counted_victims): NodeResourcesFit's
+    PreFilter state, asking no scalar resource (cpu, memory and ephemeral storage only)."""
+    return isinstance(req, Resource) and not any(req.scalar_resources.values())
 
 
 def _node_filters_pass(plan: "_DryRunPlan", state: CycleState, pod: Pod, node_info: NodeInfo) -> bool | None:
@@ -322,7 +336,7 @@ class DefaultPreemption:
         # (the PDB list of the last dry run, each PDB with what filter_pods_with_pdb_violation
         # reads of it that may change): a different one empties _victims_kept
         self._victims_pdbs: tuple[Sequence[PodDisruptionBudget], list[tuple[Any, ...]]] | None = None
-        # (pod, its requests, the Nominator, _preemptor_key_part of them) of the last key made
+        # (pod, its requests, the Nominator, _keys_for of them) of the last key made
         self._key_part: tuple[Pod, Resource, Any, Any] | None = None
 
     def name(self) -> str:
@@ -576,7 +590,7 @@ class DefaultPreemption:
         if not plan.fit_only:
             return None if word_rejection else self._fit_rejects_without_potential(state, pod, node_info, fit)
         req = state.get(PRE_FILTER_STATE_KEY)
-        counting = isinstance(req, Resource) and not any(req.scalar_resources.values())
+        counting = _counts(req)
         kept = self._cannot_help_key(pod, node_info, req) if counting and not word_rejection else None
         if kept is not None and kept in self._cannot_help:
             return [], 0, None  # as below, for this node, its nominated pods and such a pod before
@@ -656,25 +670,17 @@ class DefaultPreemption:
         apply to this pod (the dry run then asks select_victims_without_copy of every node).
         Late in a wave of preemptors most visited nodes are such nodes: the ones earlier
         preemptors filled."""
-        if self.is_eligible_pod is not _always_eligible:
-            return None
         plan = self._plan(state, pod)
         if plan.fit is None or not plan.fit_only:
             return None
         req = state.get(PRE_FILTER_STATE_KEY)
-        if not isinstance(req, Resource) or any(req.scalar_resources.values()):
+        key_of = self._node_keys(pod, req) if _counts(req) else None
+        if key_of is None:
             return None
-        part = _preemptor_key_part(self.handle.nominator, pod, req)
-        if part is None:
-            return None
-        version, to_node, uid, tail = part
         kept = self._cannot_help
 
         def known(node_info: NodeInfo) -> bool:
-            if node_info.node is None:
-                return False
-            name = node_info.name
-            return (name, node_info.generation, version(name), to_node.get(uid) == name, *tail) in kept
+            return node_info.node is not None and key_of(node_info) in kept
 
         return known
 
@@ -719,18 +725,20 @@ class DefaultPreemption:
         storage requests (the only ones counted: no scalar resource is asked). Only with the
         default IsEligiblePod (a custom one may read anything). The preemptor's part is worked
         out once per (pod, requests, Nominator): a dry run asks it for every node."""
+        key_of = self._node_keys(pod, req)
+        return None if key_of is None else key_of(node_info)
+
+    def _node_keys(self, pod: Pod, req: Resource) -> Callable[[NodeInfo], tuple[Any, ...]] | None:
+        """_cannot_help_key's function of the node for this preemptor, kept
+        for the last (pod, requests, Nominator: _keys_for); None when no key is made (a custom
+        IsEligiblePod may read anything; no in-tree Nominator)."""
         if self.is_eligible_pod is not _always_eligible:
             return None
         nominator = self.handle.nominator
         part = self._key_part
         if part is None or part[0] is not pod or part[1] is not req or part[2] is not nominator:
-            part = self._key_part = (pod, req, nominator, _preemptor_key_part(nominator, pod, req))
-        asked = part[3]
-        if asked is None:
-            return None
-        version, to_node, uid, tail = asked
-        name = node_info.name
-        return (name, node_info.generation, version(name), to_node.get(uid) == name, *tail)
+            part = self._key_part = (pod, req, nominator, _keys_for(nominator, pod, req))
+        return part[3]
 
     @staticmethod
     def _fit_only_on(plan: _DryRunPlan, pod: Pod, node_info: NodeInfo) -> bool:
