@@ -433,6 +433,7 @@ class PodGroupCycle:
         pending = set(qpi.unschedulable_plugins)
         handle_scheduling_failure(self.sched, fwk, qpi, status=status, nominating=nominating)
         qpi.unschedulable_plugins = pending
+        self.sched.queue.pods_changed()  # the member may be in the pool already
         self.sched.outcomes[qpi.pod.uid].error = False
 
     def _bind_member(self, fwk: "Framework", qpi: QueuedPodInfo, mr: MemberResult, entry: dict[str, Any]) -> None:

@@ -132,6 +132,12 @@ class PriorityQueue:
         self.backoff = Heap(self._less_backoff_with_priority if pop_from_backoff_q else self._less_backoff)
         self.error_backoff = Heap(self._less_backoff)
         self.unschedulable: dict[str, QueuedPodInfo] = {}
+        # Bumped by every change of the pool or of what its pods' requeue by an event reads
+        # (gate, rejecting plugins, pod object): (resource, action) -> the pool version at
+        # which every pool pod was left where it was without a hint asked (_move_pods). An
+        # event of that kind then skips the walk while the version holds.
+        self.pool_version = 0
+        self._hint_free_skips: dict[tuple[str, str], int] = {}
         self.in_flight: dict[str, tuple[QueuedPodInfo, int]] = {}  # uid -> (pod, events seen before its pop)
         self.in_flight_events: list[tuple[int, ClusterEvent, Any, Any]] = []
         self._event_seq = 0
@@ -204,6 +210,7 @@ class PriorityQueue:
         self.move_to_active_q(qpi, event)
 
     def run_pre_enqueue_plugins(self, qpi: QueuedPodInfo) -> None:
+        self.pool_version += 1
         status = self.pre_enqueue(qpi.pod)
         if status.is_success():
             qpi.gated, qpi.gating_plugin, qpi.gating_message = False, "", ""
@@ -219,10 +226,12 @@ class PriorityQueue:
         if qpi.gated:
             if uid not in self.active and uid not in self.backoff and uid not in self.error_backoff:
                 self.unschedulable.setdefault(uid, qpi)
+                self.pool_version += 1
             return False
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self.clock.now()
-        self.unschedulable.pop(uid, None)
+        if self.unschedulable.pop(uid, None) is not None:
+            self.pool_version += 1
         self.backoff.delete(uid)
         self.error_backoff.delete(uid)
         self.active.add(qpi)
@@ -237,8 +246,10 @@ class PriorityQueue:
             self.run_pre_enqueue_plugins(qpi)
             if qpi.gated:
                 self.unschedulable.setdefault(uid, qpi)
+                self.pool_version += 1
                 return False
-        self.unschedulable.pop(uid, None)
+        if self.unschedulable.pop(uid, None) is not None:
+            self.pool_version += 1
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:
             self.backoff.delete(uid)
             self.error_backoff.add(qpi)
@@ -285,6 +296,7 @@ class PriorityQueue:
             if qpi is None or qpi.gated:
                 return None
             del self.unschedulable[uid]
+            self.pool_version += 1
         qpi.moved_by, qpi.requeued_by = qpi.requeued_by or POD_GROUP_CYCLE, ""
         qpi.attempts += 1
         qpi.backoff_expiration = None
@@ -347,6 +359,7 @@ class PriorityQueue:
                     self.move_to_backoff_q(qpi, ev.SCHEDULE_ATTEMPT_FAILURE)
                 else:
                     self.unschedulable[uid] = qpi
+                    self.pool_version += 1
                 return
             hint = self.determine_scheduling_hint_for_in_flight_pod(qpi)
             self.requeue_pod_with_queueing_strategy(qpi, hint, ev.SCHEDULE_ATTEMPT_FAILURE)
@@ -376,6 +389,7 @@ class PriorityQueue:
         """The queue the pod goes to: the pool (skip), backoffQ (still backing off) or activeQ."""
         if strategy == QueueingStrategy.QUEUE_SKIP:
             self.unschedulable[qpi.pod.uid] = qpi
+            self.pool_version += 1
             return UNSCHEDULABLE_PODS
         if strategy == QueueingStrategy.QUEUE_AFTER_BACKOFF and self.is_pod_backing_off(qpi):
             return BACKOFF_Q if self.move_to_backoff_q(qpi, event) else UNSCHEDULABLE_PODS
@@ -465,18 +479,25 @@ class PriorityQueue:
         leaves out only that pod would, without a call per pod."""
         if not self.is_event_of_interest(event):
             return 0
+        if self._hint_free_skips.get((event.resource, event.action)) == self.pool_version and not ev.is_wildcard(event):
+            self._moved(event, old, new)  # every pod stays, as the last walk of this kind found
+            return 0
         items = list(self.unschedulable.items())
+        whole = pre_check is None
         if except_uid is not None and except_uid in self.unschedulable:
             items.remove((except_uid, self.unschedulable[except_uid]))
+            whole = False
         if pre_check is not None:
             items = [(uid, q) for uid, q in items if pre_check(q.pod)]
-        return self._move_pods(items, event, old, new)
+        return self._move_pods(items, event, old, new, whole)
 
     def move_pods_to_active_or_backoff_queue(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
         """movePodsToActiveOrBackoffQueue over these pods (see _move_pods)."""
         return self._move_pods([(q.pod.uid, q) for q in pods], event, old, new)
 
-    def _move_pods(self, items: list[tuple[str, QueuedPodInfo]], event: ClusterEvent, old: Any = None, new: Any = None) -> int:
+    def _move_pods(
+        self, items: list[tuple[str, QueuedPodInfo]], event: ClusterEvent, old: Any = None, new: Any = None, whole: bool = False
+    ) -> int:
         """movePodsToActiveOrBackoffQueue. A gated pod is asked again (its gating plugin's hints,
         then PreEnqueue) only if the event is one its gating plugin registered.
 
@@ -486,10 +507,17 @@ class PriorityQueue:
         by the same plugin with the same message) the others get the same without asking: a
         gang's every pod event asked PreEnqueue for each of its gated members. A pod gated
         again goes to the end of the pool, as the full requeue does (the pool's order is the
-        order the pods later move in)."""
+        order the pods later move in).
+
+        ``whole``: the items are the whole pool. When every pod was then left where it was
+        without a hint asked (a gate this event cannot open, or no rejector with a hint for
+        it), the answer depends on the event's kind alone: the next event of the kind skips
+        the walk until the pool or one of its pods changes (pool_version)."""
         if not self.is_event_of_interest(event):
             return 0
         label = ev.label(event)
+        hint_free = whole and not ev.is_wildcard(event)
+        version = self.pool_version
         shared: dict[tuple[object, str], int] | None = {} if self.pre_enqueue_share_key is not None and not ev.is_wildcard(event) else None
         unschedulable = self.unschedulable
         moved = 0
@@ -526,6 +554,7 @@ class PriorityQueue:
                         if outcome == _GATED_AGAIN and uid in unschedulable:
                             del unschedulable[uid]  # to the end of the pool, as gated again
                             unschedulable[uid] = qpi
+                            self.pool_version += 1
                             qpi.requeued_by = ""
                             continue
                         if outcome is not None:
@@ -534,13 +563,18 @@ class PriorityQueue:
                     if key is not None and shared is not None:
                         shared[key] = _LEFT_AS_IS
                     continue  # only the gating plugin's events can let a gated pod in
+                hint_free = False  # the gate may open: its hints and PreEnqueue are asked
             hint = self.is_pod_worth_requeuing(qpi, event, old, new)
             if hint == QueueingStrategy.QUEUE_SKIP:
                 if key is not None and shared is not None:
                     shared[key] = _LEFT_AS_IS
+                if hint_free:
+                    hint_free = self._no_rejector_hinted(qpi, event)
                 continue
+            hint_free = False
             plugin, message = qpi.gating_plugin, qpi.gating_message
-            unschedulable.pop(uid, None)
+            if unschedulable.pop(uid, None) is not None:
+                self.pool_version += 1
             qpi.requeued_by = label
             if self.requeue_pod_with_queueing_strategy(qpi, hint, label) != UNSCHEDULABLE_PODS:
                 moved += 1
@@ -554,11 +588,36 @@ class PriorityQueue:
                 )
             if key is not None and shared is not None:
                 shared[key] = outcome
+        if hint_free and self.pool_version == version:
+            self._hint_free_skips[(event.resource, event.action)] = version
+        self._moved(event, old, new)
+        return moved
+
+    def pods_changed(self) -> None:
+        """A queued pod's gate or rejecting plugins were changed outside the queue: the walks
+        remembered as skipping every pod no longer hold."""
+        self.pool_version += 1
+
+    def _moved(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """What every move request notes, whether or not it moved a pod."""
         self.move_request_cycle = self.scheduling_cycle
         self.move_request_event = ev.label(event)
         if self.queueing_hints:
             self._add_event_if_any_in_flight(event, old, new)
-        return moved
+
+    def _no_rejector_hinted(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
+        """Whether none of the plugins that rejected the pod registered a hint for the event's
+        kind: is_pod_worth_requeuing's QUEUE_SKIP without a hint asked, which holds for every
+        event of the kind while the pod is the same."""
+        matching = self._matching(qpi.pod.scheduler_name, event)
+        if matching is None:
+            return False
+        hinted = matching[1]
+        return (
+            bool(qpi.unschedulable_plugins or qpi.pending_plugins)
+            and hinted.isdisjoint(qpi.unschedulable_plugins)
+            and hinted.isdisjoint(qpi.pending_plugins)
+        )
 
     def _shared_gate_key(self, qpi: QueuedPodInfo) -> tuple[object, str] | None:
         """The key under which a gated pod's requeue may be shared with other gated pods
@@ -606,6 +665,7 @@ class PriorityQueue:
             self._add_pod(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
             return
         qpi.pod_info = PodInfo.of(new)
+        self.pool_version += 1
         self.nominator.update_nominated_pod(qpi.pod_info)
         for e in events:
             hint = self.is_pod_worth_requeuing(qpi, e, old, new)
@@ -619,7 +679,8 @@ class PriorityQueue:
         self.nominator.delete_nominated_pod_if_exists(pod)
         uid = pod.uid
         if not self.active.delete(uid) and not self.backoff.delete(uid) and not self.error_backoff.delete(uid):
-            self.unschedulable.pop(uid, None)
+            if self.unschedulable.pop(uid, None) is not None:
+                self.pool_version += 1
 
     # --- background flushes ----------------------------------------------------------------
     def flush_backoff_q_completed(self) -> int:
