@@ -298,11 +298,13 @@ def test_reserve_assumes_and_unreserve_reverts():
     assert pl.pre_bind_pre_flight(s1, p1, "node-a") is None
     assert pl.pre_bind(s1, p1, "node-a") is None
     assert pl.assumed_pvs["pv-only"]["spec"]["claimRef"]["name"] == "pvc-a"
+    assert pl.pv_writes == 1  # what a state's kept same_on_every_node answer is checked against
     # the assumed PV is no longer available to another claim
     s2 = CycleState()
     pl.pre_filter(s2, p2, fwk.snapshot.list())
     assert as_tuple(pl.filter(s2, p2, fwk.snapshot.get("node-a"))) == (UNB, [vb.ERR_REASON_BIND_CONFLICT])
     pl.unreserve(s1, p1, "node-a")
+    assert pl.pv_writes == 2
     s3 = CycleState()
     pl.pre_filter(s3, p2, fwk.snapshot.list())
     assert pl.filter(s3, p2, fwk.snapshot.get("node-a")) is None
@@ -444,3 +446,51 @@ def test_runtime_filter_reason_in_framework():
     fwk.run_pre_filter_plugins(state, p, fwk.snapshot.list())
     status = fwk.run_filter_plugins(state, p, fwk.snapshot.get("node-a"))
     assert (status.code, status.reasons, status.plugin) == (UNB, [vb.ERR_REASON_BIND_CONFLICT], "VolumeBinding")
+
+
+# same_on_every_node: FindPodVolumes' answer worked out once per state when the node cannot
+# change it (a preemptor's dry run asks Filter on hundreds of candidate nodes)
+@pytest.mark.parametrize(
+    "objs, claims, same",
+    [
+        pytest.param([pvc("pvc-a").bound_to("pv-a"), pv("pv-a", phase="Bound")], ("pvc-a",), vb.EVERY_NODE_FITS, id="bound-no-affinity"),
+        pytest.param([pvc("pvc-a").bound_to("pv-a")], ("pvc-a",), vb.NO_NODE_HAS_THE_PV, id="pv-missing"),
+        pytest.param(
+            [pvc("pvc-a").bound_to("pv-a"), pv("pv-a", node="node-a", phase="Bound"), pvc("pvc-b").bound_to("pv-b")],
+            ("pvc-a", "pvc-b"),
+            None,
+            id="affinity-before-the-missing-pv",
+        ),
+        pytest.param(
+            [pvc("pvc-a").bound_to("pv-a"), pvc("pvc-b").bound_to("pv-b"), pv("pv-b", node="node-a", phase="Bound")],
+            ("pvc-a", "pvc-b"),
+            vb.NO_NODE_HAS_THE_PV,
+            id="missing-pv-before-the-affinity",
+        ),
+        pytest.param([pvc("pvc-a").bound_to("pv-a"), pv("pv-a"), pvc("pvc-b"), pv("pv-c")], ("pvc-a", "pvc-b"), None, id="unbound-claim"),
+    ],
+)
+def test_the_answer_kept_for_every_node_is_find_pod_volumes_on_each(objs, claims, same):
+    nodes = ("node-a", "node-b", "node-c")
+    _, filters, state, pl, fwk = run(objs, pod(*claims), nodes=nodes)
+    s = state.read(vb.STATE_KEY)
+    assert pl.same_on_every_node(s) == same
+    for name, got in zip(nodes, filters):
+        volumes, reasons = pl.find_pod_volumes(pod(*claims), s.claims, fwk.snapshot.get(name).node)
+        assert as_tuple(got) == (None if not reasons else (UNB, reasons))
+        if not reasons:
+            assert s.pod_volumes_by_node[name] == volumes
+
+
+def test_the_kept_answer_is_read_again_after_the_assume_cache_changes():
+    """A PV the pod's claim is bound to changes in the assume cache (a Reserve writes there):
+    the next Filter of the same state reads it, as FindPodVolumes would."""
+    objs = [pvc("pvc-a").bound_to("pv-a"), pv("pv-a", phase="Bound")]
+    _, filters, state, pl, fwk = run(objs, pod("pvc-a"), nodes=("node-a", "node-b"))
+    assert filters == [None, None]
+    s = state.read(vb.STATE_KEY)
+    assert pl.same_on_every_node(s) == vb.EVERY_NODE_FITS
+    pl.assumed_pvs["pv-a"] = pv("pv-a", node="node-a", phase="Bound").obj().raw
+    pl.pv_writes += 1  # as reserve and unreserve count their writes
+    assert as_tuple(pl.filter(state, pod("pvc-a"), fwk.snapshot.get("node-b"))) == (UNB, [vb.ERR_REASON_NODE_CONFLICT])
+    assert pl.filter(state, pod("pvc-a"), fwk.snapshot.get("node-a")) is None

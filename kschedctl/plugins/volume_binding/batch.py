@@ -23,7 +23,6 @@ from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins.helper import node_only_filter_batch
 from kschedctl.plugins.volume_binding import plugin
 from kschedctl.plugins.volume_binding.plugin import ERR_REASON_PV_NOT_EXIST, STATE_KEY, PodVolumes
-from kschedctl.plugins.volume_util import spec
 
 _NODE = attrgetter("node")
 _NAME = attrgetter("name")
@@ -40,24 +39,15 @@ class VolumeBinding(plugin.VolumeBinding):
         if not isinstance(s, plugin._State):
             return None  # the per-node form reports the missing state
         n = len(node_infos)
-        claims = s.claims
-        if claims is None:
+        if s.claims is None:
             return [None] * n
-        if claims.unbound_delay:
-            return None
+        same = self.same_on_every_node(s)
+        if same is None:
+            return None  # depends on the node: the per-node form
         nodes = list(map(_NODE, node_infos))
         if None in nodes:
             return None  # the per-node form's "node not found"
-        missing = False
-        for pvc in claims.bound:  # checkBoundClaims: stops at the first problem
-            pv = self._pv(str(spec(pvc).get("volumeName")))
-            if pv is None:
-                missing = True
-                break
-            affinity = spec(pv).get("nodeAffinity")
-            if affinity and affinity.get("required"):
-                return None  # depends on the node's labels: the per-node form
-        if missing:
+        if same is plugin.NO_NODE_HAS_THE_PV:
             return [Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST)] * n
         s.pod_volumes_by_node.update(dict.fromkeys(_names(node_infos, nodes), PodVolumes()))
         return [None] * n

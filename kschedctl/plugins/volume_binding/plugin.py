@@ -102,16 +102,23 @@ class PodVolumes:
     dynamic_provisions: list[tuple[GenericObject, dict[str, Any] | None]] = field(default_factory=list)  # (pvc, capacity raw)
 
 
+# FindPodVolumes' answer when it cannot depend on the node (VolumeBinding.same_on_every_node)
+EVERY_NODE_FITS = "fits"
+NO_NODE_HAS_THE_PV = "pv missing"
+
+
 class _State:
     """stateData; shared (not copied) by clones, as upstream's Clone returns itself."""
 
-    __slots__ = ("all_bound", "pod_volumes_by_node", "claims", "has_static_bindings")
+    __slots__ = ("all_bound", "pod_volumes_by_node", "claims", "has_static_bindings", "same_everywhere")
 
     def __init__(self, claims: PodVolumeClaims | None = None) -> None:
         self.all_bound = False
         self.pod_volumes_by_node: dict[str, PodVolumes] = {}
         self.claims = claims
         self.has_static_bindings = False
+        # (the assume cache's PV writes when worked out, same_on_every_node's answer)
+        self.same_everywhere: tuple[int, str | None] | None = None
 
     def clone(self) -> "_State":
         return self
@@ -164,6 +171,7 @@ class VolumeBinding:
         # The binder's assume caches: PV name -> assumed PV dict, "ns/name" -> assumed PVC.
         self.assumed_pvs: dict[str, dict[str, Any]] = {}
         self.assumed_pvcs: dict[str, GenericObject] = {}
+        self.pv_writes = 0  # changes of assumed_pvs: what a state's same_everywhere was read at
 
     def name(self) -> str:
         return NAME
@@ -398,6 +406,34 @@ class VolumeBinding:
         s: _State = state.read(STATE_KEY)
         return s
 
+    def same_on_every_node(self, s: _State) -> str | None:
+        """FindPodVolumes' answer when the node cannot change it: every claim bound, and no PV
+        (up to the first missing one) with a required node affinity. EVERY_NODE_FITS (no
+        conflict, nothing to bind), NO_NODE_HAS_THE_PV (the first problem on every node is a
+        missing PV), or None when it depends on the node's labels or claims are unbound.
+
+        The claims are fixed by PreFilter, the PVs change only through the assume cache: the
+        answer is kept in the state (which the dry run's copies share) while the cache has not
+        changed, so a preemptor's dry run works it out once, not once per candidate node."""
+        kept = s.same_everywhere
+        if kept is not None and kept[0] == self.pv_writes:
+            return kept[1]
+        answer = self._bound_claims_answer(s.claims)
+        s.same_everywhere = (self.pv_writes, answer)
+        return answer
+
+    def _bound_claims_answer(self, claims: PodVolumeClaims | None) -> str | None:
+        if claims is None or claims.unbound_delay:
+            return None
+        for pvc in claims.bound:  # checkBoundClaims: stops at the first problem
+            pv = self._pv(str(spec(pvc).get("volumeName")))
+            if pv is None:
+                return NO_NODE_HAS_THE_PV
+            affinity = spec(pv).get("nodeAffinity")
+            if affinity and affinity.get("required"):
+                return None  # check_node_affinity reads the node's labels
+        return EVERY_NODE_FITS
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         try:
             s = self._state(state)
@@ -408,6 +444,12 @@ class VolumeBinding:
         node = node_info.node
         if node is None:
             return Status(Code.Error, "node not found")
+        same = self.same_on_every_node(s)
+        if same is EVERY_NODE_FITS:
+            s.pod_volumes_by_node[node.name] = PodVolumes()
+            return None
+        if same is NO_NODE_HAS_THE_PV:
+            return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_PV_NOT_EXIST)
         try:
             pod_volumes, reasons = self.find_pod_volumes(pod, s.claims, node)
         except ValueError as err:
@@ -496,6 +538,7 @@ class VolumeBinding:
                 }
                 new.setdefault("metadata", {}).setdefault("annotations", {})["pv.kubernetes.io/bound-by-controller"] = "yes"
                 self.assumed_pvs[metadata(pv)["name"]] = new
+                self.pv_writes += 1
         for pvc, _ in pod_volumes.dynamic_provisions:
             raw = copy.deepcopy(pvc.raw)
             raw.setdefault("metadata", {}).setdefault("annotations", {})[ANN_SELECTED_NODE] = node_name
@@ -512,6 +555,7 @@ class VolumeBinding:
             return
         for _, pv in pod_volumes.static_bindings:
             self.assumed_pvs.pop(metadata(pv)["name"], None)
+            self.pv_writes += 1
         for pvc, _ in pod_volumes.dynamic_provisions:
             self.assumed_pvcs.pop(f"{pvc.namespace}/{pvc.name}", None)
 
