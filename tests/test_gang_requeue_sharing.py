@@ -277,3 +277,32 @@ def test_waiting_pods_are_looked_at_again_after_any_result_or_removal() -> None:
     s.waiting[uid].fwk.get_waiting_pod(uid).result = Status()  # a plugin's doing, not allow()
     resume_resolved_waiting_pods(s)
     assert [p.pod for p in s.result.placements] == ["default/m1"] and uid not in s.waiting
+
+
+@pytest.mark.parametrize("version", ["1.35", "1.36"])
+def test_a_member_updated_into_another_group_is_not_moved_with_its_old_one(version: str) -> None:
+    """The share key a gated pod keeps is dropped when its pod object changes: b1, gated in g2,
+    is updated into g1 (an update no hint of GangScheduling cares for leaves it in the pool,
+    gated). The next pod of g2 requeues g2's members; b1 is asked as what it is now, a member
+    of g1, exactly as when every gated pod is asked on its own."""
+
+    def member(name: str, group: str) -> Pod:
+        b = make_pod(name).req(cpu="100m").label("v", "1")
+        return (b.workload_ref("job", group) if version == "1.35" else b.pod_group(group)).obj()
+
+    states = []
+    for sharing in (True, False):
+        s = _scheduler(version)
+        if not sharing:
+            s.queue.pre_enqueue_share_key = None
+        for name in ("a1", "a2", "b1", "a3"):
+            add_pod(s, member(name, "g2"))
+        assert len(s.queue.unschedulable) == 4  # g2 wants 6
+        old = s.pods_by_uid[member("b1", "g2").uid]
+        update_pod_in_scheduling_queue(s, old, member("b1", "g1"))
+        steps = [_queue_state(s)]
+        for name, group in (("a4", "g2"), ("c1", "g1"), ("a5", "g2")):
+            add_pod(s, member(name, group))
+            steps.append(_queue_state(s))
+        states.append(steps)
+    assert states[0] == states[1]

@@ -210,7 +210,11 @@ class PriorityQueue:
         self.move_to_active_q(qpi, event)
 
     def run_pre_enqueue_plugins(self, qpi: QueuedPodInfo) -> None:
+        """PreEnqueue's verdict as the pod's gate. The only place a pod is gated: its share key
+        (_shared_gate_key) is dropped here, and while the pod stays gated nothing else changes
+        what the key was worked out from but update(), which drops it too."""
         self.pool_version += 1
+        qpi.pre_enqueue_share = None
         status = self.pre_enqueue(qpi.pod)
         if status.is_success():
             qpi.gated, qpi.gating_plugin, qpi.gating_message = False, "", ""
@@ -524,7 +528,21 @@ class PriorityQueue:
         last_key: tuple[object, str] | None = None
         last_outcome: int | None = None
         pop_from_backoff_q = self.pop_from_backoff_q
+        reordered = False
         for uid, qpi in items:
+            if last_key is not None and pop_from_backoff_q:
+                memo = qpi.pre_enqueue_share
+                if memo is not None and memo[3] is last_key and qpi.gated:
+                    # a gated pod of the key just asked, its key kept since it was gated
+                    # (run_pre_enqueue_plugins and update drop it): the checks below hold
+                    if last_outcome == _LEFT_AS_IS:
+                        continue
+                    if last_outcome == _GATED_AGAIN and uid in unschedulable:
+                        del unschedulable[uid]
+                        unschedulable[uid] = qpi
+                        reordered = True
+                        qpi.requeued_by = ""
+                        continue
             key = None
             if qpi.gated:
                 if shared is not None:
@@ -554,7 +572,7 @@ class PriorityQueue:
                         if outcome == _GATED_AGAIN and uid in unschedulable:
                             del unschedulable[uid]  # to the end of the pool, as gated again
                             unschedulable[uid] = qpi
-                            self.pool_version += 1
+                            reordered = True  # pool_version moves once, after the walk
                             qpi.requeued_by = ""
                             continue
                         if outcome is not None:
@@ -588,7 +606,10 @@ class PriorityQueue:
                 )
             if key is not None and shared is not None:
                 shared[key] = outcome
-        if hint_free and self.pool_version == version:
+                last_key, last_outcome = key, outcome
+        if reordered:
+            self.pool_version += 1
+        elif hint_free and self.pool_version == version:
             self._hint_free_skips[(event.resource, event.action)] = version
         self._moved(event, old, new)
         return moved
@@ -657,6 +678,7 @@ class PriorityQueue:
             qpi = heap.get(uid)
             if qpi is not None:
                 qpi.pod_info = PodInfo.of(new)
+                qpi.pre_enqueue_share = None
                 heap.add(qpi)
                 self.nominator.update_nominated_pod(qpi.pod_info)
                 return
@@ -665,6 +687,7 @@ class PriorityQueue:
             self._add_pod(QueuedPodInfo(PodInfo.of(new), timestamp=self.clock.now()), ev.label(ev.EVENT_UNSCHEDULED_POD_UPDATE))
             return
         qpi.pod_info = PodInfo.of(new)
+        qpi.pre_enqueue_share = None
         self.pool_version += 1
         self.nominator.update_nominated_pod(qpi.pod_info)
         for e in events:
