@@ -72,3 +72,46 @@ def test_scheduler_units_round_up_as_the_fraction_does():
         assert scheduler_units("cpu", qty) == math.ceil(Fraction(qty) * 1000), qty
         assert scheduler_units("memory", qty) == math.ceil(qty), qty
         assert scheduler_units("example.com/gpu", qty) == math.ceil(qty), qty
+
+
+# requests_of: the two computations above, kept by what they read
+def _variants() -> list:
+    """Pods that differ in one thing the requests read each: amounts, a sidecar flag, the
+    order of init containers, overhead, pod-level requests, no requests at all."""
+    return [
+        make_pod("a").req(cpu="1", memory="1Gi"),
+        make_pod("b").req(cpu="1", memory="1Gi").req(cpu="500m"),
+        make_pod("c").req(cpu="100m").init_req({"cpu": "1"}, sidecar=True).init_req({"cpu": "2"}),
+        make_pod("d").req(cpu="100m").init_req({"cpu": "1"}).init_req({"cpu": "2"}),
+        make_pod("e").req(cpu="100m").init_req({"cpu": "2"}).init_req({"cpu": "1"}, sidecar=True),
+        make_pod("f").req(cpu="1", memory="1Gi").overhead(cpu="250m"),
+        make_pod("g").req(cpu="1").pod_requests(cpu="1500m"),
+        make_pod("h").req(memory="64Mi").pod_requests(cpu="1500m"),
+        make_pod("i"),
+        make_pod("j").req(cpu="0", memory="0"),
+    ]
+
+
+def test_requests_of_is_the_two_computations_and_tells_the_variants_apart() -> None:
+    from kschedctl.framework.resource import requests_of
+
+    # each variant after the others are kept: a key that missed one thing they differ in
+    # would give one the other's answer (c and d differ only in the sidecar flag)
+    for builder in _variants():
+        pod = builder.obj()
+        req, cpu, mem = requests_of(pod)
+        want = compute_pod_resource_request(pod)
+        assert (req, cpu, mem) == (want, *compute_non_zero_request(pod)), pod.name
+        again = builder.obj()  # a replica: another object, the same content
+        assert requests_of(again)[0] is req
+
+
+def test_requests_of_starts_again_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kschedctl.framework import resource
+
+    monkeypatch.setattr(resource, "_REQUESTS_KEPT", {})
+    monkeypatch.setattr(resource, "REQUESTS_KEPT_MAX", 3)
+    for i in range(7):
+        pod = make_pod(f"p{i}").req(cpu=f"{i + 1}").obj()
+        assert resource.requests_of(pod)[1] == 1000 * (i + 1)
+        assert len(resource._REQUESTS_KEPT) <= 3

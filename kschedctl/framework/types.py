@@ -24,8 +24,7 @@ from kschedctl.framework.resource import (
     MEMORY,
     PODS,
     Resource,
-    compute_non_zero_request,
-    compute_pod_resource_request,
+    requests_of,
 )
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
@@ -99,9 +98,15 @@ class PodInfo:
         # corev1helpers.PodPriority, read per pod of a node by the nominated-pods pass and the
         # preemption dry run: an attribute, not a call on the pod (the spec is fixed)
         self.priority: int = pod.effective_priority()
+        self.requests: Resource
+        self.requests, self.non_zero_cpu, self.non_zero_mem = requests_of(pod)
         aff = pod.affinity
         pa = aff.pod_affinity if aff else None
         paa = aff.pod_anti_affinity if aff else None
+        if pa is None and paa is None:  # most pods: no term to make
+            self.required_affinity_terms, self.required_anti_affinity_terms = [], []
+            self.preferred_affinity_terms, self.preferred_anti_affinity_terms = [], []
+            return
         self.required_affinity_terms = [new_affinity_term(pod, t) for t in (pa.required if pa else ())]
         self.required_anti_affinity_terms = [new_affinity_term(pod, t) for t in (paa.required if paa else ())]
         self.preferred_affinity_terms = [
@@ -110,8 +115,6 @@ class PodInfo:
         self.preferred_anti_affinity_terms = [
             WeightedAffinityTerm(new_affinity_term(pod, w.term), w.weight) for w in (paa.preferred if paa else ())
         ]
-        self.requests: Resource = compute_pod_resource_request(pod)
-        self.non_zero_cpu, self.non_zero_mem = compute_non_zero_request(pod)
 
     @staticmethod
     def of(pod: Pod) -> "PodInfo":
