@@ -197,3 +197,33 @@ def test_kept_victims_are_counted_again_for_other_pdbs_and_filtered_for_each_pod
     assert ask(preemptor, [one]) == ([], 0, None)  # the taint rejects it: cannot help
     tolerating = make_pod("t").priority(100).req(cpu="2").toleration("dedicated", "x", "NoSchedule").obj()
     assert ask(tolerating, [one]) == (["low0", "low1"], 0, "Success")
+
+
+def test_the_key_read_from_the_nominators_map_is_the_key_asked_of_it() -> None:
+    """_keys_for reads the in-tree Nominator's node_versions map instead of calling
+    node_version for each node; a nominator that offers only the method gets the same keys,
+    on nodes with and without nominated pods, for a preemptor nominated or not."""
+    from kschedctl.framework.resource import Resource
+    from kschedctl.framework.types import NodeInfo
+    from kschedctl.testing import make_node
+
+    class MethodOnly:
+        def __init__(self, inner: Nominator) -> None:
+            self.nominated_pod_to_node = inner.nominated_pod_to_node
+            self.node_version = inner.node_version
+
+    nominator = Nominator()
+    preemptor = make_pod("p").priority(10).req(cpu="1").obj()
+    nodes = [NodeInfo(make_node(f"n{i}").capacity(cpu="4", memory="4Gi").obj()) for i in range(4)]
+    nodes.append(NodeInfo())  # no node object: NodeInfo.name is ""
+    req = Resource.from_list({"cpu": 1})
+    for step in range(3):
+        if step == 1:
+            nominator.add_nominated_pod(PodInfo(make_pod("x").obj()), "n1")
+        if step == 2:
+            nominator.add_nominated_pod(PodInfo(preemptor), "n2")
+        fast = default_preemption._keys_for(nominator, preemptor, req)
+        slow = default_preemption._keys_for(MethodOnly(nominator), preemptor, req)
+        assert fast is not None and slow is not None
+        assert [fast(n) for n in nodes] == [slow(n) for n in nodes]
+    assert fast(nodes[1])[2] != 0 and fast(nodes[2])[3] is True
