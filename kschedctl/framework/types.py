@@ -330,7 +330,8 @@ class NodeInfo:
 
     @property
     def name(self) -> str:
-        return self.node.name if self.node is not None else ""
+        node = self.node  # Node.name's own property read inline: asked per node, per pod
+        return node.meta.name if node is not None else ""
 
     def lowest_pod_priority(self) -> int | None:
         """The lowest priority (corev1helpers.PodPriority) of the pods on the node; None without pods.
