@@ -40,6 +40,13 @@ ACTIVE_Q, BACKOFF_Q, UNSCHEDULABLE_PODS = "activeQ", "backoffQ", "unschedulableP
 _LEFT_AS_IS, _GATED_AGAIN, _OWN_WAY = 0, 1, 2
 
 
+def _none_hinted(hinted: frozenset[str], rejected: set[str], pending: set[str]) -> bool:
+    """Whether none of a pod's rejecting or pending plugins registered a hint for the event:
+    is_pod_worth_requeuing then answers QUEUE_SKIP without asking one, and _move_pods may
+    remember that answer for the event's kind."""
+    return hinted.isdisjoint(rejected) and hinted.isdisjoint(pending)
+
+
 class QueueingStrategy(IntEnum):
     """queueingStrategy: what an event (or an in-flight history) means for a rejected pod."""
 
@@ -426,7 +433,7 @@ class PriorityQueue:
         if matching is None:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         hints, hinted = matching
-        if hinted.isdisjoint(rejected) and hinted.isdisjoint(pending):
+        if _none_hinted(hinted, rejected, pending):
             return QueueingStrategy.QUEUE_SKIP  # no rejector's hint to ask
         rejectors = rejected | pending
         strategy = QueueingStrategy.QUEUE_SKIP
@@ -530,24 +537,15 @@ class PriorityQueue:
         pop_from_backoff_q = self.pop_from_backoff_q
         reordered = False
         for uid, qpi in items:
-            if last_key is not None and pop_from_backoff_q:
-                memo = qpi.pre_enqueue_share
-                if memo is not None and memo[3] is last_key and qpi.gated:
-                    # a gated pod of the key just asked, its key kept since it was gated
-                    # (run_pre_enqueue_plugins and update drop it): the checks below hold
-                    if last_outcome == _LEFT_AS_IS:
-                        continue
-                    if last_outcome == _GATED_AGAIN and uid in unschedulable:
-                        del unschedulable[uid]
-                        unschedulable[uid] = qpi
-                        reordered = True
-                        qpi.requeued_by = ""
-                        continue
             key = None
             if qpi.gated:
                 if shared is not None:
                     memo = qpi.pre_enqueue_share  # _shared_gate_key's, when it still holds
                     if (
+                        memo is not None and pop_from_backoff_q and last_key is not None and memo[3] is last_key
+                        # the key just asked, kept since the pod was gated (run_pre_enqueue_plugins
+                        # and update drop it): the checks below hold
+                    ) or (
                         memo is not None
                         and memo[0] is qpi.pod_info
                         and memo[1] == qpi.gating_plugin
@@ -633,12 +631,8 @@ class PriorityQueue:
         matching = self._matching(qpi.pod.scheduler_name, event)
         if matching is None:
             return False
-        hinted = matching[1]
-        return (
-            bool(qpi.unschedulable_plugins or qpi.pending_plugins)
-            and hinted.isdisjoint(qpi.unschedulable_plugins)
-            and hinted.isdisjoint(qpi.pending_plugins)
-        )
+        rejected, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+        return bool(rejected or pending) and _none_hinted(matching[1], rejected, pending)
 
     def _shared_gate_key(self, qpi: QueuedPodInfo) -> tuple[object, str] | None:
         """The key under which a gated pod's requeue may be shared with other gated pods
