@@ -22,6 +22,39 @@ LOWEST_NAME_TIES = True
 
 NO_RETRIES = "no-retries"  # _compare_attempt: the pod's later attempts are not comparable
 
+# kube 1.36.2 schedule_one_podgroup.go podGroupSchedulingDefaultAlgorithm: once a member's Permit
+# succeeds and some member requires preemption, every member gets this status
+GROUP_WAITS_FOR_PREEMPTION = "pod group is unschedulable, pod group is waiting for preemption to complete"
+POD_BY_POD = "the harness runs the group's members pod by pod, kube's group cycle takes them together"
+
+
+def _harness_runs_members_pod_by_pod(orc: dict, members: set[str]) -> bool:
+    """From 1.36 kube takes a pod group's members together (ScheduleOne -> scheduleOnePodGroup);
+    a harness that runs them pod by pod gives records without ``podGroup``."""
+    version = str(orc.get("version") or "")
+    if not members or not version.startswith("v1.") or int(version.split(".")[1]) < 36:
+        return False
+    return not any("podGroup" in r for r in orc["pods"])
+
+
+def _where_loops_part(rec: dict, kr: dict | None) -> str:
+    """Where kube's group cycle and a pod-by-pod harness part by design, for a member's attempt
+    that compared equal (or that the group held back): what comes after is not comparable.
+
+    * a member the harness placed that the group cycle held back (the group waits for a
+      sibling's preemption);
+    * a member that preempts: the group cycle assumes it on its nominated node for the siblings
+      that follow, the harness does not;
+    * a member left waiting at Permit until the gang timed out: the harness holds its node
+      meanwhile, the group cycle rejected the group at once."""
+    if kr is not None and kr.get("message") == GROUP_WAITS_FOR_PREEMPTION:
+        return "its group waits for a member's preemption"
+    if (rec.get("preemption") or {}).get("nominatedNode"):
+        return "it preempts, and the group cycle assumes it on the nominated node for its siblings"
+    if rec.get("permitWaitTimedOut"):
+        return "the harness holds its node at Permit until the gang times out"
+    return ""
+
 
 @dataclass
 class Difference:
@@ -73,6 +106,8 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
     ks_retries = [k for k in order if k[1] > 1]
     kube_retries = {(r["pod"], r["attempt"]) for r in orc["pods"] if r["attempt"] > 1}
     retry_pos = 0
+    members = {m["pod"] for g in sim.get("podGroups", []) for m in g.get("members", [])}
+    pod_by_pod = _harness_runs_members_pod_by_pod(orc, members)
     for rec in orc["pods"]:
         pod, attempt = rec["pod"], rec["attempt"]
         if attempt > 1 and (pod, attempt) not in kube_retries:
@@ -98,7 +133,16 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
                 out.notes.append(f"retries not compared from {pod}: kschedctl retried {other_pod} (attempt {other_attempt}) first")
                 return out
             retry_pos += 1
-        d, stop = _compare_attempt(mode, rec, per.get(pod, {}).get(attempt), skipped)
+        kr = per.get(pod, {}).get(attempt)
+        parted = _where_loops_part(rec, kr) if pod_by_pod and pod in members else ""
+        if parted and kr is not None and kr.get("message") == GROUP_WAITS_FOR_PREEMPTION:
+            out.notes.append(f"stopped at {pod}: {parted}; {POD_BY_POD}")
+            return out
+        d, stop = _compare_attempt(mode, rec, kr, skipped)
+        if d is None and parted:
+            out.compared += 1
+            out.notes.append(f"stopped after {pod}: {parted}; {POD_BY_POD}")
+            return out
         if d is not None:
             out.diff = d
             return out
