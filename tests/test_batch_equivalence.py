@@ -747,7 +747,7 @@ def test_first_pass_with_nominated_pods_batch_equals_two_passes(config: str, clu
 
 
 def test_kept_first_pass_adds_follow_the_nominator() -> None:
-    """The batch keeps each node's nominated pods to add across cycles (FilterPoints._kept_adds):
+    """The batch keeps each node's nominated pods to add across cycles (FilterPoints._adds_for_priority):
     a pod nominated, removed or updated on a node, another priority, and the pod that is itself
     nominated each give the statuses of the two-pass loop, which looks afresh every time. On
     4-CPU nodes a 3-CPU nominated pod that is added rejects a 2-CPU pod; one that is not leaves
@@ -792,7 +792,12 @@ def test_kept_first_pass_adds_follow_the_nominator() -> None:
     assert statuses(a.pod) == ["fits", "full", "fits", "fits", "fits"]
     assert statuses(pending[10]) == ["fits", "full", "fits", "full", "fits"]  # a is added for another pod
     kept = fwk._kept_adds_by_node[1]  # handed to every plugin's first pass: none can edit them
-    assert kept and all(type(added) is tuple for _, _, added in kept.values())
+    assert sorted(kept) == [0, 5, 10]
+    assert all(type(added) is tuple for _, lists in kept.values() for added in lists.values())
+    # what is kept for priority 10 is n1's b and n3's a (e left), each read at the last change
+    changes, lists = kept[10]
+    assert changes == nominator.changes
+    assert {name: [pi.pod.name for pi in added] for name, added in lists.items()} == {"n1": ["b"], "n3": ["a"]}
 
 
 def _full_cluster_with_nominated_pods(fits_on_every_other: bool) -> tuple[Any, list[Any]]:
@@ -1143,3 +1148,40 @@ def _cli(*args: str) -> tuple[int, str, str]:
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.stdout, result.stderr
+
+
+def test_first_pass_sums_kept_past_the_table_size_and_for_own_lists() -> None:
+    """More nominated nodes than the kept sums' first table holds (64 rows, batch.py
+    _KeptSums), lists changing between cycles and a pod nominated itself (its node's list,
+    without it, summed afresh): every cycle gives the two-pass loop's statuses
+    (framework.go RunFilterPluginsWithNominatedPods)."""
+    from kschedctl.backend.queue.nominator import Nominator
+
+    nodes = [make_node(f"n{i:03d}").capacity(cpu="4", memory="8Gi", pods="10").obj() for i in range(150)]
+    fwk = new_framework(nodes=nodes)
+    nominator = Nominator()
+    fwk.services.nominator = nominator
+    infos = fwk.snapshot.list()
+    for i in range(0, 150, 2):  # 75 nodes, a 1- to 3-CPU pod each
+        cpu = str(1 + i % 3)
+        nominator.add_nominated_pod(PodInfo.of(make_pod(f"nom{i:03d}").req(cpu=cpu).priority(10).obj()), f"n{i:03d}")
+    own = PodInfo.of(make_pod("self").req(cpu="2").priority(10).obj())
+    nominator.add_nominated_pod(own, "n004")  # n004 also holds a 2-CPU pod: only that one is added
+
+    def check(pod: Any) -> list[str]:
+        state = CycleState()
+        fwk.run_pre_filter_plugins(state, pod, infos)
+        fwk.use_batch = False
+        two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
+        fwk.use_batch = True
+        assert [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+        return [ni.name for ni, key in zip(infos, two_passes) if key[0] != Code.Success]
+
+    pending = make_pod("p").req(cpu="2").priority(10).obj()
+    full = check(pending)
+    assert full == [f"n{i:03d}" for i in range(0, 150, 2) if 1 + i % 3 == 3 or i == 4]
+    assert check(own.pod) == [f"n{i:03d}" for i in range(0, 150, 2) if 1 + i % 3 == 3]  # n004: itself left out
+    assert len(fwk.instances["NodeResourcesFit"]._kept_sums.held) > 64
+    nominator.add_nominated_pod(PodInfo.of(make_pod("more").req(cpu="3").priority(10).obj()), "n001")
+    nominator.delete_nominated_pod_if_exists(make_pod("nom002").obj())
+    assert check(pending) == ["n001"] + full[1:]  # n001 now full, n002 freed

@@ -237,6 +237,15 @@ def node_names(infos: Sequence["NodeInfo"]) -> list[str]:
         return [info.name for info in infos]
 
 
+def all_node_names(infos: Sequence["NodeInfo"]) -> list[str] | None:
+    """The names of ``infos`` as node_names gives them, or None when some NodeInfo has no Node
+    (a caller that skips such nodes then takes its per-node way)."""
+    try:
+        return list(map(_NODE_NAME, infos))
+    except AttributeError:
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class ImageStateSummary:
     """framework.ImageStateSummary: an image's size and on how many nodes it is present, for ImageLocality."""

@@ -30,9 +30,9 @@ class PluginCalls:
     # point -> (the plugin list as last seen, [(plugin, name)]) (_named)
     _named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]]
     _optional_methods: dict[tuple[int, str], Any]  # (id(plugin), method) -> bound method or None
-    # the nominator they were kept for, and node name -> (its node version there, priority,
-    # the nominated pods a first pass adds) (FilterPoints._kept_adds)
-    _kept_adds_by_node: tuple[Any, dict[str, tuple[int, int, tuple[PodInfo, ...]]]]
+    # the nominator they were kept for, and pod priority -> (the nominator's ``changes`` when
+    # read, node name -> the nominated pods a first pass adds) (FilterPoints._adds_for_priority)
+    _kept_adds_by_node: tuple[Any, dict[int, tuple[int, dict[str, tuple[PodInfo, ...]]]]]
     # Batch forms of Filter/Score (filter_batch / score_batch) are used when True
     use_batch: bool
 

@@ -5,16 +5,17 @@ RunFilterPluginsWithNominatedPods and RunPostFilterPlugins.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from typing import Any, cast
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, SparseStatuses, Status, all_success, by_identity
-from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, node_names
+from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, all_node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
 from kschedctl.runtime.guard import as_status, optional, pair, raised, status_of, wrong
@@ -89,6 +90,8 @@ def _batch_statuses(results: list[Status | None]) -> tuple[list[int] | None, Map
     return None, by_identity(results)
 
 
+_POSITION = operator.itemgetter(0)  # (position, added pods) -> position
+_KEPT_PRIORITIES = 16  # pod priorities whose first-pass adds are kept at once (_adds_for_priority)
 _RECORD_AT_ONCE = 32  # failing nodes from which _record_failing assigns them as one array
 
 
@@ -325,27 +328,15 @@ class FilterPoints(PluginCalls):
         two_pass: list[tuple[int, Sequence[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
         errored = False  # whether ``out`` holds an Error (read only with two_pass)
         if nominated:
-            batched: bool | None = None  # can pass 1 be batched this cycle (asked once)
-            priority = pod.effective_priority()
-            copied: set[int] = set()  # positions answered by the two passes on copies
-            adds = self._kept_adds(pod, priority, nominated)
-            for i, name in enumerate(node_names(nodes)):
-                if name not in nominated:
-                    continue
-                added = adds(name, nodes[i])
-                if not added:
-                    continue
-                if batched is None:
-                    batched = self._first_pass_batchable(state)
-                if batched:
-                    two_pass.append((i, added))
-                else:
-                    if out is None:
-                        out = np.full(n, None, object)
+            with_adds = self._nodes_with_adds(pod, nodes, nominated)
+            if with_adds and self._first_pass_batchable(state):
+                two_pass = with_adds
+            elif with_adds:  # the two passes on copies, node by node
+                out = np.full(n, None, object)
+                for i, _ in with_adds:
                     st = out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i])
                     errored = errored or _recorded_error((st,))
-                    copied.add(i)
-            if copied:
+                copied = {i for i, _ in with_adds}
                 alive = [i for i in range(n) if i not in copied]
         full = as_batch(nodes, self.snapshot)
         skip = state.skip_filter_plugins
@@ -414,37 +405,66 @@ class FilterPoints(PluginCalls):
         statuses: list[Status | None] = out.tolist()
         return statuses
 
-    def _kept_adds(self, pod: Any, priority: int, nominated: dict[str, list[PodInfo]]) -> Callable[[str, NodeInfo], Sequence[PodInfo]]:
-        """``_nominated_pods_to_add`` of one cycle's pod, node by node, from lists kept across
-        cycles: a node's list of pods to add depends on its nominated pods (named by the
-        nominator's node version), the pod's priority, and the pod itself only on the node
-        it is nominated to. Between two cycles one or two nodes' lists change, and a
-        preemption-heavy cycle asks about hundreds of nodes with nominated pods. The kept
-        lists are tuples: they are handed to the plugins' first pass, sandboxed plugins
-        included, and no plugin can edit what a later cycle reads."""
+    def _nodes_with_adds(
+        self, pod: Any, nodes: Sequence[NodeInfo], nominated: Mapping[str, list[PodInfo]]
+    ) -> list[tuple[int, Sequence[PodInfo]]]:
+        """(position, the nominated pods the first pass adds) for the nodes of ``nodes`` where
+        it adds some (_nominated_pods_to_add), in order. Read from the lists kept for the
+        pod's priority (_adds_for_priority) by one lookup per node; the pod's own nominated
+        node, whose list holds the pod itself, is worked out afresh."""
+        priority = pod.effective_priority()
+        kept = self._adds_for_priority(priority)
+        names = all_node_names(nodes)
+        if kept is None or names is None:
+            return [
+                (i, added)
+                for i, ni in enumerate(nodes)
+                if ni.name in nominated and (added := self._nominated_pods_to_add(pod, priority, ni, nominated[ni.name]))
+            ]
+        found: list[tuple[int, Sequence[PodInfo]]] = [(i, a) for i, a in enumerate(map(kept.get, names)) if a is not None]
+        own = getattr(self.services.nominator, "nominated_pod_to_node", {}).get(pod.uid)
+        if own is not None and own in nominated and own in names:
+            at = names.index(own)
+            found = [(i, a) for i, a in found if i != at]
+            mine = self._nominated_pods_to_add(pod, priority, nodes[at], nominated[own])
+            if mine:
+                bisect.insort(found, (at, mine), key=_POSITION)
+        return found
+
+    def _adds_for_priority(self, priority: int) -> dict[str, tuple[PodInfo, ...]] | None:
+        """node name -> the nominated pods the first pass adds there for a pod of ``priority``
+        nominated elsewhere (non-empty ones only), kept across cycles and brought up to date
+        from the nodes whose list changed since (the nominator's node versions above the
+        ``changes`` it was read at). Between two cycles of a preemption-heavy run one or two
+        lists change while hundreds of nodes have nominated pods. The lists are tuples: they
+        are handed to the plugins' first pass, sandboxed plugins included, and no plugin can
+        edit what a later cycle reads. None for a nominator that does not say what changed."""
         nominator = self.services.nominator
         versions = getattr(nominator, "node_versions", None)
-        to_node = getattr(nominator, "nominated_pod_to_node", None)
-        if not isinstance(versions, dict) or not isinstance(to_node, dict):
-            return lambda name, ni: self._nominated_pods_to_add(pod, priority, ni, nominated[name])
-        owner, kept = self._kept_adds_by_node
+        lists = getattr(nominator, "nominated_pods", None)
+        changes = getattr(nominator, "changes", None)
+        if not isinstance(versions, dict) or not isinstance(lists, dict) or not isinstance(changes, int):
+            return None
+        owner, by_priority = self._kept_adds_by_node
         if owner is not nominator:  # versions name one nominator's lists
-            kept = {}
-            self._kept_adds_by_node = (nominator, kept)
-        own = to_node.get(pod.uid)
-
-        def adds(name: str, node_info: NodeInfo) -> Sequence[PodInfo]:
-            if name == own or node_info.node is None:
-                return self._nominated_pods_to_add(pod, priority, node_info, nominated[name])
-            version = versions.get(name, 0)
-            entry = kept.get(name)
-            if entry is not None and entry[0] == version and entry[1] == priority:
-                return entry[2]
-            added = tuple(self._nominated_pods_to_add(pod, priority, node_info, nominated[name]))
-            kept[name] = (version, priority, added)
-            return added
-
-        return adds
+            by_priority = {}
+            self._kept_adds_by_node = (nominator, by_priority)
+        entry = by_priority.get(priority)
+        if entry is None:
+            if len(by_priority) >= _KEPT_PRIORITIES:
+                by_priority.clear()
+            entry = by_priority[priority] = (-1, {})
+        seen, kept = entry
+        if seen == changes:
+            return kept
+        for name in [name for name, version in versions.items() if version > seen]:
+            added = tuple(pi for pi in lists.get(name, ()) if pi.priority >= priority)
+            if added:
+                kept[name] = added
+            else:
+                kept.pop(name, None)
+        by_priority[priority] = (changes, kept)
+        return kept
 
     @staticmethod
     def _nominated_pods_to_add(pod: Any, priority: int, node_info: NodeInfo, nominated: Sequence[PodInfo]) -> list[PodInfo]:

@@ -86,7 +86,7 @@ class Framework(FilterPoints, ScorePoints, BindingPoints, PlacementPoints):
         self._named_cache: dict[str, tuple[list[Any], list[tuple[Any, str]]]] = {}
         self._queue_sort_failed = False
         self._optional_methods: dict[tuple[int, str], Any] = {}  # (id(plugin), method) -> bound method or None
-        self._kept_adds_by_node = (None, {})  # FilterPoints._kept_adds
+        self._kept_adds_by_node = (None, {})  # FilterPoints._adds_for_priority
         # Batch forms of Filter/Score (filter_batch / score_batch) are used when True; the
         # per-node path is kept for plugins without them and for the equivalence tests.
         self.use_batch = True

@@ -26,6 +26,13 @@ class Nominator:
         derived from the list can be kept under it (DefaultPreemption's dry-run verdicts)."""
         return self.node_versions.get(node_name, 0)
 
+    @property
+    def changes(self) -> int:
+        """How many times some node's list changed: the highest node version handed out, so a
+        reader that kept what it derived at ``changes`` == c finds the lists changed since as
+        the nodes whose version is above c."""
+        return self._changes
+
     def _changed(self, node_name: str) -> None:
         self._changes += 1
         self.node_versions[node_name] = self._changes

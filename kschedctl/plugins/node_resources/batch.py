@@ -11,7 +11,7 @@ batch forms read the ports' state keys and helpers (no import runs the other way
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
@@ -50,11 +50,10 @@ class NodeResourcesFit(fit.NodeResourcesFit):
     ) -> list[Status | None] | None:
         """filter_batch on each node plus its added pods: what NodeInfo.add_pod_info adds to
         ``requested`` (each pod's requests) and to the pod count, summed per node."""
-        sums = list(map(_added_sums(self), added))
-        if max(map(max, sums), default=0) > fit._INT64_HEADROOM:
+        extra = _added_extra(self, added)
+        if extra is None:
             return None  # sums numpy's int64 might not hold beside the columns: the copies' way
-        extra = np.array(sums, dtype=np.int64).reshape(len(sums), 4).T
-        return self._filter_rows(state, pod, node_infos, extra)
+        return self._filter_rows(state, pod, node_infos, extra.T)
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
         """score() over a NodeBatch: LeastAllocated / MostAllocated on arrays, else per node.
@@ -264,33 +263,63 @@ def _kept_scores(plugin: Any, pod_requests: Sequence[int], node_infos: Sequence[
     return kept if kept is not None else plugin._score_rows(pod_requests, node_infos)
 
 
-# At most this many lists of added pods are kept with their sums (_added_sums).
+# At most this many lists of added pods are kept with their sums (_added_extra).
 MAX_KEPT_SUMS = 4096
 
 
-def _added_sums(plugin: Any) -> Any:
-    """A function from one node's list of added pods to its (cpu, memory, ephemeral storage,
-    pod count) sums, keeping each list's sums for as long as the list is kept.
+class _KeptSums:
+    """Lists of added pods and their (cpu, memory, ephemeral storage, pod count) sums: row
+    ``rows[id(pods)]`` of ``table`` (row 0 stays zero). ``held`` keeps every list whose id is
+    a key, so an id here always names the list it was taken from."""
+
+    __slots__ = ("held", "rows", "table")
+
+    def __init__(self) -> None:
+        self.rows: dict[int, int] = {}
+        self.held: list[Sequence[PodInfo]] = []
+        self.table = np.zeros((64, 4), dtype=np.int64)
+
+    def add(self, pods: Sequence[PodInfo], summed: tuple[int, int, int, int]) -> int:
+        row = len(self.held) + 1
+        if row == len(self.table):
+            self.table = np.concatenate((self.table, np.zeros_like(self.table)))
+        self.table[row] = summed
+        self.rows[id(pods)] = row
+        self.held.append(pods)
+        return row
+
+
+def _added_extra(plugin: Any, added: Sequence[Sequence[PodInfo]]) -> Any:
+    """Per node, the sums of its added pods (cpu, memory, ephemeral storage, pod count) as
+    an (nodes, 4) int64 array; None when a sum might not fit numpy's int64 beside the columns.
 
     The runtime keeps a node's list of nominated pods to add across cycles, as a tuple
-    (FilterPoints._kept_adds), so a preemption-heavy cycle hands back the same few hundred
-    tuples it handed the cycle before; summing them again was most of this first pass. Only
-    tuples are kept (a list could be edited after its sums were taken), each held with its
-    sums, so an id here always names the tuple it was taken from."""
-    kept: dict[int, tuple[Sequence[PodInfo], tuple[int, int, int, int]]] | None = plugin.__dict__.get("_added_sums")
-    if kept is None or len(kept) > MAX_KEPT_SUMS:
-        kept = plugin.__dict__["_added_sums"] = {}
-
-    def sums(pods: Sequence[PodInfo]) -> tuple[int, int, int, int]:
-        entry = kept.get(id(pods))
-        if entry is not None and entry[0] is pods:
-            return entry[1]
-        summed = (*summed_requests(pods), len(pods))
-        if pods.__class__ is tuple:
-            kept[id(pods)] = (pods, summed)
-        return summed
-
-    return sums
+    (FilterPoints._adds_for_priority), so a preemption-heavy cycle hands back the same few
+    hundred tuples it handed the cycle before: their sums are kept as rows of one table,
+    found by one lookup per list and gathered at once. Only tuples are kept (a list could be
+    edited after its sums were taken); a list is summed each time."""
+    kept: _KeptSums | None = plugin.__dict__.get("_kept_sums")
+    if kept is None or len(kept.held) > MAX_KEPT_SUMS:
+        kept = plugin.__dict__["_kept_sums"] = _KeptSums()
+    at = list(map(kept.rows.get, map(id, added)))
+    loose: list[tuple[int, tuple[int, int, int, int]]] = []  # (position, sums) of lists not kept
+    if None in at:
+        for j, row in enumerate(at):
+            if row is not None:
+                continue
+            pods = added[j]
+            summed = (*summed_requests(pods), len(pods))
+            if max(summed) > fit._INT64_HEADROOM:
+                return None
+            if pods.__class__ is tuple:
+                at[j] = kept.add(pods, summed)
+            else:
+                at[j] = 0
+                loose.append((j, summed))
+    extra = kept.table[cast("list[int]", at)]
+    for j, summed in loose:
+        extra[j] = summed
+    return extra
 
 
 def _memos(plugin: Any) -> dict[Hashable, RowMemo]:
