@@ -215,3 +215,37 @@ def test_the_filtered_pods_own_volumes_are_remembered_per_csinode_presence_and_e
     for info in (n1, n2, n1):
         st = pl.filter(CycleState(), missing, info)
         assert st is not None and st.code == Code.UnschedulableAndUnresolvable
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [(E(0),), (E(0), E(1), "csi-gce-0"), ("nope",), ("pending-0",), ("intree-ebs",), ("missing-pv",)],
+)
+def test_without_a_csinode_the_verdict_ignores_the_pods_on_the_node(claims):
+    # csi.go getVolumeLimits reads only the CSINode: without one there is no limit, so Filter
+    # answers before it counts the node's volumes (or fails on the pod's own claims, whatever
+    # the node holds); preemption's dry run relies on verdict_ignores_pods saying so
+    full = [make_pod(f"old{i}").node("n1").pvc(E(i)).obj() for i in range(1, 6)]
+    fwk = volume_framework(nodes=[make_node("n1").obj(), make_node("n2").obj()], pods=full, objects=cluster_objects(*storage()))
+    pl = fwk.instances["NodeVolumeLimits"]
+    pod = pod_with(*claims)
+    state = CycleState()
+    pl.pre_filter(state, pod, fwk.snapshot.list())
+    crowded, empty = fwk.snapshot.get("n1"), fwk.snapshot.get("n2")
+    assert pl.verdict_ignores_pods(pod, crowded) and pl.verdict_ignores_pods(pod, empty)
+    on_crowded, on_empty = pl.filter(state, pod, crowded), pl.filter(state, pod, empty)
+    assert (on_crowded is None) == (on_empty is None)
+    if on_crowded is not None:
+        assert (on_crowded.code, on_crowded.reasons) == (on_empty.code, on_empty.reasons)
+
+
+def test_with_a_csinode_count_the_verdict_reads_the_pods_on_the_node():
+    fwk = volume_framework(
+        nodes=[make_node("n1").obj()],
+        pods=[make_pod("old").node("n1").pvc(E(1)).obj()],
+        objects=cluster_objects(*storage(), make_csi_node("n1", {EBS: 1})),
+    )
+    pl = fwk.instances["NodeVolumeLimits"]
+    node = fwk.snapshot.get("n1")
+    assert not pl.verdict_ignores_pods(pod_with(E(0)), node)  # the old pod's volume fills the count
+    assert pl.verdict_ignores_pods(make_pod("plain").obj(), node)

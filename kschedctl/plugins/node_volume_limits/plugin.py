@@ -320,6 +320,8 @@ class NodeVolumeLimits:
         if not pod.volumes:
             return True
         csi_node = self.handle.objects.csi_nodes.get(node_info.name)
+        if csi_node is None:
+            return True  # no CSINode, no count: _volume_limits is empty whatever the volumes
         try:
             if not self._new_volumes(pod, csi_node):
                 return True
