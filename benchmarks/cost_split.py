@@ -28,6 +28,7 @@ TopologySpreading also the zone counts, skew check and update), per pod and per 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import resource
@@ -93,20 +94,17 @@ def child(snapshot: str, config: str, out: str) -> None:
     Scheduler.enqueue_pending = timed("enqueue", Scheduler.enqueue_pending)  # type: ignore[method-assign]
     render.render_run = timed("output", render.render_run)
     sys.argv = ["kschedctl", "schedule", snapshot, "--config", config, "-o", "json", "--kube-version", "1.35", "--seed", "1"]
-    saved = os.dup(1)
+
+    def write_phases() -> None:
+        total = _cpu()
+        spent["start-up"] = marks.get("load/decode", total)
+        Path(out).write_text(json.dumps({"phases": spent, "total": total}))
+
+    # the command ends the process once the exit handlers have run (runtime/process.py finish)
+    atexit.register(write_phases)
     sink = os.open(os.devnull, os.O_WRONLY)
     os.dup2(sink, 1)  # the command writes its JSON to the process's stdout: discarded
-    try:
-        runpy.run_module("kschedctl", run_name="__main__")
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            raise
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-    total = _cpu()
-    spent["start-up"] = marks.get("load/decode", total)
-    Path(out).write_text(json.dumps({"phases": spent, "total": total}))
+    runpy.run_module("kschedctl", run_name="__main__")
 
 
 def run_child(snapshot: Path, config: Path) -> dict[str, Any]:

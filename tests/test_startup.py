@@ -139,11 +139,10 @@ def test_a_run_of_the_command_line_writes_and_reuses_it(tmp_path: Path) -> None:
     both print the same placements; nothing else is written to the cache directory."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-    probe = (
-        "import sys, dataclasses; from kschedctl.cli.app import main; "
+    probe = (  # main() ends the process once the exit handlers have run (runtime/process.py)
+        "import atexit, sys, dataclasses; from kschedctl.cli.app import main; "
         "sys.argv = ['kschedctl', 'validate', '--help']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "sys.stderr.write(str(dataclasses.exec.__self__.compiled))"
+        "atexit.register(lambda: sys.stderr.write(str(dataclasses.exec.__self__.compiled)))\nmain()\n"
     )
     outs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
     assert outs[0].stdout == outs[1].stdout and "validate" in outs[0].stdout

@@ -55,9 +55,8 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 def test_help_imports_neither_numpy_nor_the_configuration() -> None:
     code = (
-        "import sys\nfrom kschedctl.cli.app import main\nsys.argv = ['kschedctl', '--help']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+        "import atexit, json, sys\nfrom kschedctl.cli.app import main\nsys.argv = ['kschedctl', '--help']\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(proc.stderr))
@@ -127,10 +126,9 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
         sys.path.pop(0)
     snapshot = perf_config.write(STARTUP_CASE, tmp_path)
     code = (
-        "import sys\nfrom kschedctl.cli.app import main\n"
+        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
         f"sys.argv = ['kschedctl', 'schedule', {str(snapshot)!r}, '-o', 'json', '--seed', '1']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "import json\nsys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert len(json.loads(proc.stdout)["placements"]) == 10, proc.stdout[:200]

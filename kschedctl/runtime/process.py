@@ -27,6 +27,7 @@ re-pointing descriptors with os.dup2): docs/writing-plugins.md, "The trust bound
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import sys
@@ -254,9 +255,9 @@ def exit_code(exc: SystemExit) -> int:
 
 
 def finish(code: int) -> None:
-    """Flush the result and standard error, then end the process with ``code``: through
-    SystemExit (the interpreter's usual shutdown) when no other thread would hold it up, else
-    at once with os._exit (a thread a plugin left running is not waited for)."""
+    """Flush the result and standard error, then end the process with ``code``: once the exit
+    handlers have run when no other thread would hold it up (_end), else at once with os._exit
+    (a thread a plugin left running is not waited for)."""
     if STATE.forked_child or os.getpid() != STATE.pid:
         STATE.real_exit(0)
     for fn in STATE.on_finish:
@@ -273,7 +274,26 @@ def finish(code: int) -> None:
     if any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate()):
         STATE.exiting = True
         STATE.real_exit(code)
-    raise SystemExit(code)
+    _end(code)
+
+
+def _end(code: int) -> None:
+    """The interpreter's shutdown without its last part: the exit handlers run (atexit: the
+    dataclass code cache saved, temporary directories left open removed, logging flushed),
+    the streams are flushed, and os._exit ends the process. The shutdown's last part frees
+    every object the run built, one by one (0.4 s after a 15,000-node run), for a process
+    that is about to end. Through SystemExit where the handlers cannot be run by name."""
+    run_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if not callable(run_handlers):
+        raise SystemExit(code)
+    run_handlers()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 2
+    STATE.exiting = True
+    STATE.real_exit(code)
 
 
 def end_now(message: str, code: int = 2) -> None:
