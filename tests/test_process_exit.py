@@ -34,3 +34,14 @@ def test_finish_runs_the_exit_handlers_keeps_the_status_and_skips_the_teardown(t
     assert done.stdout == "the result\n"
     assert marker.read_text(encoding="utf-8") == "yes"
     assert "freed at shutdown" not in done.stderr
+
+
+def test_under_a_profiler_the_interpreter_unwinds_as_usual(tmp_path: Path) -> None:
+    # `python -m cProfile -o FILE -m kschedctl ...` writes FILE after the command returns
+    out = tmp_path / "run.prof"
+    code = "from kschedctl.runtime import process\nprocess.contain()\nprocess.finish(0)\n"
+    script = tmp_path / "probe.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 0

@@ -282,9 +282,11 @@ def _end(code: int) -> None:
     dataclass code cache saved, temporary directories left open removed, logging flushed),
     the streams are flushed, and os._exit ends the process. The shutdown's last part frees
     every object the run built, one by one (0.4 s after a 15,000-node run), for a process
-    that is about to end. Through SystemExit where the handlers cannot be run by name."""
+    that is about to end. Through SystemExit where the handlers cannot be run by name, and
+    under a profiler or a tracer (``python -m cProfile``, coverage), which writes what it
+    gathered as the interpreter unwinds."""
     run_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if not callable(run_handlers):
+    if not callable(run_handlers) or sys.getprofile() is not None or sys.gettrace() is not None:
         raise SystemExit(code)
     run_handlers()
     for stream in (sys.stdout, sys.stderr):
