@@ -19,7 +19,9 @@ the process up so that none of that changes kschedctl's result:
   pod's attempt; a plugin thread it is raised in ends), so the process never ends, nor is
   replaced, with status 0 before its result is written. ``finish()`` writes and flushes the
   result, then ends the process with the command's status even if plugin threads are still
-  running (then with os._exit: no interpreter shutdown waits for them).
+  running (then with os._exit: no interpreter shutdown waits for them); otherwise the exit
+  handlers run first, and os._exit spares the interpreter's teardown (under a profiler or a
+  tracer the interpreter unwinds as usual).
 
 What it cannot contain (ctypes calls into libc, signals sent to the process, closing or
 re-pointing descriptors with os.dup2): docs/writing-plugins.md, "The trust boundary".
