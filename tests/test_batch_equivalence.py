@@ -130,6 +130,17 @@ def _status_key(s):
     return (s.code, tuple(s.reasons))
 
 
+def _batch_keys_equal_two_passes(fwk, state, pod, infos):
+    """The runtime's batch Filter gives every node the two-pass loop's status
+    (RunFilterPluginsWithNominatedPods, asked node by node with the batch forms off): asserted,
+    and the statuses' keys returned."""
+    fwk.use_batch = False
+    two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
+    fwk.use_batch = True
+    assert [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+    return two_passes
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cluster_st())
 def test_plugin_batch_forms_equal_per_node(cluster):
@@ -156,11 +167,7 @@ def test_plugin_batch_forms_equal_per_node(cluster):
                     assert [int(v) for v in out] == [pl.score(state, pod, ni)[0] for ni in infos], pl.name()
             _check_normalize_batch(fwk, state, pod, infos)
         # the whole runtime: statuses of every node and the score table
-        fwk.use_batch = False
-        seq = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
-        fwk.use_batch = True
-        bat = [_status_key(s) for s in fwk.run_filter_plugins_batch(state, pod, infos)]
-        assert bat == seq
+        _batch_keys_equal_two_passes(fwk, state, pod, infos)
 
 
 def _check_normalize_batch(fwk, state, pod, infos):
@@ -740,10 +747,7 @@ def test_first_pass_with_nominated_pods_batch_equals_two_passes(config: str, clu
             _, status, _ = fwk.run_pre_filter_plugins(state, pod, infos)
             if not status.is_success():
                 continue
-            fwk.use_batch = False
-            two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
-            fwk.use_batch = True
-            assert [_status_key(s) for s in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+            _batch_keys_equal_two_passes(fwk, state, pod, infos)
 
 
 def test_kept_first_pass_adds_follow_the_nominator() -> None:
@@ -766,10 +770,7 @@ def test_kept_first_pass_adds_follow_the_nominator() -> None:
     def statuses(pod: Any) -> list[Any]:
         state = CycleState()
         fwk.run_pre_filter_plugins(state, pod, infos)
-        fwk.use_batch = False
-        two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
-        fwk.use_batch = True
-        assert [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+        two_passes = _batch_keys_equal_two_passes(fwk, state, pod, infos)
         return ["fits" if key[0] == Code.Success else "full" for key in two_passes]
 
     pending = {prio: make_pod(f"p{prio}").req(cpu="2").priority(prio).obj() for prio in (0, 5, 10)}
@@ -854,11 +855,7 @@ def test_an_error_in_the_plain_pass_sends_the_batch_the_exact_way(monkeypatch: p
     pod = make_pod("p").req(cpu="2").priority(5).obj()
     state = CycleState()
     fwk.run_pre_filter_plugins(state, pod, infos)
-    fwk.use_batch = False
-    two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
-    fwk.use_batch = True
-    batch = [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)]
-    assert batch == two_passes
+    batch = _batch_keys_equal_two_passes(fwk, state, pod, infos)
     assert all(code != Code.Error for code, _ in batch)
 
 
@@ -1171,10 +1168,7 @@ def test_first_pass_sums_kept_past_the_table_size_and_for_own_lists() -> None:
     def check(pod: Any) -> list[str]:
         state = CycleState()
         fwk.run_pre_filter_plugins(state, pod, infos)
-        fwk.use_batch = False
-        two_passes = [_status_key(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)) for ni in infos]
-        fwk.use_batch = True
-        assert [_status_key(st) for st in fwk.run_filter_plugins_batch(state, pod, infos)] == two_passes
+        two_passes = _batch_keys_equal_two_passes(fwk, state, pod, infos)
         return [ni.name for ni, key in zip(infos, two_passes) if key[0] != Code.Success]
 
     pending = make_pod("p").req(cpu="2").priority(10).obj()
