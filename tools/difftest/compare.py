@@ -37,18 +37,16 @@ def _harness_runs_members_pod_by_pod(orc: dict, members: set[str]) -> bool:
     return not any("podGroup" in r for r in orc["pods"])
 
 
-def _where_loops_part(rec: dict, kr: dict | None) -> str:
-    """Where kube's group cycle and a pod-by-pod harness part by design, for a member's attempt
-    that compared equal (or that the group held back): what comes after is not comparable.
+def _where_loops_part(rec: dict) -> str:
+    """Where kube's group cycle and a pod-by-pod harness part by design after a member's attempt
+    that compared equal: what comes after is not comparable. (A member the harness placed that
+    the group cycle held back, its group waiting for a sibling's preemption, parts them before
+    its attempt: compare_sequential.)
 
-    * a member the harness placed that the group cycle held back (the group waits for a
-      sibling's preemption);
     * a member that preempts: the group cycle assumes it on its nominated node for the siblings
       that follow, the harness does not;
     * a member left waiting at Permit until the gang timed out: the harness holds its node
       meanwhile, the group cycle rejected the group at once."""
-    if kr is not None and kr.get("message") == GROUP_WAITS_FOR_PREEMPTION:
-        return "its group waits for a member's preemption"
     if (rec.get("preemption") or {}).get("nominatedNode"):
         return "it preempts, and the group cycle assumes it on the nominated node for its siblings"
     if rec.get("permitWaitTimedOut"):
@@ -134,12 +132,13 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
                 return out
             retry_pos += 1
         kr = per.get(pod, {}).get(attempt)
-        parted = _where_loops_part(rec, kr) if pod_by_pod and pod in members else ""
-        if parted and kr is not None and kr.get("message") == GROUP_WAITS_FOR_PREEMPTION:
-            out.notes.append(f"stopped at {pod}: {parted}; {POD_BY_POD}")
+        parting = pod_by_pod and pod in members
+        if parting and kr is not None and kr.get("message") == GROUP_WAITS_FOR_PREEMPTION:
+            out.notes.append(f"stopped at {pod}: its group waits for a member's preemption; {POD_BY_POD}")
             return out
         d, stop = _compare_attempt(mode, rec, kr, skipped)
-        if d is None and parted:
+        parted = _where_loops_part(rec) if parting and d is None else ""
+        if parted:
             out.compared += 1
             out.notes.append(f"stopped after {pod}: {parted}; {POD_BY_POD}")
             return out
