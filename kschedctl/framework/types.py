@@ -231,10 +231,9 @@ def summed_requests(pods: Iterable[PodInfo]) -> tuple[int, int, int]:
 
 def node_names(infos: Sequence["NodeInfo"]) -> list[str]:
     """[info.name for info in infos], without two property calls per node (hot loops)."""
-    try:
-        return list(map(_NODE_NAME, infos))
-    except AttributeError:  # a NodeInfo without its Node: the property knows what to say
-        return [info.name for info in infos]
+    names = all_node_names(infos)
+    # a NodeInfo without its Node: the property knows what to say
+    return names if names is not None else [info.name for info in infos]
 
 
 def all_node_names(infos: Sequence["NodeInfo"]) -> list[str] | None:

@@ -95,6 +95,12 @@ _KEPT_PRIORITIES = 16  # pod priorities whose first-pass adds are kept at once (
 _RECORD_AT_ONCE = 32  # failing nodes from which _record_failing assigns them as one array
 
 
+def _added_by_first_pass(nominated: Iterable[PodInfo], priority: int, uid: str | None) -> list[PodInfo]:
+    """addGENominatedPods' choice among a node's nominated pods: priority >= ``priority``, and
+    not the pod being scheduled (``uid``; None when it is nominated elsewhere)."""
+    return [pi for pi in nominated if pi.priority >= priority and pi.pod.uid != uid]
+
+
 def _recorded_error(statuses: Iterable[Any]) -> bool:
     """Whether recording these statuses may put an Error into the batch: a Status that is
     neither a success nor a rejection (_record_filter_results makes it the runtime's Error),
@@ -458,7 +464,7 @@ class FilterPoints(PluginCalls):
         if seen == changes:
             return kept
         for name in [name for name, version in versions.items() if version > seen]:
-            added = tuple(pi for pi in lists.get(name, ()) if pi.priority >= priority)
+            added = tuple(_added_by_first_pass(lists.get(name, ()), priority, None))
             if added:
                 kept[name] = added
             else:
@@ -472,8 +478,7 @@ class FilterPoints(PluginCalls):
         priority >= the pod's, ``priority``, and not the pod itself)."""
         if node_info.node is None:
             return []
-        uid = pod.uid
-        return [pi for pi in nominated if pi.priority >= priority and pi.pod.uid != uid]
+        return _added_by_first_pass(nominated, priority, pod.uid)
 
     def nominated_pods_added(self, pod: Any, node_info: NodeInfo) -> list[PodInfo]:
         """The pods nominated to the node that the Filter's first pass adds for ``pod``
