@@ -264,14 +264,7 @@ def finish(code: int) -> None:
         STATE.real_exit(0)
     for fn in STATE.on_finish:
         fn()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:  # the reader of the output went away (`| head`): nothing more to say
-            STATE.exiting = True
-            STATE.real_exit(code)
-        except (OSError, ValueError):
-            code = code or 2
+    code = _flushed(code)
     main = threading.main_thread()
     if any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate()):
         STATE.exiting = True
@@ -291,13 +284,24 @@ def _end(code: int) -> None:
     if not callable(run_handlers) or sys.getprofile() is not None or sys.gettrace() is not None:
         raise SystemExit(code)
     run_handlers()
+    code = _flushed(code)  # what the handlers wrote
+    STATE.exiting = True
+    STATE.real_exit(code)
+
+
+def _flushed(code: int) -> int:
+    """Flush the result and standard error; the status to end with (2 when a write failed). A
+    closed pipe ends the process at once with ``code``: the reader went away (`| head`), there
+    is nothing more to say."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
+        except BrokenPipeError:
+            STATE.exiting = True
+            STATE.real_exit(code)
         except (OSError, ValueError):
             code = code or 2
-    STATE.exiting = True
-    STATE.real_exit(code)
+    return code
 
 
 def end_now(message: str, code: int = 2) -> None:
