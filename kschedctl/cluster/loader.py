@@ -38,6 +38,7 @@ from kschedctl.api.types import (
     PodDisruptionBudget,
     PriorityClass,
 )
+from kschedctl.cluster.admission_ahead import Verdicts
 from kschedctl.cluster.daemonsets import daemon_set_from
 from kschedctl.cluster.simulator_export import as_list_document, is_simulator_export
 from kschedctl.cluster.sources import Source, files_overlay, locate, locate_line, overlay_files, remember_text
@@ -279,16 +280,40 @@ def document_objects(doc: Any) -> Iterator[Any]:
 def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     """Read every file and build the snapshot; raises InputError on the first problem."""
     snap = ClusterSnapshot(inputs=list(paths))
-    skipped_kinds: set[str] = set()
-    unknown: list[str] = []
-    names = NameGenerator()
+    reading = _Reading()
     for path in expand_paths(paths):
         text = read_text(path)
         remember_text(path, text)
+        objects, notes, stopped = _file_objects(snap, text, path)
+        _add_objects(snap, objects, notes, reading)
+        if stopped is not None:
+            raise stopped
+    resolve_priorities(snap)
+    snap.warnings.extend(dra_conversion_warnings(snap.objects))
+    snap.warnings.extend(_unknown_field_warnings(reading.unknown))
+    return snap
+
+
+@dataclass
+class _Reading:
+    """What reading the files keeps from one object to the next."""
+
+    skipped_kinds: set[str] = field(default_factory=set)
+    unknown: list[str] = field(default_factory=list)  # the unknown-field warnings, in order
+    names: NameGenerator = field(default_factory=NameGenerator)
+
+
+def _file_objects(snap: ClusterSnapshot, text: str, path: str) -> tuple[list[tuple[Any, Source]], dict[int, list[str]], InputError | None]:
+    """A file's objects in the loader's order; the warnings to say before the object at an
+    index (a kube-scheduler-simulator export's); and the error that stopped the reading, which
+    is raised once the objects read before it are added, as reading object by object would."""
+    objects: list[tuple[Any, Source]] = []
+    notes: dict[int, list[str]] = {}
+    try:
         for doc_index, doc, item_spans, doc_span, nested_spans in iter_documents(text, path):
             if is_simulator_export(doc):  # kube-scheduler-simulator's export: the List it stands for
                 if isinstance(doc.get("schedulerConfig"), dict):
-                    snap.warnings.append(
+                    notes.setdefault(len(objects), []).append(
                         f"warning: {path}: a kube-scheduler-simulator export; its schedulerConfig "
                         f"is the configuration only when the file is named with --config too"
                     )
@@ -296,22 +321,37 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
             if doc is not None:
                 snap.documents.append(doc)
             source = Source(path, doc_index, None, doc_span, "json" if doc_span is None else "yaml")
-            for raw, obj_source in _document_objects(doc, source, item_spans, nested_spans):
-                prefix = needs_generated_name(raw)
-                if prefix is not None:  # named as the API server names it on create
-                    raw["metadata"]["name"] = names.generate(prefix, _NamesTaken(snap, raw))
-                built = add_object(snap, raw, obj_source)
-                if built is not None:
-                    unknown.extend(_unknown_fields(raw, obj_source))
-                else:
-                    kind = str(raw.get("kind"))
-                    if kind not in skipped_kinds:
-                        skipped_kinds.add(kind)
-                        snap.warnings.append(_skipped_kind_warning(kind))
-    resolve_priorities(snap)
-    snap.warnings.extend(dra_conversion_warnings(snap.objects))
-    snap.warnings.extend(_unknown_field_warnings(unknown))
-    return snap
+            for found in _document_objects(doc, source, item_spans, nested_spans):
+                objects.append(found)
+    except InputError as exc:
+        return objects, notes, exc
+    return objects, notes, None
+
+
+def _add_objects(snap: ClusterSnapshot, objects: list[tuple[Any, Source]], notes: dict[int, list[str]], reading: _Reading) -> None:
+    """Name, admit, build and index a file's objects in order; a large file's are admitted
+    ahead on a second core (cluster/admission_ahead.py)."""
+    verdicts = Verdicts.start([raw for raw, _ in objects])
+    try:
+        for index, (raw, obj_source) in enumerate(objects):
+            if notes:
+                snap.warnings.extend(notes.pop(index, ()))
+            prefix = needs_generated_name(raw)
+            if prefix is not None:  # named as the API server names it on create
+                raw["metadata"]["name"] = reading.names.generate(prefix, _NamesTaken(snap, raw))
+            built = add_object(snap, raw, obj_source, verdicts, index)
+            if built is not None:
+                reading.unknown.extend(_unknown_fields(raw, obj_source, verdicts, index))
+            else:
+                kind = str(raw.get("kind"))
+                if kind not in reading.skipped_kinds:
+                    reading.skipped_kinds.add(kind)
+                    snap.warnings.append(_skipped_kind_warning(kind))
+    finally:
+        if verdicts is not None:
+            verdicts.close()
+    for rest in notes.values():  # said after the file's last object
+        snap.warnings.extend(rest)
 
 
 MAX_UNKNOWN_FIELD_WARNINGS = 10
@@ -330,10 +370,12 @@ class _NamesTaken:
         return (self.kind, self.namespace, name) in self.names
 
 
-def _unknown_fields(raw: JSONObject, source: Source) -> list[str]:
-    """kubectl's 'unknown field' warnings for one object, each naming file, line and object."""
+def _unknown_fields(raw: JSONObject, source: Source, verdicts: Verdicts | None = None, index: int = 0) -> list[str]:
+    """kubectl's 'unknown field' warnings for one object, each naming file, line and object
+    (found by ``verdicts``, for the object at ``index``, when it checked the file ahead)."""
     out = []
-    for path, same_but_case in unknown_fields(raw):
+    found = unknown_fields(raw) if verdicts is None else verdicts.unknown_fields(index, raw)
+    for path, same_but_case in found:
         line = locate(source, path)
         where = f"{source.file}:{line}" if line is not None else source.file
         hint = f' (did you mean "{same_but_case}"?)' if same_but_case else ""
@@ -370,8 +412,9 @@ def dra_conversion_warnings(objects: ClusterObjects) -> list[str]:
     ]
 
 
-def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
-    """Admit, build and index one object; None for a kind the scheduler does not read."""
+def add_object(snap: ClusterSnapshot, raw: Any, source: Source, verdicts: Verdicts | None = None, index: int = 0) -> Any:
+    """Admit, build and index one object; None for a kind the scheduler does not read. With
+    ``verdicts``, the admission is the one they hold for the object at ``index``."""
     if not isinstance(raw, dict):
         raise InputError("expected a Kubernetes object", file=source.file, obj=source.where, line=locate(source))
     kind = raw.get("kind")
@@ -385,7 +428,7 @@ def add_object(snap: ClusterSnapshot, raw: Any, source: Source) -> Any:
             field="kind",
             line=locate(source, "kind"),
         )
-    error = admit(raw)
+    error = admit(raw) if verdicts is None else verdicts.admit(index, raw)
     if error is not None:
         raise _object_error(ObjectError(error.body, error.field or None), raw, source)
     try:

@@ -208,6 +208,7 @@ class _Watchdog:
         self.begun = 0  # calls begun so far: a look that sees it unchanged saw no call begin
         self._wake = threading.Event()  # clear while the thread is parked (see ``parked``)
         self._wake.set()
+        self.thread: threading.Thread | None = None
 
     def available(self) -> bool:
         return hasattr(signal, "pthread_kill") and threading.current_thread() is threading.main_thread()
@@ -221,7 +222,8 @@ class _Watchdog:
             if STATE.contained:
                 self._hard = _new_hard_timer()
                 STATE.on_finish.append(lambda: self.keep_armed([]))  # no alarm during shutdown
-            threading.Thread(target=self._watch, name="kschedctl plugin watchdog", daemon=True).start()
+            self.thread = threading.Thread(target=self._watch, name="kschedctl plugin watchdog", daemon=True)
+            self.thread.start()
             self.started = True
 
     def _watch(self) -> None:
@@ -311,6 +313,13 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
+
+
+def parked_watchdog(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is the plugin watchdog, parked: waiting for a sandboxed call to begin,
+    its timers disarmed. Only the main thread begins calls, so while the main thread forks it
+    stays parked, and a child that makes no sandboxed call never needs it."""
+    return thread is _WATCHDOG.thread and _WATCHDOG.parked
 
 
 def _who(owner: str) -> str:
@@ -553,4 +562,13 @@ def sandbox_hint(fn: Callable[..., Any] | None, sandbox: Sandbox) -> Callable[..
     return lambda *args: sandbox.call(fn, *args)
 
 
-__all__ = ["DEFAULT_PLUGIN_TIMEOUT", "PluginFailure", "PluginTimeout", "Sandbox", "SandboxedPlugin", "describe", "sandbox_hint"]
+__all__ = [
+    "DEFAULT_PLUGIN_TIMEOUT",
+    "PluginFailure",
+    "PluginTimeout",
+    "Sandbox",
+    "SandboxedPlugin",
+    "describe",
+    "parked_watchdog",
+    "sandbox_hint",
+]

@@ -1,0 +1,185 @@
+"""Admission and the unknown-field check of a large file's objects, run ahead on a second core.
+
+Reading SchedulingDaemonset's 15,000 nodes and 30,000 pods spends about two fifths of its time
+admitting each object (kschedctl.api.admission) and looking for fields its schema lacks
+(kschedctl.api.known_fields): both are pure functions of the object as read, and building an
+object only needs to know that it was admitted. kube-apiserver admits every object before the
+scheduler ever sees it; here the loader is both, on one core, while kube-scheduler's own loop
+runs on two.
+
+So, on Linux, once a file's objects are parsed, the loader forks a child that admits them and
+checks their fields in file order and sends what it found back through a pipe, a record per
+batch of objects. The loader builds object i only after the child has admitted it: nothing
+unadmitted is ever built, and the first error is the one the one-core order reports (object
+i's admission after object i - 1's build). Objects named from a ``generateName`` are admitted
+by the loader itself, after it names them. If the child cannot go on (it raised, it was
+killed), the loader admits and checks the rest itself, as it does for a small file, in a
+process with other threads at work (forking there is not safe), and where there is no
+``fork``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any, BinaryIO
+
+from kschedctl.api.admission import admit
+from kschedctl.api.gosemantics import FieldError
+from kschedctl.api.known_fields import unknown_fields
+from kschedctl.api.names import needs_generated_name
+from kschedctl.runtime.sandbox import parked_watchdog
+
+# Fewer objects than this are admitted in the loader's own process: forking and reading the
+# pipe cost about as much as admitting a thousand objects.
+MIN_OBJECTS = 2000
+# Objects per record the child sends.
+BATCH = 512
+
+UnknownFields = list[tuple[str, str | None]]
+_HEADER = struct.Struct("<Q")
+
+
+def can_fork() -> bool:
+    """Whether forking is both possible and safe here: Linux, and no other thread running but
+    the plugin watchdog, parked (a child of a busy threaded process may inherit a lock some
+    other thread held; the child here runs admission only, no plugin)."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False
+    me = threading.current_thread()
+    return all(t is me or parked_watchdog(t) for t in threading.enumerate())
+
+
+class Verdicts:
+    """The child's answers for one list of objects, read as the loader comes to them."""
+
+    def __init__(self, pid: int, reader: BinaryIO, count: int) -> None:
+        self.pid = pid
+        self.reader: BinaryIO | None = reader
+        self.count = count
+        self.upto = 0  # answers are known for objects [0, upto)
+        self.error: tuple[int, FieldError] | None = None  # the first admission error
+        self.unknown: dict[int, UnknownFields] = {}
+        self.own: set[int] = set()  # objects the child left to the loader (generateName)
+        self.gave_up = False  # the child stopped early: the loader checks from upto on
+        self.reaped = False
+
+    @classmethod
+    def start(cls, objects: Sequence[Any]) -> Verdicts | None:
+        """A child checking ``objects``; None when there are too few of them or no child can
+        be forked (the loader then checks each itself)."""
+        if len(objects) < MIN_OBJECTS or not can_fork():
+            return None
+        read_fd, write_fd = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            return None
+        if pid == 0:  # the child: never returns
+            os.close(read_fd)
+            _child(objects, write_fd)
+        os.close(write_fd)
+        return cls(pid, os.fdopen(read_fd, "rb"), len(objects))
+
+    def admit(self, index: int, raw: Any) -> FieldError | None:
+        """admit(raw) for the object at ``index``, as the child found it (waiting for it if
+        it has not got that far), or worked out here."""
+        self._wait_for(index)
+        if index >= self.upto or index in self.own:
+            return admit(raw)
+        if self.error is not None and self.error[0] == index:
+            return self.error[1]
+        return None
+
+    def unknown_fields(self, index: int, raw: Any) -> UnknownFields:
+        """unknown_fields(raw) for the object at ``index`` (whose admission was asked first)."""
+        self._wait_for(index)
+        if index >= self.upto:
+            return unknown_fields(raw)
+        return self.unknown.pop(index, [])
+
+    def _wait_for(self, index: int) -> None:
+        while index >= self.upto and not self.gave_up and self.error is None:
+            self._read_record()
+
+    def _read_record(self) -> None:
+        record = self._read_exactly(_HEADER.size)
+        body = self._read_exactly(_HEADER.unpack(record)[0]) if record is not None else None
+        if body is None:
+            self.gave_up = True
+            return
+        upto, error, unknown, own = pickle.loads(body)
+        self.upto, self.error = upto, error
+        self.unknown.update(unknown)
+        self.own.update(own)
+
+    def _read_exactly(self, size: int) -> bytes | None:
+        if self.reader is None:
+            return None
+        data = self.reader.read(size)
+        return data if len(data) == size else None
+
+    def close(self) -> None:
+        """End the child (if it is still checking: the loader stopped at an error) and reap it."""
+        if self.reader is not None:
+            self.reader.close()
+            self.reader = None
+        if not self.reaped:
+            self.reaped = True
+            try:
+                if self.upto < self.count and self.error is None:
+                    os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+
+
+def _child(objects: Sequence[Any], write_fd: int) -> None:
+    """Admit and check ``objects`` in order, a record per BATCH objects, the first error
+    ending the list; then leave at once (os._exit: none of the parent's exit handlers, buffers
+    or profiler output is the child's to run or write)."""
+    code = 0
+    try:
+        with os.fdopen(write_fd, "wb") as out:
+            _check_all(objects, out)
+    except BaseException:  # noqa: BLE001 - the loader takes over from the last record sent
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _check_all(objects: Sequence[Any], out: BinaryIO) -> None:
+    unknown: dict[int, UnknownFields] = {}
+    own: list[int] = []
+    for index, raw in enumerate(objects):
+        if type(raw) is dict and isinstance(raw.get("kind"), str) and raw["kind"]:
+            if needs_generated_name(raw) is not None:
+                own.append(index)  # admitted once the loader has named it
+            else:
+                error = admit(raw)
+                if error is not None:
+                    _send(out, index + 1, (index, error), unknown, own)
+                    return
+            found = unknown_fields(raw)
+            if found:
+                unknown[index] = found
+        if (index + 1) % BATCH == 0:
+            _send(out, index + 1, None, unknown, own)
+            unknown, own = {}, []
+    _send(out, len(objects), None, unknown, own)
+
+
+def _send(out: BinaryIO, upto: int, error: tuple[int, FieldError] | None, unknown: dict[int, UnknownFields], own: list[int]) -> None:
+    body = pickle.dumps((upto, error, unknown, own), pickle.HIGHEST_PROTOCOL)
+    out.write(_HEADER.pack(len(body)) + body)
+    out.flush()
+
+
+__all__ = ["BATCH", "MIN_OBJECTS", "Verdicts", "can_fork"]
