@@ -47,7 +47,7 @@ def _write(tmp_path, objects: list[dict], name: str = "big.json") -> str:
 def _read(path: str, *, ahead_on: bool, monkeypatch: pytest.MonkeyPatch):
     """load_snapshot with the child forced on (any size, under the test runner's threads) or off."""
     with monkeypatch.context() as m:
-        m.setattr(ahead, "MIN_OBJECTS", 1 if ahead_on else 10**9)
+        m.setattr(ahead, "MIN_TEXT", 1 if ahead_on else 10**12)
         m.setattr(ahead, "can_fork", lambda: True)
         try:
             snap = load_snapshot([path])
@@ -65,8 +65,8 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[ahead.Verdicts]:
     made: list[ahead.Verdicts] = []
     start = ahead.Verdicts.start.__func__
 
-    def recording(cls, objects):
-        v = start(cls, objects)
+    def recording(cls, text, read):
+        v = start(cls, text, read)
         if v is not None:
             made.append(v)
         return v
@@ -146,13 +146,15 @@ def test_a_child_that_stops_leaves_the_rest_to_the_loader(tmp_path, monkeypatch)
     objects[1300]["metadata"]["name"] = "Not_A_Name"
     path = _write(tmp_path, objects)
     one = _read(path, ahead_on=False, monkeypatch=monkeypatch)
-    check_all = ahead._check_all
+    parent, calls, real_admit = os.getpid(), [0], ahead.admit
 
-    def one_batch(objs, out):
-        check_all(objs[: ahead.BATCH], out)  # its last record says "upto BATCH"
-        raise MemoryError
+    def failing_in_the_child(raw):
+        calls[0] += 1
+        if os.getpid() != parent and calls[0] > ahead.BATCH + 100:
+            raise MemoryError  # after its first record, in the child only
+        return real_admit(raw)
 
-    monkeypatch.setattr(ahead, "_check_all", one_batch)
+    monkeypatch.setattr(ahead, "admit", failing_in_the_child)
     made = _started(monkeypatch)
     two = _read(path, ahead_on=True, monkeypatch=monkeypatch)
     assert two == one and "metadata.name" in one[1]
@@ -168,4 +170,4 @@ def test_no_child_beside_a_busy_thread_or_for_a_small_file():
     finally:
         stop.set()
         worker.join()
-    assert ahead.Verdicts.start([{}] * (ahead.MIN_OBJECTS - 1)) is None
+    assert ahead.Verdicts.start("x" * (ahead.MIN_TEXT - 1), list) is None

@@ -7,9 +7,9 @@ object only needs to know that it was admitted. kube-apiserver admits every obje
 scheduler ever sees it; here the loader is both, on one core, while kube-scheduler's own loop
 runs on two.
 
-So, on Linux, once a file's objects are parsed, the loader forks a child that admits them and
-checks their fields in file order and sends what it found back through a pipe, a record per
-batch of objects. The loader builds object i only after the child has admitted it: nothing
+So, on Linux, once a large file's text is read, the loader forks a child that reads the same
+objects from it, admits them and checks their fields in file order, and sends what it found
+back through a pipe, a record per batch of objects. The loader builds object i only after the child has admitted it: nothing
 unadmitted is ever built, and the first error is the one the one-core order reports (object
 i's admission after object i - 1's build). Objects named from a ``generateName`` are admitted
 by the loader itself, after it names them. If the child cannot go on (it raised, it was
@@ -26,7 +26,7 @@ import signal
 import struct
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 from kschedctl.api.admission import admit
@@ -35,9 +35,10 @@ from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import needs_generated_name
 from kschedctl.runtime.sandbox import parked_watchdog
 
-# Fewer objects than this are admitted in the loader's own process: forking and reading the
-# pipe cost about as much as admitting a thousand objects.
-MIN_OBJECTS = 2000
+# A smaller file's objects are admitted in the loader's own process: forking, and the pages
+# the loader writes afterwards being copied once, cost about as much as admitting a thousand
+# objects (some 400 KB of JSON).
+MIN_TEXT = 1_000_000
 # Objects per record the child sends.
 BATCH = 512
 
@@ -58,10 +59,10 @@ def can_fork() -> bool:
 class Verdicts:
     """The child's answers for one list of objects, read as the loader comes to them."""
 
-    def __init__(self, pid: int, reader: BinaryIO, count: int) -> None:
+    def __init__(self, pid: int, reader: BinaryIO) -> None:
         self.pid = pid
         self.reader: BinaryIO | None = reader
-        self.count = count
+        self.done = False  # the child sent its last record
         self.upto = 0  # answers are known for objects [0, upto)
         self.error: tuple[int, FieldError] | None = None  # the first admission error
         self.unknown: dict[int, UnknownFields] = {}
@@ -70,10 +71,14 @@ class Verdicts:
         self.reaped = False
 
     @classmethod
-    def start(cls, objects: Sequence[Any]) -> Verdicts | None:
-        """A child checking ``objects``; None when there are too few of them or no child can
-        be forked (the loader then checks each itself)."""
-        if len(objects) < MIN_OBJECTS or not can_fork():
+    def start(cls, text: str, read: Callable[[], Sequence[Any]]) -> Verdicts | None:
+        """A child checking the objects ``read()`` makes of a file's ``text``, in the order the
+        loader's own reading of it gives them; None for a small file or when no child can be
+        forked (the loader then checks each object itself).
+
+        The child reads the text itself, beside the loader: forked before the loader's objects
+        exist, it shares none of their pages, so neither process copies them when it writes."""
+        if len(text) < MIN_TEXT or not can_fork():
             return None
         read_fd, write_fd = os.pipe()
         try:
@@ -84,9 +89,9 @@ class Verdicts:
             return None
         if pid == 0:  # the child: never returns
             os.close(read_fd)
-            _child(objects, write_fd)
+            _child(read, write_fd)
         os.close(write_fd)
-        return cls(pid, os.fdopen(read_fd, "rb"), len(objects))
+        return cls(pid, os.fdopen(read_fd, "rb"))
 
     def admit(self, index: int, raw: Any) -> FieldError | None:
         """admit(raw) for the object at ``index``, as the child found it (waiting for it if
@@ -106,7 +111,7 @@ class Verdicts:
         return self.unknown.pop(index, [])
 
     def _wait_for(self, index: int) -> None:
-        while index >= self.upto and not self.gave_up and self.error is None:
+        while index >= self.upto and not (self.done or self.gave_up or self.error is not None):
             self._read_record()
 
     def _read_record(self) -> None:
@@ -115,8 +120,8 @@ class Verdicts:
         if body is None:
             self.gave_up = True
             return
-        upto, error, unknown, own = pickle.loads(body)
-        self.upto, self.error = upto, error
+        upto, error, unknown, own, done = pickle.loads(body)
+        self.upto, self.error, self.done = upto, error, done
         self.unknown.update(unknown)
         self.own.update(own)
 
@@ -134,21 +139,21 @@ class Verdicts:
         if not self.reaped:
             self.reaped = True
             try:
-                if self.upto < self.count and self.error is None:
+                if not self.done:
                     os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
             except OSError:
                 pass
 
 
-def _child(objects: Sequence[Any], write_fd: int) -> None:
-    """Admit and check ``objects`` in order, a record per BATCH objects, the first error
-    ending the list; then leave at once (os._exit: none of the parent's exit handlers, buffers
-    or profiler output is the child's to run or write)."""
+def _child(read: Callable[[], Sequence[Any]], write_fd: int) -> None:
+    """Read the objects, admit and check them in order, a record per BATCH objects, the first
+    error ending the list; then leave at once (os._exit: none of the parent's exit handlers,
+    buffers or profiler output is the child's to run or write)."""
     code = 0
     try:
         with os.fdopen(write_fd, "wb") as out:
-            _check_all(objects, out)
+            _check_all(read(), out)
     except BaseException:  # noqa: BLE001 - the loader takes over from the last record sent
         code = 1
     finally:
@@ -165,21 +170,23 @@ def _check_all(objects: Sequence[Any], out: BinaryIO) -> None:
             else:
                 error = admit(raw)
                 if error is not None:
-                    _send(out, index + 1, (index, error), unknown, own)
+                    _send(out, index + 1, (index, error), unknown, own, True)
                     return
             found = unknown_fields(raw)
             if found:
                 unknown[index] = found
         if (index + 1) % BATCH == 0:
-            _send(out, index + 1, None, unknown, own)
+            _send(out, index + 1, None, unknown, own, False)
             unknown, own = {}, []
-    _send(out, len(objects), None, unknown, own)
+    _send(out, len(objects), None, unknown, own, True)
 
 
-def _send(out: BinaryIO, upto: int, error: tuple[int, FieldError] | None, unknown: dict[int, UnknownFields], own: list[int]) -> None:
-    body = pickle.dumps((upto, error, unknown, own), pickle.HIGHEST_PROTOCOL)
+def _send(
+    out: BinaryIO, upto: int, error: tuple[int, FieldError] | None, unknown: dict[int, UnknownFields], own: list[int], done: bool
+) -> None:
+    body = pickle.dumps((upto, error, unknown, own, done), pickle.HIGHEST_PROTOCOL)
     out.write(_HEADER.pack(len(body)) + body)
     out.flush()
 
 
-__all__ = ["BATCH", "MIN_OBJECTS", "Verdicts", "can_fork"]
+__all__ = ["BATCH", "MIN_TEXT", "Verdicts", "can_fork"]

@@ -12,6 +12,7 @@ Lines are looked up only when an error is reported, from the object's own lines
 from __future__ import annotations
 
 import copy
+import functools
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -284,8 +285,13 @@ def load_snapshot(paths: list[str]) -> ClusterSnapshot:
     for path in expand_paths(paths):
         text = read_text(path)
         remember_text(path, text)
-        objects, notes, stopped = _file_objects(snap, text, path)
-        _add_objects(snap, objects, notes, reading)
+        verdicts = Verdicts.start(text, functools.partial(_raw_objects, text, path))
+        try:
+            objects, notes, stopped = _file_objects(snap, text, path)
+            _add_objects(snap, objects, notes, reading, verdicts)
+        finally:
+            if verdicts is not None:
+                verdicts.close()
         if stopped is not None:
             raise stopped
     resolve_priorities(snap)
@@ -328,28 +334,30 @@ def _file_objects(snap: ClusterSnapshot, text: str, path: str) -> tuple[list[tup
     return objects, notes, None
 
 
-def _add_objects(snap: ClusterSnapshot, objects: list[tuple[Any, Source]], notes: dict[int, list[str]], reading: _Reading) -> None:
+def _raw_objects(text: str, path: str) -> list[Any]:
+    """The objects of a file's text as load_snapshot reads them, in its order (up to an error)."""
+    return [raw for raw, _ in _file_objects(ClusterSnapshot(), text, path)[0]]
+
+
+def _add_objects(
+    snap: ClusterSnapshot, objects: list[tuple[Any, Source]], notes: dict[int, list[str]], reading: _Reading, verdicts: Verdicts | None
+) -> None:
     """Name, admit, build and index a file's objects in order; a large file's are admitted
-    ahead on a second core (cluster/admission_ahead.py)."""
-    verdicts = Verdicts.start([raw for raw, _ in objects])
-    try:
-        for index, (raw, obj_source) in enumerate(objects):
-            if notes:
-                snap.warnings.extend(notes.pop(index, ()))
-            prefix = needs_generated_name(raw)
-            if prefix is not None:  # named as the API server names it on create
-                raw["metadata"]["name"] = reading.names.generate(prefix, _NamesTaken(snap, raw))
-            built = add_object(snap, raw, obj_source, verdicts, index)
-            if built is not None:
-                reading.unknown.extend(_unknown_fields(raw, obj_source, verdicts, index))
-            else:
-                kind = str(raw.get("kind"))
-                if kind not in reading.skipped_kinds:
-                    reading.skipped_kinds.add(kind)
-                    snap.warnings.append(_skipped_kind_warning(kind))
-    finally:
-        if verdicts is not None:
-            verdicts.close()
+    ahead on a second core (``verdicts``: cluster/admission_ahead.py)."""
+    for index, (raw, obj_source) in enumerate(objects):
+        if notes:
+            snap.warnings.extend(notes.pop(index, ()))
+        prefix = needs_generated_name(raw)
+        if prefix is not None:  # named as the API server names it on create
+            raw["metadata"]["name"] = reading.names.generate(prefix, _NamesTaken(snap, raw))
+        built = add_object(snap, raw, obj_source, verdicts, index)
+        if built is not None:
+            reading.unknown.extend(_unknown_fields(raw, obj_source, verdicts, index))
+        else:
+            kind = str(raw.get("kind"))
+            if kind not in reading.skipped_kinds:
+                reading.skipped_kinds.add(kind)
+                snap.warnings.append(_skipped_kind_warning(kind))
     for rest in notes.values():  # said after the file's last object
         snap.warnings.extend(rest)
 
