@@ -31,3 +31,30 @@ def test_sparse_statuses_give_the_same_objects_by_either_walk() -> None:
     assert list(few.distinct().values()) == [shared, other]
     assert list(most.distinct().values()) == [shared, other]
     assert all(id(v) == k for k, v in most.distinct().items())
+
+
+def test_the_module_codes_are_codes_members() -> None:
+    """interface.py's SUCCESS... are Code's own members (read as module globals in the hot
+    paths): a Status made with one equals, and is what is_success/is_skip/is_rejected say."""
+    from kschedctl.framework import interface as fi
+
+    pairs = [
+        (fi.SUCCESS, Code.Success),
+        (fi.ERROR, Code.Error),
+        (fi.UNSCHEDULABLE, Code.Unschedulable),
+        (fi.UNRESOLVABLE, Code.UnschedulableAndUnresolvable),
+        (fi.WAIT, Code.Wait),
+        (fi.SKIP, Code.Skip),
+        (fi.PENDING, Code.Pending),
+    ]
+    assert all(mine is theirs for mine, theirs in pairs)
+    verdicts = [(Status(c).is_success(), Status(c).is_skip(), Status(c).is_wait(), Status(c).is_rejected()) for c in Code]
+    assert verdicts == [
+        (True, False, False, False),
+        (False, False, False, False),
+        (False, False, False, True),
+        (False, False, False, True),
+        (False, False, True, False),
+        (False, True, False, False),
+        (False, False, False, True),
+    ]

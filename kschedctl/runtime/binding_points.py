@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import MAX_PERMIT_TIMEOUT_SECONDS, Code, Status
+from kschedctl.framework.interface import MAX_PERMIT_TIMEOUT_SECONDS, SKIP, Code, Status
 from kschedctl.framework.waiting_pods import WaitingPod
 from kschedctl.runtime.calls import PluginCalls
 from kschedctl.runtime.guard import as_status, permit_result
@@ -92,7 +92,7 @@ class BindingPoints(PluginCalls):
                 any_success = True
             else:
                 return Status(Code.Error, f'running PreBindPreFlight "{name}": {st.message()}', plugin=name)
-        return Status() if any_success else Status(Code.Skip)
+        return Status() if any_success else Status(SKIP)
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
         for pl, name in self._named("preBind"):
@@ -111,8 +111,8 @@ class BindingPoints(PluginCalls):
 
     def run_bind_plugins(self, state: CycleState, pod: Any, node_name: str) -> Status:
         if not self.points["bind"]:
-            return Status(Code.Skip)
-        st = Status(Code.Skip)
+            return Status(SKIP)
+        st = Status(SKIP)
         for pl, name in self._named("bind"):
             st = as_status(name, "Bind", self._call(name, "Bind", pl, "bind", state, pod, node_name))
             if st.is_skip():

@@ -14,7 +14,20 @@ from typing import Any, cast
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, PostFilterResult, PreFilterResult, SparseStatuses, Status, all_success, by_identity
+from kschedctl.framework.interface import (
+    ERROR,
+    SKIP,
+    SUCCESS,
+    UNRESOLVABLE,
+    UNSCHEDULABLE,
+    Code,
+    PostFilterResult,
+    PreFilterResult,
+    SparseStatuses,
+    Status,
+    all_success,
+    by_identity,
+)
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, all_node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
@@ -53,7 +66,7 @@ def _record_filter_results(
         if st is not None and st.__class__ is not Status:
             return None
     for key, st in distinct.items():
-        if st is None or st.code == Code.Success:
+        if st is None or st.code == SUCCESS:
             verdict[key] = None
             same = same and st is None
             continue
@@ -180,14 +193,14 @@ class FilterPoints(PluginCalls):
                     "a (PreFilterResult | None, Status | None) pair",
                 )
                 r, st = (None, out) if isinstance(out, Status) else out
-            if st is not None and st.code != Code.Success:
-                if st.code == Code.Skip:
+            if st is not None and st.code != SUCCESS:
+                if st.code == SKIP:
                     skip.add(name)
                     continue
                 st.plugin = name
-                if st.code == Code.UnschedulableAndUnresolvable:
+                if st.code == UNRESOLVABLE:
                     return None, st, {name}
-                if st.code == Code.Unschedulable:
+                if st.code == UNSCHEDULABLE:
                     returned = st  # the last one is returned; the others run for preemption
                     continue
                 msg = f'running PreFilter plugin "{name}": {st.message()}'
@@ -262,7 +275,7 @@ class FilterPoints(PluginCalls):
                 continue
             if st.__class__ is not Status:
                 st = status_of(name, "Filter", st)
-            if st.code == Code.Success:
+            if st.code == SUCCESS:
                 continue
             st.plugin = name
             if not st.is_rejected():
@@ -308,7 +321,7 @@ class FilterPoints(PluginCalls):
             if st is not None and st.__class__ is not Status:
                 st = status_of(name, "Filter", st)
             results.append(st)
-            if st is not None and st.code == Code.Error:
+            if st is not None and st.code == ERROR:
                 results.extend(repeat(st, len(nodes) - len(results)))
                 break
         return results

@@ -28,7 +28,7 @@ from kschedctl.backend.cache.columnar import NodeBatch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
-from kschedctl.framework.interface import Code, NodePluginScores, SparseStatuses, Status, all_success, by_identity
+from kschedctl.framework.interface import ERROR, SUCCESS, Code, NodePluginScores, SparseStatuses, Status, all_success, by_identity
 from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.framework import Framework
@@ -316,7 +316,7 @@ class SchedulingAlgorithm:
         for i in range(n):
             info = nodes[(start + i) % n]
             status = fwk.run_filter_plugins_with_nominated_pods(state, pod, info)
-            if status.code == Code.Error and not find_all:
+            if status.code == ERROR and not find_all:
                 return feasible, status
             if status.is_success():
                 if len(feasible) == num_to_find:
@@ -368,7 +368,7 @@ class SchedulingAlgorithm:
                     distinct = cast("SparseStatuses", statuses).distinct().values()
             elif not all_success(statuses):
                 distinct = by_identity(statuses).values()
-            if distinct is None or all(st is None or st.code == Code.Success for st in distinct):  # the whole chunk is feasible
+            if distinct is None or all(st is None or st.code == SUCCESS for st in distinct):  # the whole chunk is feasible
                 if size >= need:  # it holds the node one past the limit
                     if not feasible:  # scoring reuses the chunk's rows
                         return batch.head(need - 1), None
@@ -482,9 +482,7 @@ def _walk_mixed_chunk(
     first Error, or at the feasible node after the num_to_find-th; the nodes before that
     point are recorded (rejections in node order, feasible nodes appended) exactly as the
     node-by-node loop records them. Returns (search over, the Error status or None)."""
-    kind_of = {
-        id(st): _FEASIBLE if st is None or st.code == Code.Success else _ERROR if st.code == Code.Error else _REJECTED for st in distinct
-    }
+    kind_of = {id(st): _FEASIBLE if st is None or st.code == SUCCESS else _ERROR if st.code == ERROR else _REJECTED for st in distinct}
     kinds = np.fromiter(map(kind_of.__getitem__, map(id, statuses)), np.int8, len(statuses))
     errors = (kinds == _ERROR).nonzero()[0]
     end = int(errors[0]) if len(errors) else len(statuses)

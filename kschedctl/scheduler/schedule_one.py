@@ -28,7 +28,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework import events as ev
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_duration
-from kschedctl.framework.interface import Code, PostFilterResult, Status
+from kschedctl.framework.interface import ERROR, Code, PostFilterResult, Status
 from kschedctl.framework.types import FitError, PodInfo, QueuedPodInfo, fit_error_for_single_node
 from kschedctl.framework.waiting_pods import WaitingPod
 from kschedctl.runtime.framework import Framework
@@ -236,7 +236,7 @@ def run_binding_cycle(sched: Scheduler, b: Binding) -> None:
 def binding_cycle(sched: Scheduler, b: Binding) -> None:
     fwk, state, assumed, host = b.fwk, b.state, b.assumed, b.host
     st = fwk.run_pre_bind_pre_flights(state, assumed, host)
-    if st.code == Code.Error or st.is_rejected():
+    if st.code == ERROR or st.is_rejected():
         handle_binding_cycle_error(sched, b, st)
         return
     sched.queue.done(assumed.uid)

@@ -48,6 +48,7 @@ from kschedctl.framework.gosemantics import parse_duration
 from kschedctl.framework.handle import ApiError, Client, Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -308,11 +309,11 @@ class DynamicResources:
     # --- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if not self.enabled:
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         s = StateData()
         state.write(STATE_KEY, s)
         if not pod.resource_claims and not self.fts.dra_extended_resource:
-            return None, Status(Code.Skip)  # no claim of its own and none for extended resources: empty, as below
+            return None, Status(SKIP)  # no claim of its own and none for extended resources: empty, as below
         try:
             user_claims = pod_resource_claims(self.shared_manager, pod, self.handle.version)
         except ClaimNotAvailable as exc:
@@ -320,7 +321,7 @@ class DynamicResources:
         extended_claim = self._pre_filter_extended_resources(pod, s)
         claims = ClaimStore(user_claims, extended_claim)
         if claims.empty():
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
 
         to_allocate = 0
         s.informations = [_InfoForClaim() for _ in range(len(claims))]
@@ -694,12 +695,12 @@ class DynamicResources:
     # --- PreBind -------------------------------------------------------------------------------
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         if not self.enabled:
-            return Status(Code.Skip)
+            return Status(SKIP)
         try:
             s = _get_state(state)
         except (StateNotFound, TypeError) as err:
             return Status.as_status(err)
-        return Status(Code.Skip) if s.claims.empty() else None
+        return Status(SKIP) if s.claims.empty() else None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         if not self.enabled:

@@ -20,6 +20,7 @@ from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -294,7 +295,7 @@ class InterPodAffinity:
         if not aff_terms and not anti_terms and not lister.have_pods_with_required_anti_affinity_list():
             # Nothing could be counted (filtering.go PreFilter: no existing pod with required
             # anti-affinity, no terms of its own): Skip without touching a node.
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         ns_labels_of = self._ns_labels_fn()
         s = PreFilterState(pod_info, ns_labels_of(pod.namespace), ns_labels_of)
         tracked = tracked_rows(lister)
@@ -303,7 +304,7 @@ class InterPodAffinity:
         else:
             self._pre_filter_walk(s, pod, lister)
         if not s.existing_anti_affinity_counts and not aff_terms and not anti_terms:
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
@@ -375,11 +376,11 @@ class InterPodAffinity:
         pod_info = PodInfo.of(pod)
         has_constraints = bool(pod_info.preferred_affinity_terms or pod_info.preferred_anti_affinity_terms)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return Status(Code.Skip)
+            return Status(SKIP)
         # Without preferred terms of its own, only existing pods with (anti-)affinity can contribute.
         all_nodes = lister.list() if has_constraints else lister.have_pods_with_affinity_list()
         if not all_nodes:
-            return Status(Code.Skip)  # scoring.go PreScore: an empty topologyScore is a Skip
+            return Status(SKIP)  # scoring.go PreScore: an empty topologyScore is a Skip
 
         ns_labels_of = self._ns_labels_fn()
         s = PreScoreState(pod_info, ns_labels_of(pod.namespace))
@@ -397,7 +398,7 @@ class InterPodAffinity:
                 for existing in pods:
                     self._process_existing_pod(s, existing, node, pod, ns_labels_of, scores)
         if s.empty():
-            return Status(Code.Skip)
+            return Status(SKIP)
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 

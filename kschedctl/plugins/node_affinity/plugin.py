@@ -23,6 +23,7 @@ from kschedctl.framework.gosemantics import aggregate
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -107,7 +108,7 @@ class NodeAffinity:
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         required = required_node_selector(pod)
         if required is None and self.added_node_selector is None and not has_node_selector(pod):
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         state.write(PRE_FILTER_STATE_KEY, self._required_affinity(pod, required))
         if required is None:
             return None, None
@@ -174,7 +175,7 @@ class NodeAffinity:
         except ValueError as exc:
             return Status.as_status(exc)
         if preferred is None and self.added_pref_terms is None:
-            return Status(Code.Skip)
+            return Status(SKIP)
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(preferred))
         return None
 

@@ -14,6 +14,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -80,7 +81,7 @@ class NodePorts:
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         ports = host_ports_of(pod)
         if not ports:
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(ports))
         return None, None
 

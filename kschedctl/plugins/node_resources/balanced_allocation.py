@@ -22,7 +22,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.handle import Handle
-from kschedctl.framework.interface import MAX_NODE_SCORE, Code, Status
+from kschedctl.framework.interface import MAX_NODE_SCORE, SKIP, Status
 from kschedctl.framework.types import NodeInfo
 from kschedctl.plugins import names
 from kschedctl.plugins.node_resources.args import (
@@ -104,7 +104,7 @@ class NodeResourcesBalancedAllocation:
         """Skip for pods that request none of the resources (upstream #129138)."""
         pod_requests = self.scorer.pod_request_list(pod)
         if self._is_best_effort(pod_requests):
-            return Status(Code.Skip)
+            return Status(SKIP)
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pod_requests))
         return None
 

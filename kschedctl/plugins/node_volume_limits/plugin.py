@@ -22,6 +22,7 @@ from kschedctl.api.types import GenericObject, Pod, Volume
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -141,7 +142,7 @@ class NodeVolumeLimits:
         for vol in pod.volumes:
             if vol.pvc_claim_name is not None or vol.ephemeral or _translate(vol.raw, None) is not None:
                 return None, None
-        return None, Status(Code.Skip)
+        return None, Status(SKIP)
 
     def pre_filter_extensions(self) -> None:
         return None

@@ -14,9 +14,9 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.features import Features
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
-    Code,
     NodeScore,
     PreFilterResult,
     QueueingHint,
@@ -77,7 +77,7 @@ class PodTopologySpread:
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         constraints = self._constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         state.write(
             filtering.PRE_FILTER_STATE_KEY,
             filtering.cal_pre_filter_state(pod, constraints, nodes, self.exact_min_match, self.handle.snapshot_shared_lister()),
@@ -114,13 +114,13 @@ class PodTopologySpread:
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         all_nodes = self._all_nodes()
         if not all_nodes:
-            return Status(Code.Skip)
+            return Status(SKIP)
         # Only non-system-default spreading requires every topology key, so nodes without a
         # zone label still get hostname spreading under the system defaults.
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
         s = scoring.PreScoreState(self._constraints(pod, SCHEDULE_ANYWAY))
         if not s.constraints:
-            return Status(Code.Skip)
+            return Status(SKIP)
         scoring.init_pre_score_state(s, nodes, require_all, self.handle.snapshot_shared_lister())
         scoring.count_all_nodes(s, pod, all_nodes, require_all, self.handle.snapshot_shared_lister())
         state.write(scoring.PRE_SCORE_STATE_KEY, s)

@@ -38,6 +38,7 @@ from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MAX_NODE_SCORE,
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -286,7 +287,7 @@ class VolumeBinding:
             return None, Status(Code.UnschedulableAndUnresolvable, problem)
         if not has:
             state.write(STATE_KEY, _State())
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         try:
             claims = self.get_pod_volume_claims(pod)
         except ValueError as err:
@@ -463,14 +464,14 @@ class VolumeBinding:
     # --- PreScore / Score ------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         if self.scorer is None:
-            return Status(Code.Skip)
+            return Status(SKIP)
         try:
             s = self._state(state)
         except StateNotFound as err:
             return Status.as_status(err)
         if s.has_static_bindings or self.capacity_scoring:
             return None
-        return Status(Code.Skip)
+        return Status(SKIP)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         if self.scorer is None:
@@ -565,7 +566,7 @@ class VolumeBinding:
         except StateNotFound as err:
             return Status.as_status(err)
         if s.all_bound:
-            return Status(Code.Skip)
+            return Status(SKIP)
         if node_name not in s.pod_volumes_by_node:
             return Status.error(f'no pod volumes found for node "{node_name}"')
         return None

@@ -19,6 +19,7 @@ from kschedctl.api.types import Pod, Volume
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -135,7 +136,7 @@ class VolumeRestrictions:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.volumes:  # nothing to check and no ReadWriteOncePod claim: what the steps below conclude
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
         try:
             pvcs = self._rwop_pvcs(pod)
@@ -145,7 +146,7 @@ class VolumeRestrictions:
         count = sum(1 for name in pvcs if lister.is_pvc_used_by_pods(f"{pod.namespace}/{name}"))
         s = _PreFilterState(pvcs, count)
         if not needs_check and s.conflicting_ref_count == 0:
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 

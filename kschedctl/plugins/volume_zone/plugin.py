@@ -19,6 +19,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.handle import Handle
 from kschedctl.framework.interface import (
+    SKIP,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -134,12 +135,12 @@ class VolumeZone:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.volumes:  # no PV to read a topology from: what the walk below concludes
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         topologies, status = self._pv_topologies(pod)
         if status is not None:
             return None, status
         if not topologies:
-            return None, Status(Code.Skip)
+            return None, Status(SKIP)
         state.write(PRE_FILTER_STATE_KEY, _State(topologies))
         return None, None
 
