@@ -7,6 +7,9 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
@@ -171,3 +174,22 @@ def test_no_child_beside_a_busy_thread_or_for_a_small_file():
         stop.set()
         worker.join()
     assert ahead.Verdicts.start("x" * (ahead.MIN_TEXT - 1), list) is None
+
+
+def test_the_plugin_watchdog_allows_a_child_only_between_calls():
+    """The loader reads its files after the configuration, whose plugin arguments may have
+    started the watchdog of sandboxed plugin calls: with no call in progress it holds nothing
+    a child needs; during a call there is no child. (A fresh process: the test runner's own
+    threads would forbid the fork.)"""
+    code = textwrap.dedent(
+        """
+        import threading
+        from kschedctl.cluster.admission_ahead import can_fork
+        from kschedctl.runtime.sandbox import Sandbox
+        Sandbox("p", timeout=5).call(sum, [1, 2])
+        names = sorted(t.name for t in threading.enumerate())
+        print(names, can_fork(), Sandbox("p", timeout=5).call(can_fork))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["['MainThread',", "'kschedctl", "plugin", "watchdog']", "True", "False"], out.stderr

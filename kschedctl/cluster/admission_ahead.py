@@ -33,7 +33,7 @@ from kschedctl.api.admission import admit
 from kschedctl.api.gosemantics import FieldError
 from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import needs_generated_name
-from kschedctl.runtime.sandbox import parked_watchdog
+from kschedctl.runtime.sandbox import idle_watchdog
 
 # A smaller file's objects are admitted in the loader's own process: forking, and the pages
 # the loader writes afterwards being copied once, cost about as much as admitting a thousand
@@ -48,12 +48,12 @@ _HEADER = struct.Struct("<Q")
 
 def can_fork() -> bool:
     """Whether forking is both possible and safe here: Linux, and no other thread running but
-    the plugin watchdog, parked (a child of a busy threaded process may inherit a lock some
-    other thread held; the child here runs admission only, no plugin)."""
+    the plugin watchdog with no plugin call to watch (a child of a busy threaded process may
+    inherit a lock some other thread held; the child here runs admission only, no plugin)."""
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return False
     me = threading.current_thread()
-    return all(t is me or parked_watchdog(t) for t in threading.enumerate())
+    return all(t is me or idle_watchdog(t) for t in threading.enumerate())
 
 
 class Verdicts:

@@ -315,11 +315,12 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
-def parked_watchdog(thread: threading.Thread) -> bool:
-    """Whether ``thread`` is the plugin watchdog, parked: waiting for a sandboxed call to begin,
-    its timers disarmed. Only the main thread begins calls, so while the main thread forks it
-    stays parked, and a child that makes no sandboxed call never needs it."""
-    return thread is _WATCHDOG.thread and _WATCHDOG.parked
+def idle_watchdog(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is the plugin watchdog with no sandboxed call in progress: it then
+    sleeps between looks at an empty list, or waits to be woken (parked), and may at most hold
+    its own lock while it disarms timers. A process forked meanwhile (whose child makes no
+    sandboxed call and inherits no timer) needs nothing of it."""
+    return thread is _WATCHDOG.thread and not _WATCHDOG.calls
 
 
 def _who(owner: str) -> str:
@@ -569,6 +570,6 @@ __all__ = [
     "Sandbox",
     "SandboxedPlugin",
     "describe",
-    "parked_watchdog",
+    "idle_watchdog",
     "sandbox_hint",
 ]
