@@ -876,6 +876,7 @@ def test_every_registered_batch_method_is_exercised() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             test_volume_preemption_equals_copies(2, Path(tmp))  # a seed whose first passes reach VolumeZone
         _check("default", "1.37", _preferred_affinity_cluster(), seed=1)  # InterPodAffinity's Score
+        _check("default", "1.37", _preferred_spread_cluster(), seed=1)  # PodTopologySpread's Score
     never = _never_exercised()
     assert not never, f"batch methods no test exercised: {never}"
 
@@ -890,6 +891,17 @@ def _preferred_affinity_cluster() -> tuple[list[Any], list[Any], list[Any]]:
         make_pod("p0").label("app", "a").pod_affinity_in("app", zone, ["a"], weight=10).obj(),
         make_pod("p1").label("app", "b").pod_affinity_in("app", zone, ["b"], anti=True, weight=50).obj(),
     ]
+    return nodes, bound, pending
+
+
+def _preferred_spread_cluster() -> tuple[list[Any], list[Any], list[Any]]:
+    """Six nodes in three zones, pods labelled app=s on three of them, and pending app=s pods
+    spread over zones with ScheduleAnyway: PodTopologySpread scores (and normalizes) them."""
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi").zone(ZONES[i % 3]).obj() for i in range(6)]
+    bound = [make_pod(f"b{i}").label("app", "s").node(f"n{i}").obj() for i in range(3)]
+    zone = "topology.kubernetes.io/zone"
+    selector = {"matchLabels": {"app": "s"}}
+    pending = [make_pod(f"p{i}").label("app", "s").spread(1, zone, when="ScheduleAnyway", selector=selector).obj() for i in range(4)]
     return nodes, bound, pending
 
 
