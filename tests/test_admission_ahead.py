@@ -79,6 +79,8 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[ahead.Verdicts]:
 
 
 def _reaped(pid: int) -> bool:
+    """No zombie of the child is left once the deferred reaping has run."""
+    ahead._reap_finished(wait=True)
     try:
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
@@ -164,7 +166,30 @@ def test_a_child_that_stops_leaves_the_rest_to_the_loader(tmp_path, monkeypatch)
     assert made[0].gave_up and made[0].upto == ahead.BATCH and _reaped(made[0].pid)
 
 
-def test_no_child_beside_a_busy_thread_or_for_a_small_file():
+def test_a_silent_child_is_given_up_and_ended(tmp_path, monkeypatch):
+    """A child that sends one record and then nothing: after SILENCE the loader checks the
+    rest itself, and the child is killed and reaped."""
+    objects = _objects()
+    objects[1300]["metadata"]["name"] = "Not_A_Name"
+    path = _write(tmp_path, objects)
+    one = _read(path, ahead_on=False, monkeypatch=monkeypatch)
+    parent, calls, real_admit = os.getpid(), [0], ahead.admit
+
+    def stalling_in_the_child(raw):
+        calls[0] += 1
+        if os.getpid() != parent and calls[0] > ahead.BATCH + 100:
+            threading.Event().wait()  # after its first record, in the child only: forever
+        return real_admit(raw)
+
+    monkeypatch.setattr(ahead, "admit", stalling_in_the_child)
+    monkeypatch.setattr(ahead, "SILENCE", 0.5)
+    made = _started(monkeypatch)
+    two = _read(path, ahead_on=True, monkeypatch=monkeypatch)
+    assert two == one and "metadata.name" in one[1]
+    assert made[0].gave_up and made[0].upto == ahead.BATCH and _reaped(made[0].pid)
+
+
+def test_no_child_beside_a_busy_thread_or_for_a_small_or_huge_file(monkeypatch):
     stop = threading.Event()
     worker = threading.Thread(target=stop.wait, daemon=True)
     worker.start()
@@ -174,6 +199,10 @@ def test_no_child_beside_a_busy_thread_or_for_a_small_file():
         stop.set()
         worker.join()
     assert ahead.Verdicts.start("x" * (ahead.MIN_TEXT - 1), list) is None
+    monkeypatch.setattr(ahead, "can_fork", lambda: True)
+    monkeypatch.setattr(ahead, "MIN_TEXT", 1)
+    monkeypatch.setattr(ahead, "MAX_TEXT", 10)
+    assert ahead.Verdicts.start("x" * 11, list) is None
 
 
 def test_the_plugin_watchdog_allows_a_child_only_between_calls():

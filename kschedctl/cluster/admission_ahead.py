@@ -9,19 +9,21 @@ runs on two.
 
 So, on Linux, once a large file's text is read, the loader forks a child that reads the same
 objects from it, admits them and checks their fields in file order, and sends what it found
-back through a pipe, a record per batch of objects. The loader builds object i only after the child has admitted it: nothing
-unadmitted is ever built, and the first error is the one the one-core order reports (object
-i's admission after object i - 1's build). Objects named from a ``generateName`` are admitted
-by the loader itself, after it names them. If the child cannot go on (it raised, it was
-killed), the loader admits and checks the rest itself, as it does for a small file, in a
-process with other threads at work (forking there is not safe), and where there is no
-``fork``.
+back through a pipe, a record per batch of objects. The loader builds object i only after the
+child has admitted it: nothing unadmitted is ever built, and the first error is the one the
+one-core order reports (object i's admission after object i - 1's build). Objects named from a
+``generateName`` are admitted by the loader itself, after it names them. If the child cannot go
+on (it raised, it was killed, it went silent), the loader admits and checks the rest itself, as
+it does for a small or a huge file (a second parsed copy of it would cost gigabytes), in a
+process with other threads at work (forking there is not safe), and where there is no ``fork``.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
@@ -37,8 +39,12 @@ from kschedctl.runtime.sandbox import idle_watchdog
 
 # A smaller file's objects are admitted in the loader's own process: forking, and the pages
 # the loader writes afterwards being copied once, cost about as much as admitting a thousand
-# objects (some 400 KB of JSON).
+# objects (some 400 KB of JSON). A larger one's too: the child's own parsed copy would be
+# several gigabytes more.
 MIN_TEXT = 1_000_000
+MAX_TEXT = 200_000_000
+# Seconds without a record after which the loader stops waiting and checks the rest itself.
+SILENCE = 30.0
 # Objects per record the child sends.
 BATCH = 512
 
@@ -59,9 +65,9 @@ def can_fork() -> bool:
 class Verdicts:
     """The child's answers for one list of objects, read as the loader comes to them."""
 
-    def __init__(self, pid: int, reader: BinaryIO) -> None:
+    def __init__(self, pid: int, fd: int) -> None:
         self.pid = pid
-        self.reader: BinaryIO | None = reader
+        self.fd: int | None = fd  # the pipe's reading end
         self.done = False  # the child sent its last record
         self.upto = 0  # answers are known for objects [0, upto)
         self.error: tuple[int, FieldError] | None = None  # the first admission error
@@ -78,7 +84,8 @@ class Verdicts:
 
         The child reads the text itself, beside the loader: forked before the loader's objects
         exist, it shares none of their pages, so neither process copies them when it writes."""
-        if len(text) < MIN_TEXT or not can_fork():
+        _reap_finished()
+        if not MIN_TEXT <= len(text) <= MAX_TEXT or not can_fork():
             return None
         read_fd, write_fd = os.pipe()
         try:
@@ -91,7 +98,7 @@ class Verdicts:
             os.close(read_fd)
             _child(read, write_fd)
         os.close(write_fd)
-        return cls(pid, os.fdopen(read_fd, "rb"))
+        return cls(pid, read_fd)
 
     def admit(self, index: int, raw: Any) -> FieldError | None:
         """admit(raw) for the object at ``index``, as the child found it (waiting for it if
@@ -126,24 +133,52 @@ class Verdicts:
         self.own.update(own)
 
     def _read_exactly(self, size: int) -> bytes | None:
-        if self.reader is None:
-            return None
-        data = self.reader.read(size)
+        """``size`` bytes from the pipe; None at its end or after SILENCE seconds without any."""
+        data = b""
+        while self.fd is not None and len(data) < size:
+            ready, _, _ = select.select([self.fd], [], [], SILENCE)
+            chunk = os.read(self.fd, size - len(data)) if ready else b""
+            if not chunk:
+                return None
+            data += chunk
         return data if len(data) == size else None
 
     def close(self) -> None:
-        """End the child (if it is still checking: the loader stopped at an error) and reap it."""
-        if self.reader is not None:
-            self.reader.close()
-            self.reader = None
-        if not self.reaped:
-            self.reaped = True
-            try:
-                if not self.done:
-                    os.kill(self.pid, signal.SIGKILL)
+        """End the child if it is still checking (the loader stopped at an error, or it went
+        silent) and reap it; one that has sent its last record may still be giving its memory
+        back, and is reaped once it has (_reap_finished), not waited for here."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.reaped:
+            return
+        self.reaped = True
+        try:
+            if not self.done:
+                os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
-            except OSError:
-                pass
+            elif os.waitpid(self.pid, os.WNOHANG)[0] == 0:
+                _UNREAPED.append(self.pid)
+        except OSError:
+            pass
+
+
+# Children that had sent their last record but not yet exited when their loader finished.
+_UNREAPED: list[int] = []
+
+
+def _reap_finished(wait: bool = False) -> None:
+    """Reap the children of _UNREAPED that have exited (all of them, waiting, with ``wait``)."""
+    for pid in list(_UNREAPED):
+        try:
+            if os.waitpid(pid, 0 if wait else os.WNOHANG)[0] == 0:
+                continue
+        except OSError:
+            pass
+        _UNREAPED.remove(pid)
+
+
+atexit.register(_reap_finished, True)
 
 
 def _child(read: Callable[[], Sequence[Any]], write_fd: int) -> None:
