@@ -28,6 +28,7 @@ import signal
 import struct
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
@@ -89,7 +90,11 @@ class Verdicts:
             return None
         read_fd, write_fd = os.pipe()
         try:
-            pid = os.fork()
+            with warnings.catch_warnings():
+                # Python 3.12+ warns of any fork beside another thread; can_fork allowed only
+                # the idle watchdog, and under -W error the warning would come after the fork
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
         except OSError:
             os.close(read_fd)
             os.close(write_fd)
