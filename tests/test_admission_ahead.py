@@ -145,43 +145,31 @@ def test_nothing_unadmitted_is_built(tmp_path, monkeypatch):
     assert len(built) == 640 and "Not_A_Name" not in built  # objects[0:640]: none from 640 on
 
 
-def test_a_child_that_stops_leaves_the_rest_to_the_loader(tmp_path, monkeypatch):
-    """The child sends one batch, then dies: the loader admits and checks the rest itself."""
+def _dies() -> None:
+    raise MemoryError
+
+
+def _goes_silent() -> None:
+    threading.Event().wait()  # forever: the loader's SILENCE ends it
+
+
+@pytest.mark.parametrize("after_first_record", [_dies, _goes_silent], ids=["dies", "goes-silent"])
+def test_a_child_that_stops_leaves_the_rest_to_the_loader(tmp_path, monkeypatch, after_first_record):
+    """The child sends one record, then dies or sends nothing more: the loader admits and
+    checks the rest itself (after SILENCE for a silent one), and the child is ended and reaped."""
     objects = _objects()
     objects[1300]["metadata"]["name"] = "Not_A_Name"
     path = _write(tmp_path, objects)
     one = _read(path, ahead_on=False, monkeypatch=monkeypatch)
     parent, calls, real_admit = os.getpid(), [0], ahead.admit
 
-    def failing_in_the_child(raw):
+    def stopping_in_the_child(raw):
         calls[0] += 1
         if os.getpid() != parent and calls[0] > ahead.BATCH + 100:
-            raise MemoryError  # after its first record, in the child only
+            after_first_record()  # in the child only, after its first record
         return real_admit(raw)
 
-    monkeypatch.setattr(ahead, "admit", failing_in_the_child)
-    made = _started(monkeypatch)
-    two = _read(path, ahead_on=True, monkeypatch=monkeypatch)
-    assert two == one and "metadata.name" in one[1]
-    assert made[0].gave_up and made[0].upto == ahead.BATCH and _reaped(made[0].pid)
-
-
-def test_a_silent_child_is_given_up_and_ended(tmp_path, monkeypatch):
-    """A child that sends one record and then nothing: after SILENCE the loader checks the
-    rest itself, and the child is killed and reaped."""
-    objects = _objects()
-    objects[1300]["metadata"]["name"] = "Not_A_Name"
-    path = _write(tmp_path, objects)
-    one = _read(path, ahead_on=False, monkeypatch=monkeypatch)
-    parent, calls, real_admit = os.getpid(), [0], ahead.admit
-
-    def stalling_in_the_child(raw):
-        calls[0] += 1
-        if os.getpid() != parent and calls[0] > ahead.BATCH + 100:
-            threading.Event().wait()  # after its first record, in the child only: forever
-        return real_admit(raw)
-
-    monkeypatch.setattr(ahead, "admit", stalling_in_the_child)
+    monkeypatch.setattr(ahead, "admit", stopping_in_the_child)
     monkeypatch.setattr(ahead, "SILENCE", 0.5)
     made = _started(monkeypatch)
     two = _read(path, ahead_on=True, monkeypatch=monkeypatch)
