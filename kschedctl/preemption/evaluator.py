@@ -198,6 +198,10 @@ def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate], score_f
     """
     if not nodes_to_victims:
         return ""
+    if not score_funcs:
+        default = _pick_by_default_criteria(nodes_to_victims)
+        if default is not None:
+            return default
     remaining = list(nodes_to_victims)
     for f in score_funcs or default_score_funcs(nodes_to_victims):
         best = -math.inf
@@ -212,6 +216,45 @@ def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate], score_f
             return selected[0]
         remaining = selected
     return remaining[0]
+
+
+def _default_key(c: Candidate) -> tuple[int, int, int, int, float]:
+    """The five default criteria of one candidate (default_score_funcs), read in one pass over
+    its victims. Its victims must not be empty."""
+    victims = c.victims
+    first = victims[0].priority
+    highest = max_priority = first if first is not None else 0
+    earliest = math.inf
+    total = 0
+    for victim in victims:
+        priority = victim.priority
+        if priority is None:
+            priority = 0
+        total += priority + MAX_INT32 + 1
+        if priority < max_priority:
+            continue
+        if priority > max_priority:
+            max_priority, earliest = priority, math.inf
+        text = victim.start_time  # pod_start_time: none is "now", later than any start
+        if text:
+            start = _parse_start_time(text)
+            if start < earliest:
+                earliest = start
+    return -c.num_pdb_violations, -highest, -total, -len(victims), earliest
+
+
+def _pick_by_default_criteria(nodes_to_victims: dict[str, Candidate]) -> str | None:
+    """pickOneNodeForPreemption with the default criteria, as one comparison of key tuples.
+
+    Keeping the best of each criterion in turn, and the first remaining node at the end, picks
+    the first candidate whose five scores are greatest in lexicographic order: ``max`` keeps
+    the first of equal keys. The preemption runs of a full cluster tie on every criterion for
+    a hundred candidates, so this is one pass over their victims instead of five closures and
+    a dictionary read per criterion and node. None when a candidate has no victim (the loop
+    then fails on it as upstream's criteria would)."""
+    if any(not c.victims for c in nodes_to_victims.values()):
+        return None
+    return max(nodes_to_victims.items(), key=lambda item: _default_key(item[1]))[0]
 
 
 # --- the Evaluator -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ replaced by a profile with the same Filter/PreFilter plugins.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from kschedctl.plugins.default_preemption import (
     earliest_pod_start_time,
     pick_one_node_for_preemption,
 )
+from kschedctl.preemption.evaluator import default_score_funcs
 from kschedctl.testing import (
     args_defaults,
     args_errors,
@@ -717,6 +719,23 @@ def _cand(name, priorities, violations=0, starts=None):
 )
 def test_pick_one_node_criteria_in_order(candidates, expected):
     assert pick_one_node_for_preemption({c.name: c for c in candidates}) == expected
+
+
+def test_pick_one_node_default_criteria_equal_the_staged_loop():
+    # The default criteria are compared as one key per candidate; with the criteria given as
+    # functions, the loop keeps the best of each in turn. Both pick the same node, ties
+    # included (small ranges of priorities, counts and starts make ties on every criterion).
+    rng = random.Random(7)
+    priorities = [NEG, LOW, MID]
+    for trial in range(300):
+        candidates = []
+        for i in range(rng.randint(2, 6)):
+            count = rng.randint(1, 3)
+            prios = [rng.choice(priorities) for _ in range(count)]
+            starts = [rng.choice([None, epoch(1), epoch(2)]) for _ in range(count)]
+            candidates.append(_cand(f"n{i}", prios, rng.randint(0, 1), starts))
+        by_name = {c.name: c for c in candidates}
+        assert pick_one_node_for_preemption(by_name) == pick_one_node_for_preemption(by_name, default_score_funcs(by_name)), trial
 
 
 def test_earliest_start_time_among_highest_priority_victims():
