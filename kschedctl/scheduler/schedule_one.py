@@ -133,6 +133,11 @@ def schedule_pod(sched: Scheduler, fwk: Framework, state: CycleState, qpi: Queue
     try:
         return sched.algorithm.schedule_pod(fwk, state, qpi, sched.snapshot)
     except FitError as fit_error:
+        # The outcome keeps the error, and its traceback would keep this call's frames, whose
+        # callers hold the outcome: a cycle that holds the attempt's CycleState (a dry run's
+        # state for every node it visited) until the cyclic collector finds it. The error is
+        # read for its diagnosis only.
+        fit_error.__traceback__ = None
         if not fwk.has_post_filter_plugins():
             return AttemptFailure(fit_error=fit_error)
         return AttemptFailure(fit_error=fit_error, nominating=run_post_filter(sched, fwk, state, qpi.pod, fit_error))
