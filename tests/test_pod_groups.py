@@ -118,3 +118,32 @@ def test_topology_no_zone_fits_reports_placements():
     r = sched(ns, gang("p", "g", 2), [make_pod_group("g", min_count=2, topology_key="topology.kubernetes.io/zone")], topology=True).run()
     assert r.placements == []
     assert any(u.message.startswith("0/2 placements are available, first placement status: ") for u in r.unschedulable)
+
+
+def test_a_workloads_pod_group_is_read_again_for_a_new_object() -> None:
+    """workload_pod_group keeps one PodGroup per Workload object and group name: the same object
+    answers the same group, an updated Workload (a new object) is read afresh."""
+    from kschedctl.framework import podgroup as pg
+
+    def workload(min_count: int) -> dict:
+        group = {"name": "g", "policy": {"gang": {"minCount": min_count}}}
+        return {"metadata": {"name": "w", "namespace": "ns"}, "spec": {"podGroups": [group]}}
+
+    first = workload(3)
+    group = pg.workload_pod_group(first, "g")
+    assert group is not None and (group.min_count, group.key) == (3, "ns/w/g")
+    assert pg.workload_pod_group(first, "g") is group
+    assert pg.workload_pod_group(first, "other") is None
+    for count in range(4, 40):
+        again = pg.workload_pod_group(workload(count), "g")
+        assert again is not None and again.min_count == count
+
+
+def test_a_pods_workload_ref_is_read_from_its_own_spec() -> None:
+    from kschedctl.framework import podgroup as pg
+
+    assert pg.workload_ref(make_pod("p").obj()) is None
+    fresh = make_pod("q").obj()
+    fresh.raw["spec"]["workloadRef"] = {"name": "w", "podGroup": "g"}
+    assert pg.workload_ref(fresh) == ("w", "g")
+    assert pg.workload_ref(fresh) == ("w", "g")

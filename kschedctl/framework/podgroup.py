@@ -70,14 +70,36 @@ def pod_group_from_raw(raw: dict[str, Any]) -> PodGroup:
     return PodGroup(str(md.get("namespace") or "default"), str(md.get("name") or ""), policy, min_count, keys, raw)
 
 
+# (id of a Workload's raw object, group name) -> (that raw object, its PodGroup): a gang's every
+# pod asks for its group at PreEnqueue (twice) and at Permit; a Workload read from the input is
+# never edited (an update is a new object), and holding it keeps its id from being reused.
+_WORKLOAD_GROUPS: dict[tuple[int, str], tuple[dict[str, Any], PodGroup | None]] = {}
+_WORKLOAD_GROUPS_KEPT = 4096  # entries before the memo starts again
+
+
 def workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:
-    """1.35: the named entry of a Workload's spec.podGroups."""
+    """1.35: the named entry of a Workload's spec.podGroups (one PodGroup per Workload object
+    and name: nothing edits a PodGroup)."""
+    key = (id(raw), group_name)
+    kept = _WORKLOAD_GROUPS.get(key)
+    if kept is not None and kept[0] is raw:
+        return kept[1]
+    if len(_WORKLOAD_GROUPS) >= _WORKLOAD_GROUPS_KEPT:
+        _WORKLOAD_GROUPS.clear()
+    group = _WORKLOAD_GROUPS[key] = (raw, _workload_pod_group(raw, group_name))
+    return group[1]
+
+
+def _workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:
     md = raw.get("metadata") or {}
     for entry in (raw.get("spec") or {}).get("podGroups") or []:
         if isinstance(entry, dict) and entry.get("name") == group_name:
             policy, min_count = _policy(entry.get("policy"))
             return PodGroup(str(md.get("namespace") or "default"), f"{md.get('name')}/{group_name}", policy, min_count, [], raw)
     return None
+
+
+_UNSET = "\0unset"  # no group key is this (keys are "ns/..." or None)
 
 
 def _spec(pod: Pod) -> dict[str, Any]:
@@ -94,19 +116,20 @@ def scheduling_group_name(pod: Pod) -> str | None:
 
 
 def workload_ref(pod: Pod) -> tuple[str, str] | None:
-    """spec.workloadRef (1.35): (workload name, pod group name)."""
-    ref = _spec(pod).get("workloadRef")
-    if isinstance(ref, dict) and ref.get("name"):
-        return str(ref["name"]), str(ref.get("podGroup") or "")
-    return None
+    """spec.workloadRef (1.35): (workload name, pod group name), kept on the pod object (the
+    reference is immutable, an updated pod is a new object)."""
+    found: Any = pod.cache.get("podgroup.workloadRefPair", _UNSET)
+    if found is _UNSET:
+        ref = _spec(pod).get("workloadRef")
+        found = (str(ref["name"]), str(ref.get("podGroup") or "")) if isinstance(ref, dict) and ref.get("name") else None
+        pod.cache["podgroup.workloadRefPair"] = found
+    pair: tuple[str, str] | None = found
+    return pair
 
 
 def uses_pod_group_object(version: Any) -> bool:
     """1.36+ reads a standalone PodGroup object; 1.35 a Workload's pod groups."""
     return bool(version.has("PodGroupObject"))
-
-
-_UNSET = "\0unset"  # no group key is this (keys are "ns/..." or None)
 
 
 def _key_by_scheduling_group(pod: Pod) -> str | None:
