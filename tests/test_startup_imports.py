@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -95,6 +95,8 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "importlib.metadata",
     "email",
     "_hashlib",
+    # only once some code has imported it: kschedctl's records are all below WARNING (kschedctl.lazy.quiet_log)
+    "logging",
     # the other commands (kschedctl/cli/app.py builds the app of the command named)
     "kschedctl.cli.explain",
     "kschedctl.cli.simulate",
@@ -117,7 +119,7 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     with its email parser (framework/runtime/entry_points.py reads the plugin packages' files),
     socket (the HTTP extenders' wire, scheduler/extender_http.py, imports it at the first request),
     OpenSSL's hashlib (~4 ms; the GPU-sharing package, when installed, imports it at its first
-    tie-break), and the modules of the nine other commands."""
+    tie-break), logging (~4 ms, for records nobody reads), and the modules of the nine other commands."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config
@@ -270,3 +272,22 @@ def test_a_valid_scenario_and_sweep_matrix_are_read_without_jsonschema(tmp_path:
     assert events > 0
     assert before is False and after is True
     assert said is not None and "events" in said
+
+
+@pytest.mark.parametrize("level", ["debug", "info"])
+def test_quiet_log_reaches_a_logger_once_logging_is_configured(level: Literal["debug", "info"], caplog: pytest.LogCaptureFixture) -> None:
+    """kschedctl.lazy.quiet_log skips a record only while logging is not loaded (no handler or
+    level can have been set); a program that configures logging gets every record, with the
+    exception it was logged in."""
+    import logging
+
+    from kschedctl.lazy import quiet_log
+
+    caplog.set_level(logging.DEBUG, logger="kschedctl.runtime.framework")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        quiet_log("kschedctl.runtime.framework", level, "plugin %s raised in %s", "P", "Filter", exc_info=True)
+    [record] = caplog.records
+    assert (record.levelname, record.getMessage()) == (level.upper(), "plugin P raised in Filter")
+    assert record.exc_info is not None and record.exc_info[0] is ValueError

@@ -8,7 +8,6 @@ applyFeatureGates, mergePlugins, mergePluginSet) and v1/defaults.go
 from __future__ import annotations
 
 import copy
-import logging
 
 from kschedctl.api.errors import InputError
 from kschedctl.framework.args import ArgsError, PluginArgs
@@ -23,10 +22,9 @@ from kschedctl.framework.config_types import (
 )
 from kschedctl.framework.features import Features
 from kschedctl.framework.registry import Registry
+from kschedctl.lazy import quiet_log
 from kschedctl.runtime.plugin_args import new_args
 from kschedctl.versions import KubeVersion
-
-log = logging.getLogger(__name__)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
@@ -87,7 +85,7 @@ def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
             if p.name in disabled_names:
                 continue
             if p.name in custom_index:
-                log.info("Default plugin is explicitly re-configured; overriding: %s", p.name)
+                quiet_log(__name__, "info", "Default plugin is explicitly re-configured; overriding: %s", p.name)
                 index, p = custom_index[p.name]
                 replaced.add(index)
             enabled.append(copy.copy(p))

@@ -6,7 +6,6 @@ RunFilterPluginsWithNominatedPods and RunPostFilterPlugins.
 from __future__ import annotations
 
 import bisect
-import logging
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
@@ -30,11 +29,10 @@ from kschedctl.framework.interface import (
 )
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, all_node_names
 from kschedctl.lazy import numpy as np
+from kschedctl.lazy import quiet_log
 from kschedctl.runtime.calls import PluginCalls
-from kschedctl.runtime.guard import as_status, optional, pair, raised, status_of, wrong
+from kschedctl.runtime.guard import LOGGER, as_status, optional, pair, raised, status_of, wrong
 from kschedctl.runtime.sandbox import describe
-
-log = logging.getLogger("kschedctl.runtime.framework")
 
 
 def _record_filter_results(
@@ -383,7 +381,7 @@ class FilterPoints(PluginCalls):
                     if results is not None and len(results) != len(sub):
                         results = None  # not one result per node: the per-node calls below
                 except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
-                    log.debug("filter_batch of %s raised; per-node fallback", name, exc_info=True)
+                    quiet_log(LOGGER, "debug", "filter_batch of %s raised; per-node fallback", name, exc_info=True)
                     results = None
             if results is not None:
                 failing, distinct = _batch_statuses(results)
@@ -548,7 +546,7 @@ class FilterPoints(PluginCalls):
                         failing, distinct = _batch_statuses(results)
                         recorded = alive if distinct is None else _record_filter_results(name, alive, results, first, distinct, failing)
             except Exception:  # noqa: BLE001 - the two-pass loop below reports it exactly
-                log.debug("filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
+                quiet_log(LOGGER, "debug", "filter_batch_with_added_pods of %s raised; two-pass fallback", name, exc_info=True)
             if recorded is None:
                 for a in alive:
                     i = positions[a]

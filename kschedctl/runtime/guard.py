@@ -7,16 +7,15 @@ one pod's (or pod group's) failed attempt, worded the same way at every extensio
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from kschedctl.framework.cycle_state import StateNotFound
 from kschedctl.framework.interface import Code, Status
-from kschedctl.lazy import loaded
+from kschedctl.lazy import loaded, quiet_log
 from kschedctl.runtime.sandbox import PluginFailure, SandboxedPlugin, describe
 
-log = logging.getLogger("kschedctl.runtime.framework")
+LOGGER = "kschedctl.runtime.framework"  # the plugin calls' debug records (kschedctl.lazy.quiet_log)
 
 
 def is_number(value: Any) -> bool:
@@ -41,7 +40,7 @@ def raised(name: str, what: str, exc: BaseException) -> Status:
     if isinstance(exc, StateNotFound):
         # a CycleState read that found nothing: kube's framework.ErrNotFound, "not found"
         return Status(Code.Error, str(exc), plugin=name, err=exc)
-    log.debug("plugin %s raised in %s", name, what, exc_info=True)
+    quiet_log(LOGGER, "debug", "plugin %s raised in %s", name, what, exc_info=True)
     if isinstance(exc, PluginFailure) and exc.worded:  # it says what the plugin did
         return Status(Code.Error, f'plugin "{name}" ' + str(exc).replace("{point}", what), plugin=name, err=exc)
     if isinstance(exc, PluginFailure) and exc.timed_out:

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,13 +11,11 @@ from kschedctl.backend.cache.columnar import NodeBatch, as_batch, columns_of
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, NodePluginScores, NodeScore, Status
 from kschedctl.framework.types import NodeInfo
-from kschedctl.lazy import loaded
+from kschedctl.lazy import loaded, quiet_log
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.calls import PluginCalls
-from kschedctl.runtime.guard import as_status, is_int, optional, pair, raised, wrong
+from kschedctl.runtime.guard import LOGGER, as_status, is_int, optional, pair, raised, wrong
 from kschedctl.runtime.score_table import ScoreTable
-
-log = logging.getLogger("kschedctl.runtime.framework")
 
 
 def _normalized_scores(scores: list[NodeScore], n: int) -> list[int] | None:
@@ -224,7 +221,7 @@ class ScorePoints(PluginCalls):
                     if normalized.shape != (n,):
                         normalized = None
             except Exception:  # noqa: BLE001
-                log.debug("normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
+                quiet_log(LOGGER, "debug", "normalize_score_batch of %s raised; per-node fallback", name, exc_info=True)
                 normalized = None
         if normalized is None:
             listed = values if isinstance(values, list) else values.tolist()
@@ -288,7 +285,7 @@ class ScorePoints(PluginCalls):
                     if values.shape == (n,):
                         return values
             except Exception:  # noqa: BLE001 - the per-node calls below report it exactly
-                log.debug("score_batch of %s raised; per-node fallback", name, exc_info=True)
+                quiet_log(LOGGER, "debug", "score_batch of %s raised; per-node fallback", name, exc_info=True)
         per_node = self._score_per_node(pl, name, state, pod, nodes)
         if isinstance(per_node, Status) or batch_nodes is None:
             return per_node
