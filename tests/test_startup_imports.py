@@ -95,8 +95,13 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "importlib.metadata",
     "email",
     "_hashlib",
-    # only once some code has imported it: kschedctl's records are all below WARNING (kschedctl.lazy.quiet_log)
+    # used only on the paths that need them: logging (kschedctl.lazy.quiet_log), pickle (a child
+    # admitting a large file, cluster/admission_ahead.py), --live's client (cli/live.py) and
+    # explain's recorders (output/render.py)
     "logging",
+    "pickle",
+    "kschedctl.cluster.kubeclient",
+    "kschedctl.explain.sampling",
     # the other commands (kschedctl/cli/app.py builds the app of the command named)
     "kschedctl.cli.explain",
     "kschedctl.cli.simulate",
@@ -119,7 +124,8 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     with its email parser (framework/runtime/entry_points.py reads the plugin packages' files),
     socket (the HTTP extenders' wire, scheduler/extender_http.py, imports it at the first request),
     OpenSSL's hashlib (~4 ms; the GPU-sharing package, when installed, imports it at its first
-    tie-break), logging (~4 ms, for records nobody reads), and the modules of the nine other commands."""
+    tie-break), logging and pickle (a few ms each, for records nobody reads and a child no small
+    file forks), --live's client, explain's recorders, and the modules of the nine other commands."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import perf_config

@@ -26,7 +26,6 @@ import typer
 
 from kschedctl.api.errors import InputError, show_file_as
 from kschedctl.api.field import escape_control
-from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE
 
 if TYPE_CHECKING:
     from kschedctl.cluster.capture import Capture, Progress
@@ -77,9 +76,14 @@ def capture_progress(stream: TextIO | None = None) -> Iterator[Progress | None]:
         yield lambda kind, listed: bar.update(task, description=kind, completed=listed)
 
 
-def capture_live(conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Capture:
-    """Capture the connection's cluster, warnings said on stderr."""
+def capture_live(conn: Connection, chunk_size: int | None = None) -> Capture:
+    """Capture the connection's cluster, warnings said on stderr; ``chunk_size`` None: the
+    client's default (kubectl's)."""
     from kschedctl.cluster.capture import capture_cluster
+    from kschedctl.cluster.kubeclient import DEFAULT_CHUNK_SIZE  # with the capture code (Startup, above)
+
+    if chunk_size is None:
+        chunk_size = DEFAULT_CHUNK_SIZE
 
     with capture_progress() as progress:
         capture = capture_cluster(conn, context=conn.context, server=conn.server, chunk_size=chunk_size, progress=progress)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import pickle
 import select
 import signal
 import struct
@@ -88,6 +87,10 @@ class Verdicts:
         _reap_finished()
         if not MIN_TEXT <= len(text) <= MAX_TEXT or not can_fork():
             return None
+        # pickle (~2 ms) only once a child is to be started, before the fork so that both ends
+        # of the pipe have it (_read_record here, _send in the child)
+        import pickle  # noqa: F401
+
         read_fd, write_fd = os.pipe()
         try:
             with warnings.catch_warnings():
@@ -132,6 +135,8 @@ class Verdicts:
         if body is None:
             self.gave_up = True
             return
+        import pickle  # loaded by start(): a look-up in sys.modules
+
         upto, error, unknown, own, done = pickle.loads(body)
         self.upto, self.error, self.done = upto, error, done
         self.unknown.update(unknown)
@@ -224,6 +229,8 @@ def _check_all(objects: Sequence[Any], out: BinaryIO) -> None:
 def _send(
     out: BinaryIO, upto: int, error: tuple[int, FieldError] | None, unknown: dict[int, UnknownFields], own: list[int], done: bool
 ) -> None:
+    import pickle  # loaded before the fork (Verdicts.start): a look-up in sys.modules
+
     body = pickle.dumps((upto, error, unknown, own, done), pickle.HIGHEST_PROTOCOL)
     out.write(_HEADER.pack(len(body)) + body)
     out.flush()

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.field import escape_control
 from kschedctl.api.json_encoding import dumps_indented
 from kschedctl.api.jsontypes import JSONList, JSONObject
-from kschedctl.explain.sampling import sampling_line, tie_line
 from kschedctl.explain.verdict import group_verdict
 from kschedctl.output.layout import Column, fit_table, wrap_line
 from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult, RunResult
@@ -171,6 +170,9 @@ def render_explain(result: ExplainResult | ExplainGroupResult, output: str, widt
         out += wrap_line(f"note: {data['note']}", width, "    ") + "\n"
     if data.get("verdict"):
         out += "\n" + wrap_line(f"verdict: {data['verdict']}", width, "    ") + "\n"
+    # here, not at the top: explain's recorders are no part of what `schedule` renders
+    from kschedctl.explain.sampling import sampling_line, tie_line
+
     if data.get("sampling"):
         out += wrap_line(sampling_line(data["sampling"]), width, "    ") + "\n"
     if data.get("tie"):
