@@ -360,7 +360,7 @@ class NodeVolumeLimits:
             return Status(Code.UnschedulableAndUnresolvable, str(err))
         except ValueError as err:
             return Status.as_status(err)
-        if not new_volumes:
+        if not new_volumes or csi_node is None:  # without a CSINode, no limit (_volume_limits)
             return None
         limits = self._limits(node_info, csi_node)
         if not limits:
