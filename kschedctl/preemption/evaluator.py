@@ -220,7 +220,11 @@ def pick_one_node_for_preemption(nodes_to_victims: dict[str, Candidate], score_f
 
 def _default_key(c: Candidate) -> tuple[int, int, int, int, float]:
     """The five default criteria of one candidate (default_score_funcs), read in one pass over
-    its victims. Its victims must not be empty."""
+    its victims. Its victims must not be empty. It reads ``priority`` and ``start_time`` as
+    effective_priority() and pod_start_time() do, and the earliest start among the highest
+    priority as earliest_pod_start_time() does, rather than calling them: built from those calls
+    the key costs as much as the staged loop (PreemptionPVs 500: 10,858 -> 11,386 M
+    instructions, its 499 choices back to ~180 ms)."""
     victims = c.victims
     first = victims[0].priority
     highest = max_priority = first if first is not None else 0
