@@ -5,7 +5,9 @@ they share.
 The inputs are loaded and checked by kschedctl.app.
 """
 
-from kschedctl import startup
+from kschedctl import startup, yaml_start
 
 # before the commands and typer define their dataclasses (kschedctl/startup.py)
 startup.install()
+# before anything imports PyYAML (kschedctl/yaml_start.py)
+yaml_start.install()
