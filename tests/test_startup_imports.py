@@ -102,6 +102,11 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "pickle",
     "kschedctl.cluster.kubeclient",
     "kschedctl.explain.sampling",
+    # the HTTP extenders, for a configuration without any (scheduler/extender.py)
+    "kschedctl.scheduler.extender",
+    "kschedctl.scheduler.extender_http",
+    "kschedctl.scheduler.extender_tls",
+    "kschedctl.scheduler.extender_json",
     # the other commands (kschedctl/cli/app.py builds the app of the command named)
     "kschedctl.cli.explain",
     "kschedctl.cli.simulate",
@@ -122,7 +127,8 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), the DRA allocator
     and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py), and importlib.metadata
     with its email parser (framework/runtime/entry_points.py reads the plugin packages' files),
-    socket (the HTTP extenders' wire, scheduler/extender_http.py, imports it at the first request),
+    the HTTP extenders' modules (scheduler/extender.py, for a configuration that has some) and
+    socket (their wire, scheduler/extender_http.py, imports it at the first request),
     OpenSSL's hashlib (~4 ms; the GPU-sharing package, when installed, imports it at its first
     tie-break), logging and pickle (a few ms each, for records nobody reads and a child no small
     file forks), --live's client, explain's recorders, and the modules of the nine other commands."""

@@ -33,11 +33,6 @@ from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodIn
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.framework import Framework
 from kschedctl.runtime.score_table import ScoreTable
-from kschedctl.scheduler.extender import (
-    ExtenderError,
-    find_nodes_that_pass_extenders,
-    prioritize_with_extenders,
-)
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -241,6 +236,9 @@ class SchedulingAlgorithm:
         nodes, "Extender" joins the unschedulable plugins (any event retries the pod)."""
         if not self.extenders:
             return feasible
+        # the HTTP extenders' modules (~70 KB of bytecode) only once a configuration has them
+        from kschedctl.scheduler.extender import ExtenderError, find_nodes_that_pass_extenders
+
         try:
             kept = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status.set)
         except ExtenderError as err:
@@ -265,6 +263,8 @@ class SchedulingAlgorithm:
             return []
         if not self.extenders:
             return feasible
+        from kschedctl.scheduler.extender import ExtenderError, find_nodes_that_pass_extenders
+
         try:
             return find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status.set)
         except ExtenderError:
@@ -436,6 +436,8 @@ class SchedulingAlgorithm:
         """prioritizeNodes' extender part: each prioritizing extender's score × weight ×
         (MaxNodeScore / MaxExtenderPriority) added to the nodes' totals, as one more column
         (named by the extender's URL, its weight the multiplier)."""
+        from kschedctl.scheduler.extender import prioritize_with_extenders
+
         for column in prioritize_with_extenders(self.extenders, pod, nodes):
             values = [column.scores.get(name, 0) for name in table.names]
             table.plugins.append((column.name, column.multiplier, values))

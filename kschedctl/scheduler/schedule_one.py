@@ -34,7 +34,6 @@ from kschedctl.framework.waiting_pods import WaitingPod
 from kschedctl.runtime.framework import Framework
 from kschedctl.scheduler.algorithm import ScheduleResult, SchedulingError
 from kschedctl.scheduler.eventhandlers import add_assigned_pod_to_cache, patch_nominated_node_name
-from kschedctl.scheduler.extender import extenders_binding
 from kschedctl.scheduler.result import Placement
 
 if TYPE_CHECKING:
@@ -262,7 +261,11 @@ def binding_cycle(sched: Scheduler, b: Binding) -> None:
 def bind(sched: Scheduler, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
     """Extenders' bind first, else the Bind plugins (schedule_one.go bind); then what the
     informer does when it sees the pod bound."""
-    bound, st = extenders_binding(sched.extenders, assumed, host)
+    bound = False
+    if sched.extenders:  # their modules only once a configuration has them
+        from kschedctl.scheduler.extender import extenders_binding
+
+        bound, st = extenders_binding(sched.extenders, assumed, host)
     if not bound:
         st = fwk.run_bind_plugins(state, assumed, host)
     if st.is_skip():

@@ -54,7 +54,6 @@ from kschedctl.scheduler.eventhandlers import (
     patch_nominated_node_name,
     update_resource_claim,
 )
-from kschedctl.scheduler.extender import build_extenders
 from kschedctl.scheduler.result import (
     Placement,
     Preemption,
@@ -376,8 +375,13 @@ class Scheduler:
         )
         # buildExtenders: ignorable extenders last; resources they manage and the scheduler is
         # to ignore become NodeResourcesFit's ignoredResources in every profile
-        extenders, ignored = build_extenders(config.extenders, self.services.warn, source=config.source)
-        self.extenders: list[Extender] = list(extenders)
+        self.extenders: list[Extender] = []
+        ignored: list[str] = []
+        if config.extenders:  # the HTTP extenders' modules only once a configuration has them
+            from kschedctl.scheduler.extender import build_extenders
+
+            built, ignored = build_extenders(config.extenders, self.services.warn, source=config.source)
+            self.extenders = list(built)
         self.services.extenders = self.extenders
         if ignored:
             config = dataclasses.replace(config, profiles=[with_ignored_resources(p, ignored) for p in config.profiles])
