@@ -100,17 +100,20 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         if not len(failing):
             return [None] * len(node_infos)
         # One Status per distinct outcome, shared by its rows (statuses are never mutated once
-        # returned, so sharing is invisible).
-        kinds, which = np.unique(outcome[failing], return_inverse=True)
-        shared = np.empty(len(kinds), object)
-        for k, key in enumerate(kinds.tolist()):
+        # returned, so sharing is invisible); a dict and a list, 2-6x quicker than np.unique
+        # and object arrays for the few hundred rows of a cycle
+        keys = outcome[failing].tolist()
+        positions = failing.tolist()
+        shared: dict[int, Status] = {}
+        for key in sorted(set(keys)):
             reasons = ["Too many pods"] if key & 1 else []
             reasons += [check[0] for bit, check in enumerate(checks) if key >> (bit + 1) & 1]
             code = Code.UnschedulableAndUnresolvable if key >> (len(checks) + 1) & 1 else Code.Unschedulable
-            shared[k] = Status(code, *reasons)
-        out = np.full(len(node_infos), None, object)
-        out[failing] = shared[which.reshape(-1)]
-        return SparseStatuses(out.tolist(), failing.tolist())
+            shared[key] = Status(code, *reasons)
+        out: list[Status | None] = [None] * len(node_infos)
+        for pos, key in zip(positions, keys):
+            out[pos] = shared[key]
+        return SparseStatuses(out, positions)
 
 
 # One check of fitsRequest over the arrays: (reason, requested, allocatable column, used
