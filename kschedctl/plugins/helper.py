@@ -45,7 +45,7 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequ
     """default_normalize_score over an array of scores (the batch NormalizeScore form): the same
     integers, with Go's truncating division (the divisor, the highest score, is positive)."""
     arr = np.asarray(values, np.int64)
-    max_count = int(arr.max()) if len(arr) else 0
+    max_count = int(np.maximum.reduce(arr)) if len(arr) else 0  # ndarray.max without its wrapper
     if max_count <= 0:
         # no score above 0: unchanged, or all max_priority when reversed (as the per-node loop)
         return np.full(len(arr), max_priority, np.int64) if reverse else arr

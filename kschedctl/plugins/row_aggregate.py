@@ -96,7 +96,9 @@ class RowAggregate:
     def sync(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray) -> Contribution:
         """Bring the sums up to date with ``nodes`` (at ``rows``, generations ``gens``)."""
         contrib = self.contrib
-        if self.rows is None or len(self.rows) != len(rows) or not np.array_equal(self.rows, rows):
+        # the same rows, read as bytes (~0.3 us; np.array_equal's wrapper ~5 us): rows of one
+        # dtype, so equal bytes are equal rows, and any other difference only rebuilds
+        if self.rows is None or len(self.rows) != len(rows) or self.rows.tobytes() != rows.tobytes():
             self.parts, self.total = {}, {}
             self.version += 1
             for by_key in self.tables.values():

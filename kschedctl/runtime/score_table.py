@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedctl.framework.interface import NodePluginScores, PluginScore
+from kschedctl.lazy import numpy as np
 
 
 class ScoreTable:
@@ -96,7 +97,7 @@ class ScoreTable:
         if array is not None:
             if not len(array):
                 return []
-            hits: list[int] = (array == array.max()).nonzero()[0].tolist()
+            hits: list[int] = (array == np.maximum.reduce(array)).nonzero()[0].tolist()
             return hits
         totals = self.totals
         if not totals:

@@ -143,9 +143,9 @@ class Columns:
             return self._arange(len(nodes))
         idx = list(map(_INDEX, nodes))
         arr = np.array(idx, np.intp)
-        if arr.min() < 0:
+        if np.minimum.reduce(arr) < 0:  # the ufunc's reduce: ndarray.min's wrapper costs more
             return None
-        top = int(arr.max()) + 1
+        top = int(np.maximum.reduce(arr)) + 1
         if top > self.size:
             self._grow(top)
         infos = self.infos

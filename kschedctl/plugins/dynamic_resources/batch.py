@@ -101,7 +101,7 @@ class DynamicResources(plugin.DynamicResources):
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> Any:
         arr = np.asarray(values, np.int64)
-        highest = int(arr.max()) if self.enabled and len(arr) else 0
+        highest = int(np.maximum.reduce(arr)) if self.enabled and len(arr) else 0
         if highest == 0:
             return arr
         return (MAX_NODE_SCORE * arr) // highest

@@ -45,7 +45,7 @@ class ImageLocality(plugin.ImageLocality):
         num_images = self._image_count(pod)
         index = getattr(snapshot, "image_index", None)
         rows = getattr(node_infos, "rows", None)
-        if index is not None and rows is not None and (len(rows) == 0 or int(rows.max()) < total_num_nodes):
+        if index is not None and rows is not None and (len(rows) == 0 or int(np.maximum.reduce(rows)) < total_num_nodes):
             acc = None
             for image in images:
                 holders = self._holders(index, image, total_num_nodes)

@@ -91,8 +91,8 @@ class InterPodAffinity(plugin.InterPodAffinity):
         arr = np.asarray(values, np.int64)
         if s.empty() or not len(arr):
             return arr
-        min_count = int(arr.min())
-        diff = int(arr.max()) - min_count
+        min_count = int(np.minimum.reduce(arr))
+        diff = int(np.maximum.reduce(arr)) - min_count
         if diff <= 0:
             return np.zeros(len(arr), np.int64)
         f = float(MAX_NODE_SCORE) * ((arr - min_count).astype(np.float64) / float(diff))
