@@ -17,6 +17,7 @@ import pytest
 import kschedctl.cluster.admission_ahead as ahead
 import kschedctl.cluster.loader as loader
 from kschedctl.api.errors import InputError
+from kschedctl.api.resource_admission import DRA_KINDS as _DRA_KINDS
 from kschedctl.cluster.loader import load_snapshot
 from kschedctl.testing import make_node, make_pod
 
@@ -210,3 +211,92 @@ def test_the_plugin_watchdog_allows_a_child_only_between_calls():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["['MainThread',", "'kschedctl", "plugin", "watchdog']", "True", "False"], out.stderr
+
+
+def _dra_objects() -> list[dict]:
+    """The large file with DRA objects among its pods: a class, a slice per tenth node, a
+    claim template and allocated claims, one of them written in v1beta1 (converted as served)."""
+    out = _objects(600)
+    claim_spec = {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}
+    dra: list[dict] = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "one", "namespace": "default"},
+            "spec": {"spec": claim_spec},
+        },
+    ]
+    for i in range(0, 300, 10):
+        dra.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"n{i}-gpus"},
+                "spec": {
+                    "driver": "gpu.example.com",
+                    "nodeName": f"n{i}",
+                    "pool": {"name": f"n{i}", "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-0"}],
+                },
+            }
+        )
+        dra.append(
+            {
+                "apiVersion": "resource.k8s.io/v1" if i else "resource.k8s.io/v1beta1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"held-{i}", "namespace": "default"},
+                "spec": copy.deepcopy(claim_spec) if i else {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu"}]}},
+            }
+        )
+    return out[:650] + dra + out[650:]
+
+
+def test_dra_objects_are_validated_ahead_as_one_core_validates_them(tmp_path, monkeypatch):
+    """DRA objects are converted and validated as admission (kschedctl.api.admission.admit_dra),
+    so the child runs their validation too: the same snapshot and warnings, and for each bad
+    object (a version never served, an invalid spec, a bad name) the same first error, word
+    for word as building them reported it before validation moved into admission."""
+    import kschedctl.api.admission as admission
+
+    objects = _dra_objects()
+    path = _write(tmp_path, objects)
+    validated: list[str] = []  # DRA objects this process validated (a forked child counts its own)
+    real = admission.ADMITTERS["ResourceClaim"]
+
+    def counting(raw: dict) -> None:
+        validated.append(raw["kind"])
+        real(raw)
+
+    monkeypatch.setattr(admission, "ADMITTERS", {**admission.ADMITTERS, **dict.fromkeys(_DRA_KINDS, counting)})
+    one = _read(path, ahead_on=False, monkeypatch=monkeypatch)
+    assert len(validated) == 62  # the class, the template, 30 slices and 30 claims, once each
+    validated.clear()
+    assert _read(path, ahead_on=True, monkeypatch=monkeypatch) == one
+    assert validated == []  # all of them validated by the child, beside the loader
+    assert any("read 1 ResourceClaim object(s) written in resource.k8s.io/v1beta1" in w for w in one[2])
+    claim = next(i for i, o in enumerate(objects) if o["kind"] == "ResourceClaim" and o["metadata"]["name"] == "held-150")
+    slice_ = next(i for i, o in enumerate(objects) if o["kind"] == "ResourceSlice" and o["metadata"]["name"] == "n200-gpus")
+    cases = [
+        (
+            claim,
+            lambda o: o.update(apiVersion="resource.k8s.io/v2"),
+            'ResourceClaim default/held-150: apiVersion: Unsupported value: "resource.k8s.io/v2"',
+        ),
+        (claim, lambda o: o["spec"]["devices"]["requests"][0].update(name="Not_A_Name"), "spec.devices.requests[0].name"),
+        (slice_, lambda o: o["spec"]["pool"].update(resourceSliceCount=0), "spec.pool.resourceSliceCount"),
+        (slice_, lambda o: o["metadata"].update(name="Not_A_Name"), "ResourceSlice Not_A_Name"),
+    ]
+    for at, edit, expect in cases:
+        items = copy.deepcopy(objects)
+        edit(items[at])
+        bad = _write(tmp_path, items, f"bad{at}-{len(expect)}.json")
+        one = _read(bad, ahead_on=False, monkeypatch=monkeypatch)
+        two = _read(bad, ahead_on=True, monkeypatch=monkeypatch)
+        assert one[0] == "error" and expect in one[1], one
+        assert two == one

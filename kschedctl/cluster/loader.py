@@ -29,7 +29,7 @@ from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import NameGenerator, needs_generated_name
 from kschedctl.api.objects import ClusterObjects
 from kschedctl.api.resource import DeviceClass, ResourceSlice
-from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
+from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import (
     GenericObject,
@@ -589,9 +589,9 @@ def _check_group_version(kind: str, api_version: str) -> None:
 
 def _build_dra(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     """DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate: served as v1 (older
-    versions converted), admitted, built; names are unique per kind (and namespace)."""
+    versions converted), built; names are unique per kind (and namespace). Admission
+    (kschedctl.api.admission.admit_dra) validated it first, as served."""
     raw, converted_from = served_as_v1(raw)
-    validate_dra_object(raw)
     obj: Any
     if kind == "DeviceClass":
         obj = DeviceClass.from_dict(raw)

@@ -28,8 +28,23 @@ from kschedctl.api.admission.other import (
     admit_workload,
 )
 from kschedctl.api.admission.pod import admit_pod
+from kschedctl.api.errors import ObjectError
 from kschedctl.api.field import FieldError
 from kschedctl.api.jsontypes import JSONObject
+from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
+
+
+def admit_dra(raw: JSONObject) -> None:
+    """A DRA object as the API server serves it in resource.k8s.io/v1 (an older version
+    converted, one it cannot read refused) and validated (kschedctl.api.resource_admission).
+    Both are pure functions of the object, so they are admission, and a large file's run
+    ahead with the rest of it on the second core (cluster/admission_ahead.py); the loader
+    converts it again to build it, the errors are the ones building it reported."""
+    try:
+        validate_dra_object(served_as_v1(raw)[0])
+    except ObjectError as exc:
+        raise Invalid(FieldError(exc.field or "", exc.message)) from None
+
 
 ADMITTERS: dict[str, Callable[[JSONObject], None]] = {
     "Pod": admit_pod,
@@ -50,6 +65,7 @@ ADMITTERS: dict[str, Callable[[JSONObject], None]] = {
     "ReplicationController": admit_owner,
     "PodGroup": admit_pod_group,
     "Workload": admit_workload,
+    **dict.fromkeys(DRA_KINDS, admit_dra),
 }
 # Kinds whose names are unique per namespace (the others are cluster-scoped).
 NAMESPACED = frozenset(

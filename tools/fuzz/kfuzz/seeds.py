@@ -190,6 +190,44 @@ def snapshot() -> dict:
             "metadata": {"name": "job", "namespace": "default"},
             "spec": {"podGroups": [{"name": "workers", "policy": {"gang": {"minCount": 2}}}]},
         },
+        # DRA: a class, one node's devices, a template and an allocated claim (admitted like the rest)
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "fuzz-gpu"},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "n3-gpus"},
+            "spec": {
+                "driver": "gpu.example.com",
+                "nodeName": "n3",
+                "pool": {"name": "n3", "resourceSliceCount": 1, "generation": 0},
+                "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}],
+            },
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "one-gpu", "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "fuzz-gpu"}}]}}},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "held", "namespace": "default", "uid": "claim-held"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "fuzz-gpu"}}]}},
+            "status": {
+                "allocation": {
+                    "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n3", "device": "gpu-0"}]},
+                    "nodeSelector": {
+                        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n3"]}]}]
+                    },
+                }
+            },
+        },
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unread", "namespace": "default"}, "data": {"key": "value"}},
         _pod("bound-a", node="n2"),
         _pod("bound-b", cpu="1", node="n3", priorityClassName="low"),
