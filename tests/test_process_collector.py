@@ -33,8 +33,8 @@ def test_the_console_script_and_python_m_start_at_the_entry() -> None:
 
 def test_the_imports_are_frozen_before_the_input_and_the_run_is_collected(tmp_path: Path) -> None:
     """A module watching the collector, with an exit handler reporting its state: the result
-    is the command's, the handler runs after it, the entry froze what the imports made before
-    the input was read, and the collector was on for the run."""
+    is the command's, the handler runs after it, the entry and the app froze what the imports
+    made before the input was read, and the collector was on for the run."""
     (tmp_path / "observer.py").write_text(
         "import atexit, gc, sys\n"
         "frozen = []\n"
@@ -77,12 +77,15 @@ def test_the_imports_are_frozen_before_the_input_and_the_run_is_collected(tmp_pa
     enabled, freezes = handler[0].split(" ", 2)[1:]
     assert enabled == "True"
     calls = ast.literal_eval(freezes)
-    # the entry froze what importing the command line made, before the input was read (the
-    # commands import kschedctl.app.inputs when they run); then the loading froze the input
+    # the entry froze what importing the command line made, then the app froze what importing
+    # the command's module made, both before the input was read (the commands import
+    # kschedctl.app.inputs when they run); then the loading froze the registry, the
+    # configuration and the input
     assert calls[0][0] > 20_000 and calls[0][1] is False
-    assert calls[1][0] > calls[0][0] and calls[1][1] is True
+    assert calls[1][0] > calls[0][0] and calls[1][1] is False
+    assert calls[2][0] > calls[1][0] and calls[2][1] is True
     # the result was turned into text with the collector paused, and it was on again after
-    assert calls[2:] == [("rendering with the collector on", False)]
+    assert calls[3:] == [("rendering with the collector on", False)]
 
 
 def test_a_program_importing_kschedctl_keeps_its_collector() -> None:

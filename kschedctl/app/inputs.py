@@ -51,7 +51,9 @@ def load_inputs(
     from kschedctl.api.inputs import check_stdin_once
 
     check_stdin_once(snapshot=snapshot, config=config)
-    conf = configured(config, version, say, no_extenders)
+    # the registry (every plugin's modules), the configuration and the snapshot: objects that
+    # live as long as the run, read with the collector paused and then frozen (loading())
     with loading():
+        conf = configured(config, version, say, no_extenders)
         cluster = load_cluster(snapshot, version, say, pending_matters=pending_matters)
     return Inputs(cluster, conf.cfg, conf.registry)

@@ -121,7 +121,11 @@ def main() -> None:
     process.contain()
     code = 1
     try:
-        run_app(build(command_named(sys.argv[1:])))
+        # the command's modules (its options, the scheduler, the renderers): like the input,
+        # long-lived objects made with the collector paused, then frozen (process.loading)
+        with process.loading():
+            app = build(command_named(sys.argv[1:]))
+        run_app(app)
     except SystemExit as exc:
         code = process.exit_code(exc)
     except KeyboardInterrupt:
