@@ -153,3 +153,43 @@ def test_a_bad_document_fails_every_time(tmp_path: Path, affinity: Any, resource
             load_snapshot([str(bad)])
         assert words in str(err.value), str(err.value)
         assert "p1" in str(err.value)
+
+
+def test_replicas_share_the_parts_built_from_their_spec_but_not_their_node(tmp_path: Path) -> None:
+    """Pod.from_dict keeps what it builds from a spec by the spec's content without nodeName
+    (kschedctl/api/types.py _SPEC_PARTS): replicas bound to different nodes share containers,
+    requests and tolerations; a pod with volumes or claims gets its own; each keeps its node."""
+    doc = _pods([ZONE_A, ZONE_A, ZONE_A, None, None], [OK, OK, OK, OK, OK])  # node n1, then p0..p4
+    items = doc["items"][1:]
+    for item in items[:3]:
+        item["spec"]["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+    items[1]["spec"]["nodeName"], items[2]["spec"]["nodeName"] = "n1", "n2"
+    for item in items[3:]:
+        item["spec"]["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+    doc["items"].append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}, "status": {"allocatable": {"cpu": "4"}}})
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(doc))
+    pods = {p.meta.name: p for p in load_snapshot([str(path)]).pods}
+    assert [pods[n].node_name for n in ("p0", "p1", "p2")] == ["", "n1", "n2"]
+    assert pods["p0"].containers is pods["p1"].containers is pods["p2"].containers
+    assert pods["p0"].tolerations is pods["p2"].tolerations and pods["p0"].containers[0].requests == {
+        "cpu": pods["p0"].containers[0].requests["cpu"]
+    }
+    assert pods["p3"].volumes == pods["p4"].volumes and pods["p3"].volumes[0] is not pods["p4"].volumes[0]
+    assert pods["p3"].containers is not pods["p4"].containers  # built per pod, volumes and all
+
+
+def test_a_spec_that_fails_to_build_fails_every_time() -> None:
+    from kschedctl.api.errors import ObjectError
+    from kschedctl.api.types import Pod
+
+    good = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": [{"name": "c", "resources": OK}]}}
+    first = Pod.from_dict(good)
+    assert Pod.from_dict(json.loads(json.dumps(good))).containers is first.containers
+    bad = json.loads(json.dumps(good))
+    bad["spec"]["priority"] = "high"  # not an integer: building says so, at its path
+    for _ in range(2):
+        with pytest.raises(ObjectError) as err:
+            Pod.from_dict(bad)
+        assert err.value.field == "spec.priority"
+    assert Pod.from_dict(good).containers is first.containers

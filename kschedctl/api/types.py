@@ -469,57 +469,48 @@ class Pod:
         spec = _dict(raw.get("spec"), "spec")
         status = _dict(raw.get("status"), "status")
         get = spec.get
-        host_network = bool(get("hostNetwork"))
-        containers = tuple(
-            _container(c, f"spec.containers[{i}]", host_network) for i, c in enumerate(_list(get("containers"), "spec.containers"))
-        )
-        inits = (
-            tuple(
-                _container(c, f"spec.initContainers[{i}]", host_network)
-                for i, c in enumerate(_list(get("initContainers"), "spec.initContainers"))
-            )
-            if get("initContainers")
-            else ()
-        )
-        pod_res = get("resources")
-        pod_requests = None
-        if pod_res is not None:
-            pod_res = _dict(pod_res, "spec.resources")
-            pod_requests = resource_list(pod_res.get("requests"), "spec.resources.requests")
-            for name, qty in resource_list(pod_res.get("limits"), "spec.resources.limits").items():
-                pod_requests.setdefault(name, qty)
-            if not pod_requests:
-                pod_requests = None
-        tolerations = _tolerations(spec) if get("tolerations") else ()
-        volumes = _volumes(spec) if get("volumes") else ()
-        gates = (
-            tuple(str(_dict(g, "spec.schedulingGates").get("name", "")) for g in _list(get("schedulingGates"), "spec.schedulingGates"))
-            if get("schedulingGates")
-            else ()
-        )
-        spread = get("topologySpreadConstraints")
+        if "volumes" in spec or "resourceClaims" in spec:
+            parts = _spec_parts(spec, "spec")  # per pod: Volume objects and claim entries are its own
+        else:
+            # the replicas of one template share their spec, but for the node a bound one names
+            keyed = spec if "nodeName" not in spec else {k: v for k, v in spec.items() if k != "nodeName"}
+            parts = by_content(_SPEC_PARTS, _spec_parts, keyed, "spec")
+        (
+            scheduler_name,
+            priority,
+            priority_class_name,
+            preemption_policy,
+            containers,
+            inits,
+            overhead,
+            pod_requests,
+            tolerations,
+            node_selector,
+            affinity,
+            constraints,
+            volumes,
+            gates,
+            claims,
+            host_network,
+        ) = parts
         return Pod(
             meta=meta,
             node_name=str(get("nodeName") or ""),
-            scheduler_name=str(get("schedulerName") or DEFAULT_SCHEDULER_NAME),
-            priority=_int(get("priority"), "spec.priority"),
-            priority_class_name=str(get("priorityClassName") or ""),
-            preemption_policy=get("preemptionPolicy"),
+            scheduler_name=scheduler_name,
+            priority=priority,
+            priority_class_name=priority_class_name,
+            preemption_policy=preemption_policy,
             containers=containers,
             init_containers=inits,
-            overhead=resource_list(get("overhead"), "spec.overhead") if get("overhead") else {},
+            overhead=overhead,
             pod_requests=pod_requests,
             tolerations=tolerations,
-            node_selector=_str_map(get("nodeSelector"), "spec.nodeSelector") if get("nodeSelector") else {},
-            affinity=_affinity(get("affinity"), "spec.affinity"),
-            topology_spread_constraints=tuple(
-                _spread(c, f"spec.topologySpreadConstraints[{i}]") for i, c in enumerate(_list(spread, "spec.topologySpreadConstraints"))
-            )
-            if spread
-            else (),
+            node_selector=node_selector,
+            affinity=affinity,
+            topology_spread_constraints=constraints,
             volumes=volumes,
             scheduling_gates=gates,
-            resource_claims=tuple(_list(get("resourceClaims"), "spec.resourceClaims")) if get("resourceClaims") else (),
+            resource_claims=claims,
             host_network=host_network,
             phase=str(status.get("phase") or ""),
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
@@ -527,6 +518,94 @@ class Pod:
             conditions=tuple(_list(status.get("conditions"), "status.conditions")) if status.get("conditions") else (),
             raw=raw,
         )
+
+
+# The parts of a Pod built from its spec (all but nodeName), by the spec's content: the replicas
+# of a Deployment or a Job repeat one template, whose containers, quantities, tolerations and
+# affinity cost more to build than the rest of the pod. What is kept is shared by those pods and
+# never mutated (as copy_pod shares it with a pod's copies); an error is never kept.
+_SPEC_PARTS: dict[Hashable, Any] = {}
+_SpecParts = tuple[
+    str,
+    "int | None",
+    str,
+    Any,
+    "tuple[Container, ...]",
+    "tuple[Container, ...]",
+    "dict[str, Any]",
+    "dict[str, Any] | None",
+    "tuple[Toleration, ...]",
+    "dict[str, str]",
+    "Affinity | None",
+    "tuple[TopologySpreadConstraint, ...]",
+    "tuple[Volume, ...]",
+    "tuple[str, ...]",
+    "tuple[JSONObject, ...]",
+    bool,
+]
+
+
+def _spec_parts(spec: JSONObject, where: str) -> _SpecParts:
+    """Pod's fields from scheduler_name to host_network, in __init__'s order, from ``spec``;
+    built in the order from_dict always read them, so the first bad field is the same one."""
+    get = spec.get
+    host_network = bool(get("hostNetwork"))
+    containers = tuple(
+        _container(c, f"spec.containers[{i}]", host_network) for i, c in enumerate(_list(get("containers"), "spec.containers"))
+    )
+    inits = (
+        tuple(
+            _container(c, f"spec.initContainers[{i}]", host_network)
+            for i, c in enumerate(_list(get("initContainers"), "spec.initContainers"))
+        )
+        if get("initContainers")
+        else ()
+    )
+    pod_res = get("resources")
+    pod_requests = None
+    if pod_res is not None:
+        pod_res = _dict(pod_res, "spec.resources")
+        pod_requests = resource_list(pod_res.get("requests"), "spec.resources.requests")
+        for name, qty in resource_list(pod_res.get("limits"), "spec.resources.limits").items():
+            pod_requests.setdefault(name, qty)
+        if not pod_requests:
+            pod_requests = None
+    tolerations = _tolerations(spec) if get("tolerations") else ()
+    volumes = _volumes(spec) if get("volumes") else ()
+    gates = (
+        tuple(str(_dict(g, "spec.schedulingGates").get("name", "")) for g in _list(get("schedulingGates"), "spec.schedulingGates"))
+        if get("schedulingGates")
+        else ()
+    )
+    spread = get("topologySpreadConstraints")
+    priority = _int(get("priority"), "spec.priority")
+    overhead = resource_list(get("overhead"), "spec.overhead") if get("overhead") else {}
+    node_selector = _str_map(get("nodeSelector"), "spec.nodeSelector") if get("nodeSelector") else {}
+    affinity = _affinity(get("affinity"), "spec.affinity")
+    constraints = (
+        tuple(_spread(c, f"spec.topologySpreadConstraints[{i}]") for i, c in enumerate(_list(spread, "spec.topologySpreadConstraints")))
+        if spread
+        else ()
+    )
+    claims = tuple(_list(get("resourceClaims"), "spec.resourceClaims")) if get("resourceClaims") else ()
+    return (
+        str(get("schedulerName") or DEFAULT_SCHEDULER_NAME),
+        priority,
+        str(get("priorityClassName") or ""),
+        get("preemptionPolicy"),
+        containers,
+        inits,
+        overhead,
+        pod_requests,
+        tolerations,
+        node_selector,
+        affinity,
+        constraints,
+        volumes,
+        gates,
+        claims,
+        host_network,
+    )
 
 
 # Pod's fields in __init__'s order, read in one C call (copy_pod); positional only while every
