@@ -484,3 +484,43 @@ def test_same_name_in_other_namespaces_is_fine(tmp_path):
     other = _edit(POD, lambda r: r["metadata"].update(namespace="other", uid="u2"))
     snap = load_snapshot([_write(tmp_path, NODE, POD, other)])
     assert sorted(p.key for p in snap.pods) == ["default/p", "other/p"]
+
+
+def test_replicas_of_an_admitted_spec_still_have_their_node_and_gates_checked():
+    """admit_pod keeps the specs (without nodeName) that passed every check
+    (kschedctl/api/admission/pod.py _ADMITTED_SPECS): a replica bound to a bad node name, or
+    bound while gated, is refused as before; a bad spec is refused every time, at its path."""
+    template = _pod(tolerations=[{"key": "dedicated", "operator": "Exists"}])
+    assert admit(template) is None
+    assert admit(_edit(template, lambda r: r["spec"].update(nodeName="n1"))) is None
+    bad_node = admit(_edit(template, lambda r: r["spec"].update(nodeName="Not_A_Node")))
+    assert bad_node is not None and bad_node.field == "spec.nodeName" and SUBDOMAIN in bad_node.body
+    not_a_string = admit(_edit(template, lambda r: r["spec"].update(nodeName=7)))
+    assert not_a_string is not None and not_a_string.field == "spec.nodeName"
+    gated = _pod(tolerations=[{"key": "dedicated", "operator": "Exists"}], schedulingGates=[{"name": "example.com/wait"}])
+    assert admit(gated) is None
+    bound_gated = admit(_edit(gated, lambda r: r["spec"].update(nodeName="n1")))
+    assert bound_gated is not None and bound_gated.field == "spec.nodeName" and "schedulingGates" in bound_gated.body
+    bad = _edit(template, lambda r: r["spec"]["tolerations"][0].update(operator="Sometimes"))
+    for _ in range(2):
+        error = admit(bad)
+        assert error is not None and error.field == "spec.tolerations[0].operator"
+
+
+def test_a_template_is_checked_once(monkeypatch):
+    import kschedctl.api.admission.pod as pod_admission
+
+    checked: list[str] = []
+    real = pod_admission._check_spec
+    monkeypatch.setattr(pod_admission, "_check_spec", lambda spec, md: (checked.append(md["name"]), real(spec, md)))
+    template = _pod(priorityClassName="checked-once")  # a spec no other test admits
+    for i, node in enumerate(("", "n1", "n2")):
+        replica = copy.deepcopy(template)
+        replica["metadata"]["name"] = f"r{i}"
+        if node:
+            replica["spec"]["nodeName"] = node
+        assert admit(replica) is None
+    assert checked == ["r0"]
+    with_volume = _edit(template, lambda r: r["spec"].update(volumes=[{"name": "v", "emptyDir": {}}]))
+    assert admit(with_volume) is None and admit(with_volume) is None
+    assert checked == ["r0", "p", "p"]  # volumes are checked with the pod's own name, every time
