@@ -10,7 +10,7 @@ return; DEL to U+009F but U+0085; the surrogates; U+FFFE and U+FFFF) compiles in
 matches exactly the same code points (tests/test_yaml_start.py runs both over all 1,114,112).
 
 ``re.compile`` looks a pattern up in the module's cache, keyed by the pattern's type, text and
-flags, before compiling it. :func:`install` puts the cheap compile under PyYAML's text there
+flags, before compiling it (CPython 3.11 to 3.13 alike). :func:`install` puts the cheap compile under PyYAML's text there
 the moment PyYAML is about to be imported (a finder at the head of ``sys.meta_path`` that only
 watches for ``yaml`` and then leaves), so a run that reads no YAML pays nothing. Where the cache
 is not a dict keyed that way (another Python), nothing is put there and PyYAML compiles its own
@@ -33,7 +33,7 @@ NON_PRINTABLE_LISTED = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udf
 
 def seed() -> bool:
     """Puts the listed form's compile in ``re``'s cache under PyYAML's text (True), unless that
-    text is there already or the cache is not the dict it is in CPython 3.11 to 3.14 (False)."""
+    text is there already or the cache is not the dict it is in CPython 3.11 to 3.13 (False)."""
     cache = getattr(re, "_cache", None)
     if not isinstance(cache, dict):
         return False
