@@ -57,6 +57,18 @@ def by_content(kept: dict[Hashable, Any], fn: Callable[..., T], doc: Any, where:
     return value
 
 
+def replica_spec(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """A pod's spec as the replicas of its template share it, to key what is read from it:
+    without nodeName (each replica's own node); None when it has volumes or resourceClaims,
+    which are the pod's own (its Volume objects and claim entries; their admission reads the
+    pod's name). Pod.from_dict and admit_pod key their memos by it."""
+    if "volumes" in spec or "resourceClaims" in spec:
+        return None
+    if "nodeName" not in spec:
+        return spec
+    return {k: v for k, v in spec.items() if k != "nodeName"}
+
+
 def _refuse(value: Any) -> Any:
     """orjson's ``default``: no help, so that anything it does not print itself is refused."""
     raise TypeError

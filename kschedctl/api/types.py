@@ -16,7 +16,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kschedctl.api.content_memo import by_content
+from kschedctl.api.content_memo import by_content, replica_spec
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gotime import TimeParseError, canonical_rfc3339
 from kschedctl.api.jsontypes import JSONList, JSONObject
@@ -468,50 +468,14 @@ class Pod:
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
         status = _dict(raw.get("status"), "status")
-        get = spec.get
-        if "volumes" in spec or "resourceClaims" in spec:
-            parts = _spec_parts(spec, "spec")  # per pod: Volume objects and claim entries are its own
-        else:
-            # the replicas of one template share their spec, but for the node a bound one names
-            keyed = spec if "nodeName" not in spec else {k: v for k, v in spec.items() if k != "nodeName"}
-            parts = by_content(_SPEC_PARTS, _spec_parts, keyed, "spec")
-        (
-            scheduler_name,
-            priority,
-            priority_class_name,
-            preemption_policy,
-            containers,
-            inits,
-            overhead,
-            pod_requests,
-            tolerations,
-            node_selector,
-            affinity,
-            constraints,
-            volumes,
-            gates,
-            claims,
-            host_network,
-        ) = parts
+        shared = replica_spec(spec)
+        # a replica's parts are kept by its template's content; one with volumes or claims has
+        # its own (its Volume objects and claim entries)
+        parts = _spec_parts(spec, "spec") if shared is None else by_content(_SPEC_PARTS, _spec_parts, shared, "spec")
         return Pod(
             meta=meta,
-            node_name=str(get("nodeName") or ""),
-            scheduler_name=scheduler_name,
-            priority=priority,
-            priority_class_name=priority_class_name,
-            preemption_policy=preemption_policy,
-            containers=containers,
-            init_containers=inits,
-            overhead=overhead,
-            pod_requests=pod_requests,
-            tolerations=tolerations,
-            node_selector=node_selector,
-            affinity=affinity,
-            topology_spread_constraints=constraints,
-            volumes=volumes,
-            scheduling_gates=gates,
-            resource_claims=claims,
-            host_network=host_network,
+            node_name=str(spec.get("nodeName") or ""),
+            **parts,
             phase=str(status.get("phase") or ""),
             nominated_node_name=str(status.get("nominatedNodeName") or ""),
             start_time=_ts(status.get("startTime"), "status.startTime"),
@@ -525,29 +489,11 @@ class Pod:
 # affinity cost more to build than the rest of the pod. What is kept is shared by those pods and
 # never mutated (as copy_pod shares it with a pod's copies); an error is never kept.
 _SPEC_PARTS: dict[Hashable, Any] = {}
-_SpecParts = tuple[
-    str,
-    "int | None",
-    str,
-    Any,
-    "tuple[Container, ...]",
-    "tuple[Container, ...]",
-    "dict[str, Any]",
-    "dict[str, Any] | None",
-    "tuple[Toleration, ...]",
-    "dict[str, str]",
-    "Affinity | None",
-    "tuple[TopologySpreadConstraint, ...]",
-    "tuple[Volume, ...]",
-    "tuple[str, ...]",
-    "tuple[JSONObject, ...]",
-    bool,
-]
 
 
-def _spec_parts(spec: JSONObject, where: str) -> _SpecParts:
-    """Pod's fields from scheduler_name to host_network, in __init__'s order, from ``spec``;
-    built in the order from_dict always read them, so the first bad field is the same one."""
+def _spec_parts(spec: JSONObject, where: str) -> dict[str, Any]:
+    """Pod's fields read from ``spec`` but nodeName, as keyword arguments; built in the order
+    from_dict always read them, so the first bad field is the same one."""
     get = spec.get
     host_network = bool(get("hostNetwork"))
     containers = tuple(
@@ -588,24 +534,24 @@ def _spec_parts(spec: JSONObject, where: str) -> _SpecParts:
         else ()
     )
     claims = tuple(_list(get("resourceClaims"), "spec.resourceClaims")) if get("resourceClaims") else ()
-    return (
-        str(get("schedulerName") or DEFAULT_SCHEDULER_NAME),
-        priority,
-        str(get("priorityClassName") or ""),
-        get("preemptionPolicy"),
-        containers,
-        inits,
-        overhead,
-        pod_requests,
-        tolerations,
-        node_selector,
-        affinity,
-        constraints,
-        volumes,
-        gates,
-        claims,
-        host_network,
-    )
+    return {
+        "scheduler_name": str(get("schedulerName") or DEFAULT_SCHEDULER_NAME),
+        "priority": priority,
+        "priority_class_name": str(get("priorityClassName") or ""),
+        "preemption_policy": get("preemptionPolicy"),
+        "containers": containers,
+        "init_containers": inits,
+        "overhead": overhead,
+        "pod_requests": pod_requests,
+        "tolerations": tolerations,
+        "node_selector": node_selector,
+        "affinity": affinity,
+        "topology_spread_constraints": constraints,
+        "volumes": volumes,
+        "scheduling_gates": gates,
+        "resource_claims": claims,
+        "host_network": host_network,
+    }
 
 
 # Pod's fields in __init__'s order, read in one C call (copy_pod); positional only while every

@@ -42,7 +42,7 @@ from kschedctl.api.admission.fields import (
     timestamp,
     type_error,
 )
-from kschedctl.api.content_memo import by_content, content_key
+from kschedctl.api.content_memo import LIMIT, by_content, content_key, replica_spec
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.validation import label_key_errors, port_num_errors
 
@@ -100,19 +100,19 @@ _SOURCE_STRINGS = {
 def admit_pod(raw: JSONObject) -> None:
     md = check_meta(raw, namespaced=True)
     spec = obj(raw, "spec", "spec", "v1.PodSpec") or {}
-    if "volumes" in spec or "resourceClaims" in spec:  # their checks read the pod's own name
+    shared = replica_spec(spec)
+    if shared is None:
         _check_spec(spec, md)
     else:
         # The replicas of one template: every check but nodeName's reads the spec alone, so a
         # spec that passed them (its content without nodeName) only has its node checked.
-        keyed = spec if "nodeName" not in spec else {k: v for k, v in spec.items() if k != "nodeName"}
-        key = content_key(keyed)
+        key = content_key(shared)
         if key in _ADMITTED_SPECS:
             if "nodeName" in spec:
                 _spec_node_name(spec, md, False, set())
         else:
             _check_spec(spec, md)
-            if len(_ADMITTED_SPECS) >= _ADMITTED_LIMIT:
+            if len(_ADMITTED_SPECS) >= LIMIT:
                 _ADMITTED_SPECS.clear()
             _ADMITTED_SPECS.add(key)
     if spec.get("nodeName") and spec.get("schedulingGates"):
@@ -133,10 +133,9 @@ def _check_spec(spec: JSONObject, md: JSONObject) -> None:
             check(spec, md, host_network, claim_names)
 
 
-# The contents of the specs (without nodeName, without volumes and claims) that passed every
-# check; a spec that fails is never kept, so it fails every time with its own path and words.
+# The contents of the replica specs (content_memo.replica_spec) that passed every check, LIMIT
+# at most; a spec that fails is never kept, so it fails every time with its own path and words.
 _ADMITTED_SPECS: set[Hashable] = set()
-_ADMITTED_LIMIT = 4096
 
 
 def _spec_containers(spec: JSONObject, md: JSONObject, host_network: bool, claim_names: set[str]) -> None:
