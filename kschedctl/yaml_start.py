@@ -10,11 +10,12 @@ return; DEL to U+009F but U+0085; the surrogates; U+FFFE and U+FFFF) compiles in
 matches exactly the same code points (tests/test_yaml_start.py runs both over all 1,114,112).
 
 ``re.compile`` looks a pattern up in the module's cache, keyed by the pattern's type, text and
-flags, before compiling it (CPython 3.11 to 3.13 alike). :func:`install` puts the cheap compile under PyYAML's text there
-the moment PyYAML is about to be imported (a finder at the head of ``sys.meta_path`` that only
-watches for ``yaml`` and then leaves), so a run that reads no YAML pays nothing. Where the cache
-is not a dict keyed that way (another Python), nothing is put there and PyYAML compiles its own
-pattern as before: only the time differs. Only the command line installs it (``kschedctl.cli``).
+flags, before compiling it (CPython 3.11 to 3.13 alike). :func:`install` puts the cheap compile
+under PyYAML's text there the moment PyYAML is about to be imported (a finder at the head of
+``sys.meta_path`` that only watches for ``yaml`` and then leaves), so a run that reads no YAML
+pays nothing. Where the cache is not a dict keyed that way (another Python), nothing is put
+there and PyYAML compiles its own pattern as before: only the time differs. Only the command
+line installs it (``kschedctl.cli``).
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ class _BeforeYAML:
 
 
 def install() -> None:
-    """Seeds the cache when PyYAML is first imported (at once if it already is: then its
-    pattern is compiled and nothing is to be gained)."""
+    """Seeds the cache when PyYAML is first imported; nothing when it already is (its pattern
+    is compiled: nothing is left to gain)."""
     if "yaml" in sys.modules or _BeforeYAML in sys.meta_path:
         return
     sys.meta_path.insert(0, _BeforeYAML)

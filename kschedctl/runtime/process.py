@@ -165,11 +165,11 @@ def loading() -> Iterator[None]:
     """Around reading the input (and the command's modules, the plugin registry and the
     configuration before it: cli/app.py, app/inputs.py): the cyclic collector paused, then
     what was read frozen out of its sight (gc.freeze) for the rest of the process. Those
-    imports made some twenty young collections that found nothing. Loading a large file creates ~1 M
-    long-lived objects and almost no garbage (41 unreachable objects after SchedulingDaemonset
-    15,000 nodes x 30,000 pods); the collections run while loading and every full collection
-    of the run after it would otherwise walk all of them again. That file: 6.1 -> 4.7 s of CPU,
-    the same peak RSS. Only a contained process (main()) does this: a program importing
+    imports made some twenty young collections that found nothing. Loading a large file
+    creates ~1 M long-lived objects and almost no garbage (41 unreachable objects after
+    SchedulingDaemonset 15,000 nodes x 30,000 pods); the collections run while loading and
+    every full collection of the run after it would otherwise walk all of them again. That
+    file: 6.1 -> 4.7 s of CPU, the same peak RSS. Only a contained process (main()) does this: a program importing
     kschedctl, or the test runner, keeps its collector as it is."""
     import gc
 
