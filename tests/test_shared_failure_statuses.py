@@ -6,6 +6,8 @@ the sharing is invisible: same reasons, codes, counts and node order as one Stat
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kschedctl.framework.cycle_state import CycleState
@@ -107,3 +109,40 @@ def test_diagnosis_of_unschedulable_pod_same_batched_and_per_node():
         )
     assert out[0] == out[1]
     assert out[0][0] == "0/7 nodes are available: 3 Too many pods, 7 Insufficient cpu."
+
+
+def test_recorded_rejections_count_before_they_are_named():
+    """NodeToStatus.record (a search's rejections) keeps the nodes unnamed until the map is
+    read, and every read sees what set() node by node would have left: the size the search
+    moves nextStartNodeIndex by (findNodesThatFitPod), a set() after a record overriding it,
+    and a node set before (the nominated node, evaluated first) counted once."""
+    infos = _cluster().snapshot.list()
+    a = Status(Code.Unschedulable, "Too many pods", plugin="NodeResourcesFit")
+    b = Status(Code.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector", plugin="NodeAffinity")
+    c = Status(Code.Unschedulable, "Insufficient cpu", plugin="NodeResourcesFit")
+
+    def steps(nts: NodeToStatus, lazy: bool) -> list[Any]:
+        seen = []
+        for nodes, statuses in ((infos[:3], [a, b, a]), (infos[4:6], [b, b])):
+            if lazy:
+                nts.record(nodes, statuses)
+            else:
+                for ni, st in zip(nodes, statuses):
+                    nts.set(ni.name, st)
+            seen.append(nts.len())
+        nts.set(infos[1].name, c)
+        seen += [nts.len(), nts.get(infos[1].name), nts.get(infos[6].name).code, dict(nts.node_to_status)]
+        return seen
+
+    lazy = NodeToStatus()
+    lazy.record(infos[:2], [a, b])
+    assert lazy.len() == 2 and lazy._statuses == {}  # counted, not yet named
+    assert steps(NodeToStatus(), True) == steps(NodeToStatus(), False)
+    assert steps(NodeToStatus(), True)[:3] == [3, 5, 5]
+
+    nominated = NodeToStatus()
+    nominated.set(infos[0].name, c)
+    nominated.record(infos[:3], [a, b, a])
+    assert nominated.len() == 3 and nominated.get(infos[0].name) is a
+    nominated.node_to_status = {infos[6].name: b}  # a map given whole replaces what was recorded
+    assert nominated.len() == 1 and nominated.node_to_status == {infos[6].name: b}

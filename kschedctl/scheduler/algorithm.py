@@ -29,7 +29,7 @@ from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.gosemantics import go_div
 from kschedctl.framework.interface import ERROR, SUCCESS, Code, NodePluginScores, SparseStatuses, Status, all_success, by_identity
-from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo, node_names
+from kschedctl.framework.types import Diagnosis, FitError, NodeInfo, QueuedPodInfo
 from kschedctl.lazy import numpy as np
 from kschedctl.runtime.framework import Framework
 from kschedctl.runtime.score_table import ScoreTable
@@ -339,7 +339,7 @@ class SchedulingAlgorithm:
         """
         n = len(nodes)
         feasible: list[NodeInfo] = []
-        nts = diagnosis.node_to_status.node_to_status
+        nts = diagnosis.node_to_status
         columns = columns_of(fwk.snapshot)
         pos = 0
         while pos < n:
@@ -382,7 +382,7 @@ class SchedulingAlgorithm:
             ):
                 # Every node rejected: the walk below would record them all, in order.
                 # (the check above saw no None)
-                nts.update(zip(node_names(chunk), cast("list[Status]", statuses)))
+                nts.record(chunk, cast("list[Status]", statuses))
                 for status in cast("Iterable[Status]", distinct):
                     _add_plugin_status(diagnosis, status)
                 pos += size
@@ -541,7 +541,7 @@ def _record_walked(
     with their Status, in node order) into the diagnosis, the feasible ones appended."""
     if rejected:
         picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
-        diagnosis.node_to_status.node_to_status.update(zip(node_names([chunk[i] for i in rejected]), picked))
+        diagnosis.node_to_status.record(list(map(chunk.__getitem__, rejected)), picked)
         for status in by_identity(picked).values():
             _add_plugin_status(diagnosis, status)
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
