@@ -1191,3 +1191,32 @@ def test_first_pass_sums_kept_past_the_table_size_and_for_own_lists() -> None:
     nominator.add_nominated_pod(PodInfo.of(make_pod("more").req(cpu="3").priority(10).obj()), "n001")
     nominator.delete_nominated_pod_if_exists(make_pod("nom002").obj())
     assert check(pending) == ["n001"] + full[1:]  # n001 now full, n002 freed
+
+
+def test_chunks_sized_by_the_last_pass_rate(monkeypatch):
+    """Pods that keep apart by hostname fill the cluster for each other: the search's chunks
+    grow with the share of nodes the last search rejected, so a cycle takes fewer batches than
+    chunks sized for a cluster that passes; the decisions (hosts, scores, evaluated nodes, the
+    start index) are those of the per-node search either way."""
+    from kschedctl.runtime.framework import Framework
+
+    nodes = [make_node(f"n{i}").capacity(cpu="8", memory="8Gi", pods="20").zone(ZONES[i % 3]).obj() for i in range(150)]
+    pending = [
+        make_pod(f"p{i}").req(cpu="100m").label("app", "a").pod_affinity_in("app", "kubernetes.io/hostname", ["a"], anti=True).obj()
+        for i in range(140)
+    ]
+    batches = []
+    real = Framework.run_filter_plugins_batch
+
+    def counted(self: Any, *a: Any) -> Any:
+        batches.append(1)
+        return real(self, *a)
+
+    monkeypatch.setattr(Framework, "run_filter_plugins_batch", counted)
+    sized = _run(nodes, [], pending, True)
+    grown = len(batches)
+    monkeypatch.setattr(SchedulingAlgorithm, "_chunk_for", lambda self, need: need + need // 4)
+    batches.clear()
+    assert _run(nodes, [], pending, True) == sized == _run(nodes, [], pending, False)
+    assert all(step[0] == "ok" for step in sized)
+    assert grown < len(batches) * 3 // 4, (grown, len(batches))
