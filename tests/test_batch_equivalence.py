@@ -187,6 +187,19 @@ def _check_normalize_batch(fwk, state, pod, infos):
             assert [int(v) for v in batch] == [s.score for s in scores], (pl.name(), values)
 
 
+def _kinds_found(out: SparseStatuses) -> list[int]:
+    """The ids of the distinct Status objects a batch holds, found by walking it."""
+    return sorted({id(st) for st in out if st is not None})
+
+
+def _kinds(out: SparseStatuses) -> list[int]:
+    """The ids of the distinct Status objects the batch says it holds (distinct(): its maker's
+    kinds when given), each checked to be the object it names."""
+    kinds = out.distinct()
+    assert all(id(st) == key for key, st in kinds.items())
+    return sorted(kinds)
+
+
 def _run(nodes, bound, pending, use_batch: bool, seed: int = 7, percentage: int = 0, config_yaml=None, version=None):
     """A minimal scheduling loop (cache -> snapshot -> schedule_pod -> assume) in input order."""
     fwk = new_framework(config_yaml, nodes=nodes, version=version)
@@ -243,6 +256,7 @@ def test_sparse_statuses_say_where_the_statuses_are(monkeypatch):
     statuses = fwk.run_filter_plugins_batch(state, pod, NodeBatch(fwk.snapshot.list(), columns_of(fwk.snapshot)))
     assert statuses.__class__ is SparseStatuses
     assert statuses.failing == [i for i, st in enumerate(statuses) if st is not None]
+    assert statuses.kinds is not None and _kinds(statuses) == _kinds_found(statuses)  # the runtime's own
     assert statuses.failing and {st.reasons[0] for st in statuses if st is not None} == {"Insufficient cpu"}
 
     sparse = [_run(nodes, [], pending, True, 5, pct) for pct in (0, 10)]
@@ -306,6 +320,7 @@ def test_every_node_filter_batch_says_where_its_statuses_are(monkeypatch):
         out = pl.filter_batch(state, pod, batch)
         assert out.__class__ is SparseStatuses, pl.name()
         assert out.failing == [i for i, st in enumerate(out) if st is not None], pl.name()
+        assert _kinds(out) == _kinds_found(out), pl.name()
         reasons[pl.name()] = {st.reasons[0] for st in out if st is not None}
     assert reasons["PodTopologySpread"] == {
         "node(s) didn't match pod topology spread constraints (missing required label)",
@@ -578,6 +593,7 @@ def _shadowed(cls: type, method: str, orig: Any) -> Any:
                 if out.__class__ is SparseStatuses:  # where it says its Statuses are, they are
                     where = [i for i, st in enumerate(out) if st is not None]
                     _expect_equal(out.failing, where, (self.name(), method, pod.name, "failing"))
+                    _expect_equal(_kinds(out), _kinds_found(out), (self.name(), method, pod.name, "kinds"))
                 _record(self, method)
             return out
 
@@ -838,6 +854,7 @@ def test_many_failing_nodes_are_recorded_as_the_two_passes_record_them(fits_on_e
     assert rejected == expected
     if isinstance(batch, SparseStatuses):
         assert batch.failing == rejected
+        assert _kinds(batch) == _kinds_found(batch)
 
 
 def test_an_error_in_the_plain_pass_sends_the_batch_the_exact_way(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -162,16 +162,23 @@ class SparseStatuses(list):  # type: ignore[type-arg]  # list[Status | None]
     result; the runtime and the scheduling algorithm read ``failing`` where they would
     otherwise walk every node of the batch to find the few that failed."""
 
-    __slots__ = ("failing",)
+    __slots__ = ("failing", "kinds")
 
-    def __init__(self, statuses: list[Status | None], failing: list[int]) -> None:
+    def __init__(self, statuses: list[Status | None], failing: list[int], kinds: Iterable[Status] | None = None) -> None:
+        """``kinds``, when the maker knows them: the distinct Status objects at ``failing``
+        (each one at least once), so that nobody walks the batch to find them again."""
         super().__init__(statuses)
         self.failing = failing
+        self.kinds: dict[int, Status] | None = None if kinds is None else {id(st): st for st in kinds}
 
     def distinct(self) -> dict[int, Status]:
         """{id: Status} of its distinct Status objects (nodes failing the same way share one,
-        so each is looked at once): from the failing positions, or, when most of the batch
-        failed (every node of a full cluster), by one C-level walk of the whole list."""
+        so each is looked at once): the kinds its maker gave, else from the failing positions,
+        or, when most of the batch failed (every node of a full cluster), by one C-level walk
+        of the whole list (~40 ns a node here: two walks of 500 nodes were ~7 % of a
+        SchedulingPodAntiAffinity cycle)."""
+        if self.kinds is not None:
+            return self.kinds
         if len(self.failing) * 2 > len(self):
             out: dict[int, Any] = by_identity(self)
             out.pop(id(None), None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Any, cast
 
 from kschedctl.backend.cache.columnar import NodeBatch, as_batch
@@ -28,7 +28,6 @@ from kschedctl.framework.interface import (
     by_identity,
 )
 from kschedctl.framework.types import NodeInfo, NodeToStatus, PodInfo, all_node_names
-from kschedctl.lazy import numpy as np
 from kschedctl.lazy import quiet_log
 from kschedctl.runtime.calls import PluginCalls
 from kschedctl.runtime.guard import LOGGER, as_status, optional, pair, raised, status_of, wrong
@@ -39,10 +38,11 @@ def _record_filter_results(
     name: str,
     alive: list[int],
     results: list[Status | None],
-    out: np.ndarray,
+    out: list[Status | None],
     distinct: Mapping[int, Status | None],
     failing: list[int] | None = None,
     rejected: list[int] | None = None,
+    kinds: dict[int, Status] | None = None,
 ) -> list[int] | None:
     """Record one Filter plugin's rejections of the nodes still passing (positions ``alive``)
     into ``out``; return the positions that passed.
@@ -54,7 +54,8 @@ def _record_filter_results(
     ``distinct`` is {id: status} of ``results``. None (nothing recorded) when a result is not
     a Status or None: the caller asks the per-node calls, which say what is wrong.
     ``failing``: where ``results`` holds its Statuses (SparseStatuses), so that only those
-    positions are visited; the recorded positions are then appended to ``rejected``.
+    positions are visited; the recorded positions are then appended to ``rejected``, and the
+    Statuses recorded there to ``kinds`` ({id: Status}).
     """
     if failing is None and len(distinct) == 1 and results[0] is None:  # every node passed: nothing to record
         return alive
@@ -74,18 +75,25 @@ def _record_filter_results(
             same = False
         verdict[key] = st
     if failing is not None:
+        if kinds is not None:
+            kinds.update({id(st): st for st in verdict.values() if st is not None})
         return _record_failing(alive, results, failing, out, verdict, rejected)
     recorded = results if same else list(map(verdict.__getitem__, map(id, results)))
-    failed = np.fromiter(map(operator.is_not, recorded, repeat(None)), bool, len(recorded))
-    where = failed.nonzero()[0]
-    if not len(where):
+    passed = list(compress(alive, map(operator.is_, recorded, repeat(None))))
+    if len(passed) == len(alive):
         return alive
-    values = np.empty(len(recorded), object)
-    values[:] = recorded
-    positions = np.asarray(alive, dtype=np.intp)
-    out[positions[where]] = values[where]
-    passed: list[int] = positions[~failed].tolist()
+    _record_at(alive, recorded, out)
     return passed
+
+
+def _record_at(alive: list[int], recorded: list[Status | None], out: list[Status | None]) -> None:
+    """out[alive[i]] = recorded[i] wherever recorded[i] is a Status (``out`` is None at every
+    position of ``alive``): one slice assignment when ``alive`` is every position."""
+    if len(alive) == len(out):  # ascending, distinct, as many as out: 0, 1, ..., n - 1
+        out[:] = recorded
+        return
+    for position, st in compress(zip(alive, recorded), map(operator.is_not, recorded, repeat(None))):
+        out[position] = st
 
 
 def _batch_statuses(results: list[Status | None]) -> tuple[list[int] | None, Mapping[int, Status | None] | None]:
@@ -123,28 +131,25 @@ def _record_failing(
     alive: list[int],
     results: list[Status | None],
     failing: list[int],
-    out: np.ndarray,
+    out: list[Status | None],
     verdict: dict[int, Status | None],
     rejected: list[int] | None,
 ) -> list[int]:
     """_record_filter_results for a result that says where its Statuses are (``failing``,
     ascending, into ``alive``): the recording and the list of positions still passing cost
     the failing nodes, not the batch. Many failing nodes, none of them with a Success Status
-    (every node of a full cluster, for a preemptor), are recorded by one array assignment."""
+    (half of the cluster, for SchedulingPodAntiAffinity; all of it, for a preemptor), are
+    recorded by C-level walks: the batch itself when its Statuses are recorded as they came."""
     if len(failing) >= _RECORD_AT_ONCE and None not in verdict.values():
-        statuses = np.empty(len(failing), object)
-        statuses[:] = list(map(verdict.__getitem__, map(id, map(results.__getitem__, failing))))
-        positions = np.asarray(alive, dtype=np.intp)
-        where = positions[failing]
-        out[where] = statuses
+        if all(key == id(st) for key, st in verdict.items()):
+            _record_at(alive, results, out)  # every position not failing holds None
+        else:
+            _record_at(alive, list(map(verdict.get, map(id, results), repeat(None))), out)
         if rejected is not None:
-            rejected.extend(where.tolist())
+            rejected.extend(map(alive.__getitem__, failing))
         if len(failing) == len(alive):
             return []
-        keep = np.ones(len(alive), dtype=bool)
-        keep[failing] = False
-        kept: list[int] = positions[keep].tolist()
-        return kept
+        return list(compress(alive, map(operator.is_, results, repeat(None))))
     passed = list(alive)
     for i in reversed(failing):
         st = verdict[id(results[i])]
@@ -340,7 +345,7 @@ class FilterPoints(PluginCalls):
             return [self.run_filter_plugins_with_nominated_pods(state, pod, ni) for ni in nodes]
         # Both made at the first status to record: a chunk every plugin passes whole (most
         # chunks of most cycles) builds neither, and its answer is n times None.
-        out: np.ndarray | None = None  # the statuses (a list at the end)
+        out: list[Status | None] | None = None  # the statuses
         alive: list[int] | None = None  # the positions still passing (None: all n)
         two_pass: list[tuple[int, Sequence[PodInfo]]] = []  # (position, the nominated pods pass 1 adds)
         errored = False  # whether ``out`` holds an Error (read only with two_pass)
@@ -349,7 +354,7 @@ class FilterPoints(PluginCalls):
             if with_adds and self._first_pass_batchable(state):
                 two_pass = with_adds
             elif with_adds:  # the two passes on copies, node by node
-                out = np.full(n, None, object)
+                out = [None] * n
                 for i, _ in with_adds:
                     st = out[i] = self.run_filter_plugins_with_nominated_pods(state, pod, nodes[i])
                     errored = errored or _recorded_error((st,))
@@ -359,6 +364,7 @@ class FilterPoints(PluginCalls):
         skip = state.skip_filter_plugins
         # the positions given a Status, while every recording went through SparseStatuses
         rejected: list[int] | None = [] if alive is None else None
+        kinds: dict[int, Status] = {}  # the Statuses recorded at ``rejected``, by id
         subset: tuple[list[int], NodeBatch] | None = None  # (alive, its sub-batch), while alive is that list
         for pl, name in self._named("filter"):
             if alive is not None and not alive:
@@ -390,9 +396,9 @@ class FilterPoints(PluginCalls):
                 if failing is None:
                     rejected = None  # where the Statuses are is no longer known
                 if out is None:
-                    out = np.full(n, None, object)
+                    out = [None] * n
                 passing = list(range(n)) if alive is None else alive
-                recorded = _record_filter_results(name, passing, results, out, distinct, failing, rejected)
+                recorded = _record_filter_results(name, passing, results, out, distinct, failing, rejected, kinds)
                 if recorded is not None:
                     errored = errored or _recorded_error(distinct.values())
                     alive = recorded
@@ -400,14 +406,14 @@ class FilterPoints(PluginCalls):
             rejected = None
             results = self._filter_per_node(pl, name, state, pod, sub)
             if out is None:
-                out = np.full(n, None, object)
+                out = [None] * n
             passing = list(range(n)) if alive is None else alive
             distinct = by_identity(results)
             alive = _record_filter_results(name, passing, results, out, distinct) or []
             errored = errored or _recorded_error(distinct.values())
         if two_pass:
             if out is None:
-                out = np.full(n, None, object)
+                out = [None] * n
             if errored:
                 # An Error in the plain pass may have been repeated onto later nodes without a call
                 # (_filter_per_node), which is exact only while the walk stops there; a first-pass
@@ -418,9 +424,8 @@ class FilterPoints(PluginCalls):
         if out is None:
             return [None] * n
         if rejected is not None:
-            return SparseStatuses(out.tolist(), sorted(rejected))
-        statuses: list[Status | None] = out.tolist()
-        return statuses
+            return SparseStatuses(out, sorted(rejected), kinds.values())
+        return out
 
     def _nodes_with_adds(
         self, pod: Any, nodes: Sequence[NodeInfo], nominated: Mapping[str, list[PodInfo]]
@@ -512,7 +517,7 @@ class FilterPoints(PluginCalls):
         return all(self._opt(pl, "filter_batch_with_added_pods") is not None for pl, name in self._named("filter") if name not in skip)
 
     def _first_pass_with_added_pods(
-        self, state: CycleState, pod: Any, full: NodeBatch, two_pass: list[tuple[int, Sequence[PodInfo]]], out: np.ndarray
+        self, state: CycleState, pod: Any, full: NodeBatch, two_pass: list[tuple[int, Sequence[PodInfo]]], out: list[Status | None]
     ) -> None:
         """run_filter_plugins_with_nominated_pods for the nodes of ``two_pass``, whose plain
         (second-pass) statuses are already in ``out``: the first pass is asked of every plugin
@@ -522,7 +527,7 @@ class FilterPoints(PluginCalls):
         through the two-pass loop itself, which reports exactly."""
         positions = [i for i, _ in two_pass]
         added = [pods for _, pods in two_pass]
-        first = np.full(len(positions), None, object)
+        first: list[Status | None] = [None] * len(positions)
         alive = list(range(len(positions)))
         decided: set[int] = set()  # positions the two-pass loop answered
         skip = state.skip_filter_plugins

@@ -60,6 +60,7 @@ class InterPodAffinity(plugin.InterPodAffinity):
         # so that the walk and the diagnosis look at three objects, not one per node.
         existing_only = existing_fail & ~(aff_fail | anti_fail)
         anti_only = anti_fail & ~aff_fail
+        kinds = []
         for mask, code, reason in (
             (aff_fail, Code.UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH),
             (anti_only, Code.Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
@@ -68,9 +69,10 @@ class InterPodAffinity(plugin.InterPodAffinity):
             positions = mask.nonzero()[0].tolist()
             if positions:
                 shared = Status(code, reason)
+                kinds.append(shared)
                 for i in positions:
                     out[i] = shared
-        return SparseStatuses(out, (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist())
+        return SparseStatuses(out, (aff_fail | anti_fail | existing_fail).nonzero()[0].tolist(), kinds)
 
     def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
         """score() for many nodes, by label codes (counts.py)."""

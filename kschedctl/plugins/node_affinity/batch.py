@@ -50,12 +50,13 @@ class NodeAffinity(plugin.NodeAffinity):
         if verdicts is not None:
             out: list[Status | None] = [None] * len(node_infos)
             rejected = (~verdicts).nonzero()[0].tolist()
-            if rejected:
-                # one Status shared by the rejected nodes (recorded statuses are never mutated)
-                shared = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
-                for i in rejected:
-                    out[i] = shared
-            return SparseStatuses(out, rejected)
+            if not rejected:
+                return SparseStatuses(out, rejected)
+            # one Status shared by the rejected nodes (recorded statuses are never mutated)
+            shared = Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
+            for i in rejected:
+                out[i] = shared
+            return SparseStatuses(out, rejected, (shared,))
         matches = required.matches
         return [None if ni.node is not None and matches(ni.node) else self.filter(state, pod, ni) for ni in node_infos]
 

@@ -113,7 +113,7 @@ class NodeResourcesFit(fit.NodeResourcesFit):
         out: list[Status | None] = [None] * len(node_infos)
         for pos, key in zip(positions, keys):
             out[pos] = shared[key]
-        return SparseStatuses(out, positions)
+        return SparseStatuses(out, positions, shared.values())
 
 
 # One check of fitsRequest over the arrays: (reason, requested, allocatable column, used

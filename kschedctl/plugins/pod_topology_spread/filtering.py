@@ -343,12 +343,11 @@ def _filter_by_codes(s: PreFilterState, pod: Pod, node_infos: Sequence[NodeInfo]
         return SparseStatuses(out, failing)
     # one Status per kind, shared by the nodes that fail that way (recorded statuses are never
     # mutated: runtime/filter_points.py _record_filter_results)
-    shared = (
-        None,
-        Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH),
-        Status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH),
-    )
+    shared = {
+        1: Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH),
+        2: Status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH),
+    }
     kinds: list[int] = verdict[failing].tolist()
     for i, kind in zip(failing, kinds):
         out[i] = shared[kind]
-    return SparseStatuses(out, failing)
+    return SparseStatuses(out, failing, [shared[kind] for kind in sorted(set(kinds))])
