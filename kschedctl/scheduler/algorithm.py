@@ -528,7 +528,8 @@ def _walk_failing(
     passed = np.ones(n, bool)
     passed[failing] = False
     ok, end, done = _stop_after_room(passed[:end].nonzero()[0], end, bool(errors), num_to_find - len(feasible))
-    _record_walked(chunk, statuses, failing[: bisect_left(failing, end)], ok, feasible, diagnosis)
+    only = next(iter(distinct)) if len(distinct) == 1 else None  # every rejection's Status
+    _record_walked(chunk, statuses, failing[: bisect_left(failing, end)], ok, feasible, diagnosis, only)
     if done and end < n and id(statuses[end]) in errors:
         return True, statuses[end]
     return done, None
@@ -549,13 +550,15 @@ def _record_walked(
     ok: np.ndarray,
     feasible: list[NodeInfo],
     diagnosis: Diagnosis,
+    only: Status | None = None,
 ) -> None:
     """What the per-node walk records of the nodes it passed: the rejected ones (positions
-    with their Status, in node order) into the diagnosis, the feasible ones appended."""
+    with their Status, in node order) into the diagnosis, the feasible ones appended.
+    ``only``: the one Status every rejection of the chunk shares, when the caller knows it."""
     if rejected:
         picked = cast("list[Status]", list(map(statuses.__getitem__, rejected)))
         diagnosis.node_to_status.record(list(map(chunk.__getitem__, rejected)), picked)
-        for status in by_identity(picked).values():
+        for status in (only,) if only is not None else by_identity(picked).values():
             _add_plugin_status(diagnosis, status)
     feasible.extend(map(chunk.__getitem__, ok.tolist()))
 
