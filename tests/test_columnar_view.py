@@ -102,3 +102,41 @@ def test_a_small_run_decides_as_with_the_view(example: str, profile: str, releas
     viewed, has_view = _schedule_json(cluster_file, config, release)
     assert (had_view, has_view) == (False, True)
     assert plain == viewed
+
+
+def test_flag_counts_follow_the_rows_and_a_taint_is_found_again() -> None:
+    """Columns.flagged counts the rows set in each boolean column, so that a batch over a
+    cluster without taints (or unschedulable nodes) asks for no positions at all; a taint
+    added, an unschedulable node, a node taken away and back: every count equals its column,
+    and flagged_positions finds exactly the flagged nodes of the snapshot."""
+    from kschedctl.backend.cache.columnar import NodeBatch, flagged_positions
+
+    cache, snap = Cache(), Snapshot(columnar_min_nodes=2)
+    nodes = [make_node(f"n{i}").capacity(cpu="4", memory="8Gi").obj() for i in range(5)]
+    for n in nodes:
+        cache.add_node(n)
+
+    def flagged(column: str) -> list[str]:
+        cache.update_snapshot(snap)
+        cols = columns_of(snap)
+        assert cols is not None
+        batch = NodeBatch(snap.list(), cols)
+        positions = flagged_positions(batch, column)
+        assert positions is not None
+        for name in ("unschedulable", "has_taints", "nodeless"):
+            assert cols.flagged[name] == int(getattr(cols, name)[: cols.size].sum()), name
+        return [batch[i].name for i in positions]
+
+    assert flagged("has_taints") == [] and flagged("unschedulable") == []
+    tainted = make_node("n3").capacity(cpu="4", memory="8Gi").taint("dedicated", "a", "NoSchedule").obj()
+    cache.update_node(nodes[3], tainted)
+    assert flagged("has_taints") == ["n3"]
+    off = make_node("n1").capacity(cpu="4", memory="8Gi").unschedulable().obj()
+    cache.update_node(nodes[1], off)
+    assert flagged("unschedulable") == ["n1"] and flagged("has_taints") == ["n3"]
+    cache.update_node(tainted, nodes[3])
+    assert flagged("has_taints") == []
+    cache.remove_node(off)
+    assert flagged("unschedulable") == []
+    cache.add_node(off)
+    assert sorted(flagged("unschedulable")) == ["n1"]

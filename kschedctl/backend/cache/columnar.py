@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import attrgetter, is_
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kschedctl.framework.types import NodeInfo
 from kschedctl.lazy import numpy as np
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 # SchedulingPodAntiAffinity, Mixed); below it, a run also saves numpy's import (~65 ms).
 COLUMNAR_MIN_NODES = 24
 
+_FLAG_COLUMNS = ("unschedulable", "has_taints", "nodeless")
 _INT_COLUMNS = (
     "alloc_cpu",
     "alloc_mem",
@@ -66,6 +67,9 @@ class Columns:
         self.unschedulable = np.zeros(0, bool)
         self.has_taints = np.zeros(0, bool)
         self.nodeless = np.zeros(0, bool)
+        # rows set in each boolean column (rows past the snapshot's end included): a batch
+        # over a cluster without taints asks for no flagged positions at all
+        self.flagged = dict.fromkeys(_FLAG_COLUMNS, 0)
         self._all_rows = np.zeros(0, np.intp)
         # The rows written, in order (row_memo.py forgets what it kept for them): the epoch
         # of journal[0] is journal_base, and the whole journal is dropped when it grows long
@@ -83,7 +87,7 @@ class Columns:
             arr = np.zeros(new, np.int64)
             arr[: len(old)] = old
             setattr(self, name, arr)
-        for name in ("unschedulable", "has_taints", "nodeless"):
+        for name in _FLAG_COLUMNS:
             old = getattr(self, name)
             arr = np.zeros(new, bool)
             arr[: len(old)] = old
@@ -110,15 +114,21 @@ class Columns:
         self.names[row] = info.name
         node = info.node
         # a NodeInfo without a node is flagged so that the per-node code reports it
-        self.unschedulable[row] = bool(node is None or node.unschedulable)
-        self.has_taints[row] = bool(node is None or node.taints)
-        self.nodeless[row] = node is None
+        self._flag(self.unschedulable, "unschedulable", row, node is None or bool(node.unschedulable))
+        self._flag(self.has_taints, "has_taints", row, node is None or bool(node.taints))
+        self._flag(self.nodeless, "nodeless", row, node is None)
         self.infos[row] = info
         journal = self.journal
         journal.append(row)
         if len(journal) > 4 * self.size + 1024:
             self.journal_base += len(journal)
             journal.clear()
+
+    def _flag(self, column: np.ndarray, name: str, row: int, value: bool) -> None:
+        """column[row] = value, counted in ``flagged``."""
+        if bool(column[row]) != value:
+            column[row] = value
+            self.flagged[name] += 1 if value else -1
 
     @property
     def epoch(self) -> int:
@@ -260,7 +270,7 @@ class NodeBatch(list[NodeInfo]):
         flag = taken.get("all_have_nodes")
         if flag is None:
             if self.rows is not None:
-                flag = not bool(self.take("nodeless").any())
+                flag = not cast(Columns, self.columns).flagged["nodeless"] or not bool(self.take("nodeless").any())
             else:
                 flag = all(ni.node is not None for ni in self)
             taken["all_have_nodes"] = flag
@@ -321,7 +331,10 @@ def flagged_positions(node_infos: Sequence[NodeInfo], column: str) -> list[int] 
     rows = node_infos.rows
     if rows is None:
         return None
-    flags = getattr(node_infos.columns, column)[rows]  # (rows come from the batch's columns)
+    columns = cast(Columns, node_infos.columns)  # (rows come from the batch's columns)
+    if not columns.flagged[column]:
+        return []  # no row is flagged: none of the batch's is
+    flags = getattr(columns, column)[rows]
     positions: list[int] = flags.nonzero()[0].tolist()
     return positions
 
