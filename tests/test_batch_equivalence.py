@@ -836,7 +836,7 @@ def _full_cluster_with_nominated_pods(fits_on_every_other: bool) -> tuple[Any, l
 
 @pytest.mark.parametrize("fits_on_every_other", [False, True])
 def test_many_failing_nodes_are_recorded_as_the_two_passes_record_them(fits_on_every_other: bool) -> None:
-    """A batch with many failing nodes (from 32 on, recorded by one array assignment:
+    """A batch with many failing nodes (from 32 on, recorded by C-level walks:
     runtime/filter_points.py _record_failing) gives each node the two-pass loop's status
     (framework.go RunFilterPluginsWithNominatedPods), and says where the rejected nodes are."""
     fwk, infos = _full_cluster_with_nominated_pods(fits_on_every_other)

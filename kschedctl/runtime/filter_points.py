@@ -111,7 +111,7 @@ def _batch_statuses(results: list[Status | None]) -> tuple[list[int] | None, Map
 
 _POSITION = operator.itemgetter(0)  # (position, added pods) -> position
 _KEPT_PRIORITIES = 16  # pod priorities whose first-pass adds are kept at once (_adds_for_priority)
-_RECORD_AT_ONCE = 32  # failing nodes from which _record_failing assigns them as one array
+_RECORD_AT_ONCE = 32  # failing nodes from which _record_failing records them by C-level walks
 
 
 def _added_by_first_pass(nominated: Iterable[PodInfo], priority: int, uid: str | None) -> list[PodInfo]:
