@@ -1237,3 +1237,35 @@ def test_chunks_sized_by_the_last_pass_rate(monkeypatch):
     assert _run(nodes, [], pending, True) == sized == _run(nodes, [], pending, False)
     assert all(step[0] == "ok" for step in sized)
     assert grown < len(batches) * 3 // 4, (grown, len(batches))
+
+
+def test_a_search_over_several_chunks_hands_scoring_its_rows(monkeypatch):
+    """The feasible nodes of a search over several chunks of the snapshot's node list reach
+    scoring as a NodeBatch whose rows are the ones the columnar view finds for them (a
+    member's row is its index), so scoring does not look each node's row up again; the
+    decisions stay the per-node search's."""
+    from kschedctl.runtime.framework import Framework
+
+    nodes = [make_node(f"n{i}").capacity(cpu="8", memory="8Gi", pods="20").zone(ZONES[i % 3]).obj() for i in range(150)]
+    pending = [
+        make_pod(f"p{i}")
+        .req(cpu=["100m", "2"][i % 2])
+        .label("app", "a")
+        .pod_affinity_in("app", "kubernetes.io/hostname", ["a"], anti=True)
+        .obj()
+        for i in range(60)
+    ]
+    handed = []
+    real = Framework.run_score_plugins_table
+
+    def scored(self: Any, state: Any, pod: Any, feasible: Any) -> Any:
+        cols = columns_of(self.snapshot)
+        if isinstance(feasible, NodeBatch) and cols is not None:
+            handed.append((feasible.rows is not None, feasible.rows.tolist() == cols.rows(list(feasible)).tolist()))
+        return real(self, state, pod, feasible)
+
+    monkeypatch.setattr(Framework, "run_score_plugins_table", scored)
+    monkeypatch.setattr(SchedulingAlgorithm, "_chunk_for", lambda self, need: 32)  # every search several chunks
+    batched = _run(nodes, [], pending, True)
+    assert batched == _run(nodes, [], pending, False)
+    assert len(handed) == len(pending) and all(has and same for has, same in handed), handed[:3]

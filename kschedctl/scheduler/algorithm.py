@@ -17,6 +17,7 @@ scored) and an AttemptRecorder attached, which sees each node's status and each 
 
 from __future__ import annotations
 
+import operator
 import random
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
@@ -345,6 +346,8 @@ class SchedulingAlgorithm:
         feasible: list[NodeInfo] = []
         nts = diagnosis.node_to_status
         columns = columns_of(fwk.snapshot)
+        own = columns is not None and nodes is getattr(fwk.snapshot, "node_info_list", None)
+        known = own  # whether every chunk so far had its rows from the snapshot's own list
         pos = 0
         while pos < n:
             need = num_to_find - len(feasible) + 1  # the search stops at one feasible node more
@@ -355,11 +358,8 @@ class SchedulingAlgorithm:
             else:
                 chunk = list(nodes[first:]) + list(nodes[: size - (n - first)])
             # the snapshot's own node list: a chunk's rows are its positions (no per-node check)
-            rows = (
-                columns.range_rows(fwk.snapshot, first, size)
-                if columns is not None and nodes is getattr(fwk.snapshot, "node_info_list", None)
-                else None
-            )
+            rows = columns.range_rows(fwk.snapshot, first, size) if own and columns is not None else None
+            known = known and rows is not None
             batch = NodeBatch(chunk, columns, rows)
             statuses = fwk.run_filter_plugins_batch(state, pod, batch)
             # Nodes failing the same way share one Status object: look at each object once
@@ -377,7 +377,7 @@ class SchedulingAlgorithm:
                     if not feasible:  # scoring reuses the chunk's rows
                         return batch.head(need - 1), None
                     feasible.extend(chunk[: need - 1])
-                    return feasible, None
+                    return _with_rows(feasible, columns, known), None
                 feasible.extend(chunk)
                 pos += size
                 continue
@@ -396,9 +396,9 @@ class SchedulingAlgorithm:
             else:
                 done, error = _walk_mixed_chunk(chunk, statuses, distinct, num_to_find, feasible, diagnosis)
             if done:
-                return feasible, error
+                return _with_rows(feasible, columns, known), error
             pos += size
-        return feasible, None
+        return _with_rows(feasible, columns, known), None
 
     def _chunk_for(self, need: int) -> int:
         """How many nodes a chunk filters to find ``need`` feasible ones: a quarter more than
@@ -479,6 +479,17 @@ class SchedulingAlgorithm:
         return self.select_host_from_totals([s.name for s in scores], [s.total_score for s in scores])
 
 
+def _with_rows(feasible: list[NodeInfo], columns: Any, known: bool) -> list[NodeInfo]:
+    """The feasible nodes of a search over more than one chunk, as a NodeBatch with their
+    rows when every chunk was a stretch of the snapshot's own node list (``known``): a
+    member's row is its index, synced by range_rows, so scoring reads the columns without
+    finding and checking each node's row (~25 us for 230 nodes, every such cycle)."""
+    if not known or not feasible:
+        return feasible
+    return NodeBatch(feasible, columns, np.fromiter(map(_INDEX, feasible), np.intp, len(feasible)))
+
+
+_INDEX = operator.attrgetter("index")
 _KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not just record
 
 
