@@ -17,7 +17,6 @@ scored) and an AttemptRecorder attached, which sees each node's status and each 
 
 from __future__ import annotations
 
-import operator
 import random
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
@@ -481,15 +480,14 @@ class SchedulingAlgorithm:
 
 def _with_rows(feasible: list[NodeInfo], columns: Any, known: bool) -> list[NodeInfo]:
     """The feasible nodes of a search over more than one chunk, as a NodeBatch with their
-    rows when every chunk was a stretch of the snapshot's own node list (``known``): a
-    member's row is its index, synced by range_rows, so scoring reads the columns without
-    finding and checking each node's row (~25 us for 230 nodes, every such cycle)."""
+    rows when every chunk was a stretch of the snapshot's own node list (``known``, rows
+    synced by range_rows), so scoring reads the columns without finding and checking each
+    node's row (~25 us for 230 nodes, every such cycle)."""
     if not known or not feasible:
         return feasible
-    return NodeBatch(feasible, columns, np.fromiter(map(_INDEX, feasible), np.intp, len(feasible)))
+    return NodeBatch(feasible, columns, columns.member_rows(feasible))
 
 
-_INDEX = operator.attrgetter("index")
 _KEEP_WALKING = (Code.Success, Code.Error)  # codes the per-node walk does not just record
 
 

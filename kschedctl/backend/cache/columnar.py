@@ -192,6 +192,11 @@ class Columns:
             return every[first : first + size]
         return np.concatenate((every[first:], every[: size - (n - first)]))
 
+    def member_rows(self, members: Sequence[NodeInfo]) -> np.ndarray:
+        """The rows of members of the snapshot's own node list whose rows range_rows has just
+        synced (a member's row is its index, which is its position): no per-node check."""
+        return np.fromiter(map(_INDEX, members), np.intp, len(members))
+
     def _arange(self, n: int) -> np.ndarray:
         """0..n-1, kept between calls (callers only index with it)."""
         if len(self._all_rows) != n:
