@@ -113,6 +113,36 @@ def test_a_preempting_member_is_compared_then_ends_the_comparison():
     assert out.diff is not None and out.diff.what == "preemption victims"
 
 
+def test_a_preempting_member_of_an_infeasible_group_keeps_the_group_message():
+    # gangs-33 at 1.36: w0-g0-0 preempts, its siblings fit nowhere, so no member's Permit
+    # succeeds and the group cycle words the preemptor's failure as errPodGroupUnschedulable
+    # around its Permit message (schedule_one_podgroup.go submitPodGroupAlgorithmResult); the
+    # pod-by-pod harness reports its FitError. The preemption itself is still compared.
+    orc = _harness(_failed("default/w0-g0-0", FIT, preemption=PREEMPTION), _failed("default/w0-g0-1", FIT))
+    preempted = {"event": "Preempted", "preemptor": "default/w0-g0-0", "node": "n02", "victims": ["default/fill2"]}
+    worded = "pod group is unschedulable, " + WAIT.removeprefix("Wait: ")
+    sim = _kschedctl(
+        preempted,
+        {"event": "FailedScheduling", "pod": "default/w0-g0-0", "message": worded},
+        {"event": "FailedScheduling", "pod": "default/w0-g0-1", "message": FIT},
+    )
+    out = compare_sequential("sequential", orc, sim)
+    assert out.diff is None and out.compared == 1 and "it preempts" in out.notes[0]
+    sim["events"][0] = {**preempted, "node": "n03"}
+    out = compare_sequential("sequential", orc, sim)
+    assert out.diff is not None and out.diff.what == "preemption node"
+    # any other message of a preempting member is still a difference
+    sim["events"][0] = preempted
+    sim["events"][1] = {**sim["events"][1], "message": "pod group is unschedulable"}
+    out = compare_sequential("sequential", orc, sim)
+    assert out.diff is not None and out.diff.what == "message"
+    # and so is the group's wording at 1.35, which has no group cycle
+    out = compare_sequential(
+        "sequential", {**orc, "version": "v1.35.4"}, {**sim, "events": [preempted, {**sim["events"][1], "message": worded}]}
+    )
+    assert out.diff is not None and out.diff.what == "message"
+
+
 def test_a_member_waiting_at_permit_until_the_timeout_ends_the_comparison():
     orc = _harness(_placed("default/w0-g0-0", "n00", permitStatus=WAIT, permitWaitTimedOut=True), _placed("default/solo", "n01"))
     sim = _kschedctl(

@@ -25,6 +25,10 @@ NO_RETRIES = "no-retries"  # _compare_attempt: the pod's later attempts are not 
 # kube 1.36.2 schedule_one_podgroup.go podGroupSchedulingDefaultAlgorithm: once a member's Permit
 # succeeds and some member requires preemption, every member gets this status
 GROUP_WAITS_FOR_PREEMPTION = "pod group is unschedulable, pod group is waiting for preemption to complete"
+# ... and once no member's Permit succeeds, a member that preempted gets errPodGroupUnschedulable
+# wrapping its own Permit message (submitPodGroupAlgorithmResult: "the preemption message is no
+# longer relevant"), where a pod-by-pod harness reports its FitError
+GROUP_UNSCHEDULABLE = "pod group is unschedulable, "
 POD_BY_POD = "the harness runs the group's members pod by pod, kube's group cycle takes them together"
 
 
@@ -37,6 +41,11 @@ def _harness_runs_members_pod_by_pod(orc: dict, members: set[str]) -> bool:
     return not any("podGroup" in r for r in orc["pods"])
 
 
+def _preempts(rec: dict) -> bool:
+    """Whether the harness's attempt nominated a node by preemption."""
+    return bool((rec.get("preemption") or {}).get("nominatedNode"))
+
+
 def _where_loops_part(rec: dict) -> str:
     """Where kube's group cycle and a pod-by-pod harness part by design after a member's attempt
     that compared equal: what comes after is not comparable. (A member the harness placed that
@@ -47,7 +56,7 @@ def _where_loops_part(rec: dict) -> str:
       that follow, the harness does not;
     * a member left waiting at Permit until the gang timed out: the harness holds its node
       meanwhile, the group cycle rejected the group at once."""
-    if (rec.get("preemption") or {}).get("nominatedNode"):
+    if _preempts(rec):
         return "it preempts, and the group cycle assumes it on the nominated node for its siblings"
     if rec.get("permitWaitTimedOut"):
         return "the harness holds its node at Permit until the gang times out"
@@ -136,7 +145,10 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
         if parting and kr is not None and kr.get("message") == GROUP_WAITS_FOR_PREEMPTION:
             out.notes.append(f"stopped at {pod}: its group waits for a member's preemption; {POD_BY_POD}")
             return out
-        d, stop = _compare_attempt(mode, rec, kr, skipped)
+        # a preempting member of a group the cycle found infeasible: its message is the group's
+        # (GROUP_UNSCHEDULABLE), its preemption is still compared
+        group_worded = parting and kr is not None and _preempts(rec) and str(kr.get("message") or "").startswith(GROUP_UNSCHEDULABLE)
+        d, stop = _compare_attempt(mode, rec, kr, skipped, compare_message=not group_worded)
         parted = _where_loops_part(rec) if parting and d is None else ""
         if parted:
             out.compared += 1
@@ -155,7 +167,9 @@ def compare_sequential(mode: str, orc: dict, sim: dict) -> Outcome:
     return out
 
 
-def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, str]) -> tuple[Difference | None, str]:
+def _compare_attempt(
+    mode: str, rec: dict, kr: dict | None, skipped: dict[str, str], compare_message: bool = True
+) -> tuple[Difference | None, str]:
     pod, attempt, outcome = rec["pod"], rec["attempt"], rec["outcome"]
 
     def diff(what: str, kube: Any, ks: Any) -> tuple[Difference, str]:
@@ -196,7 +210,7 @@ def _compare_attempt(mode: str, rec: dict, kr: dict | None, skipped: dict[str, s
                 f"Scheduled on {kr['node']}",
             )
         kube_msg = rec.get("fitError") if outcome == "Unschedulable" else rec.get("error")
-        if kube_msg and kr.get("message") != kube_msg:
+        if compare_message and kube_msg and kr.get("message") != kube_msg:
             return diff("message", kube_msg, kr.get("message"))
         pre = rec.get("preemption") or {}
         nominated = pre.get("nominatedNode")
