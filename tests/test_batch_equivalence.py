@@ -462,6 +462,35 @@ def test_image_locality_index_matches_per_node():
         step()
 
 
+def test_image_locality_without_images_anywhere_scores_zero_for_any_pod():
+    """No node of the snapshot reports an image (scheduler_perf's nodes; snapshots without
+    node.status.images): the batch form answers 0 for every node without reading the pod, and
+    score() per node agrees for pods with no container, one, many, init containers and image
+    volumes (calculate_priority clamps a sum of 0 up to MIN_THRESHOLD: 0 whatever the count)."""
+    cache, snap = Cache(), Snapshot()
+    for i in range(12):
+        cache.add_node(make_node(f"n{i}").capacity(cpu="4", memory="8Gi").obj())
+    cache.update_snapshot(snap)
+    fwk = new_framework(nodes=[make_node("n0").obj()])
+    fwk.snapshot = snap
+    plugin = fwk.instances["ImageLocality"]
+    infos = snap.list()
+    assert not snap.image_index
+    pods = [make_pod("none").obj()]
+    for count in (1, 3, 9):
+        b = make_pod(f"c{count}")
+        for k in range(count):
+            b = b.image(f"img:{k}")
+        pods.append(b.obj())
+    with_init = make_pod("init").image("a").obj()
+    with_init.init_containers = list(with_init.containers) * 2
+    pods.append(with_init)
+    for pod in pods:
+        batch = plugin.score_batch(CycleState(), pod, NodeBatch(infos, columns_of(snap)))
+        per_node = [plugin.score(CycleState(), pod, ni)[0] for ni in infos]
+        assert [int(v) for v in batch] == per_node == [0] * len(infos)
+
+
 def _ipa_cases():
     """upstream: filtering_test.go TestRequiredAffinitySingleNode / TestRequiredAffinityMultipleNodes
     shapes: the first pod of a self-affine group, a node without the topology key, existing
