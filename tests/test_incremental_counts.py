@@ -178,3 +178,31 @@ def test_two_term_affinity_counts_pods_matching_all():
     s = state.read(ipa.PRE_FILTER_STATE_KEY)
     assert s.affinity_counts == {("topology.kubernetes.io/zone", "z1"): 1, ("kubernetes.io/hostname", "n0"): 1}
     _compare(fwk, snap, pod)
+
+
+def test_pre_score_domains_by_codes_equal_the_walk():
+    """PreScore's domains registered from the feasible nodes' label codes equal the walk's
+    (initPreScoreState): a node labelled "" and a node without the key both register "" when
+    every topology is not required, are ignored when it is, and the weights count the domains."""
+    labels = [{"zone": "a"}, {"zone": "b"}, {"zone": ""}, {}, {"zone": "a"}, {"zone": "c"}, {}]
+    nodes = [
+        make_node(f"n{i}").capacity(cpu="4", memory="8Gi").labels({"kubernetes.io/hostname": f"n{i}", **lab}).obj()
+        for i, lab in enumerate(labels)
+    ]
+    cache, snap = Cache(), Snapshot()
+    for n in nodes:
+        cache.add_node(n)
+    cache.update_snapshot(snap)
+    zone = pts_scoring.Constraint(1, "zone", None)
+    host = pts_scoring.Constraint(2, "kubernetes.io/hostname", None)
+    for constraints in ([zone], [zone, host], [host]):
+        for require_all in (False, True):
+            for feasible in (snap.list(), snap.list()[1:5], snap.list()[3:4]):
+                batch = NodeBatch(feasible, columns_of(snap))
+                by_codes = pts_scoring.PreScoreState(constraints)
+                pts_scoring.init_pre_score_state(by_codes, batch, require_all, snap)
+                walked = pts_scoring.PreScoreState(constraints)
+                pts_scoring.init_pre_score_state(walked, list(feasible), require_all, None)
+                assert by_codes.topology_value_to_pod_counts == walked.topology_value_to_pod_counts
+                assert by_codes.ignored_nodes == walked.ignored_nodes
+                assert by_codes.topology_normalizing_weight == walked.topology_normalizing_weight
