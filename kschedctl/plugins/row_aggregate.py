@@ -24,6 +24,9 @@ from kschedctl.lazy import numpy as np
 Contribution = dict[Any, dict[Any, int]]  # group -> key -> count (counts > 0); groups and keys are hashable
 
 _MAX_AGGREGATES = 128
+# Up to this many rows written since an aggregate's last sync are checked one by one; more,
+# by comparing every row's generation.
+_JOURNAL_ROWS = 64
 
 
 class RowAggregate:
@@ -32,7 +35,7 @@ class RowAggregate:
     every change of the sums, so a copy of them taken at one version is known to be equal
     to them while it has not moved."""
 
-    __slots__ = ("contrib", "rows", "gens", "parts", "total", "version", "tables", "count_tables")
+    __slots__ = ("contrib", "rows", "gens", "parts", "total", "version", "tables", "count_tables", "seen", "epoch")
 
     def __init__(self, contrib: Callable[[NodeInfo], Contribution | None]) -> None:
         self.contrib = contrib
@@ -45,6 +48,10 @@ class RowAggregate:
         self.tables: dict[Any, dict[str, PositiveTable]] = {}
         # group -> label key -> the CountTable of that group over that key's label column
         self.count_tables: dict[Any, dict[str, CountTable]] = {}
+        # (columns, their kept 0..n-1 rows) of the last sync over a snapshot's own node list,
+        # and the columns' epoch then: the next sync reads their journal (sync_tracked)
+        self.seen: tuple[Columns, np.ndarray] | None = None
+        self.epoch = -1
 
     def _add(self, part: Contribution, sign: int) -> None:
         total, tables, count_tables = self.total, self.tables, self.count_tables
@@ -117,18 +124,55 @@ class RowAggregate:
         assert self.gens is not None  # set with self.rows above
         changed = (self.gens != gens).nonzero()[0]
         if len(changed):
-            parts = self.parts
-            for pos in changed.tolist():
-                row = int(rows[pos])
-                old = parts.pop(row, None)
-                if old:
-                    self._add(old, -1)
-                part = contrib(nodes[pos])
-                if part:
-                    parts[row] = part
-                    self._add(part, 1)
+            self._recount(nodes, rows, changed.tolist())
             self.gens[changed] = gens[changed]
         return self.total
+
+    def _recount(self, nodes: Sequence[NodeInfo], rows: np.ndarray, positions: list[int]) -> None:
+        """Replace the contributions of the nodes at ``positions`` (ascending) by their current ones."""
+        contrib, parts = self.contrib, self.parts
+        for pos in positions:
+            row = int(rows[pos])
+            old = parts.pop(row, None)
+            if old:
+                self._add(old, -1)
+            part = contrib(nodes[pos])
+            if part:
+                parts[row] = part
+                self._add(part, 1)
+
+    def sync_tracked(self, tracked: Tracked) -> None:
+        """sync() for a cycle's Tracked nodes. Over a snapshot's own node list (its rows the
+        columns' kept 0..n-1, the same array object as at the last sync), the rows written
+        since then are the columns' journal (what RowMemo reads too): only those rows'
+        generations are compared, instead of reading and comparing every row's (~5 us for
+        500 rows, several times a cycle where InterPodAffinity keeps its sums)."""
+        columns, rows = tracked.columns, tracked.rows
+        seen = self.seen
+        if (
+            columns is not None
+            and seen is not None
+            and seen[0] is columns
+            and seen[1] is rows
+            and self.gens is not None
+            and columns.journal_base <= self.epoch
+        ):
+            written = columns.journal[self.epoch - columns.journal_base :]
+            self.epoch = columns.epoch
+            if not written:
+                return
+            if len(written) <= _JOURNAL_ROWS:
+                generation, gens, n = columns.generation, self.gens, len(rows)
+                changed = sorted({row for row in written if row < n and gens[row] != generation[row]})
+                if changed:
+                    self._recount(tracked.nodes, rows, changed)
+                    for row in changed:
+                        gens[row] = generation[row]
+                return
+        self.sync(tracked.nodes, rows, tracked.gens)
+        own = columns is not None and columns.is_all_rows(rows)
+        self.seen = (columns, rows) if own and columns is not None else None
+        self.epoch = columns.epoch if own and columns is not None else -1
 
 
 class _ColumnTable:
@@ -200,12 +244,23 @@ class CountTable(_ColumnTable):
 
 
 class Tracked:
-    """A snapshot's nodes with their rows and generations, computed once per cycle."""
+    """A snapshot's nodes with their rows, computed once per cycle, and their generations,
+    read from ``columns`` when first asked for."""
 
-    __slots__ = ("nodes", "rows", "gens", "store")
+    __slots__ = ("nodes", "rows", "store", "columns", "_gens")
 
-    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray, store: dict[Any, Any]) -> None:
-        self.nodes, self.rows, self.gens, self.store = nodes, rows, gens, store
+    def __init__(
+        self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray | None, store: dict[Any, Any], columns: Columns | None = None
+    ) -> None:
+        self.nodes, self.rows, self.store, self.columns = nodes, rows, store, columns
+        self._gens = gens
+
+    @property
+    def gens(self) -> np.ndarray:
+        if self._gens is None:
+            assert self.columns is not None  # a Tracked without generations has its columns
+            self._gens = self.columns.generation[self.rows]
+        return self._gens
 
 
 def tracked_rows(snapshot: Any) -> Tracked | None:
@@ -221,7 +276,7 @@ def tracked_rows(snapshot: Any) -> Tracked | None:
     rows = columns.rows(nodes)
     if rows is None:
         return None
-    return Tracked(nodes, rows, columns.generation[rows], store)
+    return Tracked(nodes, rows, None, store, columns)
 
 
 def aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInfo], Contribution | None]) -> Contribution:
@@ -238,7 +293,7 @@ def synced_aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInf
         if len(store) >= _MAX_AGGREGATES:
             store.clear()
         agg = store[key] = RowAggregate(contrib)
-    agg.sync(tracked.nodes, tracked.rows, tracked.gens)
+    agg.sync_tracked(tracked)
     return agg
 
 

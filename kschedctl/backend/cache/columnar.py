@@ -197,6 +197,12 @@ class Columns:
         synced (a member's row is its index, which is its position): no per-node check."""
         return np.fromiter(map(_INDEX, members), np.intp, len(members))
 
+    def is_all_rows(self, rows: np.ndarray) -> bool:
+        """Whether ``rows`` is the kept 0..n-1 that ``rows()`` gives for the snapshot's own node
+        list: the same array object from call to call while the list keeps its length, never
+        written, so a caller may know it again by identity."""
+        return rows is self._all_rows
+
     def _arange(self, n: int) -> np.ndarray:
         """0..n-1, kept between calls (callers only index with it)."""
         if len(self._all_rows) != n:
