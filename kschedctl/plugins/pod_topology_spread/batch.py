@@ -57,12 +57,14 @@ def normalize_scores_batch(s: PreScoreState, node_infos: Sequence[NodeInfo], val
     if s.ignored_nodes:
         names = _names(node_infos)
         ignored = np.fromiter((name in s.ignored_nodes for name in names), bool, len(names))
-    else:
-        ignored = np.zeros(len(arr), bool)
-    kept = arr[~ignored]
-    min_score = min(INT64_MAX, int(kept.min())) if len(kept) else INT64_MAX
-    max_score = max(0, int(kept.max())) if len(kept) else 0
-    invalid = ignored | (arr == _INVALID_SCORE)
+        kept = arr[~ignored]
+        invalid = ignored | (arr == _INVALID_SCORE)
+    else:  # every node counts (the usual case): no masks to build
+        kept = arr
+        invalid = arr == _INVALID_SCORE
+    # the ufuncs' own reductions: ndarray.min and .max go through a Python wrapper each
+    min_score = min(INT64_MAX, int(np.minimum.reduce(kept))) if len(kept) else INT64_MAX
+    max_score = max(0, int(np.maximum.reduce(kept))) if len(kept) else 0
     if max_score == 0:
         out = np.full(len(arr), MAX_NODE_SCORE, np.int64)
     else:
