@@ -46,10 +46,10 @@ class RowMemo:
         """Forget the rows written since the last call; False when the journal no longer
         reaches back that far or the view has grown (start again)."""
         columns = self.columns
-        if len(self.values) != columns.size or self.epoch < columns.journal_base:
+        written = columns.written_since(self.epoch)
+        if len(self.values) != columns.size or written is None:
             return False
-        if self.epoch != columns.epoch:
-            written = columns.journal[self.epoch - columns.journal_base :]
+        if written:
             known = self.known
             if len(written) <= _SET_ONE_BY_ONE:
                 for row in written:  # a cycle's write or two: no index array to build

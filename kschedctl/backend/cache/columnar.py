@@ -135,6 +135,13 @@ class Columns:
         """How many row writes these columns have seen."""
         return self.journal_base + len(self.journal)
 
+    def written_since(self, epoch: int) -> list[int] | None:
+        """The rows written since ``epoch`` (an earlier ``epoch``), in order, repeats included;
+        None when the journal no longer reaches back that far (it was dropped since)."""
+        if epoch < self.journal_base:
+            return None
+        return self.journal[epoch - self.journal_base :]
+
     def rows(self, nodes: Sequence[NodeInfo]) -> np.ndarray | None:
         """The row of each node, after refreshing stale rows; None when a node has no row (a
         NodeInfo outside the snapshot, e.g. a clone made for preemption): use the per-node path.

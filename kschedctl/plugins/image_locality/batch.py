@@ -41,20 +41,18 @@ class ImageLocality(plugin.ImageLocality):
         total_num_nodes = len(snapshot.list())
         index = getattr(snapshot, "image_index", None)
         rows = getattr(node_infos, "rows", None)
-        if index is not None and rows is not None and (len(rows) == 0 or int(np.maximum.reduce(rows)) < total_num_nodes):
-            if not index:
-                # No node of the snapshot reports an image: every node sums 0, which
-                # calculate_priority clamps up to MIN_THRESHOLD, i.e. a score of 0 whatever
-                # the pod's image count; nothing about the pod needs reading.
-                return [0] * len(node_infos)
-        else:
-            index = None  # the per-node walk below
+        if index is None or rows is None or (len(rows) and int(np.maximum.reduce(rows)) >= total_num_nodes):
+            index = rows = None  # no index, or rows outside the snapshot: the per-node walk below
+        elif not index:
+            # No node of the snapshot reports an image: every node sums 0, which
+            # calculate_priority clamps up to MIN_THRESHOLD, i.e. a score of 0 whatever the
+            # pod's image count; nothing about the pod needs reading.
+            return [0] * len(node_infos)
         images = [normalized_image_name(c.image) for c in pod.init_containers]
         images += [normalized_image_name(c.image) for c in pod.containers]
         images += [normalized_image_name(r) for r in image_volume_references(pod)]
         num_images = self._image_count(pod)
-        if index is not None:
-            assert rows is not None  # (checked with the index above)
+        if index is not None and rows is not None:
             acc = None
             for image in images:
                 holders = self._holders(index, image, total_num_nodes)
