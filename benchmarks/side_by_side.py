@@ -4,6 +4,7 @@
     python benchmarks/side_by_side.py                                         # kschedctl alone
     python benchmarks/side_by_side.py --quick --kube-oracle ...               # small sizes, a smoke run
     python benchmarks/side_by_side.py --case SchedulingBasic_5000Nodes_1000Init_10000Pods --repeat 3
+    python benchmarks/side_by_side.py --python /path/to/venv/bin/python --kube-oracle ...   # kschedctl on that interpreter
 
 Each case is one file written by perf_config.py (scheduler_perf's shapes and sizes) and one
 configuration (the default one). Both programs are timed as whole processes, load and
@@ -12,6 +13,13 @@ scheduling included, one after the other on the same file:
 - kube:     kschedoracle -mode bench -snapshot FILE -config CONFIG -warmup INIT -parallelism 2
             -bench-placements PLACEMENTS  (the real ScheduleOne loop, asynchronous binding)
 - kschedctl: kschedctl schedule FILE --config CONFIG -o json --kube-version 1.35 --seed 1
+
+kschedctl runs on the interpreter running this script, or on ``--python``'s (kschedctl installed
+in it). Which build of CPython that is moves every kschedctl time: a build with libpython as a
+shared library and without profile-guided or link-time optimisation (pyenv's default) runs the
+same code markedly slower than a distribution's optimised one, as a Go binary built without
+optimisations would. The output names the interpreter (version, how libpython is linked, the
+configure flags, the kschedctl it imports) under the table and in --json.
 
 Init pods: the file holds them pending, ahead of the measured pods. kube schedules them as its
 warmup (scheduled, not in its own pods/s) and kschedctl schedules them as any other pod, so
@@ -200,12 +208,13 @@ def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placeme
     ] + (["-feature-gates", gates] if gates else [])
 
 
-def ksched_command(snapshot: Path, config: Path, gates: str = "", scenario: Path | None = None) -> list[str]:
+def ksched_command(snapshot: Path, config: Path, gates: str = "", scenario: Path | None = None, python: str | None = None) -> list[str]:
     """`kschedctl schedule FILE`, or for a churn case `kschedctl simulate SCENARIO` (the same file
-    plus the churn timeline); `-o json` of both has the placements and summary read_ksched reads."""
+    plus the churn timeline); `-o json` of both has the placements and summary read_ksched reads.
+    ``python`` is the interpreter that runs kschedctl (this one by default)."""
     verb, target = ("simulate", scenario) if scenario is not None else ("schedule", snapshot)
     return [
-        sys.executable,
+        python or sys.executable,
         "-m",
         "kschedctl",
         verb,
@@ -219,6 +228,49 @@ def ksched_command(snapshot: Path, config: Path, gates: str = "", scenario: Path
         "--seed",
         "1",
     ] + (["--feature-gates", gates] if gates else [])
+
+
+# What the interpreter that runs kschedctl says of itself (see interpreter()).
+_ABOUT = """
+import json, sys, sysconfig
+import kschedctl
+maps = open("/proc/self/maps").read() if sys.platform.startswith("linux") else ""
+args = sysconfig.get_config_var("CONFIG_ARGS") or ""
+print(json.dumps({
+    "version": sys.version.split()[0],
+    "implementation": sys.implementation.name,
+    "executable": sys.executable,
+    "libpython_shared": "libpython" in maps,
+    "configure_optimizations": "--enable-optimizations" in args,
+    "configure_lto": "--with-lto" in args,
+    "site_packages": sysconfig.get_paths()["purelib"],
+    "kschedctl": kschedctl.__file__,
+}))
+"""
+
+
+def interpreter(python: str | None = None) -> dict[str, object]:
+    """The interpreter kschedctl runs on, as the table's reader needs to know it: its version,
+    whether libpython is a shared library (a build with ``--enable-shared`` calls into it through
+    the PLT, a cost of every C-API call) or inside the executable, whether its configure
+    arguments asked for profile-guided (``--enable-optimizations``) and link-time
+    (``--with-lto``) optimisation (a distribution may optimise its build without either: its
+    packaging runs the steps itself), and the kschedctl it imports."""
+    out = subprocess.run([python or sys.executable, "-c", _ABOUT], capture_output=True, text=True, env=child_env(), check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"--python {python}: cannot import kschedctl: {out.stderr.strip().splitlines()[-1:]}")
+    about: dict[str, object] = json.loads(out.stdout)
+    return about
+
+
+def describe_interpreter(about: dict[str, object]) -> str:
+    """One line for the table's reader."""
+    linked = "libpython a shared library" if about.get("libpython_shared") else "libpython in the executable"
+    flags = (("--enable-optimizations", "configure_optimizations"), ("--with-lto", "configure_lto"))
+    asked = [flag for flag, key in flags if about.get(key)]
+    configure = f"configured with {' '.join(asked)}" if asked else "configured without --enable-optimizations or --with-lto"
+    who = f"{about.get('implementation')} {about.get('version')} ({about.get('executable')})"
+    return f"kschedctl ran on {who}: {linked}, {configure}; kschedctl from {about.get('kschedctl')}"
 
 
 def read_kube(side: Side, bench_out: Path, placements: Path) -> None:
@@ -269,7 +321,7 @@ def device_overruns(snapshot: Path, placements: dict[str, str], devices: int) ->
     return sum(1 for count in taken.values() if count > devices)
 
 
-def run_case(case: Case, workdir: Path, oracle: str | None, repeat: int) -> Row:
+def run_case(case: Case, workdir: Path, oracle: str | None, repeat: int, python: str | None = None) -> Row:
     """Writes the case's file, then times kube and kschedctl on it, alternately, repeat times each."""
     snapshot = perf_config.write(case, workdir)
     config = workdir / "config.yaml"
@@ -284,7 +336,7 @@ def run_case(case: Case, workdir: Path, oracle: str | None, repeat: int) -> Row:
             if kube.ok:
                 read_kube(kube, bench_out, placements)
         out = workdir / f"{case.name}.kschedctl.json"
-        ours.runs.append(measure(ksched_command(snapshot, config, case.feature_gates, scenario), out))
+        ours.runs.append(measure(ksched_command(snapshot, config, case.feature_gates, scenario, python), out))
         if ours.ok:
             read_ksched(ours, out)
     row = Row(case, kube, ours)
@@ -487,9 +539,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="skip the PreemptionBasic / PreemptionPVs outcome comparisons (kschedoracle -mode sequential)",
     )
+    ap.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the interpreter that runs kschedctl, which must be installed in it (default: the one running this script)",
+    )
     args = ap.parse_args(argv)
     if args.kube_oracle and not os.access(args.kube_oracle, os.X_OK):
         raise SystemExit(f"--kube-oracle {args.kube_oracle}: not an executable file")
+    if args.python and not os.access(args.python, os.X_OK):
+        raise SystemExit(f"--python {args.python}: not an executable file")
+    about = interpreter(args.python)
     cases = select(args.case, args.quick)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="side-by-side-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -498,10 +558,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # one untimed run writes the bytecode caches (a schedule: every module it loads)
         warm = perf_config.Case("SchedulingBasic", 2, 0, 1, "warm-up")
-        measure(ksched_command(perf_config.write(warm, workdir / "warm-up"), workdir / "warm-up" / "config.yaml"), workdir / "warm-up.json")
+        warm_file = perf_config.write(warm, workdir / "warm-up")
+        measure(ksched_command(warm_file, workdir / "warm-up" / "config.yaml", python=args.python), workdir / "warm-up.json")
         for case in cases:
             print(f"... {case.label}", file=sys.stderr, flush=True)
-            rows.append(run_case(case, workdir, args.kube_oracle, args.repeat))
+            rows.append(run_case(case, workdir, args.kube_oracle, args.repeat, args.python))
         if args.kube_oracle and not args.no_preemption_check:
             shapes = sorted({c.shape for c in cases} & PREEMPTION_CHECKS.keys())
             checks = [preemption_check(args.kube_oracle, workdir, PREEMPTION_CHECKS[shape]) for shape in shapes]
@@ -509,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     print(table(rows))
+    print(describe_interpreter(about))
     for line in problems(rows):
         print(f"! {line}")
     for check in checks:
@@ -517,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
             + json.dumps({k: v for k, v in check.items() if k != "case"})
         )
     if args.json:
-        args.json.write_text(json.dumps({"rows": [record(r) for r in rows], "preemption_checks": checks}, indent=1))
+        args.json.write_text(json.dumps({"rows": [record(r) for r in rows], "preemption_checks": checks, "interpreter": about}, indent=1))
     return 1 if problems(rows) else 0
 
 

@@ -360,3 +360,46 @@ def test_mixed_churn_runs_as_a_simulate_timeline(tmp_path: Path, run_cli) -> Non
     ours = _side(1.0, 50.0, {p["pod"]: p["node"] for p in doc["placements"]}, doc["summary"]["pending"])
     kube = _side(1.0, 50.0, {p["pod"]: p["node"] for p in doc["placements"]}, CHURN.measure)
     assert side_by_side.problems([Row(CHURN, kube, ours)]) == []
+
+
+def test_kschedctl_runs_on_the_interpreter_asked_for() -> None:
+    ours = side_by_side.ksched_command(Path("f.json"), Path("c.yaml"), python="/opt/some/bin/python")
+    assert ours[:3] == ["/opt/some/bin/python", "-m", "kschedctl"]
+    assert side_by_side.ksched_command(Path("f.json"), Path("c.yaml"))[0] == sys.executable
+
+
+def test_the_interpreter_is_described_as_it_says_of_itself() -> None:
+    import platform
+
+    import kschedctl
+
+    about = side_by_side.interpreter()
+    assert about["version"] == platform.python_version()
+    assert about["executable"] == sys.executable
+    assert Path(str(about["kschedctl"])).resolve() == Path(kschedctl.__file__).resolve()
+    line = side_by_side.describe_interpreter(about)
+    assert line.startswith(f"kschedctl ran on cpython {platform.python_version()} ({sys.executable}): libpython ")
+
+
+def test_interpreter_lines_say_how_libpython_is_linked_and_configured() -> None:
+    shared = {"implementation": "cpython", "version": "3.11.7", "executable": "/p", "libpython_shared": True, "kschedctl": "/k"}
+    assert "libpython a shared library, configured without --enable-optimizations or --with-lto" in side_by_side.describe_interpreter(
+        shared
+    )
+    static = dict(shared, libpython_shared=False, configure_optimizations=True, configure_lto=True)
+    assert "libpython in the executable, configured with --enable-optimizations --with-lto" in side_by_side.describe_interpreter(static)
+
+
+def test_an_interpreter_without_kschedctl_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="cannot import kschedctl"):
+        side_by_side.interpreter(_python_without_kschedctl(tmp_path))
+    with pytest.raises(SystemExit, match="not an executable file"):
+        side_by_side.main(["--python", str(tmp_path / "missing"), "--case", "SchedulingBasic_500Nodes_500Init_1000Pods"])
+
+
+def _python_without_kschedctl(tmp_path: Path) -> str:
+    """This interpreter with site-packages and the source tree out of sight (-S -I)."""
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -S -I "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
