@@ -47,8 +47,13 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, values: Sequ
     arr = np.asarray(values, np.int64)
     max_count = int(np.maximum.reduce(arr)) if len(arr) else 0  # ndarray.max without its wrapper
     if max_count <= 0:
-        # no score above 0: unchanged, or all max_priority when reversed (as the per-node loop)
-        return np.full(len(arr), max_priority, np.int64) if reverse else arr
+        # no score above 0: unchanged, or all max_priority when reversed (as the per-node loop);
+        # empty + fill: np.full's Python wrapper costs more than the two calls it makes
+        if not reverse:
+            return arr
+        full = np.empty(len(arr), np.int64)
+        full.fill(max_priority)
+        return full
     scaled = arr * max_priority
     out = np.where(scaled < 0, -((-scaled) // max_count), scaled // max_count)
     return max_priority - out if reverse else out

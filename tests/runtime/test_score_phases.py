@@ -83,6 +83,21 @@ def test_of_two_scores_out_of_range_the_first_node_names_its_first_plugin(n):
 
 
 @pytest.mark.parametrize("n", [3, 30])
+@pytest.mark.parametrize("low", [-1, -(2**63)])
+def test_a_score_below_the_range_alone_is_found(n, low):
+    """The batch check reads the scores as unsigned (MIN_NODE_SCORE is 0): a negative score,
+    with nothing above MAX_NODE_SCORE, is still out of range, the least int64 included."""
+    b = [100] * n
+    b[n - 1] = low
+    table, status = _run([_Scores("A", [0] * n), _Scores("B", b)], n)
+    assert table is None
+    assert status.message() == (
+        f'applying score defaultWeights on Score plugins: plugin "B" returns an invalid score {low}, '
+        "it should in the range of [0, 100] after normalizing"
+    )
+
+
+@pytest.mark.parametrize("n", [3, 30])
 def test_normalized_scores_are_weighted_and_summed_per_node(n):
     a = [i % 7 for i in range(n)]
     b = [(3 * i) % 11 for i in range(n)]
