@@ -85,18 +85,19 @@ class DynamicResources(plugin.DynamicResources):
             quick = s.validated and bool(s.min_devices)
         return out
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
         """score() for many nodes; a missing state raises (the runtime's per-node calls then
-        report it exactly)."""
+        report it exactly). Most pods have no claim and score 0 everywhere: an int64 array of
+        zeros, which the runtime takes as it is (a list would be counted, then converted)."""
         if not self._scores():
-            return [0] * len(node_infos)
+            return np.zeros(len(node_infos), np.int64)
         s = _get_state(state)
         if s.claims.empty() or not s.node_allocations:
-            return [0] * len(node_infos)
+            return np.zeros(len(node_infos), np.int64)
         if not self.handle.version.has("DRAScoreReadsClaimAllocations") and any(c.allocation is not None for _, c in s.claims.all()):
             return None  # 1.35: computeScore fails on every node with an allocation (per-node form)
         if not any(r.first_available for _, c in s.claims.all() for r in c.spec.requests):
-            return [0] * len(node_infos)  # only prioritized lists score
+            return np.zeros(len(node_infos), np.int64)  # only prioritized lists score
         return None  # the per-node form
 
     def normalize_score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], values: Sequence[int]) -> Any:
