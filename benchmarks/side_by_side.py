@@ -234,13 +234,13 @@ def ksched_command(snapshot: Path, config: Path, gates: str = "", scenario: Path
 _ABOUT = """
 import json, sys, sysconfig
 import kschedctl
-maps = open("/proc/self/maps").read() if sys.platform.startswith("linux") else ""
+maps = open("/proc/self/maps").read() if sys.platform.startswith("linux") else None
 args = sysconfig.get_config_var("CONFIG_ARGS") or ""
 print(json.dumps({
     "version": sys.version.split()[0],
     "implementation": sys.implementation.name,
     "executable": sys.executable,
-    "libpython_shared": "libpython" in maps,
+    "libpython_shared": None if maps is None else "libpython" in maps,
     "configure_optimizations": "--enable-optimizations" in args,
     "configure_lto": "--with-lto" in args,
     "site_packages": sysconfig.get_paths()["purelib"],
@@ -258,14 +258,19 @@ def interpreter(python: str | None = None) -> dict[str, object]:
     packaging runs the steps itself), and the kschedctl it imports."""
     out = subprocess.run([python or sys.executable, "-c", _ABOUT], capture_output=True, text=True, env=child_env(), check=False)
     if out.returncode != 0:
-        raise SystemExit(f"--python {python}: cannot import kschedctl: {out.stderr.strip().splitlines()[-1:]}")
+        why = (out.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"--python {python}: cannot import kschedctl: {why}")
     about: dict[str, object] = json.loads(out.stdout)
     return about
 
 
 def describe_interpreter(about: dict[str, object]) -> str:
     """One line for the table's reader."""
-    linked = "libpython a shared library" if about.get("libpython_shared") else "libpython in the executable"
+    shared = about.get("libpython_shared")
+    if shared is None:  # no /proc/self/maps where it ran
+        linked = "libpython's linking unknown"
+    else:
+        linked = "libpython a shared library" if shared else "libpython in the executable"
     flags = (("--enable-optimizations", "configure_optimizations"), ("--with-lto", "configure_lto"))
     asked = [flag for flag, key in flags if about.get(key)]
     configure = f"configured with {' '.join(asked)}" if asked else "configured without --enable-optimizations or --with-lto"

@@ -386,6 +386,8 @@ def test_interpreter_lines_say_how_libpython_is_linked_and_configured() -> None:
     assert "libpython a shared library, configured without --enable-optimizations or --with-lto" in side_by_side.describe_interpreter(
         shared
     )
+    elsewhere = dict(shared, libpython_shared=None)  # no /proc/self/maps to read
+    assert "libpython's linking unknown" in side_by_side.describe_interpreter(elsewhere)
     static = dict(shared, libpython_shared=False, configure_optimizations=True, configure_lto=True)
     assert "libpython in the executable, configured with --enable-optimizations --with-lto" in side_by_side.describe_interpreter(static)
 
