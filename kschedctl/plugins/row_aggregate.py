@@ -149,7 +149,7 @@ class RowAggregate:
         500 rows, several times a cycle where InterPodAffinity keeps its sums)."""
         columns, rows = tracked.columns, tracked.rows
         seen, gens = self.seen, self.gens
-        if columns is not None and seen is not None and seen[0] is columns and seen[1] is rows and gens is not None:
+        if seen is not None and seen[0] is columns and seen[1] is rows and gens is not None:
             written = columns.written_since(self.epoch)
             if written is not None and len(written) <= _JOURNAL_ROWS:
                 self.epoch = columns.epoch
@@ -161,7 +161,7 @@ class RowAggregate:
                         gens[row] = generation[row]
                 return
         self.sync(tracked.nodes, rows, tracked.gens)
-        if columns is not None and columns.is_all_rows(rows):
+        if columns.is_all_rows(rows):
             self.seen, self.epoch = (columns, rows), columns.epoch
         else:
             self.seen, self.epoch = None, -1
@@ -241,16 +241,13 @@ class Tracked:
 
     __slots__ = ("nodes", "rows", "store", "columns", "_gens")
 
-    def __init__(
-        self, nodes: Sequence[NodeInfo], rows: np.ndarray, gens: np.ndarray | None, store: dict[Any, Any], columns: Columns | None = None
-    ) -> None:
+    def __init__(self, nodes: Sequence[NodeInfo], rows: np.ndarray, store: dict[Any, Any], columns: Columns) -> None:
         self.nodes, self.rows, self.store, self.columns = nodes, rows, store, columns
-        self._gens = gens
+        self._gens: np.ndarray | None = None
 
     @property
     def gens(self) -> np.ndarray:
         if self._gens is None:
-            assert self.columns is not None  # a Tracked without generations has its columns
             self._gens = self.columns.generation[self.rows]
         return self._gens
 
@@ -268,7 +265,7 @@ def tracked_rows(snapshot: Any) -> Tracked | None:
     rows = columns.rows(nodes)
     if rows is None:
         return None
-    return Tracked(nodes, rows, None, store, columns)
+    return Tracked(nodes, rows, store, columns)
 
 
 def aggregate(tracked: Tracked, key: Hashable, contrib: Callable[[NodeInfo], Contribution | None]) -> Contribution:
