@@ -87,19 +87,19 @@ def _out_of_range(names: list[str], rows: list[list[int]]) -> Status | None:
     return None  # pragma: no cover - a row out of range has a node out of range
 
 
+# _matrix_out_of_range reads scores as unsigned, which tells the range only from a minimum of 0
+# (framework.MinNodeScore)
+assert MIN_NODE_SCORE == 0
+
+
 def _matrix_out_of_range(names: list[str], matrix: np.ndarray) -> Status | None:
     """_out_of_range on an int64 matrix (a row per plugin): one reduction when every score is
     in range, which is every cycle of a correct plugin. With MIN_NODE_SCORE 0 the scores read
     as unsigned are all at most MAX_NODE_SCORE exactly when all are in range: a negative one
     reads as 2**63 or more."""
-    if not matrix.size:
+    # the ufunc's own reduction: ndarray.max() goes through a Python wrapper
+    if not matrix.size or int(np.maximum.reduce(matrix.view(np.uint64), None)) <= MAX_NODE_SCORE:
         return None
-    # the ufuncs' own reductions: ndarray.max() and .min() go through a Python wrapper each
-    if MIN_NODE_SCORE == 0:
-        if int(np.maximum.reduce(matrix.view(np.uint64), None)) <= MAX_NODE_SCORE:
-            return None
-    elif int(np.maximum.reduce(matrix, None)) <= MAX_NODE_SCORE and int(np.minimum.reduce(matrix, None)) >= MIN_NODE_SCORE:
-        return None  # pragma: no cover - MIN_NODE_SCORE is 0, as framework.MinNodeScore
     bad = (matrix > MAX_NODE_SCORE) | (matrix < MIN_NODE_SCORE)
     node = int(bad.any(axis=0).argmax())
     plugin = int(bad[:, node].argmax())
