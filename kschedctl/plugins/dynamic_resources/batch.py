@@ -17,6 +17,7 @@ from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState
 from kschedctl.framework.interface import (
     MAX_NODE_SCORE,
+    BatchScores,
     Status,
 )
 from kschedctl.framework.types import NodeInfo
@@ -85,7 +86,7 @@ class DynamicResources(plugin.DynamicResources):
             quick = s.validated and bool(s.min_devices)
         return out
 
-    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> Any:
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> BatchScores | None:
         """score() for many nodes; a missing state raises (the runtime's per-node calls then
         report it exactly). Most pods have no claim and score 0 everywhere: an int64 array of
         zeros, which the runtime takes as it is (a list would be counted, then converted)."""

@@ -46,8 +46,9 @@ class ImageLocality(plugin.ImageLocality):
         elif not index:
             # No node of the snapshot reports an image: every node sums 0, which
             # calculate_priority clamps up to MIN_THRESHOLD, i.e. a score of 0 whatever the
-            # pod's image count; nothing about the pod needs reading.
-            return [0] * len(node_infos)
+            # pod's image count; nothing about the pod needs reading. Int64 zeros, which the
+            # runtime takes as they are (as DynamicResources' for a pod without claims).
+            return np.zeros(len(node_infos), np.int64)
         images = [normalized_image_name(c.image) for c in pod.init_containers]
         images += [normalized_image_name(c.image) for c in pod.containers]
         images += [normalized_image_name(r) for r in image_volume_references(pod)]
