@@ -112,10 +112,10 @@ def read(path: Path) -> dict[str, types.CodeType]:
     return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, types.CodeType)}
 
 
-def cache_path() -> Path | None:
-    """Where the file lives: ``$XDG_CACHE_HOME/kschedctl`` (an absolute path, as the XDG base
-    directory specification wants it), else ``~/.cache/kschedctl``; None without a cache tag
-    or a home directory."""
+def cache_path(name: str = "dataclass-code") -> Path | None:
+    """Where the file ``name`` lives: ``$XDG_CACHE_HOME/kschedctl`` (an absolute path, as the
+    XDG base directory specification wants it), else ``~/.cache/kschedctl``; None without a
+    cache tag or a home directory. (kschedctl/regex_start.py keeps its file beside this one.)"""
     tag = sys.implementation.cache_tag
     if tag is None:
         return None
@@ -127,7 +127,7 @@ def cache_path() -> Path | None:
             base = Path.home() / ".cache"
         except (RuntimeError, KeyError):  # no HOME and no password entry
             return None
-    return base / "kschedctl" / f"dataclass-code.{tag}.bin"
+    return base / "kschedctl" / f"{name}.{tag}.bin"
 
 
 _installed: list[CodeCache] = []  # the process's cache, once installed

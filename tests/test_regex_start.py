@@ -1,0 +1,164 @@
+"""The compiled-pattern cache (kschedctl/regex_start.py): kept compiles serve the next process as
+look-ups in re's own cache, the pattern objects they make are the ones re compiles (same code),
+and a bad or unwritable file changes nothing."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kschedctl import regex_start
+
+_serial = iter(range(1 << 30))
+
+
+def unique() -> str:
+    """A token no pattern compiled before in this process holds (re's cache would answer it)."""
+    return f"u{os.getpid()}n{next(_serial)}"
+
+
+pytestmark = pytest.mark.skipif(not regex_start.supported(), reason="re is not CPython 3.11-3.13's")
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """No cache installed before or after the test (the suite's own process has none)."""
+    regex_start.uninstall()
+    yield
+    regex_start.uninstall()
+
+
+def patterns(tag: str) -> list[tuple[str | bytes, int]]:
+    """Patterns no other code compiles (``tag`` in each), with groups, names, inline and given
+    flags, and a bytes one."""
+    return [
+        (rf"(?P<key>[a-z0-9]([-a-z0-9]*[a-z0-9])?)={tag}(\d+)", 0),
+        (rf"(?x) ^ {tag} \s* (?P<n> [0-9]+ ) $", 0),
+        (rf"{tag}[a-f]+", re.IGNORECASE),
+        (tag.encode() + rb"(\x00|\xff)+", 0),
+    ]
+
+
+def test_a_second_process_gets_the_first_ones_patterns_as_lookups(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "regex-code.bin"
+    wanted = patterns(unique())
+    first = regex_start.install(path)
+    assert first is not None
+    made = [re.compile(p, f) for p, f in wanted]
+    assert set(first.new) == {(type(p), p, int(f)) for p, f in wanted}
+    first.save()
+    assert path.read_bytes().startswith(regex_start.HEADER)
+    regex_start.uninstall()
+
+    re.purge()
+    second = regex_start.install(path)
+    assert second is not None
+    for p, f in wanted:  # in re's cache before anyone compiles them
+        assert (type(p), p, int(f)) in re._cache  # type: ignore[attr-defined]
+    again = [re.compile(p, f) for p, f in wanted]
+    assert second.new == {}
+    regex_start.uninstall()
+    # the same objects re makes: Pattern equality compares pattern, flags and the matcher's code
+    for (p, f), kept, compiled in zip(wanted, again, made):
+        assert kept == compiled == re._compiler.compile(p, f)  # type: ignore[attr-defined]
+        assert kept.groupindex == compiled.groupindex and kept.groups == compiled.groups
+    tag = wanted[0][0]
+    assert isinstance(tag, str)
+    sample = tag.split("=")[1].split("(")[0]
+    m = again[0].fullmatch(f"gpu-a={sample}42")
+    assert m is not None and m.group("key") == "gpu-a" and m.group(3) == "42"
+    assert again[2].fullmatch(sample.upper() + "ABC") is not None
+
+
+def test_nothing_is_written_when_bytecode_is_not(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    path = tmp_path / "regex-code.bin"
+    cache = regex_start.install(path)
+    assert cache is not None
+    re.compile(f"never-written-{unique()}")
+    cache.save()
+    assert not path.exists()
+
+
+def test_debug_compiles_are_not_kept(tmp_path: Path, fresh: None) -> None:
+    cache = regex_start.install(tmp_path / "regex-code.bin")
+    assert cache is not None
+    re.compile(f"debug-{unique()}", re.DEBUG)  # prints its code (captured); re never caches it
+    assert cache.new == {}
+
+
+def _good_entry(tmp_path: Path, fresh: None) -> tuple[regex_start.Key, regex_start.Entry]:
+    cache = regex_start.install(tmp_path / "probe.bin")
+    assert cache is not None
+    re.compile(f"good-{unique()}(a|b)")
+    regex_start.uninstall()
+    [(key, entry)] = cache.new.items()
+    return key, entry
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "not-a-list", "wrong-shape", "bad-code"])
+def test_a_bad_file_or_entry_is_ignored(tmp_path: Path, fresh: None, damage: str) -> None:
+    key, good = _good_entry(tmp_path, fresh)
+    pattern, flags, final, code, groups, groupindex, indexgroup = good
+    bad_code = (f"bad-{unique()}", 0, final, [1, 2, 3], 0, {}, ())
+    body = {
+        "garbage": b"not marshal at all",
+        "truncated": marshal.dumps([good])[:-3],
+        "not-a-list": marshal.dumps({"a": 1}),
+        "wrong-shape": marshal.dumps([(pattern, flags), good]),
+        "bad-code": marshal.dumps([bad_code, good]),
+    }[damage]
+    path = tmp_path / "regex-code.bin"
+    path.write_bytes(regex_start.HEADER + body)
+    re.purge()
+    cache = regex_start.install(path)
+    assert cache is not None
+    seeded = key in re._cache  # type: ignore[attr-defined]
+    assert seeded == (damage in ("wrong-shape", "bad-code"))  # the good entry beside a bad one still serves
+    assert (str, bad_code[0], 0) not in re._cache  # type: ignore[attr-defined]
+    assert re.compile(pattern).fullmatch(pattern.split("(")[0] + "a") is not None
+
+
+def test_an_unwritable_place_leaves_the_run_alone(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cache = regex_start.install(blocker / "sub" / "regex-code.bin")  # a directory under a file
+    assert cache is not None
+    re.compile(f"unwritable-{unique()}")
+    cache.save()  # no exception
+    assert blocker.read_text() == "x"
+
+
+def test_the_command_line_installs_it_and_the_library_does_not() -> None:
+    probe = (
+        "import re, kschedctl.api.types; a = hasattr(re._compiler.compile, '__wrapped__'); "
+        "import kschedctl.cli; print(a, hasattr(re._compiler.compile, '__wrapped__'))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+def test_a_run_of_the_command_line_writes_and_reuses_it(tmp_path: Path) -> None:
+    """The real command twice: the first writes the file, the second compiles nothing that
+    the first kept, and both print the same."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    probe = (  # main() ends the process once the exit handlers have run (runtime/process.py)
+        "import atexit, sys; from kschedctl.cli.app import main; from kschedctl import regex_start; "
+        "sys.argv = ['kschedctl', 'validate', '--help']\n"
+        "atexit.register(lambda: sys.stderr.write(str(len(regex_start._installed[0][0].new))))\nmain()\n"
+    )
+    outs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
+    assert outs[0].stdout == outs[1].stdout and "validate" in outs[0].stdout
+    first, second = (int(o.stderr.strip().splitlines()[-1]) for o in outs)
+    assert first > 10 and second == 0
+    assert (tmp_path / "cache" / "kschedctl" / f"regex-code.{sys.implementation.cache_tag}.bin").exists()
