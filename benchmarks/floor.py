@@ -24,9 +24,12 @@ fresh processes, each importing a longer prefix of that list, in the run's order
 and the command itself. A layer's cost is its program's less the one before; the run's own work
 is the command's less the last program's. The collector is paused in the import programs, as
 the command line pauses it for its own imports (kschedctl/cli/entry.py), and numpy's BLAS is
-kept to one thread, as kschedctl/lazy.py keeps it. The dataclass code
-cache (kschedctl/startup.py) is installed by the first kschedctl module, so the dependencies'
-few dataclasses compile their methods in the dependencies' program as they do in the command.
+kept to one thread, as kschedctl/lazy.py keeps it. Every program but the first begins as the
+command line does, with the kept compiled patterns and PyYAML's pattern installed
+(kschedctl/regex_start.py, yaml_start.py: a few modules, counted with the dependencies), so the
+dependencies' patterns are look-ups there as in the command. The dataclass code cache
+(kschedctl/startup.py) comes with kschedctl's own modules: the dependencies' few dataclasses
+compile their methods in the dependencies' program, and are look-ups in the command.
 
 Wall and CPU time are the best of --runs fresh processes each, alternated; --instructions counts
 instructions under valgrind's cachegrind instead (one run each: they barely move between runs,
@@ -82,6 +85,7 @@ IMPORTER = """
 import gc, importlib, os
 gc.disable()
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+{prelude}
 for name in {names!r}:
     try:
         importlib.import_module(name)
@@ -89,6 +93,11 @@ for name in {names!r}:
         pass
 os._exit(0)
 """
+
+# The command line's first act (kschedctl/cli/__init__.py), before any dependency is imported:
+# the kept compiled patterns and PyYAML's pattern, so that the dependencies' compiles are the
+# look-ups they are in the command.
+PRELUDE = "from kschedctl import regex_start, yaml_start; regex_start.install(); yaml_start.install()"
 
 LAYERS = ("python", "dependencies", "kschedctl", "plugin packages")
 
@@ -138,7 +147,10 @@ def layer_modules(rec: Recorded) -> dict[str, list[str]]:
 
 def programs(rec: Recorded) -> dict[str, list[str]]:
     """The argument lists (after the interpreter) of the four import programs."""
-    return {label: ["-c", IMPORTER.format(names=names)] for label, names in layer_modules(rec).items()}
+    return {
+        label: ["-c", IMPORTER.format(names=names, prelude=PRELUDE if label != "python" else "")]
+        for label, names in layer_modules(rec).items()
+    }
 
 
 def _instructions(cmd: list[str]) -> int:
