@@ -15,7 +15,6 @@ import inspect
 import os
 import re
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -141,6 +140,8 @@ def _prepare(request: LiveRequest, snapshot: list[str], config: str | None, stac
     ref = ConfigMapRef.parse(request.scheduler_config) if request.scheduler_config else None
     conn = connect(request.kubeconfig, request.context)
     stack.callback(conn.close)
+    import tempfile  # only --live and a ConfigMap's configuration write a file
+
     workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="kschedctl-live-"))
     if request.live:
         capture = capture_live(conn)

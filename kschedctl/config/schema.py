@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.jsontypes import JSONObject
@@ -23,6 +23,8 @@ from kschedctl.config.fastschema import conforms
 from kschedctl.framework.args import describe_value, did_you_mean
 
 if TYPE_CHECKING:  # jsonschema (about 85 ms to import) is loaded when a document needs it
+    from importlib.resources.abc import Traversable
+
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
     from referencing import Registry as RefRegistry
@@ -45,14 +47,26 @@ ARGS_SCHEMAS: dict[str, str] = {
 SchemaPath = tuple[Any, ...]  # keys and indexes from the document root
 
 
+def _schemas() -> Traversable:
+    """The shipped schemas' directory: beside the package's modules, where pip installs it and
+    a checkout has it; importlib.resources only otherwise (a zip, say), as it costs a run some
+    2 ms of imports (zipfile, tempfile, random) for the same files."""
+    here = Path(__file__).resolve().parent.parent / "schemas"
+    if here.is_dir():
+        return here
+    from importlib import resources
+
+    return resources.files("kschedctl").joinpath("schemas")
+
+
 def schema_files() -> list[str]:
     """Names of the shipped schema files."""
-    return sorted(f.name for f in resources.files("kschedctl").joinpath("schemas").iterdir() if f.name.endswith(".json"))
+    return sorted(f.name for f in _schemas().iterdir() if f.name.endswith(".json"))
 
 
 @cache
 def load_schema(name: str) -> JSONObject:
-    text = resources.files("kschedctl").joinpath("schemas", name).read_text(encoding="utf-8")
+    text = _schemas().joinpath(name).read_text(encoding="utf-8")
     schema: JSONObject = json.loads(text)
     return schema
 
