@@ -27,6 +27,7 @@ import importlib.util
 import marshal
 import re
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ class PatternCache:
         self.write = write
         self.kept = read(path)
         self.new: dict[Key, Entry] = {}
-        self._last: tuple[Any, ...] | None = None
+        self._last = threading.local()  # the arguments of this thread's latest _sre.compile
 
     def seed(self) -> int:
         """Puts each kept pattern object in ``re._cache`` (not over a key already there);
@@ -80,16 +81,16 @@ class PatternCache:
 
     def record_compile(self, *args: Any) -> Any:
         """``_sre.compile`` as ``re._compiler`` calls it: its arguments noted, then the real call."""
-        self._last = args
+        self._last.args = args
         return _sre.compile(*args)
 
     def watch(self, compile_: Any) -> Any:
         """``re._compiler.compile`` wrapped: a string pattern's compile is recorded under re's key."""
 
         def compile(p: Any, flags: int = 0) -> Any:
-            self._last = None
+            self._last.args = None
             result = compile_(p, flags)
-            args, flags = self._last, int(flags)
+            args, flags = self._last.args, int(flags)
             if args is not None and isinstance(p, (str, bytes)) and args[0] is p and not flags & _SKIP:
                 pattern, final, code, groups, groupindex, indexgroup = args
                 # the compiler's opcodes are int subclasses (named constants): kept as plain ints

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -76,6 +77,23 @@ def test_a_second_process_gets_the_first_ones_patterns_as_lookups(tmp_path: Path
     m = again[0].fullmatch(f"gpu-a={sample}42")
     assert m is not None and m.group("key") == "gpu-a" and m.group(3) == "42"
     assert again[2].fullmatch(sample.upper() + "ABC") is not None
+
+
+def test_compiles_in_several_threads_are_each_kept_under_their_own_key(tmp_path: Path, fresh: None) -> None:
+    """Each thread's compile is recorded with the arguments of its own _sre.compile call."""
+    cache = regex_start.install(tmp_path / "regex-code.bin")
+    assert cache is not None
+    wanted = [(f"(?P<g>{unique()})+x", flags) for flags in (0, re.IGNORECASE, re.MULTILINE, re.ASCII) for _ in range(5)]
+    threads = [threading.Thread(target=re.compile, args=w) for w in wanted]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    regex_start.uninstall()
+    assert set(cache.new) == {(str, p, int(f)) for p, f in wanted}
+    for (_kind, p, f), (_, flags, *args) in cache.new.items():
+        assert flags == f
+        assert regex_start._sre.compile(p, *args) == re._compiler.compile(p, f)  # type: ignore[attr-defined]
 
 
 def test_nothing_is_written_when_bytecode_is_not(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
