@@ -144,7 +144,7 @@ def check_outputs(outputs: Sequence[OutputPath], inputs: Iterable[str]) -> None:
 def atomic_path(target: OutputPath) -> Iterator[str]:
     """A temporary file's path beside the target: fill it, and on leaving it is renamed over
     the target (or removed, if the block raised). OSError becomes InputError naming the target."""
-    import tempfile  # ~1.5 ms with random: only a run that writes an output file pays it
+    import tempfile  # ~1 ms of imports: only a run that writes an output file pays it
 
     directory = os.path.dirname(target.path)
     tmp: str | None = None

@@ -50,7 +50,7 @@ SchemaPath = tuple[Any, ...]  # keys and indexes from the document root
 def _schemas() -> Traversable:
     """The shipped schemas' directory: beside the package's modules, where pip installs it and
     a checkout has it; importlib.resources only otherwise (a zip, say), as it costs a run some
-    2 ms of imports (zipfile, tempfile, random) for the same files."""
+    2 ms of imports (zipfile, tempfile) for the same files."""
     here = Path(__file__).resolve().parent.parent / "schemas"
     if here.is_dir():
         return here
