@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
-import marshal
 import re
 import sys
 import threading
@@ -32,7 +31,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from kschedctl.startup import cache_path, write_atomic
+from kschedctl.startup import cache_path, read_marshalled, write_marshalled
 
 _sre: Any = sys.modules["_sre"]  # re's matching engine, loaded with re (no type stubs)
 
@@ -108,11 +107,7 @@ class PatternCache:
         merged = {**read(self.path), **self.new}
         if len(merged) > MAX_ENTRIES:  # the first compiles are the imports' own
             merged = dict(list(self.new.items())[:MAX_ENTRIES])
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, HEADER + marshal.dumps(list(merged.values())))
-        except (OSError, ValueError):
-            return
+        write_marshalled(self.path, HEADER, list(merged.values()))
 
 
 def _entry(raw: Any) -> tuple[Key, Entry] | None:
@@ -133,16 +128,7 @@ def _entry(raw: Any) -> tuple[Key, Entry] | None:
 
 def read(path: Path) -> dict[Key, Entry]:
     """The entries of a file; empty when it is missing, unreadable or not one of ours."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return {}
-    if not data.startswith(HEADER):
-        return {}
-    try:
-        raw = marshal.loads(data[len(HEADER) :])
-    except (EOFError, ValueError, TypeError):
-        return {}
+    raw = read_marshalled(path, HEADER)
     if not isinstance(raw, list):
         return {}
     return dict(e for e in map(_entry, raw) if e is not None)

@@ -71,11 +71,17 @@ class CodeCache:
         merged = {**read(self.path), **self.used}
         if len(merged) > MAX_ENTRIES:
             merged = dict(self.used)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, HEADER + marshal.dumps(merged))
-        except (OSError, ValueError):
-            return
+        write_marshalled(self.path, HEADER, merged)
+
+
+def write_marshalled(path: Path, header: bytes, value: Any) -> None:
+    """``header`` and ``value`` marshalled, written atomically (its directory made first);
+    any failure leaves the file as it was. A cache's write (kschedctl/regex_start.py's too)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, header + marshal.dumps(value))
+    except (OSError, ValueError):
+        return
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -95,18 +101,24 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def read(path: Path) -> dict[str, types.CodeType]:
-    """The entries of a cache file; empty when it is missing, unreadable or not one of ours."""
+def read_marshalled(path: Path, header: bytes) -> Any:
+    """What a cache file written by write_marshalled holds after ``header``; None when it is
+    missing, unreadable, or not one of ours (another header, bytes that do not unmarshal)."""
     try:
         data = path.read_bytes()
     except OSError:
-        return {}
-    if not data.startswith(HEADER):
-        return {}
+        return None
+    if not data.startswith(header):
+        return None
     try:
-        entries = marshal.loads(data[len(HEADER) :])
+        return marshal.loads(data[len(header) :])
     except (EOFError, ValueError, TypeError):
-        return {}
+        return None
+
+
+def read(path: Path) -> dict[str, types.CodeType]:
+    """The entries of a cache file; empty when it is missing, unreadable or not one of ours."""
+    entries = read_marshalled(path, HEADER)
     if not isinstance(entries, dict):
         return {}
     return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, types.CodeType)}

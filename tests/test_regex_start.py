@@ -165,18 +165,5 @@ def test_the_command_line_installs_it_and_the_library_does_not() -> None:
     assert out.split() == ["False", "True"]
 
 
-def test_a_run_of_the_command_line_writes_and_reuses_it(tmp_path: Path) -> None:
-    """The real command twice: the first writes the file, the second compiles nothing that
-    the first kept, and both print the same."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-    probe = (  # main() ends the process once the exit handlers have run (runtime/process.py)
-        "import atexit, sys; from kschedctl.cli.app import main; from kschedctl import regex_start; "
-        "sys.argv = ['kschedctl', 'validate', '--help']\n"
-        "atexit.register(lambda: sys.stderr.write(str(len(regex_start._installed[0][0].new))))\nmain()\n"
-    )
-    outs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
-    assert outs[0].stdout == outs[1].stdout and "validate" in outs[0].stdout
-    first, second = (int(o.stderr.strip().splitlines()[-1]) for o in outs)
-    assert first > 10 and second == 0
-    assert (tmp_path / "cache" / "kschedctl" / f"regex-code.{sys.implementation.cache_tag}.bin").exists()
+# The real command run twice, its patterns kept by the first and compiled by neither second:
+# tests/test_startup.py's test_a_run_of_the_command_line_writes_and_reuses_it, for both caches.
