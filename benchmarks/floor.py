@@ -16,8 +16,9 @@ and the plugin packages installed (the `kschedctl` entry-point group). Then four
 fresh processes, each importing a longer prefix of that list, in the run's order:
 
 - python: nothing;
-- dependencies: every recorded module outside kschedctl and the plugin packages (numpy, typer,
-  PyYAML, pluggy, orjson and the standard library they and kschedctl use);
+- dependencies: every recorded module outside kschedctl and the plugin packages (numpy, PyYAML,
+  pluggy, orjson, typer where the command line needs it, and the standard library they and
+  kschedctl use);
 - kschedctl: and kschedctl's own modules;
 - plugin packages: and the installed plugin packages' modules;
 

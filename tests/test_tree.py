@@ -151,7 +151,7 @@ def test_the_cycle_finder_finds_cycles(graph: dict[str, set[str]], expected: lis
 def test_the_import_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     graph = import_graph()
     # a lazy import inside a function (explain.py has none at function level any more; the CLI does)
-    assert "kschedctl.scheduler.scheduler" in graph["kschedctl.cli.schedule"]
+    assert "kschedctl.scheduler.scheduler" in graph["kschedctl.cli.bodies.schedule"]
     # eventhandlers names the Scheduler only for type checking
     assert "kschedctl.scheduler.scheduler" not in graph["kschedctl.scheduler.eventhandlers"]
 

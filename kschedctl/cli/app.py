@@ -12,14 +12,13 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
-import traceback
 from typing import Any
 
 import typer
 
 from kschedctl import __version__
 from kschedctl.cli.helpformat import PlainCommand, PlainGroup
-from kschedctl.cli.stdout import run_app
+from kschedctl.cli.stdout import run_process
 
 # Startup (benchmarks/startup.py): `kschedctl --help` and argument errors need only typer and
 # the commands' definitions, so the configuration, the framework (numpy), the renderers and the
@@ -110,26 +109,6 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    """The command as a process: guarded against the plugin code it runs (framework/runtime/
-    process.py: its own output on a private descriptor, fd 1 and plugin prints on stderr, no
-    os._exit or exec by plugin code, no fork child printing a result), standard output's write
-    errors ending it as kschedctl/cli/stdout.py says (a closed pipe: quiet, exit 141; anything
-    else: one line, exit 2), and ended with the command's status once the result is flushed,
-    whatever threads a plugin left running."""
-    from kschedctl.runtime import process
-
-    process.contain()
-    code = 1
-    try:
-        # the command's modules (its options, the scheduler, the renderers): like the input,
-        # long-lived objects made with the collector paused, then frozen (process.loading)
-        with process.loading():
-            app = build(command_named(sys.argv[1:]))
-        run_app(app)
-    except SystemExit as exc:
-        code = process.exit_code(exc)
-    except KeyboardInterrupt:
-        code = 130
-    except BaseException:  # noqa: BLE001 - the process still ends below, with a traceback
-        traceback.print_exc()
-    process.finish(code)
+    """The command as a process (kschedctl/cli/stdout.py's run_process), through the typer app
+    of the command it names."""
+    run_process(lambda: build(command_named(sys.argv[1:])))

@@ -8,21 +8,36 @@ while they are imported and what they made is frozen out of its sight (``gc.free
 ``runtime.process.loading()`` does for the input read; what the run itself creates is collected
 as before. Only this entry does it: a program importing kschedctl, or the test runner, keeps
 its collector as it is.
+
+A command line the fast path reads in full (kschedctl/cli/fast.py: `schedule`, `simulate` or
+`validate` with plain options) runs without importing typer; any other goes to the typer app.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
+import sys
 
 
 def main() -> None:
-    """Imports the command line with the collector paused, then runs it (cli/app.py's main)."""
+    """Imports the command line with the collector paused, then runs it: the fast path's call
+    when it reads the whole command line, else cli/app.py's main."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        from kschedctl.cli.app import main as run_command
+        from kschedctl.cli import fast
+
+        call = fast.parse(sys.argv[1:])
+        if call is None:
+            from kschedctl.cli.app import main as run_command
+        else:
+            from kschedctl.cli.stdout import run_process
     finally:
         gc.freeze()
         if was_enabled:
             gc.enable()
-    run_command()
+    if call is None:
+        run_command()
+    else:
+        run_process(lambda: functools.partial(fast.invoke, call.load(), call.kwargs))

@@ -1,14 +1,13 @@
-"""`kschedctl schedule SNAPSHOT...`: every pending pod scheduled; placements and diagnoses."""
+"""`kschedctl schedule SNAPSHOT...`: every pending pod scheduled; placements and diagnoses.
+
+The options as typer reads them; the work is kschedctl/cli/bodies/schedule.py's, which the
+command line's fast path (kschedctl/cli/fast.py) calls with the same values."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
 
-from kschedctl.api.field import escape_control
-from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.guard import guarded, say
+from kschedctl.cli.bodies import schedule as body
 from kschedctl.cli.live import live_options
 from kschedctl.cli.options import (
     CONFIG_HELP,
@@ -22,12 +21,8 @@ from kschedctl.cli.options import (
     VERSION_HELP,
     RunOutput,
 )
-from kschedctl.cli.stdout import emit_rendered
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
-
-if TYPE_CHECKING:
-    from kschedctl.scheduler.result import RunResult
 
 
 @live_options
@@ -55,60 +50,19 @@ def schedule(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Schedule every pending pod; print placements and diagnoses."""
-    from kschedctl.output.layout import terminal_width
-    from kschedctl.output.render import render_run
-    from kschedctl.scheduler.scheduler import Scheduler
-
-    def run() -> RunResult:
-        from kschedctl.app.inputs import load_inputs
-        from kschedctl.app.outputs import settle_outputs
-        from kschedctl.app.release import release
-
-        check_stdin_once(snapshot=snapshot, config=config, write_snapshot=write_snapshot)
-        targets = settle_outputs([("--write-snapshot", write_snapshot), ("--report", report)], [*snapshot, config])
-        version = release(kube_version, feature_gates)
-        inputs = load_inputs(snapshot, config, version, say, no_extenders)
-        cluster = inputs.cluster
-        from kschedctl.cli.progress import progress_bar
-        from kschedctl.cluster.loader import is_pending
-        from kschedctl.explain.verdict import word_coscheduling_groups, word_run
-        from kschedctl.scheduler.victims import VictimExit
-
-        sched = Scheduler(
-            cluster,
-            inputs.cfg,
-            inputs.registry,
-            version,
-            seed=seed,
-            plugin_timeout=plugin_timeout,
-            victim_exit=VictimExit(instant_preemption),
-        )
-        tables = None
-        if report is not None:  # the report's per-pod node tables, recorded on the run's attempts
-            from kschedctl.explain.pod_tables import PodTables
-
-            tables = PodTables(sched.framework_for_pod)
-            sched.algorithm.recorders.append(tables)
-        with progress_bar(sum(1 for p in cluster.pods if is_pending(p))) as callback:
-            result = word_coscheduling_groups(word_run(sched.run(progress=callback)), cluster)
-        if tables is not None:
-            result.pod_tables = tables.tables()
-        if write_snapshot is not None:
-            from kschedctl.output.writer import write_snapshot_file
-
-            write_snapshot_file(cluster, result, targets["--write-snapshot"])
-        if report is not None:
-            from kschedctl.output.report import write_run_report
-            from kschedctl.whatif.usage import cluster_usage
-
-            write_run_report(result, cluster_usage(sched.cache.nodes), targets["--report"])
-        return result
-
-    result = guarded(debug, run)
-    for warning in result.warnings:
-        typer.echo(f"warning: {escape_control(warning)}", err=True)
-    if namespace:
-        result = result.in_namespace(namespace)
-    emit_rendered(render_run, result, output.value, terminal_width())
-    if fail_on_unschedulable and result.unschedulable:
-        raise typer.Exit(3)
+    body.run_schedule(
+        snapshot=snapshot,
+        config=config,
+        output=output.value,
+        seed=seed,
+        write_snapshot=write_snapshot,
+        kube_version=kube_version,
+        feature_gates=feature_gates,
+        fail_on_unschedulable=fail_on_unschedulable,
+        namespace=namespace,
+        plugin_timeout=plugin_timeout,
+        report=report,
+        no_extenders=no_extenders,
+        instant_preemption=instant_preemption,
+        debug=debug,
+    )

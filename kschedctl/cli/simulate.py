@@ -1,14 +1,13 @@
-"""`kschedctl simulate SCENARIO`: a scenario run over virtual time."""
+"""`kschedctl simulate SCENARIO`: a scenario run over virtual time.
+
+The options as typer reads them; the work is kschedctl/cli/bodies/simulate.py's, which the
+command line's fast path (kschedctl/cli/fast.py) calls with the same values."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
 
-from kschedctl.api.field import escape_control
-from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.guard import guarded, say
+from kschedctl.cli.bodies import simulate as body
 from kschedctl.cli.options import (
     CONFIG_HELP,
     DEBUG_HELP,
@@ -20,12 +19,8 @@ from kschedctl.cli.options import (
     VERSION_HELP,
     ExplainOutput,
 )
-from kschedctl.cli.stdout import emit_rendered
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
-
-if TYPE_CHECKING:
-    from kschedctl.scheduler.simulate import SimulationResult
 
 
 def simulate(
@@ -44,57 +39,16 @@ def simulate(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run a scenario over virtual time: placements as they happen, and the final state."""
-    from kschedctl.cluster.scenario import load_scenario
-    from kschedctl.explain.verdict import word_run
-    from kschedctl.output.layout import terminal_width
-    from kschedctl.output.render import render_simulation
-    from kschedctl.scheduler.simulate import run_scenario
-
-    def run() -> SimulationResult:
-        from kschedctl.app.inputs import configured
-        from kschedctl.app.outputs import settle_outputs
-        from kschedctl.app.release import release
-        from kschedctl.app.snapshot import say_input_remarks
-
-        check_stdin_once(scenario=scenario, config=config)
-        targets = settle_outputs([("--report", report)], [*_scenario_inputs(scenario, report), config])
-        version = release(kube_version, feature_gates)
-        conf = configured(config, version, say, no_extenders)
-        cfg, registry = conf.cfg, conf.registry
-        loaded = load_scenario(scenario)
-        say_input_remarks(loaded.cluster, version, say, emptiness_too=False)  # events may add what is missing
-        from kschedctl.explain.pod_tables import attach_pod_tables
-        from kschedctl.scheduler.victims import VictimExit
-
-        result = run_scenario(
-            loaded,
-            cfg,
-            registry,
-            version,
-            seed=seed,
-            plugin_timeout=plugin_timeout,
-            attach=attach_pod_tables if report is not None else None,
-            victim_exit=VictimExit(instant_preemption),
-        )
-        word_run(result.run)
-        if report is not None:
-            from kschedctl.output.report import write_simulation_report
-            from kschedctl.whatif.usage import cluster_usage
-
-            write_simulation_report(result, cluster_usage(result.node_infos or {}), targets["--report"])
-        return result
-
-    result = guarded(debug, run)
-    for warning in result.run.warnings:
-        typer.echo(f"warning: {escape_control(warning)}", err=True)
-    emit_rendered(render_simulation, result, output.value, terminal_width())
-
-
-def _scenario_inputs(scenario: str, report: str | None) -> list[str]:
-    """The scenario file and the snapshot files it reads (only looked up when there is an output
-    to check them against)."""
-    if report is None or scenario == "-":
-        return [scenario]
-    from kschedctl.sweep.matrix import scenario_files
-
-    return [scenario, *scenario_files(scenario)]
+    body.run_simulate(
+        scenario=scenario,
+        config=config,
+        output=output.value,
+        seed=seed,
+        kube_version=kube_version,
+        feature_gates=feature_gates,
+        plugin_timeout=plugin_timeout,
+        report=report,
+        no_extenders=no_extenders,
+        instant_preemption=instant_preemption,
+        debug=debug,
+    )

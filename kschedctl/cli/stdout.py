@@ -86,7 +86,9 @@ def _fail_stdout(exc: OSError) -> int:
 
 
 def run_app(app: Any, **kwargs: Any) -> None:
-    """Run the typer app; standard output's write errors end it as the module docstring says."""
+    """Run the typer app (or the fast path's call, kschedctl/cli/fast.py: any callable that ends
+    with SystemExit as typer's does); standard output's write errors end it as the module
+    docstring says."""
     code: Any = 0
     try:
         app(**kwargs)
@@ -105,4 +107,32 @@ def run_app(app: Any, **kwargs: Any) -> None:
     raise SystemExit(code)
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "StdoutError", "emit", "run_app"]
+def run_process(load: Callable[[], Any]) -> None:
+    """The command as a process: guarded against the plugin code it runs (framework/runtime/
+    process.py: its own output on a private descriptor, fd 1 and plugin prints on stderr, no
+    os._exit or exec by plugin code, no fork child printing a result), standard output's write
+    errors ending it as this module says, and ended with the command's status once the result
+    is flushed, whatever threads a plugin left running. ``load`` imports what the command
+    needs and returns what ``run_app`` runs."""
+    import traceback
+
+    from kschedctl.runtime import process
+
+    process.contain()
+    code = 1
+    try:
+        # the command's modules (its options, the scheduler, the renderers): like the input,
+        # long-lived objects made with the collector paused, then frozen (process.loading)
+        with process.loading():
+            app = load()
+        run_app(app)
+    except SystemExit as exc:
+        code = process.exit_code(exc)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException:  # noqa: BLE001 - the process still ends below, with a traceback
+        traceback.print_exc()
+    process.finish(code)
+
+
+__all__ = ["EXIT_BROKEN_PIPE", "StdoutError", "emit", "run_app", "run_process"]

@@ -1,21 +1,16 @@
 """`kschedctl validate CONFIG...`: KubeSchedulerConfiguration files checked as kube-scheduler would;
-exit 0 valid, 1 invalid, 2 unreadable."""
+exit 0 valid, 1 invalid, 2 unreadable.
+
+The options as typer reads them; the work is kschedctl/cli/bodies/validate.py's, which the
+command line's fast path (kschedctl/cli/fast.py) calls with the same values."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
 
-from kschedctl.api.field import escape_control
-from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.guard import guarded, say
+from kschedctl.cli.bodies import validate as body
 from kschedctl.cli.options import DEBUG_HELP, GATES_HELP, VERSION_HELP, TextOutput
-from kschedctl.cli.stdout import emit
 from kschedctl.versions import DEFAULT_VERSION
-
-if TYPE_CHECKING:
-    from kschedctl.config.checker import ValidationReport
 
 
 def validate(
@@ -26,23 +21,4 @@ def validate(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Check KubeSchedulerConfiguration files (schema and semantics): exit 0 valid, 1 invalid, 2 unreadable."""
-    from kschedctl.config.checker import validate_files
-    from kschedctl.output.render import render_validation
-
-    def run() -> list[ValidationReport]:
-        from kschedctl.app.config import plugin_registry
-        from kschedctl.app.release import release
-
-        check_stdin_once(configs=configs)
-        registry = plugin_registry(say)  # a broken plugin package is said on stderr; validation goes on without it
-        return validate_files(configs, release(kube_version, feature_gates), registry)
-
-    reports = guarded(debug, run)
-    emit(render_validation(reports, output.value))
-    unreadable = [r for r in reports if r.unreadable]
-    for report in unreadable:
-        typer.echo(f"error: {escape_control(f'{report.file}: {report.findings[0].message}')}", err=True)
-    if unreadable:
-        raise typer.Exit(2)
-    if not all(r.valid for r in reports):
-        raise typer.Exit(1)
+    body.run_validate(configs=configs, output=output.value, kube_version=kube_version, feature_gates=feature_gates, debug=debug)
