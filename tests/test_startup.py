@@ -138,23 +138,29 @@ def test_a_run_of_the_command_line_writes_and_reuses_it(tmp_path: Path) -> None:
     """The real command twice: the first writes the file, the second compiles nothing new, and
     both print the same placements; nothing else is written to the cache directory but the
     compiled patterns' file, whose second run too compiles nothing the first kept
-    (kschedctl/regex_start.py: one pair of runs checks both caches)."""
+    (kschedctl/regex_start.py), and the modules' file, whose second run imports every kschedctl
+    module it asks for from it (kschedctl/module_start.py: one pair of runs checks the three)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     probe = (  # main() ends the process once the exit handlers have run (runtime/process.py)
-        "import atexit, sys, dataclasses; from kschedctl.cli.app import main; from kschedctl import regex_start; "
+        "import atexit, sys, dataclasses; from kschedctl.cli.app import main; from kschedctl import module_start, regex_start; "
         "sys.argv = ['kschedctl', 'validate', '--help']\n"
-        "atexit.register(lambda: sys.stderr.write(f'{dataclasses.exec.__self__.compiled} {len(regex_start._installed[0][0].new)}'))\n"
+        "atexit.register(lambda: sys.stderr.write(f'{dataclasses.exec.__self__.compiled} {len(regex_start._installed[0][0].new)} '"
+        "f'{len(module_start._installed[0].missed)}'))\n"
         "main()\n"
     )
     outs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
     assert outs[0].stdout == outs[1].stdout and "validate" in outs[0].stdout
-    (first, first_patterns), (second, second_patterns) = (map(int, o.stderr.strip().splitlines()[-1].split()) for o in outs)
+    (first, first_patterns, first_modules), (second, second_patterns, second_modules) = (
+        map(int, o.stderr.strip().splitlines()[-1].split()) for o in outs
+    )
     assert first > 0 and second == 0
     assert first_patterns > 10 and second_patterns == 0
+    assert first_modules > 10 and second_modules == 0
     tag = sys.implementation.cache_tag
-    # beside it only the compiled patterns' file (kschedctl/regex_start.py)
-    assert sorted(p.name for p in (tmp_path / "cache" / "kschedctl").iterdir()) == [f"dataclass-code.{tag}.bin", f"regex-code.{tag}.bin"]
+    # beside it only the compiled patterns' and the modules' files
+    names = sorted(p.name for p in (tmp_path / "cache" / "kschedctl").iterdir())
+    assert names == [f"dataclass-code.{tag}.bin", f"module-code.{tag}.bin", f"regex-code.{tag}.bin"]
 
 
 def test_the_command_line_installs_it_and_the_library_does_not() -> None:

@@ -163,7 +163,7 @@ def test_the_import_graph_sees_lazy_imports_and_skips_type_checking_ones() -> No
 # in the tuple, so `sweep` may use `whatif` and `explain`, and `whatif` may use `explain`, never the
 # other way round. The package root's own modules are placed like folders: `__main__` with the CLI;
 # `testing` (the builders tests use) with `cluster`, since it builds what a snapshot holds; and the
-# root itself (`kschedctl`, its version), `versions`, `lazy`, `hookspecs`, `regex_start`, `startup` and `yaml_start`, which import nothing of
+# root itself (`kschedctl`, its version), `versions`, `lazy`, `hookspecs`, `regex_start`, `module_start`, `startup` and `yaml_start`, which import nothing of
 # kschedctl, are the base under `api`. The schemas (kschedctl/schemas) are data, read by config and
 # sweep: no module.
 LAYERS: list[tuple[str, ...]] = [
@@ -181,7 +181,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("framework",),
     ("dra",),
     ("api",),
-    ("", "versions", "lazy", "hookspecs", "regex_start", "startup", "yaml_start"),  # "": the package kschedctl itself
+    ("", "versions", "lazy", "hookspecs", "regex_start", "module_start", "startup", "yaml_start"),  # "": the package kschedctl itself
 ]
 
 

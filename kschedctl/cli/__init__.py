@@ -5,8 +5,10 @@ they share.
 The inputs are loaded and checked by kschedctl.app.
 """
 
-from kschedctl import regex_start, startup, yaml_start
+from kschedctl import module_start, regex_start, startup, yaml_start
 
+# before the rest of kschedctl is imported (kschedctl/module_start.py)
+module_start.install()
 # before the commands and the libraries they import compile their patterns (kschedctl/regex_start.py)
 regex_start.install()
 # before the commands and typer define their dataclasses (kschedctl/startup.py)

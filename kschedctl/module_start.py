@@ -1,0 +1,204 @@
+"""kschedctl's own modules imported from one file of their code, kept between runs.
+
+Importing a module from its bytecode file runs ~45 us of the import system's own Python code
+(the path finder, the file finder's checks, the bytecode file's header and timestamp, the
+module's attributes) besides the module itself: ~10 ms of a 150 ms `kschedctl schedule` that
+imports some 210 of kschedctl's modules. :func:`install` puts a finder first on
+``sys.meta_path`` that serves those modules from one file in the user's cache directory
+(beside the dataclasses' methods and the patterns, kschedctl/startup.py): each entry is a
+module's code with the source file's path, size and modification time and its directory's
+modification time, and is served only while all of them are what they were:
+
+- only submodules of kschedctl, and only when the entry's directory is where the import system
+  would look (the parent package's ``__path__``): another installation of kschedctl (a
+  checkout on PYTHONPATH, an editable install) is never served this one's code;
+- the source file's size and modification time (in nanoseconds) as recorded: an edited module
+  is imported the usual way (and recorded again at the end of the run);
+- its directory's modification time as recorded: a file added or removed beside it (a package
+  or an extension module of the same name, which the file finder would prefer) changes it, and
+  every entry of that directory is then imported the usual way.
+
+A served module has what the usual import gives it (``__file__``, ``__path__`` for a package,
+``__spec__.origin``, ``__cached__``) and its code is the usual import's (the bytecode file's,
+recorded from the source loader), so tracebacks, ``inspect`` and the schemas read beside the
+modules are unchanged; only its ``__loader__`` is this finder, which also answers
+``get_source`` and ``get_code``.
+
+The file is written as the other caches are (kschedctl/startup.py): at the end of a run that
+imported some kschedctl module the usual way, by the process that installed it, not under
+PYTHONDONTWRITEBYTECODE, atomically; one entry per module name, so it never grows past the
+package. A file or an entry that is not what this module writes is ignored. Only the command
+line installs it (``kschedctl.cli``), never an import of the library.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import marshal
+import os
+import sys
+from importlib.machinery import ModuleSpec, SourceFileLoader
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kschedctl.startup import cache_path, read_marshalled, write_marshalled
+
+HEADER = b"kschedctl-module-code\n" + importlib.util.MAGIC_NUMBER
+PREFIX = "kschedctl."
+
+# name -> (source path, its size, its mtime_ns, is a package, its directory's mtime_ns, marshalled code)
+Entry = tuple[str, int, int, bool, int, bytes]
+
+
+class ModuleCache:
+    """The finder and loader of kschedctl's modules kept in ``path``."""
+
+    def __init__(self, path: Path, write: bool) -> None:
+        self.path = path
+        self.write = write
+        self.pid = os.getpid()
+        self.entries: dict[str, Entry] = read(path)
+        self.dirs: dict[str, int | None] = {}  # directory -> its mtime_ns now (once a process)
+        self.missed: list[str] = []  # kschedctl modules left to the usual finders
+
+    # --- the finder ---------------------------------------------------------------------
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
+        """A spec for a kschedctl submodule whose entry is current, else None (the usual finders
+        look for it)."""
+        if path is None or not name.startswith(PREFIX):
+            return None
+        entry = self.entries.get(name)
+        if entry is None or not self._current(entry, path):
+            self.missed.append(name)
+            return None
+        origin, _, _, is_package, _, _ = entry
+        spec = ModuleSpec(name, self, origin=origin, is_package=is_package)  # type: ignore[arg-type]  # a loader (importlib.abc would import importlib.resources)
+        spec.has_location = True
+        if is_package:
+            spec.submodule_search_locations = [os.path.dirname(origin)]
+        return spec
+
+    def _current(self, entry: Entry, path: Any) -> bool:
+        origin, size, mtime, is_package, dir_mtime, _ = entry
+        where = os.path.dirname(os.path.dirname(origin) if is_package else origin)
+        if where not in path or self._dir_mtime(where) != dir_mtime:
+            return False
+        try:
+            stat = os.stat(origin)
+        except OSError:
+            return False
+        return stat.st_size == size and stat.st_mtime_ns == mtime
+
+    def _dir_mtime(self, where: str) -> int | None:
+        if where not in self.dirs:
+            try:
+                self.dirs[where] = os.stat(where).st_mtime_ns
+            except OSError:
+                self.dirs[where] = None
+        return self.dirs[where]
+
+    # --- the loader ---------------------------------------------------------------------
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return None  # the default module
+
+    def exec_module(self, module: ModuleType) -> None:
+        exec(self.get_code(module.__name__), module.__dict__)  # noqa: S102 - the module's own code
+
+    def get_code(self, name: str) -> Any:
+        return marshal.loads(self.entries[name][5])
+
+    def get_source(self, name: str) -> str:
+        return importlib.util.decode_source(Path(self.entries[name][0]).read_bytes())
+
+    def is_package(self, name: str) -> bool:
+        return self.entries[name][3]
+
+    # --- the file -----------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Records the kschedctl modules this run imported the usual way, beside the entries
+        already kept; nothing when there were none, in a forked child, or when not writing."""
+        if not self.write or not self.missed or os.getpid() != self.pid:
+            return
+        fresh = {}
+        for name in self.missed:
+            module = sys.modules.get(name)
+            entry = record(name, module) if module is not None else None
+            if entry is not None:
+                fresh[name] = entry
+        if fresh:
+            write_marshalled(self.path, HEADER, {**read(self.path), **fresh})
+
+
+def record(name: str, module: ModuleType) -> Entry | None:
+    """The entry of a module the source loader imported, or None (any other kind, or a file
+    that changed since, which the next run imports the usual way)."""
+    spec = getattr(module, "__spec__", None)
+    loader = getattr(spec, "loader", None)
+    origin = getattr(spec, "origin", None)
+    if not isinstance(loader, SourceFileLoader) or not isinstance(origin, str) or spec is None:
+        return None
+    is_package = spec.submodule_search_locations is not None
+    try:
+        stat = os.stat(origin)
+        code = loader.get_code(name)
+        where = os.path.dirname(os.path.dirname(origin) if is_package else origin)
+        dir_mtime = os.stat(where).st_mtime_ns
+    except (OSError, ImportError):
+        return None
+    if code is None:
+        return None
+    return (origin, stat.st_size, stat.st_mtime_ns, is_package, dir_mtime, marshal.dumps(code))
+
+
+def _entry(value: Any) -> Entry | None:
+    if not (isinstance(value, tuple) and len(value) == 6):
+        return None
+    origin, size, mtime, is_package, dir_mtime, code = value
+    if isinstance(origin, str) and isinstance(is_package, bool) and isinstance(code, bytes):
+        if all(type(v) is int for v in (size, mtime, dir_mtime)):
+            return (origin, size, mtime, is_package, dir_mtime, code)
+    return None
+
+
+def read(path: Path) -> dict[str, Entry]:
+    """The entries of a cache file; empty when it is missing, unreadable or not one of ours."""
+    value = read_marshalled(path, HEADER)
+    if not isinstance(value, dict):
+        return {}
+    out = {}
+    for name, raw in value.items():
+        entry = _entry(raw)
+        if isinstance(name, str) and name.startswith(PREFIX) and entry is not None:
+            out[name] = entry
+    return out
+
+
+_installed: list[ModuleCache] = []  # the process's cache, once installed
+
+
+def install(path: Path | None = None) -> ModuleCache | None:
+    """Serves kschedctl's modules from the cache for the rest of the process (once)."""
+    if _installed:
+        return _installed[0]
+    where = path if path is not None else cache_path("module-code")
+    if where is None:
+        return None
+    cache = ModuleCache(where, write=not sys.dont_write_bytecode)
+    sys.meta_path.insert(0, cache)
+    atexit.register(cache.save)
+    _installed.append(cache)
+    return cache
+
+
+def uninstall() -> None:
+    """Takes the finder off ``sys.meta_path`` and forgets the cache (tests)."""
+    if _installed:
+        cache = _installed.pop()
+        atexit.unregister(cache.save)
+        if cache in sys.meta_path:
+            sys.meta_path.remove(cache)
