@@ -2,31 +2,34 @@
 
 Importing a module from its bytecode file runs ~45 us of the import system's own Python code
 (the path finder, the file finder's checks, the bytecode file's header and timestamp, the
-module's attributes) besides the module itself: ~10 ms of a 150 ms `kschedctl schedule` that
+module's attributes) besides the module itself: ~10 ms of a 150 ms `kschedctl schedule`, which
 imports some 210 of kschedctl's modules. :func:`install` puts a finder first on
-``sys.meta_path`` that serves those modules from one file in the user's cache directory
-(beside the dataclasses' methods and the patterns, kschedctl/startup.py): each entry is a
-module's code with the source file's path, size and modification time and its directory's
-modification time, and is served only while all of them are what they were:
+``sys.meta_path`` that serves them from one file in the user's cache directory (beside the
+dataclasses' methods and the patterns, kschedctl/startup.py): each entry is a module's code, as
+the source loader read it from the bytecode file, with the source file's path, size and
+modification time and its directory's modification time, and is served only while all of them
+are what they were:
 
-- only submodules of kschedctl, and only when the entry's directory is where the import system
+- only kschedctl's submodules, and only when the entry's directory is where the import system
   would look (the parent package's ``__path__``): another installation of kschedctl (a
-  checkout on PYTHONPATH, an editable install) is never served this one's code;
+  checkout on PYTHONPATH, an editable install, another environment) is never served this one's
+  code;
 - the source file's size and modification time (in nanoseconds) as recorded: an edited module
   is imported the usual way (and recorded again at the end of the run);
 - its directory's modification time as recorded: a file added or removed beside it (a package
   or an extension module of the same name, which the file finder would prefer) changes it, and
   every entry of that directory is then imported the usual way.
 
-A served module has what the usual import gives it (``__file__``, ``__path__`` for a package,
-``__spec__.origin``, ``__cached__``) and its code is the usual import's (the bytecode file's,
-recorded from the source loader), so tracebacks, ``inspect`` and the schemas read beside the
-modules are unchanged; only its ``__loader__`` is this finder, which also answers
-``get_source`` and ``get_code``.
+A served module's loader is a source loader of its file whose ``get_code`` returns the kept
+code, so the module has what the usual import gives it (``__file__``, ``__cached__``,
+``__path__``, its loader's data, source and resources), and tracebacks, ``inspect`` and the
+schemas read beside the modules are unchanged. The dependencies' submodules are left to the
+usual import: serving them too saved no more time on a 500-node run (a file twice as large to
+read) and would change how other projects' modules are loaded.
 
 The file is written as the other caches are (kschedctl/startup.py): at the end of a run that
 imported some kschedctl module the usual way, by the process that installed it, not under
-PYTHONDONTWRITEBYTECODE, atomically; one entry per module name, so it never grows past the
+PYTHONDONTWRITEBYTECODE, atomically; one entry per module name, so it never outgrows the
 package. A file or an entry that is not what this module writes is ignored. Only the command
 line installs it (``kschedctl.cli``), never an import of the library.
 """
@@ -52,8 +55,21 @@ PREFIX = "kschedctl."
 Entry = tuple[str, int, int, bool, int, bytes]
 
 
+class ServedLoader(SourceFileLoader):
+    """The source loader of one module, its code taken from the cache instead of the bytecode
+    file: everything else a loader answers (the file's name and data, the source, the package's
+    resources) is the source loader's own."""
+
+    def __init__(self, fullname: str, path: str, code: bytes) -> None:
+        super().__init__(fullname, path)
+        self.code = code
+
+    def get_code(self, fullname: str) -> Any:
+        return marshal.loads(self.code) if fullname == self.name else super().get_code(fullname)
+
+
 class ModuleCache:
-    """The finder and loader of kschedctl's modules kept in ``path``."""
+    """The finder of kschedctl's modules kept in ``path``."""
 
     def __init__(self, path: Path, write: bool) -> None:
         self.path = path
@@ -62,8 +78,6 @@ class ModuleCache:
         self.entries: dict[str, Entry] = read(path)
         self.dirs: dict[str, int | None] = {}  # directory -> its mtime_ns now (once a process)
         self.missed: list[str] = []  # kschedctl modules left to the usual finders
-
-    # --- the finder ---------------------------------------------------------------------
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
         """A spec for a kschedctl submodule whose entry is current, else None (the usual finders
@@ -74,8 +88,8 @@ class ModuleCache:
         if entry is None or not self._current(entry, path):
             self.missed.append(name)
             return None
-        origin, _, _, is_package, _, _ = entry
-        spec = ModuleSpec(name, self, origin=origin, is_package=is_package)  # type: ignore[arg-type]  # a loader (importlib.abc would import importlib.resources)
+        origin, _, _, is_package, _, code = entry
+        spec = ModuleSpec(name, ServedLoader(name, origin, code), origin=origin, is_package=is_package)
         spec.has_location = True
         if is_package:
             spec.submodule_search_locations = [os.path.dirname(origin)]
@@ -100,25 +114,6 @@ class ModuleCache:
                 self.dirs[where] = None
         return self.dirs[where]
 
-    # --- the loader ---------------------------------------------------------------------
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
-        return None  # the default module
-
-    def exec_module(self, module: ModuleType) -> None:
-        exec(self.get_code(module.__name__), module.__dict__)  # noqa: S102 - the module's own code
-
-    def get_code(self, name: str) -> Any:
-        return marshal.loads(self.entries[name][5])
-
-    def get_source(self, name: str) -> str:
-        return importlib.util.decode_source(Path(self.entries[name][0]).read_bytes())
-
-    def is_package(self, name: str) -> bool:
-        return self.entries[name][3]
-
-    # --- the file -----------------------------------------------------------------------
-
     def save(self) -> None:
         """Records the kschedctl modules this run imported the usual way, beside the entries
         already kept; nothing when there were none, in a forked child, or when not writing."""
@@ -126,21 +121,21 @@ class ModuleCache:
             return
         fresh = {}
         for name in self.missed:
-            module = sys.modules.get(name)
-            entry = record(name, module) if module is not None else None
+            entry = record(name, sys.modules.get(name))
             if entry is not None:
                 fresh[name] = entry
         if fresh:
             write_marshalled(self.path, HEADER, {**read(self.path), **fresh})
 
 
-def record(name: str, module: ModuleType) -> Entry | None:
-    """The entry of a module the source loader imported, or None (any other kind, or a file
-    that changed since, which the next run imports the usual way)."""
+def record(name: str, module: ModuleType | None) -> Entry | None:
+    """The entry of a module the plain source loader imported under ``name``, or None (no
+    such module, any other kind, or a file that changed since, which the next run imports the
+    usual way)."""
     spec = getattr(module, "__spec__", None)
     loader = getattr(spec, "loader", None)
     origin = getattr(spec, "origin", None)
-    if not isinstance(loader, SourceFileLoader) or not isinstance(origin, str) or spec is None:
+    if type(loader) is not SourceFileLoader or not isinstance(origin, str) or spec is None or spec.name != name:
         return None
     is_package = spec.submodule_search_locations is not None
     try:

@@ -1,8 +1,8 @@
 """kschedctl/module_start.py: kschedctl's modules imported from one file of their code. A module
 is served only while its source, its directory and its place are what was recorded; a served
-module has the usual import's attributes and code; the real command answers the same with it;
-a bad file or entry is ignored; nothing is written where bytecode would not be, or by a forked
-child; only the command line installs it."""
+module has the usual import's attributes, loader answers and code; the real command answers the
+same with it; a bad file or entry is ignored; nothing is written where bytecode would not be,
+or by a forked child; only the command line installs it."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _import_fresh() -> object:
 def _first_run(tmp_path: Path) -> None:
     cache = _cache(tmp_path)
     module = _import_fresh()
-    assert module.__spec__.loader is not cache and cache.missed == [NAME]  # type: ignore[attr-defined]
+    assert not isinstance(module.__spec__.loader, module_start.ServedLoader) and cache.missed == [NAME]  # type: ignore[attr-defined]
     cache.save()
     sys.meta_path.remove(cache)
 
@@ -65,12 +65,15 @@ def test_a_second_process_gets_the_module_from_the_file(tmp_path: Path, area: Pa
     usual_attrs = {k: getattr(usual, k) for k in ("__file__", "__cached__", "__package__", "__name__")}
     cache = _cache(tmp_path)
     module = _import_fresh()
-    assert module.__spec__.loader is cache and cache.missed == []  # type: ignore[attr-defined]
+    loader = module.__spec__.loader  # type: ignore[attr-defined]
+    assert isinstance(loader, module_start.ServedLoader) and cache.missed == []
     assert module.VALUE == 1  # type: ignore[attr-defined]
     assert {k: getattr(module, k) for k in usual_attrs} == usual_attrs
     assert module.__spec__.origin == str(area / "module_start_probe.py")  # type: ignore[attr-defined]
-    # tracebacks and inspect read the source as usual
-    assert cache.get_source(NAME) == (area / "module_start_probe.py").read_text()
+    # the loader answers as the source loader: the file's name, data and source
+    assert loader.get_filename(NAME) == str(area / "module_start_probe.py")
+    assert loader.get_source(NAME) == (area / "module_start_probe.py").read_text()
+    assert loader.get_data(str(area / "module_start_probe.py")) == (area / "module_start_probe.py").read_bytes()
     try:
         module.boom()  # type: ignore[attr-defined]
     except ValueError:
@@ -83,12 +86,12 @@ def test_an_edited_module_is_imported_the_usual_way_and_recorded_again(tmp_path:
     (area / "module_start_probe.py").write_text("VALUE = 22\n")
     cache = _cache(tmp_path)
     module = _import_fresh()
-    assert module.VALUE == 22 and module.__spec__.loader is not cache  # type: ignore[attr-defined]
+    assert module.VALUE == 22 and cache.missed == [NAME]  # type: ignore[attr-defined]
     cache.save()
     sys.meta_path.remove(cache)
     again = _cache(tmp_path)
     module = _import_fresh()
-    assert module.VALUE == 22 and module.__spec__.loader is again  # type: ignore[attr-defined]
+    assert module.VALUE == 22 and again.missed == []  # type: ignore[attr-defined]
 
 
 def test_same_size_and_a_new_time_is_an_edit(tmp_path: Path, area: Path) -> None:
@@ -127,9 +130,19 @@ def test_another_installation_is_never_served_this_ones_code(tmp_path: Path, are
 
 def test_only_kschedctls_submodules_are_looked_up(tmp_path: Path) -> None:
     cache = module_start.ModuleCache(tmp_path / "none.bin", write=True)
-    assert cache.find_spec("json.decoder", ["/usr/lib"]) is None
-    assert cache.find_spec("kschedctl", None) is None
+    assert cache.find_spec("kschedctl", None) is None and cache.find_spec("json", None) is None
+    assert cache.find_spec("json.decoder", ["/usr/lib/python3/json"]) is None
     assert cache.missed == []
+    assert cache.find_spec("kschedctl.nothing_here", kschedctl.__path__) is None and cache.missed == ["kschedctl.nothing_here"]
+
+
+def test_only_what_the_source_loader_imported_is_recorded(tmp_path: Path) -> None:
+    import _json
+    import json.decoder
+
+    assert module_start.record("json.decoder", json.decoder) is not None
+    assert module_start.record("_json", _json) is None  # built in, or an extension module
+    assert module_start.record("json.scanner", json.decoder) is None  # not the module's own name
 
 
 @pytest.mark.parametrize("damage", ["garbage", "header", "truncated", "entry"])
@@ -149,7 +162,7 @@ def test_a_bad_file_or_entry_is_ignored(tmp_path: Path, area: Path, damage: str)
     cache = _cache(tmp_path)
     module = _import_fresh()
     assert module.VALUE == 1  # type: ignore[attr-defined]
-    assert (module.__spec__.loader is cache) == (damage == "entry")  # type: ignore[attr-defined]
+    assert isinstance(module.__spec__.loader, module_start.ServedLoader) == (damage == "entry")  # type: ignore[attr-defined]
     assert set(cache.entries) <= {NAME}
 
 
@@ -167,22 +180,23 @@ def test_nothing_is_written_when_not_writing_or_in_a_forked_child(tmp_path: Path
 
 def test_the_real_command_answers_the_same_from_the_file(tmp_path: Path) -> None:
     """The command twice: the first imports every kschedctl module the usual way and writes the
-    file, the second takes nearly all of them from it; the same placements, byte for byte."""
+    file, the second takes all of them from it; the same placements, byte for byte."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     probe = (
         "import atexit, json, sys\nfrom kschedctl.cli.entry import main\nfrom kschedctl import module_start\n"
         "sys.argv = ['kschedctl', 'schedule', 'examples/cluster.yaml', '-o', 'json', '--seed', '1']\n"
         "cache = module_start._installed[0]\n"
-        "atexit.register(lambda: sys.stderr.write(json.dumps([len(cache.missed), "
-        "sum(1 for m in list(sys.modules.values()) if getattr(getattr(m, '__spec__', None), 'loader', None) is cache)])))\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps([sum(1 for n in cache.missed if module_start.record(n, sys.modules.get(n))), "
+        "sum(1 for m in list(sys.modules.values()) if isinstance(getattr(getattr(m, '__spec__', None), 'loader', None), "
+        "module_start.ServedLoader))])))\n"
         "main()\n"
     )
     runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT) for _ in range(2)]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr[-400:]
     assert runs[0].stdout == runs[1].stdout and json.loads(runs[0].stdout)["placements"]
     (missed_first, served_first), (missed_second, served_second) = (json.loads(r.stderr.splitlines()[-1]) for r in runs)
-    assert missed_first > 100 and served_first == 0
+    assert missed_first > 150 and served_first == 0
     assert missed_second == 0 and served_second == missed_first
 
 
