@@ -7,8 +7,10 @@ imports some 210 of kschedctl's modules. :func:`install` puts a finder first on
 ``sys.meta_path`` that serves them from one file in the user's cache directory (beside the
 dataclasses' methods and the patterns, kschedctl/startup.py): each entry is a module's code, as
 the source loader read it from the bytecode file, with the source file's path, size and
-modification time and its directory's modification time, and is served only while all of them
-are what they were:
+modification time and its directory's modification time. A run reads the file's index, and a
+module's code only when it imports it (one ``os.pread``: no copy of the file is held, which
+would cost more in page faults than the import system's work it saves). An entry is served
+only while all of the recorded facts are what they were:
 
 - only kschedctl's submodules, and only when the entry's directory is where the import system
   would look (the parent package's ``__path__``): another installation of kschedctl (a
@@ -43,16 +45,21 @@ import os
 import sys
 from importlib.machinery import ModuleSpec, SourceFileLoader
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
-from kschedctl.startup import cache_path, read_marshalled, write_marshalled
+from kschedctl.startup import cache_path, write_atomic
 
-HEADER = b"kschedctl-module-code\n" + importlib.util.MAGIC_NUMBER
+HEADER = b"kschedctl-module-code-2\n" + importlib.util.MAGIC_NUMBER
 PREFIX = "kschedctl."
 
-# name -> (source path, its size, its mtime_ns, is a package, its directory's mtime_ns, marshalled code)
-Entry = tuple[str, int, int, bool, int, bytes]
+# The file: HEADER, the index's length (8 bytes, little-endian), the index (marshalled: module
+# name -> Meta and the place of its code in what follows), then the modules' marshalled code.
+# Only the index is read at start; a module's code is read (os.pread) when it is imported, so a
+# run holds no copy of the file and reads none of the modules it does not import.
+
+# (source path, its size, its mtime_ns, is a package, its directory's mtime_ns)
+Meta = tuple[str, int, int, bool, int]
 
 
 class ServedLoader(SourceFileLoader):
@@ -60,12 +67,76 @@ class ServedLoader(SourceFileLoader):
     file: everything else a loader answers (the file's name and data, the source, the package's
     resources) is the source loader's own."""
 
-    def __init__(self, fullname: str, path: str, code: bytes) -> None:
+    def __init__(self, fullname: str, path: str, code: CodeType) -> None:
         super().__init__(fullname, path)
         self.code = code
 
     def get_code(self, fullname: str) -> Any:
-        return marshal.loads(self.code) if fullname == self.name else super().get_code(fullname)
+        return self.code if fullname == self.name else super().get_code(fullname)
+
+
+class Store:
+    """A cache file opened for reading: its index, and each module's code on demand."""
+
+    def __init__(self, path: Path) -> None:
+        self.index: dict[str, tuple[Meta, int, int]] = {}
+        self.fd: int | None = None
+        self.base = 0
+        try:
+            self.fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            self.index, self.base = _read_index(self.fd)
+        except (OSError, EOFError, ValueError, TypeError):
+            self.index = {}
+        if not self.index:
+            self.close()
+
+    def code(self, name: str) -> bytes | None:
+        """The marshalled code of ``name`` as the file holds it; None when it cannot be read."""
+        found = self.index.get(name)
+        if found is None or self.fd is None:
+            return None
+        _, offset, length = found
+        try:
+            data = os.pread(self.fd, length, self.base + offset)
+        except OSError:
+            return None
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _read_index(fd: int) -> tuple[dict[str, tuple[Meta, int, int]], int]:
+    head = os.pread(fd, len(HEADER) + 8, 0)
+    if len(head) != len(HEADER) + 8 or not head.startswith(HEADER):
+        return {}, 0
+    size = int.from_bytes(head[len(HEADER) :], "little")
+    raw = os.pread(fd, size, len(HEADER) + 8)
+    if len(raw) != size:
+        return {}, 0
+    value = marshal.loads(raw)
+    index = {}
+    if isinstance(value, dict):
+        for name, item in value.items():
+            found = _index_item(item)
+            if isinstance(name, str) and name.startswith(PREFIX) and found is not None:
+                index[name] = found
+    return index, len(HEADER) + 8 + size
+
+
+def _index_item(value: Any) -> tuple[Meta, int, int] | None:
+    if not (isinstance(value, tuple) and len(value) == 7):
+        return None
+    origin, size, mtime, is_package, dir_mtime, offset, length = value
+    if isinstance(origin, str) and isinstance(is_package, bool) and all(type(v) is int for v in (size, mtime, dir_mtime, offset, length)):
+        if offset >= 0 and length > 0:
+            return (origin, size, mtime, is_package, dir_mtime), offset, length
+    return None
 
 
 class ModuleCache:
@@ -75,28 +146,43 @@ class ModuleCache:
         self.path = path
         self.write = write
         self.pid = os.getpid()
-        self.entries: dict[str, Entry] = read(path)
+        self.store = Store(path)
         self.dirs: dict[str, int | None] = {}  # directory -> its mtime_ns now (once a process)
         self.missed: list[str] = []  # kschedctl modules left to the usual finders
+
+    @property
+    def entries(self) -> dict[str, tuple[Meta, int, int]]:
+        return self.store.index
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
         """A spec for a kschedctl submodule whose entry is current, else None (the usual finders
         look for it)."""
         if path is None or not name.startswith(PREFIX):
             return None
-        entry = self.entries.get(name)
-        if entry is None or not self._current(entry, path):
+        found = self.store.index.get(name)
+        code = self._code(name) if found is not None and self._current(found[0], path) else None
+        if found is None or code is None:
             self.missed.append(name)
             return None
-        origin, _, _, is_package, _, code = entry
+        origin, _, _, is_package, _ = found[0]
         spec = ModuleSpec(name, ServedLoader(name, origin, code), origin=origin, is_package=is_package)
         spec.has_location = True
         if is_package:
             spec.submodule_search_locations = [os.path.dirname(origin)]
         return spec
 
-    def _current(self, entry: Entry, path: Any) -> bool:
-        origin, size, mtime, is_package, dir_mtime, _ = entry
+    def _code(self, name: str) -> CodeType | None:
+        data = self.store.code(name)
+        if data is None:
+            return None
+        try:
+            code = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            return None
+        return code if isinstance(code, CodeType) else None
+
+    def _current(self, meta: Meta, path: Any) -> bool:
+        origin, size, mtime, is_package, dir_mtime = meta
         where = os.path.dirname(os.path.dirname(origin) if is_package else origin)
         if where not in path or self._dir_mtime(where) != dir_mtime:
             return False
@@ -116,7 +202,8 @@ class ModuleCache:
 
     def save(self) -> None:
         """Records the kschedctl modules this run imported the usual way, beside the entries
-        already kept; nothing when there were none, in a forked child, or when not writing."""
+        the file holds now (another run may have written it meanwhile); nothing when there were
+        none, in a forked child, or when not writing."""
         if not self.write or not self.missed or os.getpid() != self.pid:
             return
         fresh = {}
@@ -125,10 +212,14 @@ class ModuleCache:
             if entry is not None:
                 fresh[name] = entry
         if fresh:
-            write_marshalled(self.path, HEADER, {**read(self.path), **fresh})
+            write(self.path, {**read(self.path), **fresh})
 
 
-def record(name: str, module: ModuleType | None) -> Entry | None:
+# name -> (Meta, marshalled code): a file's whole content
+Entries = dict[str, tuple[Meta, bytes]]
+
+
+def record(name: str, module: ModuleType | None) -> tuple[Meta, bytes] | None:
     """The entry of a module the plain source loader imported under ``name``, or None (no
     such module, any other kind, or a file that changed since, which the next run imports the
     usual way)."""
@@ -147,30 +238,40 @@ def record(name: str, module: ModuleType | None) -> Entry | None:
         return None
     if code is None:
         return None
-    return (origin, stat.st_size, stat.st_mtime_ns, is_package, dir_mtime, marshal.dumps(code))
+    return (origin, stat.st_size, stat.st_mtime_ns, is_package, dir_mtime), marshal.dumps(code)
 
 
-def _entry(value: Any) -> Entry | None:
-    if not (isinstance(value, tuple) and len(value) == 6):
-        return None
-    origin, size, mtime, is_package, dir_mtime, code = value
-    if isinstance(origin, str) and isinstance(is_package, bool) and isinstance(code, bytes):
-        if all(type(v) is int for v in (size, mtime, dir_mtime)):
-            return (origin, size, mtime, is_package, dir_mtime, code)
-    return None
+def read(path: Path) -> Entries:
+    """Every entry of a cache file, code included; empty when it is missing, unreadable or not
+    one of ours (an entry whose code cannot be read is left out)."""
+    store = Store(path)
+    try:
+        out = {}
+        for name, (meta, _, _) in store.index.items():
+            data = store.code(name)
+            if data is not None:
+                out[name] = (meta, data)
+        return out
+    finally:
+        store.close()
 
 
-def read(path: Path) -> dict[str, Entry]:
-    """The entries of a cache file; empty when it is missing, unreadable or not one of ours."""
-    value = read_marshalled(path, HEADER)
-    if not isinstance(value, dict):
-        return {}
-    out = {}
-    for name, raw in value.items():
-        entry = _entry(raw)
-        if isinstance(name, str) and name.startswith(PREFIX) and entry is not None:
-            out[name] = entry
-    return out
+def write(path: Path, entries: Entries) -> None:
+    """The file of ``entries``, written atomically as the other caches are; any failure leaves
+    the file as it was."""
+    index = {}
+    blobs = []
+    offset = 0
+    for name, (meta, data) in entries.items():
+        index[name] = (*meta, offset, len(data))
+        blobs.append(data)
+        offset += len(data)
+    head = marshal.dumps(index)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, b"".join([HEADER, len(head).to_bytes(8, "little"), head, *blobs]))
+    except (OSError, ValueError):
+        return
 
 
 _installed: list[ModuleCache] = []  # the process's cache, once installed

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -19,7 +20,6 @@ import pytest
 
 import kschedctl
 from kschedctl import module_start
-from kschedctl.startup import write_marshalled
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "kschedctl.module_start_probe"
@@ -145,25 +145,59 @@ def test_only_what_the_source_loader_imported_is_recorded(tmp_path: Path) -> Non
     assert module_start.record("json.scanner", json.decoder) is None  # not the module's own name
 
 
-@pytest.mark.parametrize("damage", ["garbage", "header", "truncated", "entry"])
+def _file(index: dict[object, object], blobs: bytes) -> bytes:
+    head = marshal.dumps(index)
+    return module_start.HEADER + len(head).to_bytes(8, "little") + head + blobs
+
+
+@pytest.mark.parametrize("damage", ["garbage", "header", "truncated", "short index", "entries", "code", "not code"])
 def test_a_bad_file_or_entry_is_ignored(tmp_path: Path, area: Path, damage: str) -> None:
+    """Whatever the file holds, the module is imported: from the file when its own entry is
+    whole, else the usual way."""
     _first_run(tmp_path)
     path = tmp_path / "module-code.bin"
     data = path.read_bytes()
+    ((meta, code),) = module_start.read(path).values()
+    good = (*meta, 0, len(code))
     if damage == "garbage":
-        path.write_bytes(b"\x00not marshal at all")
+        path.write_bytes(b"\x00not a cache at all")
     elif damage == "header":
         path.write_bytes(b"another-cache\n" + data[len(module_start.HEADER) :])
     elif damage == "truncated":
-        path.write_bytes(data[: len(data) // 2])
-    else:  # a wrongly shaped entry beside a good one: the good one is still served
-        entries = module_start.read(path)
-        write_marshalled(path, module_start.HEADER, {**entries, "kschedctl.bad": ("x", 1), "kschedctl.worse": 3, 5: entries[NAME]})
+        path.write_bytes(data[:-10])
+    elif damage == "short index":
+        path.write_bytes(module_start.HEADER + (10**6).to_bytes(8, "little") + b"\x00" * 50)
+    elif damage == "entries":  # wrongly shaped entries beside a good one: the good one is still served
+        bad = {"kschedctl.bad": ("x", 1), "kschedctl.worse": 3, 5: good, "json.decoder": good, "kschedctl.far": (*meta, 10**9, 9)}
+        path.write_bytes(_file({**bad, NAME: good}, code))
+    elif damage == "code":
+        path.write_bytes(_file({NAME: (*meta, 0, 4)}, b"\xff\xfe\xfd\xfc"))
+    else:
+        data = marshal.dumps(("not", "code"))
+        path.write_bytes(_file({NAME: (*meta, 0, len(data))}, data))
     cache = _cache(tmp_path)
     module = _import_fresh()
     assert module.VALUE == 1  # type: ignore[attr-defined]
-    assert isinstance(module.__spec__.loader, module_start.ServedLoader) == (damage == "entry")  # type: ignore[attr-defined]
-    assert set(cache.entries) <= {NAME}
+    assert isinstance(module.__spec__.loader, module_start.ServedLoader) == (damage == "entries")  # type: ignore[attr-defined]
+    assert set(cache.entries) <= {NAME, "kschedctl.far"}
+
+
+def test_a_run_reads_only_the_code_of_what_it_imports(tmp_path: Path, area: Path) -> None:
+    """The index is read at start; a module's code only when it is imported."""
+    (area / "module_start_other.py").write_text("OTHER = 2\n" + "# padding\n" * 2000)
+    _first_run(tmp_path)
+    cache = _cache(tmp_path)
+    importlib.import_module("kschedctl.module_start_other")
+    sys.meta_path.remove(cache)
+    cache.save()
+    sys.modules.pop("kschedctl.module_start_other", None)
+    reads: list[str] = []
+    cache = _cache(tmp_path)
+    real = cache.store.code
+    cache.store.code = lambda name: (reads.append(name), real(name))[1]  # type: ignore[method-assign]
+    assert set(cache.entries) == {NAME, "kschedctl.module_start_other"}
+    _import_fresh()
+    assert reads == [NAME]
 
 
 def test_nothing_is_written_when_not_writing_or_in_a_forked_child(tmp_path: Path, area: Path, monkeypatch: pytest.MonkeyPatch) -> None:
