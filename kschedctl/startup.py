@@ -110,8 +110,8 @@ def read_marshalled(path: Path, header: bytes) -> Any:
         return None
     if not data.startswith(header):
         return None
-    try:
-        return marshal.loads(data[len(header) :])
+    try:  # through a view: a slice would copy the file (page faults are a run's cost too)
+        return marshal.loads(memoryview(data)[len(header) :])
     except (EOFError, ValueError, TypeError):
         return None
 
