@@ -44,11 +44,10 @@ import marshal
 import os
 import sys
 from importlib.machinery import ModuleSpec, SourceFileLoader
-from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
-from kschedctl.startup import cache_path, write_atomic
+from kschedctl.startup import StrPath, cache_path, write_atomic
 
 HEADER = b"kschedctl-module-code-2\n" + importlib.util.MAGIC_NUMBER
 PREFIX = "kschedctl."
@@ -78,7 +77,7 @@ class ServedLoader(SourceFileLoader):
 class Store:
     """A cache file opened for reading: its index, and each module's code on demand."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: StrPath) -> None:
         self.index: dict[str, tuple[Meta, int, int]] = {}
         self.fd: int | None = None
         self.base = 0
@@ -142,7 +141,7 @@ def _index_item(value: Any) -> tuple[Meta, int, int] | None:
 class ModuleCache:
     """The finder of kschedctl's modules kept in ``path``."""
 
-    def __init__(self, path: Path, write: bool) -> None:
+    def __init__(self, path: StrPath, write: bool) -> None:
         self.path = path
         self.write = write
         self.pid = os.getpid()
@@ -241,7 +240,7 @@ def record(name: str, module: ModuleType | None) -> tuple[Meta, bytes] | None:
     return (origin, stat.st_size, stat.st_mtime_ns, is_package, dir_mtime), marshal.dumps(code)
 
 
-def read(path: Path) -> Entries:
+def read(path: StrPath) -> Entries:
     """Every entry of a cache file, code included; empty when it is missing, unreadable or not
     one of ours (an entry whose code cannot be read is left out)."""
     store = Store(path)
@@ -256,7 +255,7 @@ def read(path: Path) -> Entries:
         store.close()
 
 
-def write(path: Path, entries: Entries) -> None:
+def write(path: StrPath, entries: Entries) -> None:
     """The file of ``entries``, written atomically as the other caches are; any failure leaves
     the file as it was."""
     index = {}
@@ -268,7 +267,6 @@ def write(path: Path, entries: Entries) -> None:
         offset += len(data)
     head = marshal.dumps(index)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, b"".join([HEADER, len(head).to_bytes(8, "little"), head, *blobs]))
     except (OSError, ValueError):
         return
@@ -277,7 +275,7 @@ def write(path: Path, entries: Entries) -> None:
 _installed: list[ModuleCache] = []  # the process's cache, once installed
 
 
-def install(path: Path | None = None) -> ModuleCache | None:
+def install(path: StrPath | None = None) -> ModuleCache | None:
     """Serves kschedctl's modules from the cache for the rest of the process (once)."""
     if _installed:
         return _installed[0]

@@ -28,10 +28,9 @@ import re
 import sys
 import threading
 import types
-from pathlib import Path
 from typing import Any
 
-from kschedctl.startup import cache_path, read_marshalled, write_marshalled
+from kschedctl.startup import StrPath, cache_path, read_marshalled, write_marshalled
 
 _sre: Any = sys.modules["_sre"]  # re's matching engine, loaded with re (no type stubs)
 
@@ -56,7 +55,7 @@ def supported() -> bool:
 class PatternCache:
     """The kept entries, seeded into ``re``'s cache; compiles seen since, to write back."""
 
-    def __init__(self, path: Path, write: bool) -> None:
+    def __init__(self, path: StrPath, write: bool) -> None:
         self.path = path
         self.write = write
         self.kept = read(path)
@@ -126,7 +125,7 @@ def _entry(raw: Any) -> tuple[Key, Entry] | None:
     return (type(pattern), pattern, flags), raw
 
 
-def read(path: Path) -> dict[Key, Entry]:
+def read(path: StrPath) -> dict[Key, Entry]:
     """The entries of a file; empty when it is missing, unreadable or not one of ours."""
     raw = read_marshalled(path, HEADER)
     if not isinstance(raw, list):
@@ -137,7 +136,7 @@ def read(path: Path) -> dict[Key, Entry]:
 _installed: list[tuple[PatternCache, Any, Any]] = []  # the cache, re._compiler's compile and _sre
 
 
-def install(path: Path | None = None) -> PatternCache | None:
+def install(path: StrPath | None = None) -> PatternCache | None:
     """Seeds ``re``'s cache from the file and records further compiles, for the rest of the
     process (once); None where this ``re`` is not one it knows, or there is no cache place."""
     if _installed:

@@ -30,17 +30,20 @@ import marshal
 import os
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
 HEADER = b"kschedctl-dataclass-code\n" + importlib.util.MAGIC_NUMBER
+
+# A file's path as the caches take it. (No pathlib at start-up: it imports urllib.parse and
+# ipaddress, ~4 ms of a small run that reads no path but these.)
+StrPath = str | os.PathLike[str]
 MAX_ENTRIES = 20000  # past this the file starts again from the current run's entries
 
 
 class CodeCache:
     """Source text -> code object, loaded from and saved to ``path``."""
 
-    def __init__(self, path: Path, write: bool) -> None:
+    def __init__(self, path: StrPath, write: bool) -> None:
         self.path = path
         self.write = write
         self.kept: dict[str, types.CodeType] = read(path)
@@ -74,20 +77,22 @@ class CodeCache:
         write_marshalled(self.path, HEADER, merged)
 
 
-def write_marshalled(path: Path, header: bytes, value: Any) -> None:
+def write_marshalled(path: StrPath, header: bytes, value: Any) -> None:
     """``header`` and ``value`` marshalled, written atomically (its directory made first);
     any failure leaves the file as it was. A cache's write (kschedctl/regex_start.py's too)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, header + marshal.dumps(value))
     except (OSError, ValueError):
         return
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Writes a new file beside ``path`` and renames it over it, with the permissions Python
-    gives a bytecode file (0o666 less the umask), so no reader ever sees half a file."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+def write_atomic(path: StrPath, data: bytes) -> None:
+    """Writes a new file beside ``path`` (its directory made first) and renames it over it,
+    with the permissions Python gives a bytecode file (0o666 less the umask), so no reader ever
+    sees half a file."""
+    path = os.fspath(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_EXCL | os.O_CREAT | os.O_WRONLY, 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -101,11 +106,12 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def read_marshalled(path: Path, header: bytes) -> Any:
+def read_marshalled(path: StrPath, header: bytes) -> Any:
     """What a cache file written by write_marshalled holds after ``header``; None when it is
     missing, unreadable, or not one of ours (another header, bytes that do not unmarshal)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError:
         return None
     if not data.startswith(header):
@@ -116,7 +122,7 @@ def read_marshalled(path: Path, header: bytes) -> Any:
         return None
 
 
-def read(path: Path) -> dict[str, types.CodeType]:
+def read(path: StrPath) -> dict[str, types.CodeType]:
     """The entries of a cache file; empty when it is missing, unreadable or not one of ours."""
     entries = read_marshalled(path, HEADER)
     if not isinstance(entries, dict):
@@ -124,7 +130,7 @@ def read(path: Path) -> dict[str, types.CodeType]:
     return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, types.CodeType)}
 
 
-def cache_path(name: str = "dataclass-code") -> Path | None:
+def cache_path(name: str = "dataclass-code") -> str | None:
     """Where the file ``name`` lives: ``$XDG_CACHE_HOME/kschedctl`` (an absolute path, as the
     XDG base directory specification wants it), else ``~/.cache/kschedctl``; None without a
     cache tag or a home directory. (kschedctl/regex_start.py keeps its file beside this one.)"""
@@ -133,19 +139,19 @@ def cache_path(name: str = "dataclass-code") -> Path | None:
         return None
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     if os.path.isabs(xdg):
-        base = Path(xdg)
+        base = xdg
     else:
-        try:
-            base = Path.home() / ".cache"
-        except (RuntimeError, KeyError):  # no HOME and no password entry
+        home = os.path.expanduser("~")  # $HOME, else the password entry's directory
+        if home == "~" or not os.path.isabs(home):  # neither
             return None
-    return base / "kschedctl" / f"{name}.{tag}.bin"
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "kschedctl", f"{name}.{tag}.bin")
 
 
 _installed: list[CodeCache] = []  # the process's cache, once installed
 
 
-def install(path: Path | None = None) -> CodeCache | None:
+def install(path: StrPath | None = None) -> CodeCache | None:
     """Serves dataclasses' compiles from the cache for the rest of the process (once)."""
     if _installed:
         return _installed[0]

@@ -271,3 +271,9 @@ def test_the_fast_path_imports_no_typer() -> None:
     loaded = set(json.loads(proc.stderr))
     assert {m for m in loaded if m.split(".")[0] in ("typer", "click") or m == "kschedctl.cli.app"} == set()
     assert "kschedctl.cli.schedule" not in loaded and "kschedctl.cli.bodies.schedule" in loaded
+    # nor pathlib, which imports urllib.parse and ipaddress (~4 ms), for the files of a run
+    # (counting only what the interpreter's own start-up did not import: a site hook may)
+    bare = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"], capture_output=True, text=True, check=True
+    )
+    assert {"pathlib", "urllib.parse", "ipaddress"} & loaded - set(json.loads(bare.stdout)) == set()

@@ -141,3 +141,43 @@ def test_duplicate_pods_are_rejected(tmp_path):
     f.write_text(_yaml_docs(make_pod("p").dict(), make_pod("p").dict()))
     with pytest.raises(InputError, match="duplicate Pod"):
         load_snapshot([str(f)])
+
+
+def test_a_plainly_named_file_is_found_as_pathlib_finds_it(tmp_path, monkeypatch):
+    """cluster/loader.py answers a plainly spelled, existing non-directory path itself (no
+    pathlib at start-up); whatever it answers must be what pathlib would, and every other path
+    is pathlib's to judge."""
+    import os
+    import random
+    from pathlib import Path
+
+    from kschedctl.cluster import loader
+
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / "f.json").write_text("{}")
+    (tmp_path / "g.yaml").write_text("")
+    os.symlink(tmp_path / "d", tmp_path / "link")
+    monkeypatch.chdir(tmp_path)
+    parts = ["d", "e", "f.json", "g.yaml", "link", ".", "..", "", "missing"]
+    rng = random.Random(7)
+    spellings = {"d/f.json", "g.yaml", "link/f.json", str(tmp_path / "g.yaml"), "d/e/../f.json", "d\x00x"}
+    for _ in range(400):
+        words = [rng.choice(parts) for _ in range(rng.randint(1, 4))]
+        spellings.add(("/" if rng.random() < 0.2 else "") + "/".join(words) + ("/" if rng.random() < 0.2 else ""))
+    plain = 0
+    for p in sorted(spellings):
+        if loader._plain_file(p):
+            plain += 1
+            assert not Path(p).is_dir() and Path(p).exists() and str(Path(p)) == p, p
+        try:
+            expected: object = Path(p).is_dir()
+        except (OSError, ValueError) as exc:
+            expected = type(exc)
+        try:
+            got: object = loader._is_dir(p)
+        except (OSError, ValueError) as exc:
+            got = type(exc)
+        assert got == expected, p
+    assert plain >= 4  # the plain spellings are answered without pathlib
+    assert loader._plain_file("d/f.json") and loader._plain_file(str(tmp_path / "g.yaml"))
+    assert not any(loader._plain_file(p) for p in ("./g.yaml", "d//f.json", "d/./f.json", "d/f.json/", "d", "missing"))

@@ -123,15 +123,20 @@ def test_entries_other_runs_wrote_are_kept(tmp_path: Path, fresh: None, monkeypa
 
 def test_the_file_sits_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    where = startup.cache_path()
-    assert where is not None and where.parent == tmp_path / "kschedctl"
+    found = startup.cache_path()
+    assert found is not None
+    where = Path(found)
+    assert where.parent == tmp_path / "kschedctl"
     assert sys.implementation.cache_tag in where.name
     # a relative XDG_CACHE_HOME is not one (the XDG base directory specification): ~/.cache
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert startup.cache_path() == tmp_path / "home" / ".cache" / "kschedctl" / where.name
+    assert startup.cache_path() == str(tmp_path / "home" / ".cache" / "kschedctl" / where.name)
     # never inside the installed package: a file pip did not install would outlive an uninstall
-    assert Path(startup.__file__).resolve().parent not in (startup.cache_path() or tmp_path).parents
+    assert Path(startup.__file__).resolve().parent not in Path(startup.cache_path() or tmp_path).parents
+    # no home directory to be found (or a relative one): no cache, rather than one in the working directory
+    monkeypatch.setenv("HOME", "relative/home")
+    assert startup.cache_path() is None
 
 
 def test_a_run_of_the_command_line_writes_and_reuses_it(tmp_path: Path) -> None:

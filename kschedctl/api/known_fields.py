@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
+import os
 from typing import Any
 
-SCHEMA = Path(__file__).resolve().parent / "known-fields.json"
+SCHEMA = os.path.join(os.path.dirname(os.path.realpath(__file__)), "known-fields.json")
 
 
 @functools.cache
 def _schema() -> tuple[dict[str, Any], dict[str, "_Type"]]:
-    doc = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    with open(SCHEMA, encoding="utf-8") as fh:
+        doc = json.loads(fh.read())
     return doc["kinds"], {name: _Type(fields) for name, fields in doc["types"].items()}
 
 

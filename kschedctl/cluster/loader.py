@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
+import stat
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.admission import NAMESPACED, admit
@@ -126,6 +127,11 @@ def expand_paths(paths: list[str]) -> list[str]:
         if files is not None:
             out.extend(_expand_in_overlay(p, files))
             continue
+        if _plain_file(p):  # what the lines below find for it, without pathlib (see there)
+            out.append(p)
+            continue
+        from pathlib import Path
+
         path = Path(p)
         try:
             if path.is_dir():
@@ -148,13 +154,40 @@ def read_text(path: str) -> str:
         if path not in files:
             raise InputError("cannot read: not among the files shipped with this snapshot", file=path)
         return files[path]
-    if path != "-" and Path(path).is_dir():
+    if path != "-" and _is_dir(path):
         raise InputError("is a directory, not a snapshot file", file=path)
     return read_input(path)
 
 
+def _plain_file(p: str) -> bool:
+    """Whether ``p`` names something that is not a directory and is spelled as pathlib spells
+    it: then ``Path(p).is_dir()`` is False, ``Path(p).exists()`` True and ``str(Path(p))`` is
+    ``p``, and a run reading a file named plainly imports no pathlib (~4 ms with the
+    urllib.parse and ipaddress it imports). pathlib drops empty and "." parts and a trailing
+    slash (keeping a leading "//"); a path with none of those is its own spelling."""
+    if p == "." or "//" in p or "/./" in p or p.startswith("./") or p.endswith(("/", "/.")):
+        return False
+    try:
+        return not stat.S_ISDIR(os.stat(p).st_mode)
+    except (OSError, ValueError):
+        return False  # pathlib decides, and words the error
+
+
+def _is_dir(path: str) -> bool:
+    """``Path(path).is_dir()``: a stat that succeeds answers it; any failure is pathlib's to
+    judge (which errors mean "no", which are raised)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        from pathlib import Path
+
+        return Path(path).is_dir()
+
+
 def _expand_in_overlay(p: str, files: Mapping[str, str]) -> list[str]:
     """A file of the overlay, or a directory: its files, sorted, as rglob over the disk gives them."""
+    from pathlib import Path
+
     key = str(Path(p))
     if key in files:
         return [key]

@@ -13,9 +13,9 @@ repository's ``schemas/`` is a symbolic link to it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.jsontypes import JSONObject
@@ -47,13 +47,16 @@ ARGS_SCHEMAS: dict[str, str] = {
 SchemaPath = tuple[Any, ...]  # keys and indexes from the document root
 
 
-def _schemas() -> Traversable:
-    """The shipped schemas' directory: beside the package's modules, where pip installs it and
-    a checkout has it; importlib.resources only otherwise (a zip, say), as it costs a run some
-    2 ms of imports (zipfile, tempfile) for the same files."""
-    here = Path(__file__).resolve().parent.parent / "schemas"
-    if here.is_dir():
-        return here
+def _beside() -> str | None:
+    """The shipped schemas' directory beside the package's modules, where pip installs it and a
+    checkout has it; None otherwise (a zip, say)."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "schemas")
+    return here if os.path.isdir(here) else None
+
+
+def _resources() -> Traversable:
+    """The shipped schemas through importlib.resources: only where they are not beside the
+    modules, as it costs a run some 2 ms of imports (zipfile, tempfile) for the same files."""
     from importlib import resources
 
     return resources.files("kschedctl").joinpath("schemas")
@@ -61,12 +64,19 @@ def _schemas() -> Traversable:
 
 def schema_files() -> list[str]:
     """Names of the shipped schema files."""
-    return sorted(f.name for f in _schemas().iterdir() if f.name.endswith(".json"))
+    here = _beside()
+    names = os.listdir(here) if here is not None else [f.name for f in _resources().iterdir()]
+    return sorted(n for n in names if n.endswith(".json"))
 
 
 @cache
 def load_schema(name: str) -> JSONObject:
-    text = _schemas().joinpath(name).read_text(encoding="utf-8")
+    here = _beside()
+    if here is None:
+        text = _resources().joinpath(name).read_text(encoding="utf-8")
+    else:
+        with open(os.path.join(here, name), encoding="utf-8") as fh:
+            text = fh.read()
     schema: JSONObject = json.loads(text)
     return schema
 
