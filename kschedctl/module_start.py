@@ -111,10 +111,16 @@ class Store:
 
 
 def _read_index(fd: int) -> tuple[dict[str, tuple[Meta, int, int]], int]:
+    """The index of the file open at ``fd`` and where the code after it begins; every length
+    is checked against the file's size before anything is read for it."""
+    total = os.fstat(fd).st_size
     head = os.pread(fd, len(HEADER) + 8, 0)
     if len(head) != len(HEADER) + 8 or not head.startswith(HEADER):
         return {}, 0
     size = int.from_bytes(head[len(HEADER) :], "little")
+    base = len(HEADER) + 8 + size
+    if base > total:
+        return {}, 0
     raw = os.pread(fd, size, len(HEADER) + 8)
     if len(raw) != size:
         return {}, 0
@@ -122,18 +128,19 @@ def _read_index(fd: int) -> tuple[dict[str, tuple[Meta, int, int]], int]:
     index = {}
     if isinstance(value, dict):
         for name, item in value.items():
-            found = _index_item(item)
+            found = _index_item(item, total - base)
             if isinstance(name, str) and name.startswith(PREFIX) and found is not None:
                 index[name] = found
-    return index, len(HEADER) + 8 + size
+    return index, base
 
 
-def _index_item(value: Any) -> tuple[Meta, int, int] | None:
+def _index_item(value: Any, room: int) -> tuple[Meta, int, int] | None:
+    """An index entry, when well formed and its code lies within the ``room`` after the index."""
     if not (isinstance(value, tuple) and len(value) == 7):
         return None
     origin, size, mtime, is_package, dir_mtime, offset, length = value
     if isinstance(origin, str) and isinstance(is_package, bool) and all(type(v) is int for v in (size, mtime, dir_mtime, offset, length)):
-        if offset >= 0 and length > 0:
+        if offset >= 0 and length > 0 and offset + length <= room:
             return (origin, size, mtime, is_package, dir_mtime), offset, length
     return None
 
