@@ -28,9 +28,10 @@ the command line pauses it for its own imports (kschedctl/cli/entry.py), and num
 kept to one thread, as kschedctl/lazy.py keeps it. Every program but the first begins as the
 command line does, with the kept compiled patterns and PyYAML's pattern installed
 (kschedctl/regex_start.py, yaml_start.py: a few modules, counted with the dependencies), so the
-dependencies' patterns are look-ups there as in the command. The dataclass code cache
-(kschedctl/startup.py) comes with kschedctl's own modules: the dependencies' few dataclasses
-compile their methods in the dependencies' program, and are look-ups in the command.
+dependencies' patterns are look-ups there as in the command. The dataclass code cache and the
+modules' code cache (kschedctl/startup.py, module_start.py) come with kschedctl's own modules,
+as the command line installs them: the dependencies' few dataclasses compile their methods in
+the dependencies' program, and are look-ups in the command.
 
 Wall and CPU time are the best of --runs fresh processes each, alternated; --instructions counts
 instructions under valgrind's cachegrind instead (one run each: they barely move between runs,
