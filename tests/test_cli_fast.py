@@ -70,7 +70,8 @@ def test_the_table_is_the_typer_commands_options(name: str) -> None:
     command = fast.commands()[name]
     params = _click_command(name).params
     arguments = [p for p in params if p.param_type_name == "argument"]
-    assert [(a.name, a.nargs) for a in arguments] == [(command.positional, -1 if command.many else 1)]
+    last = command.positional[-1]
+    assert [(a.name, a.nargs) for a in arguments] == [(n, -1 if command.many and n == last else 1) for n in command.positional]
     options = [p for p in params if p.param_type_name == "option"]
     assert len(arguments) + len(options) == len(params)
     live = {p.name for p in options} & LIVE_PARAMS
@@ -122,7 +123,8 @@ def _random_argv(rng: random.Random, command: fast.Command) -> list[str]:
             tokens.append([f"{flag}={value}"])
         else:
             tokens.append([flag, value])
-    positional = [rng.choice(["s1.json", "-", "dir/s2.yaml", "x=y"]) for _ in range(rng.randint(1, 3) if command.many else 1)]
+    count = len(command.positional) - 1 + (rng.randint(1, 3) if command.many else 1)
+    positional = [rng.choice(["s1.json", "-", "dir/s2.yaml", "x=y", "ns/pod"]) for _ in range(count)]
     for word in positional:  # anywhere between the options, as click reads them
         tokens.insert(rng.randint(0, len(tokens)), [word])
     return [command.name, *(t for group in tokens for t in group)]
@@ -132,7 +134,7 @@ def _random_argv(rng: random.Random, command: fast.Command) -> list[str]:
 def test_what_it_reads_typer_reads_alike(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     command = fast.commands()[name]
     rng = random.Random(f"fast-{name}")
-    argvs = [[name, "only.json"]] + [_random_argv(rng, command) for _ in range(60)]
+    argvs = [[name, *["ns/pod"] * (len(command.positional) - 1), "only.json"]] + [_random_argv(rng, command) for _ in range(60)]
     for argv in argvs:
         call = fast.parse(argv)
         assert call is not None, argv
@@ -143,7 +145,7 @@ def test_what_it_reads_typer_reads_alike(monkeypatch: pytest.MonkeyPatch, name: 
     "argv",
     [
         [],
-        ["explain", "pod", "s.json"],
+        ["diff", "a.json", "b.json"],
         ["--version"],
         ["schedule"],  # no snapshot: typer's (and --live's) message
         ["schedule", "s.json", "--help"],
@@ -175,6 +177,11 @@ def test_what_it_reads_typer_reads_alike(monkeypatch: pytest.MonkeyPatch, name: 
         ["schedule", "s.json", "--scheduler-config", "configmap/a/b"],
         ["simulate", "a.yaml", "b.yaml"],  # one scenario
         ["simulate", "a.yaml", "-n", "x"],  # schedule's option, not simulate's
+        ["explain", "web-1"],  # a pod and no snapshot: typer's (and --live's) message
+        ["explain", "web-1", "s.json", "--top", "-1"],
+        ["explain", "web-1", "s.json", "--top", "2.5"],
+        ["explain", "web-1", "s.json", "--in-run=yes"],
+        ["explain", "web-1", "s.json", "--live"],
         ["validate", "c.yaml", "--seed", "1"],
         ["validate", "c.yaml", "-o", "yaml"],
     ],
@@ -243,6 +250,9 @@ def _bad_config(tmp_path: Path) -> str:
         ["schedule", "examples/cluster.yaml", "--fail-on-unschedulable", "-o", "wide"],  # exit 3
         ["schedule", "examples/no-such-file.yaml"],  # exit 2, one line
         ["schedule", "examples/cluster.yaml", "--kube-version", "1.20"],  # exit 2
+        ["explain", "batch/analytics-big", "examples/cluster.yaml", "-o", "json", "--seed", "1"],
+        ["explain", "web-1", "examples/cluster.yaml", "-n", "default", "--top", "1", "--all-filters"],
+        ["explain", "nope", "examples/cluster.yaml"],  # exit 2: no such pod, with suggestions
         ["simulate", "examples/scenario-drain.yaml", "-o", "yaml", "--seed", "2"],
         ["validate", "profiles/default.yaml", "profiles/two-profiles.yaml"],
         ["validate", "BAD", "-o", "json"],  # exit 1

@@ -1,8 +1,8 @@
 """The command line. app.py builds the typer app from its table of commands, one module each
 (schedule.py, explain.py, simulate.py, validate.py, plugins.py, sweep.py, diff.py, capacity.py,
 watch.py; `capture` is live.py's, beside the --live options); options.py and guard.py are what
-they share. fast.py runs a plain `schedule`, `simulate` or `validate` command line without
-typer, calling the same work (bodies/) as the typer commands.
+they share. fast.py runs a plain `schedule`, `explain`, `simulate` or `validate` command line
+without typer, calling the same work (bodies/) as the typer commands.
 The inputs are loaded and checked by kschedctl.app.
 """
 

@@ -9,8 +9,9 @@ while they are imported and what they made is frozen out of its sight (``gc.free
 as before. Only this entry does it: a program importing kschedctl, or the test runner, keeps
 its collector as it is.
 
-A command line the fast path reads in full (kschedctl/cli/fast.py: `schedule`, `simulate` or
-`validate` with plain options) runs without importing typer; any other goes to the typer app.
+A command line the fast path reads in full (kschedctl/cli/fast.py: `schedule`, `explain`,
+`simulate` or `validate` with plain options) runs without importing typer; any other goes to
+the typer app.
 """
 
 from __future__ import annotations

@@ -1,16 +1,14 @@
 """`kschedctl explain POD SNAPSHOT...`: one pod against the snapshot, every node's filter result
-and score; or its attempts in the schedule run (--in-run), or a pod group's."""
+and score; or its attempts in the schedule run (--in-run), or a pod group's.
+
+The options as typer reads them; the work is kschedctl/cli/bodies/explain.py's, which the
+command line's fast path (kschedctl/cli/fast.py) calls with the same values."""
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING
-
 import typer
 
-from kschedctl.api.errors import InputError
-from kschedctl.api.field import escape_control
-from kschedctl.cli.guard import guarded, say
+from kschedctl.cli.bodies import explain as body
 from kschedctl.cli.live import live_options
 from kschedctl.cli.options import (
     CONFIG_HELP,
@@ -24,12 +22,8 @@ from kschedctl.cli.options import (
     VERSION_HELP,
     ExplainOutput,
 )
-from kschedctl.cli.stdout import emit_rendered
 from kschedctl.runtime.sandbox import DEFAULT_PLUGIN_TIMEOUT
 from kschedctl.versions import DEFAULT_VERSION
-
-if TYPE_CHECKING:
-    from kschedctl.scheduler.result import ExplainGroupResult, ExplainResult
 
 
 @live_options
@@ -66,77 +60,21 @@ def explain(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """One pod against the snapshot as given: what the pod is, the verdict, every node's filter result and every score."""
-    from kschedctl.explain.explain import (
-        POD_GROUP_PREFIX,
-        explain_pod,
-        explain_pod_group,
-        find_pod,
-        pod_key,
+    body.run_explain(
+        pod=pod,
+        snapshot=snapshot,
+        namespace=namespace,
+        config=config,
+        output=output.value,
+        seed=seed,
+        kube_version=kube_version,
+        feature_gates=feature_gates,
+        plugin_timeout=plugin_timeout,
+        no_extenders=no_extenders,
+        instant_preemption=instant_preemption,
+        evaluate=evaluate,
+        in_run=in_run,
+        all_filters=all_filters,
+        top=top,
+        debug=debug,
     )
-    from kschedctl.explain.explain_run import explain_in_run
-    from kschedctl.output.layout import terminal_width
-    from kschedctl.output.render import render_explain
-
-    def run() -> ExplainResult | ExplainGroupResult:
-        from kschedctl.app.inputs import load_inputs
-        from kschedctl.app.release import release
-
-        _refuse_swapped_arguments(pod, snapshot)
-        version = release(kube_version, feature_gates)
-        key = pod_key(pod, namespace)
-        inputs = load_inputs(snapshot, config, version, say, no_extenders, pending_matters=False)
-        from kschedctl.scheduler.victims import VictimExit
-
-        cluster, cfg, registry = inputs.cluster, inputs.cfg, inputs.registry
-        try:
-            if key.startswith(POD_GROUP_PREFIX):
-                return explain_pod_group(cluster, key, cfg, registry, version, seed=seed, plugin_timeout=plugin_timeout)
-            if in_run:
-                return explain_in_run(
-                    cluster,
-                    find_pod(cluster, key),
-                    cfg,
-                    registry,
-                    version,
-                    seed=seed,
-                    plugin_timeout=plugin_timeout,
-                    all_filters=all_filters,
-                    victim_exit=VictimExit(instant_preemption),
-                )
-            return explain_pod(
-                cluster,
-                key,
-                cfg,
-                registry,
-                version,
-                seed=seed,
-                plugin_timeout=plugin_timeout,
-                evaluate=evaluate,
-                all_filters=all_filters,
-                compare_with_run=True,
-                victim_exit=VictimExit(instant_preemption),
-            )
-        except InputError as exc:  # an unknown pod: the snapshot is where it was looked for
-            if exc.file is None:
-                exc.file = ", ".join(snapshot)
-            raise
-
-    result = guarded(debug, run)
-    for warning in result.warnings:
-        typer.echo(f"warning: {escape_control(warning)}", err=True)
-    emit_rendered(render_explain, result, output.value, terminal_width(), top=top)
-
-
-def _refuse_swapped_arguments(pod: str, snapshot: list[str]) -> None:
-    """`explain FILE POD` is a common slip (kubectl puts the file behind -f): when the POD argument
-    names a file and a SNAPSHOT argument names nothing on disk, say which comes first instead of
-    "no such file" for the pod's name."""
-    if pod == "-" or not os.path.exists(pod):
-        return
-    missing = [s for s in snapshot if s != "-" and not os.path.exists(s)]
-    if missing:
-        raise InputError(
-            f"a file where the pod is expected, and no file {missing[0]}: the pod comes first "
-            f"(kschedctl explain POD SNAPSHOT..., here kschedctl explain {missing[0]} {pod})",
-            file=pod,
-        )

@@ -1,5 +1,5 @@
-"""The command line's fast path: `schedule`, `simulate` and `validate` run without typer when
-their options are of the plain kind that needs none of its help.
+"""The command line's fast path: `schedule`, `explain`, `simulate` and `validate` run without
+typer when their options are of the plain kind that needs none of its help.
 
 Importing typer (with click, its completion code, subprocess, shutil and the compressors those
 import) is ~12 ms of a 150 ms `schedule` of 500 nodes, for reading a dozen options. A command
@@ -59,7 +59,7 @@ class Option:
         signs, spaces, underscores, exponents or "inf" is not int()'s or float()'s, so only
         plain decimals are read here (as kschedctl/cli/coercion.py reads integers)."""
         if self.kind == "int":
-            if not _PLAIN_INT.match(raw):
+            if not _PLAIN_INT.match(raw) or (self.min is not None and int(raw) < self.min):
                 raise ValueError(raw)
             return int(raw)
         if self.kind == "float":
@@ -75,14 +75,21 @@ class Option:
 
 
 class Command:
-    """A command the fast path runs: its body (``module:function``), the parameter its
-    positional arguments fill (``many``: a list of one or more, else exactly one), its options,
-    and the options it leaves to typer (the live ones: a cluster to read)."""
+    """A command the fast path runs: its body (``module:function``), the parameters its
+    positional arguments fill in order (``many``: the last takes a list of one or more, else
+    each takes exactly one), its options, and the options it leaves to typer (the live ones: a
+    cluster to read)."""
 
     __slots__ = ("name", "body", "positional", "many", "options", "typer_only")
 
     def __init__(
-        self, name: str, body: str, positional: str, many: bool, options: tuple[Option, ...], typer_only: tuple[str, ...] = ()
+        self,
+        name: str,
+        body: str,
+        positional: tuple[str, ...],
+        many: bool,
+        options: tuple[Option, ...],
+        typer_only: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.body = body
@@ -117,11 +124,12 @@ def commands() -> dict[str, Command]:
     instant = Option("instant_preemption", ("--instant-preemption",), "flag", False)
     debug = Option("debug", ("--debug",), "flag", False)
     run_output = Option("output", ("-o", "--output"), "choice", "table", RUN_OUTPUTS)
+    namespace = Option("namespace", ("-n", "--namespace"), "str", None)
     commands = (
         Command(
             "schedule",
             "kschedctl.cli.bodies.schedule:run_schedule",
-            "snapshot",
+            ("snapshot",),
             True,
             (
                 config,
@@ -131,7 +139,7 @@ def commands() -> dict[str, Command]:
                 version,
                 gates,
                 Option("fail_on_unschedulable", ("--fail-on-unschedulable",), "flag", False),
-                Option("namespace", ("-n", "--namespace"), "str", None),
+                namespace,
                 timeout,
                 report,
                 no_extenders,
@@ -141,16 +149,39 @@ def commands() -> dict[str, Command]:
             LIVE_FLAGS,
         ),
         Command(
+            "explain",
+            "kschedctl.cli.bodies.explain:run_explain",
+            ("pod", "snapshot"),
+            True,
+            (
+                namespace,
+                config,
+                run_output,
+                seed,
+                version,
+                gates,
+                timeout,
+                no_extenders,
+                instant,
+                Option("evaluate", ("--evaluate",), "flag", False),
+                Option("in_run", ("--in-run",), "flag", False),
+                Option("all_filters", ("--all-filters",), "flag", False),
+                Option("top", ("--top",), "int", 3, min=0),
+                debug,
+            ),
+            LIVE_FLAGS,
+        ),
+        Command(
             "simulate",
             "kschedctl.cli.bodies.simulate:run_simulate",
-            "scenario",
+            ("scenario",),
             False,
             (config, run_output, seed, version, gates, timeout, report, no_extenders, instant, debug),
         ),
         Command(
             "validate",
             "kschedctl.cli.bodies.validate:run_validate",
-            "configs",
+            ("configs",),
             True,
             (Option("output", ("-o", "--output"), "choice", "text", ("text", "json")), version, gates, debug),
         ),
@@ -158,7 +189,7 @@ def commands() -> dict[str, Command]:
     return {c.name: c for c in commands}
 
 
-NAMES = frozenset({"schedule", "simulate", "validate"})
+NAMES = frozenset({"schedule", "explain", "simulate", "validate"})
 
 
 class Call:
@@ -210,10 +241,13 @@ def parse(argv: list[str]) -> Call | None:
             values[opt.name] = opt.read(raw)
         except ValueError:
             return None
-    if not positional or (len(positional) > 1 and not command.many):
+    names = command.positional
+    if len(positional) < len(names) or (len(positional) > len(names) and not command.many):
         return None
     kwargs = {opt.name: values.get(opt.name, opt.default) for opt in command.options}
-    kwargs[command.positional] = positional if command.many else positional[0]
+    kwargs.update(zip(names[:-1], positional))
+    rest = positional[len(names) - 1 :]
+    kwargs[names[-1]] = rest if command.many else rest[0]
     return Call(command, kwargs)
 
 
