@@ -7,9 +7,10 @@ line this module can read in full (the command first, then known options each gi
 values of the right type, and the command's positional arguments) runs the command's body
 (kschedctl/cli/bodies/) with exactly the values typer would pass it; anything else returns None
 and the typer app takes the command line as before: help, a misspelled or repeated option, a
-value starting with a dash, `--`, attached short values (`-ojson`), a value typer would refuse,
-the live options, no positional argument, click's shell-completion variables, a standard error
-whose encoding is ASCII (where click's echo re-encodes). Exit statuses and stderr lines are the
+value starting with a dash, `--`, attached short values (`-ojson`), a value typer would refuse
+or read through pydantic (a number that is not a plain decimal), the live options, too few
+positional arguments, click's shell-completion variables, a standard error whose encoding is
+ASCII (where click's echo re-encodes). Exit statuses and stderr lines are the
 typer command's: the bodies end with SystemExit as click lets it through, and ``invoke`` ends a
 command as typer's main does (0 when it returns, 130 on Ctrl-C, 1 on end of input or a broken
 pipe).
