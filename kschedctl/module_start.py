@@ -110,6 +110,12 @@ class Store:
             self.fd = None
 
 
+def _home(origin: str, is_package: bool) -> str:
+    """The directory the import system looks in for a module: its file's, or for a package
+    (``origin`` its ``__init__.py``) the one holding the package's directory."""
+    return os.path.dirname(os.path.dirname(origin) if is_package else origin)
+
+
 def _read_index(fd: int) -> tuple[dict[str, tuple[Meta, int, int]], int]:
     """The index of the file open at ``fd`` and where the code after it begins; every length
     is checked against the file's size before anything is read for it."""
@@ -189,7 +195,7 @@ class ModuleCache:
 
     def _current(self, meta: Meta, path: Any) -> bool:
         origin, size, mtime, is_package, dir_mtime = meta
-        where = os.path.dirname(os.path.dirname(origin) if is_package else origin)
+        where = _home(origin, is_package)
         if where not in path or self._dir_mtime(where) != dir_mtime:
             return False
         try:
@@ -238,7 +244,7 @@ def record(name: str, module: ModuleType | None) -> tuple[Meta, bytes] | None:
     try:
         stat = os.stat(origin)
         code = loader.get_code(name)
-        where = os.path.dirname(os.path.dirname(origin) if is_package else origin)
+        where = _home(origin, is_package)
         dir_mtime = os.stat(where).st_mtime_ns
     except (OSError, ImportError):
         return None

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 Kind = Literal["str", "int", "float", "flag", "choice"]
 
-_PLAIN_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")  # no sign: a value never starts with a dash here
+_PLAIN_INT = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")  # unsigned: a signed value (`--seed=-3`) is left to typer
 _PLAIN_DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?\Z")  # both read it as the nearest double
 
 

@@ -7,8 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from kschedctl.api.errors import InputError
-from kschedctl.api.field import escape_control
-from kschedctl.cli.guard import echo_err, guarded, say
+from kschedctl.cli.guard import guarded, say, warn
 from kschedctl.cli.stdout import emit_rendered
 
 if TYPE_CHECKING:
@@ -92,7 +91,7 @@ def run_explain(
 
     result = guarded(debug, run)
     for warning in result.warnings:
-        echo_err(f"warning: {escape_control(warning)}")
+        warn(warning)
     emit_rendered(render_explain, result, output, terminal_width(), top=top)
 
 

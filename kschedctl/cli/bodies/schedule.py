@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.guard import echo_err, guarded, say
+from kschedctl.cli.guard import guarded, say, warn
 from kschedctl.cli.stdout import emit_rendered
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def run_schedule(
 
     result = guarded(debug, run)
     for warning in result.warnings:
-        echo_err(f"warning: {escape_control(warning)}")
+        warn(warning)
     if namespace:
         result = result.in_namespace(namespace)
     emit_rendered(render_run, result, output, terminal_width())

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.guard import echo_err, guarded, say
+from kschedctl.cli.guard import guarded, say, warn
 from kschedctl.cli.stdout import emit_rendered
 
 if TYPE_CHECKING:
@@ -70,7 +69,7 @@ def run_simulate(
 
     result = guarded(debug, run)
     for warning in result.run.warnings:
-        echo_err(f"warning: {escape_control(warning)}")
+        warn(warning)
     emit_rendered(render_simulation, result, output, terminal_width())
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kschedctl.api.field import escape_control
 from kschedctl.api.inputs import check_stdin_once
-from kschedctl.cli.guard import echo_err, guarded, say
+from kschedctl.cli.guard import guarded, say
 from kschedctl.cli.stdout import emit
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ def run_validate(*, configs: list[str], output: str, kube_version: str, feature_
     emit(render_validation(reports, output))
     unreadable = [r for r in reports if r.unreadable]
     for report in unreadable:
-        echo_err(f"error: {escape_control(f'{report.file}: {report.findings[0].message}')}")
+        say(f"error: {report.file}: {report.findings[0].message}")
     if unreadable:
         raise SystemExit(2)
     if not all(r.valid for r in reports):
