@@ -22,41 +22,49 @@ SCHEMA = os.path.join(os.path.dirname(os.path.realpath(__file__)), "known-fields
 def _schema() -> tuple[dict[str, Any], dict[str, "_Type"]]:
     with open(SCHEMA, encoding="utf-8") as fh:
         doc = json.loads(fh.read())
-    return doc["kinds"], {name: _Type(fields) for name, fields in doc["types"].items()}
+    types = {name: _Type(fields) for name, fields in doc["types"].items()}
+    for t in types.values():
+        t.resolve(types)
+    return doc["kinds"], types
 
 
 # Distinct key tuples remembered per schema type: a file's objects repeat a few layouts, so
 # the bound is never reached by real input and only limits what odd input can make us keep.
 _PLANS_MAX = 1024
 
-# A plan: the (field, child type name) pairs to descend into for one key layout, objects then
+# A plan: the (field, child type) pairs to descend into for one key layout, objects then
 # maps; None when the layout has a field the schema lacks.
-_Plan = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None
+_Plan = tuple[tuple[tuple[str, "_Type"], ...], tuple[tuple[str, "_Type"], ...]] | None
 
 
 class _Type:
     """One schema type: its field names, and the fields that hold objects (the walk descends
-    only into those: a Pod's containers, not its labels)."""
+    only into those: a Pod's containers, not its labels). A leaf type holds none: a dict of
+    it is clean when its keys are names, a set comparison in C (a device's attributes, a
+    selector's requirements)."""
 
-    __slots__ = ("names", "objects", "maps", "plans")
+    __slots__ = ("names", "objects", "maps", "plans", "children", "leaf")
 
     def __init__(self, fields: dict[str, Any]) -> None:
         self.names = frozenset(fields)
         self.objects = {k: v for k, v in fields.items() if isinstance(v, str)}
         self.maps = {k: v[1] for k, v in fields.items() if isinstance(v, list)}
         self.plans: dict[tuple[Any, ...], _Plan] = {}
+        self.children: dict[str, _Type] = {}
+        self.leaf = not self.objects and not self.maps
+
+    def resolve(self, types: dict[str, _Type]) -> None:
+        """The types of the fields that hold objects, by field."""
+        self.children = {k: types[v] for k, v in (self.objects | self.maps).items()}
 
     def plan(self, keys: tuple[Any, ...]) -> _Plan:
         """What the clean check does with a dict of these keys (in this order), memoised: the
         56k objects of a 5,000-node file share a handful of layouts per type."""
-        found = self.plans.get(keys, False)
-        if found is not False:
-            return found  # type: ignore[return-value]
         result: _Plan = None
         if self.names.issuperset(keys):
             result = (
-                tuple((k, self.objects[k]) for k in keys if k in self.objects),
-                tuple((k, self.maps[k]) for k in keys if k in self.maps),
+                tuple((k, self.children[k]) for k in keys if k in self.objects),
+                tuple((k, self.children[k]) for k in keys if k in self.maps),
             )
         if len(self.plans) < _PLANS_MAX:
             self.plans[keys] = result
@@ -71,35 +79,52 @@ def unknown_fields(raw: dict[str, Any]) -> list[tuple[str, str | None]]:
     if spec is None or raw.get("apiVersion") != spec["apiVersion"]:
         return []
     root = types[spec["type"]]
-    if _clean(raw, root, types):
+    if _clean(raw, root):
         return []
     out: list[tuple[str, str | None]] = []
     _walk(raw, root, "", types, out)
     return out
 
 
-def _clean(value: Any, schema: _Type, types: dict[str, _Type]) -> bool:
+def _clean(value: Any, schema: _Type) -> bool:
     """Whether _walk would find nothing, without building a path per field: the common case,
     so the paths are worked out (by _walk) only for an object that has an unknown field."""
     if not isinstance(value, dict):
         return True
-    plan = schema.plan(tuple(value))
+    if schema.leaf:
+        return schema.names.issuperset(value)
+    keys = tuple(value)
+    plan: Any = schema.plans.get(keys, False)  # the plan, or False for a layout not seen yet
+    if plan is False:
+        plan = schema.plan(keys)
     if plan is None:
         return False
     objects, maps = plan
     for key, child in objects:
         item = value[key]
         if isinstance(item, list):
+            if child.leaf:
+                names = child.names
+                for entry in item:
+                    if isinstance(entry, dict) and not names.issuperset(entry):
+                        return False
+                continue
             for entry in item:
-                if not _clean(entry, types[child], types):
+                if not _clean(entry, child):
                     return False
-        elif not _clean(item, types[child], types):
+        elif not _clean(item, child):
             return False
     for key, child in maps:
         item = value[key]
         if isinstance(item, dict):
+            if child.leaf:
+                names = child.names
+                for entry in item.values():
+                    if isinstance(entry, dict) and not names.issuperset(entry):
+                        return False
+                continue
             for entry in item.values():
-                if not _clean(entry, types[child], types):
+                if not _clean(entry, child):
                     return False
     return True
 

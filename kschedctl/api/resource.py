@@ -9,10 +9,12 @@ templates are in ``resourceclaim.py``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from kschedctl.api.content_memo import content_key
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
@@ -153,6 +155,106 @@ def _counters(raw: Any, where: str) -> dict[str, Fraction]:
     return out
 
 
+# The attribute values and capacities read so far, by their one value: a pool's devices
+# repeat a handful (a model, a driver version, a memory size), and both are frozen.
+_ATTRIBUTES: dict[tuple[str, Any], DeviceAttribute] = {}
+_CAPACITIES: dict[str, DeviceCapacity] = {}
+_KEPT = 4096  # entries per memo; a memo that fills is emptied
+_ATTRIBUTE_TYPES = {"int": int, "bool": bool, "string": str, "version": str}
+# The fields of a device as most drivers publish it.
+_PLAIN_DEVICE_FIELDS = frozenset(("name", "attributes", "capacity"))
+
+
+def _plain_attribute(raw: Any) -> DeviceAttribute | None:
+    """DeviceAttribute.from_dict of a one-value form of its own type ({"string": "A100"}),
+    shared by every device that has it; None for any other form (from_dict reads it)."""
+    if type(raw) is not dict or len(raw) != 1:
+        return None
+    ((kind, value),) = raw.items()
+    if type(value) is not _ATTRIBUTE_TYPES.get(kind):
+        return None
+    key = (kind, value)
+    found = _ATTRIBUTES.get(key)
+    if found is None:
+        if len(_ATTRIBUTES) >= _KEPT:
+            _ATTRIBUTES.clear()
+        found = _ATTRIBUTES[key] = DeviceAttribute(kind, value)
+    return found
+
+
+def _plain_capacity(raw: Any) -> DeviceCapacity | None:
+    """A capacity of only a value written as text ({"value": "1Gi"}), shared by every device
+    that has it; None for any other form, and for a first sight (Device.from_dict reads it)."""
+    if type(raw) is not dict or len(raw) != 1:
+        return None
+    value = raw.get("value")
+    return _CAPACITIES.get(value) if type(value) is str else None
+
+
+def _plain_attributes(raw: dict[Any, Any]) -> dict[str, DeviceAttribute] | None:
+    out: dict[str, DeviceAttribute] = {}
+    for key, value in raw.items():
+        attr = _plain_attribute(value)
+        if attr is None or type(key) is not str:
+            return None
+        out[key] = attr
+    return out
+
+
+def _plain_capacities(raw: dict[Any, Any]) -> dict[str, DeviceCapacity] | None:
+    out: dict[str, DeviceCapacity] = {}
+    for key, value in raw.items():
+        cap = _plain_capacity(value)
+        if cap is None or type(key) is not str:
+            return None
+        out[key] = cap
+    return out
+
+
+def _plain_map(kept: dict[Any, Any], raw: Any, read: Callable[[dict[Any, Any]], dict[str, Any] | None]) -> dict[str, Any] | None:
+    """``read(raw)`` for a device's attributes or capacity, or what it returned for an equal
+    map before (content_memo.py): a pool's devices share a few (they differ in a NUMA node or
+    an index). The map is shared: a Device is never written to."""
+    if raw is None:
+        return {}
+    if type(raw) is not dict:
+        return None
+    key = content_key(raw)
+    found = kept.get(key)
+    if found is None:
+        found = read(raw)
+        if found is not None:
+            if len(kept) >= _KEPT:
+                kept.clear()
+            kept[key] = found
+    return found
+
+
+_ATTRIBUTE_MAPS: dict[Any, dict[str, DeviceAttribute]] = {}
+_CAPACITY_MAPS: dict[Any, dict[str, DeviceCapacity]] = {}
+
+
+def _plain_device(raw: Any) -> Device | None:
+    """Device.from_dict of a device of only a name, attributes and capacities, each in its
+    plain form and within the limit; None for any other (from_dict reads it, and words any
+    error). A ResourceSlice of a large pool is a hundred of them."""
+    if type(raw) is not dict or not raw.keys() <= _PLAIN_DEVICE_FIELDS:
+        return None
+    name = raw.get("name")
+    if type(name) is not str or not name:
+        return None
+    attrs = _plain_map(_ATTRIBUTE_MAPS, raw.get("attributes"), _plain_attributes)
+    caps = _plain_map(_CAPACITY_MAPS, raw.get("capacity"), _plain_capacities)
+    if attrs is None or caps is None or len(attrs) + len(caps) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
+        return None
+    return Device(name, attrs, caps)
+
+
+def _device(raw: Any, index: int) -> Device:
+    """The device at ``index`` of a slice's spec.devices."""
+    return _plain_device(raw) or Device.from_dict(raw, f"spec.devices[{index}]")
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Device:
     """One device of a ResourceSlice (resourceapi.Device)."""
@@ -184,11 +286,15 @@ class Device:
         capacity = {}
         for k, v in _dict(raw.get("capacity"), f"{where}.capacity").items():
             v = _dict(v, f"{where}.capacity.{k}")
-            capacity[str(k)] = DeviceCapacity(
+            capacity[str(k)] = cap = DeviceCapacity(
                 _quantity(v.get("value"), f"{where}.capacity.{k}.value"),
                 _request_policy(v.get("requestPolicy"), f"{where}.capacity.{k}.requestPolicy"),
                 v.get("value"),
             )
+            if len(v) == 1 and type(v.get("value")) is str:  # the plain form: _plain_device's next time
+                if len(_CAPACITIES) >= _KEPT:
+                    _CAPACITIES.clear()
+                _CAPACITIES[v["value"]] = cap
         if len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
             raise ObjectError(
                 f"must have at most {RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE} attributes and capacities", f"{where}"
@@ -290,7 +396,7 @@ class ResourceSlice:
             node_selector_raw=spec.get("nodeSelector"),
             all_nodes=bool(_opt_bool(spec.get("allNodes"), "spec.allNodes")),
             per_device_node_selection=_opt_bool(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection"),
-            devices=tuple(Device.from_dict(d, f"spec.devices[{i}]") for i, d in enumerate(_list(spec.get("devices"), "spec.devices"))),
+            devices=tuple(_device(d, i) for i, d in enumerate(_list(spec.get("devices"), "spec.devices"))),
             shared_counters=tuple(counter_sets),
             raw=raw,
         )

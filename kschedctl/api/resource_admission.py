@@ -19,6 +19,7 @@ import copy
 import re
 from typing import Any
 
+from kschedctl.api.content_memo import by_content
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.jsontypes import JSONList, JSONObject
 
@@ -169,9 +170,17 @@ def validate_dra_object(raw: JSONObject) -> None:
     elif kind == "ResourceSlice":
         _slice_spec(spec)
     elif kind == "ResourceClaim":
-        _claim_spec(spec, "spec")
+        by_content(_CLAIM_SPECS_ADMITTED, _claim_spec, spec, "spec")
     elif kind == "ResourceClaimTemplate":
-        _claim_spec(_map(spec.get("spec"), "spec.spec"), "spec.spec")
+        by_content(_CLAIM_SPECS_ADMITTED, _claim_spec, _map(spec.get("spec"), "spec.spec"), "spec.spec")
+
+
+# The claim specs that passed _claim_spec, by content (content_memo.py): the claims of one
+# template share their spec, and its check depends on nothing else.
+_CLAIM_SPECS_ADMITTED: dict[Any, None] = {}
+# What places a device itself, rather than its slice.
+_DEVICE_PLACEMENT = frozenset(("nodeName", "nodeSelector", "allNodes"))
+_ATTRIBUTE_FORMS = frozenset(("int", "bool", "string", "version"))
 
 
 def _selectors(raw: Any, path: str) -> None:
@@ -208,7 +217,11 @@ def _slice_spec(spec: JSONObject) -> None:
     if not chosen and devices:
         raise _required("spec", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
     seen: set[str] = set()
+    per_device_selection = spec.get("perDeviceNodeSelection") is True
     for i, device in enumerate(devices):
+        if not per_device_selection and _plain_device_ok(device) and device["name"] not in seen:
+            seen.add(device["name"])
+            continue
         device = _map(device, f"spec.devices[{i}]")
         name = device.get("name")
         _dns_label(name, f"spec.devices[{i}].name")
@@ -235,6 +248,29 @@ def _slice_spec(spec: JSONObject) -> None:
             set_values = [k for k in ("int", "bool", "string", "version") if attr.get(k) is not None]
             if len(set_values) != 1:
                 raise _required(f"spec.devices[{i}].attributes[{key}]", "exactly one value must be specified")
+
+
+def _plain_device_ok(device: Any) -> bool:
+    """Whether a device of a slice without perDeviceNodeSelection passes _slice_spec's checks
+    at a glance (a name that is a DNS label, no placement of its own, attributes of one value
+    each), a hundred devices per slice; False sends it through them, to word what is wrong."""
+    if type(device) is not dict or not device.keys().isdisjoint(_DEVICE_PLACEMENT):
+        return False
+    name = device.get("name")
+    if type(name) is not str or not 0 < len(name) <= 63 or not _DNS1123_LABEL_RE.match(name):
+        return False
+    attributes = device.get("attributes")
+    if attributes is None:
+        return True
+    if type(attributes) is not dict:
+        return False
+    for attr in attributes.values():
+        if type(attr) is not dict or len(attr) != 1:
+            return False
+        for form, value in attr.items():
+            if value is None or form not in _ATTRIBUTE_FORMS:
+                return False
+    return True
 
 
 def _claim_spec(spec: JSONObject, path: str) -> None:

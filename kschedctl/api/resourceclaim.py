@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from kschedctl.api.content_memo import by_content
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.resource import DeviceSelector, DeviceTaint, _quantity, selectors_from_list
@@ -175,6 +176,12 @@ def claim_spec_from_dict(raw: Any, where: str = "spec") -> ResourceClaimSpec:
     return ResourceClaimSpec(tuple(requests), tuple(constraints), config)
 
 
+# The specs read so far, by content (content_memo.py): the claims a template or a controller
+# made share one spec, and a ResourceClaimSpec is never written to (frozen, tuples, and the
+# config entries it copies into allocation results are copied again there).
+_SPECS: dict[Any, ResourceClaimSpec] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceRequestAllocationResult:
     """One entry of status.allocation.devices.results, as the allocator writes it."""
@@ -260,6 +267,21 @@ class AllocationResult:
         return out
 
 
+# The fields of an allocation result as the allocator writes most of them.
+_PLAIN_RESULT_FIELDS = frozenset(("request", "driver", "pool", "device"))
+
+
+def _plain_result(r: Any) -> DeviceRequestAllocationResult | None:
+    """A result of only those fields, each a string, built without the checks its other
+    fields need (a cluster's allocated claims are thousands of them); None for any other."""
+    if type(r) is not dict or not r.keys() <= _PLAIN_RESULT_FIELDS:
+        return None
+    request, driver, pool, device = r.get("request", ""), r.get("driver", ""), r.get("pool", ""), r.get("device", "")
+    if type(request) is not str or type(driver) is not str or type(pool) is not str or type(device) is not str:
+        return None
+    return DeviceRequestAllocationResult(request, driver, pool, device)
+
+
 def _allocation(raw: Any, where: str) -> AllocationResult | None:
     if raw is None:
         return None
@@ -267,6 +289,10 @@ def _allocation(raw: Any, where: str) -> AllocationResult | None:
     devices = _dict(raw.get("devices"), f"{where}.devices")
     results = []
     for i, r in enumerate(_list(devices.get("results"), f"{where}.devices.results")):
+        plain = _plain_result(r)
+        if plain is not None:
+            results.append(plain)
+            continue
         rw = f"{where}.devices.results[{i}]"
         r = _dict(r, rw)
         consumed = r.get("consumedCapacity")
@@ -352,7 +378,11 @@ class ResourceClaim:
                 )
             )
         return ResourceClaim(
-            meta, claim_spec_from_dict(raw.get("spec")), _allocation(status.get("allocation"), "status.allocation"), tuple(reserved), raw
+            meta,
+            by_content(_SPECS, claim_spec_from_dict, raw.get("spec"), "spec"),
+            _allocation(status.get("allocation"), "status.allocation"),
+            tuple(reserved),
+            raw,
         )
 
 
@@ -374,7 +404,10 @@ class ResourceClaimTemplate:
         meta = _meta(raw, namespaced=True)
         spec = _dict(raw.get("spec"), "spec")
         return ResourceClaimTemplate(
-            meta, _dict(spec.get("metadata"), "spec.metadata"), claim_spec_from_dict(spec.get("spec"), "spec.spec"), raw
+            meta,
+            _dict(spec.get("metadata"), "spec.metadata"),
+            by_content(_SPECS, claim_spec_from_dict, spec.get("spec"), "spec.spec"),
+            raw,
         )
 
 

@@ -369,7 +369,27 @@ def _file_objects(snap: ClusterSnapshot, text: str, path: str) -> tuple[list[tup
 
 def _raw_objects(text: str, path: str) -> list[Any]:
     """The objects of a file's text as load_snapshot reads them, in its order (up to an error)."""
+    flat = _flat_list_items(text, path)
+    if flat is not None:
+        return flat
     return [raw for raw, _ in _file_objects(ClusterSnapshot(), text, path)[0]]
+
+
+def _flat_list_items(text: str, path: str) -> list[Any] | None:
+    """The items of a JSON file that is one List of objects and no List among them (what
+    ``kubectl get -o json`` and capture write), without the Source of each that _file_objects
+    makes for the loader's messages; None for any other file (_file_objects reads it)."""
+    if not _looks_like_json(text, path):
+        return None
+    try:
+        doc = load_json(text)
+    except DecodeError:
+        return None
+    if type(doc) is not dict or not _is_list(doc) or is_simulator_export(doc) or type(doc.get("items")) is not list:
+        return None
+    if any(type(item) is dict and _is_list(item) for item in doc["items"]):
+        return None
+    return _list_items(doc, Source(path, 0, None, None, "json"))
 
 
 def _add_objects(
