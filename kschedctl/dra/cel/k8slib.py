@@ -62,8 +62,9 @@ def quantity_cmp(a: Quantity, b: Quantity) -> int:
 
 # --- semver -------------------------------------------------------------------------------------
 
-_NUMBERS = re.compile(r"^[0-9]*$")
-_ALPHANUM = re.compile(r"^[A-Za-z0-9-]*$")
+# blang/semver checks every character; \Z, not $, which also matches before a final newline
+_NUMBERS = re.compile(r"^[0-9]*\Z")
+_ALPHANUM = re.compile(r"^[A-Za-z0-9-]*\Z")
 
 
 def _has_leading_zeroes(s: str) -> bool:
