@@ -29,6 +29,7 @@ from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resourceclaim import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
     IMPLICIT_EXTENDED_RESOURCE_PREFIX,
+    DeviceRequestAllocationResult,
     ResourceClaim,
 )
 from kschedctl.api.types import Node
@@ -177,6 +178,9 @@ class DRAManager:
         self._remove_usage(claim)
 
     def _add_usage(self, claim: ResourceClaim) -> None:
+        allocation = claim.allocation
+        if allocation is not None and self._add_dedicated(allocation.results):
+            return
         usage = claim_usage(claim, self.consumable_capacity)
         if not (usage.dedicated or usage.shared or usage.capacity):
             return
@@ -191,6 +195,27 @@ class DRAManager:
         for device, name, value in usage.capacity:
             per = self._capacity.setdefault(device, {})
             per[name] = per.get(name, Fraction(0)) + value
+
+    def _add_dedicated(self, results: tuple[DeviceRequestAllocationResult, ...]) -> bool:
+        """_add_usage of an allocation whose every result takes its device (claim_usage: not
+        for admin access, not shared), as a cluster's allocated claims are: the counts without
+        a _Usage made for each. False, having changed nothing, for any other allocation."""
+        consumable = self.consumable_capacity
+        for r in results:
+            if r.admin_access or (consumable and r.share_id is not None):
+                return False
+        if not results:
+            return True
+        self.revision += 1
+        dedicated, per_pool = self._dedicated, self._per_pool
+        for r in results:
+            device = DeviceID(r.driver, r.pool, r.device)
+            count = dedicated.get(device, 0)
+            if count == 0:
+                per_pool[(r.driver, r.pool)] += 1
+                self._touch(device, -1)
+            dedicated[device] = count + 1
+        return True
 
     def _touch(self, device: DeviceID, free_delta: int) -> None:
         for name in self._device_nodes.get(device, ()):
@@ -308,7 +333,8 @@ class DRAManager:
             if name not in holders:
                 holders.append(name)
         self.node_version[name] = self.node_version.get(name, 0) + 1
-        self.node_free[name] = sum(1 for d in devices if DeviceID(*d) not in self._dedicated)
+        # (driver, pool, device) equals its DeviceID, and the counter holds no zero count
+        self.node_free[name] = len(devices) - sum(map(self._dedicated.__contains__, devices))
         return view
 
     def memo_id(self, key: tuple[Any, ...]) -> int:

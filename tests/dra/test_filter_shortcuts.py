@@ -62,3 +62,40 @@ def _plain_allocate_on(self: Any, s: Any, node: Any, claims: list, rejected: Any
     if found is None:
         return statusUnschedulable(MSG_CANNOT_ALLOCATE), None
     return None, found
+
+
+def test_allocated_devices_are_counted_as_claim_usage_counts_them() -> None:
+    """DRAManager._add_dedicated (the claims whose every result takes its device) counts what
+    the general path (claim_usage: admin access takes nothing, a shared result with consumable
+    capacity takes a share) counts, for random allocations with and without those results."""
+    import random
+
+    from kschedctl.api.objects import ClusterObjects
+    from kschedctl.api.resourceclaim import ResourceClaim
+    from kschedctl.dra.manager import DRAManager
+
+    rng = random.Random(7)
+    for consumable in (False, True):
+        claims = []
+        for i in range(300):
+            results = []
+            for _ in range(rng.choice([0, 1, 1, 2])):
+                r = {"request": "r", "driver": "gpu.example.com", "pool": f"pool-{rng.randrange(4)}", "device": f"dev-{rng.randrange(12)}"}
+                if rng.random() < 0.1:
+                    r["adminAccess"] = True
+                if rng.random() < 0.1:
+                    r["shareID"] = "s1"
+                results.append(r)
+            status = {} if rng.random() < 0.1 else {"allocation": {"devices": {"results": results}}}
+            raw = {"kind": "ResourceClaim", "metadata": {"name": f"c{i}", "namespace": "ns"}, "spec": {}, "status": status}
+            claims.append(ResourceClaim.from_dict(raw))
+        objects = ClusterObjects()
+        objects.resource_claims = {c.key: c for c in claims}
+        fast = DRAManager(objects, consumable_capacity=consumable)
+        full = DRAManager(ClusterObjects(), consumable_capacity=consumable)
+        full._add_dedicated = lambda results: False  # type: ignore[method-assign]
+        for claim in claims:
+            full._add_usage(claim)
+        assert fast._dedicated == full._dedicated and fast._per_pool == full._per_pool
+        assert fast._shared == full._shared and fast.revision == full.revision
+        assert sum(fast._dedicated.values()) > 100
