@@ -13,12 +13,13 @@ Equal best totals: the oracle takes the lowest node name; kschedctl is made to d
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tools.difftest.oracle import default_oracle
 
 CONFIG = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n"
 
@@ -27,7 +28,7 @@ GATES = ""  # feature gates of the run (kube's names), both sides
 
 
 def oracle(snapshot: Path, config: Path, mode: str) -> dict:
-    binary = os.environ.get("KSCHEDORACLE", "/work/oracle/kschedoracle")
+    binary = default_oracle("1.35")
     out = snapshot.parent / f"oracle-{mode}.json"
     gates = ["-feature-gates", GATES] if GATES else []
     proc = subprocess.run(
