@@ -50,18 +50,27 @@ class _Usage:
     capacity: tuple[tuple[DeviceID, str, Fraction], ...]
 
 
+def result_usage(r: DeviceRequestAllocationResult, consumable_capacity: bool) -> tuple[DeviceID, str | None] | None:
+    """foreachAllocatedDevice for one result: None for admin access (it takes nothing); else
+    its device and, with consumable capacity, its shareID (a shared device, which adds its
+    consumed capacity), None when it takes the device."""
+    if r.admin_access:
+        return None
+    return DeviceID(r.driver, r.pool, r.device), (r.share_id if consumable_capacity else None)
+
+
 def claim_usage(claim: ResourceClaim, consumable_capacity: bool) -> _Usage:
-    """foreachAllocatedDevice: admin-access results take nothing; with consumable capacity a
-    result with a shareID is shared and adds its consumed capacity; others take the device."""
+    """foreachAllocatedDevice over the claim's results (result_usage)."""
     if claim.allocation is None:
         return _Usage((), (), ())
     dedicated, shared, capacity = [], [], []
     for r in claim.allocation.results:
-        if r.admin_access:
+        usage = result_usage(r, consumable_capacity)
+        if usage is None:
             continue
-        device = DeviceID(r.driver, r.pool, r.device)
-        if consumable_capacity and r.share_id is not None:
-            shared.append((device, r.share_id))
+        device, share_id = usage
+        if share_id is not None:
+            shared.append((device, share_id))
             for name, value in (r.consumed_capacity or {}).items():
                 capacity.append((device, name, value))
             continue
@@ -178,44 +187,31 @@ class DRAManager:
         self._remove_usage(claim)
 
     def _add_usage(self, claim: ResourceClaim) -> None:
-        allocation = claim.allocation
-        if allocation is not None and self._add_dedicated(allocation.results):
+        """What the claim's allocation takes, counted result by result (result_usage): a
+        cluster's thousands of allocated claims make no _Usage each."""
+        if claim.allocation is None:
             return
-        usage = claim_usage(claim, self.consumable_capacity)
-        if not (usage.dedicated or usage.shared or usage.capacity):
-            return
-        self.revision += 1
-        for device in usage.dedicated:
-            if self._dedicated[device] == 0:
-                self._per_pool[(device.driver, device.pool)] += 1
-                self._touch(device, -1)
-            self._dedicated[device] += 1
-        for share in usage.shared:
-            self._shared[share] += 1
-        for device, name, value in usage.capacity:
-            per = self._capacity.setdefault(device, {})
-            per[name] = per.get(name, Fraction(0)) + value
-
-    def _add_dedicated(self, results: tuple[DeviceRequestAllocationResult, ...]) -> bool:
-        """_add_usage of an allocation whose every result takes its device (claim_usage: not
-        for admin access, not shared), as a cluster's allocated claims are: the counts without
-        a _Usage made for each. False, having changed nothing, for any other allocation."""
-        consumable = self.consumable_capacity
-        for r in results:
-            if r.admin_access or (consumable and r.share_id is not None):
-                return False
-        if not results:
-            return True
-        self.revision += 1
-        dedicated, per_pool = self._dedicated, self._per_pool
-        for r in results:
-            device = DeviceID(r.driver, r.pool, r.device)
+        consumable, dedicated = self.consumable_capacity, self._dedicated
+        took = False
+        for r in claim.allocation.results:
+            usage = result_usage(r, consumable)
+            if usage is None:
+                continue
+            took = True
+            device, share_id = usage
+            if share_id is not None:
+                self._shared[(device, share_id)] += 1
+                for name, value in (r.consumed_capacity or {}).items():
+                    per = self._capacity.setdefault(device, {})
+                    per[name] = per.get(name, Fraction(0)) + value
+                continue
             count = dedicated.get(device, 0)
             if count == 0:
-                per_pool[(r.driver, r.pool)] += 1
+                self._per_pool[(device.driver, device.pool)] += 1
                 self._touch(device, -1)
             dedicated[device] = count + 1
-        return True
+        if took:
+            self.revision += 1
 
     def _touch(self, device: DeviceID, free_delta: int) -> None:
         for name in self._device_nodes.get(device, ()):

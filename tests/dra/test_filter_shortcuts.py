@@ -65,14 +65,17 @@ def _plain_allocate_on(self: Any, s: Any, node: Any, claims: list, rejected: Any
 
 
 def test_allocated_devices_are_counted_as_claim_usage_counts_them() -> None:
-    """DRAManager._add_dedicated (the claims whose every result takes its device) counts what
-    the general path (claim_usage: admin access takes nothing, a shared result with consumable
-    capacity takes a share) counts, for random allocations with and without those results."""
+    """DRAManager counts, result by result, what claim_usage (foreachAllocatedDevice: admin
+    access takes nothing, a shared result with consumable capacity takes a share and adds its
+    consumed capacity, any other takes its device) says each claim takes, for random
+    allocations with and without those results."""
     import random
+    from collections import Counter
+    from fractions import Fraction
 
     from kschedctl.api.objects import ClusterObjects
     from kschedctl.api.resourceclaim import ResourceClaim
-    from kschedctl.dra.manager import DRAManager
+    from kschedctl.dra.manager import DRAManager, claim_usage
 
     rng = random.Random(7)
     for consumable in (False, True):
@@ -85,17 +88,26 @@ def test_allocated_devices_are_counted_as_claim_usage_counts_them() -> None:
                     r["adminAccess"] = True
                 if rng.random() < 0.1:
                     r["shareID"] = "s1"
+                    r["consumedCapacity"] = {"memory": f"{rng.randrange(1, 4)}Gi"}
                 results.append(r)
             status = {} if rng.random() < 0.1 else {"allocation": {"devices": {"results": results}}}
             raw = {"kind": "ResourceClaim", "metadata": {"name": f"c{i}", "namespace": "ns"}, "spec": {}, "status": status}
             claims.append(ResourceClaim.from_dict(raw))
         objects = ClusterObjects()
         objects.resource_claims = {c.key: c for c in claims}
-        fast = DRAManager(objects, consumable_capacity=consumable)
-        full = DRAManager(ClusterObjects(), consumable_capacity=consumable)
-        full._add_dedicated = lambda results: False  # type: ignore[method-assign]
+        manager = DRAManager(objects, consumable_capacity=consumable)
+        dedicated: Counter = Counter()
+        shared: Counter = Counter()
+        capacity: dict = {}
+        revision = 0
         for claim in claims:
-            full._add_usage(claim)
-        assert fast._dedicated == full._dedicated and fast._per_pool == full._per_pool
-        assert fast._shared == full._shared and fast.revision == full.revision
-        assert sum(fast._dedicated.values()) > 100
+            usage = claim_usage(claim, consumable)
+            revision += bool(usage.dedicated or usage.shared or usage.capacity)
+            dedicated.update(usage.dedicated)
+            shared.update(usage.shared)
+            for device, name, value in usage.capacity:
+                capacity.setdefault(device, {})[name] = capacity.get(device, {}).get(name, Fraction(0)) + value
+        assert manager._dedicated == dedicated and manager._shared == shared and manager._capacity == capacity
+        assert manager._per_pool == Counter((d.driver, d.pool) for d in dedicated)
+        assert manager.revision == revision
+        assert sum(dedicated.values()) > 100 and (not consumable or len(shared) > 5)
