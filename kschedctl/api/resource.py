@@ -191,43 +191,29 @@ def _plain_capacity(raw: Any) -> DeviceCapacity | None:
     return _CAPACITIES.get(value) if type(value) is str else None
 
 
-def _plain_attributes(raw: dict[Any, Any]) -> dict[str, DeviceAttribute] | None:
-    out: dict[str, DeviceAttribute] = {}
-    for key, value in raw.items():
-        attr = _plain_attribute(value)
-        if attr is None or type(key) is not str:
-            return None
-        out[key] = attr
-    return out
-
-
-def _plain_capacities(raw: dict[Any, Any]) -> dict[str, DeviceCapacity] | None:
-    out: dict[str, DeviceCapacity] = {}
-    for key, value in raw.items():
-        cap = _plain_capacity(value)
-        if cap is None or type(key) is not str:
-            return None
-        out[key] = cap
-    return out
-
-
-def _plain_map(kept: dict[Any, Any], raw: Any, read: Callable[[dict[Any, Any]], dict[str, Any] | None]) -> dict[str, Any] | None:
-    """``read(raw)`` for a device's attributes or capacity, or what it returned for an equal
-    map before (content_memo.py): a pool's devices share a few (they differ in a NUMA node or
-    an index). The map is shared: a Device is never written to."""
+def _plain_map(kept: dict[Any, Any], raw: Any, plain: Callable[[Any], Any]) -> dict[str, Any] | None:
+    """A device's attributes or capacity, each entry its ``plain`` form (_plain_attribute,
+    _plain_capacity), or what was read for an equal map before (content_memo.py): a pool's
+    devices share a few (they differ in a NUMA node or an index). None when an entry has no
+    plain form or a name that is not a string. The map is shared: a Device is never written to."""
     if raw is None:
         return {}
     if type(raw) is not dict:
         return None
     key = content_key(raw)
-    found = kept.get(key)
-    if found is None:
-        found = read(raw)
-        if found is not None:
-            if len(kept) >= _KEPT:
-                kept.clear()
-            kept[key] = found
-    return found
+    found: dict[str, Any] | None = kept.get(key)
+    if found is not None:
+        return found
+    out: dict[str, Any] = {}
+    for name, value in raw.items():
+        entry = plain(value)
+        if entry is None or type(name) is not str:
+            return None
+        out[name] = entry
+    if len(kept) >= _KEPT:
+        kept.clear()
+    kept[key] = out
+    return out
 
 
 _ATTRIBUTE_MAPS: dict[Any, dict[str, DeviceAttribute]] = {}
@@ -243,8 +229,8 @@ def _plain_device(raw: Any) -> Device | None:
     name = raw.get("name")
     if type(name) is not str or not name:
         return None
-    attrs = _plain_map(_ATTRIBUTE_MAPS, raw.get("attributes"), _plain_attributes)
-    caps = _plain_map(_CAPACITY_MAPS, raw.get("capacity"), _plain_capacities)
+    attrs = _plain_map(_ATTRIBUTE_MAPS, raw.get("attributes"), _plain_attribute)
+    caps = _plain_map(_CAPACITY_MAPS, raw.get("capacity"), _plain_capacity)
     if attrs is None or caps is None or len(attrs) + len(caps) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
         return None
     return Device(name, attrs, caps)
