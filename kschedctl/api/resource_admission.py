@@ -179,9 +179,10 @@ def validate_dra_object(raw: JSONObject) -> None:
 # The claim specs that passed _claim_spec, by content (content_memo.py): the claims of one
 # template share their spec, and its check depends on nothing else.
 _CLAIM_SPECS_ADMITTED: dict[Any, None] = {}
-# What places a device itself, rather than its slice.
-_DEVICE_PLACEMENT = frozenset(("nodeName", "nodeSelector", "allNodes"))
-_ATTRIBUTE_FORMS = frozenset(("int", "bool", "string", "version"))
+# What places a device itself, rather than its slice, and an attribute's value forms: in the
+# order the checks name them.
+_DEVICE_PLACEMENT = ("nodeName", "nodeSelector", "allNodes")
+_ATTRIBUTE_FORMS = ("int", "bool", "string", "version")
 
 
 def _selectors(raw: Any, path: str) -> None:
@@ -229,7 +230,7 @@ def _slice_spec(spec: JSONObject) -> None:
         if name in seen:
             raise ObjectError(f'Duplicate value: "{name}"', f"spec.devices[{i}].name")
         seen.add(str(name))
-        per_device = [f for f in ("nodeName", "nodeSelector", "allNodes") if device.get(f) not in (None, "", False)]
+        per_device = [f for f in _DEVICE_PLACEMENT if device.get(f) not in (None, "", False)]
         if spec.get("perDeviceNodeSelection") is True:
             if len(per_device) != 1:
                 raise _required(
@@ -246,7 +247,7 @@ def _slice_spec(spec: JSONObject) -> None:
             )
         for key, attr in _map(device.get("attributes"), f"spec.devices[{i}].attributes").items():
             attr = _map(attr, f"spec.devices[{i}].attributes[{key}]")
-            set_values = [k for k in ("int", "bool", "string", "version") if attr.get(k) is not None]
+            set_values = [k for k in _ATTRIBUTE_FORMS if attr.get(k) is not None]
             if len(set_values) != 1:
                 raise _required(f"spec.devices[{i}].attributes[{key}]", "exactly one value must be specified")
 
