@@ -12,6 +12,10 @@ its collector as it is.
 A command line the fast path reads in full (kschedctl/cli/fast.py: `schedule`, `explain`,
 `simulate` or `validate` with plain options) runs without importing typer; any other goes to
 the typer app.
+
+The command runs at the base of a roomy chunk of the interpreter's frame stack of its own
+(kschedctl/runtime/frame_room.py), the same however the process was started (`python -m
+kschedctl` or the console script), so its loops do not map and unmap a chunk at every call.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ def main() -> None:
     gc.disable()
     try:
         from kschedctl.cli import fast
+        from kschedctl.runtime.frame_room import call_with_room
 
         call = fast.parse(sys.argv[1:])
         if call is None:
@@ -38,7 +43,8 @@ def main() -> None:
         gc.freeze()
         if was_enabled:
             gc.enable()
+    # the command's frames in a stack chunk of their own (kschedctl/runtime/frame_room.py)
     if call is None:
-        run_command()
+        call_with_room(run_command)
     else:
-        run_process(lambda: functools.partial(fast.invoke, call.load(), call.kwargs))
+        call_with_room(lambda: run_process(lambda: functools.partial(fast.invoke, call.load(), call.kwargs)))

@@ -29,6 +29,7 @@ from kschedctl.api.errors import InputError
 from kschedctl.cli.app import app
 from kschedctl.cli.stdout import run_app
 from kschedctl.cluster.kubeclient import resolve_kubeconfig
+from kschedctl.runtime.frame_room import call_with_room
 
 PROG_NAME = "kubectl ksched"
 _VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--context": "context", "--kubeconfig": "kubeconfig"}
@@ -150,7 +151,8 @@ def main(argv: list[str] | None = None) -> None:
     except InputError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise SystemExit(2) from None
-    run_app(app, args=translated, prog_name=PROG_NAME)  # stdout's write errors as kschedctl's
+    # stdout's write errors as kschedctl's; the frames in a chunk of their own (runtime/frame_room.py)
+    call_with_room(lambda: run_app(app, args=translated, prog_name=PROG_NAME))
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m kschedctl.cli.kubectl_plugin`
