@@ -27,9 +27,9 @@ from typing import TypeVar, cast
 
 T = TypeVar("T")
 
-# Words of evaluation stack asked for: above a 16 KiB chunk's 2,048 words, so the frame always
-# starts a new chunk, and with push_chunk's 1,000 words of overhead it gets 64 KiB (8,192
-# words), ~5,000 of them left for the command's own frames.
+# Words of evaluation stack asked for: above a 16 KiB chunk's 2,048 words, so the frame never
+# fits in one and starts a new chunk, which with push_chunk's 1,000 words of overhead is 64 KiB
+# (8,192 words), ~5,000 of them left for the command's own frames.
 STACK_WORDS = 3100
 
 
