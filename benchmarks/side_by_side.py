@@ -19,7 +19,8 @@ in it). Which build of CPython that is moves every kschedctl time: a build with 
 shared library and without profile-guided or link-time optimisation (pyenv's default) runs the
 same code markedly slower than a distribution's optimised one, as a Go binary built without
 optimisations would. The output names the interpreter (version, how libpython is linked, the
-configure flags, the kschedctl it imports) under the table and in --json.
+configure flags, the kschedctl it imports) under the table and in --json, which also holds
+every run's wall, CPU and system time, peak RSS and minor page faults.
 
 Init pods: the file holds them pending, ahead of the measured pods. kube schedules them as its
 warmup (scheduled, not in its own pods/s) and kschedctl schedules them as any other pod, so
@@ -97,13 +98,17 @@ PREEMPTION_CHECKS = {
 @dataclass
 class ProcessRun:
     """One child process: whole-process wall time, its own peak RSS and its CPU time (user + sys,
-    which moves less than wall time when other work shares the machine)."""
+    which moves less than wall time when other work shares the machine), the system part of it
+    and its minor page faults (the kernel's work a run causes, which an instruction count does
+    not see: RESULTS.md, "Twenty-fourth round")."""
 
     wall_s: float
     peak_rss_mib: float
     returncode: int
     stderr_tail: str = ""
     cpu_s: float | None = None
+    sys_s: float | None = None
+    minor_faults: int | None = None
 
 
 @dataclass
@@ -165,16 +170,19 @@ TIME = "/usr/bin/time"
 
 
 def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
-    """Runs cmd with stdout to a file; wall time from start to exit, and the child's own peak RSS.
+    """Runs cmd with stdout to a file; wall time from start to exit, and the child's own peak RSS
+    and minor page faults.
 
     The peak RSS comes from /usr/bin/time (%M) where it exists: Linux carries the RSS high-water
     mark of the process that forks over exec into the child's ru_maxrss, so os.wait4 on a child of
     this (large) Python process would report at least this process's size; /usr/bin/time's own
-    child is forked from a small process. Without /usr/bin/time, wait4's figure is the fallback.
+    child is forked from a small process. Its %R (the command's minor faults, with the children
+    it waited for) leaves out /usr/bin/time's own. Without /usr/bin/time, wait4's figures are the
+    fallback.
     """
     use_time = os.access(TIME, os.X_OK)
     with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r", suffix=".time") as rss_file:
-        full = [TIME, "-f", "%M", "-o", rss_file.name, *cmd] if use_time else cmd
+        full = [TIME, "-f", "%M %R", "-o", rss_file.name, *cmd] if use_time else cmd
         t0 = time.perf_counter()
         proc = subprocess.Popen(full, stdout=out, stderr=err, env=child_env())
         _, status, usage = os.wait4(proc.pid, 0)
@@ -182,12 +190,15 @@ def measure(cmd: list[str], stdout_path: Path) -> ProcessRun:
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
-        kib = usage.ru_maxrss
+        kib, faults = usage.ru_maxrss, usage.ru_minflt
         if use_time:
-            lines = [x for x in rss_file.read().split() if x.isdigit()]
-            kib = int(lines[-1]) if lines else kib
+            last = (rss_file.read().strip().splitlines() or [""])[-1].split()
+            if len(last) == 2 and all(x.isdigit() for x in last):
+                kib, faults = int(last[0]), int(last[1])
     cpu = usage.ru_utime + usage.ru_stime  # includes /usr/bin/time's own child (Linux wait4)
-    return ProcessRun(round(wall, 3), round(kib / 1024.0, 1), proc.returncode, "\n".join(tail), round(cpu, 3))
+    return ProcessRun(
+        round(wall, 3), round(kib / 1024.0, 1), proc.returncode, "\n".join(tail), round(cpu, 3), round(usage.ru_stime, 3), faults
+    )
 
 
 def kube_command(oracle: str, snapshot: Path, config: Path, warmup: int, placements: Path, gates: str = "") -> list[str]:

@@ -210,7 +210,19 @@ def test_measure_reports_the_childs_own_time_and_rss(tmp_path: Path) -> None:
     run = side_by_side.measure([sys.executable, "-c", "print('x' * 3)"], tmp_path / "out")
     assert run.returncode == 0 and run.wall_s > 0 and run.peak_rss_mib > 1
     assert run.cpu_s is not None and 0 < run.cpu_s < 10 * run.wall_s
+    assert run.sys_s is not None and 0 <= run.sys_s <= run.cpu_s
     assert (tmp_path / "out").read_text() == "xxx\n"
+
+
+def test_measure_counts_the_page_faults_of_what_the_child_touches(tmp_path: Path) -> None:
+    """Touching 64 MiB more shows in the child's minor faults (16,384 with 4 KiB pages; some 32
+    where the kernel gives huge pages to every mapping)."""
+    small = side_by_side.measure([sys.executable, "-c", "pass"], tmp_path / "a")
+    large = side_by_side.measure(
+        [sys.executable, "-c", "b = bytearray(64 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1"], tmp_path / "b"
+    )
+    assert small.minor_faults is not None and large.minor_faults is not None
+    assert small.minor_faults > 0 and large.minor_faults - small.minor_faults >= 16
 
 
 def test_kube_command_is_the_oracle_bench_of_the_readme() -> None:
