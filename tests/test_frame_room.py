@@ -8,7 +8,6 @@ counts the page faults of the worst depth."""
 
 from __future__ import annotations
 
-import resource
 import sys
 import types
 from collections.abc import Callable
@@ -34,12 +33,18 @@ def at_depth(d: int, fn: Callable[[], int]) -> int:
     return at_depth(d - 1, fn) if d else fn()
 
 
+def minor_faults() -> int:
+    resource = pytest.importorskip("resource")  # Unix
+    faults: int = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return faults
+
+
 def loop_faults() -> int:
     """Minor page faults of CALLS calls of leaf()."""
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    before = minor_faults()
     for _ in range(CALLS):
         leaf()
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    return minor_faults() - before
 
 
 def worst_depth_faults(max_depth: int = 250) -> int:

@@ -7,7 +7,7 @@ one chunk into the next therefore costs a ``mmap``, a page fault and a ``munmap`
 is made. Where that boundary falls depends on how deep the stack already is when the command
 starts: `python -m kschedctl` runs its command some frames deeper than the ``kschedctl``
 console script (runpy's), a test runner deeper still. On a 500-node `schedule` the scheduling
-loop crossed it at every pod under `python -m` (some 680 mappings and page faults, 5-10 ms of
+loop crossed it at every pod under `python -m` (some 680 mappings and page faults, 3-10 ms of
 a 200 ms run) and hardly at all from the script; other files crossed it from the script.
 
 :func:`call_with_room` calls the command through a function whose frame cannot fit in a
