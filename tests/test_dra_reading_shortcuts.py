@@ -23,7 +23,7 @@ import kschedctl.api.resource as resource
 import kschedctl.api.resource_admission as admission
 import kschedctl.api.resourceclaim as resourceclaim
 import kschedctl.cluster.loader as loader
-from kschedctl.api import known_fields
+from kschedctl.api import content_memo, known_fields
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.resource import Device, ResourceSlice
 from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
@@ -135,9 +135,9 @@ def test_shared_attribute_and_capacity_maps_stay_out_of_reach() -> None:
         with pytest.raises(ObjectError) as err:
             resource._device(bad, 3)
         assert (err.value.message, err.value.field) == ("expected an integer, got True", "spec.devices[3].attributes.model.int")
-    for i in range(resource._KEPT + 10):
+    for i in range(content_memo.LIMIT + 10):
         resource._device({"name": "d", "attributes": {"n": {"int": i}}}, 0)
-    assert len(resource._ATTRIBUTE_MAPS) <= resource._KEPT and len(resource._ATTRIBUTES) <= resource._KEPT
+    assert len(resource._ATTRIBUTE_MAPS) <= content_memo.LIMIT and len(resource._ATTRIBUTES) <= content_memo.LIMIT
 
 
 def _slice(devices: list[Any], **spec: Any) -> dict[str, Any]:

@@ -51,10 +51,16 @@ def by_content(kept: dict[Hashable, Any], fn: Callable[..., T], doc: Any, where:
         value: T = found
         return value
     value = fn(doc, where, *args)
+    remember(kept, key, value)
+    return value
+
+
+def remember(kept: dict[Any, Any], key: Hashable, value: Any) -> None:
+    """``kept[key] = value`` in a memo bounded as this module's are (LIMIT entries, emptied
+    when full)."""
     if len(kept) >= LIMIT:
         kept.clear()
     kept[key] = value
-    return value
 
 
 def replica_spec(spec: dict[str, Any]) -> dict[str, Any] | None:

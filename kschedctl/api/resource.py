@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from kschedctl.api.content_memo import content_key
+from kschedctl.api.content_memo import content_key, remember
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.jsontypes import JSONObject
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
@@ -156,10 +156,10 @@ def _counters(raw: Any, where: str) -> dict[str, Fraction]:
 
 
 # The attribute values and capacities read so far, by their one value: a pool's devices
-# repeat a handful (a model, a driver version, a memory size), and both are frozen.
+# repeat a handful (a model, a driver version, a memory size), and both are frozen. Each
+# memo here is bounded as content_memo.py's are (remember).
 _ATTRIBUTES: dict[tuple[str, Any], DeviceAttribute] = {}
 _CAPACITIES: dict[str, DeviceCapacity] = {}
-_KEPT = 4096  # entries per memo; a memo that fills is emptied
 _ATTRIBUTE_TYPES = {"int": int, "bool": bool, "string": str, "version": str}
 # The fields of a device as most drivers publish it.
 _PLAIN_DEVICE_FIELDS = frozenset(("name", "attributes", "capacity"))
@@ -176,9 +176,8 @@ def _plain_attribute(raw: Any) -> DeviceAttribute | None:
     key = (kind, value)
     found = _ATTRIBUTES.get(key)
     if found is None:
-        if len(_ATTRIBUTES) >= _KEPT:
-            _ATTRIBUTES.clear()
-        found = _ATTRIBUTES[key] = DeviceAttribute(kind, value)
+        found = DeviceAttribute(kind, value)
+        remember(_ATTRIBUTES, key, found)
     return found
 
 
@@ -210,9 +209,7 @@ def _plain_map(kept: dict[Any, Any], raw: Any, plain: Callable[[Any], Any]) -> d
         if entry is None or type(name) is not str:
             return None
         out[name] = entry
-    if len(kept) >= _KEPT:
-        kept.clear()
-    kept[key] = out
+    remember(kept, key, out)
     return out
 
 
@@ -278,9 +275,7 @@ class Device:
                 v.get("value"),
             )
             if len(v) == 1 and type(v.get("value")) is str:  # the plain form: _plain_device's next time
-                if len(_CAPACITIES) >= _KEPT:
-                    _CAPACITIES.clear()
-                _CAPACITIES[v["value"]] = cap
+                remember(_CAPACITIES, v["value"], cap)
         if len(attributes) + len(capacity) > RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE:
             raise ObjectError(
                 f"must have at most {RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE} attributes and capacities", f"{where}"
