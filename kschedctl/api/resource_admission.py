@@ -231,7 +231,7 @@ def _slice_spec(spec: JSONObject) -> None:
             raise ObjectError(f'Duplicate value: "{name}"', f"spec.devices[{i}].name")
         seen.add(str(name))
         per_device = [f for f in _DEVICE_PLACEMENT if device.get(f) not in (None, "", False)]
-        if spec.get("perDeviceNodeSelection") is True:
+        if per_device_selection:
             if len(per_device) != 1:
                 raise _required(
                     f"spec.devices[{i}]",
