@@ -147,3 +147,21 @@ def test_a_pods_workload_ref_is_read_from_its_own_spec() -> None:
     fresh.raw["spec"]["workloadRef"] = {"name": "w", "podGroup": "g"}
     assert pg.workload_ref(fresh) == ("w", "g")
     assert pg.workload_ref(fresh) == ("w", "g")
+
+
+def test_the_workload_group_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo holds at most content_memo.LIMIT entries (it starts again when full) and still
+    answers each Workload's own group."""
+    from kschedctl.api import content_memo
+    from kschedctl.framework import podgroup as pg
+
+    monkeypatch.setattr(pg, "_WORKLOAD_GROUPS", {})
+    monkeypatch.setattr(content_memo, "LIMIT", 3)
+    for count in range(1, 9):
+        raw = {
+            "metadata": {"name": f"w{count}", "namespace": "ns"},
+            "spec": {"podGroups": [{"name": "g", "policy": {"gang": {"minCount": count}}}]},
+        }
+        group = pg.workload_pod_group(raw, "g")
+        assert group is not None and group.min_count == count
+        assert len(pg._WORKLOAD_GROUPS) <= 3

@@ -107,10 +107,11 @@ def test_requests_of_is_the_two_computations_and_tells_the_variants_apart() -> N
 
 
 def test_requests_of_starts_again_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kschedctl.api import content_memo
     from kschedctl.framework import resource
 
     monkeypatch.setattr(resource, "_REQUESTS_KEPT", {})
-    monkeypatch.setattr(resource, "REQUESTS_KEPT_MAX", 3)
+    monkeypatch.setattr(content_memo, "LIMIT", 3)
     for i in range(7):
         pod = make_pod(f"p{i}").req(cpu=f"{i + 1}").obj()
         assert resource.requests_of(pod)[1] == 1000 * (i + 1)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kschedctl.api import content_memo
 from kschedctl.api.types import Pod
 
 POD_GROUP_KIND = "PodGroup"
@@ -73,8 +74,8 @@ def pod_group_from_raw(raw: dict[str, Any]) -> PodGroup:
 # (id of a Workload's raw object, group name) -> (that raw object, its PodGroup): a gang's every
 # pod asks for its group at PreEnqueue (twice) and at Permit; a Workload read from the input is
 # never edited (an update is a new object), and holding it keeps its id from being reused.
+# Bounded as content_memo's memos are.
 _WORKLOAD_GROUPS: dict[tuple[int, str], tuple[dict[str, Any], PodGroup | None]] = {}
-_WORKLOAD_GROUPS_KEPT = 4096  # entries before the memo starts again
 
 
 def workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:
@@ -84,10 +85,9 @@ def workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:
     kept = _WORKLOAD_GROUPS.get(key)
     if kept is not None and kept[0] is raw:
         return kept[1]
-    if len(_WORKLOAD_GROUPS) >= _WORKLOAD_GROUPS_KEPT:
-        _WORKLOAD_GROUPS.clear()
-    group = _WORKLOAD_GROUPS[key] = (raw, _workload_pod_group(raw, group_name))
-    return group[1]
+    group = _workload_pod_group(raw, group_name)
+    content_memo.remember(_WORKLOAD_GROUPS, key, (raw, group))
+    return group
 
 
 def _workload_pod_group(raw: dict[str, Any], group_name: str) -> PodGroup | None:

@@ -13,6 +13,7 @@ from collections.abc import Hashable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from kschedctl.api import content_memo
 from kschedctl.api.types import Container, Pod
 
 CPU = "cpu"
@@ -222,9 +223,9 @@ def compute_pod_resource_request(pod: Pod) -> Resource:
     return Resource.from_list(pod_requests(pod))
 
 
-# The requests of pods by what they are worked out from (requests_of); emptied when full.
+# The requests of pods by what they are worked out from (requests_of); bounded as
+# content_memo's memos are.
 _REQUESTS_KEPT: dict[Hashable, tuple[Resource, int, int]] = {}
-REQUESTS_KEPT_MAX = 4096
 
 
 def requests_of(pod: Pod) -> tuple[Resource, int, int]:
@@ -246,9 +247,7 @@ def requests_of(pod: Pod) -> tuple[Resource, int, int]:
         return (compute_pod_resource_request(pod), *compute_non_zero_request(pod))
     if found is None:
         found = (compute_pod_resource_request(pod), *compute_non_zero_request(pod))
-        if len(_REQUESTS_KEPT) >= REQUESTS_KEPT_MAX:
-            _REQUESTS_KEPT.clear()
-        _REQUESTS_KEPT[key] = found
+        content_memo.remember(_REQUESTS_KEPT, key, found)
     return found
 
 
