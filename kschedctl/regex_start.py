@@ -34,7 +34,7 @@ from kschedctl.startup import StrPath, cache_path, read_marshalled, write_marsha
 
 _sre: Any = sys.modules["_sre"]  # re's matching engine, loaded with re (no type stubs)
 
-HEADER = b"kschedctl-regex-code\n" + importlib.util.MAGIC_NUMBER + f"{_sre.MAGIC}:{_sre.CODESIZE}\n".encode()
+HEADER = b"kschedctl-regex-code-2\n" + importlib.util.MAGIC_NUMBER + f"{_sre.MAGIC}:{_sre.CODESIZE}:{sys.byteorder}\n".encode()
 MAX_ENTRIES = 256  # half of re's own cache (_MAXCACHE, 512): past this the file starts again
 _SKIP = re.DEBUG | re.TEMPLATE  # compiles re never caches, or warns about each time
 
@@ -47,6 +47,7 @@ def supported() -> bool:
     return (
         sys.implementation.name == "cpython"
         and (3, 11) <= sys.version_info[:2] <= (3, 13)
+        and _sre.CODESIZE == 4  # a matcher's code kept as 32-bit words (see _entry)
         and isinstance(getattr(re, "_cache", None), dict)
         and callable(getattr(getattr(re, "_compiler", None), "compile", None))
     )
@@ -106,7 +107,21 @@ class PatternCache:
         merged = {**read(self.path), **self.new}
         if len(merged) > MAX_ENTRIES:  # the first compiles are the imports' own
             merged = dict(list(self.new.items())[:MAX_ENTRIES])
-        write_marshalled(self.path, HEADER, list(merged.values()))
+        try:
+            kept = [_stored(entry) for entry in merged.values()]
+        except (OverflowError, TypeError):  # a code word _sre would refuse: nothing to keep
+            return
+        write_marshalled(self.path, HEADER, kept)
+
+
+def _stored(entry: Entry) -> tuple[Any, ...]:
+    """An entry as the file holds it: the matcher's code as the bytes of its 32-bit words
+    (native order, named in HEADER), which unmarshal as one string; as a list of ints each word
+    was an object to read and to check, half the cost of reading the file."""
+    import array  # only where a run writes the file (an extension module: not at every start)
+
+    pattern, flags, final, code, groups, groupindex, indexgroup = entry
+    return (pattern, flags, final, array.array("I", code).tobytes(), groups, groupindex, indexgroup)
 
 
 def _entry(raw: Any) -> tuple[Key, Entry] | None:
@@ -117,12 +132,13 @@ def _entry(raw: Any) -> tuple[Key, Entry] | None:
     shapes = (
         isinstance(pattern, (str, bytes)),
         type(flags) is int and type(final) is int and type(groups) is int,
-        isinstance(code, list) and all(type(c) is int for c in code),
+        type(code) is bytes and len(code) % 4 == 0,
         isinstance(groupindex, dict) and isinstance(indexgroup, tuple),
     )
     if not all(shapes) or flags & _SKIP:
         return None
-    return (type(pattern), pattern, flags), raw
+    words = memoryview(code).cast("I").tolist()  # 32-bit words (supported())
+    return (type(pattern), pattern, flags), (pattern, flags, final, words, groups, groupindex, indexgroup)
 
 
 def read(path: StrPath) -> dict[Key, Entry]:

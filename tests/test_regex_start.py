@@ -122,17 +122,21 @@ def _good_entry(tmp_path: Path, fresh: None) -> tuple[regex_start.Key, regex_sta
     return key, entry
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "not-a-list", "wrong-shape", "bad-code"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "not-a-list", "wrong-shape", "bad-code", "odd-code-bytes", "code-as-a-list"])
 def test_a_bad_file_or_entry_is_ignored(tmp_path: Path, fresh: None, damage: str) -> None:
     key, good = _good_entry(tmp_path, fresh)
     pattern, flags, final, code, groups, groupindex, indexgroup = good
     bad_code = (f"bad-{unique()}", 0, final, [1, 2, 3], 0, {}, ())
+    stored = regex_start._stored(good)
+    odd = (bad_code[0], 0, final, b"\x01\x02\x03", 0, {}, ())  # not whole 32-bit words
     body = {
         "garbage": b"not marshal at all",
-        "truncated": marshal.dumps([good])[:-3],
+        "truncated": marshal.dumps([stored])[:-3],
         "not-a-list": marshal.dumps({"a": 1}),
-        "wrong-shape": marshal.dumps([(pattern, flags), good]),
-        "bad-code": marshal.dumps([bad_code, good]),
+        "wrong-shape": marshal.dumps([(pattern, flags), stored]),
+        "bad-code": marshal.dumps([regex_start._stored(bad_code), stored]),
+        "odd-code-bytes": marshal.dumps([odd, stored]),
+        "code-as-a-list": marshal.dumps([bad_code, stored]),  # the first format's entry
     }[damage]
     path = tmp_path / "regex-code.bin"
     path.write_bytes(regex_start.HEADER + body)
@@ -140,9 +144,25 @@ def test_a_bad_file_or_entry_is_ignored(tmp_path: Path, fresh: None, damage: str
     cache = regex_start.install(path)
     assert cache is not None
     seeded = key in re._cache  # type: ignore[attr-defined]
-    assert seeded == (damage in ("wrong-shape", "bad-code"))  # the good entry beside a bad one still serves
+    assert seeded == (damage not in ("garbage", "truncated", "not-a-list"))  # the good entry beside a bad one still serves
     assert (str, bad_code[0], 0) not in re._cache  # type: ignore[attr-defined]
     assert re.compile(pattern).fullmatch(pattern.split("(")[0] + "a") is not None
+
+
+def test_the_file_holds_each_matchers_code_as_words(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code is written as one string of 32-bit words and read back as the same ints the
+    compiler handed _sre (so a kept pattern equals a fresh compile, tested above)."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "regex-code.bin"
+    cache = regex_start.install(path)
+    assert cache is not None
+    re.compile(f"words-{unique()}(x|y)+")
+    regex_start.uninstall()
+    cache.save()
+    [(key, entry)] = cache.new.items()
+    [raw] = marshal.loads(path.read_bytes()[len(regex_start.HEADER) :])
+    assert type(raw[3]) is bytes and len(raw[3]) == 4 * len(entry[3])
+    assert regex_start.read(path) == {key: entry}
 
 
 def test_an_unwritable_place_leaves_the_run_alone(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
