@@ -47,15 +47,15 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from types import CodeType, ModuleType
 from typing import Any
 
-from kschedctl.startup import StrPath, cache_path, write_atomic
+from kschedctl.startup import IndexedFile, StrPath, cache_path, read_entries, write_indexed
 
 HEADER = b"kschedctl-module-code-2\n" + importlib.util.MAGIC_NUMBER
 PREFIX = "kschedctl."
 
-# The file: HEADER, the index's length (8 bytes, little-endian), the index (marshalled: module
-# name -> Meta and the place of its code in what follows), then the modules' marshalled code.
-# Only the index is read at start; a module's code is read (os.pread) when it is imported, so a
-# run holds no copy of the file and reads none of the modules it does not import.
+# The file is an indexed file (kschedctl/startup.py's IndexedFile, HEADER first): module name
+# -> Meta and the place of its marshalled code. Only the index is read at start; a module's code
+# is read (os.pread) when it is imported, so a run holds no copy of the file and reads none of
+# the modules it does not import.
 
 # (source path, its size, its mtime_ns, is a package, its directory's mtime_ns)
 Meta = tuple[str, int, int, bool, int]
@@ -74,81 +74,18 @@ class ServedLoader(SourceFileLoader):
         return self.code if fullname == self.name else super().get_code(fullname)
 
 
-class Store:
-    """A cache file opened for reading: its index, and each module's code on demand."""
-
-    def __init__(self, path: StrPath) -> None:
-        self.index: dict[str, tuple[Meta, int, int]] = {}
-        self.fd: int | None = None
-        self.base = 0
-        try:
-            self.fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            self.index, self.base = _read_index(self.fd)
-        except (OSError, EOFError, ValueError, TypeError):
-            self.index = {}
-        if not self.index:
-            self.close()
-
-    def code(self, name: str) -> bytes | None:
-        """The marshalled code of ``name`` as the file holds it; None when it cannot be read."""
-        found = self.index.get(name)
-        if found is None or self.fd is None:
-            return None
-        _, offset, length = found
-        try:
-            data = os.pread(self.fd, length, self.base + offset)
-        except OSError:
-            return None
-        return data if len(data) == length else None
-
-    def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+def _is_module_entry(name: Any, meta: tuple[Any, ...]) -> bool:
+    """An index entry of a kschedctl module, with the facts Meta holds."""
+    if not (isinstance(name, str) and name.startswith(PREFIX) and len(meta) == 5):
+        return False
+    origin, size, mtime, is_package, dir_mtime = meta
+    return isinstance(origin, str) and isinstance(is_package, bool) and all(type(v) is int for v in (size, mtime, dir_mtime))
 
 
 def _home(origin: str, is_package: bool) -> str:
     """The directory the import system looks in for a module: its file's, or for a package
     (``origin`` its ``__init__.py``) the one holding the package's directory."""
     return os.path.dirname(os.path.dirname(origin) if is_package else origin)
-
-
-def _read_index(fd: int) -> tuple[dict[str, tuple[Meta, int, int]], int]:
-    """The index of the file open at ``fd`` and where the code after it begins; every length
-    is checked against the file's size before anything is read for it."""
-    total = os.fstat(fd).st_size
-    head = os.pread(fd, len(HEADER) + 8, 0)
-    if len(head) != len(HEADER) + 8 or not head.startswith(HEADER):
-        return {}, 0
-    size = int.from_bytes(head[len(HEADER) :], "little")
-    base = len(HEADER) + 8 + size
-    if base > total:
-        return {}, 0
-    raw = os.pread(fd, size, len(HEADER) + 8)
-    if len(raw) != size:
-        return {}, 0
-    value = marshal.loads(raw)
-    index = {}
-    if isinstance(value, dict):
-        for name, item in value.items():
-            found = _index_item(item, total - base)
-            if isinstance(name, str) and name.startswith(PREFIX) and found is not None:
-                index[name] = found
-    return index, base
-
-
-def _index_item(value: Any, room: int) -> tuple[Meta, int, int] | None:
-    """An index entry, when well formed and its code lies within the ``room`` after the index."""
-    if not (isinstance(value, tuple) and len(value) == 7):
-        return None
-    origin, size, mtime, is_package, dir_mtime, offset, length = value
-    if isinstance(origin, str) and isinstance(is_package, bool) and all(type(v) is int for v in (size, mtime, dir_mtime, offset, length)):
-        if offset >= 0 and length > 0 and offset + length <= room:
-            return (origin, size, mtime, is_package, dir_mtime), offset, length
-    return None
 
 
 class ModuleCache:
@@ -158,12 +95,12 @@ class ModuleCache:
         self.path = path
         self.write = write
         self.pid = os.getpid()
-        self.store = Store(path)
+        self.store = IndexedFile(path, HEADER, _is_module_entry)
         self.dirs: dict[str, int | None] = {}  # directory -> its mtime_ns now (once a process)
         self.missed: list[str] = []  # kschedctl modules left to the usual finders
 
     @property
-    def entries(self) -> dict[str, tuple[Meta, int, int]]:
+    def entries(self) -> dict[Any, tuple[tuple[Any, ...], int, int]]:
         return self.store.index
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
@@ -184,7 +121,7 @@ class ModuleCache:
         return spec
 
     def _code(self, name: str) -> CodeType | None:
-        data = self.store.code(name)
+        data = self.store.data(name)
         if data is None:
             return None
         try:
@@ -256,33 +193,13 @@ def record(name: str, module: ModuleType | None) -> tuple[Meta, bytes] | None:
 def read(path: StrPath) -> Entries:
     """Every entry of a cache file, code included; empty when it is missing, unreadable or not
     one of ours (an entry whose code cannot be read is left out)."""
-    store = Store(path)
-    try:
-        out = {}
-        for name, (meta, _, _) in store.index.items():
-            data = store.code(name)
-            if data is not None:
-                out[name] = (meta, data)
-        return out
-    finally:
-        store.close()
+    return read_entries(path, HEADER, _is_module_entry)
 
 
 def write(path: StrPath, entries: Entries) -> None:
     """The file of ``entries``, written atomically as the other caches are; any failure leaves
     the file as it was."""
-    index = {}
-    blobs = []
-    offset = 0
-    for name, (meta, data) in entries.items():
-        index[name] = (*meta, offset, len(data))
-        blobs.append(data)
-        offset += len(data)
-    head = marshal.dumps(index)
-    try:
-        write_atomic(path, b"".join([HEADER, len(head).to_bytes(8, "little"), head, *blobs]))
-    except (OSError, ValueError):
-        return
+    write_indexed(path, HEADER, entries)
 
 
 _installed: list[ModuleCache] = []  # the process's cache, once installed

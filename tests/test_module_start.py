@@ -197,8 +197,8 @@ def test_a_run_reads_only_the_code_of_what_it_imports(tmp_path: Path, area: Path
     sys.modules.pop("kschedctl.module_start_other", None)
     reads: list[str] = []
     cache = _cache(tmp_path)
-    real = cache.store.code
-    cache.store.code = lambda name: (reads.append(name), real(name))[1]  # type: ignore[method-assign]
+    real = cache.store.data
+    cache.store.data = lambda name: (reads.append(name), real(name))[1]  # type: ignore[method-assign]
     assert set(cache.entries) == {NAME, "kschedctl.module_start_other"}
     _import_fresh()
     assert reads == [NAME]

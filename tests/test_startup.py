@@ -24,6 +24,17 @@ def fresh() -> Iterator[None]:
     startup.uninstall()
 
 
+def _indexed(entries: dict[str, bytes]) -> bytes:
+    """The bytes of an indexed cache file holding ``entries`` (module -> an entry's bytes)."""
+    index = {}
+    offset = 0
+    for module, data in entries.items():
+        index[module] = (offset, len(data))
+        offset += len(data)
+    head = marshal.dumps(index)
+    return b"".join([startup.HEADER, len(head).to_bytes(8, "little"), head, *entries.values()])
+
+
 def define() -> type:
     """A dataclass with the methods dataclasses compiles: __init__, __repr__, __eq__, frozen."""
 
@@ -77,9 +88,13 @@ def test_nothing_is_written_when_bytecode_is_not(tmp_path: Path, fresh: None, mo
         pytest.param(b"", id="empty"),
         pytest.param(b"not a cache at all", id="foreign"),
         pytest.param(startup.HEADER + b"\x00\x01garbage", id="truncated-marshal"),
-        pytest.param(startup.HEADER + marshal.dumps([1, 2, 3]), id="not-a-dict"),
-        pytest.param(startup.HEADER + marshal.dumps({"def f(): pass": "not code"}), id="not-code"),
-        pytest.param(b"kschedctl-dataclass-code\n\x00\x00\r\n" + marshal.dumps({}), id="other-magic"),
+        pytest.param(startup.HEADER + (3).to_bytes(8, "little") + marshal.dumps([1, 2, 3]), id="not-a-dict"),
+        pytest.param(_indexed({__name__: marshal.dumps({"def f(): pass": "not code"})}), id="not-code"),
+        pytest.param(_indexed({__name__: marshal.dumps(["not a dict"])}), id="not-a-module-dict"),
+        pytest.param(_indexed({__name__: b"\xff\x00 not marshal"}), id="not-marshal"),
+        pytest.param(_indexed({__name__: marshal.dumps({"x = 1": compile("x = 1", "<s>", "exec")})})[:-4], id="cut-short"),
+        pytest.param(b"kschedctl-dataclass-code-2\n\x00\x00\r\n" + bytes(8), id="other-magic"),
+        pytest.param(b"kschedctl-dataclass-code\n" + startup.HEADER[-4:] + marshal.dumps({}), id="first-format"),
     ],
 )
 def test_a_bad_file_is_ignored_and_replaced(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
@@ -87,9 +102,10 @@ def test_a_bad_file_is_ignored_and_replaced(tmp_path: Path, fresh: None, monkeyp
     path = tmp_path / "dataclass-code.bin"
     path.write_bytes(content)
     cache = startup.install(path)
-    assert cache is not None and cache.kept == {}
+    assert cache is not None
     cls = define()
     assert cls("a") == cls("a")
+    assert cache.compiled >= 4  # nothing served from the file
     cache.save()
     assert startup.read(path) == cache.used
     assert [p.name for p in tmp_path.iterdir()] == ["dataclass-code.bin"]  # no temporary left
@@ -109,16 +125,56 @@ def test_an_unwritable_place_leaves_the_run_alone(tmp_path: Path, fresh: None, m
 def test_entries_other_runs_wrote_are_kept(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     path = tmp_path / "dataclass-code.bin"
-    other = compile("x = 1", "<string>", "exec")
-    startup.write_atomic(path, startup.HEADER + marshal.dumps({"x = 1": other}))
+    other = {"x = 1": compile("x = 1", "<string>", "exec")}
+    startup.write(path, {"other.module": other})
     cache = startup.install(path)
     assert cache is not None
-    meanwhile = {"x = 1": other, "y = 2": compile("y = 2", "<string>", "exec")}
-    startup.write_atomic(path, startup.HEADER + marshal.dumps(meanwhile))  # another run saved
+    meanwhile = {"other.module": other, "another": {"y = 2": compile("y = 2", "<string>", "exec")}}
+    startup.write(path, meanwhile)  # another run saved
     define()
     cache.save()
     kept = startup.read(path)
-    assert {"x = 1", "y = 2"} <= kept.keys() and set(cache.used) <= kept.keys()
+    assert kept == {**meanwhile, __name__: cache.used[__name__]}
+
+
+def test_a_modules_entry_holds_its_classes_as_they_are_now(tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save writes each module the run defined dataclasses of as the run found them: the
+    texts of a class as an earlier release defined it leave the file."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "dataclass-code.bin"
+    stale = "def __create_fn__():\n def __init__(self, gone):\n  self.gone=gone\n return __init__"
+    startup.write(path, {__name__: {stale: compile(stale, "<string>", "exec")}})
+    cache = startup.install(path)
+    assert cache is not None
+    define()
+    cache.save()
+    kept = startup.read(path)
+    assert stale not in kept[__name__] and kept[__name__].keys() == cache.used[__name__].keys()
+
+
+def test_a_run_reads_only_the_code_of_the_modules_it_defines_dataclasses_in(
+    tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is read at start; a module's code when dataclasses first asks for a text of
+    that module, so what other commands (or releases) kept costs a run its index entries only."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "dataclass-code.bin"
+    first = startup.install(path)
+    assert first is not None
+    define()
+    startup.uninstall()
+    others = {f"other{i}": {f"z = {i}": compile(f"z = {i}", "<string>", "exec")} for i in range(50)}
+    startup.write(path, {**others, **first.used})
+    second = startup.install(path)
+    assert second is not None
+    reads: list[str] = []
+    real = second.file.data
+    second.file.data = lambda module: (reads.append(module), real(module))[1]  # type: ignore[method-assign]
+    assert set(second.kept) == set(others) | {__name__}
+    define()
+    define()
+    assert second.compiled == 0
+    assert reads == [__name__]  # once, however many classes the module defines
 
 
 def test_the_file_sits_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
