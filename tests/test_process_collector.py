@@ -80,8 +80,9 @@ def test_the_imports_are_frozen_before_the_input_and_the_run_is_collected(tmp_pa
     # the entry froze what importing the command line made, then the app froze what importing
     # the command's module made, both before the input was read (the commands import
     # kschedctl.app.inputs when they run); then the loading froze the registry, the
-    # configuration and the input
-    assert calls[0][0] > 20_000 and calls[0][1] is False
+    # configuration and the input (some 19,500 objects with the command line's imports here;
+    # a bare interpreter holds 4,000-11,000, with what its site imports)
+    assert calls[0][0] > 15_000 and calls[0][1] is False
     assert calls[1][0] > calls[0][0] and calls[1][1] is False
     assert calls[2][0] > calls[1][0] and calls[2][1] is True
     # the result was turned into text with the collector paused, and it was on again after

@@ -92,6 +92,12 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "kschedctl.dra.manager",
     "kschedctl.dra.structured",
     "kschedctl.dra.cel",
+    # the DRA objects' types and the claim controller, for a snapshot with DRA objects or a pod
+    # that names a claim (cluster/loader.py, api/podclaims.py, scheduler/eventhandlers.py)
+    "kschedctl.api.resource",
+    "kschedctl.api.resourceclaim",
+    "kschedctl.api.devicetaintrule",
+    "kschedctl.dra.claimcontroller",
     "importlib.metadata",
     "email",
     "_hashlib",
@@ -130,8 +136,9 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     """benchmarks/startup.py's 10-node `schedule -o json`: typer's pydantic coercion and --live's
     capture code stay out (kschedctl/cli/coercion.py, kschedctl/cli/live.py), and so does numpy:
     10 nodes are below COLUMNAR_MIN_NODES, so no columnar view and no batch form (kschedctl/lazy.py);
-    PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), the DRA allocator
-    and its CEL (no pod names a claim: plugins/dynamic_resources/plugin.py), and importlib.metadata
+    PyYAML (a JSON snapshot, no --config: kschedctl/api/json_decoding.py), the DRA objects' types,
+    the claim controller, the allocator and its CEL (no DRA object, no pod names a claim:
+    cluster/loader.py, plugins/dynamic_resources/plugin.py), and importlib.metadata
     with its email parser (framework/runtime/entry_points.py reads the plugin packages' files),
     the HTTP extenders' modules (scheduler/extender.py, for a configuration that has some) and
     socket (their wire, scheduler/extender_http.py, imports it at the first request),

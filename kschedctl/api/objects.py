@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kschedctl.api.devicetaintrule import DeviceTaintRule
-from kschedctl.api.resource import DeviceClass, ResourceSlice
-from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import (
     GenericObject,
     Namespace,
     PodDisruptionBudget,
     PriorityClass,
 )
+
+if TYPE_CHECKING:  # the DRA tables' types: loaded by the first DRA object read (cluster/loader.py)
+    from kschedctl.api.devicetaintrule import DeviceTaintRule
+    from kschedctl.api.resource import DeviceClass, ResourceSlice
+    from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 
 
 @dataclass

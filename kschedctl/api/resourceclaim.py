@@ -1,4 +1,5 @@
-"""ResourceClaim and ResourceClaimTemplate (resource.k8s.io/v1), and which claims a pod uses.
+"""ResourceClaim and ResourceClaimTemplate (resource.k8s.io/v1); which claims a pod uses is
+kschedctl/api/podclaims.py's (re-exported here).
 
 Defaulting follows pkg/apis/resource/v1/defaults.go: an ``exactly`` request (and each
 ``firstAvailable`` subrequest) without ``allocationMode`` is ExactCount, ExactCount without
@@ -17,15 +18,19 @@ from typing import Any
 from kschedctl.api.content_memo import by_content
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.jsontypes import JSONObject
+from kschedctl.api.podclaims import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    IMPLICIT_EXTENDED_RESOURCE_PREFIX,
+    PodClaimRef,
+    generated_claim_name,
+    pod_claim_refs,
+)
 from kschedctl.api.resource import DeviceSelector, DeviceTaint, _quantity, selectors_from_list
 from kschedctl.api.types import ObjectMeta, Pod, _dict, _int, _list, _meta, _ts
 
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
 ALLOCATION_MODE_ALL = "All"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
-# resourceapi.ExtendedResourceClaimAnnotation; the implicit extended resource name of a class.
-EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
-IMPLICIT_EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,94 +414,6 @@ class ResourceClaimTemplate:
             by_content(_SPECS, claim_spec_from_dict, spec.get("spec"), "spec.spec"),
             raw,
         )
-
-
-# --- the claims of a pod --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PodClaimRef:
-    """One entry of pod.spec.resourceClaims and the ResourceClaim it stands for.
-
-    ``claim_name`` is None when the pod uses a template and its status names no claim yet
-    (kube's PreEnqueue then says "ResourceClaim not created yet"); ``generated`` is True when
-    the name was derived here the way kube's resourceclaim controller would name the claim.
-    ``must_check_owner`` is True for claims from templates: they must be controlled by the pod.
-    """
-
-    pod_claim_name: str
-    claim_name: str | None
-    template_name: str | None
-    must_check_owner: bool
-    generated: bool = False
-
-
-# utilrand.String's alphabet (staging/src/k8s.io/apimachinery/pkg/util/rand/rand.go).
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
-def generated_claim_name(pod: Pod, pod_claim_name: str) -> str:
-    """The name kube's resourceclaim controller gives a claim it creates from a template.
-
-    pkg/controller/resourceclaim/controller.go uses GenerateName ``<pod>-<claim>-``, shortened
-    proportionally when longer than 57 characters; the API server appends 5 random characters
-    (names.SimpleNameGenerator). The random part is derived here from the pod's UID and the
-    claim entry, so the same input always gets the same name.
-    """
-    base = f"{pod.name}-{pod_claim_name}-"
-    max_base = 57
-    if len(base) > max_base:
-        total = len(base)
-        base = pod.name[: len(pod.name) * max_base // total] + "-" + pod_claim_name[: len(pod_claim_name) * max_base // total]
-    base = base[:58]
-    import hashlib  # OpenSSL's, loaded by the first name that needs it
-
-    digest = hashlib.sha256(f"{pod.uid}/{pod_claim_name}".encode()).digest()
-    suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
-    return base + suffix
-
-
-def pod_claim_refs(pod: Pod, *, generate_missing: bool = False) -> tuple[PodClaimRef, ...]:
-    """The claims a pod uses, in spec order (resourceclaim.Name for each entry).
-
-    With ``generate_missing``, a template entry without a status entry gets the name the
-    resourceclaim controller would generate (see ``generated_claim_name``); otherwise its
-    ``claim_name`` stays None. Entries naming neither field raise ObjectError, as kube
-    reports "none of the supported fields are set".
-
-    A pod without claims has none to resolve: its status is not read (as resourceclaim.Name
-    reads it per claim), which is every cycle of a pod that uses no device.
-    """
-    if not pod.resource_claims:
-        return ()
-    statuses: dict[str, str | None] = {}
-    raw_status = pod.raw.get("status") if isinstance(pod.raw, dict) else None
-    for i, st in enumerate(_list((raw_status or {}).get("resourceClaimStatuses"), "status.resourceClaimStatuses")):
-        st = _dict(st, f"status.resourceClaimStatuses[{i}]")
-        name = st.get("name")
-        if name is not None and name not in statuses:
-            statuses[str(name)] = None if st.get("resourceClaimName") in (None, "") else str(st["resourceClaimName"])
-    out = []
-    for i, entry in enumerate(pod.resource_claims):
-        entry = _dict(entry, f"spec.resourceClaims[{i}]")
-        name = str(entry.get("name") or "")
-        direct, template = entry.get("resourceClaimName"), entry.get("resourceClaimTemplateName")
-        if direct is not None:
-            out.append(PodClaimRef(name, str(direct), None, False))
-        elif template is not None:
-            if name in statuses:
-                # A status entry with a nil claim name means "no claim needed" (kube skips it).
-                out.append(PodClaimRef(name, statuses[name], str(template), True))
-            elif generate_missing:
-                out.append(PodClaimRef(name, generated_claim_name(pod, name), str(template), True, generated=True))
-            else:
-                out.append(PodClaimRef(name, None, str(template), True))
-        else:
-            raise ObjectError(
-                f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{name}": none of the supported fields are set',
-                f"spec.resourceClaims[{i}]",
-            )
-    return tuple(out)
 
 
 def claim_from_template(pod: Pod, ref: PodClaimRef, template: ResourceClaimTemplate) -> ResourceClaim:

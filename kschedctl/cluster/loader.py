@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.admission import NAMESPACED, admit
-from kschedctl.api.devicetaintrule import DeviceTaintRule
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import read_text as read_input
 from kschedctl.api.json_decoding import DecodeError, load_json
@@ -29,9 +28,7 @@ from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import NameGenerator, needs_generated_name
 from kschedctl.api.objects import ClusterObjects
-from kschedctl.api.resource import DeviceClass, ResourceSlice
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1
-from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import (
     GenericObject,
     Namespace,
@@ -595,6 +592,8 @@ def _build(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     if kind in _DRA_KINDS:
         return _build_dra(kind, raw, objects)
     if kind == "DeviceTaintRule":
+        from kschedctl.api.devicetaintrule import DeviceTaintRule  # (see _build_dra)
+
         rule = DeviceTaintRule.from_dict(raw)
         if rule.name in objects.device_taint_rules:
             raise ObjectError("duplicate DeviceTaintRule", "metadata.name")
@@ -643,7 +642,11 @@ def _check_group_version(kind: str, api_version: str) -> None:
 def _build_dra(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     """DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate: served as v1 (older
     versions converted), built; names are unique per kind (and namespace). Admission
-    (kschedctl.api.admission.admit_dra) validated it first, as served."""
+    (kschedctl.api.admission.admit_dra) validated it first, as served. The DRA types are
+    imported by the first such object: a snapshot without any never loads them."""
+    from kschedctl.api.resource import DeviceClass, ResourceSlice
+    from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
+
     raw, converted_from = served_as_v1(raw)
     obj: Any
     if kind == "DeviceClass":

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.podclaims import DELETE_PROTECTION_FINALIZER
 from kschedctl.api.resourceclaim import (
     ResourceClaim,
     claim_from_template,
@@ -32,9 +33,6 @@ from kschedctl.api.types import Pod
 
 if TYPE_CHECKING:
     from kschedctl.api.objects import ClusterObjects
-
-# resourceapi.Finalizer: set by the scheduler when it allocates a claim.
-DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 
 @dataclass

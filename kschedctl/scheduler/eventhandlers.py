@@ -14,11 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kschedctl.api.resource import DeviceClass, ResourceSlice
-from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Node, Pod, copy_pod
-from kschedctl.dra import claimcontroller
-from kschedctl.dra.claimcontroller import ClaimChanges, release_pod_claims
 from kschedctl.framework import events as ev
 from kschedctl.framework.interface import ClusterEvent
 from kschedctl.framework.podgroup import group_key_of
@@ -26,6 +22,11 @@ from kschedctl.framework.types import PodInfo, QueuedPodInfo
 from kschedctl.scheduler.result import Deleted
 
 if TYPE_CHECKING:
+    # The DRA types and the claim controller are imported by the first pod that names a claim
+    # (create_template_claims, delete_pod): a run without any never loads them.
+    from kschedctl.api.resource import DeviceClass, ResourceSlice
+    from kschedctl.api.resourceclaim import ResourceClaim
+    from kschedctl.dra.claimcontroller import ClaimChanges
     from kschedctl.scheduler.scheduler import Scheduler
 
 
@@ -107,6 +108,8 @@ def delete_pod(sched: Scheduler, pod: Pod) -> Pod | None:
         delete_pod_from_scheduling_queue(sched, live)
         sched.result.deleted.append(Deleted(live.key, sched.clock.now()))  # pending, never placed
     if live.resource_claims:
+        from kschedctl.dra.claimcontroller import release_pod_claims
+
         apply_claim_changes(sched, release_pod_claims(live, sched.objects))
     return live
 
@@ -157,6 +160,8 @@ def patch_nominated_node_name(sched: Scheduler, pod: Pod, node_name: str) -> Non
 def create_template_claims(sched: Scheduler, pod: Pod) -> None:
     """The resourceclaim controller creates a pending pod's claims from its templates."""
     if pod.resource_claims:
+        from kschedctl.dra import claimcontroller
+
         changes = claimcontroller.create_template_claims(pod, sched.objects)
         for claim in changes.created:
             sched.dra_claims_created += 1

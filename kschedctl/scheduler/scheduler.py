@@ -19,11 +19,10 @@ import heapq
 import itertools
 import random
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.gotime import format_rfc3339, seconds_of
 from kschedctl.api.jsontypes import JSONObject
-from kschedctl.api.resourceclaim import ResourceClaim
 from kschedctl.api.types import Pod
 from kschedctl.backend.cache import columnar
 from kschedctl.backend.cache.cache import Cache, Snapshot
@@ -73,6 +72,9 @@ from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 from kschedctl.scheduler.shortfall import ClusterFacts, count_shortfall
 from kschedctl.scheduler.victims import VictimExit, mark_terminating
 from kschedctl.versions import KubeVersion
+
+if TYPE_CHECKING:
+    from kschedctl.api.resourceclaim import ResourceClaim  # loaded by the first DRA object read
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
 # podMaxBackoffSeconds; the simulation stops retrying it after this many consecutive errors

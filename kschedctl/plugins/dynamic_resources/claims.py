@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kschedctl.api.errors import ObjectError
-from kschedctl.api.resourceclaim import ResourceClaim, pod_claim_refs
+from kschedctl.api.podclaims import pod_claim_refs
 from kschedctl.api.types import Pod
 from kschedctl.versions import KubeVersion
 
 if TYPE_CHECKING:
+    from kschedctl.api.resourceclaim import ResourceClaim
     from kschedctl.dra.manager import DRAManager
 
 
@@ -127,7 +128,7 @@ def edited(claim: ResourceClaim, edit: Callable[[dict[str, Any]], None]) -> Reso
     """A copy of the claim with its raw object edited (claim.DeepCopy() and assignments)."""
     raw = copy.deepcopy(claim.raw)
     edit(raw)
-    return ResourceClaim.from_dict(raw)
+    return type(claim).from_dict(raw)
 
 
 def kobj(claim: ResourceClaim) -> str:

@@ -16,21 +16,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from kschedctl.api.resourceclaim import (
-    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
-    IMPLICIT_EXTENDED_RESOURCE_PREFIX,
-    ResourceClaim,
-)
+from kschedctl.api.podclaims import EXTENDED_RESOURCE_CLAIM_ANNOTATION, IMPLICIT_EXTENDED_RESOURCE_PREFIX, NAME_ALPHABET
 from kschedctl.api.types import Container, Pod
 from kschedctl.api.validation import is_extended_resource_name
 from kschedctl.framework.resource import pod_requests
 
 if TYPE_CHECKING:
+    from kschedctl.api.resourceclaim import ResourceClaim
     from kschedctl.dra.manager import DRAManager
     from kschedctl.framework.types import NodeInfo
 
 SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def is_dra_extended_resource_name(name: str) -> bool:
@@ -72,6 +68,8 @@ def find_extended_resource_claim(pod: Pod, manager: DRAManager) -> ResourceClaim
 
 def in_memory_claim(pod: Pod) -> ResourceClaim:
     """The special claim of PreFilter: no requests yet, a temporary UID."""
+    from kschedctl.api.resourceclaim import ResourceClaim  # (a pod asking for a DRA-backed resource)
+
     return ResourceClaim.from_dict(
         {
             "apiVersion": "resource.k8s.io/v1",
@@ -96,7 +94,7 @@ def generated_name(claim: ResourceClaim, pod: Pod) -> str:
     import hashlib  # OpenSSL's, loaded by the first name that needs it
 
     digest = hashlib.sha256(f"{pod.uid}/extended-resources".encode()).digest()
-    return base[:58] + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
+    return base[:58] + "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
 
 
 @dataclass(frozen=True, slots=True)

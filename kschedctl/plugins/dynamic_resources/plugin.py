@@ -39,9 +39,8 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gotime import seconds_of
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
-from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim, pod_claim_refs
+from kschedctl.api.podclaims import DELETE_PROTECTION_FINALIZER, pod_claim_refs
 from kschedctl.api.types import Pod
-from kschedctl.dra.claimcontroller import DELETE_PROTECTION_FINALIZER
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
 from kschedctl.framework.features import Features
 from kschedctl.framework.gosemantics import parse_duration
@@ -76,8 +75,9 @@ from kschedctl.plugins.dynamic_resources.claims import (
 )
 
 if TYPE_CHECKING:
-    # The allocator (and the CEL it evaluates) and the shared DRA state are imported where a
-    # pod has claims to allocate: a run without any never loads them.
+    # The claim types, the allocator (and the CEL it evaluates) and the shared DRA state are
+    # imported where a pod has claims to allocate: a run without any never loads them.
+    from kschedctl.api.resourceclaim import AllocationResult, ResourceClaim
     from kschedctl.dra.manager import DRAManager
     from kschedctl.dra.structured import Allocator
     from kschedctl.dra.structured import Features as AllocatorFeatures
@@ -250,6 +250,8 @@ class DynamicResources:
     def is_schedulable_after_claim_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """isSchedulableAfterClaimChange: a deallocation may free devices for anyone; otherwise
         only the pod's own claims count, created or with a changed status."""
+        from kschedctl.api.resourceclaim import ResourceClaim  # a claim changed: there are claims
+
         if not isinstance(new, ResourceClaim) or (old is not None and not isinstance(old, ResourceClaim)):
             raise TypeError(f"unexpected object in isSchedulableAfterClaimChange: {type(new).__name__}")
         uses = False
