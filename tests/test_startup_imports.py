@@ -166,6 +166,24 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     assert SMALL_SCHEDULE_NEVER_IMPORTS & set(json.loads(proc.stderr)) - set(json.loads(bare.stdout)) == set()
 
 
+DRA_TYPES = {"kschedctl.api.resource", "kschedctl.api.resourceclaim", "kschedctl.api.devicetaintrule", "kschedctl.dra.claimcontroller"}
+
+
+@pytest.mark.parametrize(("scenario", "loads_dra"), [("scenario-drain.yaml", False), ("scenario-dra-new-node.yaml", True)])
+def test_a_simulation_imports_the_dra_types_only_with_dra_objects(scenario: str, loads_dra: bool) -> None:
+    """A scenario whose objects and events hold no DRA object never imports the DRA objects'
+    types or the claim controller (kschedctl/api/objects.py dra_types); one that does, does."""
+    code = (
+        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
+        f"sys.argv = ['kschedctl', 'simulate', {str(ROOT / 'examples' / scenario)!r}, '-o', 'json', '--seed', '1']\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["events"], proc.stdout[:200]
+    loaded = DRA_TYPES & set(json.loads(proc.stderr.splitlines()[-1]))  # after the run's warnings
+    assert loaded == (DRA_TYPES if loads_dra else set())
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["--no-such-option"]])
 @pytest.mark.parametrize("name", [name for name, _, _ in COMMANDS])
 def test_a_command_alone_answers_as_in_the_whole_app(name: str, argv: list[str]) -> None:

@@ -92,3 +92,28 @@ class ClusterObjects:
         if not defaults:
             return None
         return min(defaults, key=lambda pc: pc.value)
+
+
+# kind -> the type of a DRA object or a DeviceTaintRule, filled by the first dra_types() call.
+_DRA_TYPES: dict[str, Any] = {}
+
+
+def dra_types() -> dict[str, Any]:
+    """kind -> its type, for DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate
+    and DeviceTaintRule: imported by the first call, so a run that meets no such object never
+    imports them (some 25 dataclasses, ~3 ms of a start). Kept in a table rather than imported
+    where an object is built: an import statement costs ~1 us each time it runs, 5 ms over a
+    file of 5,000 claims."""
+    if not _DRA_TYPES:
+        from kschedctl.api.devicetaintrule import DeviceTaintRule
+        from kschedctl.api.resource import DeviceClass, ResourceSlice
+        from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
+
+        _DRA_TYPES.update(
+            DeviceClass=DeviceClass,
+            ResourceSlice=ResourceSlice,
+            ResourceClaim=ResourceClaim,
+            ResourceClaimTemplate=ResourceClaimTemplate,
+            DeviceTaintRule=DeviceTaintRule,
+        )
+    return _DRA_TYPES

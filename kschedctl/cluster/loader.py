@@ -27,7 +27,7 @@ from kschedctl.api.json_decoding import DecodeError, load_json
 from kschedctl.api.jsontypes import JSONList, JSONObject
 from kschedctl.api.known_fields import unknown_fields
 from kschedctl.api.names import NameGenerator, needs_generated_name
-from kschedctl.api.objects import ClusterObjects
+from kschedctl.api.objects import ClusterObjects, dra_types
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1
 from kschedctl.api.types import (
     GenericObject,
@@ -592,7 +592,7 @@ def _build(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     if kind in _DRA_KINDS:
         return _build_dra(kind, raw, objects)
     if kind == "DeviceTaintRule":
-        rule = (_DRA_TYPES or _dra_types())[kind].from_dict(raw)
+        rule = dra_types()[kind].from_dict(raw)
         if rule.name in objects.device_taint_rules:
             raise ObjectError("duplicate DeviceTaintRule", "metadata.name")
         objects.device_taint_rules[rule.name] = rule
@@ -637,34 +637,12 @@ def _check_group_version(kind: str, api_version: str) -> None:
         )
 
 
-# kind -> the type of the DRA objects (and DeviceTaintRules), filled by the first one read: a
-# snapshot without any never imports them (some 25 dataclasses, ~3 ms of a start). Kept here,
-# not imported in _build_dra itself: an import statement costs ~1 us each time it runs, 5 ms
-# of 5,000 claims.
-_DRA_TYPES: dict[str, Any] = {}
-
-
-def _dra_types() -> dict[str, Any]:
-    from kschedctl.api.devicetaintrule import DeviceTaintRule
-    from kschedctl.api.resource import DeviceClass, ResourceSlice
-    from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
-
-    _DRA_TYPES.update(
-        DeviceClass=DeviceClass,
-        ResourceSlice=ResourceSlice,
-        ResourceClaim=ResourceClaim,
-        ResourceClaimTemplate=ResourceClaimTemplate,
-        DeviceTaintRule=DeviceTaintRule,
-    )
-    return _DRA_TYPES
-
-
 def _build_dra(kind: str, raw: JSONObject, objects: ClusterObjects) -> Any:
     """DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate: served as v1 (older
     versions converted), built; names are unique per kind (and namespace). Admission
     (kschedctl.api.admission.admit_dra) validated it first, as served."""
     raw, converted_from = served_as_v1(raw)
-    obj: Any = (_DRA_TYPES or _dra_types())[kind].from_dict(raw)
+    obj: Any = dra_types()[kind].from_dict(raw)
     if kind == "DeviceClass":
         table: dict[str, Any] = objects.device_classes
         key = obj.name

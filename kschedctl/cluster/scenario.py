@@ -17,9 +17,8 @@ from kschedctl.api.decoding import DecodeError, load_yaml
 from kschedctl.api.errors import InputError, ObjectError
 from kschedctl.api.inputs import STDIN
 from kschedctl.api.jsontypes import JSONObject
-from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.objects import dra_types
 from kschedctl.api.resource_admission import DRA_KINDS, served_as_v1, validate_dra_object
-from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.cluster.loader import (
     ClusterSnapshot,
     add_object,
@@ -38,12 +37,6 @@ _EVENT_KINDS: dict[str, tuple[str, ...]] = {
     "createPod": ("Pod",),
     "addResourceSlice": ("ResourceSlice",),
     "addObject": DRA_KINDS,
-}
-_DRA_TYPES = {
-    "DeviceClass": DeviceClass,
-    "ResourceSlice": ResourceSlice,
-    "ResourceClaim": ResourceClaim,
-    "ResourceClaimTemplate": ResourceClaimTemplate,
 }
 _DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -147,7 +140,7 @@ def _events(path: str, doc: JSONObject) -> list[ScenarioEvent]:
                 try:
                     raw, _ = served_as_v1(spec["object"])
                     validate_dra_object(raw)
-                    _DRA_TYPES[kind].from_dict(raw)  # type: ignore[attr-defined]
+                    dra_types()[kind].from_dict(raw)
                 except ObjectError as exc:
                     raise _object_error(path, f"events[{i}].object", exc) from None
             else:

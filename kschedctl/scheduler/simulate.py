@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from kschedctl.api.admission import admit
 from kschedctl.api.errors import InputError
 from kschedctl.api.jsontypes import JSONObject
-from kschedctl.api.resource import DeviceClass, ResourceSlice
+from kschedctl.api.objects import dra_types
 from kschedctl.api.resource_admission import served_as_v1
-from kschedctl.api.resourceclaim import ResourceClaim, ResourceClaimTemplate
 from kschedctl.api.types import Node, Pod
 from kschedctl.cluster.loader import ClusterSnapshot, locate_line, resolve_priorities
 from kschedctl.cluster.scenario import Scenario, ScenarioEvent
@@ -292,20 +291,21 @@ class _Applier:
         raw, _ = served_as_v1(copy.deepcopy(spec["object"]))
         kind = raw["kind"]
         o = self.sched.objects
+        build = dra_types()[kind].from_dict
         if kind == "ResourceSlice":
-            new_slice = ResourceSlice.from_dict(raw)
+            new_slice = build(raw)
             old_slice = o.resource_slices.get(new_slice.name)
             self.sched.record(
                 "ResourceSliceAdded" if old_slice is None else "ResourceSliceUpdated", slice=new_slice.name, devices=len(new_slice.devices)
             )
             change_resource_slice(self.sched, old_slice, new_slice)
         elif kind == "DeviceClass":
-            new_class = DeviceClass.from_dict(raw)
+            new_class = build(raw)
             old_class = o.device_classes.get(new_class.name)
             self.sched.record("DeviceClassAdded" if old_class is None else "DeviceClassUpdated", deviceClass=new_class.name)
             change_device_class(self.sched, old_class, new_class)
         elif kind == "ResourceClaim":
-            claim = ResourceClaim.from_dict(raw)
+            claim = build(raw)
             old_claim = o.resource_claims.get(claim.key)
             self.sched.record("ResourceClaimAdded" if old_claim is None else "ResourceClaimUpdated", claim=claim.key)
             if old_claim is None:
@@ -313,7 +313,7 @@ class _Applier:
             else:
                 update_resource_claim(self.sched, old_claim, claim)
         else:
-            template = ResourceClaimTemplate.from_dict(raw)
+            template = build(raw)
             o.resource_claim_templates[f"{template.meta.namespace}/{template.name}"] = template
             self.sched.record("ResourceClaimTemplateAdded", template=f"{template.meta.namespace}/{template.name}")
 
