@@ -22,8 +22,9 @@ from kschedctl.framework.types import PodInfo, QueuedPodInfo
 from kschedctl.scheduler.result import Deleted
 
 if TYPE_CHECKING:
-    # The DRA types and the claim controller are imported by the first pod that names a claim
-    # (create_template_claims, delete_pod): a run without any never loads them.
+    # The DRA types come with the first DRA object a run builds (api.objects.dra_types), the
+    # claim controller with the first pod that names a claim (create_template_claims,
+    # delete_pod): a run without either never loads them.
     from kschedctl.api.resource import DeviceClass, ResourceSlice
     from kschedctl.api.resourceclaim import ResourceClaim
     from kschedctl.dra.claimcontroller import ClaimChanges

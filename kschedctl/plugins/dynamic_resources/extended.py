@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.objects import dra_types
 from kschedctl.api.podclaims import EXTENDED_RESOURCE_CLAIM_ANNOTATION, IMPLICIT_EXTENDED_RESOURCE_PREFIX, NAME_ALPHABET
 from kschedctl.api.types import Container, Pod
 from kschedctl.api.validation import is_extended_resource_name
@@ -68,9 +69,7 @@ def find_extended_resource_claim(pod: Pod, manager: DRAManager) -> ResourceClaim
 
 def in_memory_claim(pod: Pod) -> ResourceClaim:
     """The special claim of PreFilter: no requests yet, a temporary UID."""
-    from kschedctl.api.resourceclaim import ResourceClaim  # (a pod asking for a DRA-backed resource)
-
-    return ResourceClaim.from_dict(
+    claim: ResourceClaim = dra_types()["ResourceClaim"].from_dict(
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaim",
@@ -85,6 +84,7 @@ def in_memory_claim(pod: Pod) -> ResourceClaim:
             "spec": {},
         }
     )
+    return claim
 
 
 def generated_name(claim: ResourceClaim, pod: Pod) -> str:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from kschedctl.api.errors import ObjectError
 from kschedctl.api.gotime import seconds_of
 from kschedctl.api.labels import NodeSelector, node_selector_from_dict
+from kschedctl.api.objects import dra_types
 from kschedctl.api.podclaims import DELETE_PROTECTION_FINALIZER, pod_claim_refs
 from kschedctl.api.types import Pod
 from kschedctl.framework.cycle_state import CycleState, StateNotFound
@@ -250,9 +251,8 @@ class DynamicResources:
     def is_schedulable_after_claim_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """isSchedulableAfterClaimChange: a deallocation may free devices for anyone; otherwise
         only the pod's own claims count, created or with a changed status."""
-        from kschedctl.api.resourceclaim import ResourceClaim  # a claim changed: there are claims
-
-        if not isinstance(new, ResourceClaim) or (old is not None and not isinstance(old, ResourceClaim)):
+        claim_type = dra_types()["ResourceClaim"]  # a claim changed: the DRA types are loaded
+        if not isinstance(new, claim_type) or (old is not None and not isinstance(old, claim_type)):
             raise TypeError(f"unexpected object in isSchedulableAfterClaimChange: {type(new).__name__}")
         uses = False
 
