@@ -98,6 +98,9 @@ SMALL_SCHEDULE_NEVER_IMPORTS = {
     "kschedctl.api.resourceclaim",
     "kschedctl.api.devicetaintrule",
     "kschedctl.dra.claimcontroller",
+    # the pod-group cycle, for the first pod scheduled as a group (scheduler/scheduler.py)
+    "kschedctl.scheduler.schedule_one_podgroup",
+    "kschedctl.scheduler.placement",
     "importlib.metadata",
     "email",
     "_hashlib",
@@ -182,6 +185,46 @@ def test_a_simulation_imports_the_dra_types_only_with_dra_objects(scenario: str,
     assert json.loads(proc.stdout)["events"], proc.stdout[:200]
     loaded = DRA_TYPES & set(json.loads(proc.stderr.splitlines()[-1]))  # after the run's warnings
     assert loaded == (DRA_TYPES if loads_dra else set())
+
+
+POD_GROUP_CYCLE = {"kschedctl.scheduler.schedule_one_podgroup", "kschedctl.scheduler.placement"}
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_the_pod_group_cycle_is_imported_by_the_first_group_pod(tmp_path: Path, grouped: bool) -> None:
+    """At 1.36 with GenericWorkload on, a snapshot whose pods name no pod group never imports
+    the pod-group cycle (Scheduler.pod_groups); one with a gang does, and reports it."""
+    from kschedctl.testing import GANG_GATES, make_node, make_pod
+
+    items = [make_node("n1").capacity(cpu="8").dict()]
+    for i in range(3):
+        pod = make_pod(f"p{i}").req(cpu="1").dict()
+        if grouped:
+            pod["spec"]["schedulingGroup"] = {"podGroupName": "g"}
+        items.append(pod)
+    if grouped:
+        items.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1alpha2",
+                "kind": "PodGroup",
+                "metadata": {"name": "g", "namespace": "default"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": 3}}},
+            }
+        )
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    argv = ["kschedctl", "schedule", str(snapshot), "-o", "json", "--kube-version", "1.36", "--feature-gates", GANG_GATES]
+    code = (
+        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
+        f"sys.argv = {argv!r}\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = json.loads(proc.stdout)
+    assert len(out["placements"]) == 3, proc.stdout[:300]
+    assert ("podGroups" in out) is grouped
+    loaded = POD_GROUP_CYCLE & set(json.loads(proc.stderr.splitlines()[-1]))
+    assert loaded == (POD_GROUP_CYCLE if grouped else set())
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--no-such-option"]])

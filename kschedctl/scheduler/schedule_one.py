@@ -102,7 +102,7 @@ def schedule_one(sched: Scheduler, qpi: QueuedPodInfo) -> None:
     if pod.uid not in sched.pods_by_uid or sched.cache.is_assumed_pod(pod):  # skipPodSchedule
         sched.queue.done(pod.uid)
         return
-    group = sched.pod_groups.group_of(pod)
+    group = sched.group_of(pod)
     if group is not None:  # a pod of a group: the whole group's cycle
         sched.pod_groups.schedule_one_pod_group(qpi, group)
         return

@@ -179,14 +179,7 @@ class PodGroupCycle:
             report.final(state.scheduled_pods_count(), state.all_pods_count())
         return [r.to_dict() for r in self.reports.values()]
 
-    # --- dispatch --------------------------------------------------------------------------
-    def group_of(self, pod: Any) -> pg.PodGroup | None:
-        """The pod's group when it is scheduled as a group (1.36+, GenericWorkload on)."""
-        version = self.sched.version
-        if not version.feature_enabled("GenericWorkload") or not version.has("PodGroupSchedulingCycle"):
-            return None
-        return pg.group_of(self.sched.objects, pod, version)
-
+    # --- dispatch (a pod's group: Scheduler.group_of) ----------------------------------------
     def schedule_one_pod_group(self, first: QueuedPodInfo, group: pg.PodGroup) -> None:
         sched = self.sched
         members = self._collect(first, group)

@@ -37,6 +37,8 @@ from kschedctl.framework.config_types import KubeSchedulerConfiguration, Profile
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Status
+from kschedctl.framework.podgroup import PodGroup
+from kschedctl.framework.podgroup import group_of as pod_group_of
 from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import QueuedPodInfo
 from kschedctl.runtime.framework import Framework, FrameworkError
@@ -68,13 +70,13 @@ from kschedctl.scheduler.schedule_one import (
     resume_resolved_waiting_pods,
     schedule_one,
 )
-from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
 from kschedctl.scheduler.shortfall import ClusterFacts, count_shortfall
 from kschedctl.scheduler.victims import VictimExit, mark_terminating
 from kschedctl.versions import KubeVersion
 
 if TYPE_CHECKING:
     from kschedctl.api.resourceclaim import ResourceClaim  # loaded by the first DRA object read
+    from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle  # loaded by the first group pod
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
 # podMaxBackoffSeconds; the simulation stops retrying it after this many consecutive errors
@@ -412,11 +414,30 @@ class Scheduler:
         self.attempt_generation: dict[str, int] = {}  # uid -> state generation its last attempt saw
         self.late_failures: dict[str, int] = {}  # uid -> consecutive failures after a host was chosen
         self.dra_claims_created = 0  # claims the resourceclaim controller made from templates
-        self.pod_groups = PodGroupCycle(self)  # scheduleOnePodGroup (kschedctl/scheduler/schedule_one_podgroup.py)
+        self._pod_groups: PodGroupCycle | None = None  # made by the first pod of a group (pod_groups)
         # ScheduleOne, the run loop's step for one popped pod (schedule_one.py). A field, as
         # kube's Scheduler holds SchedulePod and FailureHandler, so tests and benchmarks can
         # wrap it.
         self.schedule_one: Callable[[QueuedPodInfo], None] = lambda qpi: schedule_one(self, qpi)
+
+    @property
+    def pod_groups(self) -> PodGroupCycle:
+        """The group side of the scheduler (scheduleOnePodGroup, schedule_one_podgroup.py),
+        imported and made when first asked for: a run without a pod group scheduled as one
+        (every release before 1.36, and any cluster without groups) never loads it."""
+        if self._pod_groups is None:
+            from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle
+
+            self._pod_groups = PodGroupCycle(self)
+        return self._pod_groups
+
+    def group_of(self, pod: Pod) -> PodGroup | None:
+        """The pod's group when it is scheduled as a group (1.36+, GenericWorkload on), asked
+        of every popped pod (ScheduleOne)."""
+        version = self.version
+        if not version.feature_enabled("GenericWorkload") or not version.has("PodGroupSchedulingCycle"):
+            return None
+        return pod_group_of(self.objects, pod, version)
 
     def framework_for_pod(self, pod: Pod) -> Framework:
         """frameworkForPod (schedule_one.go): the profile named by the pod's schedulerName."""
@@ -592,7 +613,7 @@ class Scheduler:
         return self.attempt_generation.get(qpi.pod.uid, -1) < generation or 0 < late < MAX_CONSECUTIVE_ERRORS
 
     def _finish(self) -> None:
-        self.result.pod_groups = self.pod_groups.final_reports()
+        self.result.pod_groups = self._pod_groups.final_reports() if self._pod_groups is not None else []
         self.result.dra_objects = self.objects.dra_objects()
         self.result.warnings.extend(w for w in self.services.warnings if w not in self.result.warnings)
         self.result.warnings.extend(self.claims_created_warning())
