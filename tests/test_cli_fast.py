@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from kschedctl.cli import fast
+from kschedctl.testing import make_node
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -287,3 +288,28 @@ def test_the_fast_path_imports_no_typer() -> None:
         [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"], capture_output=True, text=True, check=True
     )
     assert {"pathlib", "urllib.parse", "ipaddress"} & loaded - set(json.loads(bare.stdout)) == set()
+
+
+def test_debug_prints_the_traceback_and_a_plain_run_never_imports_it(tmp_path: Path) -> None:
+    """Bad input is one `error:` line and exit 2; with --debug the traceback comes first
+    (cli/guard.py imports traceback only to print one). A run that prints none never imports
+    traceback on the fast path (`python -m kschedctl`)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"apiVersion": "v1", "kind": "List", "items": [1]}')
+    plain = subprocess.run([sys.executable, "-m", "kschedctl", "schedule", str(bad)], capture_output=True, text=True)
+    debug = subprocess.run([sys.executable, "-m", "kschedctl", "schedule", str(bad), "--debug"], capture_output=True, text=True)
+    assert plain.returncode == debug.returncode == 2
+    assert plain.stderr.startswith("error: ") and "Traceback (most recent call last)" not in plain.stderr
+    assert "Traceback (most recent call last)" in debug.stderr
+    assert debug.stderr.splitlines()[-1] == plain.stderr.splitlines()[-1]
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [make_node("n1").capacity(cpu="2").dict()]}))
+    code = (
+        "import atexit, json, sys\nsys.argv = ['kschedctl', 'schedule', sys.argv[1], '-o', 'json']\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps('traceback' in sys.modules)))\n"
+        "from kschedctl.cli.entry import main\nmain()\n"
+    )
+    bare = subprocess.run([sys.executable, "-c", "import sys; print('traceback' in sys.modules)"], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", code, str(good)], capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout)["summary"]["scheduled"] == 0
+    assert run.stderr.splitlines()[-1] == "false" or bare.stdout.strip() == "True"
