@@ -37,7 +37,6 @@ from kschedctl.framework.config_types import KubeSchedulerConfiguration, Profile
 from kschedctl.framework.extender import EXTENDER_NAME, Extender
 from kschedctl.framework.handle import ApiError
 from kschedctl.framework.interface import Status
-from kschedctl.framework.podgroup import PodGroup
 from kschedctl.framework.podgroup import group_of as pod_group_of
 from kschedctl.framework.registry import Registry
 from kschedctl.framework.types import QueuedPodInfo
@@ -76,6 +75,7 @@ from kschedctl.versions import KubeVersion
 
 if TYPE_CHECKING:
     from kschedctl.api.resourceclaim import ResourceClaim  # loaded by the first DRA object read
+    from kschedctl.framework.podgroup import PodGroup
     from kschedctl.scheduler.schedule_one_podgroup import PodGroupCycle  # loaded by the first group pod
 
 # Upstream retries a pod that keeps failing with an Error (not a rejection) forever, every
