@@ -210,7 +210,8 @@ def test_a_child_that_stops_leaves_the_rest_to_the_loader(tmp_path, monkeypatch,
     made = _started(monkeypatch)
     two = _read(path, ahead_on=True, monkeypatch=monkeypatch)
     assert two == one and "metadata.name" in one[1]
-    assert made[0].gave_up and 0 < made[0].upto <= ahead.BATCH + 110 and _reaped(made[0].pid)
+    # its records stopped short of the bad object, which the loader's own check found
+    assert made[0].gave_up and 0 < made[0].upto < 1300 and _reaped(made[0].pid)
 
 
 def test_no_child_beside_a_busy_thread_or_for_a_small_or_huge_file(monkeypatch):
