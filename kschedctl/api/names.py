@@ -38,6 +38,17 @@ class NameGenerator:
                 return name
 
 
+def hashed_suffix(seed: str) -> str:
+    """The five characters a generated name ends in, drawn from ``seed`` (its sha256 digest's
+    first bytes, each taken modulo the alphabet): what the DRA claims the scheduler and the
+    resourceclaim controller create are named with (api/podclaims.py, the DynamicResources
+    plugin's extended-resource claim)."""
+    import hashlib  # OpenSSL's, loaded by the first name that needs it
+
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(ALPHANUMS[b % len(ALPHANUMS)] for b in digest[:RANDOM_LENGTH])
+
+
 def needs_generated_name(raw: object) -> str | None:
     """The generateName of an object that has no name (None otherwise)."""
     if not isinstance(raw, dict):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kschedctl.api.errors import ObjectError
+from kschedctl.api.names import MAX_GENERATED_NAME_LENGTH, hashed_suffix
 from kschedctl.api.types import Pod, _dict, _list
 
 # resourceapi.ExtendedResourceClaimAnnotation; the implicit extended resource name of a class.
@@ -41,10 +42,6 @@ class PodClaimRef:
     generated: bool = False
 
 
-# utilrand.String's alphabet (staging/src/k8s.io/apimachinery/pkg/util/rand/rand.go).
-NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
 def generated_claim_name(pod: Pod, pod_claim_name: str) -> str:
     """The name kube's resourceclaim controller gives a claim it creates from a template.
 
@@ -58,12 +55,7 @@ def generated_claim_name(pod: Pod, pod_claim_name: str) -> str:
     if len(base) > max_base:
         total = len(base)
         base = pod.name[: len(pod.name) * max_base // total] + "-" + pod_claim_name[: len(pod_claim_name) * max_base // total]
-    base = base[:58]
-    import hashlib  # OpenSSL's, loaded by the first name that needs it
-
-    digest = hashlib.sha256(f"{pod.uid}/{pod_claim_name}".encode()).digest()
-    suffix = "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
-    return base + suffix
+    return base[:MAX_GENERATED_NAME_LENGTH] + hashed_suffix(f"{pod.uid}/{pod_claim_name}")
 
 
 def pod_claim_refs(pod: Pod, *, generate_missing: bool = False) -> tuple[PodClaimRef, ...]:
@@ -113,7 +105,6 @@ __all__ = [
     "DELETE_PROTECTION_FINALIZER",
     "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
     "IMPLICIT_EXTENDED_RESOURCE_PREFIX",
-    "NAME_ALPHABET",
     "PodClaimRef",
     "generated_claim_name",
     "pod_claim_refs",

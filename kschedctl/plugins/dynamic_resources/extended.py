@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kschedctl.api.names import MAX_GENERATED_NAME_LENGTH, hashed_suffix
 from kschedctl.api.objects import dra_types
-from kschedctl.api.podclaims import EXTENDED_RESOURCE_CLAIM_ANNOTATION, IMPLICIT_EXTENDED_RESOURCE_PREFIX, NAME_ALPHABET
+from kschedctl.api.podclaims import EXTENDED_RESOURCE_CLAIM_ANNOTATION, IMPLICIT_EXTENDED_RESOURCE_PREFIX
 from kschedctl.api.types import Container, Pod
 from kschedctl.api.validation import is_extended_resource_name
 from kschedctl.framework.resource import pod_requests
@@ -91,10 +92,7 @@ def generated_name(claim: ResourceClaim, pod: Pod) -> str:
     """The API server's name for a claim created with generateName (5 random characters;
     derived from the pod's UID here, so runs are reproducible)."""
     base = str(claim.raw.get("metadata", {}).get("generateName") or f"{pod.name}-extended-resources-")
-    import hashlib  # OpenSSL's, loaded by the first name that needs it
-
-    digest = hashlib.sha256(f"{pod.uid}/extended-resources".encode()).digest()
-    return base[:58] + "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
+    return base[:MAX_GENERATED_NAME_LENGTH] + hashed_suffix(f"{pod.uid}/extended-resources")
 
 
 @dataclass(frozen=True, slots=True)
