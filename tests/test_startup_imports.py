@@ -53,14 +53,21 @@ def test_unknown_name_is_an_attribute_error() -> None:
         framework.Nope  # noqa: B018
 
 
-def test_help_imports_neither_numpy_nor_the_configuration() -> None:
+def _run_cli(*args: str) -> tuple[str, set[str]]:
+    """`kschedctl ARGS` through the command line's main() in a fresh interpreter: its standard
+    output, and every module loaded when it ended (stderr's last line, after any warning)."""
     code = (
-        "import atexit, json, sys\nfrom kschedctl.cli.app import main\nsys.argv = ['kschedctl', '--help']\n"
+        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
+        f"sys.argv = {['kschedctl', *args]!r}\n"
         "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(json.loads(proc.stderr))
-    assert "schedule" in proc.stdout
+    return proc.stdout, set(json.loads(proc.stderr.splitlines()[-1]))
+
+
+def test_help_imports_neither_numpy_nor_the_configuration() -> None:
+    stdout, loaded = _run_cli("--help")
+    assert "schedule" in stdout
     heavy = {
         "numpy",
         "jsonschema",
@@ -155,18 +162,13 @@ def test_small_schedule_imports_neither_pydantic_nor_the_capture_code(tmp_path: 
     finally:
         sys.path.pop(0)
     snapshot = perf_config.write(STARTUP_CASE, tmp_path)
-    code = (
-        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
-        f"sys.argv = ['kschedctl', 'schedule', {str(snapshot)!r}, '-o', 'json', '--seed', '1']\n"
-        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert len(json.loads(proc.stdout)["placements"]) == 10, proc.stdout[:200]
+    stdout, loaded = _run_cli("schedule", str(snapshot), "-o", "json", "--seed", "1")
+    assert len(json.loads(stdout)["placements"]) == 10, stdout[:200]
     # what the interpreter's own start-up imported (a site-packages hook, say) is not the run's
     bare = subprocess.run(
         [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"], capture_output=True, text=True, check=True
     )
-    assert SMALL_SCHEDULE_NEVER_IMPORTS & set(json.loads(proc.stderr)) - set(json.loads(bare.stdout)) == set()
+    assert SMALL_SCHEDULE_NEVER_IMPORTS & loaded - set(json.loads(bare.stdout)) == set()
 
 
 DRA_TYPES = {"kschedctl.api.resource", "kschedctl.api.resourceclaim", "kschedctl.api.devicetaintrule", "kschedctl.dra.claimcontroller"}
@@ -176,15 +178,9 @@ DRA_TYPES = {"kschedctl.api.resource", "kschedctl.api.resourceclaim", "kschedctl
 def test_a_simulation_imports_the_dra_types_only_with_dra_objects(scenario: str, loads_dra: bool) -> None:
     """A scenario whose objects and events hold no DRA object never imports the DRA objects'
     types or the claim controller (kschedctl/api/objects.py dra_types); one that does, does."""
-    code = (
-        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
-        f"sys.argv = ['kschedctl', 'simulate', {str(ROOT / 'examples' / scenario)!r}, '-o', 'json', '--seed', '1']\n"
-        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout)["events"], proc.stdout[:200]
-    loaded = DRA_TYPES & set(json.loads(proc.stderr.splitlines()[-1]))  # after the run's warnings
-    assert loaded == (DRA_TYPES if loads_dra else set())
+    stdout, loaded = _run_cli("simulate", str(ROOT / "examples" / scenario), "-o", "json", "--seed", "1")
+    assert json.loads(stdout)["events"], stdout[:200]
+    assert DRA_TYPES & loaded == (DRA_TYPES if loads_dra else set())
 
 
 POD_GROUP_CYCLE = {"kschedctl.scheduler.schedule_one_podgroup", "kschedctl.scheduler.placement"}
@@ -213,18 +209,11 @@ def test_the_pod_group_cycle_is_imported_by_the_first_group_pod(tmp_path: Path, 
         )
     snapshot = tmp_path / "snapshot.json"
     snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    argv = ["kschedctl", "schedule", str(snapshot), "-o", "json", "--kube-version", "1.36", "--feature-gates", GANG_GATES]
-    code = (
-        "import atexit, json, sys\nfrom kschedctl.cli.app import main\n"
-        f"sys.argv = {argv!r}\n"
-        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(sys.modules))))\nmain()\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    out = json.loads(proc.stdout)
-    assert len(out["placements"]) == 3, proc.stdout[:300]
+    stdout, loaded = _run_cli("schedule", str(snapshot), "-o", "json", "--kube-version", "1.36", "--feature-gates", GANG_GATES)
+    out = json.loads(stdout)
+    assert len(out["placements"]) == 3, stdout[:300]
     assert ("podGroups" in out) is grouped
-    loaded = POD_GROUP_CYCLE & set(json.loads(proc.stderr.splitlines()[-1]))
-    assert loaded == (POD_GROUP_CYCLE if grouped else set())
+    assert POD_GROUP_CYCLE & loaded == (POD_GROUP_CYCLE if grouped else set())
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--no-such-option"]])
