@@ -10,7 +10,7 @@ list is in node-tree order (zones interleaved), which is the filter search order
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 
 from kschedctl.api.types import Node, Pod
@@ -43,7 +43,10 @@ class NodeTree:
         self.num_nodes = 0
         self._members: dict[str, set[str]] = {}  # the names of each zone's list, for membership
 
-    def add_node(self, node: Node) -> None:
+    def add_node(self, node: Node) -> bool:
+        """Adds the node to its zone; True when it is new and ``list()`` now ends with it (the
+        order of the others unchanged), which lets a snapshot append it instead of listing
+        every node again."""
         zone = zone_key(node)
         names = self.tree.get(zone)
         if names is None:
@@ -54,8 +57,23 @@ class NodeTree:
             names.append(node.name)
             self._members[zone].add(node.name)
         else:
-            return
+            return False
         self.num_nodes += 1
+        return self._is_last(zone)
+
+    def _is_last(self, zone: str) -> bool:
+        """Whether the last node of ``zone`` comes last in ``list()``: it is taken in round
+        ``c`` (c the zone's other nodes), after the zones before it and before those after it,
+        so it is last when no zone before it has a node left for a later round and no zone
+        after it has one for round ``c``."""
+        c = len(self.tree[zone]) - 1
+        before = True
+        for other in self.zones:
+            if other == zone:
+                before = False
+            elif len(self.tree[other]) > (c + 1 if before else c):
+                return False
+        return True
 
     def remove_node(self, node: Node) -> None:
         zone = zone_key(node)
@@ -211,10 +229,15 @@ class Cache:
         self.image_states = ImageStates()
         self._structure_changed = True
         self._dirty: set[str] = set()
+        # The nodes added since the last update_snapshot, in order, while every change of the
+        # node set was a new node taking the last place of the node tree's list; None after any
+        # other change (or before the first update): the snapshot then lists every node again.
+        self._appended: list[str] | None = None
 
     # --- nodes ---------------------------------------------------------------------------
     def add_node(self, node: Node) -> NodeInfo:
         info = self.nodes.get(node.name)
+        new = info is None
         if info is None:
             info = NodeInfo()
             self.nodes[node.name] = info
@@ -223,7 +246,12 @@ class Cache:
             self.image_states.remove_node(info.node)
         self.image_states.add_node(node)
         info.set_node(node)
-        self.node_tree.add_node(node)
+        last = self.node_tree.add_node(node)
+        if self._appended is not None:
+            if new and last:
+                self._appended.append(node.name)
+            else:
+                self._appended = None
         self._structure_changed = True
         return info
 
@@ -236,6 +264,7 @@ class Cache:
         self.image_states.add_node(new)
         info.set_node(new)
         self._structure_changed = True  # labels, images or zone may have changed
+        self._appended = None
         return info
 
     def remove_node(self, node: Node) -> None:
@@ -245,6 +274,7 @@ class Cache:
             self.node_tree.remove_node(node)
             self.image_states.remove_node(node)
             self._structure_changed = True
+            self._appended = None
 
     # --- pods ----------------------------------------------------------------------------
     def add_pod(self, pod: Pod) -> None:
@@ -316,6 +346,11 @@ class Cache:
     # --- snapshot ------------------------------------------------------------------------
     def update_snapshot(self, snapshot: Snapshot) -> None:
         """Copy into the snapshot every NodeInfo that changed since its generation."""
+        if self._structure_changed and self._appended and self._append_to(snapshot, self._appended):
+            self._structure_changed = False
+            self._dirty.clear()
+            self._appended = []
+            return
         replaced: list[tuple[NodeInfo, NodeInfo]] = []
         # Without a structural change only nodes whose pods changed can have moved on: visit
         # those alone, so a cycle costs O(changed nodes), not O(cluster).
@@ -350,9 +385,67 @@ class Cache:
         snapshot.generation = NodeInfo._generation_counter
         self._structure_changed = False
         self._dirty.clear()
+        self._appended = []
+
+    def _append_to(self, snapshot: Snapshot, appended: list[str]) -> bool:
+        """update_snapshot when the node set changed only by new nodes at the end of the node
+        tree's list (``appended``, in order): what listing every node again gives, made by
+        appending their clones to new lists, in O(changed nodes) instead of O(nodes) (a
+        cluster-autoscaler estimate adds thousands of nodes one by one, each followed by a
+        cycle). False, with nothing changed, when the snapshot is not the one the cache last
+        updated (its nodes and the appended ones are not the node tree's), for the full way."""
+        fresh = set(appended)
+        by_name = snapshot.node_info_map
+        if len(by_name) + len(appended) != self.node_tree.num_nodes or any(name in by_name for name in appended):
+            return False
+        dirty = [name for name in self._dirty if name in self.nodes and name not in fresh]
+        generation = snapshot.generation
+        if any(name not in by_name for name in dirty) or any(self.nodes[name].generation <= generation for name in appended):
+            return False
+        replaced: list[tuple[NodeInfo, NodeInfo]] = []
+        pvc_changed = False
+        for name in dirty:  # as update_snapshot's walk of the changed nodes
+            info = self.nodes[name]
+            if info.node is None or info.generation <= generation:
+                continue
+            old = by_name[name]
+            clone = self._snapshot_node_info(snapshot, name, old)
+            clone.index = old.index
+            replaced.append((old, clone))
+            pvc_changed = pvc_changed or bool(clone.pvc_ref_counts or old.pvc_ref_counts)
+            by_name[name] = clone
+            snapshot.node_info_list[old.index] = clone
+        if not self._replace_in_affinity_lists(snapshot, replaced):
+            self._rebuild_affinity_lists(snapshot)
+        infos = list(snapshot.node_info_list)  # a new list, as after a change of the node set
+        added: list[tuple[NodeInfo | None, NodeInfo]] = []
+        for name in appended:
+            clone = self._snapshot_node_info(snapshot, name, None)
+            clone.index = self.nodes[name].index = len(infos)
+            infos.append(clone)
+            by_name[name] = clone
+            added.append((None, clone))
+            pvc_changed = pvc_changed or bool(clone.pvc_ref_counts)
+        snapshot.node_info_list = infos
+        new_rows = range(len(infos) - len(appended), len(infos))
+        snapshot.have_pods_with_affinity_node_info_list = [
+            *snapshot.have_pods_with_affinity_node_info_list,
+            *(infos[i] for i in new_rows if infos[i].pods_with_affinity),
+        ]
+        snapshot.have_pods_with_required_anti_affinity_node_info_list = [
+            *snapshot.have_pods_with_required_anti_affinity_node_info_list,
+            *(infos[i] for i in new_rows if infos[i].pods_with_required_anti_affinity),
+        ]
+        if snapshot.replaced_rows is not None:
+            snapshot.replaced_rows.update(old.index for old, _ in replaced)
+            snapshot.replaced_rows.update(new_rows)
+        if pvc_changed:
+            self._update_used_pvc_set(snapshot, [*replaced, *added])
+        snapshot.generation = NodeInfo._generation_counter
+        return True
 
     @staticmethod
-    def _update_used_pvc_set(snapshot: Snapshot, replaced: list[tuple[NodeInfo, NodeInfo]] | None) -> None:
+    def _update_used_pvc_set(snapshot: Snapshot, replaced: Sequence[tuple[NodeInfo | None, NodeInfo]] | None) -> None:
         """usedPVCSet: the PVC keys some node's pods use. Upstream rebuilds it from every NodeInfo
         whenever one with PVC references changed, a walk of every bound pod's claims per cycle on
         a cluster of claims; the same set is kept here by counting, per key, the nodes that use
