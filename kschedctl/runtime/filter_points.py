@@ -286,6 +286,42 @@ class FilterPoints(PluginCalls):
             return st
         return Status()
 
+    def first_passing_node(self, state: CycleState, pod: Any, nodes: Sequence[NodeInfo]) -> int | None:
+        """The position of the first of ``nodes`` that run_filter_plugins lets through, as a walk
+        calling it node by node in this order finds it (cluster-autoscaler's FitsAnyNodeMatching);
+        None when none does.
+
+        With batches and no nominated pod on these nodes, the nodes are filtered in chunks that
+        double (run_filter_plugins_batch gives each node run_filter_plugins' status) until one
+        holds a success: the walk of thousands of added nodes an estimate makes per pod costs a
+        few batches instead of a call per node. From a node whose status is an Error the walk
+        goes on node by node (a plugin called per node gives the nodes after its Error that Error
+        without asking; a walk asks them)."""
+        n = len(nodes)
+        pos = 0
+        nominated = self._nominated_node_names()
+        if n > 1 and nominated is not None and self.batches() and not (nominated and any(ni.name in nominated for ni in nodes)):
+            size = 64
+            while pos < n:
+                chunk = nodes[pos : pos + size]
+                statuses = self.run_filter_plugins_batch(state, pod, chunk)
+                errored = -1
+                for i, st in enumerate(statuses):
+                    if st is None or st.code == SUCCESS:
+                        return pos + i
+                    if st.code == ERROR:
+                        errored = i
+                        break
+                if errored >= 0:
+                    pos += errored + 1  # that node's own Error: the walk goes on after it
+                    break
+                pos += len(chunk)
+                size *= 2
+        for i in range(pos, n):
+            if self.run_filter_plugins(state, pod, nodes[i]).code == SUCCESS:
+                return i
+        return None
+
     def run_each_filter_plugin(self, state: CycleState, pod: Any, node_info: NodeInfo) -> list[Status]:
         """Every Filter plugin's non-success status on the node, in the profile's order, each
         tagged with its plugin: what RunFilterPlugins would find if it did not stop at the first

@@ -454,16 +454,17 @@ class _BinpackingEstimator:
         # as a walk of the whole list from there that skips the cluster's own nodes
         positions = self._new_node_positions(snapshot, infos)
         start = bisect_left(positions, self.last_index)
-        for index in positions[start:] + positions[:start]:
-            info = infos[index]
-            if allowed is not True and info.name not in allowed:
-                continue
-            if info.node is not None and info.node.unschedulable:
-                continue
-            if fwk.run_filter_plugins(state, pod, info).is_success():
-                self.last_index = (index + 1) % n
-                return info.name
-        return None
+        visit = [
+            info
+            for info in map(infos.__getitem__, positions[start:] + positions[:start])
+            if (allowed is True or info.name in allowed) and not (info.node is not None and info.node.unschedulable)
+        ]
+        found = fwk.first_passing_node(state, pod, visit)
+        if found is None:
+            return None
+        info = visit[found]
+        self.last_index = (info.index + 1) % n
+        return info.name
 
     def _new_node_positions(self, snapshot: Snapshot, infos: list[NodeInfo]) -> list[int]:
         """The sorted positions of the added nodes in the snapshot's node list ``infos``, kept
