@@ -5,6 +5,10 @@
     python benchmarks/whatif.py capacity --plain        # the same through the plain cycle (slow)
     python benchmarks/whatif.py capacity --max 5000     # fewer copies
     python benchmarks/whatif.py capacity --compare 20000  # fast and plain on the first N copies: same placements?
+    python benchmarks/whatif.py nodes-for               # capacity --nodes-for: 5000 2-cpu nodes each with a 700m
+                                                        # pod, 10000 pending 700m pods (5000 fit, 2500 nodes needed)
+    python benchmarks/whatif.py nodes-for --zones 3     # the nodes in 3 zones, the template node in the first
+    python benchmarks/whatif.py nodes-for --zones 3 --template-without-zone
 
 Each case runs in this process; the snapshot is written to a temporary JSON file and loaded
 through kschedctl.cluster.loader, as the CLI does. Times exclude loading (reported apart).
@@ -136,11 +140,67 @@ def compare_capacity(nodes: int, copies: int, seed: int) -> None:
     )
 
 
+def bench_nodes_for(nodes: int, pods: int, zones: int, template_zone: bool, seed: int) -> None:
+    """capacity --nodes-for on a full cluster: the pending pods that fit nowhere go to added
+    nodes of the template's shape (the estimate), after one schedule of the whole cluster."""
+    from kschedctl.scheduler.scheduler import Scheduler
+    from kschedctl.whatif.capacity import nodes_for
+
+    def shaped(name: str, zone: int | None) -> dict:
+        labels = {workloads.HOSTNAME: name} | ({workloads.ZONE: f"zone-{zone}"} if zone is not None else {})
+        alloc = {"cpu": "2", "memory": "8Gi", "pods": "110"}
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "status": {"allocatable": alloc, "capacity": alloc},
+        }
+
+    objects = [shaped(f"node-{i}", i % zones if zones else None) for i in range(nodes)]
+    objects += [workloads.pod(f"bound-{i}", cpu="700m", memory="0", node_name=f"node-{i}") for i in range(nodes)]
+    objects += [workloads.pod(f"pending-{i}", cpu="700m", memory="0") for i in range(pods)]
+    template = shaped("template", 0 if zones and template_zone else None)
+    path = _write({"apiVersion": "v1", "kind": "List", "items": objects})
+    try:
+        cluster, load_s = _load(path)
+    finally:
+        os.unlink(path)
+    registry = default_registry().registry
+    version = KubeVersion()
+    cfg = load_config_file(None, version, registry)
+    spent = [0.0]
+    run = Scheduler.run
+
+    def timed(self, *a, **k):  # the schedule of the whole cluster, apart from the estimate
+        t = time.perf_counter()
+        try:
+            return run(self, *a, **k)
+        finally:
+            spent[0] += time.perf_counter() - t
+
+    Scheduler.run = timed  # type: ignore[method-assign]
+    try:
+        t0 = time.perf_counter()
+        result = nodes_for(cluster, cfg, registry, version, template, seed=seed)
+        took = time.perf_counter() - t0
+    finally:
+        Scheduler.run = run  # type: ignore[method-assign]
+    digest = hashlib.sha256(json.dumps(result.new_nodes, sort_keys=True).encode()).hexdigest()[:16]
+    print(
+        f"nodes-for nodes={nodes} pods={pods} zones={zones} template in a zone: {bool(zones and template_zone)}: "
+        f"{took:.1f} s (the cluster's schedule {spent[0]:.1f} s, the estimate {took - spent[0]:.1f} s), "
+        f"load {load_s:.2f} s, peak RSS {_rss_mib():.0f} MiB; {result.nodes_needed} nodes needed, "
+        f"{result.fit_existing} fit the cluster; new nodes digest {digest}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["diff", "capacity"])
+    ap.add_argument("what", choices=["diff", "capacity", "nodes-for"])
     ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=10000, help="diff: pending pods")
+    ap.add_argument("--pods", type=int, default=10000, help="diff, nodes-for: pending pods")
+    ap.add_argument("--zones", type=int, default=0, help="nodes-for: the cluster's nodes in this many zones")
+    ap.add_argument("--template-without-zone", action="store_true", help="nodes-for: the template node in no zone")
     ap.add_argument("--max", type=int, default=None, help="capacity: stop after this many copies")
     ap.add_argument("--plain", action="store_true", help="capacity: no fast path")
     ap.add_argument("--compare", type=int, default=None, metavar="N", help="capacity: fast vs plain on N copies")
@@ -149,6 +209,8 @@ def main() -> None:
     print(f"# {' '.join(sys.argv)}  (load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs)")
     if args.what == "diff":
         bench_diff(args.nodes, args.pods, args.seed)
+    elif args.what == "nodes-for":
+        bench_nodes_for(args.nodes, args.pods, args.zones, not args.template_without_zone, args.seed)
     elif args.compare:
         compare_capacity(args.nodes, args.compare, args.seed)
     else:
