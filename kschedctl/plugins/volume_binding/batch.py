@@ -52,6 +52,23 @@ class VolumeBinding(plugin.VolumeBinding):
         s.pod_volumes_by_node.update(dict.fromkeys(_names(node_infos, nodes), PodVolumes()))
         return [None] * n
 
+    def score_batch(self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo]) -> list[int] | None:
+        """score() for many nodes when every node scores 0: no scorer, or no PodVolumes of the
+        pod on any node holding a static binding or a provisioning (a pod without claims has
+        none at all; one whose claims are all bound, one shared empty PodVolumes). With
+        StorageCapacityScoring on (1.37) PreScore never skips, and score() per node was a
+        Python call per pod and node for pods that have no volumes to score."""
+        n = len(node_infos)
+        if self.scorer is None:
+            return [0] * n
+        s = state.get(STATE_KEY)
+        if not isinstance(s, plugin._State):
+            return None  # the per-node form reports the missing state
+        for volumes in s.pod_volumes_by_node.values():
+            if volumes.static_bindings or volumes.dynamic_provisions:
+                return None  # a node's volumes to score: the per-node form
+        return [0] * n
+
     def filter_batch_with_added_pods(
         self, state: CycleState, pod: Pod, node_infos: Sequence[NodeInfo], added: Sequence[Sequence[PodInfo]]
     ) -> list[Status | None] | None:
