@@ -18,7 +18,7 @@ from operator import attrgetter
 from kschedctl.api.types import Node, Pod
 from kschedctl.backend.cache.columnar import NodeBatch
 from kschedctl.framework.cycle_state import CycleState
-from kschedctl.framework.interface import Code, Status
+from kschedctl.framework.interface import Code, Status, by_identity
 from kschedctl.framework.types import NodeInfo, PodInfo
 from kschedctl.plugins.helper import node_only_filter_batch
 from kschedctl.plugins.volume_binding import plugin
@@ -64,7 +64,8 @@ class VolumeBinding(plugin.VolumeBinding):
         s = state.get(STATE_KEY)
         if not isinstance(s, plugin._State):
             return None  # the per-node form reports the missing state
-        for volumes in s.pod_volumes_by_node.values():
+        # the nodes share PodVolumes objects (filter_batch gives every node one): each looked at once
+        for volumes in by_identity(s.pod_volumes_by_node.values()).values():
             if volumes.static_bindings or volumes.dynamic_provisions:
                 return None  # a node's volumes to score: the per-node form
         return [0] * n
