@@ -146,3 +146,33 @@ def test_recorded_rejections_count_before_they_are_named():
     assert nominated.len() == 3 and nominated.get(infos[0].name) is a
     nominated.node_to_status = {infos[6].name: b}  # a map given whole replaces what was recorded
     assert nominated.len() == 1 and nominated.node_to_status == {infos[6].name: b}
+
+
+@pytest.mark.parametrize("absent", [None, Status(Code.UnschedulableAndUnresolvable, "gone")], ids=["no-absent", "absent"])
+def test_unnamed_rejections_answer_as_named_ones(absent):
+    """A failed search's rejections, recorded and never named, give the histogram (its order
+    too), the message, the nodes for a code and get("") that the same statuses set node by node
+    give; nodes for a code found by identity among the list the search walked, and by name
+    among other NodeInfos of the same nodes (clones). Preemption reads these for every pod that
+    fits nowhere: naming the nodes twice was most of its cost on a full cluster."""
+    infos = _cluster().snapshot.list()
+    a = Status(Code.Unschedulable, "Too many pods", plugin="NodeResourcesFit")
+    b = Status(Code.Unschedulable, "Insufficient cpu", plugin="NodeResourcesFit")
+    lazy, named = NodeToStatus(), NodeToStatus()
+    for nodes, statuses in ((infos[:3], [a, a, a]), (infos[3:6], [b, b, a])):
+        lazy.record(nodes, statuses)
+        for ni, st in zip(nodes, statuses):
+            named.set(ni.name, st)
+    for nts in (lazy, named):
+        if absent is not None:
+            nts.set_absent_nodes_status(absent)
+    errors = [FitError(make_pod("p").obj(), 7, Diagnosis(nts)) for nts in (lazy, named)]
+    assert list(errors[0].reason_histogram().items()) == list(errors[1].reason_histogram().items())
+    assert errors[0].message() == errors[1].message()
+    assert lazy.get("") is lazy.absent_nodes_status
+    assert lazy._statuses == {}  # none of the above named a node
+    for code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
+        want = [n.name for n in infos if named.get(n.name).code == code]
+        assert [n.name for n in lazy.nodes_for_status_code(infos, code)] == want
+        clones = [ni.clone() for ni in infos]
+        assert [n.name for n in lazy.nodes_for_status_code(clones, code)] == want

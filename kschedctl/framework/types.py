@@ -13,7 +13,7 @@ import operator
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import chain, compress
 
 from kschedctl.api.labels import LabelSelector
 from kschedctl.api.types import Node, Pod, PodAffinityTerm, copy_pod
@@ -546,7 +546,17 @@ class NodeToStatus:
         self._unnamed.clear()
         self._unnamed_count = 0
 
+    def statuses(self) -> list[Status]:
+        """Every recorded node's Status, named or not, without naming the recorded nodes: what a
+        count of reasons needs (a recorded node is never also in the map, see ``record``)."""
+        out = list(self._statuses.values())
+        for _, statuses in self._unnamed:
+            out.extend(statuses)
+        return out
+
     def get(self, node_name: str) -> Status:
+        if not node_name:  # no node is named "" (a pod's empty nominatedNodeName): nothing to name
+            return self.absent_nodes_status
         return self.node_to_status.get(node_name, self.absent_nodes_status)
 
     def set(self, node_name: str, status: Status) -> None:
@@ -562,9 +572,14 @@ class NodeToStatus:
 
     def nodes_for_status_code(self, nodes: Iterable["NodeInfo"], code: Code) -> list["NodeInfo"]:
         """Nodes whose status (explicit or absent) has this code, in the given order."""
-        statuses = self.node_to_status.values()
+        statuses = self.statuses()
         distinct = by_identity(statuses).values()  # shared objects looked at once
         if all(st.code == code for st in distinct) and self.absent_nodes_status.code != code:
+            # the recorded nodes, in the given order
+            if not self._statuses and self._unnamed:
+                found = self._recorded_among(nodes)
+                if found is not None:
+                    return found
             try:
                 names = list(map(_NODE_NAME, nodes))
             except AttributeError:  # a NodeInfo without its Node
@@ -572,6 +587,16 @@ class NodeToStatus:
             return list(compress(nodes, map(self.node_to_status.__contains__, names)))
         get, absent = self.node_to_status.get, self.absent_nodes_status
         return [n for n in nodes if get(n.name, absent).code == code]
+
+    def _recorded_among(self, nodes: Iterable["NodeInfo"]) -> list["NodeInfo"] | None:
+        """The recorded (not yet named) nodes among ``nodes``, in their order, found by identity:
+        a search records the very NodeInfos of the list it walked, so naming thousands of nodes
+        twice (the map, then ``nodes``) is not needed to find them again. None when not every
+        recorded node is found that way (another list's NodeInfos): the caller names them."""
+        recorded = set(chain.from_iterable(chunk for chunk, _ in self._unnamed))  # NodeInfo hashes by identity
+        listed = nodes if isinstance(nodes, (list, tuple)) else list(nodes)  # walked twice below
+        found = list(compress(listed, map(recorded.__contains__, listed)))
+        return found if len(found) == self._unnamed_count == len(recorded) else None
 
 
 @dataclass(slots=True)
@@ -602,7 +627,7 @@ class FitError(Exception):
         nts = self.diagnosis.node_to_status
         # Nodes that failed the same way share one Status object: count each object once and
         # weigh it by its nodes. Objects come in order of first use, so reasons do too.
-        statuses = nts.node_to_status.values()
+        statuses = nts.statuses()  # the recorded nodes need no names to be counted
         ids = list(map(id, statuses))
         distinct = dict(zip(ids, statuses))
         # a few objects (the usual case): each one's count by a scan of the ids in C

@@ -33,7 +33,6 @@ from kschedctl.framework.types import (
     NodeInfo,
     NodeToStatus,
     PodInfo,
-    node_names,
 )
 
 ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -409,8 +408,8 @@ class Evaluator:
         # One Status shared by every node, set in visit order: each SelectVictimsOnNode call
         # returns an equal one, and nothing mutates a dry run's statuses (they are only
         # counted into the FitError's message, which counts a shared object once).
-        order = [*potential_nodes[offset:], *potential_nodes[:offset]] if 0 < offset < n else potential_nodes
-        statuses.node_to_status = dict.fromkeys(node_names(order), Status(status.code, *status.reasons))
+        order = [*potential_nodes[offset:], *potential_nodes[:offset]] if 0 < offset < n else list(potential_nodes)
+        statuses.record(order, [Status(status.code, *status.reasons)] * n)  # named only if read by name
         return statuses
 
     def _select_victims(
