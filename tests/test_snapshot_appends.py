@@ -36,6 +36,37 @@ def test_node_tree_says_when_a_node_ends_its_list(seed):
         assert last == (tree.list() == [*before, f"n{i}"]), i
 
 
+def _round_robin(tree: NodeTree) -> list[str]:
+    """node_tree.go's list, spelled out: one node of each zone in turn, in zone order, a zone
+    that has run out skipped, until every node is listed."""
+    out: list[str] = []
+    rounds = 0
+    while len(out) < tree.num_nodes:
+        for zone in tree.zones:
+            names = tree.tree[zone]
+            if rounds < len(names):
+                out.append(names[rounds])
+        rounds += 1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_node_tree_lists_zones_in_turn(seed):
+    """list() takes one node of each zone in turn, zones coming and going (removals included)."""
+    rng = random.Random(seed)
+    tree = NodeTree()
+    nodes = {}
+    for i in range(150):
+        if nodes and rng.random() < 0.3:
+            tree.remove_node(nodes.pop(rng.choice(sorted(nodes))))
+        else:
+            node = _node(f"n{i}", rng.choice([None, 0, 1, 2, 3, 4]), rng)
+            nodes[node.name] = node
+            tree.add_node(node)
+        assert tree.list() == _round_robin(tree), i
+    assert NodeTree().list() == []
+
+
 def _pod(step: int, nodes: list[str], rng: random.Random):
     b = make_pod(f"p{step}").label("app", rng.choice("ab")).req(cpu="100m").node(rng.choice(nodes))
     kind = rng.randrange(5)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from itertools import zip_longest
 from operator import attrgetter
 
 from kschedctl.api.types import Node, Pod
@@ -94,15 +95,11 @@ class NodeTree:
         self.add_node(new)
 
     def list(self) -> list[str]:
-        out: list[str] = []
-        indices = [0] * len(self.zones)
-        while len(out) < self.num_nodes:
-            for zi, zone in enumerate(self.zones):
-                names = self.tree[zone]
-                if indices[zi] < len(names):
-                    out.append(names[indices[zi]])
-                    indices[zi] += 1
-        return out
+        """Round after round, the next node of each zone in zone order (zip_longest walks the
+        zones' lists in C; a zone that has run out pads with None, which no name is)."""
+        if len(self.zones) == 1:
+            return list(self.tree[self.zones[0]])
+        return [name for group in zip_longest(*map(self.tree.__getitem__, self.zones)) for name in group if name is not None]
 
 
 _INDEX = attrgetter("index")
