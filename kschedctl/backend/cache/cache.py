@@ -343,17 +343,19 @@ class Cache:
     # --- snapshot ------------------------------------------------------------------------
     def update_snapshot(self, snapshot: Snapshot) -> None:
         """Copy into the snapshot every NodeInfo that changed since its generation."""
-        if self._structure_changed and self._appended and self._append_to(snapshot, self._appended):
-            self._structure_changed = False
-            self._dirty.clear()
-            self._appended = []
-            return
+        appended = self._appended if self._structure_changed and self._appended and self._can_append(snapshot, self._appended) else None
+        # a change of the node set that appended nodes is made on the lists as they are (_append)
+        structural = self._structure_changed and appended is None
         replaced: list[tuple[NodeInfo, NodeInfo]] = []
         # Without a structural change only nodes whose pods changed can have moved on: visit
         # those alone, so a cycle costs O(changed nodes), not O(cluster).
-        names = self.nodes if self._structure_changed else [n for n in self._dirty if n in self.nodes]
-        pvc_changed = self._structure_changed
-        recount = self._structure_changed  # used_pvc_set from every node, not the replaced ones
+        if structural:
+            names: Iterable[str] = self.nodes
+        else:
+            fresh = set(appended or ())
+            names = [n for n in self._dirty if n in self.nodes and n not in fresh]
+        pvc_changed = structural
+        recount = structural  # used_pvc_set from every node, not the replaced ones
         for name in names:
             info = self.nodes[name]
             if info.node is None or info.generation <= snapshot.generation:
@@ -368,61 +370,51 @@ class Cache:
             if not pvc_changed and (clone.pvc_ref_counts or (old is not None and old.pvc_ref_counts)):
                 pvc_changed = True
             snapshot.node_info_map[name] = clone
-            if old is not None and not self._structure_changed:
+            if old is not None and not structural:
                 snapshot.node_info_list[old.index] = clone
                 if snapshot.replaced_rows is not None:
                     snapshot.replaced_rows.add(old.index)
-        if self._structure_changed:
+        if structural:
             self._rebuild_lists(snapshot)
             snapshot.replaced_rows = None
         elif not self._replace_in_affinity_lists(snapshot, replaced):
             self._rebuild_affinity_lists(snapshot)
-        if pvc_changed:
-            self._update_used_pvc_set(snapshot, None if recount else replaced)
+        added = self._append(snapshot, appended) if appended else []
+        if pvc_changed or any(clone.pvc_ref_counts for _, clone in added):
+            self._update_used_pvc_set(snapshot, None if recount else [*replaced, *added])
         snapshot.generation = NodeInfo._generation_counter
         self._structure_changed = False
         self._dirty.clear()
         self._appended = []
 
-    def _append_to(self, snapshot: Snapshot, appended: list[str]) -> bool:
-        """update_snapshot when the node set changed only by new nodes at the end of the node
-        tree's list (``appended``, in order): what listing every node again gives, made by
-        appending their clones to new lists, in O(changed nodes) instead of O(nodes) (a
-        cluster-autoscaler estimate adds thousands of nodes one by one, each followed by a
-        cycle). False, with nothing changed, when the snapshot is not the one the cache last
-        updated (its nodes and the appended ones are not the node tree's), for the full way."""
-        fresh = set(appended)
+    def _can_append(self, snapshot: Snapshot, appended: list[str]) -> bool:
+        """Whether the node set of ``snapshot`` changed only by ``appended``, new nodes at the
+        end of the node tree's list, in order: then update_snapshot appends their clones instead
+        of listing every node again, O(changed nodes) instead of O(nodes) (a cluster-autoscaler
+        estimate adds thousands of nodes one by one, each followed by a cycle). Not when the
+        snapshot is not the one the cache last updated (its nodes and the appended ones are not
+        the node tree's, or a changed node is not in it)."""
         by_name = snapshot.node_info_map
         if len(by_name) + len(appended) != self.node_tree.num_nodes or any(name in by_name for name in appended):
             return False
-        dirty = [name for name in self._dirty if name in self.nodes and name not in fresh]
+        fresh = set(appended)
         generation = snapshot.generation
-        if any(name not in by_name for name in dirty) or any(self.nodes[name].generation <= generation for name in appended):
-            return False
-        replaced: list[tuple[NodeInfo, NodeInfo]] = []
-        pvc_changed = False
-        for name in dirty:  # as update_snapshot's walk of the changed nodes
-            info = self.nodes[name]
-            if info.node is None or info.generation <= generation:
-                continue
-            old = by_name[name]
-            clone = self._snapshot_node_info(snapshot, name, old)
-            clone.index = old.index
-            replaced.append((old, clone))
-            pvc_changed = pvc_changed or bool(clone.pvc_ref_counts or old.pvc_ref_counts)
-            by_name[name] = clone
-            snapshot.node_info_list[old.index] = clone
-        if not self._replace_in_affinity_lists(snapshot, replaced):
-            self._rebuild_affinity_lists(snapshot)
-        infos = list(snapshot.node_info_list)  # a new list, as after a change of the node set
+        return all(name in by_name for name in self._dirty if name in self.nodes and name not in fresh) and all(
+            self.nodes[name].generation > generation for name in appended
+        )
+
+    def _append(self, snapshot: Snapshot, appended: list[str]) -> list[tuple[NodeInfo | None, NodeInfo]]:
+        """The clones of the appended nodes at the end of new lists (as after a change of the node
+        set), the have-pods-with-affinity lists and the replaced rows with them; (None, clone)
+        for each, as usedPVCSet's update takes them."""
+        infos = list(snapshot.node_info_list)
         added: list[tuple[NodeInfo | None, NodeInfo]] = []
         for name in appended:
             clone = self._snapshot_node_info(snapshot, name, None)
             clone.index = self.nodes[name].index = len(infos)
             infos.append(clone)
-            by_name[name] = clone
+            snapshot.node_info_map[name] = clone
             added.append((None, clone))
-            pvc_changed = pvc_changed or bool(clone.pvc_ref_counts)
         snapshot.node_info_list = infos
         new_rows = range(len(infos) - len(appended), len(infos))
         snapshot.have_pods_with_affinity_node_info_list = [
@@ -434,12 +426,8 @@ class Cache:
             *(infos[i] for i in new_rows if infos[i].pods_with_required_anti_affinity),
         ]
         if snapshot.replaced_rows is not None:
-            snapshot.replaced_rows.update(old.index for old, _ in replaced)
             snapshot.replaced_rows.update(new_rows)
-        if pvc_changed:
-            self._update_used_pvc_set(snapshot, [*replaced, *added])
-        snapshot.generation = NodeInfo._generation_counter
-        return True
+        return added
 
     @staticmethod
     def _update_used_pvc_set(snapshot: Snapshot, replaced: Sequence[tuple[NodeInfo | None, NodeInfo]] | None) -> None:
